@@ -1,0 +1,2 @@
+//! Developer tasks for kubesmith (`cargo xtask <task>`).
+fn main() {}
