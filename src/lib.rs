@@ -1,6 +1,39 @@
 //! kubesmith: scaffold, generate and package Kubernetes operators written in Rust with kube-rs.
 
-/// Entry point used by the binary.
-pub fn run_cli() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+pub mod apply;
+pub mod cli;
+pub mod commands;
+pub mod edit;
+pub mod names;
+pub mod plan;
+pub mod project;
+pub mod render;
+pub mod yaml;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Entry point used by the binary: parses arguments, runs the command, maps errors to exit codes
+/// (0 ok, 1 failure, 2 usage).
+pub fn run_cli() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: cannot read the current folder: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match commands::run(cli, &cwd) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            if err.downcast_ref::<commands::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
 }

@@ -1,0 +1,217 @@
+//! The only writer: applies a plan all-or-nothing, skipping files whose bytes would not change.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::plan::{Action, FileOp, Plan};
+
+/// What applying a plan did, for the summary printed to the user.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Lines like `create    src/main.rs`, in plan order, for files that changed.
+    pub changed: Vec<String>,
+    /// Files the plan touched whose contents were already right.
+    pub unchanged: usize,
+}
+
+/// Ops whose result differs from the disk, with a check that `Create` does not clobber a file.
+pub fn effective_ops(plan: &Plan) -> Result<Vec<&FileOp>> {
+    let mut out = Vec::new();
+    for op in plan.ops() {
+        let full = plan.root.join(&op.path);
+        let current = read_opt(&full)?;
+        if op.action == Action::Create && current.is_some() {
+            anyhow::bail!(
+                "{} already exists; kubesmith will not overwrite it (pass --force to replace scaffolded files)",
+                op.path.display()
+            );
+        }
+        if current.as_deref() == op.contents.as_deref().map(str::as_bytes) {
+            continue;
+        }
+        out.push(op);
+    }
+    Ok(out)
+}
+
+fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+            anyhow::bail!("{} is a directory where kubesmith needs a file; move it away", path.display())
+        }
+        Err(e) => Err(e).with_context(|| format!("failed to read {}", path.display())),
+    }
+}
+
+/// Applies the plan. Every new content is first written to a temporary sibling; only when all of them are
+/// written are they renamed into place. Any failure restores the previous state of every touched path.
+pub fn apply(plan: &Plan) -> Result<Outcome> {
+    let ops = effective_ops(plan)?;
+    let mut outcome = Outcome { unchanged: plan.ops().len() - ops.len(), ..Default::default() };
+    let mut tx = Transaction::default();
+    let result = (|| -> Result<()> {
+        // Phase 1: stage every file next to its destination.
+        let mut staged = Vec::new();
+        for op in &ops {
+            let dest = plan.root.join(&op.path);
+            if let Some(contents) = &op.contents {
+                let parent = dest.parent().context("a planned file has no parent folder")?;
+                tx.create_dirs(parent)?;
+                let tmp = temp_sibling(&dest);
+                std::fs::write(&tmp, contents).with_context(|| format!("failed to write {}", tmp.display()))?;
+                tx.temps.push(tmp.clone());
+                staged.push((op, dest, Some(tmp)));
+            } else {
+                staged.push((op, dest, None));
+            }
+        }
+        // Phase 2: back up and move into place.
+        for (op, dest, tmp) in staged {
+            let previous = read_opt(&dest)?;
+            tx.backups.push((dest.clone(), previous));
+            match tmp {
+                Some(tmp) => std::fs::rename(&tmp, &dest)
+                    .with_context(|| format!("failed to move {} into place", dest.display()))?,
+                None => std::fs::remove_file(&dest).with_context(|| format!("failed to remove {}", dest.display()))?,
+            }
+            outcome.changed.push(Plan::describe(op));
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => {
+            tx.temps.clear();
+            Ok(outcome)
+        }
+        Err(e) => {
+            tx.rollback();
+            Err(e.context("nothing was changed: every file was restored to its previous state"))
+        }
+    }
+}
+
+fn temp_sibling(dest: &Path) -> PathBuf {
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dest.with_file_name(format!(".{name}.kubesmith-{}.tmp", std::process::id()))
+}
+
+/// Undo log for [`apply`].
+#[derive(Default)]
+struct Transaction {
+    temps: Vec<PathBuf>,
+    /// Destinations touched, with their previous contents (`None`: did not exist).
+    backups: Vec<(PathBuf, Option<Vec<u8>>)>,
+    /// Folders created, outermost first.
+    dirs: Vec<PathBuf>,
+}
+
+impl Transaction {
+    fn create_dirs(&mut self, dir: &Path) -> Result<()> {
+        let mut missing = Vec::new();
+        let mut cur = Some(dir);
+        while let Some(d) = cur {
+            if d.as_os_str().is_empty() || d.exists() {
+                break;
+            }
+            missing.push(d.to_path_buf());
+            cur = d.parent();
+        }
+        for d in missing.into_iter().rev() {
+            std::fs::create_dir(&d).with_context(|| format!("failed to create folder {}", d.display()))?;
+            self.dirs.push(d);
+        }
+        Ok(())
+    }
+
+    fn rollback(&mut self) {
+        for tmp in self.temps.drain(..) {
+            let _ = std::fs::remove_file(tmp);
+        }
+        for (dest, previous) in self.backups.drain(..).rev() {
+            let _ = match previous {
+                Some(bytes) => std::fs::write(&dest, bytes),
+                None => std::fs::remove_file(&dest),
+            };
+        }
+        for d in self.dirs.drain(..).rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    out.push((p.clone(), Vec::new()));
+                    stack.push(p);
+                } else {
+                    out.push((p.clone(), std::fs::read(&p).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn applies_and_skips_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("same.txt"), "x").unwrap();
+        let mut plan = Plan::new(dir.path());
+        plan.create("a/b/new.txt", "new".into());
+        plan.overwrite("same.txt", "x".into());
+        let out = apply(&plan).unwrap();
+        assert_eq!(out.changed, ["create    a/b/new.txt"]);
+        assert_eq!(out.unchanged, 1);
+        assert_eq!(std::fs::read_to_string(dir.path().join("a/b/new.txt")).unwrap(), "new");
+    }
+
+    #[test]
+    fn failure_leaves_tree_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("keep.txt"), "old").unwrap();
+        std::fs::create_dir(dir.path().join("blocker")).unwrap();
+        let before = snapshot(dir.path());
+        let mut plan = Plan::new(dir.path());
+        plan.edit("keep.txt", "new".into());
+        plan.create("deep/new.txt", "n".into());
+        // Writing a file where a folder stands fails in the middle of the plan.
+        plan.overwrite("blocker", "cannot".into());
+        assert!(apply(&plan).is_err());
+        assert_eq!(snapshot(dir.path()), before);
+    }
+
+    #[test]
+    fn create_refuses_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.rs"), "mine").unwrap();
+        let mut plan = Plan::new(dir.path());
+        plan.create("x.rs", "theirs".into());
+        let err = apply(&plan).unwrap_err().to_string();
+        assert!(err.contains("already exists"), "{err}");
+        assert_eq!(std::fs::read_to_string(dir.path().join("x.rs")).unwrap(), "mine");
+    }
+
+    #[test]
+    fn deletes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("stale.yaml"), "x").unwrap();
+        let mut plan = Plan::new(dir.path());
+        plan.delete("stale.yaml");
+        plan.delete("absent.yaml");
+        let out = apply(&plan).unwrap();
+        assert_eq!(out.changed, ["remove    stale.yaml"]);
+        assert!(!dir.path().join("stale.yaml").exists());
+    }
+}

@@ -1,0 +1,167 @@
+//! Command-line types (clap derive only: no logic, no file system access).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Scaffold, generate and package Kubernetes operators written in Rust with kube-rs.
+#[derive(Debug, Parser)]
+#[command(name = "kubesmith", version, propagate_version = true, max_term_width = 110)]
+#[command(after_help = "Quick start:\n  kubesmith init --domain example.com\n  \
+    kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  kubesmith make manifests")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Scaffold a new operator project in the current folder.
+    #[command(after_help = "Example:\n  mkdir memcached-operator && cd memcached-operator\n  \
+        kubesmith init --domain example.com --owner \"The Memcached Authors\"")]
+    Init(InitArgs),
+    /// Add something to the project.
+    #[command(subcommand)]
+    Create(CreateCommand),
+    /// Generate files from the project's sources.
+    #[command(subcommand)]
+    Make(MakeCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Add an API (a custom resource kind): Rust types, a reconciler, samples and RBAC.
+    #[command(after_help = "Examples:\n  kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  \
+        kubesmith create api --group cache --version v1 --kind Cluster --namespaced=false\n  \
+        kubesmith create api --group cache --version v1beta1 --kind Memcached --controller=false")]
+    Api(CreateApiArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MakeCommand {
+    /// Generate CRDs and RBAC from the Rust sources (reads them with syn; never compiles).
+    #[command(after_help = "Examples:\n  kubesmith make manifests\n  kubesmith make manifests --check\n  \
+        kubesmith make manifests --source src --crd-dir out/crds --rbac-dir out/rbac")]
+    Manifests(MakeManifestsArgs),
+}
+
+/// Licenses `init` knows how to set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum License {
+    Apache2,
+    None,
+}
+
+/// Kubernetes minor versions the scaffold can target (k8s-openapi 0.29 features `v1_33` .. `v1_37`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum K8sVersion {
+    #[value(name = "1.33")]
+    V1_33,
+    #[value(name = "1.34")]
+    V1_34,
+    #[value(name = "1.35")]
+    V1_35,
+    #[value(name = "1.36")]
+    V1_36,
+    #[value(name = "1.37")]
+    V1_37,
+}
+
+impl K8sVersion {
+    /// `1.37`
+    pub fn dotted(self) -> &'static str {
+        match self {
+            K8sVersion::V1_33 => "1.33",
+            K8sVersion::V1_34 => "1.34",
+            K8sVersion::V1_35 => "1.35",
+            K8sVersion::V1_36 => "1.36",
+            K8sVersion::V1_37 => "1.37",
+        }
+    }
+
+    /// The k8s-openapi feature, `v1_37`.
+    pub fn feature(self) -> String {
+        format!("v{}", self.dotted().replace('.', "_"))
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Domain of the project's API groups (groups become `<group>.<domain>`).
+    #[arg(long)]
+    pub domain: String,
+    /// Project (and crate) name; defaults to the folder's name.
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// Source repository URL, recorded in PROJECT and Cargo.toml.
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Copyright owner for the license notice and Cargo.toml authors.
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// License of the scaffolded project.
+    #[arg(long, value_enum, default_value_t = License::Apache2)]
+    pub license: License,
+    /// Kubernetes version the operator is built against.
+    #[arg(long, value_enum, default_value_t = K8sVersion::V1_37)]
+    pub k8s_version: K8sVersion,
+    /// Lay APIs out per group (`src/api/<group>/<version>`), allowing several groups.
+    #[arg(long)]
+    pub multigroup: bool,
+    /// Scaffold even if the folder holds files other than a PROJECT or Cargo.toml.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateApiArgs {
+    /// API group, without the domain (e.g. `cache`).
+    #[arg(long)]
+    pub group: String,
+    /// API version (e.g. `v1alpha1`).
+    #[arg(long)]
+    pub version: String,
+    /// Kind, in PascalCase (e.g. `Memcached`).
+    #[arg(long)]
+    pub kind: String,
+    /// Plural resource name, when kube-derive's rule gives the wrong one.
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Whether objects of the kind live in a namespace.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub namespaced: bool,
+    /// Scaffold the Rust types (the resource).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub resource: bool,
+    /// Scaffold a reconciler and register it in the manager.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+    pub controller: bool,
+    /// Replace the kind's scaffolded files if the API already exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MakeManifestsArgs {
+    /// Folder holding the crate root (`lib.rs` or `main.rs`); repeat for several crates. Default: `src`.
+    #[arg(long = "source", value_name = "DIR")]
+    pub sources: Vec<PathBuf>,
+    /// Where to write one `<group>_<plural>.yaml` per CRD. Default in a project: `config/crd/bases`.
+    #[arg(long, value_name = "DIR")]
+    pub crd_dir: Option<PathBuf>,
+    /// Where to write `role.yaml`. Default in a project: `config/rbac`.
+    #[arg(long, value_name = "DIR")]
+    pub rbac_dir: Option<PathBuf>,
+    /// Write nothing; list missing, stale and extra files and exit 1 if there are any.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}

@@ -1,0 +1,62 @@
+//! Dispatch from parsed arguments to the command that computes a plan, then applies or prints it.
+
+pub mod create_api;
+pub mod init;
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command, CreateCommand, MakeCommand};
+use crate::plan::Plan;
+
+/// An error in what the user asked for (a bad name, conflicting flags): exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+impl From<crate::names::NameError> for UsageError {
+    fn from(e: crate::names::NameError) -> Self {
+        UsageError(e.0)
+    }
+}
+
+/// Runs one command in `cwd`.
+pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
+    match cli.command {
+        Command::Init(args) => {
+            let plan = init::plan(&args, cwd)?;
+            finish(plan, args.dry_run)
+        }
+        Command::Create(CreateCommand::Api(args)) => {
+            let plan = create_api::plan(&args, cwd)?;
+            finish(plan, args.dry_run)
+        }
+        Command::Make(MakeCommand::Manifests(_args)) => {
+            anyhow::bail!("`make manifests` is not available in this build yet")
+        }
+    }
+}
+
+/// Applies the plan (or prints it for `--dry-run`) and prints the notes.
+pub fn finish(plan: Plan, dry_run: bool) -> Result<()> {
+    if dry_run {
+        let ops = crate::apply::effective_ops(&plan)?;
+        println!("dry run: {} file(s) would change, nothing was written", ops.len());
+        for op in ops {
+            println!("  {}", Plan::describe(op));
+        }
+    } else {
+        let outcome = crate::apply::apply(&plan)?;
+        for line in &outcome.changed {
+            println!("{line}");
+        }
+        if outcome.changed.is_empty() {
+            println!("everything is up to date: no file changed");
+        }
+    }
+    for note in &plan.notes {
+        println!("{note}");
+    }
+    Ok(())
+}

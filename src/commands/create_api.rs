@@ -1,0 +1,365 @@
+//! `kubesmith create api`: plans the Rust types, reconciler, samples, RBAC roles and PROJECT entry of a kind.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::CreateApiArgs;
+use crate::commands::UsageError;
+use crate::edit::{self, Lang};
+use crate::names::{self, ModuleName};
+use crate::plan::Plan;
+use crate::project::{Project, Resource, ResourceApi};
+use crate::render;
+
+/// Marker lines in scaffolded files where `create api` inserts lines.
+pub mod markers {
+    pub const API_MODULES: &str = "// +kubesmith:scaffold:api-modules";
+    pub const API_VERSIONS: &str = "// +kubesmith:scaffold:api-versions";
+    pub const API_KINDS: &str = "// +kubesmith:scaffold:api-kinds";
+    pub const CONTROLLER_MODULES: &str = "// +kubesmith:scaffold:controller-modules";
+    pub const CONTROLLERS: &str = "// +kubesmith:scaffold:controllers";
+    pub const CRD_RESOURCES: &str = "# +kubesmith:scaffold:crd-resources";
+    pub const RBAC_KIND_ROLES: &str = "# +kubesmith:scaffold:rbac-kind-roles";
+    pub const SAMPLES: &str = "# +kubesmith:scaffold:samples";
+}
+
+/// Values the `api` templates see.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApiContext {
+    pub project_name: String,
+    pub crate_name: String,
+    pub domain: String,
+    pub group: String,
+    pub qualified_group: String,
+    pub version: String,
+    pub kind: String,
+    /// `memcached`
+    pub kind_lower: String,
+    pub plural: String,
+    /// Module ident of the kind (`memcached`, `r#type`).
+    pub kind_module: String,
+    /// Module path of the version's types from the crate root, e.g. `api::v1alpha1` or `api::cache::v1alpha1`.
+    pub api_module_path: String,
+    /// Module path of the kind's controller from the crate root, e.g. `controller::memcached`.
+    pub controller_module_path: String,
+    pub namespaced: bool,
+    /// False when another version of the kind already is the storage version.
+    pub storage: bool,
+    /// Role names prefix: `memcached` (single group) or `cache-memcached` (multigroup).
+    pub role_prefix: String,
+    pub sample_name: String,
+    pub finalizer: String,
+    pub field_manager: String,
+}
+
+/// Where one kind's files go.
+struct Layout {
+    types: PathBuf,
+    version_mod_file: PathBuf,
+    /// Multigroup only: `src/api/<group>.rs`.
+    group_mod_file: Option<PathBuf>,
+    controller: PathBuf,
+    /// Multigroup only: `src/controller/<group>.rs`.
+    controller_group_file: Option<PathBuf>,
+    sample: PathBuf,
+    roles: [(PathBuf, &'static str); 3],
+}
+
+pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
+    let project = Project::load(cwd)?;
+    let pf = &project.file;
+    names::validate_group(&args.group, &pf.domain).map_err(UsageError::from)?;
+    let version_warning = names::validate_version(&args.version).map_err(UsageError::from)?;
+    names::validate_kind(&args.kind).map_err(UsageError::from)?;
+    if let Some(p) = &args.plural {
+        names::validate_plural(p).map_err(UsageError::from)?;
+    }
+    if !args.resource && !args.controller {
+        return Err(UsageError("nothing to do: --resource=false and --controller=false".into()).into());
+    }
+
+    if !pf.multigroup {
+        if let Some(other) = pf.resources.iter().find(|r| !r.group.eq_ignore_ascii_case(&args.group)) {
+            anyhow::bail!(
+                "this project holds APIs of group `{}` and is not multigroup; a second group `{}` needs the multigroup \
+                 layout (`src/api/<group>/<version>`): start the project with `kubesmith init --multigroup`",
+                other.group,
+                args.group
+            );
+        }
+    }
+
+    let kind_lower = args.kind.to_ascii_lowercase();
+    let existing_versions: Vec<&Resource> = pf.versions_of(&args.group, &args.kind).collect();
+    let same_gvk = existing_versions.iter().find(|r| r.version == args.version).copied();
+    let plural = args.plural.clone().unwrap_or_else(|| names::kube_plural(&kind_lower));
+    let qualified_group = names::qualified_group(&args.group, &pf.domain);
+
+    if let Some(first) = existing_versions.iter().find(|r| r.version != args.version) {
+        let their_plural = if first.plural.is_empty() { names::kube_plural(&kind_lower) } else { first.plural.clone() };
+        if their_plural != plural {
+            return Err(UsageError(format!(
+                "kind `{}` already has version `{}` with plural `{their_plural}`; every version of a kind shares one plural: \
+                 pass --plural {their_plural} or drop --plural",
+                args.kind, first.version
+            ))
+            .into());
+        }
+        let their_ns = first.api.as_ref().is_some_and(|a| a.namespaced);
+        if their_ns != args.namespaced {
+            return Err(UsageError(format!(
+                "kind `{}` version `{}` is {}; every version of a kind has the same scope: pass --namespaced={their_ns}",
+                args.kind,
+                first.version,
+                if their_ns { "namespaced" } else { "cluster-scoped" }
+            ))
+            .into());
+        }
+    }
+
+    if let Some(r) = same_gvk {
+        let has_api = r.api.is_some();
+        if !args.force && ((args.resource && has_api) || (args.controller && r.controller)) {
+            anyhow::bail!(
+                "API {}/{} kind {} already exists; pass --force to scaffold its files again (your edits to them are lost), \
+                 or use another version or kind",
+                qualified_group,
+                args.version,
+                args.kind
+            );
+        }
+    } else if !args.resource {
+        anyhow::bail!(
+            "there is no API {}/{} kind {} in PROJECT to attach a controller to: drop --resource=false to scaffold its types",
+            qualified_group,
+            args.version,
+            args.kind
+        );
+    }
+
+    let storage_version = existing_versions.iter().find(|r| r.version != args.version && r.api.is_some());
+    let kind_mod = names::module_name(&args.kind);
+    let version_mod = names::module_name(&args.version);
+    let group_mod = names::module_name(if args.group.is_empty() { &pf.domain } else { &args.group });
+    let api_module_path = if pf.multigroup {
+        format!("api::{}::{}", group_mod.ident, version_mod.ident)
+    } else {
+        format!("api::{}", version_mod.ident)
+    };
+    let controller_module_path = if pf.multigroup {
+        format!("controller::{}::{}", group_mod.ident, kind_mod.ident)
+    } else {
+        format!("controller::{}", kind_mod.ident)
+    };
+    let role_prefix = if pf.multigroup { format!("{}-{kind_lower}", args.group) } else { kind_lower.clone() };
+    let ctx = ApiContext {
+        project_name: pf.project_name.clone(),
+        crate_name: project.crate_name(),
+        domain: pf.domain.clone(),
+        group: args.group.clone(),
+        qualified_group: qualified_group.clone(),
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        kind_lower: kind_lower.clone(),
+        plural: plural.clone(),
+        kind_module: kind_mod.ident.clone(),
+        api_module_path: api_module_path.clone(),
+        controller_module_path: controller_module_path.clone(),
+        namespaced: args.namespaced,
+        storage: storage_version.is_none(),
+        role_prefix: role_prefix.clone(),
+        sample_name: format!("{kind_lower}-sample"),
+        finalizer: format!("{plural}.{qualified_group}/finalizer"),
+        field_manager: pf.project_name.clone(),
+    };
+    let layout = layout(pf.multigroup, &args.group, &group_mod, &version_mod, &kind_mod, &role_prefix, &args.version, &kind_lower);
+
+    let mut plan = Plan::new(cwd);
+    if let Some(w) = version_warning {
+        plan.notes.push(format!("warning: {w}"));
+    }
+    let scaffold = |plan: &mut Plan, path: &Path, contents: String| {
+        if args.force && plan.exists(path) {
+            plan.overwrite(path, contents);
+        } else {
+            plan.create(path, contents);
+        }
+    };
+
+    if args.resource {
+        scaffold(&mut plan, &layout.types, render::render("api/src/api/kind.rs.hbs", &ctx)?);
+        plan_api_modules(&mut plan, pf.multigroup, &layout, &group_mod, &version_mod, &kind_mod, &ctx)?;
+        scaffold(&mut plan, &layout.sample, render::render("api/config/samples/sample.yaml.hbs", &ctx)?);
+        let sample_entry = format!("- {}", file_name(&layout.sample));
+        insert_yaml(&mut plan, "config/samples/kustomization.yaml", markers::SAMPLES, &sample_entry)?;
+        if let Some(storage) = storage_version {
+            plan.notes.push(format!(
+                "note: {} {} stays the storage version; {} is served with `storage = false` (move storage with \
+                 `kubesmith create webhook --conversion`, or by editing the #[kube(...)] attributes)",
+                args.kind, storage.version, args.version
+            ));
+        }
+        if existing_versions.iter().all(|r| r.api.is_none()) {
+            for (path, template) in &layout.roles {
+                scaffold(&mut plan, path, render::render(template, &ctx)?);
+                insert_yaml(&mut plan, "config/rbac/kustomization.yaml", markers::RBAC_KIND_ROLES, &format!("- {}", file_name(path)))?;
+            }
+            let crd_entry = format!("- bases/{qualified_group}_{plural}.yaml");
+            insert_yaml(&mut plan, "config/crd/kustomization.yaml", markers::CRD_RESOURCES, &crd_entry)?;
+        }
+    }
+
+    if args.controller {
+        let has_controller = existing_versions.iter().any(|r| r.controller && r.version != args.version);
+        if (has_controller || plan.exists(&layout.controller)) && !args.force {
+            anyhow::bail!(
+                "{} already exists: kind {} has a controller (one reconciler serves every version); pass --controller=false \
+                 to add only the types of {}, or --force to scaffold the controller again",
+                layout.controller.display(),
+                args.kind,
+                args.version
+            );
+        }
+        scaffold(&mut plan, &layout.controller, render::render("api/src/controller/kind.rs.hbs", &ctx)?);
+        plan_controller_modules(&mut plan, &layout, &group_mod, &kind_mod, &ctx)?;
+    }
+
+    let mut file = pf.clone();
+    let entry = Resource {
+        api: args.resource.then(|| ResourceApi { crd_version: "v1".into(), namespaced: args.namespaced }),
+        controller: args.controller,
+        domain: pf.domain.clone(),
+        group: args.group.clone(),
+        kind: args.kind.clone(),
+        path: format!("{}::{}", ctx.crate_name, api_module_path),
+        plural: if plural == names::kube_plural(&kind_lower) { String::new() } else { plural.clone() },
+        version: args.version.clone(),
+        webhooks: None,
+    };
+    match file.resources.iter_mut().find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind) {
+        Some(r) => {
+            r.controller |= entry.controller;
+            if entry.api.is_some() {
+                r.api = entry.api;
+            }
+            r.path = entry.path;
+        }
+        None => file.resources.push(entry),
+    }
+    plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
+
+    plan.notes.push(format!(
+        "next: describe the API in {}{}, then run `kubesmith make manifests` and `cargo test`",
+        layout.types.display(),
+        if args.controller { format!(" and its reconciler in {}", layout.controller.display()) } else { String::new() }
+    ));
+    Ok(plan)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn layout(
+    multigroup: bool,
+    group: &str,
+    group_mod: &ModuleName,
+    version_mod: &ModuleName,
+    kind_mod: &ModuleName,
+    role_prefix: &str,
+    version: &str,
+    kind_lower: &str,
+) -> Layout {
+    let (api_dir, controller_dir) = if multigroup {
+        (PathBuf::from(format!("src/api/{}", group_mod.file)), PathBuf::from(format!("src/controller/{}", group_mod.file)))
+    } else {
+        (PathBuf::from("src/api"), PathBuf::from("src/controller"))
+    };
+    let role_file = role_prefix.replace('-', "_");
+    Layout {
+        types: api_dir.join(&version_mod.file).join(format!("{}.rs", kind_mod.file)),
+        version_mod_file: api_dir.join(format!("{}.rs", version_mod.file)),
+        group_mod_file: multigroup.then(|| PathBuf::from(format!("src/api/{}.rs", group_mod.file))),
+        controller: controller_dir.join(format!("{}.rs", kind_mod.file)),
+        controller_group_file: multigroup.then(|| PathBuf::from(format!("src/controller/{}.rs", group_mod.file))),
+        sample: PathBuf::from(format!("config/samples/{}_{version}_{kind_lower}.yaml", if group.is_empty() { "core" } else { group })),
+        roles: [
+            (PathBuf::from(format!("config/rbac/{role_file}_admin_role.yaml")), "api/config/rbac/admin_role.yaml.hbs"),
+            (PathBuf::from(format!("config/rbac/{role_file}_editor_role.yaml")), "api/config/rbac/editor_role.yaml.hbs"),
+            (PathBuf::from(format!("config/rbac/{role_file}_viewer_role.yaml")), "api/config/rbac/viewer_role.yaml.hbs"),
+        ],
+    }
+}
+
+/// Declares the kind's module in its version module, the version in its group (multigroup) and in `src/api.rs`.
+fn plan_api_modules(
+    plan: &mut Plan,
+    multigroup: bool,
+    layout: &Layout,
+    group_mod: &ModuleName,
+    version_mod: &ModuleName,
+    kind_mod: &ModuleName,
+    ctx: &ApiContext,
+) -> Result<()> {
+    if !plan.exists(&layout.version_mod_file) {
+        plan.create(&layout.version_mod_file, render::render("api/src/api/version.rs.hbs", ctx)?);
+    }
+    let kind_lines = [format!("mod {};", kind_mod.ident), format!("pub use {}::*;", kind_mod.ident)];
+    insert_rust(plan, &layout.version_mod_file, markers::API_KINDS, &kind_lines)?;
+    match &layout.group_mod_file {
+        Some(group_file) if multigroup => {
+            if !plan.exists(group_file) {
+                plan.create(group_file, render::render("api/src/api/group.rs.hbs", ctx)?);
+            }
+            insert_rust(plan, group_file, markers::API_VERSIONS, &[format!("pub mod {};", version_mod.ident)])?;
+            insert_rust(plan, Path::new("src/api.rs"), markers::API_MODULES, &[format!("pub mod {};", group_mod.ident)])
+        }
+        _ => insert_rust(plan, Path::new("src/api.rs"), markers::API_MODULES, &[format!("pub mod {};", version_mod.ident)]),
+    }
+}
+
+/// Declares the controller module and registers it in the manager.
+fn plan_controller_modules(
+    plan: &mut Plan,
+    layout: &Layout,
+    group_mod: &ModuleName,
+    kind_mod: &ModuleName,
+    ctx: &ApiContext,
+) -> Result<()> {
+    match &layout.controller_group_file {
+        Some(group_file) => {
+            if !plan.exists(group_file) {
+                plan.create(group_file, render::render("api/src/controller/group.rs.hbs", ctx)?);
+            }
+            insert_rust(plan, group_file, markers::CONTROLLER_MODULES, &[format!("pub mod {};", kind_mod.ident)])?;
+            insert_rust(plan, Path::new("src/controller.rs"), markers::CONTROLLER_MODULES, &[format!("pub mod {};", group_mod.ident)])?;
+        }
+        None => {
+            insert_rust(plan, Path::new("src/controller.rs"), markers::CONTROLLER_MODULES, &[format!("pub mod {};", kind_mod.ident)])?;
+        }
+    }
+    let registration = format!("{}::registration(),", ctx.controller_module_path);
+    insert_rust(plan, Path::new("src/main.rs"), markers::CONTROLLERS, &[registration])
+}
+
+fn insert_rust(plan: &mut Plan, path: &Path, marker: &str, lines: &[String]) -> Result<()> {
+    let text = plan.read_existing(path)?;
+    let new = edit::insert_lines_before_marker(path, &text, marker, lines, Lang::Rust)?;
+    if new != text {
+        plan.edit(path, new);
+    }
+    Ok(())
+}
+
+fn insert_yaml(plan: &mut Plan, path: &str, marker: &str, line: &str) -> Result<()> {
+    let path = Path::new(path);
+    let text = plan.read_existing(path)?;
+    let new = edit::insert_before_marker(path, &text, marker, line, Lang::Yaml)?;
+    if new != text {
+        plan.edit(path, new);
+    }
+    Ok(())
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}

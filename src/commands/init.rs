@@ -1,0 +1,155 @@
+//! `kubesmith init`: plans a new operator project (PROJECT, crate, manager, config/ tree, Dockerfile, Makefile).
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::{InitArgs, License};
+use crate::commands::UsageError;
+use crate::names;
+use crate::plan::Plan;
+use crate::project::{self, ProjectFile};
+
+/// Values the `init` templates see. Every casing is computed here.
+#[derive(Debug, Serialize)]
+pub struct InitContext {
+    pub project_name: String,
+    pub crate_name: String,
+    pub domain: String,
+    pub repo: String,
+    pub owner: String,
+    pub license_apache2: bool,
+    pub year: String,
+    pub k8s_version: String,
+    pub k8s_feature: String,
+    pub kubesmith_version: String,
+    pub leader_election_id: String,
+    pub namespace: String,
+    pub multigroup: bool,
+}
+
+/// The files kubesmith refuses to initialize over, whatever `--force` says.
+const OWNED_BY_A_PROJECT: &[&str] = &[project::PROJECT_FILE, "Cargo.toml"];
+
+pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
+    for f in OWNED_BY_A_PROJECT {
+        if cwd.join(f).exists() {
+            anyhow::bail!(
+                "{} already holds a {f}: `kubesmith init` only scaffolds new projects; run it in an empty folder \
+                 (to add an API to this project use `kubesmith create api`)",
+                cwd.display()
+            );
+        }
+    }
+    let project_name = match &args.project_name {
+        Some(n) => n.clone(),
+        None => cwd
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .ok_or_else(|| UsageError("cannot derive a project name from the folder: pass --project-name".into()))?,
+    };
+    names::validate_project_name(&project_name).map_err(UsageError::from)?;
+    names::validate_domain(&args.domain).map_err(UsageError::from)?;
+    let repo = args.repo.clone().unwrap_or_default();
+    let id_seed = if repo.is_empty() { project_name.clone() } else { repo.clone() };
+    let ctx = InitContext {
+        crate_name: names::crate_name(&project_name),
+        domain: args.domain.clone(),
+        repo: repo.clone(),
+        owner: args.owner.clone().unwrap_or_else(|| format!("The {project_name} authors")),
+        license_apache2: args.license == License::Apache2,
+        year: current_year().to_string(),
+        k8s_version: args.k8s_version.dotted().to_string(),
+        k8s_feature: args.k8s_version.feature(),
+        kubesmith_version: env!("CARGO_PKG_VERSION").to_string(),
+        leader_election_id: format!("{:08x}.{}", names::fnv32a(&id_seed), args.domain),
+        namespace: format!("{project_name}-system"),
+        multigroup: args.multigroup,
+        project_name,
+    };
+
+    let mut plan = Plan::new(cwd);
+    let mut clashes = Vec::new();
+    for (path, contents) in crate::render::render_set("init", &ctx)? {
+        if path == "LICENSE" && !ctx.license_apache2 {
+            continue;
+        }
+        if cwd.join(&path).exists() {
+            if !args.force {
+                clashes.push(path);
+                continue;
+            }
+            plan.overwrite(path, contents);
+        } else {
+            plan.create(path, contents);
+        }
+    }
+    if !clashes.is_empty() {
+        anyhow::bail!(
+            "{} already holds files kubesmith would write: {}; move them away or pass --force to overwrite them",
+            cwd.display(),
+            clashes.join(", ")
+        );
+    }
+
+    let mut plugins = serde_json::Map::new();
+    plugins.insert(project::PLUGIN_KEY.into(), serde_json::json!({ "k8sVersion": ctx.k8s_version }));
+    let file = ProjectFile {
+        cli_version: ctx.kubesmith_version.clone(),
+        domain: ctx.domain.clone(),
+        layout: vec![project::LAYOUT.into()],
+        multigroup: ctx.multigroup,
+        plugins,
+        project_name: ctx.project_name.clone(),
+        repo,
+        version: "3".into(),
+        ..Default::default()
+    };
+    plan.create(project::PROJECT_FILE, file.to_yaml());
+    plan.notes.push(format!(
+        "next: add an API with\n  kubesmith create api --group <group> --version v1alpha1 --kind <Kind>\n\
+         then build and test the operator with `cargo build` and `cargo test` (Kubernetes {}, project `{}`)",
+        ctx.k8s_version, ctx.project_name
+    ));
+    Ok(plan)
+}
+
+/// The year for license notices: `SOURCE_DATE_EPOCH` when set (reproducible output), else now.
+fn current_year() -> i64 {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
+        });
+    civil_year(secs.div_euclid(86_400))
+}
+
+/// Gregorian year of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_year(days: i64) -> i64 {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    yoe + era * 400 + i64::from(month <= 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn years() {
+        assert_eq!(civil_year(0), 1970);
+        assert_eq!(civil_year(20_454), 2026); // 2026-01-01
+        assert_eq!(civil_year(20_453), 2025); // 2025-12-31
+        assert_eq!(civil_year(-1), 1969);
+    }
+}

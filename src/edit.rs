@@ -1,0 +1,119 @@
+//! Edits of existing files, only at marker comments, checked by re-parsing before anything is written.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+/// The language of an edited file decides how the result is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    Rust,
+    Yaml,
+}
+
+/// Inserts `line` (indented like the marker) just before the line that holds `marker`, unless a line with the
+/// same trimmed text already exists. Returns the new text; errors name the file and the missing marker.
+pub fn insert_before_marker(path: &Path, text: &str, marker: &str, line: &str, lang: Lang) -> Result<String> {
+    insert_lines_before_marker(path, text, marker, &[line.to_string()], lang)
+}
+
+/// Like [`insert_before_marker`] for several lines (kept together; skipped when the first already exists).
+pub fn insert_lines_before_marker(path: &Path, text: &str, marker: &str, lines: &[String], lang: Lang) -> Result<String> {
+    let Some(first) = lines.first() else { return Ok(text.to_string()) };
+    if text.lines().any(|l| l.trim() == first.trim()) {
+        return Ok(text.to_string());
+    }
+    let Some(pos) = text.lines().position(|l| l.trim_start().starts_with(marker) && l.trim() == marker) else {
+        anyhow::bail!(
+            "{}: the marker `{marker}` is missing, so kubesmith cannot add `{}`; put the marker line back where \
+             such lines belong (see docs/markers.md), or add the line yourself and re-run with the marker restored",
+            path.display(),
+            first.trim()
+        );
+    };
+    let all: Vec<&str> = text.split_inclusive('\n').collect();
+    let marker_line = all[pos];
+    let indent: String = marker_line.chars().take_while(|c| c.is_whitespace() && *c != '\n').collect();
+    let mut out = String::with_capacity(text.len() + 64);
+    for (i, l) in all.iter().enumerate() {
+        if i == pos {
+            for new in lines {
+                if !new.is_empty() {
+                    out.push_str(&indent);
+                }
+                out.push_str(new);
+                out.push('\n');
+            }
+        }
+        out.push_str(l);
+    }
+    check(path, &out, lang)?;
+    Ok(out)
+}
+
+/// Checks that an edited file still parses; a failure means kubesmith would break the user's file.
+pub fn check(path: &Path, text: &str, lang: Lang) -> Result<()> {
+    match lang {
+        Lang::Rust => {
+            if let Err(e) = syn::parse_file(text) {
+                let at = e.span().start();
+                anyhow::bail!(
+                    "{}:{}:{}: the file would not parse after kubesmith's edit ({e}); nothing was written. \
+                     Fix the file so that it parses, then run the command again",
+                    path.display(),
+                    at.line,
+                    at.column + 1
+                );
+            }
+        }
+        Lang::Yaml => {
+            if let Err(e) = crate::yaml::from_multi_doc_str(text) {
+                anyhow::bail!(
+                    "{}: the file would not be valid YAML after kubesmith's edit ({e}); nothing was written. \
+                     Fix the file, then run the command again",
+                    path.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAIN: &str = "fn main() {\n    let v = vec![\n        a(),\n        // +kubesmith:scaffold:controllers\n    ];\n}\n";
+
+    #[test]
+    fn inserts_with_marker_indent_once() {
+        let p = Path::new("src/main.rs");
+        let once = insert_before_marker(p, MAIN, "// +kubesmith:scaffold:controllers", "b(),", Lang::Rust).unwrap();
+        assert!(once.contains("        a(),\n        b(),\n        // +kubesmith:scaffold:controllers\n"));
+        let twice = insert_before_marker(p, &once, "// +kubesmith:scaffold:controllers", "b(),", Lang::Rust).unwrap();
+        assert_eq!(once, twice);
+    }
+
+    #[test]
+    fn missing_marker_is_a_clear_error() {
+        let err = insert_before_marker(Path::new("src/main.rs"), "fn main() {}\n", "// +kubesmith:scaffold:x", "y();", Lang::Rust)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("src/main.rs") && err.contains("`// +kubesmith:scaffold:x` is missing"), "{err}");
+    }
+
+    #[test]
+    fn refuses_to_break_rust() {
+        let err = insert_before_marker(Path::new("src/lib.rs"), MAIN, "// +kubesmith:scaffold:controllers", "}}}", Lang::Rust)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("would not parse"), "{err}");
+    }
+
+    #[test]
+    fn yaml_lists() {
+        let y = "resources:\n- a.yaml\n# +kubesmith:scaffold:crd-resources\n";
+        let out = insert_before_marker(Path::new("k.yaml"), y, "# +kubesmith:scaffold:crd-resources", "- b.yaml", Lang::Yaml).unwrap();
+        assert_eq!(out, "resources:\n- a.yaml\n- b.yaml\n# +kubesmith:scaffold:crd-resources\n");
+    }
+}

@@ -1,0 +1,259 @@
+//! The one place that reads and writes YAML: a block-style emitter with one output style, and a parser.
+//!
+//! Style: 2-space indent, sequences not indented under their key, keys in the order of the value
+//! (serde_json maps are sorted), `---` before every document of a multi-document file, strings quoted
+//! only when a plain scalar would change meaning, multi-line strings as literal blocks.
+
+use serde_json::Value;
+
+/// Renders one YAML document (no leading `---`).
+pub fn to_string(value: &Value) -> String {
+    let mut out = String::new();
+    match value {
+        Value::Object(m) if !m.is_empty() => write_map(&mut out, m, 0),
+        Value::Array(a) if !a.is_empty() => write_seq(&mut out, a, 0),
+        scalar => {
+            out.push_str(&scalar_text(scalar, 0));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Renders several documents, each preceded by `---` (controller-gen's layout).
+pub fn to_multi_doc_string(docs: &[Value]) -> String {
+    let mut out = String::new();
+    for d in docs {
+        out.push_str("---\n");
+        out.push_str(&to_string(d));
+    }
+    out
+}
+
+/// Parses one YAML document into a JSON value.
+pub fn from_str(text: &str) -> Result<Value, serde_yaml_ng::Error> {
+    serde_yaml_ng::from_str(text)
+}
+
+/// Parses every document of a multi-document YAML text, skipping empty ones.
+pub fn from_multi_doc_str(text: &str) -> Result<Vec<Value>, serde_yaml_ng::Error> {
+    let mut docs = Vec::new();
+    for de in serde_yaml_ng::Deserializer::from_str(text) {
+        let v: Value = serde::Deserialize::deserialize(de)?;
+        if !v.is_null() {
+            docs.push(v);
+        }
+    }
+    Ok(docs)
+}
+
+fn indent(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+fn is_block(v: &Value) -> bool {
+    matches!(v, Value::Object(m) if !m.is_empty()) || matches!(v, Value::Array(a) if !a.is_empty())
+}
+
+fn write_map(out: &mut String, m: &serde_json::Map<String, Value>, ind: usize) {
+    let mut first = true;
+    for (k, v) in m {
+        if !first {
+            indent(out, ind);
+        }
+        first = false;
+        write_entry(out, k, v, ind);
+    }
+}
+
+/// Writes `key: value` assuming the cursor is already indented for this line.
+fn write_entry(out: &mut String, k: &str, v: &Value, ind: usize) {
+    out.push_str(&plain_or_quoted(k));
+    out.push(':');
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            out.push('\n');
+            indent(out, ind + 2);
+            write_map(out, m, ind + 2);
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('\n');
+            indent(out, ind);
+            write_seq(out, a, ind);
+        }
+        scalar => {
+            out.push(' ');
+            out.push_str(&scalar_text(scalar, ind + 2));
+            out.push('\n');
+        }
+    }
+}
+
+fn write_seq(out: &mut String, a: &[Value], ind: usize) {
+    let mut first = true;
+    for item in a {
+        if !first {
+            indent(out, ind);
+        }
+        first = false;
+        out.push_str("- ");
+        match item {
+            Value::Object(m) if !m.is_empty() => write_map(out, m, ind + 2),
+            Value::Array(inner) if !inner.is_empty() => write_seq(out, inner, ind + 2),
+            scalar => {
+                out.push_str(&scalar_text(scalar, ind + 2));
+                out.push('\n');
+            }
+        }
+    }
+    debug_assert!(a.iter().all(|v| !is_block(v) || !v.is_null()));
+}
+
+fn scalar_text(v: &Value, ind: usize) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => string_text(s, ind),
+        Value::Object(_) => "{}".into(),
+        Value::Array(_) => "[]".into(),
+    }
+}
+
+fn string_text(s: &str, ind: usize) -> String {
+    if s.contains('\n') && literal_block_ok(s) {
+        let chomp = if s.ends_with("\n\n") {
+            "+"
+        } else if s.ends_with('\n') {
+            ""
+        } else {
+            "-"
+        };
+        let body = s.strip_suffix('\n').unwrap_or(s);
+        let mut out = format!("|{chomp}");
+        if body.starts_with(' ') {
+            out = format!("|2{chomp}");
+        }
+        for line in body.split('\n') {
+            out.push('\n');
+            if !line.is_empty() {
+                out.push_str(&" ".repeat(ind));
+                out.push_str(line);
+            }
+        }
+        return out;
+    }
+    plain_or_quoted(s)
+}
+
+fn literal_block_ok(s: &str) -> bool {
+    s.chars().all(|c| c == '\n' || !c.is_control())
+        && !s.split('\n').any(|l| l.ends_with(' ') || l.ends_with('\t'))
+        && !s.starts_with('\n')
+}
+
+/// Returns the string as a plain scalar when that reads back as the same string, else quoted.
+pub fn plain_or_quoted(s: &str) -> String {
+    if needs_double_quotes(s) {
+        return serde_json::to_string(s).unwrap_or_default();
+    }
+    if needs_quotes(s) {
+        return format!("'{}'", s.replace('\'', "''"));
+    }
+    s.to_string()
+}
+
+fn needs_double_quotes(s: &str) -> bool {
+    s.chars().any(|c| c.is_control())
+}
+
+fn needs_quotes(s: &str) -> bool {
+    if s.is_empty() || s.trim() != s {
+        return true;
+    }
+    let lower = s.to_ascii_lowercase();
+    const RESERVED: &[&str] = &[
+        "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".inf", "-.inf", "+.inf", ".nan",
+    ];
+    if RESERVED.contains(&lower.as_str()) || looks_numeric(s) {
+        return true;
+    }
+    let first = s.chars().next().unwrap_or(' ');
+    if "-?:,[]{}#&*!|>'\"%@`".contains(first) {
+        // "-" alone or "- x" is a sequence; "-x" is plain, but keep it simple and quote every indicator start
+        // except a minus followed by a non-space that is not a number (e.g. `--leader-elect`).
+        let plain_dash = first == '-' && s.len() > 1 && !s[1..].starts_with(' ') && !looks_numeric(s);
+        if !plain_dash {
+            return true;
+        }
+    }
+    s.contains(": ") || s.contains(" #") || s.ends_with(':')
+}
+
+fn looks_numeric(s: &str) -> bool {
+    let t = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if t.is_empty() {
+        return false;
+    }
+    if t.parse::<f64>().is_ok() || t.starts_with("0x") || t.starts_with("0o") {
+        return true;
+    }
+    // YAML 1.1 sexagesimal and digit groups (1:20, 1_000) also resolve to numbers.
+    let number_like = t.bytes().all(|b| b.is_ascii_digit() || b == b':' || b == b'_' || b == b'.');
+    number_like && t.as_bytes()[0].is_ascii_digit() && (t.contains(':') || t.contains('_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round_trip(v: Value) {
+        let text = to_string(&v);
+        assert_eq!(from_str(&text).unwrap(), v, "yaml was:\n{text}");
+    }
+
+    #[test]
+    fn block_style_with_unindented_sequences() {
+        let v = json!({"rules": [{"apiGroups": [""], "verbs": ["get", "*"]}], "metadata": {"name": "x"}, "e": {}, "l": []});
+        assert_eq!(
+            to_string(&v),
+            "e: {}\nl: []\nmetadata:\n  name: x\nrules:\n- apiGroups:\n  - ''\n  verbs:\n  - get\n  - '*'\n"
+        );
+        round_trip(v);
+    }
+
+    #[test]
+    fn ambiguous_strings_are_quoted() {
+        for s in ["true", "Yes", "null", "1.0", "0.5", "1:20", "", " x", "a: b", "#c", "x #y", "@a", "- a", "-", "10"] {
+            round_trip(json!({ "k": s }));
+            assert!(to_string(&json!(s)).starts_with('\''), "{s}");
+        }
+        assert_eq!(to_string(&json!("--leader-elect")), "--leader-elect\n");
+        assert_eq!(to_string(&json!("it's")), "it's\n");
+        round_trip(json!({"k": "tab\there", "bell": "\u{7}"}));
+    }
+
+    #[test]
+    fn multi_line_strings_are_literal_blocks() {
+        let v = json!({"d": {"description": "line one\nline two"}, "t": "a\n", "u": "  lead\nx", "w": "trail \nx"});
+        let text = to_string(&v);
+        assert!(text.contains("description: |-\n    line one\n    line two\n"), "{text}");
+        round_trip(v);
+        round_trip(json!(["a\n\nb", "x\n\n"]));
+    }
+
+    #[test]
+    fn nested_sequences_and_numbers() {
+        let v = json!({"a": [[1, 2], [], {"x": 1.5}], "n": -3, "f": 0.0});
+        round_trip(v);
+    }
+
+    #[test]
+    fn multi_documents() {
+        let docs = vec![json!({"a": 1}), json!({"b": 2})];
+        let text = to_multi_doc_string(&docs);
+        assert_eq!(text, "---\na: 1\n---\nb: 2\n");
+        assert_eq!(from_multi_doc_str(&text).unwrap(), docs);
+    }
+}
