@@ -1,0 +1,41 @@
+//! Golden snapshot of a scaffolded project: `init` + three APIs must reproduce `tests/golden/memcached-operator/`
+//! byte for byte. Re-bless with `cargo xtask bless` after an intended change, then review `git diff tests/golden`.
+
+use std::path::PathBuf;
+
+use crate::support::{blessing, repo_root, snapshot, standard_project};
+
+#[test]
+fn scaffolded_tree_matches_golden() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = standard_project(parent.path());
+    let actual = snapshot(&dir);
+    let golden_dir = repo_root().join("tests/golden/memcached-operator");
+    if blessing() {
+        let _ = std::fs::remove_dir_all(&golden_dir);
+        for (rel, bytes) in &actual {
+            let dest = golden_dir.join(rel);
+            if rel.as_os_str().to_string_lossy().ends_with('/') {
+                std::fs::create_dir_all(&dest).unwrap();
+            } else {
+                std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+                std::fs::write(&dest, bytes).unwrap();
+            }
+        }
+        return;
+    }
+    let expected = snapshot(&golden_dir);
+    let paths = |m: &std::collections::BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(paths(&actual), paths(&expected), "the scaffolded file list changed; run `cargo xtask bless` if intended");
+    for (rel, bytes) in &actual {
+        let want = &expected[rel];
+        if bytes != want {
+            panic!(
+                "{} differs from the golden copy; run `cargo xtask bless` if intended.\n--- golden\n{}\n--- actual\n{}",
+                rel.display(),
+                String::from_utf8_lossy(want),
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+}

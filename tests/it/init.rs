@@ -1,0 +1,99 @@
+//! `kubesmith init`: what it writes, what it refuses, and that refusing leaves the folder as it was.
+
+use crate::support::{init, ks, read, snapshot};
+
+#[test]
+fn writes_a_project_and_records_it() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &["--repo", "https://github.com/example/memcached-operator"]);
+    let project = read(&dir.join("PROJECT"));
+    for line in [
+        "domain: example.com",
+        "- rust.kubesmith.io/v1alpha1",
+        "projectName: memcached-operator",
+        "repo: https://github.com/example/memcached-operator",
+        "version: '3'",
+        "k8sVersion: '1.37'",
+    ] {
+        assert!(project.lines().any(|l| l.trim() == line.trim()), "PROJECT lacks `{line}`:\n{project}");
+    }
+    let cargo = read(&dir.join("Cargo.toml"));
+    assert!(cargo.contains("name = \"memcached-operator\""), "{cargo}");
+    assert!(cargo.contains("v1_37"), "{cargo}");
+    for f in [
+        "src/main.rs",
+        "src/lib.rs",
+        "Dockerfile",
+        ".dockerignore",
+        ".gitignore",
+        "Makefile",
+        "README.md",
+        "LICENSE",
+        "config/default/kustomization.yaml",
+        "config/manager/manager.yaml",
+        "config/rbac/role.yaml",
+        "config/rbac/leader_election_role.yaml",
+        "config/prometheus/monitor.yaml",
+        "config/network-policy/allow-metrics-traffic.yaml",
+        "config/crd/kustomization.yaml",
+        "config/samples/kustomization.yaml",
+        "config/manifests/bases/memcached-operator.clusterserviceversion.yaml",
+    ] {
+        assert!(dir.join(f).is_file(), "init did not write {f}");
+    }
+}
+
+#[test]
+fn k8s_version_and_license_are_honoured() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "op", &["--k8s-version", "1.33", "--license", "none"]);
+    assert!(read(&dir.join("Cargo.toml")).contains("v1_33"));
+    assert!(!dir.join("LICENSE").exists());
+    assert!(read(&dir.join("PROJECT")).contains("k8sVersion: '1.33'"));
+}
+
+#[test]
+fn refuses_a_folder_with_a_project_or_a_cargo_toml() {
+    for existing in ["PROJECT", "Cargo.toml"] {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("op");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join(existing), "keep me").unwrap();
+        let before = snapshot(&dir);
+        for force in [false, true] {
+            let mut cmd = ks(&dir);
+            cmd.args(["init", "--domain", "example.com"]);
+            if force {
+                cmd.arg("--force");
+            }
+            let out = cmd.assert().code(1).get_output().stderr.clone();
+            assert!(String::from_utf8_lossy(&out).contains(&format!("already holds a {existing}")));
+            assert_eq!(snapshot(&dir), before, "init changed the folder");
+        }
+    }
+}
+
+#[test]
+fn refuses_to_clobber_other_files_without_force() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("README.md"), "mine").unwrap();
+    let out = ks(&dir).args(["init", "--domain", "example.com"]).assert().code(1).get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&out).contains("README.md"));
+    assert_eq!(read(&dir.join("README.md")), "mine");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    ks(&dir).args(["init", "--domain", "example.com", "--force"]).assert().success();
+    assert_ne!(read(&dir.join("README.md")), "mine");
+}
+
+#[test]
+fn dry_run_writes_nothing() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    let out = ks(&dir).args(["init", "--domain", "example.com", "--dry-run"]).assert().success().get_output().stdout.clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("create    PROJECT") && text.contains("create    src/main.rs"), "{text}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}

@@ -1,0 +1,8 @@
+//! kubesmith's integration tests: each drives the real binary in a temporary folder.
+
+mod cli;
+mod create_api;
+mod e2e;
+mod golden;
+mod init;
+mod support;
