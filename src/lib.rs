@@ -1,5 +1,8 @@
 //! kubesmith: scaffold, generate and package Kubernetes operators written in Rust with kube-rs.
 
+pub mod markers;
+pub mod rbac;
+
 /// Entry point used by the binary.
 pub fn run_cli() -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
