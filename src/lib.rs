@@ -4,9 +4,11 @@ pub mod apply;
 pub mod cli;
 pub mod commands;
 pub mod edit;
+pub mod markers;
 pub mod names;
 pub mod plan;
 pub mod project;
+pub mod rbac;
 pub mod render;
 pub mod yaml;
 
