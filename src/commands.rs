@@ -42,7 +42,10 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
 pub fn finish(plan: Plan, dry_run: bool) -> Result<()> {
     if dry_run {
         let ops = crate::apply::effective_ops(&plan)?;
-        println!("dry run: {} file(s) would change, nothing was written", ops.len());
+        println!(
+            "dry run: {} file(s) would change, nothing was written",
+            ops.len()
+        );
         for op in ops {
             println!("  {}", Plan::describe(op));
         }

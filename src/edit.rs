@@ -13,17 +13,34 @@ pub enum Lang {
 
 /// Inserts `line` (indented like the marker) just before the line that holds `marker`, unless a line with the
 /// same trimmed text already exists. Returns the new text; errors name the file and the missing marker.
-pub fn insert_before_marker(path: &Path, text: &str, marker: &str, line: &str, lang: Lang) -> Result<String> {
+pub fn insert_before_marker(
+    path: &Path,
+    text: &str,
+    marker: &str,
+    line: &str,
+    lang: Lang,
+) -> Result<String> {
     insert_lines_before_marker(path, text, marker, &[line.to_string()], lang)
 }
 
 /// Like [`insert_before_marker`] for several lines (kept together; skipped when the first already exists).
-pub fn insert_lines_before_marker(path: &Path, text: &str, marker: &str, lines: &[String], lang: Lang) -> Result<String> {
-    let Some(first) = lines.first() else { return Ok(text.to_string()) };
+pub fn insert_lines_before_marker(
+    path: &Path,
+    text: &str,
+    marker: &str,
+    lines: &[String],
+    lang: Lang,
+) -> Result<String> {
+    let Some(first) = lines.first() else {
+        return Ok(text.to_string());
+    };
     if text.lines().any(|l| l.trim() == first.trim()) {
         return Ok(text.to_string());
     }
-    let Some(pos) = text.lines().position(|l| l.trim_start().starts_with(marker) && l.trim() == marker) else {
+    let Some(pos) = text
+        .lines()
+        .position(|l| l.trim_start().starts_with(marker) && l.trim() == marker)
+    else {
         anyhow::bail!(
             "{}: the marker `{marker}` is missing, so kubesmith cannot add `{}`; put the marker line back where \
              such lines belong (see docs/markers.md), or add the line yourself and re-run with the marker restored",
@@ -33,7 +50,10 @@ pub fn insert_lines_before_marker(path: &Path, text: &str, marker: &str, lines: 
     };
     let all: Vec<&str> = text.split_inclusive('\n').collect();
     let marker_line = all[pos];
-    let indent: String = marker_line.chars().take_while(|c| c.is_whitespace() && *c != '\n').collect();
+    let indent: String = marker_line
+        .chars()
+        .take_while(|c| c.is_whitespace() && *c != '\n')
+        .collect();
     let mut out = String::with_capacity(text.len() + 64);
     for (i, l) in all.iter().enumerate() {
         if i == pos {
@@ -46,6 +66,38 @@ pub fn insert_lines_before_marker(path: &Path, text: &str, marker: &str, lines: 
             }
         }
         out.push_str(l);
+    }
+    check(path, &out, lang)?;
+    Ok(out)
+}
+
+/// Enables every block tagged `tag`: after each `# +kubesmith:uncomment:<tag>` line, the following lines that
+/// start with `#` (up to a blank line, another marker, or an uncommented line) lose exactly one leading `#`.
+/// Enabling twice changes nothing, since an enabled block no longer starts with `#`.
+pub fn uncomment_blocks(path: &Path, text: &str, tag: &str, lang: Lang) -> Result<String> {
+    let marker = format!("# +kubesmith:uncomment:{tag}");
+    if !text.lines().any(|l| l.trim() == marker) {
+        anyhow::bail!(
+            "{}: the marker `{marker}` is missing, so kubesmith cannot enable that section; restore the marker \
+             line above the commented block (see docs/ARCHITECTURE.md), or enable the section by hand",
+            path.display()
+        );
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut in_block = false;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if trimmed.starts_with("# +kubesmith:") {
+            in_block = trimmed == marker;
+            out.push_str(line);
+            continue;
+        }
+        if in_block && line.starts_with('#') {
+            out.push_str(&line[1..]);
+            continue;
+        }
+        in_block = false;
+        out.push_str(line);
     }
     check(path, &out, lang)?;
     Ok(out)
@@ -88,32 +140,93 @@ mod tests {
     #[test]
     fn inserts_with_marker_indent_once() {
         let p = Path::new("src/main.rs");
-        let once = insert_before_marker(p, MAIN, "// +kubesmith:scaffold:controllers", "b(),", Lang::Rust).unwrap();
-        assert!(once.contains("        a(),\n        b(),\n        // +kubesmith:scaffold:controllers\n"));
-        let twice = insert_before_marker(p, &once, "// +kubesmith:scaffold:controllers", "b(),", Lang::Rust).unwrap();
+        let once = insert_before_marker(
+            p,
+            MAIN,
+            "// +kubesmith:scaffold:controllers",
+            "b(),",
+            Lang::Rust,
+        )
+        .unwrap();
+        assert!(
+            once.contains(
+                "        a(),\n        b(),\n        // +kubesmith:scaffold:controllers\n"
+            )
+        );
+        let twice = insert_before_marker(
+            p,
+            &once,
+            "// +kubesmith:scaffold:controllers",
+            "b(),",
+            Lang::Rust,
+        )
+        .unwrap();
         assert_eq!(once, twice);
     }
 
     #[test]
     fn missing_marker_is_a_clear_error() {
-        let err = insert_before_marker(Path::new("src/main.rs"), "fn main() {}\n", "// +kubesmith:scaffold:x", "y();", Lang::Rust)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("src/main.rs") && err.contains("`// +kubesmith:scaffold:x` is missing"), "{err}");
+        let err = insert_before_marker(
+            Path::new("src/main.rs"),
+            "fn main() {}\n",
+            "// +kubesmith:scaffold:x",
+            "y();",
+            Lang::Rust,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("src/main.rs") && err.contains("`// +kubesmith:scaffold:x` is missing"),
+            "{err}"
+        );
     }
 
     #[test]
     fn refuses_to_break_rust() {
-        let err = insert_before_marker(Path::new("src/lib.rs"), MAIN, "// +kubesmith:scaffold:controllers", "}}}", Lang::Rust)
-            .unwrap_err()
-            .to_string();
+        let err = insert_before_marker(
+            Path::new("src/lib.rs"),
+            MAIN,
+            "// +kubesmith:scaffold:controllers",
+            "}}}",
+            Lang::Rust,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("would not parse"), "{err}");
+    }
+
+    #[test]
+    fn uncomments_tagged_blocks_once() {
+        let y = "resources:\n- a\n# +kubesmith:uncomment:crd\n#- ../crd\n# +kubesmith:uncomment:other\n#- ../other\n\n#- keep\n";
+        let p = Path::new("k.yaml");
+        let once = uncomment_blocks(p, y, "crd", Lang::Yaml).unwrap();
+        assert_eq!(
+            once,
+            "resources:\n- a\n# +kubesmith:uncomment:crd\n- ../crd\n# +kubesmith:uncomment:other\n#- ../other\n\n#- keep\n"
+        );
+        assert_eq!(uncomment_blocks(p, &once, "crd", Lang::Yaml).unwrap(), once);
+        assert!(
+            uncomment_blocks(p, y, "missing", Lang::Yaml)
+                .unwrap_err()
+                .to_string()
+                .contains("is missing")
+        );
     }
 
     #[test]
     fn yaml_lists() {
         let y = "resources:\n- a.yaml\n# +kubesmith:scaffold:crd-resources\n";
-        let out = insert_before_marker(Path::new("k.yaml"), y, "# +kubesmith:scaffold:crd-resources", "- b.yaml", Lang::Yaml).unwrap();
-        assert_eq!(out, "resources:\n- a.yaml\n- b.yaml\n# +kubesmith:scaffold:crd-resources\n");
+        let out = insert_before_marker(
+            Path::new("k.yaml"),
+            y,
+            "# +kubesmith:scaffold:crd-resources",
+            "- b.yaml",
+            Lang::Yaml,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "resources:\n- a.yaml\n- b.yaml\n# +kubesmith:scaffold:crd-resources\n"
+        );
     }
 }

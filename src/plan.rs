@@ -50,7 +50,10 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(root: &Path) -> Self {
-        Plan { root: root.to_path_buf(), ..Default::default() }
+        Plan {
+            root: root.to_path_buf(),
+            ..Default::default()
+        }
     }
 
     /// Plans a new file; a later op on the same path replaces the contents but keeps `Create`.
@@ -95,7 +98,11 @@ impl Plan {
             return;
         }
         self.index.insert(path.clone(), self.ops.len());
-        self.ops.push(FileOp { path, action, contents });
+        self.ops.push(FileOp {
+            path,
+            action,
+            contents,
+        });
     }
 
     /// The contents a file will have once the plan is applied: planned contents first, then the disk.
@@ -156,9 +163,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "disk").unwrap();
         let mut plan = Plan::new(dir.path());
-        assert_eq!(plan.read(Path::new("a.txt")).unwrap().as_deref(), Some("disk"));
+        assert_eq!(
+            plan.read(Path::new("a.txt")).unwrap().as_deref(),
+            Some("disk")
+        );
         plan.edit("a.txt", "planned".into());
-        assert_eq!(plan.read(Path::new("a.txt")).unwrap().as_deref(), Some("planned"));
+        assert_eq!(
+            plan.read(Path::new("a.txt")).unwrap().as_deref(),
+            Some("planned")
+        );
         plan.create("b.txt", "one".into());
         plan.edit("b.txt", "two".into());
         assert_eq!(plan.ops()[1].action, Action::Create);

@@ -15,6 +15,8 @@ use crate::project::{self, ProjectFile};
 #[derive(Debug, Serialize)]
 pub struct InitContext {
     pub project_name: String,
+    /// `Memcached Operator`
+    pub display_name: String,
     pub crate_name: String,
     pub domain: String,
     pub repo: String,
@@ -47,17 +49,29 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         None => cwd
             .file_name()
             .map(|n| n.to_string_lossy().to_lowercase())
-            .ok_or_else(|| UsageError("cannot derive a project name from the folder: pass --project-name".into()))?,
+            .ok_or_else(|| {
+                UsageError(
+                    "cannot derive a project name from the folder: pass --project-name".into(),
+                )
+            })?,
     };
     names::validate_project_name(&project_name).map_err(UsageError::from)?;
     names::validate_domain(&args.domain).map_err(UsageError::from)?;
     let repo = args.repo.clone().unwrap_or_default();
-    let id_seed = if repo.is_empty() { project_name.clone() } else { repo.clone() };
+    let id_seed = if repo.is_empty() {
+        project_name.clone()
+    } else {
+        repo.clone()
+    };
     let ctx = InitContext {
         crate_name: names::crate_name(&project_name),
+        display_name: display_name(&project_name),
         domain: args.domain.clone(),
         repo: repo.clone(),
-        owner: args.owner.clone().unwrap_or_else(|| format!("The {project_name} authors")),
+        owner: args
+            .owner
+            .clone()
+            .unwrap_or_else(|| format!("The {project_name} authors")),
         license_apache2: args.license == License::Apache2,
         year: current_year().to_string(),
         k8s_version: args.k8s_version.dotted().to_string(),
@@ -94,7 +108,10 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
     }
 
     let mut plugins = serde_json::Map::new();
-    plugins.insert(project::PLUGIN_KEY.into(), serde_json::json!({ "k8sVersion": ctx.k8s_version }));
+    plugins.insert(
+        project::PLUGIN_KEY.into(),
+        serde_json::json!({ "k8sVersion": ctx.k8s_version }),
+    );
     let file = ProjectFile {
         cli_version: ctx.kubesmith_version.clone(),
         domain: ctx.domain.clone(),
@@ -113,6 +130,21 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         ctx.k8s_version, ctx.project_name
     ));
     Ok(plan)
+}
+
+/// `memcached-operator` → `Memcached Operator`.
+fn display_name(project: &str) -> String {
+    project
+        .split('-')
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The year for license notices: `SOURCE_DATE_EPOCH` when set (reproducible output), else now.
@@ -144,6 +176,12 @@ fn civil_year(days: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn display_names() {
+        assert_eq!(display_name("memcached-operator"), "Memcached Operator");
+        assert_eq!(display_name("op"), "Op");
+    }
 
     #[test]
     fn years() {

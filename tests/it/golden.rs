@@ -25,8 +25,13 @@ fn scaffolded_tree_matches_golden() {
         return;
     }
     let expected = snapshot(&golden_dir);
-    let paths = |m: &std::collections::BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(paths(&actual), paths(&expected), "the scaffolded file list changed; run `cargo xtask bless` if intended");
+    let paths =
+        |m: &std::collections::BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        paths(&actual),
+        paths(&expected),
+        "the scaffolded file list changed; run `cargo xtask bless` if intended"
+    );
     for (rel, bytes) in &actual {
         let want = &expected[rel];
         if bytes != want {

@@ -1,0 +1,168 @@
+//! `kubesmith make manifests`: CRDs from the Rust types (static, via `crate::crd`) and `role.yaml` from RBAC markers.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::cli::MakeManifestsArgs;
+use crate::commands::UsageError;
+use crate::crd::{self, SourceSet};
+use crate::plan::{Action, Plan};
+use crate::project::{PROJECT_FILE, Project};
+
+/// Name of the role controller-gen's kubebuilder setup generates (`rbac:roleName=manager-role`).
+pub const ROLE_NAME: &str = "manager-role";
+const ROLE_FILE: &str = "role.yaml";
+
+/// Where `make manifests` reads and writes, after applying project defaults.
+#[derive(Debug)]
+pub struct Targets {
+    pub sources: Vec<PathBuf>,
+    pub crd_dir: Option<PathBuf>,
+    pub rbac_dir: Option<PathBuf>,
+}
+
+/// Resolves the folders: flags win; in a project the layout gives defaults; outside one only flags count.
+pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
+    let in_project = cwd.join(PROJECT_FILE).is_file();
+    if in_project {
+        Project::load(cwd)?;
+    }
+    let sources = if args.sources.is_empty() { vec![PathBuf::from("src")] } else { args.sources.clone() };
+    let (crd_dir, rbac_dir) = if in_project {
+        (
+            Some(args.crd_dir.clone().unwrap_or_else(|| PathBuf::from("config/crd/bases"))),
+            Some(args.rbac_dir.clone().unwrap_or_else(|| PathBuf::from("config/rbac"))),
+        )
+    } else {
+        if args.crd_dir.is_none() && args.rbac_dir.is_none() {
+            return Err(UsageError(format!(
+                "{} is not a kubesmith project (no PROJECT file), so there are no default outputs: \
+                 pass --crd-dir DIR and/or --rbac-dir DIR, e.g. `kubesmith make manifests --source src --crd-dir out/crds`",
+                cwd.display()
+            ))
+            .into());
+        }
+        (args.crd_dir.clone(), args.rbac_dir.clone())
+    };
+    for s in &sources {
+        if !cwd.join(s).is_dir() {
+            return Err(UsageError(format!(
+                "source folder {} does not exist: pass --source with the folder holding lib.rs or main.rs",
+                s.display()
+            ))
+            .into());
+        }
+    }
+    Ok(Targets { sources, crd_dir, rbac_dir })
+}
+
+/// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
+pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
+    let root = plan.root.clone();
+    if let Some(crd_dir) = &targets.crd_dir {
+        let mut written = Vec::new();
+        for src in &targets.sources {
+            let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
+            for generated in crd::generate(&set)? {
+                let path = crd_dir.join(&generated.file_name);
+                let text = crate::yaml::to_multi_doc_string(std::slice::from_ref(&generated.crd));
+                plan.write(&path, text)?;
+                written.push(path);
+            }
+        }
+        for stale in stale_crds(&root, crd_dir, &written)? {
+            plan.delete(stale);
+        }
+    }
+    if let Some(rbac_dir) = &targets.rbac_dir {
+        let mut markers = Vec::new();
+        for src in &targets.sources {
+            for file in rust_files(&root.join(src))? {
+                let rel = file.strip_prefix(&root).unwrap_or(&file).to_path_buf();
+                let text = plan.read_existing(&rel)?;
+                markers.extend(crate::markers::scan(&rel, &text)?);
+            }
+        }
+        let mut roles = crate::rbac::generate(&markers, ROLE_NAME);
+        if roles.is_empty() {
+            roles.push(serde_json::json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRole",
+                "metadata": { "name": ROLE_NAME },
+                "rules": [],
+            }));
+            plan.notes.push("note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into());
+        }
+        plan.write(rbac_dir.join(ROLE_FILE), crate::yaml::to_multi_doc_string(&roles))?;
+    }
+    Ok(())
+}
+
+/// CRD files in `dir` that this run did not produce (only files that parse as CustomResourceDefinitions).
+fn stale_crds(root: &Path, dir: &Path, written: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let full = root.join(dir);
+    let Ok(entries) = std::fs::read_dir(&full) else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    for e in entries {
+        let p = e.with_context(|| format!("failed to list {}", full.display()))?.path();
+        let rel = dir.join(p.file_name().unwrap_or_default());
+        if p.extension().is_none_or(|x| x != "yaml") || written.contains(&rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        let is_crd = crate::yaml::from_multi_doc_str(&text)
+            .map(|docs| docs.iter().any(|d| d["kind"] == "CustomResourceDefinition"))
+            .unwrap_or(false);
+        if is_crd {
+            out.push(rel);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Every `.rs` file under `dir`, sorted, skipping `target/` and hidden folders.
+pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).with_context(|| format!("failed to list {}", d.display()))? {
+            let p = e.with_context(|| format!("failed to list {}", d.display()))?.path();
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if p.is_dir() {
+                if !name.starts_with('.') && name != "target" {
+                    stack.push(p);
+                }
+            } else if name.ends_with(".rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Runs the command: plan, then `--check` (report and fail), `--dry-run` (print) or apply.
+pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
+    let targets = targets(args, cwd)?;
+    let mut plan = Plan::new(cwd);
+    plan_into(&mut plan, &targets)?;
+    if args.check {
+        let ops = crate::apply::effective_ops(&plan)?;
+        if ops.is_empty() {
+            println!("manifests are up to date");
+            return Ok(());
+        }
+        for op in &ops {
+            let what = match op.action {
+                Action::Delete => "would be removed",
+                _ if cwd.join(&op.path).exists() => "stale",
+                _ => "missing",
+            };
+            println!("{what}: {}", op.path.display());
+        }
+        anyhow::bail!("{} manifest file(s) out of date: run `kubesmith make manifests` and commit the result", ops.len());
+    }
+    crate::commands::finish(plan, args.dry_run)
+}
