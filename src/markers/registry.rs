@@ -355,7 +355,7 @@ fn build() -> Vec<MarkerDef> {
                 "patch",
                 T::String,
                 false,
-                "JSON merge patch applied to the webhook entry",
+                "strategic-merge patch (JSON, backtick-quoted) applied to the webhook entry",
             ),
         ],
         "Admission webhook entry in config/webhook/manifests.yaml.",
