@@ -6,12 +6,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Scaffold, generate and package Kubernetes operators written in Rust with kube-rs.
 #[derive(Debug, Parser)]
-#[command(
-    name = "kubesmith",
-    version,
-    propagate_version = true,
-    max_term_width = 110
-)]
+#[command(name = "kubesmith", version, max_term_width = 110)]
 #[command(after_help = "Quick start:\n  kubesmith init --domain example.com\n  \
     kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  kubesmith make manifests")]
 pub struct Cli {

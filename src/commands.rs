@@ -39,7 +39,8 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
 }
 
 /// Applies the plan (or prints it for `--dry-run`) and prints the notes.
-pub fn finish(plan: Plan, dry_run: bool) -> Result<()> {
+pub fn finish(mut plan: Plan, dry_run: bool) -> Result<()> {
+    crate::rustfmt::format_plan(&mut plan)?;
     if dry_run {
         let ops = crate::apply::effective_ops(&plan)?;
         println!(

@@ -10,6 +10,7 @@ pub mod plan;
 pub mod project;
 pub mod rbac;
 pub mod render;
+pub mod rustfmt;
 pub mod webhook;
 pub mod yaml;
 

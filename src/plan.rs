@@ -71,6 +71,13 @@ impl Plan {
         self.put(path.into(), Action::Edit, Some(contents));
     }
 
+    /// Replaces the planned contents of a path already in the plan, keeping its action (used by formatters).
+    pub fn replace_contents(&mut self, path: &Path, contents: String) {
+        if let Some(&i) = self.index.get(path) {
+            self.ops[i].contents = Some(contents);
+        }
+    }
+
     /// Plans a deletion.
     pub fn delete(&mut self, path: impl Into<PathBuf>) {
         self.put(path.into(), Action::Delete, None);

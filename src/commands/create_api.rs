@@ -37,7 +37,13 @@ pub struct ApiContext {
     pub kind: String,
     /// `memcached`
     pub kind_lower: String,
+    /// File stem of the kind's modules (`memcached`, `type`).
+    pub kind_file: String,
+    /// Name of the kind's controller in logs and metrics (`memcached`, or `cache-memcached` when multigroup).
+    pub controller_name: String,
     pub plural: String,
+    /// True when `plural` differs from kube-derive's rule, so `#[kube(plural)]` must say it.
+    pub custom_plural: bool,
     /// Module ident of the kind (`memcached`, `r#type`).
     pub kind_module: String,
     /// Module path of the version's types from the crate root, e.g. `api::v1alpha1` or `api::cache::v1alpha1`.
@@ -189,7 +195,10 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         version: args.version.clone(),
         kind: args.kind.clone(),
         kind_lower: kind_lower.clone(),
+        kind_file: kind_mod.file.clone(),
+        controller_name: role_prefix.clone(),
         plural: plural.clone(),
+        custom_plural: plural != names::kube_plural(&kind_lower),
         kind_module: kind_mod.ident.clone(),
         api_module_path: api_module_path.clone(),
         controller_module_path: controller_module_path.clone(),
@@ -492,7 +501,10 @@ fn plan_controller_modules(
             )?;
         }
     }
-    let registration = format!("{}::registration(),", ctx.controller_module_path);
+    let registration = format!(
+        "{}::{}::registration(),",
+        ctx.crate_name, ctx.controller_module_path
+    );
     insert_rust(
         plan,
         Path::new("src/main.rs"),

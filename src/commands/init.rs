@@ -58,11 +58,6 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
     names::validate_project_name(&project_name).map_err(UsageError::from)?;
     names::validate_domain(&args.domain).map_err(UsageError::from)?;
     let repo = args.repo.clone().unwrap_or_default();
-    let id_seed = if repo.is_empty() {
-        project_name.clone()
-    } else {
-        repo.clone()
-    };
     let ctx = InitContext {
         crate_name: names::crate_name(&project_name),
         display_name: display_name(&project_name),
@@ -77,7 +72,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         k8s_version: args.k8s_version.dotted().to_string(),
         k8s_feature: args.k8s_version.feature(),
         kubesmith_version: env!("CARGO_PKG_VERSION").to_string(),
-        leader_election_id: format!("{:08x}.{}", names::fnv32a(&id_seed), args.domain),
+        leader_election_id: format!("{:08x}.{}", names::fnv32a(&project_name), args.domain),
         namespace: format!("{project_name}-system"),
         multigroup: args.multigroup,
         project_name,

@@ -48,7 +48,10 @@ fn scaffolds_types_controller_samples_rbac_and_records_the_resource() {
     ] {
         assert!(controller.contains(needle), "controller lacks `{needle}`");
     }
-    assert!(read(&dir.join("src/main.rs")).contains("controller::memcached::registration(),"));
+    assert!(
+        read(&dir.join("src/main.rs"))
+            .contains("memcached_operator::controller::memcached::registration(),")
+    );
     assert!(read(&dir.join("src/controller.rs")).contains("pub mod memcached;"));
     assert!(read(&dir.join("src/api.rs")).contains("pub mod v1alpha1;"));
     assert!(read(&dir.join("src/api/v1alpha1.rs")).contains("mod memcached;"));
