@@ -4,3 +4,5 @@
 pub fn run_cli() -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
+
+pub mod crd;
