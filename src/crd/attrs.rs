@@ -43,7 +43,10 @@ impl MetaItem {
     pub fn nested(&self) -> syn::Result<Vec<MetaItem>> {
         match &self.value {
             MetaValue::List(ts) => parse_meta_list.parse2(ts.clone()),
-            _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
+            _ => Err(syn::Error::new(
+                self.span,
+                format!("expected `{}(...)`", self.name),
+            )),
         }
     }
 
@@ -54,7 +57,10 @@ impl MetaItem {
                 let p = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(ts.clone())?;
                 Ok(p.into_iter().collect())
             }
-            _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
+            _ => Err(syn::Error::new(
+                self.span,
+                format!("expected `{}(...)`", self.name),
+            )),
         }
     }
 }
@@ -155,7 +161,11 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
         })
         .map(|l| l.strip_prefix(' ').map(str::to_string).unwrap_or(l))
         .collect();
-    if lines.is_empty() { None } else { Some(lines.join("\n")) }
+    if lines.is_empty() {
+        None
+    } else {
+        Some(lines.join("\n"))
+    }
 }
 
 /// schemars' `get_title_and_description`.
@@ -164,7 +174,9 @@ pub fn title_and_description(doc: &str) -> (String, String) {
     if let Some(stripped) = doc.strip_prefix('#') {
         let _ = stripped;
         let end = doc.find('\n').unwrap_or(doc.len());
-        let title = doc[..end].trim_start_matches('#').trim_matches(|c: char| c.is_ascii_whitespace());
+        let title = doc[..end]
+            .trim_start_matches('#')
+            .trim_matches(|c: char| c.is_ascii_whitespace());
         let description = doc[end..].trim_matches(|c: char| c.is_ascii_whitespace());
         (title.to_string(), description.to_string())
     } else {
@@ -234,7 +246,9 @@ impl RenameRule {
             }
             Self::ScreamingSnake => Self::Snake.apply_to_variant(variant).to_ascii_uppercase(),
             Self::Kebab => Self::Snake.apply_to_variant(variant).replace('_', "-"),
-            Self::ScreamingKebab => Self::ScreamingSnake.apply_to_variant(variant).replace('_', "-"),
+            Self::ScreamingKebab => Self::ScreamingSnake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
         }
     }
 
@@ -344,9 +358,16 @@ impl Common {
     /// schemars' `add_mutators` (title, description, deprecated, examples); extensions are applied by
     /// [`Common::apply_extensions`] last.
     pub fn apply_metadata(&self, schema: &mut Value) {
-        let (doc_title, doc_desc) = self.doc.as_deref().map(title_and_description).unwrap_or_default();
+        let (doc_title, doc_desc) = self
+            .doc
+            .as_deref()
+            .map(title_and_description)
+            .unwrap_or_default();
         let title = self.title.clone().or(self.doc.as_ref().map(|_| doc_title));
-        let description = self.description.clone().or(self.doc.as_ref().map(|_| doc_desc));
+        let description = self
+            .description
+            .clone()
+            .or(self.doc.as_ref().map(|_| doc_desc));
         if let Some(t) = title.filter(|t| !t.is_empty()) {
             insert(schema, "title", Value::String(t));
         }
@@ -462,23 +483,28 @@ fn rename_value(item: &MetaItem) -> syn::Result<Option<String>> {
         MetaValue::List(_) => {
             // rename(serialize = "..", deserialize = "..") — schemars uses the deserialize name.
             let nested = item.nested()?;
-            Ok(nested.iter().find(|n| n.name == "deserialize").and_then(MetaItem::str_value))
+            Ok(nested
+                .iter()
+                .find(|n| n.name == "deserialize")
+                .and_then(MetaItem::str_value))
         }
         MetaValue::Flag => Ok(None),
     }
 }
 
 fn rename_rule(item: &MetaItem) -> syn::Result<Option<RenameRule>> {
-    let Some(s) = rename_value(item)? else { return Ok(None) };
+    let Some(s) = rename_value(item)? else {
+        return Ok(None);
+    };
     RenameRule::parse(&s)
         .map(Some)
         .ok_or_else(|| syn::Error::new(item.span, format!("unknown rename rule `{s}`")))
 }
 
 fn parse_type(item: &MetaItem) -> syn::Result<syn::Type> {
-    let s = item
-        .str_value()
-        .ok_or_else(|| syn::Error::new(item.span, format!("expected `{} = \"Type\"`", item.name)))?;
+    let s = item.str_value().ok_or_else(|| {
+        syn::Error::new(item.span, format!("expected `{} = \"Type\"`", item.name))
+    })?;
     syn::parse_str::<syn::Type>(&s).map_err(|e| syn::Error::new(item.span, e.to_string()))
 }
 
@@ -489,24 +515,33 @@ fn serde_default(item: &MetaItem) -> SerdeDefault {
     }
 }
 
-fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) -> syn::Result<bool> {
+fn parse_common(
+    attrs: &[syn::Attribute],
+    item: &MetaItem,
+    common: &mut Common,
+) -> syn::Result<bool> {
     let _ = attrs;
     match item.name.as_str() {
         "title" => common.title = item.str_value(),
         "description" => common.description = item.str_value(),
         "deprecated" => common.deprecated = true,
-        "example" => match &item.value {
-            MetaValue::Expr(e) => {
-                let v = expr_literal(e).ok_or_else(|| {
+        "example" => {
+            match &item.value {
+                MetaValue::Expr(e) => {
+                    let v = expr_literal(e).ok_or_else(|| {
                     syn::Error::new(item.span, "only literal `example` values can be evaluated statically; use a literal")
                 })?;
-                common.examples.push(v);
+                    common.examples.push(v);
+                }
+                _ => return Err(syn::Error::new(item.span, "expected `example = <literal>`")),
             }
-            _ => return Err(syn::Error::new(item.span, "expected `example = <literal>`")),
-        },
+        }
         "extend" => {
             let MetaValue::List(ts) = &item.value else {
-                return Err(syn::Error::new(item.span, "expected `extend(\"key\" = value, ...)`"));
+                return Err(syn::Error::new(
+                    item.span,
+                    "expected `extend(\"key\" = value, ...)`",
+                ));
             };
             let pairs = (|input: ParseStream| {
                 let mut out = Vec::new();
@@ -525,7 +560,10 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
             .parse2(ts.clone())?;
             for (k, v) in pairs {
                 let value = expr_json(&v).ok_or_else(|| {
-                    syn::Error::new(k.span(), "only literal / json!-like `extend` values can be evaluated statically")
+                    syn::Error::new(
+                        k.span(),
+                        "only literal / json!-like `extend` values can be evaluated statically",
+                    )
                 })?;
                 common.extend.push((k.value(), value));
             }
@@ -541,7 +579,12 @@ pub fn expr_json(e: &Expr) -> Option<Value> {
         return Some(v);
     }
     match e {
-        Expr::Array(a) => a.elems.iter().map(expr_json).collect::<Option<Vec<_>>>().map(Value::Array),
+        Expr::Array(a) => a
+            .elems
+            .iter()
+            .map(expr_json)
+            .collect::<Option<Vec<_>>>()
+            .map(Value::Array),
         Expr::Path(p) if p.path.is_ident("null") => Some(Value::Null),
         _ => None,
     }
@@ -550,9 +593,15 @@ pub fn expr_json(e: &Expr) -> Option<Value> {
 fn parse_bounds(item: &MetaItem) -> syn::Result<Bounds> {
     let mut b = Bounds::default();
     for n in item.nested()? {
-        let MetaValue::Expr(e) = &n.value else { continue };
-        let v = expr_literal(e)
-            .ok_or_else(|| syn::Error::new(n.span, "only literal bounds can be evaluated statically; use a literal"))?;
+        let MetaValue::Expr(e) = &n.value else {
+            continue;
+        };
+        let v = expr_literal(e).ok_or_else(|| {
+            syn::Error::new(
+                n.span,
+                "only literal bounds can be evaluated statically; use a literal",
+            )
+        })?;
         match n.name.as_str() {
             "min" => b.min = Some(v),
             "max" => b.max = Some(v),
@@ -728,7 +777,9 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
                 "skip" | "skip_deserializing" => v.skip_de = true,
                 "untagged" => v.untagged = true,
                 "with" if which == "schemars" => v.with = Some(parse_type(&item)?),
-                "schema_with" | "transform" => v.custom_schema = Some((item.name.clone(), item.span)),
+                "schema_with" | "transform" => {
+                    v.custom_schema = Some((item.name.clone(), item.span))
+                }
                 _ => {
                     if which == "schemars" {
                         parse_common(attrs, &item, &mut v.common)?;

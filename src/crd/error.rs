@@ -30,7 +30,9 @@ pub enum CrdErrorKind {
     #[error("no crate root: expected lib.rs or main.rs in this directory")]
     NoCrateRoot,
     /// `mod x;` whose file does not exist.
-    #[error("file for module `{module}` not found (looked for {looked}); create it or fix the `mod` declaration")]
+    #[error(
+        "file for module `{module}` not found (looked for {looked}); create it or fix the `mod` declaration"
+    )]
     ModuleNotFound {
         /// Module name.
         module: String,
@@ -110,7 +112,12 @@ impl CrdError {
     }
 
     /// Shorthand for [`CrdErrorKind::Unsupported`].
-    pub fn unsupported(path: &Path, span: proc_macro2::Span, construct: impl fmt::Display, fix: impl fmt::Display) -> Self {
+    pub fn unsupported(
+        path: &Path,
+        span: proc_macro2::Span,
+        construct: impl fmt::Display,
+        fix: impl fmt::Display,
+    ) -> Self {
         Self::at(
             path,
             span,

@@ -72,8 +72,12 @@ fn err(span: Span, msg: impl Into<String>) -> syn::Error {
 }
 
 fn string(item: &MetaItem) -> syn::Result<String> {
-    item.str_value()
-        .ok_or_else(|| err(item.span, format!("#[kube({} = \"...\")] expects a string literal", item.name)))
+    item.str_value().ok_or_else(|| {
+        err(
+            item.span,
+            format!("#[kube({} = \"...\")] expects a string literal", item.name),
+        )
+    })
 }
 
 fn boolean(item: &MetaItem) -> syn::Result<bool> {
@@ -81,9 +85,15 @@ fn boolean(item: &MetaItem) -> syn::Result<bool> {
         MetaValue::Flag => Ok(true),
         MetaValue::Expr(e) => match attrs::expr_literal(e) {
             Some(Value::Bool(b)) => Ok(b),
-            _ => Err(err(item.span, format!("#[kube({} = ..)] expects true or false", item.name))),
+            _ => Err(err(
+                item.span,
+                format!("#[kube({} = ..)] expects true or false", item.name),
+            )),
         },
-        MetaValue::List(_) => Err(err(item.span, format!("#[kube({} = ..)] expects true or false", item.name))),
+        MetaValue::List(_) => Err(err(
+            item.span,
+            format!("#[kube({} = ..)] expects true or false", item.name),
+        )),
     }
 }
 
@@ -92,9 +102,21 @@ fn pair(item: &MetaItem) -> syn::Result<(String, String)> {
     match exprs.as_slice() {
         [k, v] => match (attrs::expr_str(k), attrs::expr_str(v)) {
             (Some(k), Some(v)) => Ok((k, v)),
-            _ => Err(err(item.span, format!("#[kube({}(\"key\", \"value\"))] expects two string literals", item.name))),
+            _ => Err(err(
+                item.span,
+                format!(
+                    "#[kube({}(\"key\", \"value\"))] expects two string literals",
+                    item.name
+                ),
+            )),
         },
-        _ => Err(err(item.span, format!("#[kube({}(\"key\", \"value\"))] expects two string literals", item.name))),
+        _ => Err(err(
+            item.span,
+            format!(
+                "#[kube({}(\"key\", \"value\"))] expects two string literals",
+                item.name
+            ),
+        )),
     }
 }
 
@@ -167,7 +189,9 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
                     other => {
                         return Err(err(
                             item.span,
-                            format!("unknown #[kube(schema = \"{other}\")]: use \"derived\", \"manual\" or \"disabled\""),
+                            format!(
+                                "unknown #[kube(schema = \"{other}\")]: use \"derived\", \"manual\" or \"disabled\""
+                            ),
                         ));
                     }
                 };
@@ -177,7 +201,10 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
             "printcolumn" => k.printcolumns.push(printcolumn(&item)?),
             "validation" => {
                 let MetaValue::Expr(e) = &item.value else {
-                    return Err(err(item.span, "#[kube(validation = ..)] expects a CEL rule"));
+                    return Err(err(
+                        item.span,
+                        "#[kube(validation = ..)] expects a CEL rule",
+                    ));
                 };
                 k.validations.push(rule(e).ok_or_else(|| {
                     err(
@@ -214,7 +241,8 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
 
 fn scale(item: &MetaItem) -> syn::Result<Value> {
     if let Some(s) = item.str_value() {
-        return serde_json::from_str(&s).map_err(|e| err(item.span, format!("invalid scale JSON: {e}")));
+        return serde_json::from_str(&s)
+            .map_err(|e| err(item.span, format!("invalid scale JSON: {e}")));
     }
     let mut out = Map::new();
     for n in item.nested()? {
@@ -231,7 +259,8 @@ fn scale(item: &MetaItem) -> syn::Result<Value> {
 
 fn printcolumn(item: &MetaItem) -> syn::Result<Value> {
     if let Some(s) = item.str_value() {
-        return serde_json::from_str(&s).map_err(|e| err(item.span, format!("invalid printcolumn JSON: {e}")));
+        return serde_json::from_str(&s)
+            .map_err(|e| err(item.span, format!("invalid printcolumn JSON: {e}")));
     }
     let mut out = Map::new();
     for n in item.nested()? {
@@ -242,7 +271,11 @@ fn printcolumn(item: &MetaItem) -> syn::Result<Value> {
             "description" => ("description", Value::String(string(&n)?)),
             "format" => ("format", Value::String(string(&n)?)),
             "priority" => match &n.value {
-                MetaValue::Expr(e) => ("priority", attrs::expr_literal(e).ok_or_else(|| err(n.span, "priority must be an integer"))?),
+                MetaValue::Expr(e) => (
+                    "priority",
+                    attrs::expr_literal(e)
+                        .ok_or_else(|| err(n.span, "priority must be an integer"))?,
+                ),
                 _ => return Err(err(n.span, "priority must be an integer")),
             },
             other => return Err(err(n.span, format!("unknown printcolumn key `{other}`"))),
@@ -258,7 +291,11 @@ fn lit_string(e: &Expr) -> Option<String> {
 
 fn strip_into(e: &Expr) -> &Expr {
     match e {
-        Expr::MethodCall(m) if m.args.is_empty() && (m.method == "into" || m.method == "to_string") => strip_into(&m.receiver),
+        Expr::MethodCall(m)
+            if m.args.is_empty() && (m.method == "into" || m.method == "to_string") =>
+        {
+            strip_into(&m.receiver)
+        }
         Expr::Paren(p) => strip_into(&p.expr),
         Expr::Group(g) => strip_into(&g.expr),
         _ => e,
@@ -278,11 +315,17 @@ fn message(e: &Expr, out: &mut Map<String, Value>) -> Option<()> {
     match last.as_str() {
         "Some" => message(c.args.first()?, out),
         "Expression" => {
-            out.insert("messageExpression".into(), Value::String(lit_string(c.args.first()?)?));
+            out.insert(
+                "messageExpression".into(),
+                Value::String(lit_string(c.args.first()?)?),
+            );
             Some(())
         }
         "Message" => {
-            out.insert("message".into(), Value::String(lit_string(c.args.first()?)?));
+            out.insert(
+                "message".into(),
+                Value::String(lit_string(c.args.first()?)?),
+            );
             Some(())
         }
         _ => None,
@@ -307,8 +350,13 @@ pub fn rule(e: &Expr) -> Option<Value> {
             match mc.method.to_string().as_str() {
                 "message" => message(arg, obj)?,
                 "reason" => {
-                    let Expr::Path(p) = strip_into(arg) else { return None };
-                    obj.insert("reason".into(), Value::String(p.path.segments.last()?.ident.to_string()));
+                    let Expr::Path(p) = strip_into(arg) else {
+                        return None;
+                    };
+                    obj.insert(
+                        "reason".into(),
+                        Value::String(p.path.segments.last()?.ident.to_string()),
+                    );
                 }
                 "field_path" => {
                     obj.insert("fieldPath".into(), Value::String(lit_string(arg)?));
@@ -331,7 +379,9 @@ pub fn rule(e: &Expr) -> Option<Value> {
         Expr::Struct(s) => {
             let mut out = Map::new();
             for f in &s.fields {
-                let syn::Member::Named(n) = &f.member else { return None };
+                let syn::Member::Named(n) = &f.member else {
+                    return None;
+                };
                 match n.to_string().as_str() {
                     "rule" => {
                         out.insert("rule".into(), Value::String(lit_string(&f.expr)?));
@@ -344,13 +394,21 @@ pub fn rule(e: &Expr) -> Option<Value> {
                     }
                     "optional_old_self" => {
                         if let Expr::Call(c) = strip_into(&f.expr) {
-                            out.insert("optionalOldSelf".into(), attrs::expr_literal(c.args.first()?)?);
+                            out.insert(
+                                "optionalOldSelf".into(),
+                                attrs::expr_literal(c.args.first()?)?,
+                            );
                         }
                     }
                     "reason" => {
                         if let Expr::Call(c) = strip_into(&f.expr) {
-                            let Expr::Path(p) = strip_into(c.args.first()?) else { return None };
-                            out.insert("reason".into(), Value::String(p.path.segments.last()?.ident.to_string()));
+                            let Expr::Path(p) = strip_into(c.args.first()?) else {
+                                return None;
+                            };
+                            out.insert(
+                                "reason".into(),
+                                Value::String(p.path.segments.last()?.ident.to_string()),
+                            );
                         }
                     }
                     _ => return None,
@@ -363,13 +421,20 @@ pub fn rule(e: &Expr) -> Option<Value> {
 }
 
 fn some_string(e: &Expr) -> Option<String> {
-    let Expr::Call(c) = strip_into(e) else { return None };
+    let Expr::Call(c) = strip_into(e) else {
+        return None;
+    };
     lit_string(c.args.first()?)
 }
 
 /// kube-derive's `to_plural`.
 pub fn to_plural(word: &str) -> String {
-    if word.ends_with('s') || word.ends_with('x') || word.ends_with('z') || word.ends_with("ch") || word.ends_with("sh") {
+    if word.ends_with('s')
+        || word.ends_with('x')
+        || word.ends_with('z')
+        || word.ends_with("ch")
+        || word.ends_with("sh")
+    {
         return format!("{word}es");
     }
     if word.ends_with('y') {
@@ -391,16 +456,26 @@ pub fn apply_x_kube(attrs_list: &[syn::Attribute], schema: &mut Value) -> syn::R
             if item.name == "cel" {
                 continue;
             }
-            return Err(err(item.span, format!("unsupported #[x_kube({})]", item.name)));
+            return Err(err(
+                item.span,
+                format!("unsupported #[x_kube({})]", item.name),
+            ));
         };
         match item.name.as_str() {
             "validation" => {
-                let r = rule(e).ok_or_else(|| err(item.span, "this validation rule cannot be evaluated statically; use literals"))?;
+                let r = rule(e).ok_or_else(|| {
+                    err(
+                        item.span,
+                        "this validation rule cannot be evaluated statically; use literals",
+                    )
+                })?;
                 let obj = match schema {
                     Value::Object(o) => o,
                     _ => {
                         *schema = json!({});
-                        schema.as_object_mut().ok_or_else(|| err(item.span, "invalid schema"))?
+                        schema
+                            .as_object_mut()
+                            .ok_or_else(|| err(item.span, "invalid schema"))?
                     }
                 };
                 match obj.get_mut("x-kubernetes-validations") {
@@ -411,7 +486,8 @@ pub fn apply_x_kube(attrs_list: &[syn::Attribute], schema: &mut Value) -> syn::R
                 }
             }
             "merge_strategy" => {
-                let (key, value, keys) = merge_strategy(e).ok_or_else(|| err(item.span, "unknown merge strategy"))?;
+                let (key, value, keys) =
+                    merge_strategy(e).ok_or_else(|| err(item.span, "unknown merge strategy"))?;
                 attrs::insert(schema, key, Value::String(value));
                 if let Some(keys) = keys {
                     attrs::insert(schema, "x-kubernetes-list-map-keys", keys);
@@ -446,12 +522,23 @@ fn merge_strategy(e: &Expr) -> Option<(&'static str, String, Option<Value>)> {
     let value = variant.to_ascii_lowercase();
     let keys = match (ty, variant, arg) {
         ("ListMerge", "Map", Some(a)) => {
-            let Expr::Macro(m) = strip_into(a) else { return None };
+            let Expr::Macro(m) = strip_into(a) else {
+                return None;
+            };
             let list = m
                 .mac
-                .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                )
                 .ok()?;
-            Some(Value::Array(list.iter().map(lit_string).collect::<Option<Vec<_>>>()?.into_iter().map(Value::String).collect()))
+            Some(Value::Array(
+                list.iter()
+                    .map(lit_string)
+                    .collect::<Option<Vec<_>>>()?
+                    .into_iter()
+                    .map(Value::String)
+                    .collect(),
+            ))
         }
         _ => None,
     };

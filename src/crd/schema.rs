@@ -20,10 +20,14 @@ pub struct Generator<'a> {
 }
 
 fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
-    CrdError::at(ix.module_file(m), e.span(), CrdErrorKind::Unsupported {
-        construct: "invalid attribute".into(),
-        fix: e.to_string(),
-    })
+    CrdError::at(
+        ix.module_file(m),
+        e.span(),
+        CrdErrorKind::Unsupported {
+            construct: "invalid attribute".into(),
+            fix: e.to_string(),
+        },
+    )
 }
 
 /// schemars' `allow_null` (what `Option<T>` does to T's schema).
@@ -37,7 +41,9 @@ pub fn allow_null(schema: &mut Value) {
                 Some(Value::Array(a)) => a.iter().any(|t| t == "null"),
                 _ => false,
             };
-            if obj.len() == 1 && matches!(obj.get("anyOf"), Some(Value::Array(a)) if a.iter().any(is_null_schema)) {
+            if obj.len() == 1
+                && matches!(obj.get("anyOf"), Some(Value::Array(a)) if a.iter().any(is_null_schema))
+            {
                 return;
             }
             if contains_immediate_subschema(obj) {
@@ -46,11 +52,7 @@ pub fn allow_null(schema: &mut Value) {
                 return;
             }
             match obj.get_mut("type") {
-                Some(Value::Array(a)) => {
-                    if !a.iter().any(|t| t == "null") {
-                        a.push(json!("null"));
-                    }
-                }
+                Some(Value::Array(a)) if !a.iter().any(|t| t == "null") => a.push(json!("null")),
                 Some(Value::String(s)) if s != "null" => {
                     let t = std::mem::take(s);
                     obj.insert("type".into(), json!([t, "null"]));
@@ -72,7 +74,9 @@ pub fn allow_null(schema: &mut Value) {
 }
 
 fn contains_immediate_subschema(obj: &Map<String, Value>) -> bool {
-    ["if", "allOf", "anyOf", "oneOf", "$ref"].iter().any(|k| obj.contains_key(*k))
+    ["if", "allOf", "anyOf", "oneOf", "$ref"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
 }
 
 fn has_type(schema: &Value, t: &str) -> bool {
@@ -84,7 +88,8 @@ fn has_type(schema: &Value, t: &str) -> bool {
 }
 
 fn insert_validation(schema: &mut Value, required_type: &str, key: &str, value: Value) {
-    if has_type(schema, required_type) || (required_type == "number" && has_type(schema, "integer")) {
+    if has_type(schema, required_type) || (required_type == "number" && has_type(schema, "integer"))
+    {
         attrs::insert(schema, key, value);
     }
 }
@@ -144,7 +149,9 @@ fn flatten(schema: &mut Value, other: Value) {
         Value::Bool(false) => {}
         Value::Bool(true) => {
             if let Value::Object(obj) = schema {
-                if !obj.contains_key("additionalProperties") && !obj.contains_key("unevaluatedProperties") {
+                if !obj.contains_key("additionalProperties")
+                    && !obj.contains_key("unevaluatedProperties")
+                {
                     let key = if contains_immediate_subschema(obj) {
                         "unevaluatedProperties"
                     } else {
@@ -281,14 +288,19 @@ impl<'a> Generator<'a> {
             Ty::Map(k, v, m2) => {
                 let vs = self.type_schema(&v, m2)?;
                 match classify(self.ix, self.k8s, &k, m2)? {
-                    Ty::Scalar(super::types::ScalarKind::Str, _) => Ok(json!({"type": "object", "additionalProperties": vs})),
+                    Ty::Scalar(super::types::ScalarKind::Str, _) => {
+                        Ok(json!({"type": "object", "additionalProperties": vs}))
+                    }
                     Ty::Wrapper(..) => Ok(json!({"type": "object", "additionalProperties": vs})),
                     Ty::Item(id) => {
                         let names = self.unit_enum_names(id);
                         match names {
                             Some(names) => {
-                                let props: Map<String, Value> = names.into_iter().map(|n| (n, vs.clone())).collect();
-                                Ok(json!({"type": "object", "properties": props, "additionalProperties": false}))
+                                let props: Map<String, Value> =
+                                    names.into_iter().map(|n| (n, vs.clone())).collect();
+                                Ok(
+                                    json!({"type": "object", "properties": props, "additionalProperties": false}),
+                                )
                             }
                             None => Err(self.non_string_key(&k, m2)),
                         }
@@ -323,7 +335,9 @@ impl<'a> Generator<'a> {
 
     /// The serialized names of a unit-only enum.
     fn unit_enum_names(&self, id: ItemId) -> Option<Vec<String>> {
-        let ItemKind::Enum(e) = &self.ix.items[id].kind else { return None };
+        let ItemKind::Enum(e) = &self.ix.items[id].kind else {
+            return None;
+        };
         let c = attrs::container_attrs(&e.attrs).ok()?;
         let mut out = Vec::new();
         for v in &e.variants {
@@ -425,7 +439,11 @@ impl<'a> Generator<'a> {
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                     let f = &u.unnamed[0];
                     let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                    self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
+                    self.field_schema(&FieldCtx {
+                        field: f,
+                        attrs: fa,
+                        module: m,
+                    })
                 }
                 syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                     self.file(m),
@@ -436,15 +454,27 @@ impl<'a> Generator<'a> {
                 syn::Fields::Named(n) => {
                     if cattrs.transparent {
                         for f in &n.named {
-                            let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
+                            let fa =
+                                attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
                             if !fa.skip_de {
-                                return self.field_schema(&FieldCtx { field: f, attrs: fa, module: m });
+                                return self.field_schema(&FieldCtx {
+                                    field: f,
+                                    attrs: fa,
+                                    module: m,
+                                });
                             }
                         }
                         return Ok(json!({"type": "null"}));
                     }
                     let fields: Vec<&syn::Field> = n.named.iter().collect();
-                    self.struct_schema(&fields, cattrs.rename_all, cattrs.default.as_ref(), Some(id), cattrs.deny_unknown_fields, m)
+                    self.struct_schema(
+                        &fields,
+                        cattrs.rename_all,
+                        cattrs.default.as_ref(),
+                        Some(id),
+                        cattrs.deny_unknown_fields,
+                        m,
+                    )
                 }
             },
             ItemKind::Enum(e) => self.enum_schema(id, e, cattrs),
@@ -553,12 +583,17 @@ impl<'a> Generator<'a> {
                                 (_, Some(id)) => eval.item_default_fields(id),
                                 _ => Err("no container".to_string()),
                             };
-                            container_values = Some(v.map_err(|reason| self.default_error(field, &ident, m, reason))?);
+                            container_values =
+                                Some(v.map_err(|reason| {
+                                    self.default_error(field, &ident, m, reason)
+                                })?);
                         }
                         container_values
                             .as_ref()
                             .and_then(|c| c.get(&ident).cloned())
-                            .ok_or_else(|| format!("field `{ident}` missing from the container default"))
+                            .ok_or_else(|| {
+                                format!("field `{ident}` missing from the container default")
+                            })
                     }
                 };
                 let value = match value {
@@ -569,20 +604,20 @@ impl<'a> Generator<'a> {
                     },
                 };
                 let value = match (value, &fa.skip_ser_if) {
-                    (Some(v), Some(pred)) => {
-                        match super::defaults::predicate_holds(pred, &v) {
-                            Some(true) => None,
-                            Some(false) => Some(v),
-                            None => {
-                                return Err(CrdError::unsupported(
-                                    file,
-                                    field.span(),
-                                    format!("skip_serializing_if = \"{pred}\" on field `{ident}` with a default"),
-                                    "kubesmith knows is_none/is_some/is_empty predicates only; use one of them",
-                                ));
-                            }
+                    (Some(v), Some(pred)) => match super::defaults::predicate_holds(pred, &v) {
+                        Some(true) => None,
+                        Some(false) => Some(v),
+                        None => {
+                            return Err(CrdError::unsupported(
+                                file,
+                                field.span(),
+                                format!(
+                                    "skip_serializing_if = \"{pred}\" on field `{ident}` with a default"
+                                ),
+                                "kubesmith knows is_none/is_some/is_empty predicates only; use one of them",
+                            ));
                         }
-                    }
+                    },
                     (v, _) => v,
                 };
                 if let Some(v) = value {
@@ -590,12 +625,15 @@ impl<'a> Generator<'a> {
                 }
             }
             fa.common.apply_extensions(&mut fs);
-            super::kube_attrs::apply_x_kube(&field.attrs, &mut fs).map_err(|e| attr_err(ix, m, e))?;
+            super::kube_attrs::apply_x_kube(&field.attrs, &mut fs)
+                .map_err(|e| attr_err(ix, m, e))?;
             if has_untyped(&fs) {
                 return Err(CrdError::unsupported(
                     file,
                     field.ty.span(),
-                    format!("field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"),
+                    format!(
+                        "field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"
+                    ),
                     "kube-derive emits an untyped schema the API server rejects; add \
                      #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
                 ));
@@ -635,15 +673,28 @@ impl<'a> Generator<'a> {
         )
     }
 
-    fn enum_schema(&mut self, id: ItemId, e: &syn::ItemEnum, c: &ContainerAttrs) -> Result<Value, CrdError> {
+    fn enum_schema(
+        &mut self,
+        id: ItemId,
+        e: &syn::ItemEnum,
+        c: &ContainerAttrs,
+    ) -> Result<Value, CrdError> {
         let ix = self.ix;
         let m = ix.items[id].module;
         let file = self.file(m);
         let name = &ix.items[id].name;
         if let Some(tag) = &c.tag {
             let (construct, what) = match &c.content {
-                Some(content) => (format!("adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")"), "adjacently"),
-                None => (format!("internally tagged enum `{name}` (tag = \"{tag}\")"), "internally"),
+                Some(content) => (
+                    format!(
+                        "adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")"
+                    ),
+                    "adjacently",
+                ),
+                None => (
+                    format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
+                    "internally",
+                ),
             };
             let _ = what;
             return Err(CrdError::unsupported(
@@ -682,7 +733,10 @@ impl<'a> Generator<'a> {
                     return Err(CrdError::unsupported(
                         file,
                         v.ident.span(),
-                        format!("untagged enum `{name}` with non-struct variant `{}`", v.ident),
+                        format!(
+                            "untagged enum `{name}` with non-struct variant `{}`",
+                            v.ident
+                        ),
                         "kube-derive emits an anyOf without a type, which the API server rejects; use struct \
                          variants only, or a plain field type with #[schemars(extend(\"x-kubernetes-int-or-string\" \
                          = true))] for int-or-string values",
@@ -697,22 +751,31 @@ impl<'a> Generator<'a> {
         }
         let is_unit = |v: &syn::Variant| matches!(v.fields, syn::Fields::Unit);
         let has_unit = variants.iter().any(|(v, _)| is_unit(v));
-        let has_data = variants.iter().any(|(v, va)| !is_unit(v) || va.with.is_some());
+        let has_data = variants
+            .iter()
+            .any(|(v, va)| !is_unit(v) || va.with.is_some());
         if has_unit && has_data {
-            let (unit, _) = variants.iter().find(|(v, _)| is_unit(v)).map(|(v, va)| (v, va)).ok_or_else(|| {
-                CrdError::unsupported(file, e.ident.span(), "enum", "unreachable")
-            })?;
+            let (unit, _) = variants
+                .iter()
+                .find(|(v, _)| is_unit(v))
+                .map(|(v, va)| (v, va))
+                .ok_or_else(|| {
+                    CrdError::unsupported(file, e.ident.span(), "enum", "unreachable")
+                })?;
             return Err(CrdError::unsupported(
                 file,
                 unit.ident.span(),
-                format!("enum `{name}` mixes unit variant `{}` with data variants", unit.ident),
+                format!(
+                    "enum `{name}` mixes unit variant `{}` with data variants",
+                    unit.ident
+                ),
                 "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the unit \
                  variant an empty struct body (`{} {{}}`) or split the enum",
             ));
         }
-        let (plain_units, complex): (Vec<_>, Vec<_>) = variants
-            .iter()
-            .partition(|(v, va)| is_unit(v) && va.common.is_default() && va.with.is_none() && !va.untagged);
+        let (plain_units, complex): (Vec<_>, Vec<_>) = variants.iter().partition(|(v, va)| {
+            is_unit(v) && va.common.is_default() && va.with.is_none() && !va.untagged
+        });
         let unit_schema = json!({
             "type": "string",
             "enum": plain_units.iter().map(|(v, va)| Value::String(variant_name(v, va, c))).collect::<Vec<_>>(),
@@ -745,7 +808,13 @@ impl<'a> Generator<'a> {
     }
 
     /// `expr_for_untagged_enum_variant` without the variant's own metadata.
-    fn variant_payload(&mut self, v: &syn::Variant, va: &attrs::VariantAttrs, c: &ContainerAttrs, m: ModId) -> Result<Value, CrdError> {
+    fn variant_payload(
+        &mut self,
+        v: &syn::Variant,
+        va: &attrs::VariantAttrs,
+        c: &ContainerAttrs,
+        m: ModId,
+    ) -> Result<Value, CrdError> {
         let ix = self.ix;
         if let Some(with) = &va.with {
             return self.type_schema(with, m);
@@ -755,7 +824,11 @@ impl<'a> Generator<'a> {
             syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                 let f = &u.unnamed[0];
                 let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
+                self.field_schema(&FieldCtx {
+                    field: f,
+                    attrs: fa,
+                    module: m,
+                })
             }
             syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                 self.file(m),
@@ -775,9 +848,10 @@ impl<'a> Generator<'a> {
 /// The serialized (deserialize) name of a variant.
 pub fn variant_name(v: &syn::Variant, va: &attrs::VariantAttrs, c: &ContainerAttrs) -> String {
     let ident = unraw(&v.ident);
-    va.rename
-        .clone()
-        .unwrap_or_else(|| c.rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident)))
+    va.rename.clone().unwrap_or_else(|| {
+        c.rename_all
+            .map_or(ident.clone(), |r| r.apply_to_variant(&ident))
+    })
 }
 
 /// A `// +kubebuilder:default=<json>` marker in the comment lines right above a field.
@@ -810,7 +884,10 @@ fn marker_default(ix: &CrateIndex, m: ModId, field: &syn::Field) -> Option<Value
         }
     }
     candidates.iter().find_map(|l| {
-        let rest = l.trim_start_matches('/').trim().strip_prefix("+kubebuilder:default=")?;
+        let rest = l
+            .trim_start_matches('/')
+            .trim()
+            .strip_prefix("+kubebuilder:default=")?;
         serde_json::from_str(rest.trim())
             .ok()
             .or_else(|| Some(Value::String(rest.trim().to_string())))

@@ -27,29 +27,44 @@ pub fn finalize(mut schema: Value) -> Result<Value, Conflict> {
 
 /// schemars' `transform_subschemas`: apply `f` to each direct subschema.
 fn for_subschemas(schema: &mut Value, f: &mut dyn FnMut(&mut Value)) {
-    let Some(obj) = schema.as_object_mut() else { return };
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
     for (key, value) in obj.iter_mut() {
         match key.as_str() {
-            "not" | "if" | "then" | "else" | "contains" | "additionalProperties" | "propertyNames" | "additionalItems" => {
-                if value.is_object() || value.is_boolean() {
-                    f(value);
-                }
+            "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "additionalProperties"
+            | "propertyNames"
+            | "additionalItems"
+                if value.is_object() || value.is_boolean() =>
+            {
+                f(value)
             }
             "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
                 if let Some(a) = value.as_array_mut() {
-                    a.iter_mut().filter(|v| v.is_object() || v.is_boolean()).for_each(&mut *f);
+                    a.iter_mut()
+                        .filter(|v| v.is_object() || v.is_boolean())
+                        .for_each(&mut *f);
                 }
             }
             "items" => {
                 if let Some(a) = value.as_array_mut() {
-                    a.iter_mut().filter(|v| v.is_object() || v.is_boolean()).for_each(&mut *f);
+                    a.iter_mut()
+                        .filter(|v| v.is_object() || v.is_boolean())
+                        .for_each(&mut *f);
                 } else if value.is_object() || value.is_boolean() {
                     f(value);
                 }
             }
             "properties" | "patternProperties" | "$defs" | "definitions" => {
                 if let Some(o) = value.as_object_mut() {
-                    o.values_mut().filter(|v| v.is_object() || v.is_boolean()).for_each(&mut *f);
+                    o.values_mut()
+                        .filter(|v| v.is_object() || v.is_boolean())
+                        .for_each(&mut *f);
                 }
             }
             _ => {}
@@ -155,7 +170,14 @@ const OBJECT_KEYS: [&str; 7] = [
     "additionalProperties",
     "propertyNames",
 ];
-const ARRAY_KEYS: [&str; 6] = ["items", "additionalItems", "maxItems", "minItems", "uniqueItems", "contains"];
+const ARRAY_KEYS: [&str; 6] = [
+    "items",
+    "additionalItems",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "contains",
+];
 
 fn is_nonempty(v: Option<&Value>) -> bool {
     match v {
@@ -174,7 +196,9 @@ fn has_object_validation(obj: &Map<String, Value>) -> bool {
 }
 
 fn has_array_validation(obj: &Map<String, Value>) -> bool {
-    ARRAY_KEYS.iter().any(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
+    ARRAY_KEYS
+        .iter()
+        .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
 }
 
 /// kube-core's `StructuralSchemaRewriter` (post-order).
@@ -190,7 +214,9 @@ fn structural(schema: &mut Value) -> Result<(), Conflict> {
     if let Some(e) = err {
         return Err(e);
     }
-    let Some(obj) = schema.as_object_mut() else { return Ok(()) };
+    let Some(obj) = schema.as_object_mut() else {
+        return Ok(());
+    };
 
     if let Some(Value::Array(mut one_of)) = obj.remove("oneOf") {
         hoist_properties(&mut one_of, obj, true)?;
@@ -207,7 +233,10 @@ fn structural(schema: &mut Value) -> Result<(), Conflict> {
         match obj.get("additionalProperties") {
             Some(Value::Bool(true)) => {
                 obj.remove("additionalProperties");
-                obj.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
+                obj.insert(
+                    "x-kubernetes-preserve-unknown-fields".into(),
+                    Value::Bool(true),
+                );
             }
             Some(Value::Bool(false)) => {
                 obj.remove("additionalProperties");
@@ -223,11 +252,17 @@ fn structural(schema: &mut Value) -> Result<(), Conflict> {
 /// What re-serializing kube's mirror does: `required` sorted/deduplicated, empty maps and sets dropped.
 fn normalize_mirror(obj: &mut Map<String, Value>) {
     if let Some(Value::Array(req)) = obj.get("required") {
-        let set: BTreeSet<String> = req.iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
+        let set: BTreeSet<String> = req
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
         if set.is_empty() {
             obj.remove("required");
         } else {
-            obj.insert("required".into(), Value::Array(set.into_iter().map(Value::String).collect()));
+            obj.insert(
+                "required".into(),
+                Value::Array(set.into_iter().map(Value::String).collect()),
+            );
         }
     }
     for k in ["properties", "patternProperties"] {
@@ -241,8 +276,13 @@ fn instance_type(obj: &Map<String, Value>) -> Option<Value> {
     obj.get("type").cloned()
 }
 
-fn merge_type(common: &mut Map<String, Value>, variant_type: Option<Value>) -> Result<(), Conflict> {
-    let Some(vt) = variant_type else { return Ok(()) };
+fn merge_type(
+    common: &mut Map<String, Value>,
+    variant_type: Option<Value>,
+) -> Result<(), Conflict> {
+    let Some(vt) = variant_type else {
+        return Ok(());
+    };
     match common.get("type") {
         None => {
             common.insert("type".into(), vt);
@@ -257,9 +297,15 @@ fn merge_type(common: &mut Map<String, Value>, variant_type: Option<Value>) -> R
     Ok(())
 }
 
-fn hoist_properties(subschemas: &mut [Value], common: &mut Map<String, Value>, push_description: bool) -> Result<(), Conflict> {
+fn hoist_properties(
+    subschemas: &mut [Value],
+    common: &mut Map<String, Value>,
+    push_description: bool,
+) -> Result<(), Conflict> {
     for variant in subschemas.iter_mut() {
-        let Some(vobj) = variant.as_object_mut() else { continue };
+        let Some(vobj) = variant.as_object_mut() else {
+            continue;
+        };
         if has_object_validation(vobj) {
             // Move a variant description onto its single property.
             let single_prop = matches!(vobj.get("properties"), Some(Value::Object(p)) if p.len() == 1 && p.values().all(Value::is_object));
@@ -313,11 +359,18 @@ fn hoist_properties(subschemas: &mut [Value], common: &mut Map<String, Value>, p
     Ok(())
 }
 
-fn hoist_enum_values(subschemas: &mut Vec<Value>, common: &mut Map<String, Value>) -> Result<(), Conflict> {
+fn hoist_enum_values(
+    subschemas: &mut Vec<Value>,
+    common: &mut Map<String, Value>,
+) -> Result<(), Conflict> {
     let mut err = None;
     subschemas.retain(|variant| {
-        let Some(vobj) = variant.as_object() else { return true };
-        let Some(Value::Array(values)) = vobj.get("enum") else { return true };
+        let Some(vobj) = variant.as_object() else {
+            return true;
+        };
+        let Some(Value::Array(values)) = vobj.get("enum") else {
+            return true;
+        };
         if let Some(vt) = instance_type(vobj) {
             match common.get("type") {
                 None => {
@@ -334,7 +387,10 @@ fn hoist_enum_values(subschemas: &mut Vec<Value>, common: &mut Map<String, Value
                 }
             }
         }
-        if let Value::Array(e) = common.entry("enum").or_insert_with(|| Value::Array(Vec::new())) {
+        if let Value::Array(e) = common
+            .entry("enum")
+            .or_insert_with(|| Value::Array(Vec::new()))
+        {
             e.extend(values.iter().cloned());
         }
         false
@@ -345,9 +401,15 @@ fn hoist_enum_values(subschemas: &mut Vec<Value>, common: &mut Map<String, Value
 /// kube-core's `OptionalEnum`.
 fn optional_enum(schema: &mut Value) {
     for_subschemas(schema, &mut optional_enum);
-    let Some(obj) = schema.as_object_mut() else { return };
-    let Some(Value::Array(any_of)) = obj.get("anyOf") else { return };
-    let [Value::Object(first), Value::Object(second)] = any_of.as_slice() else { return };
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
+    let Some(Value::Array(any_of)) = obj.get("anyOf") else {
+        return;
+    };
+    let [Value::Object(first), Value::Object(second)] = any_of.as_slice() else {
+        return;
+    };
     if !first.contains_key("nullable")
         && second.get("enum") == Some(&json!([null]))
         && second.get("nullable") == Some(&Value::Bool(true))
@@ -364,18 +426,27 @@ fn optional_enum(schema: &mut Value) {
 /// kube-core's `OptionalIntOrString`.
 fn optional_int_or_string(schema: &mut Value) {
     for_subschemas(schema, &mut optional_int_or_string);
-    let Some(obj) = schema.as_object_mut() else { return };
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
     let required: BTreeSet<String> = match obj.get("required") {
-        Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
         _ => BTreeSet::new(),
     };
-    let Some(Value::Object(props)) = obj.get_mut("properties") else { return };
+    let Some(Value::Object(props)) = obj.get_mut("properties") else {
+        return;
+    };
     for (name, prop) in props.iter_mut() {
         if required.contains(name) {
             continue;
         }
         if let Value::Object(p) = prop {
-            if p.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) && !p.contains_key("nullable") {
+            if p.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+                && !p.contains_key("nullable")
+            {
                 p.insert("nullable".into(), Value::Bool(true));
             }
         }
@@ -392,7 +463,11 @@ pub fn to_json_schema_props(schema: Value) -> Value {
     for (k, v) in obj {
         let v = match k.as_str() {
             "properties" | "patternProperties" | "definitions" => match v {
-                Value::Object(o) => Value::Object(o.into_iter().map(|(n, s)| (n, to_json_schema_props(s))).collect()),
+                Value::Object(o) => Value::Object(
+                    o.into_iter()
+                        .map(|(n, s)| (n, to_json_schema_props(s)))
+                        .collect(),
+                ),
                 other => other,
             },
             "items" => match v {
@@ -408,8 +483,13 @@ pub fn to_json_schema_props(schema: Value) -> Value {
                 other => other,
             },
             "not" => to_json_schema_props(v),
-            "default" | "example" | "enum" | "x-kubernetes-validations" | "x-kubernetes-list-map-keys"
-            | "dependencies" | "externalDocs" => {
+            "default"
+            | "example"
+            | "enum"
+            | "x-kubernetes-validations"
+            | "x-kubernetes-list-map-keys"
+            | "dependencies"
+            | "externalDocs" => {
                 if v.is_null() {
                     continue;
                 }
@@ -419,21 +499,33 @@ pub fn to_json_schema_props(schema: Value) -> Value {
                 Some(f) => Value::from(f),
                 None => continue,
             },
-            "maxItems" | "minItems" | "maxLength" | "minLength" | "maxProperties" | "minProperties" => {
-                match v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)) {
-                    Some(i) => Value::from(i),
-                    None => continue,
-                }
-            }
-            "$ref" | "$schema" | "description" | "format" | "id" | "pattern" | "title" | "type"
-            | "x-kubernetes-list-type" | "x-kubernetes-map-type" => {
+            "maxItems" | "minItems" | "maxLength" | "minLength" | "maxProperties"
+            | "minProperties" => match v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)) {
+                Some(i) => Value::from(i),
+                None => continue,
+            },
+            "$ref"
+            | "$schema"
+            | "description"
+            | "format"
+            | "id"
+            | "pattern"
+            | "title"
+            | "type"
+            | "x-kubernetes-list-type"
+            | "x-kubernetes-map-type" => {
                 if !v.is_string() {
                     continue;
                 }
                 v
             }
-            "exclusiveMaximum" | "exclusiveMinimum" | "nullable" | "uniqueItems" | "x-kubernetes-embedded-resource"
-            | "x-kubernetes-int-or-string" | "x-kubernetes-preserve-unknown-fields" => {
+            "exclusiveMaximum"
+            | "exclusiveMinimum"
+            | "nullable"
+            | "uniqueItems"
+            | "x-kubernetes-embedded-resource"
+            | "x-kubernetes-int-or-string"
+            | "x-kubernetes-preserve-unknown-fields" => {
                 if !v.is_boolean() {
                     continue;
                 }

@@ -32,7 +32,7 @@ pub enum Ty {
     /// `[T; N]`.
     Array(syn::Type, ModId, u64),
     /// `BTreeMap<K, V>` / `HashMap<K, V>`.
-    Map(syn::Type, syn::Type, ModId),
+    Map(Box<syn::Type>, Box<syn::Type>, ModId),
     /// `Box<T>`, `Arc<T>`, `Rc<T>`, `Cow<T>`, references: the schema of T.
     Wrapper(syn::Type, ModId),
     /// A scalar with its raw schemars schema.
@@ -64,7 +64,9 @@ fn scalar_by_name(name: &str, full: &[String]) -> Option<(ScalarKind, Value)> {
     use ScalarKind::*;
     let s = |v: Value| Some((Str, v));
     match name {
-        "String" | "str" | "PathBuf" | "Path" | "OsString" | "OsStr" => s(json!({"type": "string"})),
+        "String" | "str" | "PathBuf" | "Path" | "OsString" | "OsStr" => {
+            s(json!({"type": "string"}))
+        }
         "char" => s(json!({"type": "string", "minLength": 1, "maxLength": 1})),
         "bool" => Some((Bool, json!({"type": "boolean"}))),
         "i8" => Some((Int, int("int8", Some(-128), Some(127)))),
@@ -93,7 +95,9 @@ fn scalar_by_name(name: &str, full: &[String]) -> Option<(ScalarKind, Value)> {
         "Uuid" => s(json!({"type": "string", "format": "uuid"})),
         "Url" => s(json!({"type": "string", "format": "uri"})),
         "DateTime" | "Timestamp" => s(json!({"type": "string", "format": "date-time"})),
-        "Duration" if full.iter().any(|p| p == "kube" || p == "kube_core") => s(json!({"type": "string"})),
+        "Duration" if full.iter().any(|p| p == "kube" || p == "kube_core") => {
+            s(json!({"type": "string"}))
+        }
         "Duration" => Some((
             Other,
             json!({
@@ -125,11 +129,19 @@ pub fn type_args(path: &syn::Path) -> Vec<syn::Type> {
 }
 
 fn want_type(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
+    matches!(
+        k,
+        ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_)
+    )
 }
 
 /// Classify `ty` as written in `module`.
-pub fn classify(ix: &CrateIndex, k8s: &serde_json::Map<String, Value>, ty: &syn::Type, module: ModId) -> Result<Ty, CrdError> {
+pub fn classify(
+    ix: &CrateIndex,
+    k8s: &serde_json::Map<String, Value>,
+    ty: &syn::Type,
+    module: ModId,
+) -> Result<Ty, CrdError> {
     classify_depth(ix, k8s, ty, module, 0)
 }
 
@@ -161,18 +173,29 @@ fn classify_depth(
         syn::Type::Array(a) => {
             let len = match &a.len {
                 syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(i), ..
+                    lit: syn::Lit::Int(i),
+                    ..
                 }) => i.base10_parse::<u64>().ok(),
                 _ => None,
             };
-            let len = len.ok_or_else(|| unresolved(quote::quote!(#ty).to_string(), "use a literal array length"))?;
+            let len = len.ok_or_else(|| {
+                unresolved(quote::quote!(#ty).to_string(), "use a literal array length")
+            })?;
             Ok(Ty::Array((*a.elem).clone(), module, len))
         }
         syn::Type::Path(p) => {
             if p.qself.is_some() {
-                return Err(unresolved(quote::quote!(#ty).to_string(), "qualified paths are not supported; name the type"));
+                return Err(unresolved(
+                    quote::quote!(#ty).to_string(),
+                    "qualified paths are not supported; name the type",
+                ));
             }
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             let name = segs.last().cloned().unwrap_or_default();
             let args = type_args(&p.path);
             let resolved = ix.resolve(module, &segs, want_type);
@@ -192,11 +215,20 @@ fn classify_depth(
                 Resolved::Ambiguous(ids) => {
                     let places: Vec<String> = ids
                         .iter()
-                        .map(|i| format!("{}::{}", ix.modules[ix.items[*i].module].path.join("::"), ix.items[*i].name))
+                        .map(|i| {
+                            format!(
+                                "{}::{}",
+                                ix.modules[ix.items[*i].module].path.join("::"),
+                                ix.items[*i].name
+                            )
+                        })
                         .collect();
                     return Err(unresolved(
                         name,
-                        &format!("it is ambiguous ({}); import it with `use` or write its full path", places.join(", ")),
+                        &format!(
+                            "it is ambiguous ({}); import it with `use` or write its full path",
+                            places.join(", ")
+                        ),
                     ));
                 }
                 Resolved::External(full) => full,
@@ -210,7 +242,9 @@ fn classify_depth(
                 "Option" => return Ok(Ty::Option(arg(0)?, module)),
                 "Vec" | "VecDeque" | "LinkedList" => return Ok(Ty::Seq(arg(0)?, module, false)),
                 "HashSet" | "BTreeSet" | "IndexSet" => return Ok(Ty::Seq(arg(0)?, module, true)),
-                "HashMap" | "BTreeMap" | "IndexMap" => return Ok(Ty::Map(arg(0)?, arg(1)?, module)),
+                "HashMap" | "BTreeMap" | "IndexMap" => {
+                    return Ok(Ty::Map(Box::new(arg(0)?), Box::new(arg(1)?), module));
+                }
                 "Box" | "Arc" | "Rc" | "Cow" | "RefCell" | "Cell" | "Mutex" | "RwLock" => {
                     return Ok(Ty::Wrapper(arg(args.len().saturating_sub(1))?, module));
                 }
@@ -219,14 +253,19 @@ fn classify_depth(
             if name == "Value" && full.iter().any(|s| s == "serde_json") {
                 return Ok(Ty::JsonValue);
             }
-            if k8s.contains_key(&name) && (full.len() == 1 || full.iter().any(|s| s == "k8s_openapi")) {
+            if k8s.contains_key(&name)
+                && (full.len() == 1 || full.iter().any(|s| s == "k8s_openapi"))
+            {
                 return Ok(Ty::K8s(name));
             }
             if let Some((kind, schema)) = scalar_by_name(&name, &full) {
                 return Ok(Ty::Scalar(kind, schema));
             }
             if name == "Value" {
-                return Err(unresolved(name, "import it (`use serde_json::Value;`) or write `serde_json::Value`"));
+                return Err(unresolved(
+                    name,
+                    "import it (`use serde_json::Value;`) or write `serde_json::Value`",
+                ));
             }
             if full.iter().any(|s| s == "k8s_openapi") {
                 return Err(unresolved(
