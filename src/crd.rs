@@ -290,13 +290,9 @@ fn root_schema(
             e
         })?;
         schema::allow_null(&mut st);
-        if let Value::Object(props) = root
+        if let Some(Value::Object(props)) = root
             .as_object_mut()
-            .and_then(|o| {
-                o.entry("properties").or_insert_with(|| json!({}));
-                o.get_mut("properties")
-            })
-            .unwrap_or(&mut Value::Null)
+            .map(|o| o.entry("properties").or_insert_with(|| json!({})))
         {
             props.insert("status".into(), st);
         }

@@ -171,8 +171,7 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
 /// schemars' `get_title_and_description`.
 pub fn title_and_description(doc: &str) -> (String, String) {
     let doc = doc.trim_matches(|c: char| c.is_ascii_whitespace());
-    if let Some(stripped) = doc.strip_prefix('#') {
-        let _ = stripped;
+    if doc.starts_with('#') {
         let end = doc.find('\n').unwrap_or(doc.len());
         let title = doc[..end]
             .trim_start_matches('#')
@@ -789,4 +788,47 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
         }
     }
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_rename_rules_follow_serde() {
+        let f = "http2_enabled";
+        assert_eq!(RenameRule::Camel.apply_to_field(f), "http2Enabled");
+        assert_eq!(RenameRule::Camel.apply_to_field("a_b_c"), "aBC");
+        assert_eq!(RenameRule::Pascal.apply_to_field("api_url"), "ApiUrl");
+        assert_eq!(RenameRule::Kebab.apply_to_field("api_url"), "api-url");
+        assert_eq!(
+            RenameRule::ScreamingSnake.apply_to_field("api_url"),
+            "API_URL"
+        );
+        assert_eq!(
+            RenameRule::ScreamingKebab.apply_to_field("api_url"),
+            "API-URL"
+        );
+        assert_eq!(RenameRule::Upper.apply_to_field("api_url"), "API_URL");
+        assert_eq!(RenameRule::Lower.apply_to_field("api_url"), "api_url");
+        assert_eq!(RenameRule::parse("camelCase"), Some(RenameRule::Camel));
+        assert_eq!(RenameRule::parse("Camel"), None);
+    }
+
+    #[test]
+    fn doc_title_and_description() {
+        assert_eq!(
+            title_and_description("# Title\nbody\n\n  more"),
+            ("Title".into(), "body\n\n  more".into())
+        );
+        assert_eq!(
+            title_and_description("  plain  "),
+            (String::new(), "plain".into())
+        );
+        let attrs: Vec<syn::Attribute> = vec![
+            syn::parse_quote!(#[doc = " a"]),
+            syn::parse_quote!(#[doc = "  b"]),
+        ];
+        assert_eq!(doc_text(&attrs).as_deref(), Some("a\n b"));
+    }
 }

@@ -544,3 +544,48 @@ fn merge_strategy(e: &Expr) -> Option<(&'static str, String, Option<Value>)> {
     };
     Some((key, value, keys))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plural_rules_match_kube_derive() {
+        for (s, p) in [
+            ("shapes", "shapeses"),
+            ("ingress", "ingresses"),
+            ("policy", "policies"),
+            ("gateway", "gateways"),
+            ("box", "boxes"),
+            ("match", "matches"),
+            ("mesh", "meshes"),
+            ("memcached", "memcacheds"),
+            ("y", "ys"),
+        ] {
+            assert_eq!(to_plural(s), p, "{s}");
+        }
+    }
+
+    #[test]
+    fn cel_rule_forms() {
+        let e: Expr = syn::parse_quote!(
+            Rule::new("self.a")
+                .message(Message::Expression("'x'".into()))
+                .reason(Reason::FieldValueForbidden)
+                .field_path(".a")
+        );
+        assert_eq!(
+            rule(&e),
+            Some(
+                json!({"rule": "self.a", "messageExpression": "'x'", "reason": "FieldValueForbidden", "fieldPath": ".a"})
+            )
+        );
+        let e: Expr = syn::parse_quote!(("self.b", "bad b"));
+        assert_eq!(
+            rule(&e),
+            Some(json!({"rule": "self.b", "message": "bad b"}))
+        );
+        let e: Expr = syn::parse_quote!(compute_rule());
+        assert_eq!(rule(&e), None);
+    }
+}

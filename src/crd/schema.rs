@@ -684,19 +684,14 @@ impl<'a> Generator<'a> {
         let file = self.file(m);
         let name = &ix.items[id].name;
         if let Some(tag) = &c.tag {
-            let (construct, what) = match &c.content {
-                Some(content) => (
+            let construct = match &c.content {
+                Some(content) => {
                     format!(
                         "adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")"
-                    ),
-                    "adjacently",
-                ),
-                None => (
-                    format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
-                    "internally",
-                ),
+                    )
+                }
+                None => format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
             };
-            let _ = what;
             return Err(CrdError::unsupported(
                 file,
                 e.ident.span(),

@@ -538,3 +538,39 @@ pub fn to_json_schema_props(schema: Value) -> Value {
     }
     Value::Object(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documented_unit_enum_is_hoisted_in_kube_order() {
+        let raw = json!({"oneOf": [
+            {"type": "string", "enum": ["Three"]},
+            {"type": "string", "const": "One", "description": "The first"},
+            {"type": "string", "const": "Two", "description": "The second"}
+        ]});
+        assert_eq!(
+            finalize(raw),
+            Ok(json!({"type": "string", "enum": ["Three", "One", "Two"]}))
+        );
+    }
+
+    #[test]
+    fn mixed_variant_types_conflict() {
+        let raw = json!({"oneOf": [
+            {"type": "string", "enum": ["Unit"]},
+            {"type": "object", "properties": {"Data": {"type": "object"}}, "required": ["Data"], "additionalProperties": false}
+        ]});
+        assert!(finalize(raw).is_err());
+    }
+
+    #[test]
+    fn props_conversion_drops_unknown_keys_and_coerces_numbers() {
+        let raw = json!({"type": ["integer", "null"], "minimum": 0, "x-custom": 1, "readOnly": true, "default": null});
+        assert_eq!(
+            finalize(raw),
+            Ok(json!({"type": "integer", "minimum": 0.0, "nullable": true}))
+        );
+    }
+}
