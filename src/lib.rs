@@ -41,3 +41,5 @@ pub fn run_cli() -> ExitCode {
         }
     }
 }
+
+pub mod crd;

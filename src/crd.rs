@@ -1,0 +1,450 @@
+//! Static CRD generation: parse a crate's sources with syn (never compiling them) and produce, for every
+//! `#[derive(CustomResource)]` spec, the CRD kube-derive's `Kind::crd()` would produce, merged per group/kind.
+//!
+//! Pipeline: [`index`] (module discovery) → [`kube_attrs`] (`#[kube]` keys) → [`schema`] (schemars 1.2
+//! semantics, with [`defaults`] evaluation and [`types`] resolution) → [`transform`] (kube's transforms and the
+//! JSONSchemaProps key filter) → assembly and `merge_crds` here.
+
+pub mod attrs;
+pub mod defaults;
+pub mod error;
+pub mod index;
+pub mod kube_attrs;
+pub mod schema;
+pub mod transform;
+pub mod types;
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value, json};
+use syn::spanned::Spanned;
+
+pub use error::{CrdError, CrdErrorKind};
+pub use index::SourceSet;
+
+use index::{CrateIndex, ItemId, ItemKind};
+use kube_attrs::{KubeAttrs, SchemaMode};
+use schema::Generator;
+
+/// One generated CRD (all versions of a group/kind merged).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GeneratedCrd {
+    /// `memcacheds.cache.example.com`.
+    pub name: String,
+    /// `cache.example.com`.
+    pub group: String,
+    /// `memcacheds`.
+    pub plural: String,
+    /// `<group>_<plural>.yaml`.
+    pub file_name: String,
+    /// The CustomResourceDefinition as JSON.
+    pub crd: Value,
+}
+
+/// The k8s-openapi schema table (kube 5 / k8s-openapi 0.29, feature `latest`).
+fn k8s_table() -> &'static Map<String, Value> {
+    static TABLE: OnceLock<Map<String, Value>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        serde_json::from_str(include_str!("../data/k8s-schemas.json")).unwrap_or_default()
+    })
+}
+
+/// Generate every CRD of the crate, sorted by file name.
+pub fn generate(sources: &SourceSet) -> Result<Vec<GeneratedCrd>, CrdError> {
+    let ix = CrateIndex::load(sources)?;
+    let mut versions: Vec<VersionCrd> = Vec::new();
+    for (id, item) in ix.items.iter().enumerate() {
+        if let ItemKind::Struct(s) = &item.kind {
+            if derives_custom_resource(&s.attrs) {
+                versions.push(version_crd(&ix, id, s)?);
+            }
+        }
+    }
+    let mut out = merge_all(&ix, versions)?;
+    out.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    Ok(out)
+}
+
+fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            a.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            )
+            .map(|l| {
+                l.iter().any(|p| {
+                    p.segments
+                        .last()
+                        .is_some_and(|s| s.ident == "CustomResource")
+                })
+            })
+            .unwrap_or(false)
+        })
+}
+
+/// One `Kind::crd()` output plus where it came from.
+struct VersionCrd {
+    item: ItemId,
+    attrs: KubeAttrs,
+    storage_marker: bool,
+    crd: Value,
+}
+
+fn kube_err(ix: &CrateIndex, id: ItemId, e: syn::Error) -> CrdError {
+    CrdError::at(
+        ix.module_file(ix.items[id].module),
+        e.span(),
+        CrdErrorKind::KubeAttr(e.to_string()),
+    )
+}
+
+/// Comment lines directly above `line` (1-based), nearest first.
+fn comments_above(text: &str, line: usize) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut idx = line.saturating_sub(1);
+    while idx > 0 {
+        let l = lines.get(idx - 1).map(|l| l.trim()).unwrap_or_default();
+        if l.starts_with("//") || l.starts_with("#[") {
+            if l.starts_with("//") {
+                out.push(l);
+            }
+            idx -= 1;
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+fn version_crd(ix: &CrateIndex, id: ItemId, s: &syn::ItemStruct) -> Result<VersionCrd, CrdError> {
+    let m = ix.items[id].module;
+    let file = ix.module_file(m);
+    let k = kube_attrs::parse(&s.attrs, s.ident.span()).map_err(|e| kube_err(ix, id, e))?;
+    let first_line = s
+        .attrs
+        .first()
+        .map(|a| a.span().start().line)
+        .unwrap_or_else(|| s.span().start().line);
+    let storage_marker = comments_above(ix.module_text(m), first_line)
+        .iter()
+        .chain(
+            // markers may also sit between the attributes
+            ix.module_text(m)
+                .lines()
+                .skip(first_line.saturating_sub(1))
+                .take(s.ident.span().start().line.saturating_sub(first_line))
+                .map(str::trim)
+                .filter(|l| l.starts_with("//"))
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .any(|l| l.trim_start_matches('/').trim() == "+kubebuilder:storageversion");
+    let root_name = k.root.clone().unwrap_or_else(|| k.kind.clone());
+    if s.ident == root_name {
+        return Err(CrdError::at(
+            file,
+            s.ident.span(),
+            CrdErrorKind::KubeAttr(format!(
+                "kind = \"{root_name}\" must not equal the struct name; rename the spec struct (e.g. {root_name}Spec)"
+            )),
+        ));
+    }
+    let schema = match k.schema.0 {
+        SchemaMode::Disabled => json!({}),
+        SchemaMode::Manual => {
+            return Err(CrdError::unsupported(
+                file,
+                k.schema.1,
+                "#[kube(schema = \"manual\")]",
+                "the root schema comes from a hand-written `impl JsonSchema` that needs compiling; use \
+                 schema = \"derived\" (the default)",
+            ));
+        }
+        SchemaMode::Derived => {
+            json!({ "openAPIV3Schema": root_schema(ix, id, s, &k, &root_name)? })
+        }
+    };
+    let singular = k
+        .singular
+        .clone()
+        .unwrap_or_else(|| k.kind.to_ascii_lowercase());
+    let plural = k
+        .plural
+        .clone()
+        .unwrap_or_else(|| kube_attrs::to_plural(&singular));
+    let mut metadata = Map::new();
+    if !k.annotations.is_empty() {
+        metadata.insert("annotations".into(), pairs(&k.annotations));
+    }
+    if !k.labels.is_empty() {
+        metadata.insert("labels".into(), pairs(&k.labels));
+    }
+    metadata.insert("name".into(), json!(format!("{plural}.{}", k.group)));
+    let mut names = Map::new();
+    if !k.categories.is_empty() {
+        names.insert("categories".into(), json!(k.categories));
+    }
+    names.insert("kind".into(), json!(k.kind));
+    names.insert("plural".into(), json!(plural));
+    if !k.shortnames.is_empty() {
+        names.insert("shortNames".into(), json!(k.shortnames));
+    }
+    names.insert("singular".into(), json!(singular));
+    let mut version = Map::new();
+    if !k.printcolumns.is_empty() {
+        version.insert("additionalPrinterColumns".into(), json!(k.printcolumns));
+    }
+    if let Some(dep) = &k.deprecated {
+        version.insert("deprecated".into(), json!(true));
+        if let Some(w) = dep {
+            version.insert("deprecationWarning".into(), json!(w));
+        }
+    }
+    version.insert("name".into(), json!(k.version));
+    version.insert("schema".into(), schema);
+    if !k.selectable.is_empty() {
+        let fields: Vec<Value> = k
+            .selectable
+            .iter()
+            .map(|p| json!({ "jsonPath": p }))
+            .collect();
+        version.insert("selectableFields".into(), Value::Array(fields));
+    }
+    version.insert("served".into(), json!(k.served));
+    version.insert("storage".into(), json!(k.storage));
+    if k.status.is_some() {
+        let mut sub = Map::new();
+        if let Some(scale) = &k.scale {
+            sub.insert("scale".into(), scale.clone());
+        }
+        sub.insert("status".into(), json!({}));
+        version.insert("subresources".into(), Value::Object(sub));
+    }
+    let crd = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": metadata,
+        "spec": {
+            "group": k.group,
+            "names": names,
+            "scope": if k.namespaced { "Namespaced" } else { "Cluster" },
+            "versions": [version],
+        }
+    });
+    Ok(VersionCrd {
+        item: id,
+        attrs: k,
+        storage_marker,
+        crd,
+    })
+}
+
+fn pairs(p: &[(String, String)]) -> Value {
+    Value::Object(p.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
+}
+
+/// The root `openAPIV3Schema` of `Kind::crd()`.
+fn root_schema(
+    ix: &CrateIndex,
+    id: ItemId,
+    s: &syn::ItemStruct,
+    k: &KubeAttrs,
+    root_name: &str,
+) -> Result<Value, CrdError> {
+    let m = ix.items[id].module;
+    let file = ix.module_file(m);
+    let mut g = Generator::new(ix, k8s_table());
+    let spec = g.item_schema(id)?;
+    let mut root = json!({"type": "object"});
+    if k.no_spec {
+        let mut spec = spec;
+        if let Value::Object(o) = &mut spec {
+            // A flattened struct keeps only what flatten() merges; its own metadata stays on it.
+            o.remove("description");
+            o.remove("title");
+        }
+        merge_flat(&mut root, spec);
+    } else {
+        root["properties"] = json!({ "spec": spec });
+        root["required"] = json!(["spec"]);
+    }
+    if let Some((status, span)) = &k.status {
+        let ty: syn::Type = syn::parse_str(status).map_err(|e| {
+            CrdError::at(
+                file,
+                *span,
+                CrdErrorKind::KubeAttr(format!("invalid status type `{status}`: {e}")),
+            )
+        })?;
+        // Resolve with the attribute's span for errors.
+        let mut st = g.type_schema(&ty, m).map_err(|mut e| {
+            if e.path == file && e.line == 1 {
+                let start = span.start();
+                e.line = start.line;
+                e.column = start.column + 1;
+            }
+            e
+        })?;
+        schema::allow_null(&mut st);
+        if let Some(Value::Object(props)) = root
+            .as_object_mut()
+            .map(|o| o.entry("properties").or_insert_with(|| json!({})))
+        {
+            props.insert("status".into(), st);
+        }
+    }
+    let doc = k.doc.clone().unwrap_or_else(|| {
+        format!(
+            " Auto-generated derived type for {} via `CustomResource`",
+            s.ident
+        )
+    });
+    let doc = doc.strip_prefix(' ').map(str::to_string).unwrap_or(doc);
+    let (title, description) = attrs::title_and_description(&doc);
+    if !title.is_empty() {
+        root["title"] = json!(title);
+    }
+    if !description.is_empty() {
+        root["description"] = json!(description);
+    }
+    if !k.validations.is_empty() {
+        root["x-kubernetes-validations"] = json!(k.validations);
+    }
+    if root.get("title").is_none() {
+        root["title"] = json!(root_name);
+    }
+    transform::finalize(root).map_err(|c| {
+        CrdError::unsupported(
+            file,
+            s.ident.span(),
+            format!(
+                "schema of `{}` is rejected by kube's structural rewriter ({})",
+                s.ident, c.0
+            ),
+            "use only externally tagged enums whose variants do not mix unit and data variants",
+        )
+    })
+}
+
+/// `#[serde(flatten)] spec` on the root (no_spec): merge properties and required.
+fn merge_flat(root: &mut Value, spec: Value) {
+    let Value::Object(spec) = spec else { return };
+    let Value::Object(r) = root else { return };
+    for (k, v) in spec {
+        match (k.as_str(), r.get_mut(&k)) {
+            ("required", Some(Value::Array(a))) => {
+                if let Value::Array(b) = v {
+                    a.extend(b);
+                }
+            }
+            ("properties", Some(Value::Object(a))) => {
+                if let Value::Object(b) = v {
+                    a.extend(b);
+                }
+            }
+            (_, None) => {
+                r.insert(k, v);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Group versions by (group, kind) and merge them with `merge_crds` semantics.
+fn merge_all(ix: &CrateIndex, versions: Vec<VersionCrd>) -> Result<Vec<GeneratedCrd>, CrdError> {
+    let mut groups: BTreeMap<(String, String), Vec<VersionCrd>> = BTreeMap::new();
+    for v in versions {
+        groups
+            .entry((v.attrs.group.clone(), v.attrs.kind.clone()))
+            .or_default()
+            .push(v);
+    }
+    let mut out = Vec::new();
+    for ((group, kind), mut vs) in groups {
+        let root_idx = if vs.len() == 1 {
+            0
+        } else {
+            let marked: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].storage_marker).collect();
+            let storage: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].attrs.storage).collect();
+            let chosen = if marked.len() == 1 { marked } else { storage };
+            if chosen.len() != 1 {
+                let list = if chosen.is_empty() {
+                    (0..vs.len()).collect::<Vec<_>>()
+                } else {
+                    chosen.clone()
+                };
+                let names: Vec<&str> = list.iter().map(|i| vs[*i].attrs.version.as_str()).collect();
+                let at = &vs[list[0]];
+                let item = &ix.items[at.item];
+                return Err(CrdError::at(
+                    ix.module_file(item.module),
+                    index::item_span(&item.kind),
+                    CrdErrorKind::StorageVersions {
+                        kind,
+                        group,
+                        count: chosen.len(),
+                        versions: names.join(", "),
+                    },
+                ));
+            }
+            chosen[0]
+        };
+        let root = vs.remove(root_idx);
+        for v in &vs {
+            for (what, a, b) in [("scope", &root.crd["spec"]["scope"], &v.crd["spec"]["scope"])] {
+                if a != b {
+                    let item = &ix.items[v.item];
+                    return Err(CrdError::at(
+                        ix.module_file(item.module),
+                        index::item_span(&item.kind),
+                        CrdErrorKind::Mismatch(format!(
+                            "version {} of kind {kind} has {what} {b} but the storage version {} has {a}; make them agree",
+                            v.attrs.version, root.attrs.version
+                        )),
+                    ));
+                }
+            }
+        }
+        let mut crd = root.crd;
+        let mut all_versions = Vec::new();
+        if let Some(Value::Array(rv)) = crd["spec"].get_mut("versions") {
+            if vs.is_empty() {
+                all_versions = std::mem::take(rv);
+            } else {
+                for mut v in std::mem::take(rv) {
+                    v["storage"] = json!(true);
+                    all_versions.push(v);
+                }
+            }
+        }
+        while let Some(mut v) = vs.pop() {
+            if let Some(Value::Array(vv)) = v.crd["spec"].get_mut("versions") {
+                for mut x in std::mem::take(vv) {
+                    x["storage"] = json!(false);
+                    all_versions.push(x);
+                }
+            }
+        }
+        crd["spec"]["versions"] = Value::Array(all_versions);
+        let plural = crd["spec"]["names"]["plural"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let name = crd["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        out.push(GeneratedCrd {
+            file_name: format!("{group}_{plural}.yaml"),
+            name,
+            group,
+            plural,
+            crd,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,834 @@
+//! Reading `#[serde]`, `#[schemars]`, `#[validate]`, `#[garde]` and doc attributes the way serde_derive and
+//! schemars_derive 1.2 read them, plus serde's rename rules.
+
+use proc_macro2::{Span, TokenStream};
+use serde_json::Value;
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, Lit, Token};
+
+/// One `name`, `name = expr` or `name(tokens)` inside an attribute.
+#[derive(Debug, Clone)]
+pub struct MetaItem {
+    /// The key.
+    pub name: String,
+    /// Where it is.
+    pub span: Span,
+    /// Its value.
+    pub value: MetaValue,
+}
+
+/// Value of a [`MetaItem`].
+#[derive(Debug, Clone)]
+pub enum MetaValue {
+    /// `name`.
+    Flag,
+    /// `name = expr`.
+    Expr(Box<Expr>),
+    /// `name(...)`.
+    List(TokenStream),
+}
+
+impl MetaItem {
+    /// `name = "string"`.
+    pub fn str_value(&self) -> Option<String> {
+        match &self.value {
+            MetaValue::Expr(e) => expr_str(e),
+            _ => None,
+        }
+    }
+
+    /// Nested items of `name(a = 1, b)`.
+    pub fn nested(&self) -> syn::Result<Vec<MetaItem>> {
+        match &self.value {
+            MetaValue::List(ts) => parse_meta_list.parse2(ts.clone()),
+            _ => Err(syn::Error::new(
+                self.span,
+                format!("expected `{}(...)`", self.name),
+            )),
+        }
+    }
+
+    /// Expressions of `name(a, b)`.
+    pub fn list_exprs(&self) -> syn::Result<Vec<Expr>> {
+        match &self.value {
+            MetaValue::List(ts) => {
+                let p = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(ts.clone())?;
+                Ok(p.into_iter().collect())
+            }
+            _ => Err(syn::Error::new(
+                self.span,
+                format!("expected `{}(...)`", self.name),
+            )),
+        }
+    }
+}
+
+/// Parse `a, b = 1, c(..)`.
+pub fn parse_meta_list(input: ParseStream) -> syn::Result<Vec<MetaItem>> {
+    let mut out = Vec::new();
+    while !input.is_empty() {
+        let span = input.span();
+        let mut name = syn::Ident::parse_any(input)?.to_string();
+        while input.peek(Token![::]) {
+            input.parse::<Token![::]>()?;
+            name.push_str("::");
+            name.push_str(&syn::Ident::parse_any(input)?.to_string());
+        }
+        let value = if input.peek(Token![=]) {
+            input.parse::<Token![=]>()?;
+            MetaValue::Expr(Box::new(input.parse::<Expr>()?))
+        } else if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            MetaValue::List(content.parse::<TokenStream>()?)
+        } else {
+            MetaValue::Flag
+        };
+        out.push(MetaItem { name, span, value });
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(out)
+}
+
+/// All items of every `#[<which>(...)]` attribute.
+pub fn meta_items(attrs: &[syn::Attribute], which: &str) -> syn::Result<Vec<MetaItem>> {
+    let mut out = Vec::new();
+    for a in attrs.iter().filter(|a| a.path().is_ident(which)) {
+        if let syn::Meta::List(l) = &a.meta {
+            out.extend(parse_meta_list.parse2(l.tokens.clone())?);
+        }
+    }
+    Ok(out)
+}
+
+/// A string literal expression's value.
+pub fn expr_str(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Some(s.value()),
+            _ => None,
+        },
+        Expr::Group(g) => expr_str(&g.expr),
+        Expr::Paren(p) => expr_str(&p.expr),
+        _ => None,
+    }
+}
+
+/// A literal (number, string, bool, possibly negated) as JSON.
+pub fn expr_literal(e: &Expr) -> Option<Value> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Some(Value::String(s.value())),
+            Lit::Bool(b) => Some(Value::Bool(b.value)),
+            Lit::Int(i) => i
+                .base10_parse::<i64>()
+                .ok()
+                .map(Value::from)
+                .or_else(|| i.base10_parse::<u64>().ok().map(Value::from)),
+            Lit::Float(f) => f.base10_parse::<f64>().ok().map(Value::from),
+            Lit::Char(c) => Some(Value::String(c.value().to_string())),
+            _ => None,
+        },
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match expr_literal(&u.expr)? {
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Some(Value::from(-i))
+                } else {
+                    n.as_f64().map(|f| Value::from(-f))
+                }
+            }
+            _ => None,
+        },
+        Expr::Group(g) => expr_literal(&g.expr),
+        Expr::Paren(p) => expr_literal(&p.expr),
+        _ => None,
+    }
+}
+
+/// Doc comment text as schemars_derive collects it: one leading space stripped per line, lines joined.
+pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => expr_str(&nv.value),
+            _ => None,
+        })
+        .map(|l| l.strip_prefix(' ').map(str::to_string).unwrap_or(l))
+        .collect();
+    if lines.is_empty() {
+        None
+    } else {
+        Some(lines.join("\n"))
+    }
+}
+
+/// schemars' `get_title_and_description`.
+pub fn title_and_description(doc: &str) -> (String, String) {
+    let doc = doc.trim_matches(|c: char| c.is_ascii_whitespace());
+    if doc.starts_with('#') {
+        let end = doc.find('\n').unwrap_or(doc.len());
+        let title = doc[..end]
+            .trim_start_matches('#')
+            .trim_matches(|c: char| c.is_ascii_whitespace());
+        let description = doc[end..].trim_matches(|c: char| c.is_ascii_whitespace());
+        (title.to_string(), description.to_string())
+    } else {
+        (String::new(), doc.to_string())
+    }
+}
+
+/// serde's `RenameRule`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RenameRule {
+    /// `lowercase`.
+    Lower,
+    /// `UPPERCASE`.
+    Upper,
+    /// `PascalCase`.
+    Pascal,
+    /// `camelCase`.
+    Camel,
+    /// `snake_case`.
+    Snake,
+    /// `SCREAMING_SNAKE_CASE`.
+    ScreamingSnake,
+    /// `kebab-case`.
+    Kebab,
+    /// `SCREAMING-KEBAB-CASE`.
+    ScreamingKebab,
+}
+
+impl RenameRule {
+    /// Parse serde's rule names.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "lowercase" => Self::Lower,
+            "UPPERCASE" => Self::Upper,
+            "PascalCase" => Self::Pascal,
+            "camelCase" => Self::Camel,
+            "snake_case" => Self::Snake,
+            "SCREAMING_SNAKE_CASE" => Self::ScreamingSnake,
+            "kebab-case" => Self::Kebab,
+            "SCREAMING-KEBAB-CASE" => Self::ScreamingKebab,
+            _ => return None,
+        })
+    }
+
+    /// Apply to a variant name (`PascalCase` in Rust).
+    pub fn apply_to_variant(self, variant: &str) -> String {
+        match self {
+            Self::Pascal => variant.to_string(),
+            Self::Lower => variant.to_ascii_lowercase(),
+            Self::Upper => variant.to_ascii_uppercase(),
+            Self::Camel => {
+                let mut c = variant.chars();
+                match c.next() {
+                    Some(f) => f.to_ascii_lowercase().to_string() + c.as_str(),
+                    None => String::new(),
+                }
+            }
+            Self::Snake => {
+                let mut snake = String::new();
+                for (i, ch) in variant.char_indices() {
+                    if i > 0 && ch.is_uppercase() {
+                        snake.push('_');
+                    }
+                    snake.push(ch.to_ascii_lowercase());
+                }
+                snake
+            }
+            Self::ScreamingSnake => Self::Snake.apply_to_variant(variant).to_ascii_uppercase(),
+            Self::Kebab => Self::Snake.apply_to_variant(variant).replace('_', "-"),
+            Self::ScreamingKebab => Self::ScreamingSnake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
+        }
+    }
+
+    /// Apply to a field name (`snake_case` in Rust).
+    pub fn apply_to_field(self, field: &str) -> String {
+        match self {
+            Self::Lower | Self::Snake => field.to_string(),
+            Self::Upper | Self::ScreamingSnake => field.to_ascii_uppercase(),
+            Self::Pascal => {
+                let mut pascal = String::new();
+                let mut capitalize = true;
+                for ch in field.chars() {
+                    if ch == '_' {
+                        capitalize = true;
+                    } else if capitalize {
+                        pascal.push(ch.to_ascii_uppercase());
+                        capitalize = false;
+                    } else {
+                        pascal.push(ch);
+                    }
+                }
+                pascal
+            }
+            Self::Camel => {
+                let pascal = Self::Pascal.apply_to_field(field);
+                let mut c = pascal.chars();
+                match c.next() {
+                    Some(f) => f.to_ascii_lowercase().to_string() + c.as_str(),
+                    None => String::new(),
+                }
+            }
+            Self::Kebab => field.replace('_', "-"),
+            Self::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
+        }
+    }
+}
+
+/// `#[serde(default)]` forms.
+#[derive(Debug, Clone)]
+pub enum SerdeDefault {
+    /// No default.
+    None,
+    /// `default`.
+    Default,
+    /// `default = "path"`.
+    Path(String, Span),
+}
+
+/// Length / range bounds.
+#[derive(Debug, Clone, Default)]
+pub struct Bounds {
+    /// `min`.
+    pub min: Option<Value>,
+    /// `max`.
+    pub max: Option<Value>,
+    /// `equal`.
+    pub equal: Option<Value>,
+}
+
+/// schemars validation attributes.
+#[derive(Debug, Clone, Default)]
+pub struct Validation {
+    /// `length(..)`.
+    pub length: Option<Bounds>,
+    /// `range(..)`.
+    pub range: Option<Bounds>,
+    /// `regex`/`pattern`.
+    pub pattern: Option<String>,
+    /// `contains`.
+    pub contains: Option<String>,
+    /// `required`.
+    pub required: bool,
+    /// `email`, `url`, ...
+    pub format: Option<&'static str>,
+    /// `inner(..)`.
+    pub inner: Option<Box<Validation>>,
+}
+
+/// Attributes common to containers, fields and variants.
+#[derive(Debug, Clone, Default)]
+pub struct Common {
+    /// Doc comment.
+    pub doc: Option<String>,
+    /// `#[schemars(title)]`.
+    pub title: Option<String>,
+    /// `#[schemars(description)]`.
+    pub description: Option<String>,
+    /// `#[deprecated]`.
+    pub deprecated: bool,
+    /// `#[schemars(example)]`.
+    pub examples: Vec<Value>,
+    /// `#[schemars(extend(..))]`.
+    pub extend: Vec<(String, Value)>,
+}
+
+impl Common {
+    /// schemars' `is_default`.
+    pub fn is_default(&self) -> bool {
+        self.doc.is_none()
+            && self.title.is_none()
+            && self.description.is_none()
+            && !self.deprecated
+            && self.examples.is_empty()
+            && self.extend.is_empty()
+    }
+
+    /// schemars' `add_mutators` (title, description, deprecated, examples); extensions are applied by
+    /// [`Common::apply_extensions`] last.
+    pub fn apply_metadata(&self, schema: &mut Value) {
+        let (doc_title, doc_desc) = self
+            .doc
+            .as_deref()
+            .map(title_and_description)
+            .unwrap_or_default();
+        let title = self.title.clone().or(self.doc.as_ref().map(|_| doc_title));
+        let description = self
+            .description
+            .clone()
+            .or(self.doc.as_ref().map(|_| doc_desc));
+        if let Some(t) = title.filter(|t| !t.is_empty()) {
+            insert(schema, "title", Value::String(t));
+        }
+        if let Some(d) = description.filter(|d| !d.is_empty()) {
+            insert(schema, "description", Value::String(d));
+        }
+        if self.deprecated {
+            insert(schema, "deprecated", Value::Bool(true));
+        }
+        if !self.examples.is_empty() {
+            insert(schema, "examples", Value::Array(self.examples.clone()));
+        }
+    }
+
+    /// `extend(...)` keys.
+    pub fn apply_extensions(&self, schema: &mut Value) {
+        for (k, v) in &self.extend {
+            insert(schema, k, v.clone());
+        }
+    }
+}
+
+/// Insert into a schema, turning a boolean schema into an object first (schemars' `Schema::insert`).
+pub fn insert(schema: &mut Value, key: &str, value: Value) {
+    if let Value::Bool(b) = schema {
+        *schema = if *b {
+            Value::Object(Default::default())
+        } else {
+            serde_json::json!({"not": {}})
+        };
+    }
+    if let Value::Object(o) = schema {
+        o.insert(key.to_string(), value);
+    }
+}
+
+/// Everything schemars/serde read from a field.
+#[derive(Debug, Clone, Default)]
+pub struct FieldAttrs {
+    /// Common metadata.
+    pub common: Common,
+    /// Validation.
+    pub validation: Validation,
+    /// `rename`.
+    pub rename: Option<String>,
+    /// `default`.
+    pub default: Option<SerdeDefault>,
+    /// `skip_serializing`.
+    pub skip_ser: bool,
+    /// `skip_deserializing`.
+    pub skip_de: bool,
+    /// `skip_serializing_if`.
+    pub skip_ser_if: Option<String>,
+    /// `flatten`.
+    pub flatten: bool,
+    /// `#[schemars(with = "T")]`.
+    pub with: Option<syn::Type>,
+    /// `#[schemars(schema_with = ..)]` or `transform`: unsupported statically.
+    pub custom_schema: Option<(String, Span)>,
+}
+
+/// Everything serde/schemars read from a container (struct or enum).
+#[derive(Debug, Clone, Default)]
+pub struct ContainerAttrs {
+    /// Common metadata.
+    pub common: Common,
+    /// `rename_all`.
+    pub rename_all: Option<RenameRule>,
+    /// `rename_all_fields` (enums).
+    pub rename_all_fields: Option<RenameRule>,
+    /// `default`.
+    pub default: Option<SerdeDefault>,
+    /// `deny_unknown_fields`.
+    pub deny_unknown_fields: bool,
+    /// `transparent`.
+    pub transparent: bool,
+    /// `tag`.
+    pub tag: Option<String>,
+    /// `content`.
+    pub content: Option<String>,
+    /// `untagged`.
+    pub untagged: bool,
+    /// `#[schemars(with = "T")]`.
+    pub with: Option<syn::Type>,
+    /// Something that changes the schema in ways we cannot follow statically (`from`, `into`, `transform`...).
+    pub custom_schema: Option<(String, Span)>,
+}
+
+/// Variant attributes.
+#[derive(Debug, Clone, Default)]
+pub struct VariantAttrs {
+    /// Common metadata.
+    pub common: Common,
+    /// `rename`.
+    pub rename: Option<String>,
+    /// `rename_all` for the variant's fields.
+    pub rename_all: Option<RenameRule>,
+    /// `skip` / `skip_deserializing`.
+    pub skip_de: bool,
+    /// `untagged`.
+    pub untagged: bool,
+    /// `with`.
+    pub with: Option<syn::Type>,
+    /// Unsupported custom schema.
+    pub custom_schema: Option<(String, Span)>,
+    /// `#[default]`.
+    pub is_default: bool,
+}
+
+fn rename_value(item: &MetaItem) -> syn::Result<Option<String>> {
+    match &item.value {
+        MetaValue::Expr(e) => Ok(expr_str(e)),
+        MetaValue::List(_) => {
+            // rename(serialize = "..", deserialize = "..") — schemars uses the deserialize name.
+            let nested = item.nested()?;
+            Ok(nested
+                .iter()
+                .find(|n| n.name == "deserialize")
+                .and_then(MetaItem::str_value))
+        }
+        MetaValue::Flag => Ok(None),
+    }
+}
+
+fn rename_rule(item: &MetaItem) -> syn::Result<Option<RenameRule>> {
+    let Some(s) = rename_value(item)? else {
+        return Ok(None);
+    };
+    RenameRule::parse(&s)
+        .map(Some)
+        .ok_or_else(|| syn::Error::new(item.span, format!("unknown rename rule `{s}`")))
+}
+
+fn parse_type(item: &MetaItem) -> syn::Result<syn::Type> {
+    let s = item.str_value().ok_or_else(|| {
+        syn::Error::new(item.span, format!("expected `{} = \"Type\"`", item.name))
+    })?;
+    syn::parse_str::<syn::Type>(&s).map_err(|e| syn::Error::new(item.span, e.to_string()))
+}
+
+fn serde_default(item: &MetaItem) -> SerdeDefault {
+    match item.str_value() {
+        Some(p) => SerdeDefault::Path(p, item.span),
+        None => SerdeDefault::Default,
+    }
+}
+
+fn parse_common(
+    attrs: &[syn::Attribute],
+    item: &MetaItem,
+    common: &mut Common,
+) -> syn::Result<bool> {
+    let _ = attrs;
+    match item.name.as_str() {
+        "title" => common.title = item.str_value(),
+        "description" => common.description = item.str_value(),
+        "deprecated" => common.deprecated = true,
+        "example" => {
+            match &item.value {
+                MetaValue::Expr(e) => {
+                    let v = expr_literal(e).ok_or_else(|| {
+                    syn::Error::new(item.span, "only literal `example` values can be evaluated statically; use a literal")
+                })?;
+                    common.examples.push(v);
+                }
+                _ => return Err(syn::Error::new(item.span, "expected `example = <literal>`")),
+            }
+        }
+        "extend" => {
+            let MetaValue::List(ts) = &item.value else {
+                return Err(syn::Error::new(
+                    item.span,
+                    "expected `extend(\"key\" = value, ...)`",
+                ));
+            };
+            let pairs = (|input: ParseStream| {
+                let mut out = Vec::new();
+                while !input.is_empty() {
+                    let key: syn::LitStr = input.parse()?;
+                    input.parse::<Token![=]>()?;
+                    let value: Expr = input.parse()?;
+                    out.push((key, value));
+                    if input.is_empty() {
+                        break;
+                    }
+                    input.parse::<Token![,]>()?;
+                }
+                Ok(out)
+            })
+            .parse2(ts.clone())?;
+            for (k, v) in pairs {
+                let value = expr_json(&v).ok_or_else(|| {
+                    syn::Error::new(
+                        k.span(),
+                        "only literal / json!-like `extend` values can be evaluated statically",
+                    )
+                })?;
+                common.extend.push((k.value(), value));
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// A literal, array or `json!`-free object expression as JSON (for `extend`).
+pub fn expr_json(e: &Expr) -> Option<Value> {
+    if let Some(v) = expr_literal(e) {
+        return Some(v);
+    }
+    match e {
+        Expr::Array(a) => a
+            .elems
+            .iter()
+            .map(expr_json)
+            .collect::<Option<Vec<_>>>()
+            .map(Value::Array),
+        Expr::Path(p) if p.path.is_ident("null") => Some(Value::Null),
+        _ => None,
+    }
+}
+
+fn parse_bounds(item: &MetaItem) -> syn::Result<Bounds> {
+    let mut b = Bounds::default();
+    for n in item.nested()? {
+        let MetaValue::Expr(e) = &n.value else {
+            continue;
+        };
+        let v = expr_literal(e).ok_or_else(|| {
+            syn::Error::new(
+                n.span,
+                "only literal bounds can be evaluated statically; use a literal",
+            )
+        })?;
+        match n.name.as_str() {
+            "min" => b.min = Some(v),
+            "max" => b.max = Some(v),
+            "equal" => b.equal = Some(v),
+            _ => {}
+        }
+    }
+    Ok(b)
+}
+
+fn parse_pattern_arg(item: &MetaItem) -> syn::Result<Option<String>> {
+    match &item.value {
+        MetaValue::Expr(e) => Ok(expr_str(e)),
+        MetaValue::List(_) => {
+            let exprs = item.list_exprs();
+            if let Ok(exprs) = exprs {
+                if let [e] = exprs.as_slice() {
+                    if let Some(s) = expr_str(e) {
+                        return Ok(Some(s));
+                    }
+                }
+            }
+            for n in item.nested()? {
+                if n.name == "pattern" {
+                    if let Some(s) = n.str_value() {
+                        return Ok(Some(s));
+                    }
+                }
+                if n.name == "path" {
+                    return Err(syn::Error::new(
+                        n.span,
+                        "`regex(path = ..)` needs the compiled regex; use `#[schemars(regex(pattern = r\"...\"))]`",
+                    ));
+                }
+            }
+            Ok(None)
+        }
+        MetaValue::Flag => Ok(None),
+    }
+}
+
+fn parse_validation(item: &MetaItem, which: &str, v: &mut Validation) -> syn::Result<bool> {
+    let fmt = match item.name.as_str() {
+        "email" => Some("email"),
+        "url" => Some("uri"),
+        "ip" => Some("ip"),
+        "ipv4" => Some("ipv4"),
+        "ipv6" => Some("ipv6"),
+        _ => None,
+    };
+    if let Some(f) = fmt {
+        v.format = Some(f);
+        return Ok(true);
+    }
+    match item.name.as_str() {
+        "length" => v.length = Some(parse_bounds(item)?),
+        "range" => v.range = Some(parse_bounds(item)?),
+        "required" => v.required = true,
+        "pattern" if which != "validate" => v.pattern = parse_pattern_arg(item)?,
+        "regex" if which != "garde" => v.pattern = parse_pattern_arg(item)?,
+        "contains" => {
+            v.contains = match &item.value {
+                MetaValue::Expr(e) => expr_str(e),
+                _ => parse_pattern_arg(item)?,
+            }
+        }
+        "inner" if which != "validate" => {
+            let inner = v.inner.get_or_insert_with(Default::default);
+            for n in item.nested()? {
+                parse_validation(&n, which, inner)?;
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Read a field's attributes.
+pub fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
+    let mut f = FieldAttrs {
+        common: Common {
+            doc: doc_text(attrs),
+            deprecated: attrs.iter().any(|a| a.path().is_ident("deprecated")),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    for which in ["serde", "schemars"] {
+        for item in meta_items(attrs, which)? {
+            match item.name.as_str() {
+                "rename" => f.rename = rename_value(&item)?.or(f.rename.take()),
+                "default" => f.default = Some(serde_default(&item)),
+                "skip" => {
+                    f.skip_ser = true;
+                    f.skip_de = true;
+                }
+                "skip_serializing" => f.skip_ser = true,
+                "skip_deserializing" => f.skip_de = true,
+                "skip_serializing_if" => f.skip_ser_if = item.str_value(),
+                "flatten" => f.flatten = true,
+                "with" if which == "schemars" => f.with = Some(parse_type(&item)?),
+                "schema_with" | "transform" if which == "schemars" => {
+                    f.custom_schema = Some((item.name.clone(), item.span));
+                }
+                _ => {
+                    if which == "schemars" && !parse_common(attrs, &item, &mut f.common)? {
+                        parse_validation(&item, which, &mut f.validation)?;
+                    }
+                }
+            }
+        }
+    }
+    for which in ["validate", "garde"] {
+        for item in meta_items(attrs, which)? {
+            parse_validation(&item, which, &mut f.validation)?;
+        }
+    }
+    Ok(f)
+}
+
+/// Read a container's attributes.
+pub fn container_attrs(attrs: &[syn::Attribute]) -> syn::Result<ContainerAttrs> {
+    let mut c = ContainerAttrs {
+        common: Common {
+            doc: doc_text(attrs),
+            deprecated: attrs.iter().any(|a| a.path().is_ident("deprecated")),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    for which in ["serde", "schemars"] {
+        for item in meta_items(attrs, which)? {
+            match item.name.as_str() {
+                "rename_all" => c.rename_all = rename_rule(&item)?,
+                "rename_all_fields" => c.rename_all_fields = rename_rule(&item)?,
+                "default" => c.default = Some(serde_default(&item)),
+                "deny_unknown_fields" => c.deny_unknown_fields = true,
+                "transparent" => c.transparent = true,
+                "tag" => c.tag = item.str_value(),
+                "content" => c.content = item.str_value(),
+                "untagged" => c.untagged = true,
+                "with" if which == "schemars" => c.with = Some(parse_type(&item)?),
+                "from" | "try_from" | "into" | "remote" | "transform" | "schema_with" => {
+                    c.custom_schema = Some((item.name.clone(), item.span));
+                }
+                _ => {
+                    if which == "schemars" {
+                        parse_common(attrs, &item, &mut c.common)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// Read a variant's attributes.
+pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
+    let mut v = VariantAttrs {
+        common: Common {
+            doc: doc_text(attrs),
+            deprecated: attrs.iter().any(|a| a.path().is_ident("deprecated")),
+            ..Default::default()
+        },
+        is_default: attrs.iter().any(|a| a.path().is_ident("default")),
+        ..Default::default()
+    };
+    for which in ["serde", "schemars"] {
+        for item in meta_items(attrs, which)? {
+            match item.name.as_str() {
+                "rename" => v.rename = rename_value(&item)?.or(v.rename.take()),
+                "rename_all" => v.rename_all = rename_rule(&item)?,
+                "skip" | "skip_deserializing" => v.skip_de = true,
+                "untagged" => v.untagged = true,
+                "with" if which == "schemars" => v.with = Some(parse_type(&item)?),
+                "schema_with" | "transform" => {
+                    v.custom_schema = Some((item.name.clone(), item.span))
+                }
+                _ => {
+                    if which == "schemars" {
+                        parse_common(attrs, &item, &mut v.common)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_rename_rules_follow_serde() {
+        let f = "http2_enabled";
+        assert_eq!(RenameRule::Camel.apply_to_field(f), "http2Enabled");
+        assert_eq!(RenameRule::Camel.apply_to_field("a_b_c"), "aBC");
+        assert_eq!(RenameRule::Pascal.apply_to_field("api_url"), "ApiUrl");
+        assert_eq!(RenameRule::Kebab.apply_to_field("api_url"), "api-url");
+        assert_eq!(
+            RenameRule::ScreamingSnake.apply_to_field("api_url"),
+            "API_URL"
+        );
+        assert_eq!(
+            RenameRule::ScreamingKebab.apply_to_field("api_url"),
+            "API-URL"
+        );
+        assert_eq!(RenameRule::Upper.apply_to_field("api_url"), "API_URL");
+        assert_eq!(RenameRule::Lower.apply_to_field("api_url"), "api_url");
+        assert_eq!(RenameRule::parse("camelCase"), Some(RenameRule::Camel));
+        assert_eq!(RenameRule::parse("Camel"), None);
+    }
+
+    #[test]
+    fn doc_title_and_description() {
+        assert_eq!(
+            title_and_description("# Title\nbody\n\n  more"),
+            ("Title".into(), "body\n\n  more".into())
+        );
+        assert_eq!(
+            title_and_description("  plain  "),
+            (String::new(), "plain".into())
+        );
+        let attrs: Vec<syn::Attribute> = vec![
+            syn::parse_quote!(#[doc = " a"]),
+            syn::parse_quote!(#[doc = "  b"]),
+        ];
+        assert_eq!(doc_text(&attrs).as_deref(), Some("a\n b"));
+    }
+}

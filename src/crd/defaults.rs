@@ -1,0 +1,761 @@
+//! Static evaluation of serde default values (`#[serde(default)]`, `default = "fn"`, `impl Default`,
+//! `#[derive(Default)]`) into the JSON that `serde_json::to_value` would produce at run time.
+
+use serde_json::{Map, Value, json};
+use syn::punctuated::Punctuated;
+use syn::{Expr, Token};
+
+use super::attrs;
+use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
+use super::schema::variant_name;
+use super::types::{ScalarKind, Ty, classify};
+
+type Res<T> = Result<T, String>;
+
+/// Whether a `skip_serializing_if` predicate holds for a serialized value; `None` when unknown.
+pub fn predicate_holds(pred: &str, v: &Value) -> Option<bool> {
+    let last = pred.rsplit("::").next().unwrap_or(pred);
+    match last {
+        "is_none" => Some(v.is_null()),
+        "is_some" => Some(!v.is_null()),
+        "is_empty" => Some(match v {
+            Value::String(s) => s.is_empty(),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+            Value::Null => true,
+            _ => false,
+        }),
+        _ => None,
+    }
+}
+
+/// Evaluates default expressions.
+pub struct Evaluator<'a> {
+    ix: &'a CrateIndex,
+    k8s: &'a Map<String, Value>,
+}
+
+fn want_fn(k: &ItemKind) -> bool {
+    matches!(k, ItemKind::Fn(_))
+}
+fn want_const(k: &ItemKind) -> bool {
+    matches!(k, ItemKind::Const(_))
+}
+
+fn path_segs(p: &syn::Path) -> Vec<String> {
+    p.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+/// Strip parentheses, groups, single-expression blocks and value-preserving conversions.
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(inner, None) => strip(inner),
+            _ => e,
+        },
+        Expr::MethodCall(mc)
+            if mc.args.is_empty()
+                && matches!(
+                    mc.method.to_string().as_str(),
+                    "into" | "to_string" | "to_owned" | "clone"
+                ) =>
+        {
+            strip(&mc.receiver)
+        }
+        Expr::Cast(c) => strip(&c.expr),
+        Expr::Call(c) if c.args.len() == 1 => {
+            if let Expr::Path(p) = &*c.func {
+                let segs = path_segs(&p.path);
+                let s: Vec<&str> = segs.iter().map(String::as_str).collect();
+                if matches!(
+                    s.as_slice(),
+                    ["String", "from"] | ["From", "from"] | ["Into", "into"] | ["str", "to_string"]
+                ) {
+                    return strip(&c.args[0]);
+                }
+            }
+            e
+        }
+        _ => e,
+    }
+}
+
+/// `Default::default()`, `T::default()`, `<T>::default()`, `T::new()` of containers.
+fn is_default_call(e: &Expr) -> bool {
+    let Expr::Call(c) = e else { return false };
+    if !c.args.is_empty() {
+        return false;
+    }
+    let Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let last = p
+        .path
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default();
+    last == "default"
+}
+
+fn fn_body_expr(f: &syn::ItemFn) -> Option<&Expr> {
+    match f.block.stmts.as_slice() {
+        [syn::Stmt::Expr(e, None)] => Some(e),
+        [syn::Stmt::Expr(Expr::Return(r), _)] => r.expr.as_deref(),
+        _ => None,
+    }
+}
+
+fn derives(attrs_list: &[syn::Attribute], name: &str) -> bool {
+    attrs_list
+        .iter()
+        .filter(|a| a.path().is_ident("derive"))
+        .any(|a| {
+            a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+                .map(|l| {
+                    l.iter()
+                        .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
+                })
+                .unwrap_or(false)
+        })
+}
+
+impl<'a> Evaluator<'a> {
+    /// An evaluator over the crate index.
+    pub fn new(ix: &'a CrateIndex, k8s: &'a Map<String, Value>) -> Self {
+        Self { ix, k8s }
+    }
+
+    fn classify(&self, ty: &syn::Type, m: ModId) -> Res<Ty> {
+        classify(self.ix, self.k8s, ty, m).map_err(|e| e.kind.to_string())
+    }
+
+    /// `serde_json::to_value(<T>::default())`.
+    pub fn default_of(&self, ty: &syn::Type, m: ModId) -> Res<Value> {
+        self.default_depth(ty, m, 0)
+    }
+
+    fn default_depth(&self, ty: &syn::Type, m: ModId, depth: usize) -> Res<Value> {
+        if depth > 24 {
+            return Err("default values nest too deeply".into());
+        }
+        Ok(match self.classify(ty, m)? {
+            Ty::Option(..) | Ty::Unit | Ty::JsonValue => Value::Null,
+            Ty::Seq(..) => json!([]),
+            Ty::Array(t, m2, n) => {
+                let v = self.default_depth(&t, m2, depth + 1)?;
+                Value::Array(vec![v; n as usize])
+            }
+            Ty::Map(..) => json!({}),
+            Ty::Wrapper(t, m2) => self.default_depth(&t, m2, depth + 1)?,
+            Ty::Scalar(kind, schema) => match kind {
+                ScalarKind::Str => json!(""),
+                ScalarKind::Bool => json!(false),
+                ScalarKind::Int => json!(0),
+                ScalarKind::Float => json!(0.0),
+                ScalarKind::Other if schema.get("properties").is_some() => {
+                    json!({"secs": 0, "nanos": 0})
+                }
+                ScalarKind::Other => return Err("type has no statically known default".into()),
+            },
+            Ty::K8s(name) => match name.as_str() {
+                "Quantity" => json!(""),
+                "IntOrString" => json!(0),
+                _ => return Err(format!("`{name}::default()` is not evaluated statically")),
+            },
+            Ty::Tuple => return Err("tuples are not supported".into()),
+            Ty::Item(id) => self.item_default(id, depth + 1)?,
+        })
+    }
+
+    fn default_impl_body(&self, id: ItemId) -> Option<(&'a Expr, ModId)> {
+        let item = &self.ix.items[id];
+        self.ix
+            .impls
+            .iter()
+            .filter(|i| i.self_name == item.name && i.trait_name.as_deref() == Some("Default"))
+            .find_map(|i| {
+                i.item.items.iter().find_map(|ii| match ii {
+                    syn::ImplItem::Fn(f) if f.sig.ident == "default" => {
+                        match f.block.stmts.as_slice() {
+                            [syn::Stmt::Expr(e, None)] => Some((e, i.module)),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                })
+            })
+    }
+
+    fn item_default(&self, id: ItemId, depth: usize) -> Res<Value> {
+        let item = &self.ix.items[id];
+        match &item.kind {
+            ItemKind::Struct(_) => {
+                let fields = self.item_default_fields_depth(id, depth)?;
+                self.serialize_struct(id, &fields)
+            }
+            ItemKind::Enum(e) => {
+                if derives(&e.attrs, "Default") {
+                    let v = e
+                        .variants
+                        .iter()
+                        .find(|v| v.attrs.iter().any(|a| a.path().is_ident("default")))
+                        .ok_or_else(|| {
+                            format!(
+                                "enum `{}` derives Default without a #[default] variant",
+                                item.name
+                            )
+                        })?;
+                    return self.serialize_variant(id, v, None);
+                }
+                let (body, m) = self
+                    .default_impl_body(id)
+                    .ok_or_else(|| format!("no evaluable `impl Default for {}`", item.name))?;
+                self.eval_item(body, id, m, depth)
+            }
+            _ => Err(format!("`{}` has no statically known default", item.name)),
+        }
+    }
+
+    /// Serialized values of each field of `<Struct>::default()`, keyed by Rust field name.
+    pub fn item_default_fields(&self, id: ItemId) -> Res<Map<String, Value>> {
+        self.item_default_fields_depth(id, 0)
+    }
+
+    fn item_default_fields_depth(&self, id: ItemId, depth: usize) -> Res<Map<String, Value>> {
+        if depth > 24 {
+            return Err("default values nest too deeply".into());
+        }
+        let item = &self.ix.items[id];
+        let ItemKind::Struct(s) = &item.kind else {
+            return Err(format!("`{}` is not a struct", item.name));
+        };
+        if derives(&s.attrs, "Default") {
+            let mut out = Map::new();
+            for (i, f) in s.fields.iter().enumerate() {
+                let key = f.ident.as_ref().map(unraw).unwrap_or_else(|| i.to_string());
+                out.insert(key, self.default_depth(&f.ty, item.module, depth + 1)?);
+            }
+            return Ok(out);
+        }
+        let (body, m) = self.default_impl_body(id).ok_or_else(|| {
+            format!(
+                "`{}` has neither #[derive(Default)] nor an evaluable `impl Default`",
+                item.name
+            )
+        })?;
+        self.struct_fields_of(body, id, m, depth + 1)
+    }
+
+    /// Fields of the struct value built by `path()`.
+    pub fn call_default_fn_fields(
+        &self,
+        path: &str,
+        id: ItemId,
+        m: ModId,
+    ) -> Res<Map<String, Value>> {
+        let (body, fm) = self.default_fn(path, m)?;
+        self.struct_fields_of(body, id, fm, 0)
+    }
+
+    fn default_fn(&self, path: &str, m: ModId) -> Res<(&'a Expr, ModId)> {
+        let p: syn::Path =
+            syn::parse_str(path).map_err(|e| format!("invalid default path `{path}`: {e}"))?;
+        match self.ix.resolve(m, &path_segs(&p), want_fn) {
+            Resolved::Item(id) => {
+                let ItemKind::Fn(f) = &self.ix.items[id].kind else {
+                    return Err(format!("`{path}` is not a fn"));
+                };
+                let body = fn_body_expr(f)
+                    .ok_or_else(|| format!("the body of `{path}` is not a single expression"))?;
+                Ok((body, self.ix.items[id].module))
+            }
+            _ => Err(format!("fn `{path}` not found in this crate")),
+        }
+    }
+
+    /// `serde_json::to_value(path())`.
+    pub fn call_default_fn(&self, path: &str, ty: &syn::Type, m: ModId) -> Res<Value> {
+        let last = path.rsplit("::").next().unwrap_or(path);
+        if last == "default"
+            && matches!(
+                self.ix.resolve(m, &[path.to_string()], want_fn),
+                Resolved::External(_)
+            )
+        {
+            return self.default_of(ty, m);
+        }
+        let (body, fm) = self.default_fn(path, m)?;
+        self.eval_depth(body, ty, m, fm, 0)
+    }
+
+    /// Evaluate an expression of type `ty` (written in module `tm`), the expression being in module `em`.
+    fn eval_depth(
+        &self,
+        e: &Expr,
+        ty: &syn::Type,
+        tm: ModId,
+        em: ModId,
+        depth: usize,
+    ) -> Res<Value> {
+        if depth > 24 {
+            return Err("default values nest too deeply".into());
+        }
+        let e = strip(e);
+        if is_default_call(e) {
+            return self.default_depth(ty, tm, depth + 1);
+        }
+        // Calls of crate fns without arguments, and crate consts.
+        if let Expr::Call(c) = e {
+            if c.args.is_empty() {
+                if let Expr::Path(p) = &*c.func {
+                    if let Resolved::Item(id) = self.ix.resolve(em, &path_segs(&p.path), want_fn) {
+                        if let ItemKind::Fn(f) = &self.ix.items[id].kind {
+                            let body = fn_body_expr(f).ok_or_else(|| {
+                                format!("the body of `{}` is not a single expression", f.sig.ident)
+                            })?;
+                            return self.eval_depth(
+                                body,
+                                ty,
+                                tm,
+                                self.ix.items[id].module,
+                                depth + 1,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if let Expr::Path(p) = e {
+            if p.path.segments.len() <= 2 {
+                if let Resolved::Item(id) = self.ix.resolve(em, &path_segs(&p.path), want_const) {
+                    if let ItemKind::Const(c) = &self.ix.items[id].kind {
+                        return self.eval_depth(
+                            &c.expr,
+                            ty,
+                            tm,
+                            self.ix.items[id].module,
+                            depth + 1,
+                        );
+                    }
+                }
+            }
+        }
+        let unsupported = || {
+            Err(format!(
+                "`{}` is not a literal expression",
+                quote::quote!(#e)
+            ))
+        };
+        match self.classify(ty, tm)? {
+            Ty::Option(t, m2) => {
+                if let Expr::Path(p) = e {
+                    if p.path.is_ident("None") {
+                        return Ok(Value::Null);
+                    }
+                }
+                if let Expr::Call(c) = e {
+                    if let Expr::Path(p) = &*c.func {
+                        if p.path.is_ident("Some") && c.args.len() == 1 {
+                            return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
+                        }
+                    }
+                }
+                self.eval_depth(e, &t, m2, em, depth + 1)
+            }
+            Ty::Scalar(kind, _) => {
+                if let Expr::Call(c) = e {
+                    if c.args.is_empty() {
+                        if let Expr::Path(p) = &*c.func {
+                            if p.path.segments.last().is_some_and(|s| s.ident == "new") {
+                                return match kind {
+                                    ScalarKind::Str => Ok(json!("")),
+                                    _ => unsupported(),
+                                };
+                            }
+                        }
+                    }
+                }
+                let v = attrs::expr_literal(e)
+                    .ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
+                match (kind, &v) {
+                    (ScalarKind::Str, Value::String(_)) | (ScalarKind::Bool, Value::Bool(_)) => {
+                        Ok(v)
+                    }
+                    (ScalarKind::Int, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(v),
+                    (ScalarKind::Float, Value::Number(n)) => {
+                        Ok(json!(n.as_f64().unwrap_or_default()))
+                    }
+                    _ => Err(format!(
+                        "literal `{}` does not match the field type",
+                        quote::quote!(#e)
+                    )),
+                }
+            }
+            Ty::Seq(t, m2, _) | Ty::Array(t, m2, _) => {
+                let elems: Vec<Expr> = match e {
+                    Expr::Macro(mac) if mac.mac.path.is_ident("vec") => mac
+                        .mac
+                        .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+                        .map_err(|err| err.to_string())?
+                        .into_iter()
+                        .collect(),
+                    Expr::Array(a) => a.elems.iter().cloned().collect(),
+                    Expr::Call(c) if c.args.is_empty() => {
+                        if let Expr::Path(p) = &*c.func {
+                            if p.path.segments.last().is_some_and(|s| s.ident == "new") {
+                                return Ok(json!([]));
+                            }
+                        }
+                        return unsupported();
+                    }
+                    Expr::Call(c) if c.args.len() == 1 => {
+                        if let Expr::Path(p) = &*c.func {
+                            if p.path.segments.last().is_some_and(|s| s.ident == "from") {
+                                return self.eval_depth(&c.args[0], ty, tm, em, depth + 1);
+                            }
+                        }
+                        return unsupported();
+                    }
+                    _ => return unsupported(),
+                };
+                elems
+                    .iter()
+                    .map(|x| self.eval_depth(x, &t, m2, em, depth + 1))
+                    .collect::<Res<Vec<_>>>()
+                    .map(Value::Array)
+            }
+            Ty::Map(_, v, m2) => match e {
+                Expr::Call(c) => {
+                    let Expr::Path(p) = &*c.func else {
+                        return unsupported();
+                    };
+                    let last = p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default();
+                    match (last.as_str(), c.args.len()) {
+                        ("new", 0) => Ok(json!({})),
+                        ("from", 1) => {
+                            let Expr::Array(a) = strip(&c.args[0]) else {
+                                return unsupported();
+                            };
+                            let mut out = Map::new();
+                            for el in &a.elems {
+                                let Expr::Tuple(t) = strip(el) else {
+                                    return unsupported();
+                                };
+                                if t.elems.len() != 2 {
+                                    return unsupported();
+                                }
+                                let k = attrs::expr_str(strip(&t.elems[0]))
+                                    .ok_or("map keys must be string literals")?;
+                                out.insert(k, self.eval_depth(&t.elems[1], &v, m2, em, depth + 1)?);
+                            }
+                            Ok(Value::Object(out))
+                        }
+                        _ => unsupported(),
+                    }
+                }
+                _ => unsupported(),
+            },
+            Ty::Wrapper(t, m2) => {
+                if let Expr::Call(c) = e {
+                    if let Expr::Path(p) = &*c.func {
+                        if c.args.len() == 1
+                            && p.path.segments.last().is_some_and(|s| s.ident == "new")
+                        {
+                            return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
+                        }
+                    }
+                }
+                self.eval_depth(e, &t, m2, em, depth + 1)
+            }
+            Ty::K8s(name) => {
+                if let Expr::Call(c) = e {
+                    if let (Expr::Path(p), 1) = (&*c.func, c.args.len()) {
+                        let last = p
+                            .path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.to_string())
+                            .unwrap_or_default();
+                        let lit = attrs::expr_literal(strip(&c.args[0]));
+                        match (name.as_str(), last.as_str(), lit) {
+                            ("Quantity", "Quantity", Some(v @ Value::String(_)))
+                            | ("IntOrString", "Int" | "String", Some(v)) => return Ok(v),
+                            _ => {}
+                        }
+                    }
+                }
+                unsupported()
+            }
+            Ty::JsonValue => match e {
+                Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Null") => {
+                    Ok(Value::Null)
+                }
+                _ => unsupported(),
+            },
+            Ty::Unit => Ok(Value::Null),
+            Ty::Tuple => Err("tuples are not supported".into()),
+            Ty::Item(id) => self.eval_item(e, id, em, depth + 1),
+        }
+    }
+
+    /// Evaluate an expression whose type is the crate item `id`.
+    fn eval_item(&self, e: &Expr, id: ItemId, em: ModId, depth: usize) -> Res<Value> {
+        let e = strip(e);
+        if is_default_call(e) {
+            return self.item_default(id, depth + 1);
+        }
+        let item = &self.ix.items[id];
+        match &item.kind {
+            ItemKind::Struct(s) => match (&s.fields, e) {
+                (syn::Fields::Named(_), _) => {
+                    let fields = self.struct_fields_of(e, id, em, depth + 1)?;
+                    self.serialize_struct(id, &fields)
+                }
+                (syn::Fields::Unnamed(u), Expr::Call(c))
+                    if u.unnamed.len() == 1 && c.args.len() == 1 =>
+                {
+                    let mut fields = Map::new();
+                    fields.insert(
+                        "0".into(),
+                        self.eval_depth(&c.args[0], &u.unnamed[0].ty, item.module, em, depth + 1)?,
+                    );
+                    self.serialize_struct(id, &fields)
+                }
+                (syn::Fields::Unit, _) => Ok(Value::Null),
+                _ => Err(format!(
+                    "`{}` is not a literal value of `{}`",
+                    quote::quote!(#e),
+                    item.name
+                )),
+            },
+            ItemKind::Enum(en) => {
+                let (path, payload): (&syn::Path, Option<&Expr>) = match e {
+                    Expr::Path(p) => (&p.path, None),
+                    Expr::Call(c) if c.args.len() == 1 => match &*c.func {
+                        Expr::Path(p) => (&p.path, Some(&c.args[0])),
+                        _ => {
+                            return Err(format!(
+                                "`{}` is not a variant of `{}`",
+                                quote::quote!(#e),
+                                item.name
+                            ));
+                        }
+                    },
+                    Expr::Struct(s) => {
+                        let v_ident = s
+                            .path
+                            .segments
+                            .last()
+                            .map(|x| x.ident.to_string())
+                            .unwrap_or_default();
+                        let v =
+                            en.variants
+                                .iter()
+                                .find(|v| v.ident == v_ident)
+                                .ok_or_else(|| {
+                                    format!("`{v_ident}` is not a variant of `{}`", item.name)
+                                })?;
+                        let fields =
+                            self.fields_from_literal(&v.fields, s, item.module, em, None, depth)?;
+                        let value =
+                            self.serialize_fields(&v.fields, &fields, variant_field_rule(en, v))?;
+                        return self.serialize_variant(id, v, Some(value));
+                    }
+                    _ => {
+                        return Err(format!(
+                            "`{}` is not a variant of `{}`",
+                            quote::quote!(#e),
+                            item.name
+                        ));
+                    }
+                };
+                let v_ident = path
+                    .segments
+                    .last()
+                    .map(|x| x.ident.to_string())
+                    .unwrap_or_default();
+                let v = en
+                    .variants
+                    .iter()
+                    .find(|v| v.ident == v_ident)
+                    .ok_or_else(|| format!("`{v_ident}` is not a variant of `{}`", item.name))?;
+                let payload = match (payload, &v.fields) {
+                    (Some(p), syn::Fields::Unnamed(u)) if u.unnamed.len() == 1 => {
+                        Some(self.eval_depth(p, &u.unnamed[0].ty, item.module, em, depth + 1)?)
+                    }
+                    (None, syn::Fields::Unit) => None,
+                    _ => return Err(format!("`{}` is not a literal variant", quote::quote!(#e))),
+                };
+                self.serialize_variant(id, v, payload)
+            }
+            _ => Err(format!("`{}` has no statically known value", item.name)),
+        }
+    }
+
+    /// Rust-field-name → serialized value for a struct literal of struct `id`.
+    fn struct_fields_of(
+        &self,
+        e: &Expr,
+        id: ItemId,
+        em: ModId,
+        depth: usize,
+    ) -> Res<Map<String, Value>> {
+        let item = &self.ix.items[id];
+        let ItemKind::Struct(s) = &item.kind else {
+            return Err(format!("`{}` is not a struct", item.name));
+        };
+        match strip(e) {
+            Expr::Struct(lit) => {
+                self.fields_from_literal(&s.fields, lit, item.module, em, Some(id), depth)
+            }
+            other if is_default_call(other) => self.item_default_fields_depth(id, depth + 1),
+            other => Err(format!(
+                "`{}` is not a struct literal",
+                quote::quote!(#other)
+            )),
+        }
+    }
+
+    fn fields_from_literal(
+        &self,
+        fields: &syn::Fields,
+        lit: &syn::ExprStruct,
+        tm: ModId,
+        em: ModId,
+        owner: Option<ItemId>,
+        depth: usize,
+    ) -> Res<Map<String, Value>> {
+        let mut out = Map::new();
+        let rest = match (&lit.rest, owner) {
+            (Some(r), Some(id)) if is_default_call(strip(r)) => {
+                Some(self.item_default_fields_depth(id, depth + 1)?)
+            }
+            (Some(r), _) => return Err(format!("`..{}` is not evaluable", quote::quote!(#r))),
+            (None, _) => None,
+        };
+        for f in fields.iter() {
+            let Some(ident) = f.ident.as_ref() else {
+                continue;
+            };
+            let key = unraw(ident);
+            let given = lit.fields.iter().find(|fv| match &fv.member {
+                syn::Member::Named(n) => unraw(n) == key,
+                syn::Member::Unnamed(_) => false,
+            });
+            let v = match (given, &rest) {
+                (Some(fv), _) => self.eval_depth(&fv.expr, &f.ty, tm, em, depth + 1)?,
+                (None, Some(r)) => r
+                    .get(&key)
+                    .cloned()
+                    .ok_or_else(|| format!("field `{key}` missing"))?,
+                (None, None) => {
+                    return Err(format!("field `{key}` missing from the struct literal"));
+                }
+            };
+            out.insert(key, v);
+        }
+        Ok(out)
+    }
+
+    /// Serialize a struct from its field values (serde renames, skips and flatten).
+    fn serialize_struct(&self, id: ItemId, fields: &Map<String, Value>) -> Res<Value> {
+        let ItemKind::Struct(s) = &self.ix.items[id].kind else {
+            return Err("not a struct".into());
+        };
+        let c = attrs::container_attrs(&s.attrs).map_err(|e| e.to_string())?;
+        match &s.fields {
+            syn::Fields::Unit => Ok(Value::Null),
+            syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                Ok(fields.get("0").cloned().unwrap_or(Value::Null))
+            }
+            syn::Fields::Unnamed(_) => Err("tuple structs are not supported".into()),
+            syn::Fields::Named(n) if c.transparent => {
+                let f = n
+                    .named
+                    .first()
+                    .and_then(|f| f.ident.as_ref())
+                    .map(unraw)
+                    .unwrap_or_default();
+                Ok(fields.get(&f).cloned().unwrap_or(Value::Null))
+            }
+            syn::Fields::Named(_) => self.serialize_fields(&s.fields, fields, c.rename_all),
+        }
+    }
+
+    fn serialize_fields(
+        &self,
+        fields: &syn::Fields,
+        values: &Map<String, Value>,
+        rule: Option<attrs::RenameRule>,
+    ) -> Res<Value> {
+        let mut out = Map::new();
+        for f in fields.iter() {
+            let Some(ident) = f.ident.as_ref() else {
+                continue;
+            };
+            let key = unraw(ident);
+            let fa = attrs::field_attrs(&f.attrs).map_err(|e| e.to_string())?;
+            if fa.skip_ser {
+                continue;
+            }
+            let v = values.get(&key).cloned().unwrap_or(Value::Null);
+            if let Some(pred) = &fa.skip_ser_if {
+                match predicate_holds(pred, &v) {
+                    Some(true) => continue,
+                    Some(false) => {}
+                    None => return Err(format!("unknown skip_serializing_if predicate `{pred}`")),
+                }
+            }
+            if fa.flatten {
+                if let Value::Object(o) = v {
+                    out.extend(o);
+                }
+                continue;
+            }
+            let name = fa
+                .rename
+                .clone()
+                .unwrap_or_else(|| rule.map_or(key.clone(), |r| r.apply_to_field(&key)));
+            out.insert(name, v);
+        }
+        Ok(Value::Object(out))
+    }
+
+    fn serialize_variant(
+        &self,
+        id: ItemId,
+        v: &syn::Variant,
+        payload: Option<Value>,
+    ) -> Res<Value> {
+        let ItemKind::Enum(e) = &self.ix.items[id].kind else {
+            return Err("not an enum".into());
+        };
+        let c = attrs::container_attrs(&e.attrs).map_err(|e| e.to_string())?;
+        let va = attrs::variant_attrs(&v.attrs).map_err(|e| e.to_string())?;
+        let name = variant_name(v, &va, &c);
+        if c.untagged || va.untagged {
+            return Ok(payload.unwrap_or(Value::Null));
+        }
+        if c.tag.is_some() {
+            return Err("tagged enums are not supported".into());
+        }
+        Ok(match payload {
+            None => Value::String(name),
+            Some(p) => json!({ name: p }),
+        })
+    }
+}
+
+fn variant_field_rule(e: &syn::ItemEnum, v: &syn::Variant) -> Option<attrs::RenameRule> {
+    let c = attrs::container_attrs(&e.attrs).ok()?;
+    let va = attrs::variant_attrs(&v.attrs).ok()?;
+    va.rename_all.or(c.rename_all_fields)
+}

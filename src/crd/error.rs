@@ -1,0 +1,130 @@
+//! Typed errors of static CRD generation; every error points at `path:line:col` in the user's sources.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// An error found while generating CRDs statically. Displays as `path:line:col: message`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}:{line}:{column}: {kind}", path.display())]
+pub struct CrdError {
+    /// The source file the error is about.
+    pub path: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What went wrong.
+    pub kind: CrdErrorKind,
+}
+
+/// What went wrong; each message is lowercase and says how to fix it.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CrdErrorKind {
+    /// A source file could not be read.
+    #[error("cannot read source file: {0}")]
+    Io(String),
+    /// A source file is not valid Rust.
+    #[error("cannot parse rust source: {0}; fix the syntax error first")]
+    Parse(String),
+    /// Neither `lib.rs` nor `main.rs` exists.
+    #[error("no crate root: expected lib.rs or main.rs in this directory")]
+    NoCrateRoot,
+    /// `mod x;` whose file does not exist.
+    #[error(
+        "file for module `{module}` not found (looked for {looked}); create it or fix the `mod` declaration"
+    )]
+    ModuleNotFound {
+        /// Module name.
+        module: String,
+        /// Candidate paths, comma-separated.
+        looked: String,
+    },
+    /// A `#[kube(...)]` attribute problem.
+    #[error("{0}")]
+    KubeAttr(String),
+    /// A type name that cannot be resolved to a known schema.
+    #[error("cannot resolve type `{name}`: {hint}")]
+    UnresolvedType {
+        /// The type as written.
+        name: String,
+        /// How to fix it.
+        hint: String,
+    },
+    /// A construct kube-derive rejects, panics on, or turns into a schema the API server rejects.
+    #[error("{construct}: {fix}")]
+    Unsupported {
+        /// What was found.
+        construct: String,
+        /// How to fix it.
+        fix: String,
+    },
+    /// A default value that cannot be computed without compiling the crate.
+    #[error(
+        "cannot evaluate the default of field `{field}` statically ({reason}); make the default a literal expression \
+         (or a fn whose body is one) or add a `// +kubebuilder:default=<json>` marker above the field"
+    )]
+    Default {
+        /// The field.
+        field: String,
+        /// Why evaluation failed.
+        reason: String,
+    },
+    /// Multi-version kind with a wrong number of storage versions.
+    #[error(
+        "kind {kind} in group {group} has {count} storage versions ({versions}): mark all but one with \
+         #[kube(storage = false)] or put `// +kubebuilder:storageversion` on the storage version's spec struct"
+    )]
+    StorageVersions {
+        /// Kind.
+        kind: String,
+        /// Group.
+        group: String,
+        /// Number of storage versions found.
+        count: usize,
+        /// The versions, comma-separated.
+        versions: String,
+    },
+    /// Versions of one kind disagree on a CRD-level property.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
+impl CrdError {
+    /// An error at a span of a file.
+    pub fn at(path: &Path, span: proc_macro2::Span, kind: CrdErrorKind) -> Self {
+        let start = span.start();
+        Self {
+            path: path.to_path_buf(),
+            line: start.line.max(1),
+            column: start.column + 1,
+            kind,
+        }
+    }
+
+    /// An error about a whole file (line 1, column 1).
+    pub fn file(path: &Path, kind: CrdErrorKind) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            kind,
+        }
+    }
+
+    /// Shorthand for [`CrdErrorKind::Unsupported`].
+    pub fn unsupported(
+        path: &Path,
+        span: proc_macro2::Span,
+        construct: impl fmt::Display,
+        fix: impl fmt::Display,
+    ) -> Self {
+        Self::at(
+            path,
+            span,
+            CrdErrorKind::Unsupported {
+                construct: construct.to_string(),
+                fix: fix.to_string(),
+            },
+        )
+    }
+}

@@ -1,0 +1,591 @@
+//! Reading `#[kube(...)]` on a `#[derive(CustomResource)]` spec struct (every key kube-derive 5 accepts),
+//! and CEL rules in the forms `"rule"`, `("rule", "message")` and `Rule::new(..).message(..)...`.
+
+use proc_macro2::Span;
+use serde_json::{Map, Value, json};
+use syn::Expr;
+
+use super::attrs::{self, MetaItem, MetaValue};
+
+/// How the root schema is produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaMode {
+    /// `schema = "derived"` (default).
+    Derived,
+    /// `schema = "manual"`.
+    Manual,
+    /// `schema = "disabled"`.
+    Disabled,
+}
+
+/// Every `#[kube(...)]` key of one spec.
+#[derive(Debug, Clone)]
+pub struct KubeAttrs {
+    /// `group`.
+    pub group: String,
+    /// `version`.
+    pub version: String,
+    /// `kind`.
+    pub kind: String,
+    /// `root`.
+    pub root: Option<String>,
+    /// `namespaced`.
+    pub namespaced: bool,
+    /// `plural`.
+    pub plural: Option<String>,
+    /// `singular`.
+    pub singular: Option<String>,
+    /// `shortname`.
+    pub shortnames: Vec<String>,
+    /// `category`.
+    pub categories: Vec<String>,
+    /// `status`.
+    pub status: Option<(String, Span)>,
+    /// `scale`.
+    pub scale: Option<Value>,
+    /// `printcolumn`.
+    pub printcolumns: Vec<Value>,
+    /// `selectable`.
+    pub selectable: Vec<String>,
+    /// `doc`.
+    pub doc: Option<String>,
+    /// `annotation`.
+    pub annotations: Vec<(String, String)>,
+    /// `label`.
+    pub labels: Vec<(String, String)>,
+    /// `schema`.
+    pub schema: (SchemaMode, Span),
+    /// `served`.
+    pub served: bool,
+    /// `storage`.
+    pub storage: bool,
+    /// `deprecated` (with optional warning).
+    pub deprecated: Option<Option<String>>,
+    /// `validation` rules (serialized `Rule`s).
+    pub validations: Vec<Value>,
+    /// `no_spec`.
+    pub no_spec: bool,
+}
+
+fn err(span: Span, msg: impl Into<String>) -> syn::Error {
+    syn::Error::new(span, msg.into())
+}
+
+fn string(item: &MetaItem) -> syn::Result<String> {
+    item.str_value().ok_or_else(|| {
+        err(
+            item.span,
+            format!("#[kube({} = \"...\")] expects a string literal", item.name),
+        )
+    })
+}
+
+fn boolean(item: &MetaItem) -> syn::Result<bool> {
+    match &item.value {
+        MetaValue::Flag => Ok(true),
+        MetaValue::Expr(e) => match attrs::expr_literal(e) {
+            Some(Value::Bool(b)) => Ok(b),
+            _ => Err(err(
+                item.span,
+                format!("#[kube({} = ..)] expects true or false", item.name),
+            )),
+        },
+        MetaValue::List(_) => Err(err(
+            item.span,
+            format!("#[kube({} = ..)] expects true or false", item.name),
+        )),
+    }
+}
+
+fn pair(item: &MetaItem) -> syn::Result<(String, String)> {
+    let exprs = item.list_exprs()?;
+    match exprs.as_slice() {
+        [k, v] => match (attrs::expr_str(k), attrs::expr_str(v)) {
+            (Some(k), Some(v)) => Ok((k, v)),
+            _ => Err(err(
+                item.span,
+                format!(
+                    "#[kube({}(\"key\", \"value\"))] expects two string literals",
+                    item.name
+                ),
+            )),
+        },
+        _ => Err(err(
+            item.span,
+            format!(
+                "#[kube({}(\"key\", \"value\"))] expects two string literals",
+                item.name
+            ),
+        )),
+    }
+}
+
+/// Parse all `#[kube(...)]` attributes of a spec struct.
+pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<KubeAttrs> {
+    let mut k = KubeAttrs {
+        group: String::new(),
+        version: String::new(),
+        kind: String::new(),
+        root: None,
+        namespaced: false,
+        plural: None,
+        singular: None,
+        shortnames: Vec::new(),
+        categories: Vec::new(),
+        status: None,
+        scale: None,
+        printcolumns: Vec::new(),
+        selectable: Vec::new(),
+        doc: None,
+        annotations: Vec::new(),
+        labels: Vec::new(),
+        schema: (SchemaMode::Derived, spec_span),
+        served: true,
+        storage: true,
+        deprecated: None,
+        validations: Vec::new(),
+        no_spec: false,
+    };
+    let (mut group, mut version, mut kind) = (None, None, None);
+    for item in attrs::meta_items(attrs_list, "kube")? {
+        match item.name.as_str() {
+            "group" => group = Some(string(&item)?),
+            "version" => version = Some(string(&item)?),
+            "kind" => kind = Some(string(&item)?),
+            "root" => k.root = Some(string(&item)?),
+            "namespaced" => k.namespaced = boolean(&item)?,
+            "plural" => k.plural = Some(string(&item)?),
+            "singular" => k.singular = Some(string(&item)?),
+            "shortname" => k.shortnames.push(string(&item)?),
+            "category" => k.categories.push(string(&item)?),
+            "status" => k.status = Some((string(&item)?, item.span)),
+            "selectable" => k.selectable.push(string(&item)?),
+            "doc" => k.doc = Some(string(&item)?),
+            "annotation" => k.annotations.push(pair(&item)?),
+            "label" => k.labels.push(pair(&item)?),
+            "derive" | "attr" => {
+                string(&item)?;
+            }
+            "crates" => {
+                item.nested()?;
+            }
+            "cel" => {
+                boolean(&item)?;
+            }
+            "no_spec" => k.no_spec = boolean(&item)?,
+            "served" => k.served = boolean(&item)?,
+            "storage" => k.storage = boolean(&item)?,
+            "deprecated" => {
+                k.deprecated = Some(match &item.value {
+                    MetaValue::Flag => None,
+                    _ => Some(string(&item)?),
+                })
+            }
+            "schema" => {
+                let mode = match string(&item)?.as_str() {
+                    "derived" => SchemaMode::Derived,
+                    "manual" => SchemaMode::Manual,
+                    "disabled" => SchemaMode::Disabled,
+                    other => {
+                        return Err(err(
+                            item.span,
+                            format!(
+                                "unknown #[kube(schema = \"{other}\")]: use \"derived\", \"manual\" or \"disabled\""
+                            ),
+                        ));
+                    }
+                };
+                k.schema = (mode, item.span);
+            }
+            "scale" => k.scale = Some(scale(&item)?),
+            "printcolumn" => k.printcolumns.push(printcolumn(&item)?),
+            "validation" => {
+                let MetaValue::Expr(e) = &item.value else {
+                    return Err(err(
+                        item.span,
+                        "#[kube(validation = ..)] expects a CEL rule",
+                    ));
+                };
+                k.validations.push(rule(e).ok_or_else(|| {
+                    err(
+                        item.span,
+                        "this validation rule cannot be evaluated statically; use a string, (\"rule\", \"message\") or a \
+                         Rule::new(\"..\").message(\"..\") chain of literals",
+                    )
+                })?);
+            }
+            other => {
+                return Err(err(
+                    item.span,
+                    format!(
+                        "unknown #[kube] key `{other}`; kube-derive accepts group, version, kind, root, namespaced, \
+                         plural, singular, shortname, category, status, scale, printcolumn, selectable, doc, \
+                         annotation, label, derive, attr, schema, served, storage, deprecated, validation, cel, \
+                         crates, no_spec"
+                    ),
+                ));
+            }
+        }
+    }
+    let missing = |what: &str| {
+        err(
+            spec_span,
+            format!("#[derive(CustomResource)] needs #[kube({what} = \"...\")]; add it"),
+        )
+    };
+    k.group = group.ok_or_else(|| missing("group"))?;
+    k.version = version.ok_or_else(|| missing("version"))?;
+    k.kind = kind.ok_or_else(|| missing("kind"))?;
+    Ok(k)
+}
+
+fn scale(item: &MetaItem) -> syn::Result<Value> {
+    if let Some(s) = item.str_value() {
+        return serde_json::from_str(&s)
+            .map_err(|e| err(item.span, format!("invalid scale JSON: {e}")));
+    }
+    let mut out = Map::new();
+    for n in item.nested()? {
+        let key = match n.name.as_str() {
+            "spec_replicas_path" => "specReplicasPath",
+            "status_replicas_path" => "statusReplicasPath",
+            "label_selector_path" => "labelSelectorPath",
+            other => return Err(err(n.span, format!("unknown scale key `{other}`"))),
+        };
+        out.insert(key.into(), Value::String(string(&n)?));
+    }
+    Ok(Value::Object(out))
+}
+
+fn printcolumn(item: &MetaItem) -> syn::Result<Value> {
+    if let Some(s) = item.str_value() {
+        return serde_json::from_str(&s)
+            .map_err(|e| err(item.span, format!("invalid printcolumn JSON: {e}")));
+    }
+    let mut out = Map::new();
+    for n in item.nested()? {
+        let (key, value) = match n.name.as_str() {
+            "name" => ("name", Value::String(string(&n)?)),
+            "type_" => ("type", Value::String(string(&n)?)),
+            "json_path" => ("jsonPath", Value::String(string(&n)?)),
+            "description" => ("description", Value::String(string(&n)?)),
+            "format" => ("format", Value::String(string(&n)?)),
+            "priority" => match &n.value {
+                MetaValue::Expr(e) => (
+                    "priority",
+                    attrs::expr_literal(e)
+                        .ok_or_else(|| err(n.span, "priority must be an integer"))?,
+                ),
+                _ => return Err(err(n.span, "priority must be an integer")),
+            },
+            other => return Err(err(n.span, format!("unknown printcolumn key `{other}`"))),
+        };
+        out.insert(key.into(), value);
+    }
+    Ok(Value::Object(out))
+}
+
+fn lit_string(e: &Expr) -> Option<String> {
+    attrs::expr_str(strip_into(e))
+}
+
+fn strip_into(e: &Expr) -> &Expr {
+    match e {
+        Expr::MethodCall(m)
+            if m.args.is_empty() && (m.method == "into" || m.method == "to_string") =>
+        {
+            strip_into(&m.receiver)
+        }
+        Expr::Paren(p) => strip_into(&p.expr),
+        Expr::Group(g) => strip_into(&g.expr),
+        _ => e,
+    }
+}
+
+/// `Message::Expression("..")` → messageExpression, a literal → message.
+fn message(e: &Expr, out: &mut Map<String, Value>) -> Option<()> {
+    let e = strip_into(e);
+    if let Some(s) = lit_string(e) {
+        out.insert("message".into(), Value::String(s));
+        return Some(());
+    }
+    let Expr::Call(c) = e else { return None };
+    let Expr::Path(p) = &*c.func else { return None };
+    let last = p.path.segments.last()?.ident.to_string();
+    match last.as_str() {
+        "Some" => message(c.args.first()?, out),
+        "Expression" => {
+            out.insert(
+                "messageExpression".into(),
+                Value::String(lit_string(c.args.first()?)?),
+            );
+            Some(())
+        }
+        "Message" => {
+            out.insert(
+                "message".into(),
+                Value::String(lit_string(c.args.first()?)?),
+            );
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// A CEL rule expression as kube serializes `Rule`.
+pub fn rule(e: &Expr) -> Option<Value> {
+    let e = strip_into(e);
+    if let Some(s) = lit_string(e) {
+        return Some(json!({ "rule": s }));
+    }
+    match e {
+        Expr::Tuple(t) if t.elems.len() == 2 => Some(json!({
+            "rule": lit_string(&t.elems[0])?,
+            "message": lit_string(&t.elems[1])?,
+        })),
+        Expr::MethodCall(mc) => {
+            let mut base = rule(&mc.receiver)?;
+            let obj = base.as_object_mut()?;
+            let arg = mc.args.first()?;
+            match mc.method.to_string().as_str() {
+                "message" => message(arg, obj)?,
+                "reason" => {
+                    let Expr::Path(p) = strip_into(arg) else {
+                        return None;
+                    };
+                    obj.insert(
+                        "reason".into(),
+                        Value::String(p.path.segments.last()?.ident.to_string()),
+                    );
+                }
+                "field_path" => {
+                    obj.insert("fieldPath".into(), Value::String(lit_string(arg)?));
+                }
+                "optional_old_self" => {
+                    obj.insert("optionalOldSelf".into(), attrs::expr_literal(arg)?);
+                }
+                _ => return None,
+            }
+            Some(base)
+        }
+        Expr::Call(c) => {
+            let Expr::Path(p) = &*c.func else { return None };
+            let last = p.path.segments.last()?.ident.to_string();
+            match (last.as_str(), c.args.len()) {
+                ("new" | "from", 1) => rule(&c.args[0]),
+                _ => None,
+            }
+        }
+        Expr::Struct(s) => {
+            let mut out = Map::new();
+            for f in &s.fields {
+                let syn::Member::Named(n) = &f.member else {
+                    return None;
+                };
+                match n.to_string().as_str() {
+                    "rule" => {
+                        out.insert("rule".into(), Value::String(lit_string(&f.expr)?));
+                    }
+                    "message" => message(&f.expr, &mut out)?,
+                    "field_path" => {
+                        if let Some(s) = some_string(&f.expr) {
+                            out.insert("fieldPath".into(), Value::String(s));
+                        }
+                    }
+                    "optional_old_self" => {
+                        if let Expr::Call(c) = strip_into(&f.expr) {
+                            out.insert(
+                                "optionalOldSelf".into(),
+                                attrs::expr_literal(c.args.first()?)?,
+                            );
+                        }
+                    }
+                    "reason" => {
+                        if let Expr::Call(c) = strip_into(&f.expr) {
+                            let Expr::Path(p) = strip_into(c.args.first()?) else {
+                                return None;
+                            };
+                            out.insert(
+                                "reason".into(),
+                                Value::String(p.path.segments.last()?.ident.to_string()),
+                            );
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            out.contains_key("rule").then_some(Value::Object(out))
+        }
+        _ => None,
+    }
+}
+
+fn some_string(e: &Expr) -> Option<String> {
+    let Expr::Call(c) = strip_into(e) else {
+        return None;
+    };
+    lit_string(c.args.first()?)
+}
+
+/// kube-derive's `to_plural`.
+pub fn to_plural(word: &str) -> String {
+    if word.ends_with('s')
+        || word.ends_with('x')
+        || word.ends_with('z')
+        || word.ends_with("ch")
+        || word.ends_with("sh")
+    {
+        return format!("{word}es");
+    }
+    if word.ends_with('y') {
+        if let Some(c) = word.chars().nth(word.len().wrapping_sub(2)) {
+            if !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u') {
+                let mut chars = word.chars();
+                chars.next_back();
+                return format!("{}ies", chars.as_str());
+            }
+        }
+    }
+    format!("{word}s")
+}
+
+/// Apply `#[x_kube(validation = .., merge_strategy = ..)]` (KubeSchema) to a schema.
+pub fn apply_x_kube(attrs_list: &[syn::Attribute], schema: &mut Value) -> syn::Result<()> {
+    for item in attrs::meta_items(attrs_list, "x_kube")? {
+        let MetaValue::Expr(e) = &item.value else {
+            if item.name == "cel" {
+                continue;
+            }
+            return Err(err(
+                item.span,
+                format!("unsupported #[x_kube({})]", item.name),
+            ));
+        };
+        match item.name.as_str() {
+            "validation" => {
+                let r = rule(e).ok_or_else(|| {
+                    err(
+                        item.span,
+                        "this validation rule cannot be evaluated statically; use literals",
+                    )
+                })?;
+                let obj = match schema {
+                    Value::Object(o) => o,
+                    _ => {
+                        *schema = json!({});
+                        schema
+                            .as_object_mut()
+                            .ok_or_else(|| err(item.span, "invalid schema"))?
+                    }
+                };
+                match obj.get_mut("x-kubernetes-validations") {
+                    Some(Value::Array(a)) => a.push(r),
+                    _ => {
+                        obj.insert("x-kubernetes-validations".into(), json!([r]));
+                    }
+                }
+            }
+            "merge_strategy" => {
+                let (key, value, keys) =
+                    merge_strategy(e).ok_or_else(|| err(item.span, "unknown merge strategy"))?;
+                attrs::insert(schema, key, Value::String(value));
+                if let Some(keys) = keys {
+                    attrs::insert(schema, "x-kubernetes-list-map-keys", keys);
+                }
+            }
+            other => return Err(err(item.span, format!("unsupported #[x_kube({other})]"))),
+        }
+    }
+    Ok(())
+}
+
+fn merge_strategy(e: &Expr) -> Option<(&'static str, String, Option<Value>)> {
+    let (path, arg) = match strip_into(e) {
+        Expr::Path(p) => (&p.path, None),
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => (&p.path, c.args.first()),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let (ty, variant) = match segs.as_slice() {
+        [.., t, v] => (t.as_str(), v.as_str()),
+        _ => return None,
+    };
+    let key = match ty {
+        "ListMerge" => "x-kubernetes-list-type",
+        "MapMerge" => "x-kubernetes-map-type",
+        "StructMerge" => "x-kubernetes-struct-type",
+        _ => return None,
+    };
+    let value = variant.to_ascii_lowercase();
+    let keys = match (ty, variant, arg) {
+        ("ListMerge", "Map", Some(a)) => {
+            let Expr::Macro(m) = strip_into(a) else {
+                return None;
+            };
+            let list = m
+                .mac
+                .parse_body_with(
+                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
+                )
+                .ok()?;
+            Some(Value::Array(
+                list.iter()
+                    .map(lit_string)
+                    .collect::<Option<Vec<_>>>()?
+                    .into_iter()
+                    .map(Value::String)
+                    .collect(),
+            ))
+        }
+        _ => None,
+    };
+    Some((key, value, keys))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plural_rules_match_kube_derive() {
+        for (s, p) in [
+            ("shapes", "shapeses"),
+            ("ingress", "ingresses"),
+            ("policy", "policies"),
+            ("gateway", "gateways"),
+            ("box", "boxes"),
+            ("match", "matches"),
+            ("mesh", "meshes"),
+            ("memcached", "memcacheds"),
+            ("y", "ys"),
+        ] {
+            assert_eq!(to_plural(s), p, "{s}");
+        }
+    }
+
+    #[test]
+    fn cel_rule_forms() {
+        let e: Expr = syn::parse_quote!(
+            Rule::new("self.a")
+                .message(Message::Expression("'x'".into()))
+                .reason(Reason::FieldValueForbidden)
+                .field_path(".a")
+        );
+        assert_eq!(
+            rule(&e),
+            Some(
+                json!({"rule": "self.a", "messageExpression": "'x'", "reason": "FieldValueForbidden", "fieldPath": ".a"})
+            )
+        );
+        let e: Expr = syn::parse_quote!(("self.b", "bad b"));
+        assert_eq!(
+            rule(&e),
+            Some(json!({"rule": "self.b", "message": "bad b"}))
+        );
+        let e: Expr = syn::parse_quote!(compute_rule());
+        assert_eq!(rule(&e), None);
+    }
+}

@@ -1,0 +1,890 @@
+//! The raw schema of a Rust type as schemars 1.2's derive and std impls produce it under kube's settings
+//! (openapi3, inline subschemas, deserialize contract), before the transforms in `transform.rs`.
+
+use serde_json::{Map, Value, json};
+use syn::spanned::Spanned;
+
+use super::attrs::{self, ContainerAttrs, FieldAttrs, RenameRule, SerdeDefault, Validation};
+use super::defaults::Evaluator;
+use super::error::{CrdError, CrdErrorKind};
+use super::index::{CrateIndex, ItemId, ItemKind, ModId, item_span, unraw};
+use super::types::{Ty, classify};
+
+/// Schema generator over a crate index.
+pub struct Generator<'a> {
+    /// The crate.
+    pub ix: &'a CrateIndex,
+    /// k8s-openapi schema table.
+    pub k8s: &'a Map<String, Value>,
+    stack: Vec<ItemId>,
+}
+
+fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
+    CrdError::at(
+        ix.module_file(m),
+        e.span(),
+        CrdErrorKind::Unsupported {
+            construct: "invalid attribute".into(),
+            fix: e.to_string(),
+        },
+    )
+}
+
+/// schemars' `allow_null` (what `Option<T>` does to T's schema).
+pub fn allow_null(schema: &mut Value) {
+    match schema {
+        Value::Bool(false) => *schema = json!({"type": "null"}),
+        Value::Bool(true) => {}
+        Value::Object(obj) => {
+            let is_null_schema = |v: &Value| match v.get("type") {
+                Some(Value::String(s)) => s == "null",
+                Some(Value::Array(a)) => a.iter().any(|t| t == "null"),
+                _ => false,
+            };
+            if obj.len() == 1
+                && matches!(obj.get("anyOf"), Some(Value::Array(a)) if a.iter().any(is_null_schema))
+            {
+                return;
+            }
+            if contains_immediate_subschema(obj) {
+                let inner = Value::Object(std::mem::take(obj));
+                *schema = json!({"anyOf": [inner, {"type": "null"}]});
+                return;
+            }
+            match obj.get_mut("type") {
+                Some(Value::Array(a)) if !a.iter().any(|t| t == "null") => a.push(json!("null")),
+                Some(Value::String(s)) if s != "null" => {
+                    let t = std::mem::take(s);
+                    obj.insert("type".into(), json!([t, "null"]));
+                }
+                _ => {}
+            }
+            if let Some(c) = obj.remove("const") {
+                if !c.is_null() {
+                    obj.insert("enum".into(), json!([c, null]));
+                }
+            } else if let Some(Value::Array(e)) = obj.get_mut("enum") {
+                if !e.contains(&Value::Null) {
+                    e.push(Value::Null);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn contains_immediate_subschema(obj: &Map<String, Value>) -> bool {
+    ["if", "allOf", "anyOf", "oneOf", "$ref"]
+        .iter()
+        .any(|k| obj.contains_key(*k))
+}
+
+fn has_type(schema: &Value, t: &str) -> bool {
+    match schema.get("type") {
+        Some(Value::String(s)) => s == t,
+        Some(Value::Array(a)) => a.iter().any(|v| v == t),
+        _ => false,
+    }
+}
+
+fn insert_validation(schema: &mut Value, required_type: &str, key: &str, value: Value) {
+    if has_type(schema, required_type) || (required_type == "number" && has_type(schema, "integer"))
+    {
+        attrs::insert(schema, key, value);
+    }
+}
+
+/// schemars' validation mutators.
+fn apply_validation(v: &Validation, schema: &mut Value) {
+    if let Some(l) = &v.length {
+        for (t, suffix) in [("string", "Length"), ("array", "Items")] {
+            if let Some(min) = l.min.clone().or(l.equal.clone()) {
+                insert_validation(schema, t, &format!("min{suffix}"), min);
+            }
+            if let Some(max) = l.max.clone().or(l.equal.clone()) {
+                insert_validation(schema, t, &format!("max{suffix}"), max);
+            }
+        }
+    }
+    if let Some(r) = &v.range {
+        if let Some(min) = r.min.clone().or(r.equal.clone()) {
+            insert_validation(schema, "number", "minimum", min);
+        }
+        if let Some(max) = r.max.clone().or(r.equal.clone()) {
+            insert_validation(schema, "number", "maximum", max);
+        }
+    }
+    if let Some(p) = &v.pattern {
+        insert_validation(schema, "string", "pattern", Value::String(p.clone()));
+    }
+    if let Some(c) = &v.contains {
+        insert_validation(schema, "string", "pattern", Value::String(regex_escape(c)));
+    }
+    if let Some(f) = v.format {
+        attrs::insert(schema, "format", Value::String(f.into()));
+    }
+    if let Some(inner) = &v.inner {
+        if let Some(items) = schema.get_mut("items") {
+            if items.is_object() || items.is_boolean() {
+                apply_validation(inner, items);
+            }
+        }
+    }
+}
+
+fn regex_escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// schemars' `flatten(schema, other)`.
+fn flatten(schema: &mut Value, other: Value) {
+    match other {
+        Value::Bool(false) => {}
+        Value::Bool(true) => {
+            if let Value::Object(obj) = schema {
+                if !obj.contains_key("additionalProperties")
+                    && !obj.contains_key("unevaluatedProperties")
+                {
+                    let key = if contains_immediate_subschema(obj) {
+                        "unevaluatedProperties"
+                    } else {
+                        "additionalProperties"
+                    };
+                    obj.insert(key.into(), Value::Bool(true));
+                }
+            }
+        }
+        Value::Object(mut obj2) => {
+            let Value::Object(obj1) = schema else { return };
+            normalise_additional(obj1, &obj2);
+            normalise_additional(&mut obj2, obj1);
+            for (key, value2) in obj2 {
+                match obj1.get_mut(&key) {
+                    None => {
+                        obj1.insert(key, value2);
+                    }
+                    Some(existing) => match key.as_str() {
+                        "required" | "allOf" => {
+                            if let (Value::Array(a1), Value::Array(a2)) = (existing, value2) {
+                                a1.extend(a2);
+                            }
+                        }
+                        "properties" | "patternProperties" => {
+                            if let (Value::Object(o1), Value::Object(o2)) = (existing, value2) {
+                                o1.extend(o2);
+                            }
+                        }
+                        "oneOf" | "anyOf" => {
+                            let current = obj1.remove(&key).unwrap_or(Value::Null);
+                            let pair = json!([{ key.clone(): current }, { key: value2 }]);
+                            match obj1.get_mut("allOf") {
+                                Some(Value::Array(a)) => {
+                                    if let Value::Array(p) = pair {
+                                        a.extend(p);
+                                    }
+                                }
+                                _ => {
+                                    obj1.insert("allOf".into(), pair);
+                                }
+                            }
+                        }
+                        _ => {}
+                    },
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn normalise_additional(obj1: &mut Map<String, Value>, obj2: &Map<String, Value>) {
+    if obj1.contains_key("additionalProperties")
+        && (obj2.contains_key("unevaluatedProperties") || contains_immediate_subschema(obj2))
+    {
+        if let Some(ap) = obj1.remove("additionalProperties") {
+            obj1.insert("unevaluatedProperties".into(), ap);
+        }
+    }
+}
+
+fn allow_unknown_properties(schema: &mut Value) {
+    if let Value::Object(obj) = schema {
+        if obj.get("additionalProperties") == Some(&Value::Bool(false)) {
+            obj.remove("additionalProperties");
+        }
+        if obj.get("unevaluatedProperties") == Some(&Value::Bool(false)) {
+            obj.remove("unevaluatedProperties");
+        }
+        for k in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(a)) = obj.get_mut(k) {
+                a.iter_mut().for_each(allow_unknown_properties);
+            }
+        }
+        for k in ["if", "then", "else"] {
+            if let Some(s) = obj.get_mut(k) {
+                allow_unknown_properties(s);
+            }
+        }
+    }
+}
+
+/// Whether a field schema holds a schema-less `serde_json::Value` (the API server rejects it).
+fn has_untyped(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(true) => true,
+        Value::Object(o) => o.get("items").is_some_and(has_untyped),
+        _ => false,
+    }
+}
+
+/// A field (of a struct or a struct variant) being described.
+struct FieldCtx<'f> {
+    field: &'f syn::Field,
+    attrs: FieldAttrs,
+    module: ModId,
+}
+
+impl<'a> Generator<'a> {
+    /// A generator.
+    pub fn new(ix: &'a CrateIndex, k8s: &'a Map<String, Value>) -> Self {
+        Self {
+            ix,
+            k8s,
+            stack: Vec::new(),
+        }
+    }
+
+    fn file(&self, m: ModId) -> &'a std::path::Path {
+        self.ix.module_file(m)
+    }
+
+    /// `subschema_for::<T>()` with inlining.
+    pub fn type_schema(&mut self, ty: &syn::Type, m: ModId) -> Result<Value, CrdError> {
+        match classify(self.ix, self.k8s, ty, m)? {
+            Ty::Option(t, m2) => {
+                let mut s = self.type_schema(&t, m2)?;
+                allow_null(&mut s);
+                Ok(s)
+            }
+            Ty::Seq(t, m2, set) => {
+                let items = self.type_schema(&t, m2)?;
+                let mut s = json!({"type": "array", "items": items});
+                if set {
+                    s["uniqueItems"] = Value::Bool(true);
+                }
+                Ok(s)
+            }
+            Ty::Array(t, m2, n) => {
+                let items = self.type_schema(&t, m2)?;
+                Ok(json!({"type": "array", "items": items, "minItems": n, "maxItems": n}))
+            }
+            Ty::Map(k, v, m2) => {
+                let vs = self.type_schema(&v, m2)?;
+                match classify(self.ix, self.k8s, &k, m2)? {
+                    Ty::Scalar(super::types::ScalarKind::Str, _) => {
+                        Ok(json!({"type": "object", "additionalProperties": vs}))
+                    }
+                    Ty::Wrapper(..) => Ok(json!({"type": "object", "additionalProperties": vs})),
+                    Ty::Item(id) => {
+                        let names = self.unit_enum_names(id);
+                        match names {
+                            Some(names) => {
+                                let props: Map<String, Value> =
+                                    names.into_iter().map(|n| (n, vs.clone())).collect();
+                                Ok(
+                                    json!({"type": "object", "properties": props, "additionalProperties": false}),
+                                )
+                            }
+                            None => Err(self.non_string_key(&k, m2)),
+                        }
+                    }
+                    _ => Err(self.non_string_key(&k, m2)),
+                }
+            }
+            Ty::Wrapper(t, m2) => self.type_schema(&t, m2),
+            Ty::Scalar(_, s) => Ok(s),
+            Ty::JsonValue => Ok(Value::Bool(true)),
+            Ty::K8s(name) => Ok(self.k8s.get(&name).cloned().unwrap_or(Value::Bool(true))),
+            Ty::Item(id) => self.item_schema(id),
+            Ty::Unit => Ok(json!({"type": "null"})),
+            Ty::Tuple => Err(CrdError::unsupported(
+                self.file(m),
+                ty.span(),
+                "tuple type",
+                "kube-derive emits an items array the API server rejects; use a struct with named fields",
+            )),
+        }
+    }
+
+    fn non_string_key(&self, k: &syn::Type, m: ModId) -> CrdError {
+        CrdError::unsupported(
+            self.file(m),
+            k.span(),
+            format!("map key type `{}`", quote::quote!(#k)),
+            "kube-derive emits patternProperties + additionalProperties: false, which the API server rejects; use \
+             String keys",
+        )
+    }
+
+    /// The serialized names of a unit-only enum.
+    fn unit_enum_names(&self, id: ItemId) -> Option<Vec<String>> {
+        let ItemKind::Enum(e) = &self.ix.items[id].kind else {
+            return None;
+        };
+        let c = attrs::container_attrs(&e.attrs).ok()?;
+        let mut out = Vec::new();
+        for v in &e.variants {
+            if !matches!(v.fields, syn::Fields::Unit) {
+                return None;
+            }
+            let va = attrs::variant_attrs(&v.attrs).ok()?;
+            if va.skip_de {
+                continue;
+            }
+            out.push(variant_name(v, &va, &c));
+        }
+        Some(out)
+    }
+
+    /// Whether the type is `Option<_>` (through aliases).
+    pub fn is_option(&self, ty: &syn::Type, m: ModId) -> bool {
+        matches!(classify(self.ix, self.k8s, ty, m), Ok(Ty::Option(..)))
+    }
+
+    /// `_schemars_private_non_optional_json_schema`.
+    fn non_optional_schema(&mut self, ty: &syn::Type, m: ModId) -> Result<Value, CrdError> {
+        match classify(self.ix, self.k8s, ty, m)? {
+            Ty::Option(t, m2) => self.non_optional_schema(&t, m2),
+            _ => self.type_schema(ty, m),
+        }
+    }
+
+    /// The schema of a crate struct or enum (container attributes applied).
+    pub fn item_schema(&mut self, id: ItemId) -> Result<Value, CrdError> {
+        let ix = self.ix;
+        let item = &ix.items[id];
+        let m = item.module;
+        let file = self.file(m);
+        if self.stack.contains(&id) {
+            return Err(CrdError::unsupported(
+                file,
+                item_span(&item.kind),
+                format!("recursive type `{}`", item.name),
+                "kube-derive emits a dangling $ref for it and the API server rejects the CRD; break the recursion \
+                 (e.g. store children as serde_json::Value with x-kubernetes-preserve-unknown-fields)",
+            ));
+        }
+        if let Some(imp) = ix
+            .impls
+            .iter()
+            .find(|i| i.self_name == item.name && i.trait_name.as_deref() == Some("JsonSchema"))
+        {
+            return Err(CrdError::unsupported(
+                ix.module_file(imp.module),
+                imp.item.impl_token.span,
+                format!("hand-written `impl JsonSchema for {}`", item.name),
+                "its schema is computed at run time and cannot be derived statically; derive JsonSchema instead",
+            ));
+        }
+        let (attrs_list, generics) = match &item.kind {
+            ItemKind::Struct(s) => (&s.attrs, &s.generics),
+            ItemKind::Enum(e) => (&e.attrs, &e.generics),
+            _ => return Ok(Value::Bool(true)),
+        };
+        if !generics.params.is_empty() {
+            return Err(CrdError::unsupported(
+                file,
+                item_span(&item.kind),
+                format!("generic type `{}`", item.name),
+                "generic types are not supported by static generation; use a concrete type",
+            ));
+        }
+        let cattrs = attrs::container_attrs(attrs_list).map_err(|e| attr_err(ix, m, e))?;
+        if let Some((what, span)) = &cattrs.custom_schema {
+            return Err(CrdError::unsupported(
+                file,
+                *span,
+                format!("`#[serde/schemars({what})]` on `{}`", item.name),
+                "the schema then depends on another type's or a function's run-time behaviour; derive the schema \
+                 from the type itself",
+            ));
+        }
+        self.stack.push(id);
+        let result = self.container_schema(id, &cattrs);
+        self.stack.pop();
+        let mut schema = result?;
+        cattrs.common.apply_metadata(&mut schema);
+        cattrs.common.apply_extensions(&mut schema);
+        super::kube_attrs::apply_x_kube(attrs_list, &mut schema).map_err(|e| attr_err(ix, m, e))?;
+        Ok(schema)
+    }
+
+    fn container_schema(&mut self, id: ItemId, cattrs: &ContainerAttrs) -> Result<Value, CrdError> {
+        let ix = self.ix;
+        let item = &ix.items[id];
+        let m = item.module;
+        if let Some(with) = &cattrs.with {
+            return self.type_schema(with, m);
+        }
+        match &item.kind {
+            ItemKind::Struct(s) => match &s.fields {
+                syn::Fields::Unit => Ok(json!({"type": "null"})),
+                syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                    let f = &u.unnamed[0];
+                    let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
+                    self.field_schema(&FieldCtx {
+                        field: f,
+                        attrs: fa,
+                        module: m,
+                    })
+                }
+                syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
+                    self.file(m),
+                    u.span(),
+                    format!("tuple struct `{}`", item.name),
+                    "it serializes as an array of mixed items the API server rejects; use named fields",
+                )),
+                syn::Fields::Named(n) => {
+                    if cattrs.transparent {
+                        for f in &n.named {
+                            let fa =
+                                attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
+                            if !fa.skip_de {
+                                return self.field_schema(&FieldCtx {
+                                    field: f,
+                                    attrs: fa,
+                                    module: m,
+                                });
+                            }
+                        }
+                        return Ok(json!({"type": "null"}));
+                    }
+                    let fields: Vec<&syn::Field> = n.named.iter().collect();
+                    self.struct_schema(
+                        &fields,
+                        cattrs.rename_all,
+                        cattrs.default.as_ref(),
+                        Some(id),
+                        cattrs.deny_unknown_fields,
+                        m,
+                    )
+                }
+            },
+            ItemKind::Enum(e) => self.enum_schema(id, e, cattrs),
+            _ => Ok(Value::Bool(true)),
+        }
+    }
+
+    /// `expr_for_field`: the field type's schema plus the field's metadata and validation.
+    fn field_schema(&mut self, f: &FieldCtx) -> Result<Value, CrdError> {
+        let file = self.file(f.module);
+        if let Some((what, span)) = &f.attrs.custom_schema {
+            return Err(CrdError::unsupported(
+                file,
+                *span,
+                format!("`#[schemars({what} = ..)]`"),
+                "custom schema functions run at compile time and cannot be evaluated statically yet; use \
+                 #[schemars(with = \"Type\")] or #[schemars(extend(..))] instead",
+            ));
+        }
+        let ty = f.attrs.with.as_ref().unwrap_or(&f.field.ty);
+        let mut schema = if f.attrs.validation.required {
+            self.non_optional_schema(ty, f.module)?
+        } else {
+            self.type_schema(ty, f.module)?
+        };
+        f.attrs.common.apply_metadata(&mut schema);
+        apply_validation(&f.attrs.validation, &mut schema);
+        if f.attrs.skip_de {
+            attrs::insert(&mut schema, "readOnly", Value::Bool(true));
+        }
+        if f.attrs.skip_ser {
+            attrs::insert(&mut schema, "writeOnly", Value::Bool(true));
+        }
+        Ok(schema)
+    }
+
+    /// `expr_for_struct`.
+    pub fn struct_schema(
+        &mut self,
+        fields: &[&syn::Field],
+        rename_all: Option<RenameRule>,
+        container_default: Option<&SerdeDefault>,
+        owner: Option<ItemId>,
+        deny_unknown_fields: bool,
+        m: ModId,
+    ) -> Result<Value, CrdError> {
+        let ix = self.ix;
+        let file = self.file(m);
+        let mut schema = json!({"type": "object"});
+        if deny_unknown_fields {
+            schema["additionalProperties"] = Value::Bool(false);
+        }
+        let mut container_values: Option<Map<String, Value>> = None;
+        for field in fields {
+            let fa = attrs::field_attrs(&field.attrs).map_err(|e| attr_err(ix, m, e))?;
+            if fa.skip_de {
+                continue;
+            }
+            let ident = field.ident.as_ref().map(unraw).unwrap_or_default();
+            let name = fa
+                .rename
+                .clone()
+                .unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
+            let ty = fa.with.clone().unwrap_or_else(|| field.ty.clone());
+            if fa.flatten {
+                let base = self.non_optional_schema(&ty, m)?;
+                let optional = self.is_option(&ty, m) && !fa.validation.required;
+                let mut fs = base;
+                if optional {
+                    if let Value::Object(o) = &mut fs {
+                        o.remove("required");
+                        if let Some(one_of) = o.remove("oneOf") {
+                            flatten(&mut fs, json!({"anyOf": [{"oneOf": one_of}, {}]}));
+                        }
+                    }
+                    if let Some(Value::Array(any_of)) = fs.get_mut("anyOf") {
+                        let empty = json!({});
+                        if !any_of.contains(&empty) {
+                            any_of.push(empty);
+                        }
+                    }
+                }
+                allow_unknown_properties(&mut fs);
+                flatten(&mut schema, fs);
+                continue;
+            }
+            let fctx = FieldCtx {
+                field,
+                attrs: fa,
+                module: m,
+            };
+            let mut fs = self.field_schema(&fctx)?;
+            let fa = &fctx.attrs;
+            let has_default = container_default.is_some() || fa.default.is_some();
+            if !fa.skip_ser && has_default {
+                let eval = Evaluator::new(ix, self.k8s);
+                let value = match &fa.default {
+                    Some(SerdeDefault::Default) => eval.default_of(&field.ty, m),
+                    Some(SerdeDefault::Path(p, _)) => eval.call_default_fn(p, &field.ty, m),
+                    _ => {
+                        if container_values.is_none() {
+                            let v = match (container_default, owner) {
+                                (Some(SerdeDefault::Path(p, _)), Some(id)) => {
+                                    eval.call_default_fn_fields(p, id, m)
+                                }
+                                (_, Some(id)) => eval.item_default_fields(id),
+                                _ => Err("no container".to_string()),
+                            };
+                            container_values =
+                                Some(v.map_err(|reason| {
+                                    self.default_error(field, &ident, m, reason)
+                                })?);
+                        }
+                        container_values
+                            .as_ref()
+                            .and_then(|c| c.get(&ident).cloned())
+                            .ok_or_else(|| {
+                                format!("field `{ident}` missing from the container default")
+                            })
+                    }
+                };
+                let value = match value {
+                    Ok(v) => Some(v),
+                    Err(reason) => match marker_default(ix, m, field) {
+                        Some(v) => Some(v),
+                        None => return Err(self.default_error(field, &ident, m, reason)),
+                    },
+                };
+                let value = match (value, &fa.skip_ser_if) {
+                    (Some(v), Some(pred)) => match super::defaults::predicate_holds(pred, &v) {
+                        Some(true) => None,
+                        Some(false) => Some(v),
+                        None => {
+                            return Err(CrdError::unsupported(
+                                file,
+                                field.span(),
+                                format!(
+                                    "skip_serializing_if = \"{pred}\" on field `{ident}` with a default"
+                                ),
+                                "kubesmith knows is_none/is_some/is_empty predicates only; use one of them",
+                            ));
+                        }
+                    },
+                    (v, _) => v,
+                };
+                if let Some(v) = value {
+                    attrs::insert(&mut fs, "default", v);
+                }
+            }
+            fa.common.apply_extensions(&mut fs);
+            super::kube_attrs::apply_x_kube(&field.attrs, &mut fs)
+                .map_err(|e| attr_err(ix, m, e))?;
+            if has_untyped(&fs) {
+                return Err(CrdError::unsupported(
+                    file,
+                    field.ty.span(),
+                    format!(
+                        "field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"
+                    ),
+                    "kube-derive emits an untyped schema the API server rejects; add \
+                     #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
+                ));
+            }
+            let has_ssi = fa.skip_ser_if.is_some();
+            let required_attr = fa.validation.required;
+            let is_option = self.is_option(&ty, m);
+            let optional = if has_ssi && has_default {
+                true
+            } else if !has_ssi && !has_default && !required_attr {
+                is_option
+            } else {
+                has_default || (!required_attr && is_option)
+            };
+            if let Value::Object(obj) = &mut schema {
+                if let Value::Object(props) = obj.entry("properties").or_insert_with(|| json!({})) {
+                    props.insert(name.clone(), fs);
+                }
+                if !optional {
+                    if let Value::Array(req) = obj.entry("required").or_insert_with(|| json!([])) {
+                        req.push(Value::String(name));
+                    }
+                }
+            }
+        }
+        Ok(schema)
+    }
+
+    fn default_error(&self, field: &syn::Field, ident: &str, m: ModId, reason: String) -> CrdError {
+        CrdError::at(
+            self.file(m),
+            field.span(),
+            CrdErrorKind::Default {
+                field: ident.to_string(),
+                reason,
+            },
+        )
+    }
+
+    fn enum_schema(
+        &mut self,
+        id: ItemId,
+        e: &syn::ItemEnum,
+        c: &ContainerAttrs,
+    ) -> Result<Value, CrdError> {
+        let ix = self.ix;
+        let m = ix.items[id].module;
+        let file = self.file(m);
+        let name = &ix.items[id].name;
+        if let Some(tag) = &c.tag {
+            let construct = match &c.content {
+                Some(content) => {
+                    format!(
+                        "adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")"
+                    )
+                }
+                None => format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
+            };
+            return Err(CrdError::unsupported(
+                file,
+                e.ident.span(),
+                construct,
+                "kube-derive panics on it (variants define the same property with different schemas); use an \
+                 externally tagged enum (drop `tag`) or #[serde(untagged)] with struct variants",
+            ));
+        }
+        let mut variants = Vec::new();
+        for v in &e.variants {
+            let va = attrs::variant_attrs(&v.attrs).map_err(|err| attr_err(ix, m, err))?;
+            if va.skip_de {
+                continue;
+            }
+            if let Some((what, span)) = &va.custom_schema {
+                return Err(CrdError::unsupported(
+                    file,
+                    *span,
+                    format!("`#[schemars({what})]` on variant `{}`", v.ident),
+                    "custom schema functions cannot be evaluated statically; remove it",
+                ));
+            }
+            variants.push((v, va));
+        }
+        if variants.is_empty() {
+            return Ok(Value::Bool(false));
+        }
+        if c.untagged {
+            let mut any_of = Vec::new();
+            for (v, va) in &variants {
+                let s = self.variant_payload(v, va, c, m)?;
+                let is_object = has_type(&s, "object") || s.get("properties").is_some();
+                if !is_object {
+                    return Err(CrdError::unsupported(
+                        file,
+                        v.ident.span(),
+                        format!(
+                            "untagged enum `{name}` with non-struct variant `{}`",
+                            v.ident
+                        ),
+                        "kube-derive emits an anyOf without a type, which the API server rejects; use struct \
+                         variants only, or a plain field type with #[schemars(extend(\"x-kubernetes-int-or-string\" \
+                         = true))] for int-or-string values",
+                    ));
+                }
+                let mut s = s;
+                va.common.apply_metadata(&mut s);
+                va.common.apply_extensions(&mut s);
+                any_of.push(s);
+            }
+            return Ok(json!({ "anyOf": any_of }));
+        }
+        let is_unit = |v: &syn::Variant| matches!(v.fields, syn::Fields::Unit);
+        let has_unit = variants.iter().any(|(v, _)| is_unit(v));
+        let has_data = variants
+            .iter()
+            .any(|(v, va)| !is_unit(v) || va.with.is_some());
+        if has_unit && has_data {
+            let (unit, _) = variants
+                .iter()
+                .find(|(v, _)| is_unit(v))
+                .map(|(v, va)| (v, va))
+                .ok_or_else(|| {
+                    CrdError::unsupported(file, e.ident.span(), "enum", "unreachable")
+                })?;
+            return Err(CrdError::unsupported(
+                file,
+                unit.ident.span(),
+                format!(
+                    "enum `{name}` mixes unit variant `{}` with data variants",
+                    unit.ident
+                ),
+                "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the unit \
+                 variant an empty struct body (`{} {{}}`) or split the enum",
+            ));
+        }
+        let (plain_units, complex): (Vec<_>, Vec<_>) = variants.iter().partition(|(v, va)| {
+            is_unit(v) && va.common.is_default() && va.with.is_none() && !va.untagged
+        });
+        let unit_schema = json!({
+            "type": "string",
+            "enum": plain_units.iter().map(|(v, va)| Value::String(variant_name(v, va, c))).collect::<Vec<_>>(),
+        });
+        if complex.is_empty() {
+            return Ok(unit_schema);
+        }
+        let mut one_of = Vec::new();
+        if !plain_units.is_empty() {
+            one_of.push(unit_schema);
+        }
+        for (v, va) in complex {
+            let vname = variant_name(v, va, c);
+            let mut s = if is_unit(v) && va.with.is_none() {
+                json!({"type": "string", "const": vname})
+            } else {
+                let payload = self.variant_payload(v, va, c, m)?;
+                json!({
+                    "type": "object",
+                    "properties": { vname.clone(): payload },
+                    "required": [vname],
+                    "additionalProperties": false,
+                })
+            };
+            va.common.apply_metadata(&mut s);
+            va.common.apply_extensions(&mut s);
+            one_of.push(s);
+        }
+        Ok(json!({ "oneOf": one_of }))
+    }
+
+    /// `expr_for_untagged_enum_variant` without the variant's own metadata.
+    fn variant_payload(
+        &mut self,
+        v: &syn::Variant,
+        va: &attrs::VariantAttrs,
+        c: &ContainerAttrs,
+        m: ModId,
+    ) -> Result<Value, CrdError> {
+        let ix = self.ix;
+        if let Some(with) = &va.with {
+            return self.type_schema(with, m);
+        }
+        match &v.fields {
+            syn::Fields::Unit => Ok(json!({"type": "null"})),
+            syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                let f = &u.unnamed[0];
+                let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
+                self.field_schema(&FieldCtx {
+                    field: f,
+                    attrs: fa,
+                    module: m,
+                })
+            }
+            syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
+                self.file(m),
+                u.span(),
+                format!("tuple variant `{}`", v.ident),
+                "it serializes as an array of mixed items the API server rejects; use a struct variant",
+            )),
+            syn::Fields::Named(n) => {
+                let fields: Vec<&syn::Field> = n.named.iter().collect();
+                let rule = va.rename_all.or(c.rename_all_fields);
+                self.struct_schema(&fields, rule, None, None, c.deny_unknown_fields, m)
+            }
+        }
+    }
+}
+
+/// The serialized (deserialize) name of a variant.
+pub fn variant_name(v: &syn::Variant, va: &attrs::VariantAttrs, c: &ContainerAttrs) -> String {
+    let ident = unraw(&v.ident);
+    va.rename.clone().unwrap_or_else(|| {
+        c.rename_all
+            .map_or(ident.clone(), |r| r.apply_to_variant(&ident))
+    })
+}
+
+/// A `// +kubebuilder:default=<json>` marker in the comment lines right above a field.
+fn marker_default(ix: &CrateIndex, m: ModId, field: &syn::Field) -> Option<Value> {
+    let text = ix.module_text(m);
+    let first_line = field
+        .attrs
+        .first()
+        .map(|a| a.span().start().line)
+        .unwrap_or_else(|| field.span().start().line);
+    let lines: Vec<&str> = text.lines().collect();
+    let end = first_line.checked_sub(1)?;
+    let field_end = field.span().end().line;
+    // Comment lines directly above the field (and its attributes), or between its attributes.
+    let mut idx = end;
+    let mut candidates = Vec::new();
+    while idx > 0 {
+        let l = lines.get(idx - 1)?.trim();
+        if l.starts_with("//") {
+            candidates.push(l);
+            idx -= 1;
+        } else {
+            break;
+        }
+    }
+    for l in lines.iter().take(field_end).skip(end) {
+        let l = l.trim();
+        if l.starts_with("//") {
+            candidates.push(l);
+        }
+    }
+    candidates.iter().find_map(|l| {
+        let rest = l
+            .trim_start_matches('/')
+            .trim()
+            .strip_prefix("+kubebuilder:default=")?;
+        serde_json::from_str(rest.trim())
+            .ok()
+            .or_else(|| Some(Value::String(rest.trim().to_string())))
+    })
+}

@@ -1,0 +1,287 @@
+//! Classifying the Rust types written in fields: std containers and scalars, `serde_json::Value`, k8s-openapi
+//! types, and crate items (through `use`, type aliases and last-segment lookup).
+
+use serde_json::{Value, json};
+use syn::spanned::Spanned;
+
+use super::error::{CrdError, CrdErrorKind};
+use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved};
+
+/// Scalar kinds, for default-value evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarKind {
+    /// Serialized as a JSON string.
+    Str,
+    /// `bool`.
+    Bool,
+    /// An integer.
+    Int,
+    /// A float.
+    Float,
+    /// Anything else (objects like `std::time::Duration`).
+    Other,
+}
+
+/// What a field type is.
+#[derive(Debug, Clone)]
+pub enum Ty {
+    /// `Option<T>`.
+    Option(syn::Type, ModId),
+    /// `Vec<T>`, `VecDeque<T>`, sets (`set` = uniqueItems).
+    Seq(syn::Type, ModId, bool),
+    /// `[T; N]`.
+    Array(syn::Type, ModId, u64),
+    /// `BTreeMap<K, V>` / `HashMap<K, V>`.
+    Map(Box<syn::Type>, Box<syn::Type>, ModId),
+    /// `Box<T>`, `Arc<T>`, `Rc<T>`, `Cow<T>`, references: the schema of T.
+    Wrapper(syn::Type, ModId),
+    /// A scalar with its raw schemars schema.
+    Scalar(ScalarKind, Value),
+    /// `serde_json::Value`.
+    JsonValue,
+    /// A k8s-openapi type (table key).
+    K8s(String),
+    /// A crate struct or enum.
+    Item(ItemId),
+    /// `()`.
+    Unit,
+    /// A tuple.
+    Tuple,
+}
+
+fn int(format: &str, min: Option<i64>, max: Option<u64>) -> Value {
+    let mut v = json!({"type": "integer", "format": format});
+    if let Some(m) = min {
+        v["minimum"] = json!(m);
+    }
+    if let Some(m) = max {
+        v["maximum"] = json!(m);
+    }
+    v
+}
+
+fn scalar_by_name(name: &str, full: &[String]) -> Option<(ScalarKind, Value)> {
+    use ScalarKind::*;
+    let s = |v: Value| Some((Str, v));
+    match name {
+        "String" | "str" | "PathBuf" | "Path" | "OsString" | "OsStr" => {
+            s(json!({"type": "string"}))
+        }
+        "char" => s(json!({"type": "string", "minLength": 1, "maxLength": 1})),
+        "bool" => Some((Bool, json!({"type": "boolean"}))),
+        "i8" => Some((Int, int("int8", Some(-128), Some(127)))),
+        "i16" => Some((Int, int("int16", Some(-32768), Some(32767)))),
+        "i32" => Some((Int, int("int32", None, None))),
+        "i64" => Some((Int, int("int64", None, None))),
+        "isize" => Some((Int, int("int", None, None))),
+        "i128" => Some((Int, int("int128", None, None))),
+        "u8" => Some((Int, int("uint8", Some(0), Some(255)))),
+        "u16" => Some((Int, int("uint16", Some(0), Some(65535)))),
+        "u32" => Some((Int, int("uint32", Some(0), None))),
+        "u64" => Some((Int, int("uint64", Some(0), None))),
+        "usize" => Some((Int, int("uint", Some(0), None))),
+        "u128" => Some((Int, int("uint128", Some(0), None))),
+        "NonZeroU8" => Some((Int, int("uint8", Some(1), Some(255)))),
+        "NonZeroU16" => Some((Int, int("uint16", Some(1), Some(65535)))),
+        "NonZeroU32" => Some((Int, int("uint32", Some(1), None))),
+        "NonZeroU64" => Some((Int, int("uint64", Some(1), None))),
+        "NonZeroUsize" => Some((Int, int("uint", Some(1), None))),
+        "f32" => Some((Float, json!({"type": "number", "format": "float"}))),
+        "f64" => Some((Float, json!({"type": "number", "format": "double"}))),
+        "IpAddr" => s(json!({"type": "string", "format": "ip"})),
+        "Ipv4Addr" => s(json!({"type": "string", "format": "ipv4"})),
+        "Ipv6Addr" => s(json!({"type": "string", "format": "ipv6"})),
+        "SocketAddr" | "SocketAddrV4" | "SocketAddrV6" => s(json!({"type": "string"})),
+        "Uuid" => s(json!({"type": "string", "format": "uuid"})),
+        "Url" => s(json!({"type": "string", "format": "uri"})),
+        "DateTime" | "Timestamp" => s(json!({"type": "string", "format": "date-time"})),
+        "Duration" if full.iter().any(|p| p == "kube" || p == "kube_core") => {
+            s(json!({"type": "string"}))
+        }
+        "Duration" => Some((
+            Other,
+            json!({
+                "type": "object",
+                "properties": {
+                    "secs": {"type": "integer", "format": "uint64", "minimum": 0},
+                    "nanos": {"type": "integer", "format": "uint32", "minimum": 0}
+                },
+                "required": ["secs", "nanos"]
+            }),
+        )),
+        _ => None,
+    }
+}
+
+/// Generic type arguments of the last path segment.
+pub fn type_args(path: &syn::Path) -> Vec<syn::Type> {
+    match path.segments.last().map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(a)) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn want_type(k: &ItemKind) -> bool {
+    matches!(
+        k,
+        ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_)
+    )
+}
+
+/// Classify `ty` as written in `module`.
+pub fn classify(
+    ix: &CrateIndex,
+    k8s: &serde_json::Map<String, Value>,
+    ty: &syn::Type,
+    module: ModId,
+) -> Result<Ty, CrdError> {
+    classify_depth(ix, k8s, ty, module, 0)
+}
+
+fn classify_depth(
+    ix: &CrateIndex,
+    k8s: &serde_json::Map<String, Value>,
+    ty: &syn::Type,
+    module: ModId,
+    depth: usize,
+) -> Result<Ty, CrdError> {
+    let file = ix.module_file(module);
+    let unresolved = |name: String, hint: &str| {
+        CrdError::at(
+            file,
+            ty.span(),
+            CrdErrorKind::UnresolvedType {
+                name,
+                hint: hint.to_string(),
+            },
+        )
+    };
+    match ty {
+        syn::Type::Paren(p) => classify_depth(ix, k8s, &p.elem, module, depth),
+        syn::Type::Group(g) => classify_depth(ix, k8s, &g.elem, module, depth),
+        syn::Type::Reference(r) => Ok(Ty::Wrapper((*r.elem).clone(), module)),
+        syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
+        syn::Type::Tuple(_) => Ok(Ty::Tuple),
+        syn::Type::Slice(s) => Ok(Ty::Seq((*s.elem).clone(), module, false)),
+        syn::Type::Array(a) => {
+            let len = match &a.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(i),
+                    ..
+                }) => i.base10_parse::<u64>().ok(),
+                _ => None,
+            };
+            let len = len.ok_or_else(|| {
+                unresolved(quote::quote!(#ty).to_string(), "use a literal array length")
+            })?;
+            Ok(Ty::Array((*a.elem).clone(), module, len))
+        }
+        syn::Type::Path(p) => {
+            if p.qself.is_some() {
+                return Err(unresolved(
+                    quote::quote!(#ty).to_string(),
+                    "qualified paths are not supported; name the type",
+                ));
+            }
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let name = segs.last().cloned().unwrap_or_default();
+            let args = type_args(&p.path);
+            let resolved = ix.resolve(module, &segs, want_type);
+            let full = match resolved {
+                Resolved::Item(id) => {
+                    return match &ix.items[id].kind {
+                        ItemKind::Alias(a) => {
+                            if depth > 32 {
+                                return Err(unresolved(name, "type alias cycle"));
+                            }
+                            let m = ix.items[id].module;
+                            classify_depth(ix, k8s, &a.ty, m, depth + 1)
+                        }
+                        _ => Ok(Ty::Item(id)),
+                    };
+                }
+                Resolved::Ambiguous(ids) => {
+                    let places: Vec<String> = ids
+                        .iter()
+                        .map(|i| {
+                            format!(
+                                "{}::{}",
+                                ix.modules[ix.items[*i].module].path.join("::"),
+                                ix.items[*i].name
+                            )
+                        })
+                        .collect();
+                    return Err(unresolved(
+                        name,
+                        &format!(
+                            "it is ambiguous ({}); import it with `use` or write its full path",
+                            places.join(", ")
+                        ),
+                    ));
+                }
+                Resolved::External(full) => full,
+            };
+            let arg = |i: usize| -> Result<syn::Type, CrdError> {
+                args.get(i)
+                    .cloned()
+                    .ok_or_else(|| unresolved(name.clone(), "missing generic argument"))
+            };
+            match name.as_str() {
+                "Option" => return Ok(Ty::Option(arg(0)?, module)),
+                "Vec" | "VecDeque" | "LinkedList" => return Ok(Ty::Seq(arg(0)?, module, false)),
+                "HashSet" | "BTreeSet" | "IndexSet" => return Ok(Ty::Seq(arg(0)?, module, true)),
+                "HashMap" | "BTreeMap" | "IndexMap" => {
+                    return Ok(Ty::Map(Box::new(arg(0)?), Box::new(arg(1)?), module));
+                }
+                "Box" | "Arc" | "Rc" | "Cow" | "RefCell" | "Cell" | "Mutex" | "RwLock" => {
+                    return Ok(Ty::Wrapper(arg(args.len().saturating_sub(1))?, module));
+                }
+                _ => {}
+            }
+            if name == "Value" && full.iter().any(|s| s == "serde_json") {
+                return Ok(Ty::JsonValue);
+            }
+            if k8s.contains_key(&name)
+                && (full.len() == 1 || full.iter().any(|s| s == "k8s_openapi"))
+            {
+                return Ok(Ty::K8s(name));
+            }
+            if let Some((kind, schema)) = scalar_by_name(&name, &full) {
+                return Ok(Ty::Scalar(kind, schema));
+            }
+            if name == "Value" {
+                return Err(unresolved(
+                    name,
+                    "import it (`use serde_json::Value;`) or write `serde_json::Value`",
+                ));
+            }
+            if full.iter().any(|s| s == "k8s_openapi") {
+                return Err(unresolved(
+                    full.join("::"),
+                    "this k8s-openapi type is not in kubesmith's schema table yet; wrap it in a field with \
+                     #[schemars(schema_with = ..)] or open an issue",
+                ));
+            }
+            Err(unresolved(
+                full.join("::"),
+                "not a struct/enum/type alias of this crate nor a supported std/k8s-openapi type",
+            ))
+        }
+        other => Err(unresolved(
+            quote::quote!(#other).to_string(),
+            "only paths, references, arrays and slices are supported in field types",
+        )),
+    }
+}

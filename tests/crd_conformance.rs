@@ -1,0 +1,353 @@
+//! Conformance of the static CRD generator with kube-derive: every corpus sample kube-derive accepted is run
+//! through `kubesmith::crd::generate` on a temp crate and compared with kube-derive's own `crd()` output.
+
+use std::path::{Path, PathBuf};
+
+use kubesmith::crd::{self, CrdError, GeneratedCrd, SourceSet};
+use serde_json::Value;
+
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/kube-derive");
+
+/// How to cut a corpus sample out of its input file.
+struct Sample {
+    name: &'static str,
+    input: &'static str,
+    /// (kind, version) of the specs that keep `#[derive(CustomResource)]`.
+    keep: &'static [(&'static str, Option<&'static str>)],
+    /// Rust fields removed from the input (constructs kubesmith rejects on purpose); their
+    /// camelCase names are removed from the expected spec schema.
+    strip: &'static [(&'static str, &'static str)],
+}
+
+fn corpus(file: &str) -> String {
+    std::fs::read_to_string(Path::new(CORPUS).join(file)).expect("corpus file")
+}
+
+/// The input with only the wanted specs deriving CustomResource and the stripped fields removed.
+fn cut_input(sample: &Sample) -> String {
+    let src = corpus(sample.input);
+    let lines: Vec<&str> = src.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.trim_start().starts_with("#[derive(CustomResource") {
+            // Look ahead until the struct line for kind/version.
+            let mut j = i;
+            let mut header = String::new();
+            while j < lines.len() && !lines[j].contains("pub struct") {
+                header.push_str(lines[j]);
+                j += 1;
+            }
+            let keep = sample.keep.iter().any(|(kind, version)| {
+                header.contains(&format!("kind = \"{kind}\""))
+                    && version.is_none_or(|v| header.contains(&format!("version = \"{v}\"")))
+            });
+            let marker = sample.name == "multi-merged" && header.contains("version = \"v2\"");
+            if marker {
+                out.push("        // +kubebuilder:storageversion".to_string());
+            }
+            if keep {
+                out.push(line.to_string());
+            } else {
+                out.push(line.replacen("CustomResource, ", "", 1));
+            }
+            i += 1;
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if let Some((field, _)) = sample
+            .strip
+            .iter()
+            .find(|(f, _)| trimmed.starts_with(&format!("pub {f}:")))
+        {
+            let _ = field;
+            // Drop the field and its attributes/doc lines above it.
+            while out.last().is_some_and(|l| {
+                l.trim_start().starts_with("#[") || l.trim_start().starts_with("///")
+            }) {
+                out.pop();
+            }
+            i += 1;
+            continue;
+        }
+        out.push(line.to_string());
+        i += 1;
+    }
+    out.join("\n")
+}
+
+fn expected(sample: &Sample) -> Value {
+    let dir = Path::new(CORPUS).join("out");
+    let json = dir.join(format!("{}.json", sample.name));
+    let mut v: Value = if json.exists() {
+        serde_json::from_str(&std::fs::read_to_string(json).expect("read")).expect("json")
+    } else {
+        let yaml = std::fs::read_to_string(dir.join(format!("{}.serde_yaml.yaml", sample.name)))
+            .expect("read yaml");
+        serde_yaml_ng::from_str(&yaml).expect("yaml")
+    };
+    if let Some(Value::Array(versions)) = v.pointer_mut("/spec/versions") {
+        for version in versions {
+            let Some(spec) = version.pointer_mut("/schema/openAPIV3Schema/properties/spec") else {
+                continue;
+            };
+            for (_, prop) in sample.strip {
+                if let Some(Value::Object(p)) = spec.get_mut("properties") {
+                    p.remove(*prop);
+                }
+                if let Some(Value::Array(r)) = spec.get_mut("required") {
+                    r.retain(|x| x != prop);
+                }
+            }
+        }
+    }
+    v
+}
+
+fn temp_crate(src: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+    std::fs::write(dir.path().join("src/lib.rs"), src).expect("write");
+    dir
+}
+
+fn run(src: &str) -> Result<Vec<GeneratedCrd>, CrdError> {
+    let dir = temp_crate(src);
+    crd::generate(&SourceSet::new(&dir.path().join("src")))
+}
+
+/// Compare JSON values, numbers by value; returns the first differing path.
+fn diff(a: &Value, b: &Value, path: &str) -> Option<String> {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            (x.as_f64() != y.as_f64()).then(|| format!("{path}: {x} != {y}"))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) => {
+                        if let Some(d) = diff(p, q, &format!("{path}/{k}")) {
+                            return Some(d);
+                        }
+                    }
+                    (p, q) => {
+                        let show = |v: Option<&Value>| {
+                            v.map(|v| v.to_string().chars().take(300).collect::<String>())
+                        };
+                        return Some(format!(
+                            "{path}/{k}: got {:?}, expected {:?}",
+                            show(p),
+                            show(q)
+                        ));
+                    }
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            if x.len() != y.len() {
+                return Some(format!("{path}: length {} != {}", x.len(), y.len()));
+            }
+            x.iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (p, q))| diff(p, q, &format!("{path}/{i}")))
+        }
+        _ => (a != b).then(|| format!("{path}: {a} != {b}")),
+    }
+}
+
+fn check(sample: &Sample) {
+    let src = cut_input(sample);
+    let crds = match run(&src) {
+        Ok(c) => c,
+        Err(e) => panic!("{}: generate failed: {e}", sample.name),
+    };
+    assert_eq!(
+        crds.len(),
+        1,
+        "{}: expected one CRD, got {:?}",
+        sample.name,
+        crds.iter().map(|c| &c.name).collect::<Vec<_>>()
+    );
+    let want = expected(sample);
+    if let Some(d) = diff(&crds[0].crd, &want, "") {
+        panic!("{}: CRD differs from kube-derive at {d}", sample.name);
+    }
+    assert_eq!(crds[0].name, want["metadata"]["name"]);
+    assert_eq!(
+        crds[0].file_name,
+        format!("{}_{}.yaml", crds[0].group, crds[0].plural)
+    );
+}
+
+const SCHEMA: &str = "input-schema_samples.rs";
+
+macro_rules! conformance {
+    ($($test:ident: $name:literal, $input:expr, [$(($kind:literal, $ver:expr)),*], [$(($f:literal, $p:literal)),*];)*) => {
+        $(
+            #[test]
+            fn $test() {
+                check(&Sample { name: $name, input: $input, keep: &[$(($kind, $ver)),*], strip: &[$(($f, $p)),*] });
+            }
+        )*
+    };
+}
+
+conformance! {
+    shapes: "shapes", SCHEMA, [("Shapes", None)],
+        [("any_value", "anyValue"), ("opt_any_value", "optAnyValue"), ("schema_with_value", "schemaWithValue"), ("tuple", "tuple")];
+    flatmap: "flatmap", SCHEMA, [("FlatMap", None)], [];
+    strict: "strict", SCHEMA, [("Strict", None)], [];
+    enums: "enums", SCHEMA, [("Enums", None)], [("untagged_scalar", "untaggedScalar")];
+    k8stypes: "k8stypes", SCHEMA, [("K8sTypes", None)], [];
+    big_k8stypes: "big-k8stypes", SCHEMA, [("BigK8sTypes", None)], [];
+    everything: "everything", SCHEMA, [("Everything", None)], [];
+    clusterthing: "clusterthing", SCHEMA, [("ClusterThing", None)], [];
+    policy: "policy", SCHEMA, [("Policy", None)], [];
+    gateway: "gateway", SCHEMA, [("Gateway", None)], [];
+    ingress: "ingress", SCHEMA, [("Ingress", None)], [];
+    bucket_nospec: "bucket-nospec", SCHEMA, [("Bucket", None)], [];
+    noschema: "noschema", SCHEMA, [("NoSchema", None)], [];
+    empty: "empty", SCHEMA, [("Empty", None)], [];
+    cel_validated: "cel-validated", SCHEMA, [("Validated", None)], [];
+    multi_v1: "multi-v1", SCHEMA, [("Multi", Some("v1"))], [];
+    multi_merged: "multi-merged", SCHEMA, [("Multi", None)], [];
+    edge_cases: "edge-cases", "input-edge_cases.rs", [("Edge", None)], [("u32_map_key", "u32MapKey")];
+}
+
+/// Samples where kube-derive panics or emits a CRD the API server rejects: kubesmith must report them.
+fn expect_error(sample: &Sample, needles: &[&str]) -> CrdError {
+    let src = cut_input(sample);
+    let err = run(&src).expect_err(sample.name);
+    let msg = err.to_string();
+    for n in needles {
+        assert!(
+            msg.contains(n),
+            "{}: error {msg:?} does not mention {n:?}",
+            sample.name
+        );
+    }
+    assert!(
+        err.line > 1,
+        "{}: error has no useful line: {msg}",
+        sample.name
+    );
+    let prefix = format!("{}:{}:{}: ", err.path.display(), err.line, err.column);
+    assert!(msg.starts_with(&prefix), "{msg}");
+    err
+}
+
+#[test]
+fn internally_tagged_is_an_error() {
+    let sample = Sample {
+        name: "internally-tagged",
+        input: SCHEMA,
+        keep: &[("InternallyTagged", None)],
+        strip: &[],
+    };
+    expect_error(
+        &sample,
+        &["internally tagged enum `InternalTag`", "externally tagged"],
+    );
+}
+
+#[test]
+fn adjacently_tagged_is_an_error() {
+    let sample = Sample {
+        name: "adjacently-tagged",
+        input: SCHEMA,
+        keep: &[("AdjacentlyTagged", None)],
+        strip: &[],
+    };
+    expect_error(&sample, &["adjacently tagged enum `AdjacentTag`"]);
+}
+
+#[test]
+fn mixed_enum_is_an_error() {
+    let sample = Sample {
+        name: "mixed-enum",
+        input: SCHEMA,
+        keep: &[("MixedEnum", None)],
+        strip: &[],
+    };
+    expect_error(&sample, &["enum `Mixed` mixes unit variant `Unit`"]);
+}
+
+#[test]
+fn recursive_is_an_error() {
+    let sample = Sample {
+        name: "recursive",
+        input: SCHEMA,
+        keep: &[("Recursive", None)],
+        strip: &[],
+    };
+    expect_error(&sample, &["recursive type `Node`"]);
+}
+
+#[test]
+fn untagged_scalar_enum_is_an_error() {
+    let sample = Sample {
+        name: "enums",
+        input: SCHEMA,
+        keep: &[("Enums", None)],
+        strip: &[],
+    };
+    expect_error(
+        &sample,
+        &["untagged enum `UntaggedScalar`", "non-struct variant `Int`"],
+    );
+}
+
+#[test]
+fn non_string_map_key_is_an_error() {
+    let sample = Sample {
+        name: "edge-cases",
+        input: "input-edge_cases.rs",
+        keep: &[("Edge", None)],
+        strip: &[],
+    };
+    expect_error(&sample, &["map key type `u32`", "String keys"]);
+}
+
+#[test]
+fn shapes_rejected_fields_are_errors() {
+    let all = [
+        ("any_value", "anyValue"),
+        ("opt_any_value", "optAnyValue"),
+        ("schema_with_value", "schemaWithValue"),
+        ("tuple", "tuple"),
+    ];
+    let needles: [&[&str]; 4] = [
+        &["field `any_value`", "x-kubernetes-preserve-unknown-fields"],
+        &[
+            "field `opt_any_value`",
+            "x-kubernetes-preserve-unknown-fields",
+        ],
+        &["#[schemars(schema_with = ..)]"],
+        &["tuple type"],
+    ];
+    for (i, n) in needles.iter().enumerate() {
+        let strip: Vec<(&'static str, &'static str)> = all
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, f)| *f)
+            .collect();
+        let strip: &'static [(&'static str, &'static str)] = Box::leak(strip.into_boxed_slice());
+        let sample = Sample {
+            name: "shapes",
+            input: SCHEMA,
+            keep: &[("Shapes", None)],
+            strip,
+        };
+        expect_error(&sample, n);
+    }
+}
+
+#[allow(dead_code)]
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(CORPUS)
+}

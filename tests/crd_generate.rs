@@ -1,0 +1,612 @@
+//! End-to-end behaviour of `kubesmith::crd::generate`: the kubesmith scaffold, a real multi-file operator crate,
+//! module discovery, defaults, enum hoisting, multi-version merging and the errors that name file:line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use kubesmith::crd::{self, CrdError, CrdErrorKind, GeneratedCrd, SourceSet};
+use serde_json::{Value, json};
+
+fn write_crate(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (path, text) in files {
+        let p = dir.path().join("src").join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    dir
+}
+
+fn gen_files(files: &[(&str, &str)]) -> Result<Vec<GeneratedCrd>, CrdError> {
+    let dir = write_crate(files);
+    crd::generate(&SourceSet::new(&dir.path().join("src")))
+}
+
+fn gen_one(src: &str) -> Value {
+    let crds = gen_files(&[("lib.rs", src)]).unwrap_or_else(|e| panic!("generate failed: {e}"));
+    assert_eq!(crds.len(), 1);
+    crds[0].crd.clone()
+}
+
+fn spec_schema(crd: &Value) -> &Value {
+    crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec")
+        .expect("spec schema")
+}
+
+fn numbers_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| numbers_equal(v, w)))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| numbers_equal(p, q))
+        }
+        _ => a == b,
+    }
+}
+
+fn condition_schema() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/conformance/kube-derive/out/k8stypes.json"
+    );
+    let crd: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json");
+    crd.pointer(
+        "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/conditions/items",
+    )
+    .expect("conditions")
+    .clone()
+}
+
+const SCAFFOLD: &str = r#"use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+/// MemcachedSpec defines the desired state of Memcached.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[kube(group = "cache.example.com", version = "v1alpha1", kind = "Memcached", namespaced, status = "MemcachedStatus", derive = "PartialEq", derive = "Default",
+    printcolumn(name = "Available", type_ = "string", json_path = ".status.conditions[?(@.type==\"Available\")].status"),
+    printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"))]
+#[serde(rename_all = "camelCase")]
+pub struct MemcachedSpec {
+    /// An example field. Replace it with the fields of your API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foo: Option<String>,
+}
+/// MemcachedStatus defines the observed state of Memcached.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MemcachedStatus {
+    /// Conditions describe the current state of the resource.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// The generation last reconciled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+"#;
+
+#[test]
+fn scaffold_kind_matches_kube_derive() {
+    let crds = gen_files(&[
+        ("lib.rs", "pub mod api;\n"),
+        ("api/mod.rs", "pub mod v1alpha1;\n"),
+        ("api/v1alpha1/mod.rs", "pub mod memcached;\n"),
+        ("api/v1alpha1/memcached.rs", SCAFFOLD),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(crds.len(), 1);
+    let c = &crds[0];
+    assert_eq!(c.name, "memcacheds.cache.example.com");
+    assert_eq!(c.group, "cache.example.com");
+    assert_eq!(c.plural, "memcacheds");
+    assert_eq!(c.file_name, "cache.example.com_memcacheds.yaml");
+    let expected = json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "memcacheds.cache.example.com"},
+        "spec": {
+            "group": "cache.example.com",
+            "names": {"kind": "Memcached", "plural": "memcacheds", "singular": "memcached"},
+            "scope": "Namespaced",
+            "versions": [{
+                "additionalPrinterColumns": [
+                    {"jsonPath": ".status.conditions[?(@.type==\"Available\")].status", "name": "Available", "type": "string"},
+                    {"jsonPath": ".metadata.creationTimestamp", "name": "Age", "type": "date"}
+                ],
+                "name": "v1alpha1",
+                "schema": {"openAPIV3Schema": {
+                    "description": "Auto-generated derived type for MemcachedSpec via `CustomResource`",
+                    "properties": {
+                        "spec": {
+                            "description": "MemcachedSpec defines the desired state of Memcached.",
+                            "properties": {
+                                "foo": {
+                                    "description": "An example field. Replace it with the fields of your API.",
+                                    "nullable": true,
+                                    "type": "string"
+                                }
+                            },
+                            "type": "object"
+                        },
+                        "status": {
+                            "description": "MemcachedStatus defines the observed state of Memcached.",
+                            "nullable": true,
+                            "properties": {
+                                "conditions": {
+                                    "description": "Conditions describe the current state of the resource.",
+                                    "items": condition_schema(),
+                                    "type": "array"
+                                },
+                                "observedGeneration": {
+                                    "description": "The generation last reconciled.",
+                                    "format": "int64",
+                                    "nullable": true,
+                                    "type": "integer"
+                                }
+                            },
+                            "type": "object"
+                        }
+                    },
+                    "required": ["spec"],
+                    "title": "Memcached",
+                    "type": "object"
+                }},
+                "served": true,
+                "storage": true,
+                "subresources": {"status": {}}
+            }]
+        }
+    });
+    assert_eq!(c.crd, expected);
+}
+
+#[test]
+fn sample_operator_crate_matches_its_crdgen_output() {
+    let root = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/conformance/kube-operator"
+    ));
+    let crds = crd::generate(&SourceSet::new(&root.join("src"))).unwrap_or_else(|e| panic!("{e}"));
+    let yaml = std::fs::read_to_string(root.join("memcached-crd.yaml")).expect("yaml");
+    let want: Value = serde_yaml_ng::from_str(&yaml).expect("parse");
+    assert_eq!(crds.len(), 1);
+    assert!(numbers_equal(&crds[0].crd, &want), "got {}", crds[0].crd);
+}
+
+#[test]
+fn overlay_replaces_and_adds_files() {
+    let dir = write_crate(&[("lib.rs", "pub mod api;\n"), ("api.rs", "")]);
+    let src = dir.path().join("src");
+    let mut overlay = BTreeMap::new();
+    overlay.insert(PathBuf::from("api.rs"), "pub mod widget;\n".to_string());
+    overlay.insert(
+        src.join("api/widget.rs"),
+        "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Widget\")]\npub struct WidgetSpec { pub x: String }\n"
+            .to_string(),
+    );
+    let crds = crd::generate(&SourceSet::new(&src).with_overlay(overlay))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        crds.iter()
+            .map(|c| c.file_name.as_str())
+            .collect::<Vec<_>>(),
+        ["g.io_widgets.yaml"]
+    );
+    assert_eq!(crds[0].crd["spec"]["scope"], "Cluster");
+}
+
+const MODS_LIB: &str = r#"
+mod inline_mod {
+    pub mod deeper;
+}
+#[path = "elsewhere/special.rs"]
+mod special;
+mod viamodrs;
+#[cfg(test)]
+mod tests;
+pub use special::*;
+"#;
+
+fn kind_src(kind: &str, extra: &str) -> String {
+    format!(
+        "use kube::CustomResource;\n#[derive(CustomResource)]\n#[kube(group = \"m.io\", version = \"v1\", kind = \"{kind}\", namespaced)]\npub struct {kind}Spec {{ pub inner: {extra} }}\n"
+    )
+}
+
+#[test]
+fn module_discovery_follows_inline_path_and_mod_rs() {
+    let deeper = kind_src("Deep", "super::super::Shared");
+    let special = kind_src("Special", "crate::viamodrs::child::Shared");
+    let viamodrs = "pub mod child;\n".to_string();
+    let child =
+        "/// shared doc\n#[derive(JsonSchema)]\npub struct Shared { pub n: u8 }\n".to_string();
+    let lib = format!("{MODS_LIB}\n/// root shared\npub struct Shared {{ pub s: String }}\n");
+    let crds = gen_files(&[
+        ("lib.rs", &lib),
+        ("inline_mod/deeper.rs", &deeper),
+        ("elsewhere/special.rs", &special),
+        ("viamodrs/mod.rs", &viamodrs),
+        ("viamodrs/child.rs", &child),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = crds.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["deeps.m.io", "specials.m.io"]);
+    let deep = &spec_schema(&crds[0].crd)["properties"]["inner"];
+    assert_eq!(deep["description"], "root shared");
+    assert_eq!(deep["properties"]["s"]["type"], "string");
+    let special = &spec_schema(&crds[1].crd)["properties"]["inner"];
+    assert_eq!(special["description"], "shared doc");
+    assert_eq!(special["properties"]["n"]["format"], "uint8");
+}
+
+#[test]
+fn missing_module_file_is_an_error_with_location() {
+    let err = gen_files(&[("lib.rs", "\n\nmod absent;\n")]).expect_err("missing");
+    assert!(matches!(err.kind, CrdErrorKind::ModuleNotFound { .. }));
+    assert_eq!((err.line, err.column), (3, 5));
+    assert!(
+        err.to_string()
+            .ends_with("create it or fix the `mod` declaration"),
+        "{err}"
+    );
+}
+
+#[test]
+fn main_rs_is_the_root_without_lib_rs() {
+    let crds = gen_files(&[("main.rs", &kind_src("Thing", "String"))]).expect("ok");
+    assert_eq!(crds[0].name, "things.m.io");
+    let err = gen_files(&[("other.rs", "")]).expect_err("no root");
+    assert_eq!(err.kind, CrdErrorKind::NoCrateRoot);
+}
+
+#[test]
+fn rename_all_cases() {
+    let src = r#"
+#[derive(CustomResource)]
+#[kube(group = "r.io", version = "v1", kind = "Ren")]
+pub struct RenSpec {
+    pub lower: L, pub upper: U, pub pascal: P, pub camel: C, pub snake: S, pub screaming: SS, pub kebab: K, pub sk: SK,
+    pub fields: Fields,
+}
+#[derive(JsonSchema)] #[serde(rename_all = "lowercase")] pub enum L { FirstValue, HTTPServer }
+#[derive(JsonSchema)] #[serde(rename_all = "UPPERCASE")] pub enum U { FirstValue, HTTPServer }
+#[derive(JsonSchema)] #[serde(rename_all = "PascalCase")] pub enum P { FirstValue, HTTPServer }
+#[derive(JsonSchema)] #[serde(rename_all = "camelCase")] pub enum C { FirstValue, HTTPServer }
+#[derive(JsonSchema)] #[serde(rename_all = "snake_case")] pub enum S { FirstValue, HTTPServer }
+#[derive(JsonSchema)] #[serde(rename_all = "SCREAMING_SNAKE_CASE")] pub enum SS { FirstValue, HTTPServer }
+#[derive(JsonSchema)] #[serde(rename_all = "kebab-case")] pub enum K { FirstValue, HTTPServer }
+#[derive(JsonSchema)] #[serde(rename_all = "SCREAMING-KEBAB-CASE")] pub enum SK { FirstValue, #[serde(rename = "x")] HTTPServer }
+#[derive(JsonSchema)] #[serde(rename_all = "PascalCase")]
+pub struct Fields { pub api_url: String, pub a_b_c: String, #[serde(rename = "$raw")] pub r#type: String }
+"#;
+    let crd = gen_one(src);
+    let p = &spec_schema(&crd)["properties"];
+    let cases = [
+        ("lower", json!(["firstvalue", "httpserver"])),
+        ("upper", json!(["FIRSTVALUE", "HTTPSERVER"])),
+        ("pascal", json!(["FirstValue", "HTTPServer"])),
+        ("camel", json!(["firstValue", "hTTPServer"])),
+        ("snake", json!(["first_value", "h_t_t_p_server"])),
+        ("screaming", json!(["FIRST_VALUE", "H_T_T_P_SERVER"])),
+        ("kebab", json!(["first-value", "h-t-t-p-server"])),
+        ("sk", json!(["FIRST-VALUE", "x"])),
+    ];
+    for (field, want) in cases {
+        assert_eq!(p[field]["enum"], want, "{field}");
+    }
+    let keys: Vec<&String> = p["fields"]["properties"]
+        .as_object()
+        .expect("obj")
+        .keys()
+        .collect();
+    assert_eq!(keys, ["$raw", "ABC", "ApiUrl"]);
+}
+
+#[test]
+fn defaults_are_evaluated_statically() {
+    let src = r#"
+use std::collections::BTreeMap;
+const PORT: u16 = 8080;
+fn default_image() -> String { "nginx:1".into() }
+fn default_port() -> u16 { PORT }
+fn default_tags() -> Vec<String> { vec!["a".to_string(), String::from("b")] }
+fn default_mode() -> Mode { Mode::Fast }
+#[derive(CustomResource)]
+#[kube(group = "d.io", version = "v1", kind = "Def")]
+#[serde(rename_all = "camelCase")]
+pub struct DefSpec {
+    #[serde(default = "default_image")] pub image: String,
+    #[serde(default = "default_port")] pub port: u16,
+    #[serde(default = "default_tags")] pub tags: Vec<String>,
+    #[serde(default = "default_mode")] pub mode: Mode,
+    #[serde(default)] pub level: Level,
+    #[serde(default)] pub ratio: f64,
+    #[serde(default)] pub labels: BTreeMap<String, String>,
+    #[serde(default)] pub settings: Settings,
+    #[serde(default)] pub nested: Nested,
+    #[serde(default, skip_serializing_if = "String::is_empty")] pub omitted: String,
+}
+#[derive(JsonSchema, Default)] pub enum Mode { #[default] Slow, Fast }
+#[derive(JsonSchema)] #[serde(rename_all = "lowercase")] pub enum Level { Low, High }
+impl Default for Level { fn default() -> Self { Level::High } }
+#[derive(JsonSchema)] #[serde(rename_all = "camelCase")]
+pub struct Settings { pub max_conns: u32, pub name: Option<String>, #[serde(skip_serializing_if = "Option::is_none")] pub hidden: Option<i32> }
+impl Default for Settings { fn default() -> Self { Self { max_conns: 10, name: Some("n".into()), hidden: None } } }
+#[derive(JsonSchema, Default)] #[serde(rename_all = "camelCase")]
+pub struct Nested { pub inner_list: Vec<i32>, pub flag: bool }
+"#;
+    let crd = gen_one(src);
+    let p = &spec_schema(&crd)["properties"];
+    assert_eq!(p["image"]["default"], "nginx:1");
+    assert_eq!(p["port"]["default"], 8080);
+    assert_eq!(p["tags"]["default"], json!(["a", "b"]));
+    assert_eq!(p["mode"]["default"], "Fast");
+    assert_eq!(p["level"]["default"], "high");
+    assert_eq!(p["ratio"]["default"], json!(0.0));
+    assert_eq!(p["labels"]["default"], json!({}));
+    assert_eq!(
+        p["settings"]["default"],
+        json!({"maxConns": 10, "name": "n"})
+    );
+    assert_eq!(
+        p["nested"]["default"],
+        json!({"innerList": [], "flag": false})
+    );
+    assert!(p["omitted"].get("default").is_none());
+    assert!(spec_schema(&crd).get("required").is_none());
+}
+
+#[test]
+fn self_referential_default_impl_is_an_error() {
+    // `..Default::default()` inside `impl Default` recurses at run time too; kubesmith must stop, not hang.
+    let src = r#"
+#[derive(CustomResource)]
+#[kube(group = "d.io", version = "v1", kind = "Loop")]
+pub struct LoopSpec { #[serde(default)] pub s: S }
+#[derive(JsonSchema)] pub struct S { pub a: u32 }
+impl Default for S { fn default() -> Self { Self { ..Default::default() } } }
+"#;
+    let err = gen_files(&[("lib.rs", src)]).expect_err("loop");
+    assert!(matches!(err.kind, CrdErrorKind::Default { .. }), "{err}");
+}
+
+#[test]
+fn unevaluable_default_names_the_field_and_marker_fixes_it() {
+    let src = r#"
+fn compute() -> u32 { let x = 2; x * 21 }
+#[derive(CustomResource)]
+#[kube(group = "d.io", version = "v1", kind = "Calc")]
+pub struct CalcSpec {
+    #[serde(default = "compute")]
+    pub answer: u32,
+}
+"#;
+    let err = gen_files(&[("lib.rs", src)]).expect_err("unevaluable");
+    match &err.kind {
+        CrdErrorKind::Default { field, .. } => assert_eq!(field, "answer"),
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(err.line, 6);
+    assert!(err.to_string().contains("+kubebuilder:default="), "{err}");
+    let fixed = src.replace(
+        "    #[serde(default = \"compute\")]",
+        "    // +kubebuilder:default=42\n    #[serde(default = \"compute\")]",
+    );
+    let crd = gen_one(&fixed);
+    assert_eq!(spec_schema(&crd)["properties"]["answer"]["default"], 42);
+}
+
+#[test]
+fn documented_unit_variants_are_hoisted_after_undocumented_ones() {
+    let src = r#"
+#[derive(CustomResource)]
+#[kube(group = "e.io", version = "v1", kind = "Hoist")]
+pub struct HoistSpec { pub phase: Phase, pub opt: Option<Phase> }
+/// The phase.
+#[derive(JsonSchema)]
+pub enum Phase {
+    /// Documented first.
+    Pending,
+    Running,
+    /// Documented third.
+    Failed,
+    Succeeded,
+}
+"#;
+    let crd = gen_one(src);
+    let p = &spec_schema(&crd)["properties"];
+    assert_eq!(
+        p["phase"],
+        json!({"description": "The phase.", "enum": ["Running", "Succeeded", "Pending", "Failed"], "type": "string"})
+    );
+    assert_eq!(p["opt"]["nullable"], true);
+    assert_eq!(
+        p["opt"]["enum"],
+        json!(["Running", "Succeeded", "Pending", "Failed"])
+    );
+    assert_eq!(spec_schema(&crd)["required"], json!(["phase"]));
+}
+
+const MULTI: &str = r#"
+pub mod v1 {
+    #[derive(CustomResource)]
+    #[kube(group = "m.io", version = "v1", kind = "Multi", namespaced STORAGE1)]
+    pub struct MultiSpec { pub a: String }
+}
+pub mod v2 {
+    MARKER
+    #[derive(CustomResource)]
+    #[kube(group = "m.io", version = "v2", kind = "Multi", namespaced STORAGE2)]
+    pub struct MultiSpec { pub a: String, pub b: Option<i32> }
+}
+pub mod v3 {
+    #[derive(CustomResource)]
+    #[kube(group = "m.io", version = "v3", kind = "Multi", namespaced STORAGE3)]
+    pub struct MultiSpec { pub c: Vec<String> }
+}
+"#;
+
+fn multi(s1: &str, s2: &str, s3: &str, marker: bool) -> Result<Vec<GeneratedCrd>, CrdError> {
+    let src = MULTI
+        .replace("STORAGE1", s1)
+        .replace("STORAGE2", s2)
+        .replace("STORAGE3", s3)
+        .replace(
+            "MARKER",
+            if marker {
+                "// +kubebuilder:storageversion"
+            } else {
+                ""
+            },
+        );
+    gen_files(&[("lib.rs", &src)])
+}
+
+fn version_list(c: &GeneratedCrd) -> Vec<(String, bool)> {
+    c.crd["spec"]["versions"]
+        .as_array()
+        .expect("versions")
+        .iter()
+        .map(|v| {
+            (
+                v["name"].as_str().unwrap_or_default().to_string(),
+                v["storage"].as_bool().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn merge_uses_the_single_storage_version() {
+    let crds = multi(", storage = false", "", ", storage = false", false).expect("merge");
+    assert_eq!(crds.len(), 1);
+    let v = version_list(&crds[0]);
+    assert_eq!(
+        v,
+        [
+            ("v2".into(), true),
+            ("v3".into(), false),
+            ("v1".into(), false)
+        ]
+    );
+}
+
+#[test]
+fn merge_honours_the_storageversion_marker() {
+    let crds = multi("", "", "", true).expect("merge");
+    let v = version_list(&crds[0]);
+    assert_eq!(
+        v,
+        [
+            ("v2".into(), true),
+            ("v3".into(), false),
+            ("v1".into(), false)
+        ]
+    );
+}
+
+#[test]
+fn merge_without_a_single_storage_version_is_an_error() {
+    let err = multi("", "", "", false).expect_err("three storage versions");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("kind Multi in group m.io has 3 storage versions (v1, v2, v3): mark all but one with #[kube(storage = false)]"),
+        "{msg}"
+    );
+    assert_eq!(err.line, 5);
+    let err = multi(
+        ", storage = false",
+        ", storage = false",
+        ", storage = false",
+        false,
+    )
+    .expect_err("none");
+    assert!(err.to_string().contains("has 0 storage versions"), "{err}");
+}
+
+#[test]
+fn merge_rejects_scope_mismatch() {
+    let src = MULTI
+        .replace("MARKER", "")
+        .replace("STORAGE1", "")
+        .replace("STORAGE2", ", storage = false")
+        .replace("STORAGE3", ", storage = false");
+    let src = src.replacen("namespaced", "", 1);
+    let err = gen_files(&[("lib.rs", &src)]).expect_err("scope");
+    assert!(err.to_string().contains("scope"), "{err}");
+}
+
+#[test]
+fn unknown_kube_key_is_an_error_with_location() {
+    let src = "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\", listKind = \"KList\")]\npub struct KSpec {}\n";
+    let err = gen_files(&[("lib.rs", src)]).expect_err("unknown key");
+    assert!(matches!(err.kind, CrdErrorKind::KubeAttr(_)));
+    assert_eq!((err.line, err.column), (2, 52));
+    assert!(
+        err.to_string().contains("unknown #[kube] key `listKind`"),
+        "{err}"
+    );
+    let missing = gen_files(&[("lib.rs", "#[derive(kube::CustomResource)]\n#[kube(version = \"v1\", kind = \"K\")]\npub struct KSpec {}\n")])
+        .expect_err("missing group");
+    assert!(
+        missing
+            .to_string()
+            .contains("needs #[kube(group = \"...\")]"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn manual_schema_and_hand_written_json_schema_are_errors() {
+    let manual = "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\", schema = \"manual\")]\npub struct KSpec {}\n";
+    let err = gen_files(&[("lib.rs", manual)]).expect_err("manual");
+    assert!(err.to_string().contains("schema = \"manual\""), "{err}");
+    let handwritten = "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\")]\npub struct KSpec { pub x: X }\npub struct X;\nimpl JsonSchema for X {}\n";
+    let err = gen_files(&[("lib.rs", handwritten)]).expect_err("impl");
+    assert!(
+        err.to_string()
+            .contains("hand-written `impl JsonSchema for X`"),
+        "{err}"
+    );
+    assert_eq!(err.line, 5);
+}
+
+#[test]
+fn flatten_struct_option_and_map() {
+    let src = r#"
+use std::collections::BTreeMap;
+#[derive(CustomResource)]
+#[kube(group = "f.io", version = "v1", kind = "Flat")]
+pub struct FlatSpec {
+    pub own: String,
+    #[serde(flatten)] pub a: A,
+    #[serde(flatten)] pub b: Option<B>,
+    #[serde(flatten)] pub rest: BTreeMap<String, serde_json::Value>,
+}
+#[derive(JsonSchema)] pub struct A { pub a1: String }
+#[derive(JsonSchema)] pub struct B { pub b1: String }
+"#;
+    let crd = gen_one(src);
+    let s = spec_schema(&crd);
+    assert_eq!(s["required"], json!(["a1", "own"]));
+    assert_eq!(s["x-kubernetes-preserve-unknown-fields"], true);
+    assert!(s.get("additionalProperties").is_none());
+    assert_eq!(s["properties"]["b1"]["type"], "string");
+}
+
+#[test]
+fn errors_display_path_line_column() {
+    let err = gen_files(&[("lib.rs", "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\")]\npub struct KSpec { pub t: (u8, u8) }\n")])
+        .expect_err("tuple");
+    let shown = err.to_string();
+    let path: &Path = &err.path;
+    assert!(
+        shown.starts_with(&format!("{}:3:27: tuple type: ", path.display())),
+        "{shown}"
+    );
+}
