@@ -2,6 +2,7 @@
 
 pub mod create_api;
 pub mod init;
+pub mod make_manifests;
 
 use std::path::Path;
 
@@ -32,9 +33,7 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
             let plan = create_api::plan(&args, cwd)?;
             finish(plan, args.dry_run)
         }
-        Command::Make(MakeCommand::Manifests(_args)) => {
-            anyhow::bail!("`make manifests` is not available in this build yet")
-        }
+        Command::Make(MakeCommand::Manifests(args)) => make_manifests::run(&args, cwd),
     }
 }
 

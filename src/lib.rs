@@ -3,6 +3,7 @@
 pub mod apply;
 pub mod cli;
 pub mod commands;
+pub mod crd;
 pub mod edit;
 pub mod markers;
 pub mod names;
@@ -41,5 +42,3 @@ pub fn run_cli() -> ExitCode {
         }
     }
 }
-
-pub mod crd;

@@ -313,6 +313,13 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         plan_controller_modules(&mut plan, &layout, &group_mod, &kind_mod, &ctx)?;
     }
 
+    if args.resource {
+        crate::commands::make_manifests::plan_one_crd(
+            &mut plan,
+            &format!("{plural}.{qualified_group}"),
+        )?;
+    }
+
     let mut file = pf.clone();
     let entry = Resource {
         api: args.resource.then(|| ResourceApi {

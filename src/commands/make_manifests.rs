@@ -28,11 +28,23 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
     if in_project {
         Project::load(cwd)?;
     }
-    let sources = if args.sources.is_empty() { vec![PathBuf::from("src")] } else { args.sources.clone() };
+    let sources = if args.sources.is_empty() {
+        vec![PathBuf::from("src")]
+    } else {
+        args.sources.clone()
+    };
     let (crd_dir, rbac_dir) = if in_project {
         (
-            Some(args.crd_dir.clone().unwrap_or_else(|| PathBuf::from("config/crd/bases"))),
-            Some(args.rbac_dir.clone().unwrap_or_else(|| PathBuf::from("config/rbac"))),
+            Some(
+                args.crd_dir
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("config/crd/bases")),
+            ),
+            Some(
+                args.rbac_dir
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from("config/rbac")),
+            ),
         )
     } else {
         if args.crd_dir.is_none() && args.rbac_dir.is_none() {
@@ -54,7 +66,11 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
             .into());
         }
     }
-    Ok(Targets { sources, crd_dir, rbac_dir })
+    Ok(Targets {
+        sources,
+        crd_dir,
+        rbac_dir,
+    })
 }
 
 /// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
@@ -66,8 +82,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
             for generated in crd::generate(&set)? {
                 let path = crd_dir.join(&generated.file_name);
-                let text = crate::yaml::to_multi_doc_string(std::slice::from_ref(&generated.crd));
-                plan.write(&path, text)?;
+                plan.write(&path, crd_text(&generated))?;
                 written.push(path);
             }
         }
@@ -92,9 +107,37 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
                 "metadata": { "name": ROLE_NAME },
                 "rules": [],
             }));
-            plan.notes.push("note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into());
+            plan.notes.push(
+                "note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into(),
+            );
         }
-        plan.write(rbac_dir.join(ROLE_FILE), crate::yaml::to_multi_doc_string(&roles))?;
+        plan.write(
+            rbac_dir.join(ROLE_FILE),
+            crate::yaml::to_multi_doc_string(&roles),
+        )?;
+    }
+    Ok(())
+}
+
+/// The text of a CRD file: one YAML document, starting with `---` as controller-gen writes them.
+pub fn crd_text(generated: &crd::GeneratedCrd) -> String {
+    crate::yaml::to_multi_doc_string(std::slice::from_ref(&generated.crd))
+}
+
+/// Plans the CRD named `name` (e.g. `memcacheds.cache.example.com`) from the project's sources as they will be
+/// after the plan. A failure is a warning: the command that called this still does its main job.
+pub fn plan_one_crd(plan: &mut Plan, name: &str) -> Result<()> {
+    let set = SourceSet::new(&plan.root.join("src")).with_overlay(plan.overlay());
+    match crd::generate(&set) {
+        Ok(crds) => {
+            for generated in crds.iter().filter(|c| c.name == name) {
+                plan.write(Path::new("config/crd/bases").join(&generated.file_name), crd_text(generated))?;
+            }
+        }
+        Err(e) => plan.notes.push(format!(
+            "warning: the CRD {name} was not generated: {e}\n  fix that, then run `kubesmith make manifests` \
+             (config/crd/kustomization.yaml lists a file that does not exist yet)"
+        )),
     }
     Ok(())
 }
@@ -102,10 +145,14 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
 /// CRD files in `dir` that this run did not produce (only files that parse as CustomResourceDefinitions).
 fn stale_crds(root: &Path, dir: &Path, written: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let full = root.join(dir);
-    let Ok(entries) = std::fs::read_dir(&full) else { return Ok(Vec::new()) };
+    let Ok(entries) = std::fs::read_dir(&full) else {
+        return Ok(Vec::new());
+    };
     let mut out = Vec::new();
     for e in entries {
-        let p = e.with_context(|| format!("failed to list {}", full.display()))?.path();
+        let p = e
+            .with_context(|| format!("failed to list {}", full.display()))?
+            .path();
         let rel = dir.join(p.file_name().unwrap_or_default());
         if p.extension().is_none_or(|x| x != "yaml") || written.contains(&rel) {
             continue;
@@ -128,8 +175,13 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).with_context(|| format!("failed to list {}", d.display()))? {
-            let p = e.with_context(|| format!("failed to list {}", d.display()))?.path();
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let p = e
+                .with_context(|| format!("failed to list {}", d.display()))?
+                .path();
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if p.is_dir() {
                 if !name.starts_with('.') && name != "target" {
                     stack.push(p);
@@ -162,7 +214,10 @@ pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
             };
             println!("{what}: {}", op.path.display());
         }
-        anyhow::bail!("{} manifest file(s) out of date: run `kubesmith make manifests` and commit the result", ops.len());
+        anyhow::bail!(
+            "{} manifest file(s) out of date: run `kubesmith make manifests` and commit the result",
+            ops.len()
+        );
     }
     crate::commands::finish(plan, args.dry_run)
 }
