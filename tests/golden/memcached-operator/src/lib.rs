@@ -1,0 +1,4 @@
+//! Library root of memcached-operator: API types, controllers and the manager that runs them.
+pub mod api;
+pub mod controller;
+pub mod manager;

@@ -1,0 +1,462 @@
+//! The manager: command-line `Options`, logging, controller `Registration`s, and `Manager::run`, which starts the
+//! probe and metrics servers, leader election and the controllers, and shuts everything down gracefully.
+pub mod health;
+pub mod leader;
+pub mod metrics;
+
+use anyhow::Context as _;
+use axum_server::Handle;
+use clap::{ArgAction, Parser, ValueEnum};
+use futures::future::BoxFuture;
+use kube::Client;
+use prometheus_client::registry::Registry;
+use std::{
+    future::Future,
+    net::{SocketAddr, ToSocketAddrs},
+    path::PathBuf,
+    sync::Arc,
+    time::Duration,
+};
+use tokio::{sync::watch, task::JoinSet};
+use tracing::{error, info, warn};
+use tracing_subscriber::EnvFilter;
+
+/// Leader election Lease name: FNV-32a hash of the project name `memcached-operator` (8 hex digits) + "." + domain.
+pub const DEFAULT_LEADER_ELECTION_ID: &str = "87a7d51f.example.com";
+
+/// How long controllers and servers get to finish in-flight work after shutdown was requested.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Service-account namespace file mounted into every pod.
+const SERVICE_ACCOUNT_NAMESPACE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
+
+/// Command-line options of the manager.
+#[derive(Clone, Debug, Parser)]
+#[command(
+    name = "memcached-operator",
+    version,
+    about = "Memcached Operator: a Kubernetes operator built with kube-rs"
+)]
+pub struct Options {
+    /// Address the metrics endpoint binds to, e.g. `:8443` (all interfaces) or `127.0.0.1:8080`; `0` disables it.
+    #[arg(long, value_name = "ADDR", default_value = "0", value_parser = parse_bind_address)]
+    pub metrics_bind_address: BindAddress,
+
+    /// Address the health probe endpoint (/healthz, /readyz) binds to; `0` disables it.
+    #[arg(long, value_name = "ADDR", default_value = ":8081", value_parser = parse_bind_address)]
+    pub health_probe_bind_address: BindAddress,
+
+    /// Enable leader election, ensuring only one active controller manager.
+    #[arg(long, value_name = "BOOL", default_value_t = false, action = ArgAction::Set,
+          num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub leader_elect: bool,
+
+    /// Name of the Lease used for leader election.
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_LEADER_ELECTION_ID)]
+    pub leader_election_id: String,
+
+    /// Namespace of the leader election Lease [default: the pod's service-account namespace, else `default`].
+    #[arg(long, value_name = "NAMESPACE", env = "POD_NAMESPACE")]
+    pub leader_election_namespace: Option<String>,
+
+    /// Serve metrics over HTTPS and require a bearer token allowed to `get` the `/metrics` non-resource URL;
+    /// `--metrics-secure=false` serves plain HTTP without authentication.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = ArgAction::Set,
+          num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub metrics_secure: bool,
+
+    /// Directory containing `tls.crt` and `tls.key` for the metrics server [default: generate a self-signed certificate].
+    #[arg(long, value_name = "DIR")]
+    pub metrics_cert_path: Option<PathBuf>,
+
+    /// Log output format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Log level or filter directives (e.g. `debug` or `info,kube=debug`).
+    #[arg(long, value_name = "FILTER", env = "RUST_LOG", default_value = "info")]
+    pub log_level: String,
+}
+
+impl Options {
+    /// The namespace of the leader election Lease: the flag, `POD_NAMESPACE`, the service-account namespace, or `default`.
+    pub fn leader_election_namespace(&self) -> String {
+        self.leader_election_namespace
+            .clone()
+            .or_else(|| std::fs::read_to_string(SERVICE_ACCOUNT_NAMESPACE).ok())
+            .map(|ns| ns.trim().to_string())
+            .filter(|ns| !ns.is_empty())
+            .unwrap_or_else(|| "default".into())
+    }
+}
+
+/// Log output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// A listen address; `None` disables the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BindAddress(pub Option<SocketAddr>);
+
+/// Parses `0` (disabled), `:PORT` (all interfaces), `IP:PORT` or `HOST:PORT`.
+pub fn parse_bind_address(value: &str) -> Result<BindAddress, String> {
+    let value = value.trim();
+    if value.is_empty() || value == "0" {
+        return Ok(BindAddress(None));
+    }
+    if let Some(port) = value.strip_prefix(':') {
+        let port: u16 = port
+            .parse()
+            .map_err(|_| format!("invalid port in {value:?}"))?;
+        return Ok(BindAddress(Some(SocketAddr::from(([0, 0, 0, 0], port)))));
+    }
+    if let Ok(addr) = value.parse::<SocketAddr>() {
+        return Ok(BindAddress(Some(addr)));
+    }
+    value
+        .to_socket_addrs()
+        .map_err(|err| format!("invalid address {value:?}: {err}"))?
+        .next()
+        .map(|addr| BindAddress(Some(addr)))
+        .ok_or_else(|| format!("address {value:?} resolved to nothing"))
+}
+
+/// Installs the global tracing subscriber (text or JSON, filtered by `--log-level` / `RUST_LOG`).
+pub fn init_logging(opts: &Options) -> anyhow::Result<()> {
+    let filter = EnvFilter::try_new(&opts.log_level).context("invalid --log-level")?;
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match opts.log_format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .try_init(),
+    }
+    .map_err(|err| anyhow::anyhow!(err))
+}
+
+/// Resolves once shutdown has been requested; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Shutdown(watch::Receiver<bool>);
+
+impl Shutdown {
+    /// A shutdown signal and the trigger that fires it.
+    pub fn new() -> (ShutdownTrigger, Shutdown) {
+        let (tx, rx) = watch::channel(false);
+        (ShutdownTrigger(Arc::new(tx)), Shutdown(rx))
+    }
+
+    /// Waits until shutdown is requested (or the trigger is gone).
+    pub async fn wait(mut self) {
+        // Err means the trigger was dropped, which also means shutting down.
+        let _ = self.0.wait_for(|requested| *requested).await;
+    }
+
+    /// Whether shutdown has been requested.
+    pub fn is_requested(&self) -> bool {
+        *self.0.borrow()
+    }
+}
+
+/// Fires the [`Shutdown`] signal.
+#[derive(Clone, Debug)]
+pub struct ShutdownTrigger(Arc<watch::Sender<bool>>);
+
+impl ShutdownTrigger {
+    /// Requests shutdown (idempotent).
+    pub fn trigger(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+/// What the manager hands to each controller when starting it.
+#[derive(Clone)]
+pub struct Runtime {
+    /// Kubernetes client.
+    pub client: Client,
+    /// Shared reconcile metrics (registered in the `/metrics` registry).
+    pub metrics: Arc<metrics::Metrics>,
+    /// Fires when the controller must stop (pass to `Controller::graceful_shutdown_on`).
+    pub shutdown: Shutdown,
+}
+
+type StartFn = Box<dyn FnOnce(Runtime) -> BoxFuture<'static, ()> + Send>;
+
+/// A named controller the manager starts once it may reconcile (after leader election, if enabled).
+///
+/// Each controller module exposes `registration()`; `main` lists them, one per line.
+pub struct Registration {
+    name: &'static str,
+    start: StartFn,
+}
+
+impl Registration {
+    /// Registers the controller `name`, run by `start` until its `Runtime::shutdown` fires.
+    pub fn new<F, Fut>(name: &'static str, start: F) -> Self
+    where
+        F: FnOnce(Runtime) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        Self {
+            name,
+            start: Box::new(move |runtime| Box::pin(start(runtime))),
+        }
+    }
+
+    /// The controller's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+/// Runs controllers with probes, metrics, leader election and graceful shutdown.
+pub struct Manager {
+    opts: Options,
+}
+
+impl Manager {
+    /// A manager configured by `opts`.
+    pub fn new(opts: Options) -> Self {
+        Self { opts }
+    }
+
+    /// Runs until SIGTERM/ctrl-c (returns `Ok`) or a fatal error such as lost leadership (returns `Err`).
+    pub async fn run(self, controllers: Vec<Registration>) -> anyhow::Result<()> {
+        metrics::install_crypto_provider();
+        let (trigger, shutdown) = Shutdown::new();
+        tokio::spawn(shutdown_on_signal(trigger.clone()));
+
+        let client = Client::try_default()
+            .await
+            .context("building the Kubernetes client")?;
+        let version = client
+            .apiserver_version()
+            .await
+            .context("contacting the Kubernetes API server")?;
+        info!(version = %version.git_version, "connected to the API server");
+
+        let mut registry = Registry::default();
+        let metrics = Arc::new(metrics::Metrics::new(&mut registry));
+        let readiness = health::Readiness::default();
+        let server_handle = Handle::<SocketAddr>::new();
+        let mut servers: JoinSet<anyhow::Result<()>> = JoinSet::new();
+        if let BindAddress(Some(addr)) = self.opts.health_probe_bind_address {
+            servers.spawn(health::serve(
+                addr,
+                readiness.clone(),
+                server_handle.clone(),
+            ));
+        }
+        if let BindAddress(Some(addr)) = self.opts.metrics_bind_address {
+            let serve = metrics::ServeOptions {
+                addr,
+                secure: self.opts.metrics_secure,
+                cert_path: self.opts.metrics_cert_path.clone(),
+            };
+            servers.spawn(metrics::serve(
+                serve,
+                Arc::new(registry),
+                client.clone(),
+                server_handle.clone(),
+            ));
+        }
+        // Ready: the client works; a replica waiting for leadership is ready too (it is a healthy standby).
+        readiness.set(true);
+
+        let elector = self.opts.leader_elect.then(|| {
+            leader::LeaderElector::new(
+                client.clone(),
+                &self.opts.leader_election_namespace(),
+                &self.opts.leader_election_id,
+                leader::default_identity(),
+            )
+        });
+
+        let mut outcome = Ok(());
+        let mut running = JoinSet::new();
+        let leading = match &elector {
+            Some(elector) => tokio::select! {
+                acquired = elector.acquire(&shutdown) => acquired,
+                Some(result) = servers.join_next() => {
+                    outcome = Err(server_exit(result));
+                    false
+                }
+            },
+            None => true,
+        };
+        if leading {
+            let runtime = Runtime {
+                client,
+                metrics,
+                shutdown: shutdown.clone(),
+            };
+            for controller in controllers {
+                running.spawn((controller.start)(runtime.clone()));
+            }
+            let hold = async {
+                match &elector {
+                    Some(elector) => elector.hold().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                () = shutdown.clone().wait() => {}
+                lost = hold => outcome = Err(lost),
+                Some(result) = servers.join_next() => outcome = Err(server_exit(result)),
+            }
+        }
+
+        info!("shutting down");
+        trigger.trigger();
+        if tokio::time::timeout(SHUTDOWN_TIMEOUT, async {
+            while running.join_next().await.is_some() {}
+        })
+        .await
+        .is_err()
+        {
+            warn!(
+                "controllers did not stop within {}s",
+                SHUTDOWN_TIMEOUT.as_secs()
+            );
+        }
+        readiness.set(false);
+        server_handle.graceful_shutdown(Some(Duration::from_secs(5)));
+        while let Some(result) = servers.join_next().await {
+            if let Ok(Err(err)) = result {
+                warn!(error = %err, "server stopped with an error");
+            }
+        }
+        if let Some(elector) = &elector
+            && outcome.is_ok()
+            && let Err(err) = elector.release().await
+        {
+            warn!(identity = elector.identity(), error = %err, "releasing the lease failed");
+        }
+        match &outcome {
+            Ok(()) => info!("shutdown complete"),
+            Err(err) => error!(error = %err, "manager stopped"),
+        }
+        outcome
+    }
+}
+
+fn server_exit(result: Result<anyhow::Result<()>, tokio::task::JoinError>) -> anyhow::Error {
+    match result {
+        Ok(Ok(())) => anyhow::anyhow!("server stopped unexpectedly"),
+        Ok(Err(err)) => err,
+        Err(err) => anyhow::Error::new(err).context("server task failed"),
+    }
+}
+
+/// Requests shutdown on the first SIGTERM/ctrl-c; exits immediately on the second.
+async fn shutdown_on_signal(trigger: ShutdownTrigger) {
+    wait_for_signal().await;
+    info!("signal received, shutting down gracefully (send again to force)");
+    trigger.trigger();
+    wait_for_signal().await;
+    error!("second signal received, exiting immediately");
+    std::process::exit(1);
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut sigterm) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = sigterm.recv() => {}
+                }
+            }
+            Err(err) => {
+                warn!(error = %err, "cannot listen for SIGTERM; only ctrl-c triggers shutdown");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(s: &str) -> Option<SocketAddr> {
+        parse_bind_address(s).expect("valid address").0
+    }
+
+    #[test]
+    fn bind_addresses() {
+        assert_eq!(addr("0"), None);
+        assert_eq!(addr(":8081"), Some(SocketAddr::from(([0, 0, 0, 0], 8081))));
+        assert_eq!(
+            addr("127.0.0.1:8443"),
+            Some(SocketAddr::from(([127, 0, 0, 1], 8443)))
+        );
+        assert_eq!(addr("[::1]:8443"), "[::1]:8443".parse().ok());
+        assert!(addr("localhost:8080").is_some_and(|a| a.port() == 8080));
+        assert!(parse_bind_address(":http").is_err());
+        assert!(parse_bind_address("nonsense").is_err());
+    }
+
+    #[test]
+    fn defaults_match_kubebuilder() {
+        let opts = Options::try_parse_from(["memcached-operator"]).expect("defaults parse");
+        assert_eq!(opts.metrics_bind_address, BindAddress(None));
+        assert_eq!(opts.health_probe_bind_address, BindAddress(addr(":8081")));
+        assert!(!opts.leader_elect);
+        assert!(opts.metrics_secure);
+        assert_eq!(opts.leader_election_id, DEFAULT_LEADER_ELECTION_ID);
+        assert_eq!(opts.log_format, LogFormat::Text);
+    }
+
+    #[test]
+    fn boolean_flags_accept_go_style_values() {
+        let opts = Options::try_parse_from([
+            "memcached-operator",
+            "--leader-elect",
+            "--metrics-secure=false",
+            "--metrics-bind-address=:8443",
+            "--log-format=json",
+        ])
+        .expect("flags parse");
+        assert!(opts.leader_elect);
+        assert!(!opts.metrics_secure);
+        assert_eq!(opts.metrics_bind_address, BindAddress(addr(":8443")));
+        assert_eq!(opts.log_format, LogFormat::Json);
+    }
+
+    #[test]
+    fn leader_election_id_is_fnv32a_of_the_project_name() {
+        let hash = b"memcached-operator".iter().fold(0x811c_9dc5_u32, |h, b| {
+            (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
+        });
+        assert_eq!(
+            DEFAULT_LEADER_ELECTION_ID,
+            format!("{hash:08x}.example.com")
+        );
+    }
+
+    #[tokio::test]
+    async fn shutdown_signal_reaches_all_clones() {
+        let (trigger, shutdown) = Shutdown::new();
+        let waiter = tokio::spawn(shutdown.clone().wait());
+        assert!(!shutdown.is_requested());
+        trigger.trigger();
+        tokio::time::timeout(Duration::from_secs(1), waiter)
+            .await
+            .expect("shutdown observed")
+            .expect("waiter finished");
+        assert!(shutdown.is_requested());
+    }
+}
