@@ -17,10 +17,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Scaffold a new operator project in the current folder.
-    #[command(
-        after_help = "Example:\n  mkdir memcached-operator && cd memcached-operator\n  \
-        kubesmith init --domain example.com --owner \"The Memcached Authors\""
-    )]
+    #[command(after_help = "Example:\n  mkdir memcached-operator && cd memcached-operator\n  \
+        kubesmith init --domain example.com --owner \"The Memcached Authors\"")]
     Init(InitArgs),
     /// Add something to the project.
     #[command(subcommand)]
@@ -33,21 +31,23 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum CreateCommand {
     /// Add an API (a custom resource kind): Rust types, a reconciler, samples and RBAC.
-    #[command(
-        after_help = "Examples:\n  kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  \
+    #[command(after_help = "Examples:\n  kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  \
         kubesmith create api --group cache --version v1 --kind Cluster --namespaced=false\n  \
-        kubesmith create api --group cache --version v1beta1 --kind Memcached --controller=false"
-    )]
+        kubesmith create api --group cache --version v1beta1 --kind Memcached --controller=false")]
     Api(CreateApiArgs),
+    /// Add admission (defaulting, validating) and conversion webhooks for an existing API.
+    #[command(
+        after_help = "Examples:\n  kubesmith create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation\n  \
+        kubesmith create webhook --group cache --version v1alpha1 --kind Memcached --conversion --spoke v1beta1"
+    )]
+    Webhook(CreateWebhookArgs),
 }
 
 #[derive(Debug, Subcommand)]
 pub enum MakeCommand {
     /// Generate CRDs and RBAC from the Rust sources (reads them with syn; never compiles).
-    #[command(
-        after_help = "Examples:\n  kubesmith make manifests\n  kubesmith make manifests --check\n  \
-        kubesmith make manifests --source src --crd-dir out/crds --rbac-dir out/rbac"
-    )]
+    #[command(after_help = "Examples:\n  kubesmith make manifests\n  kubesmith make manifests --check\n  \
+        kubesmith make manifests --source src --crd-dir out/crds --rbac-dir out/rbac")]
     Manifests(MakeManifestsArgs),
 }
 
@@ -154,6 +154,37 @@ pub struct CreateApiArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct CreateWebhookArgs {
+    /// API group, without the domain (e.g. `cache`).
+    #[arg(long)]
+    pub group: String,
+    /// API version the webhooks serve; with --conversion, the hub (storage) version.
+    #[arg(long)]
+    pub version: String,
+    /// Kind, in PascalCase (e.g. `Memcached`).
+    #[arg(long)]
+    pub kind: String,
+    /// Scaffold a defaulting (mutating) admission webhook.
+    #[arg(long)]
+    pub defaulting: bool,
+    /// Scaffold a validating admission webhook (create, update, delete hooks).
+    #[arg(long)]
+    pub programmatic_validation: bool,
+    /// Scaffold a conversion webhook with --version as the hub and the --spoke versions converted to and from it.
+    #[arg(long)]
+    pub conversion: bool,
+    /// A version converted to and from the hub (repeat, or separate with commas); must be an existing version.
+    #[arg(long, value_delimiter = ',', requires = "conversion")]
+    pub spoke: Vec<String>,
+    /// Scaffold the requested webhooks' files again even if they exist (your edits to them are lost).
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct MakeManifestsArgs {
     /// Folder holding the crate root (`lib.rs` or `main.rs`); repeat for several crates. Default: `src`.
     #[arg(long = "source", value_name = "DIR")]
@@ -164,6 +195,9 @@ pub struct MakeManifestsArgs {
     /// Where to write `role.yaml`. Default in a project: `config/rbac`.
     #[arg(long, value_name = "DIR")]
     pub rbac_dir: Option<PathBuf>,
+    /// Where to write `manifests.yaml` (webhook configurations). Default in a project with webhooks: `config/webhook`.
+    #[arg(long, value_name = "DIR")]
+    pub webhook_dir: Option<PathBuf>,
     /// Write nothing; list missing, stale and extra files and exit 1 if there are any.
     #[arg(long)]
     pub check: bool,

@@ -1,8 +1,10 @@
 //! Dispatch from parsed arguments to the command that computes a plan, then applies or prints it.
 
 pub mod create_api;
+pub mod create_webhook;
 pub mod init;
 pub mod make_manifests;
+pub mod scaffold;
 
 use std::path::Path;
 
@@ -33,6 +35,10 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
             let plan = create_api::plan(&args, cwd)?;
             finish(plan, args.dry_run)
         }
+        Command::Create(CreateCommand::Webhook(args)) => {
+            let plan = create_webhook::plan(&args, cwd)?;
+            finish(plan, args.dry_run)
+        }
         Command::Make(MakeCommand::Manifests(args)) => make_manifests::run(&args, cwd),
     }
 }
@@ -42,10 +48,7 @@ pub fn finish(mut plan: Plan, dry_run: bool) -> Result<()> {
     crate::rustfmt::format_plan(&mut plan)?;
     if dry_run {
         let ops = crate::apply::effective_ops(&plan)?;
-        println!(
-            "dry run: {} file(s) would change, nothing was written",
-            ops.len()
-        );
+        println!("dry run: {} file(s) would change, nothing was written", ops.len());
         for op in ops {
             println!("  {}", Plan::describe(op));
         }

@@ -13,6 +13,7 @@ use crate::project::{PROJECT_FILE, Project};
 /// Name of the role controller-gen's kubebuilder setup generates (`rbac:roleName=manager-role`).
 pub const ROLE_NAME: &str = "manager-role";
 const ROLE_FILE: &str = "role.yaml";
+const WEBHOOK_FILE: &str = "manifests.yaml";
 
 /// Where `make manifests` reads and writes, after applying project defaults.
 #[derive(Debug)]
@@ -20,42 +21,35 @@ pub struct Targets {
     pub sources: Vec<PathBuf>,
     pub crd_dir: Option<PathBuf>,
     pub rbac_dir: Option<PathBuf>,
+    pub webhook_dir: Option<PathBuf>,
 }
 
 /// Resolves the folders: flags win; in a project the layout gives defaults; outside one only flags count.
 pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
     let in_project = cwd.join(PROJECT_FILE).is_file();
-    if in_project {
-        Project::load(cwd)?;
-    }
-    let sources = if args.sources.is_empty() {
-        vec![PathBuf::from("src")]
+    let has_webhooks = if in_project {
+        let project = Project::load(cwd)?;
+        project.file.resources.iter().any(|r| r.webhooks.is_some()) || cwd.join("config/webhook").is_dir()
     } else {
-        args.sources.clone()
+        false
     };
-    let (crd_dir, rbac_dir) = if in_project {
+    let sources = if args.sources.is_empty() { vec![PathBuf::from("src")] } else { args.sources.clone() };
+    let (crd_dir, rbac_dir, webhook_dir) = if in_project {
         (
-            Some(
-                args.crd_dir
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from("config/crd/bases")),
-            ),
-            Some(
-                args.rbac_dir
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from("config/rbac")),
-            ),
+            Some(args.crd_dir.clone().unwrap_or_else(|| PathBuf::from("config/crd/bases"))),
+            Some(args.rbac_dir.clone().unwrap_or_else(|| PathBuf::from("config/rbac"))),
+            args.webhook_dir.clone().or_else(|| has_webhooks.then(|| PathBuf::from("config/webhook"))),
         )
     } else {
-        if args.crd_dir.is_none() && args.rbac_dir.is_none() {
+        if args.crd_dir.is_none() && args.rbac_dir.is_none() && args.webhook_dir.is_none() {
             return Err(UsageError(format!(
                 "{} is not a kubesmith project (no PROJECT file), so there are no default outputs: \
-                 pass --crd-dir DIR and/or --rbac-dir DIR, e.g. `kubesmith make manifests --source src --crd-dir out/crds`",
+                 pass --crd-dir DIR, --rbac-dir DIR and/or --webhook-dir DIR, e.g. `kubesmith make manifests --source src --crd-dir out/crds`",
                 cwd.display()
             ))
             .into());
         }
-        (args.crd_dir.clone(), args.rbac_dir.clone())
+        (args.crd_dir.clone(), args.rbac_dir.clone(), args.webhook_dir.clone())
     };
     for s in &sources {
         if !cwd.join(s).is_dir() {
@@ -66,11 +60,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
             .into());
         }
     }
-    Ok(Targets {
-        sources,
-        crd_dir,
-        rbac_dir,
-    })
+    Ok(Targets { sources, crd_dir, rbac_dir, webhook_dir })
 }
 
 /// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
@@ -91,14 +81,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         }
     }
     if let Some(rbac_dir) = &targets.rbac_dir {
-        let mut markers = Vec::new();
-        for src in &targets.sources {
-            for file in rust_files(&root.join(src))? {
-                let rel = file.strip_prefix(&root).unwrap_or(&file).to_path_buf();
-                let text = plan.read_existing(&rel)?;
-                markers.extend(crate::markers::scan(&rel, &text)?);
-            }
-        }
+        let markers = scan_markers(plan, &targets.sources)?;
         let mut roles = crate::rbac::generate(&markers, ROLE_NAME);
         if roles.is_empty() {
             roles.push(serde_json::json!({
@@ -107,16 +90,64 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
                 "metadata": { "name": ROLE_NAME },
                 "rules": [],
             }));
-            plan.notes.push(
-                "note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into(),
-            );
+            plan.notes.push("note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into());
         }
-        plan.write(
-            rbac_dir.join(ROLE_FILE),
-            crate::yaml::to_multi_doc_string(&roles),
-        )?;
+        plan.write(rbac_dir.join(ROLE_FILE), crate::yaml::to_multi_doc_string(&roles))?;
+    }
+    if let Some(webhook_dir) = &targets.webhook_dir {
+        plan_webhook_manifests(plan, webhook_dir, &targets.sources)?;
     }
     Ok(())
+}
+
+/// Plans `<dir>/manifests.yaml` from the `+kubebuilder:webhook` markers of the sources (as planned). Written even
+/// without admission webhooks (a comment only), because `config/webhook/kustomization.yaml` lists it.
+pub fn plan_webhook_manifests(plan: &mut Plan, dir: &Path, sources: &[PathBuf]) -> Result<()> {
+    let markers = scan_markers(plan, sources)?;
+    let configs = crate::webhook::generate(&markers)?;
+    let text = if configs.is_empty() {
+        "# No admission webhooks: `kubesmith make manifests` writes their configurations here from the\n\
+         # `// +kubebuilder:webhook:` markers in src/ (see `kubesmith create webhook`).\n"
+            .to_string()
+    } else {
+        crate::yaml::to_multi_doc_string(&configs)
+    };
+    plan.write(dir.join(WEBHOOK_FILE), text)
+}
+
+/// Every marker in the `.rs` files under the source folders, as the plan will leave them.
+fn scan_markers(plan: &Plan, sources: &[PathBuf]) -> Result<Vec<crate::markers::Marker>> {
+    let mut markers = Vec::new();
+    for src in sources {
+        for rel in plan_rust_files(plan, src)? {
+            let text = plan.read_existing(&rel)?;
+            markers.extend(crate::markers::scan(&rel, &text)?);
+        }
+    }
+    Ok(markers)
+}
+
+/// The `.rs` files under `src` (relative to the plan's root) once the plan is applied: on disk or planned.
+fn plan_rust_files(plan: &Plan, src: &Path) -> Result<Vec<PathBuf>> {
+    let root = &plan.root;
+    let mut files: std::collections::BTreeSet<PathBuf> = if root.join(src).is_dir() {
+        rust_files(&root.join(src))?
+            .into_iter()
+            .map(|f| f.strip_prefix(root).map(Path::to_path_buf).unwrap_or(f))
+            .collect()
+    } else {
+        Default::default()
+    };
+    for op in plan.ops() {
+        if op.path.starts_with(src) && op.path.extension().is_some_and(|e| e == "rs") {
+            if op.contents.is_some() {
+                files.insert(op.path.clone());
+            } else {
+                files.remove(&op.path);
+            }
+        }
+    }
+    Ok(files.into_iter().collect())
 }
 
 /// The text of a CRD file: one YAML document, starting with `---` as controller-gen writes them.
@@ -150,9 +181,7 @@ fn stale_crds(root: &Path, dir: &Path, written: &[PathBuf]) -> Result<Vec<PathBu
     };
     let mut out = Vec::new();
     for e in entries {
-        let p = e
-            .with_context(|| format!("failed to list {}", full.display()))?
-            .path();
+        let p = e.with_context(|| format!("failed to list {}", full.display()))?.path();
         let rel = dir.join(p.file_name().unwrap_or_default());
         if p.extension().is_none_or(|x| x != "yaml") || written.contains(&rel) {
             continue;
@@ -175,13 +204,8 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).with_context(|| format!("failed to list {}", d.display()))? {
-            let p = e
-                .with_context(|| format!("failed to list {}", d.display()))?
-                .path();
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let p = e.with_context(|| format!("failed to list {}", d.display()))?.path();
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if p.is_dir() {
                 if !name.starts_with('.') && name != "target" {
                     stack.push(p);

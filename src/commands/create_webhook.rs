@@ -1,0 +1,475 @@
+//! `kubesmith create webhook`: plans defaulting, validating and conversion webhooks for an existing API.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::CreateWebhookArgs;
+use crate::commands::UsageError;
+use crate::commands::scaffold::{
+    KindModules, create_if_missing, enable, insert_rust, insert_yaml, insert_yaml_block, scaffold_file,
+};
+use crate::names;
+use crate::plan::Plan;
+use crate::project::{Project, ResourceWebhooks};
+use crate::render;
+
+/// Marker lines where `create webhook` inserts lines.
+pub mod markers {
+    pub const WEBHOOK_MODULES: &str = "// +kubesmith:scaffold:webhook-modules";
+    pub const WEBHOOKS: &str = "// +kubesmith:scaffold:webhooks";
+    pub const WEBHOOK_VERSIONS: &str = "// +kubesmith:scaffold:webhook-versions";
+    pub const WEBHOOK_KINDS: &str = "// +kubesmith:scaffold:webhook-kinds";
+    pub const WEBHOOK_PARTS: &str = "// +kubesmith:scaffold:webhook-parts";
+    pub const WEBHOOK_LIST: &str = "// +kubesmith:scaffold:webhook-list";
+    pub const CONVERSION_SPOKES: &str = "// +kubesmith:scaffold:conversion-spokes";
+    pub const WEBHOOK_TESTS: &str = "// +kubesmith:scaffold:webhook-tests";
+    pub const API_KINDS: &str = "// +kubesmith:scaffold:api-kinds";
+    pub const NETWORK_POLICIES: &str = "# +kubesmith:scaffold:network-policies";
+    pub const CRD_WEBHOOK_PATCHES: &str = "# +kubesmith:scaffold:crd-webhook-patches";
+    pub const CRD_CA_NAMESPACE: &str = "# +kubesmith:scaffold:crd-cainjection-namespace";
+    pub const CRD_CA_NAME: &str = "# +kubesmith:scaffold:crd-cainjection-name";
+    pub const STORAGE_VERSION: &str = "// +kubebuilder:storageversion";
+}
+
+/// Values the `webhook` templates see.
+#[derive(Debug, Clone, Serialize)]
+pub struct WebhookContext {
+    pub project_name: String,
+    pub crate_name: String,
+    pub qualified_group: String,
+    pub version: String,
+    pub kind: String,
+    pub kind_lower: String,
+    pub plural: String,
+    pub namespaced: bool,
+    /// Module path of the hub's types from the crate root (`api::v1alpha1`).
+    pub api_module_path: String,
+    /// Module path of the kind's webhooks from the crate root (`webhook::v1alpha1::memcached`).
+    pub webhook_module_path: String,
+    /// `memcached-v1alpha1`: the registration's name in logs.
+    pub registration_name: String,
+    pub mutate_path: String,
+    pub validate_path: String,
+    pub mutate_name: String,
+    pub validate_name: String,
+    /// Set for the per-spoke templates: the spoke version and its module path (`api::v1beta1`).
+    pub spoke_version: String,
+    pub spoke_api_module_path: String,
+}
+
+/// The three webhook parts, in the order they are registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Defaulting,
+    Validation,
+    Conversion,
+}
+
+impl Part {
+    fn module(self) -> &'static str {
+        match self {
+            Part::Defaulting => "defaulting",
+            Part::Validation => "validation",
+            Part::Conversion => "conversion",
+        }
+    }
+}
+
+pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
+    let project = Project::load(cwd)?;
+    let pf = &project.file;
+    if !(args.defaulting || args.programmatic_validation || args.conversion) {
+        return Err(UsageError(
+            "no webhook requested: pass at least one of --defaulting, --programmatic-validation and --conversion"
+                .into(),
+        )
+        .into());
+    }
+    let Some(resource) = pf.find(&args.group, &args.version, &args.kind).filter(|r| r.api.is_some()) else {
+        anyhow::bail!(
+            "there is no API {}/{} kind {} in PROJECT: create it first with `kubesmith create api --group {} --version {} --kind {}`",
+            names::qualified_group(&args.group, &pf.domain),
+            args.version,
+            args.kind,
+            args.group,
+            args.version,
+            args.kind
+        );
+    };
+    let existing = resource.webhooks.clone().unwrap_or_default();
+    let versions: Vec<String> =
+        pf.versions_of(&args.group, &args.kind).filter(|r| r.api.is_some()).map(|r| r.version.clone()).collect();
+    for spoke in &args.spoke {
+        if spoke == &args.version || !versions.contains(spoke) {
+            return Err(UsageError(format!(
+                "invalid spoke version `{spoke}`: a spoke must be another existing version of {} (existing: {}); \
+                 add it with `kubesmith create api --version {spoke} --kind {} --controller=false` first",
+                args.kind,
+                versions.join(", "),
+                args.kind
+            ))
+            .into());
+        }
+    }
+    if args.conversion && args.spoke.is_empty() && existing.spoke.is_empty() {
+        return Err(UsageError(format!(
+            "--conversion needs at least one --spoke: the other versions of {} that convert to and from the hub {} ({})",
+            args.kind,
+            args.version,
+            versions.iter().filter(|v| *v != &args.version).cloned().collect::<Vec<_>>().join(", ")
+        ))
+        .into());
+    }
+    if args.conversion {
+        if let Some(other) = pf
+            .versions_of(&args.group, &args.kind)
+            .find(|r| r.version != args.version && r.webhooks.as_ref().is_some_and(|w| w.conversion))
+        {
+            anyhow::bail!(
+                "{} already has a conversion webhook with hub {}; a kind has one hub: run `kubesmith create webhook --version {} --conversion --spoke ...` to add spokes",
+                args.kind,
+                other.version,
+                other.version
+            );
+        }
+    }
+
+    let kind_lower = args.kind.to_ascii_lowercase();
+    let plural = if resource.plural.is_empty() { names::kube_plural(&kind_lower) } else { resource.plural.clone() };
+    let qualified_group = names::qualified_group(&args.group, &pf.domain);
+    let modules = KindModules::new(pf.multigroup, &args.group, &pf.domain, &args.version, &args.kind);
+    let dashed_group = qualified_group.replace('.', "-");
+    let ctx = WebhookContext {
+        project_name: pf.project_name.clone(),
+        crate_name: project.crate_name(),
+        qualified_group: qualified_group.clone(),
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        kind_lower: kind_lower.clone(),
+        plural: plural.clone(),
+        namespaced: resource.api.as_ref().is_some_and(|a| a.namespaced),
+        api_module_path: modules.version_path("api"),
+        webhook_module_path: format!("{}::{}", modules.version_path("webhook"), modules.kind.ident),
+        registration_name: format!("{kind_lower}-{}", args.version),
+        mutate_path: format!("/mutate-{dashed_group}-{}-{kind_lower}", args.version),
+        validate_path: format!("/validate-{dashed_group}-{}-{kind_lower}", args.version),
+        mutate_name: format!("m{kind_lower}-{}.kb.io", args.version),
+        validate_name: format!("v{kind_lower}-{}.kb.io", args.version),
+        spoke_version: String::new(),
+        spoke_api_module_path: String::new(),
+    };
+
+    let mut plan = Plan::new(cwd);
+    let first_webhook_in_project = pf.resources.iter().all(|r| r.webhooks.is_none());
+    if first_webhook_in_project {
+        plan_project_files(&mut plan, &ctx)?;
+    }
+    let kind_file = modules.version_dir("webhook").join(format!("{}.rs", modules.kind.file));
+    let test_file = PathBuf::from(format!(
+        "tests/webhook_{}{}_{}.rs",
+        if pf.multigroup { format!("{}_", modules.group.file) } else { String::new() },
+        modules.version.file,
+        modules.kind.file.trim_end_matches('_')
+    ));
+    plan_kind_modules(&mut plan, &modules, &kind_file, &test_file, &ctx)?;
+
+    let wanted = [
+        (Part::Defaulting, args.defaulting, existing.defaulting),
+        (Part::Validation, args.programmatic_validation, existing.validation),
+        (Part::Conversion, args.conversion, existing.conversion),
+    ];
+    let mut added = Vec::new();
+    for (part, asked, exists) in wanted {
+        if !asked {
+            continue;
+        }
+        if exists && !args.force {
+            plan.notes.push(format!(
+                "note: the {} webhook of {} {} already exists; left as it is (pass --force to scaffold it again)",
+                part.module(),
+                args.kind,
+                args.version
+            ));
+            continue;
+        }
+        plan_part(&mut plan, part, &kind_file, &test_file, &ctx, args.force)?;
+        added.push(part);
+    }
+    let mut spokes = existing.spoke.clone();
+    if args.conversion {
+        for spoke in &args.spoke {
+            plan_spoke(&mut plan, pf.multigroup, &args.group, &pf.domain, spoke, &kind_file, &ctx, args.force)?;
+            if !spokes.contains(spoke) {
+                spokes.push(spoke.clone());
+            }
+        }
+        plan_conversion_config(&mut plan, &ctx)?;
+        plan_storage_version(&mut plan, pf, &args.group, &args.version, &args.kind)?;
+    }
+    if added.is_empty() && spokes == existing.spoke {
+        plan.notes.push("nothing new to add: every requested webhook already exists".into());
+    }
+
+    let mut file = pf.clone();
+    if let Some(r) =
+        file.resources.iter_mut().find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
+    {
+        r.webhooks = Some(ResourceWebhooks {
+            conversion: existing.conversion || args.conversion,
+            defaulting: existing.defaulting || args.defaulting,
+            spoke: spokes,
+            validation: existing.validation || args.programmatic_validation,
+            webhook_version: "v1".into(),
+        });
+    }
+    plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
+
+    // The webhook configurations follow from the markers just planned.
+    crate::commands::make_manifests::plan_webhook_manifests(
+        &mut plan,
+        Path::new("config/webhook"),
+        &[PathBuf::from("src")],
+    )?;
+    plan.notes.push(format!(
+        "next: edit the webhooks in {}, then run `kubesmith make manifests` and `cargo test`",
+        kind_file.with_extension("").display()
+    ));
+    Ok(plan)
+}
+
+/// Files every project gets with its first webhook: config/webhook, config/certmanager, the manager patch, the
+/// network policy, the webhook server tests; and the kustomize sections they need.
+fn plan_project_files(plan: &mut Plan, ctx: &WebhookContext) -> Result<()> {
+    for (path, contents) in render::render_set("webhook/config", ctx)? {
+        if path.starts_with("crd/") {
+            continue; // per converted kind, see plan_conversion_config
+        }
+        let path = Path::new("config").join(&path);
+        create_if_missing(plan, &path, || Ok(contents))?;
+    }
+    for (path, contents) in render::render_set("webhook/tests", ctx)? {
+        if path.contains("parts/") || path == "webhook_kind.rs" {
+            continue;
+        }
+        create_if_missing(plan, &Path::new("tests").join(&path), || Ok(contents))?;
+    }
+    enable(plan, "config/default/kustomization.yaml", "webhook")?;
+    enable(plan, "config/manifests/kustomization.yaml", "webhook")?;
+    insert_yaml(
+        plan,
+        "config/network-policy/kustomization.yaml",
+        markers::NETWORK_POLICIES,
+        "- allow-webhook-traffic.yaml",
+    )
+}
+
+/// The kind's webhook module (and its version/group modules), its registration and its HTTPS test file.
+fn plan_kind_modules(
+    plan: &mut Plan,
+    modules: &KindModules,
+    kind_file: &Path,
+    test_file: &Path,
+    ctx: &WebhookContext,
+) -> Result<()> {
+    let webhook_rs = Path::new("src/webhook.rs");
+    let version_file = modules.version_file("webhook");
+    create_if_missing(plan, &version_file, || render::render("webhook/src/webhook/version.rs.hbs", ctx))?;
+    insert_rust(plan, &version_file, markers::WEBHOOK_KINDS, &[format!("pub mod {};", modules.kind.ident)])?;
+    match modules.group_file("webhook") {
+        Some(group_file) => {
+            create_if_missing(plan, &group_file, || render::render("webhook/src/webhook/group.rs.hbs", ctx))?;
+            insert_rust(
+                plan,
+                &group_file,
+                markers::WEBHOOK_VERSIONS,
+                &[format!("pub mod {};", modules.version.ident)],
+            )?;
+            insert_rust(plan, webhook_rs, markers::WEBHOOK_MODULES, &[format!("pub mod {};", modules.group.ident)])?;
+        }
+        None => {
+            insert_rust(plan, webhook_rs, markers::WEBHOOK_MODULES, &[format!("pub mod {};", modules.version.ident)])?
+        }
+    }
+    let registration = ctx.webhook_module_path.trim_start_matches("webhook::");
+    insert_rust(plan, webhook_rs, markers::WEBHOOKS, &[format!("{registration}::registration(),")])?;
+    create_if_missing(plan, kind_file, || render::render("webhook/src/webhook/kind.rs.hbs", ctx))?;
+    create_if_missing(plan, test_file, || render::render("webhook/tests/webhook_kind.rs.hbs", ctx))
+}
+
+/// One webhook part: its module, its registration line, its HTTPS test, and its kustomize section.
+fn plan_part(
+    plan: &mut Plan,
+    part: Part,
+    kind_file: &Path,
+    test_file: &Path,
+    ctx: &WebhookContext,
+    force: bool,
+) -> Result<()> {
+    let name = part.module();
+    let part_file = kind_file.with_extension("").join(format!("{name}.rs"));
+    scaffold_file(plan, &part_file, render::render(&format!("webhook/src/webhook/kind/{name}.rs.hbs"), ctx)?, force);
+    insert_rust(plan, kind_file, markers::WEBHOOK_PARTS, &[format!("mod {name};")])?;
+    insert_rust(plan, kind_file, markers::WEBHOOK_LIST, &[format!("{name}::webhook(),")])?;
+    let test = render::render(&format!("webhook/tests/parts/{name}.rs.hbs"), ctx)?;
+    let test_text = plan.read_existing(test_file)?;
+    if !test_text.contains(test.lines().find(|l| l.contains("async fn")).unwrap_or(&test)) {
+        let new = crate::edit::insert_block_before_marker(
+            test_file,
+            &test_text,
+            markers::WEBHOOK_TESTS,
+            &test,
+            crate::edit::Lang::Rust,
+        )?;
+        plan.edit(test_file, new);
+    }
+    match part {
+        Part::Defaulting => enable(plan, "config/default/kustomization.yaml", "defaulting-webhook"),
+        Part::Validation => enable(plan, "config/default/kustomization.yaml", "validating-webhook"),
+        Part::Conversion => Ok(()),
+    }
+}
+
+/// One spoke: its `From` conversions to and from the hub, declared in its version module, listed in the hub's
+/// conversion webhook.
+#[allow(clippy::too_many_arguments)]
+fn plan_spoke(
+    plan: &mut Plan,
+    multigroup: bool,
+    group: &str,
+    domain: &str,
+    spoke: &str,
+    kind_file: &Path,
+    ctx: &WebhookContext,
+    force: bool,
+) -> Result<()> {
+    let spoke_modules = KindModules::new(multigroup, group, domain, spoke, &ctx.kind);
+    let spoke_ctx = WebhookContext {
+        spoke_version: spoke.to_string(),
+        spoke_api_module_path: spoke_modules.version_path("api"),
+        ..ctx.clone()
+    };
+    let conversion_module = format!("{}_conversion", spoke_modules.kind.file.trim_end_matches('_'));
+    let file = spoke_modules.version_dir("api").join(format!("{conversion_module}.rs"));
+    if force || !plan.exists(&file) {
+        scaffold_file(plan, &file, render::render("webhook/src/api/kind_conversion.rs.hbs", &spoke_ctx)?, force);
+    }
+    insert_rust(plan, &spoke_modules.version_file("api"), markers::API_KINDS, &[format!("mod {conversion_module};")])?;
+    let conversion_file = kind_file.with_extension("").join("conversion.rs");
+    let line = format!(".spoke::<crate::{}::{}>()", spoke_ctx.spoke_api_module_path, ctx.kind);
+    insert_rust(plan, &conversion_file, markers::CONVERSION_SPOKES, &[line])
+}
+
+/// The CRD's conversion patch and its CA injection.
+fn plan_conversion_config(plan: &mut Plan, ctx: &WebhookContext) -> Result<()> {
+    let patch = PathBuf::from(format!("config/crd/patches/webhook_in_{}.yaml", ctx.plural));
+    create_if_missing(plan, &patch, || render::render("webhook/config/crd/patches/webhook_in.yaml.hbs", ctx))?;
+    enable(plan, "config/crd/kustomization.yaml", "conversion-webhook")?;
+    insert_yaml(
+        plan,
+        "config/crd/kustomization.yaml",
+        markers::CRD_WEBHOOK_PATCHES,
+        &format!("- path: patches/webhook_in_{}.yaml", ctx.plural),
+    )?;
+    enable(plan, "config/default/kustomization.yaml", "conversion-webhook")?;
+    for (marker, index) in [(markers::CRD_CA_NAMESPACE, 0), (markers::CRD_CA_NAME, 1)] {
+        let block = format!(
+            "  - select:\n      kind: CustomResourceDefinition\n      name: {}.{}\n    fieldPaths:\n    \
+             - .metadata.annotations.[cert-manager.io/inject-ca-from]\n    options:\n      delimiter: '/'\n      \
+             index: {index}\n      create: true\n",
+            ctx.plural, ctx.qualified_group
+        );
+        insert_yaml_block(plan, "config/default/kustomization.yaml", marker, &block)?;
+    }
+    Ok(())
+}
+
+/// Makes the hub the one storage version: `// +kubebuilder:storageversion` on it, `storage = false` on the others.
+fn plan_storage_version(
+    plan: &mut Plan,
+    pf: &crate::project::ProjectFile,
+    group: &str,
+    hub: &str,
+    kind: &str,
+) -> Result<()> {
+    for r in pf.versions_of(group, kind).filter(|r| r.api.is_some()) {
+        let modules = KindModules::new(pf.multigroup, group, &pf.domain, &r.version, kind);
+        let path = modules.version_dir("api").join(format!("{}.rs", modules.kind.file));
+        let Some(text) = plan.read(&path)? else {
+            plan.notes.push(format!(
+                "warning: {} is missing, so the storage version of {kind} {} was not adjusted; make sure exactly one \
+                 version has `// +kubebuilder:storageversion` and the others `storage = false`",
+                path.display(),
+                r.version
+            ));
+            continue;
+        };
+        let new = if r.version == hub { storage_hub(&text) } else { storage_spoke(&text) };
+        match new {
+            Some(new) if new != text => {
+                crate::edit::check(&path, &new, crate::edit::Lang::Rust)?;
+                plan.edit(&path, new);
+            }
+            Some(_) => {}
+            None => plan.notes.push(format!(
+                "warning: {}: no `#[kube(` attribute found; set the storage version of {kind} by hand \
+                 (`// +kubebuilder:storageversion` on {hub}, `storage = false` on the others)",
+                path.display()
+            )),
+        }
+    }
+    Ok(())
+}
+
+/// Removes `storage = false` from the `#[kube(...)]` of the hub and puts the storage-version marker before the
+/// `#[derive(CustomResource ...)]` line. `None` when the file has no such derive.
+fn storage_hub(text: &str) -> Option<String> {
+    let derive_at =
+        text.lines().position(|l| l.trim_start().starts_with("#[derive(") && l.contains("CustomResource"))?;
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if !lines.iter().any(|l| l.trim() == markers::STORAGE_VERSION) {
+        lines.insert(derive_at, markers::STORAGE_VERSION.to_string());
+    }
+    lines.retain(|l| l.trim() != "storage = false,");
+    Some(lines.join("\n") + "\n")
+}
+
+/// Adds `storage = false,` to a spoke's `#[kube(...)]` (after its `kind = ".."` line) and drops a stray
+/// storage-version marker.
+fn storage_spoke(text: &str) -> Option<String> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines.retain(|l| l.trim() != markers::STORAGE_VERSION);
+    if lines.iter().any(|l| l.trim() == "storage = false," || l.contains("storage = false")) {
+        return Some(lines.join("\n") + "\n");
+    }
+    let kube_at = lines.iter().position(|l| l.trim_start().starts_with("#[kube("))?;
+    let kind_at = lines.iter().skip(kube_at).position(|l| l.trim_start().starts_with("kind = "))? + kube_at;
+    let indent: String = lines[kind_at].chars().take_while(|c| c.is_whitespace()).collect();
+    lines.insert(kind_at + 1, format!("{indent}storage = false,"));
+    Some(lines.join("\n") + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TYPES: &str = "/// Spec.\n#[derive(CustomResource, Clone)]\n#[kube(\n    group = \"g\",\n    version = \"v1\",\n    kind = \"K\",\n    storage = false,\n)]\npub struct KSpec {}\n";
+
+    #[test]
+    fn the_hub_gets_the_marker_and_loses_storage_false() {
+        let hub = storage_hub(TYPES).unwrap();
+        assert!(hub.contains("/// Spec.\n// +kubebuilder:storageversion\n#[derive(CustomResource"));
+        assert!(!hub.contains("storage = false"));
+        assert_eq!(storage_hub(&hub).unwrap(), hub);
+    }
+
+    #[test]
+    fn spokes_get_storage_false_once() {
+        let spoke = storage_spoke(&storage_hub(TYPES).unwrap()).unwrap();
+        assert!(spoke.contains("    kind = \"K\",\n    storage = false,\n"));
+        assert!(!spoke.contains("storageversion"));
+        assert_eq!(storage_spoke(&spoke).unwrap(), spoke);
+        assert!(storage_spoke("fn main() {}\n").is_none());
+    }
+}
