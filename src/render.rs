@@ -99,3 +99,22 @@ mod tests {
         assert_eq!(output_path("Cargo.toml.hbs"), "Cargo.toml");
     }
 }
+
+#[cfg(test)]
+mod template_syntax_tests {
+    use super::*;
+
+    /// Every embedded template must at least parse; rendering with real contexts is covered by the commands' tests.
+    #[test]
+    fn every_template_parses() {
+        let mut files = Vec::new();
+        collect(&TEMPLATES, &mut files);
+        assert!(files.len() > 50, "templates are embedded");
+        for f in files {
+            let text = f.contents_utf8().expect("templates are UTF-8");
+            if let Err(e) = handlebars::Template::compile(text) {
+                panic!("template {} does not parse: {e}", f.path().display());
+            }
+        }
+    }
+}

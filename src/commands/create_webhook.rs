@@ -42,8 +42,12 @@ pub struct WebhookContext {
     pub version: String,
     pub kind: String,
     pub kind_lower: String,
+    /// File stem of the kind's modules (`memcached`, `type`).
+    pub kind_file: String,
     pub plural: String,
     pub namespaced: bool,
+    /// The kind's HTTPS test target (`webhook_v1alpha1_memcached`).
+    pub test_name: String,
     /// Module path of the hub's types from the crate root (`api::v1alpha1`).
     pub api_module_path: String,
     /// Module path of the kind's webhooks from the crate root (`webhook::v1alpha1::memcached`).
@@ -141,6 +145,12 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
     let qualified_group = names::qualified_group(&args.group, &pf.domain);
     let modules = KindModules::new(pf.multigroup, &args.group, &pf.domain, &args.version, &args.kind);
     let dashed_group = qualified_group.replace('.', "-");
+    let test_name = format!(
+        "webhook_{}{}_{}",
+        if pf.multigroup { format!("{}_", modules.group.file) } else { String::new() },
+        modules.version.file,
+        modules.kind.file.trim_end_matches('_')
+    );
     let ctx = WebhookContext {
         project_name: pf.project_name.clone(),
         crate_name: project.crate_name(),
@@ -148,8 +158,10 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         version: args.version.clone(),
         kind: args.kind.clone(),
         kind_lower: kind_lower.clone(),
+        kind_file: modules.kind.file.clone(),
         plural: plural.clone(),
         namespaced: resource.api.as_ref().is_some_and(|a| a.namespaced),
+        test_name: test_name.clone(),
         api_module_path: modules.version_path("api"),
         webhook_module_path: format!("{}::{}", modules.version_path("webhook"), modules.kind.ident),
         registration_name: format!("{kind_lower}-{}", args.version),
@@ -167,12 +179,7 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         plan_project_files(&mut plan, &ctx)?;
     }
     let kind_file = modules.version_dir("webhook").join(format!("{}.rs", modules.kind.file));
-    let test_file = PathBuf::from(format!(
-        "tests/webhook_{}{}_{}.rs",
-        if pf.multigroup { format!("{}_", modules.group.file) } else { String::new() },
-        modules.version.file,
-        modules.kind.file.trim_end_matches('_')
-    ));
+    let test_file = PathBuf::from(format!("tests/{test_name}.rs"));
     plan_kind_modules(&mut plan, &modules, &kind_file, &test_file, &ctx)?;
 
     let wanted = [
@@ -200,7 +207,17 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
     let mut spokes = existing.spoke.clone();
     if args.conversion {
         for spoke in &args.spoke {
-            plan_spoke(&mut plan, pf.multigroup, &args.group, &pf.domain, spoke, &kind_file, &ctx, args.force)?;
+            plan_spoke(
+                &mut plan,
+                pf.multigroup,
+                &args.group,
+                &pf.domain,
+                spoke,
+                &kind_file,
+                &test_file,
+                &ctx,
+                args.force,
+            )?;
             if !spokes.contains(spoke) {
                 spokes.push(spoke.clone());
             }
@@ -312,17 +329,9 @@ fn plan_part(
     scaffold_file(plan, &part_file, render::render(&format!("webhook/src/webhook/kind/{name}.rs.hbs"), ctx)?, force);
     insert_rust(plan, kind_file, markers::WEBHOOK_PARTS, &[format!("mod {name};")])?;
     insert_rust(plan, kind_file, markers::WEBHOOK_LIST, &[format!("{name}::webhook(),")])?;
-    let test = render::render(&format!("webhook/tests/parts/{name}.rs.hbs"), ctx)?;
-    let test_text = plan.read_existing(test_file)?;
-    if !test_text.contains(test.lines().find(|l| l.contains("async fn")).unwrap_or(&test)) {
-        let new = crate::edit::insert_block_before_marker(
-            test_file,
-            &test_text,
-            markers::WEBHOOK_TESTS,
-            &test,
-            crate::edit::Lang::Rust,
-        )?;
-        plan.edit(test_file, new);
+    if part != Part::Conversion {
+        // Conversion tests are per spoke (plan_spoke).
+        append_test(plan, test_file, &render::render(&format!("webhook/tests/parts/{name}.rs.hbs"), ctx)?)?;
     }
     match part {
         Part::Defaulting => enable(plan, "config/default/kustomization.yaml", "defaulting-webhook"),
@@ -341,6 +350,7 @@ fn plan_spoke(
     domain: &str,
     spoke: &str,
     kind_file: &Path,
+    test_file: &Path,
     ctx: &WebhookContext,
     force: bool,
 ) -> Result<()> {
@@ -357,8 +367,28 @@ fn plan_spoke(
     }
     insert_rust(plan, &spoke_modules.version_file("api"), markers::API_KINDS, &[format!("mod {conversion_module};")])?;
     let conversion_file = kind_file.with_extension("").join("conversion.rs");
-    let line = format!(".spoke::<crate::{}::{}>()", spoke_ctx.spoke_api_module_path, ctx.kind);
-    insert_rust(plan, &conversion_file, markers::CONVERSION_SPOKES, &[line])
+    let line =
+        format!("let conversion = conversion.spoke::<crate::{}::{}>();", spoke_ctx.spoke_api_module_path, ctx.kind);
+    insert_rust(plan, &conversion_file, markers::CONVERSION_SPOKES, &[line])?;
+    append_test(plan, test_file, &render::render("webhook/tests/parts/conversion.rs.hbs", &spoke_ctx)?)
+}
+
+/// Appends a test block before the test file's marker, unless a test of the same name is already there.
+fn append_test(plan: &mut Plan, test_file: &Path, test: &str) -> Result<()> {
+    let text = plan.read_existing(test_file)?;
+    let signature = test.lines().find(|l| l.contains("async fn")).unwrap_or(test);
+    if text.contains(signature.trim()) {
+        return Ok(());
+    }
+    let new = crate::edit::insert_block_before_marker(
+        test_file,
+        &text,
+        markers::WEBHOOK_TESTS,
+        test,
+        crate::edit::Lang::Rust,
+    )?;
+    plan.edit(test_file, new);
+    Ok(())
 }
 
 /// The CRD's conversion patch and its CA injection.
