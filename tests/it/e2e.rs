@@ -18,6 +18,40 @@ fn lock_file() -> PathBuf {
     repo_root().join("tests/e2e/operator.Cargo.lock")
 }
 
+/// The webhook objects of the rendered `config/default` agree with each other: every webhook and the CRD's
+/// conversion point at the rendered Service, the Certificate covers it, CA injection is wired.
+fn check_webhook_wiring(rendered: &str) {
+    let docs = kubesmith::yaml::from_multi_doc_str(rendered).expect("kustomize output is YAML");
+    let of_kind = |k: &str| docs.iter().filter(|d| d["kind"] == k).collect::<Vec<_>>();
+    let services: Vec<&str> = of_kind("Service").iter().filter_map(|s| s["metadata"]["name"].as_str()).collect();
+    assert!(services.contains(&"memcached-operator-webhook-service"), "{services:?}");
+    for kind in ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"] {
+        let configs = of_kind(kind);
+        assert_eq!(configs.len(), 1, "one {kind}");
+        let annotation = &configs[0]["metadata"]["annotations"]["cert-manager.io/inject-ca-from"];
+        assert_eq!(annotation, "memcached-operator-system/memcached-operator-serving-cert", "{kind}");
+        for w in configs[0]["webhooks"].as_array().expect("webhooks") {
+            let svc = &w["clientConfig"]["service"];
+            assert_eq!(svc["name"], "memcached-operator-webhook-service");
+            assert_eq!(svc["namespace"], "memcached-operator-system");
+        }
+    }
+    let certs = of_kind("Certificate");
+    assert_eq!(certs[0]["spec"]["dnsNames"][0], "memcached-operator-webhook-service.memcached-operator-system.svc");
+    let crd = docs
+        .iter()
+        .find(|d| d["kind"] == "CustomResourceDefinition" && d["metadata"]["name"] == "memcacheds.cache.example.com")
+        .expect("Memcached CRD rendered");
+    let conversion = &crd["spec"]["conversion"];
+    assert_eq!(conversion["strategy"], "Webhook");
+    assert_eq!(conversion["webhook"]["clientConfig"]["service"]["name"], "memcached-operator-webhook-service");
+    assert_eq!(conversion["webhook"]["clientConfig"]["service"]["path"], "/convert");
+    let versions = crd["spec"]["versions"].as_array().expect("versions");
+    let storage: Vec<_> = versions.iter().filter(|v| v["storage"] == true).map(|v| v["name"].clone()).collect();
+    assert_eq!(storage, ["v1alpha1"], "the hub is the one storage version");
+    assert!(crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"].is_string());
+}
+
 /// Runs a command in `dir`, returning its combined output; panics with the output when it fails.
 fn run(dir: &Path, program: &str, args: &[&str]) -> String {
     let started = std::time::Instant::now();
@@ -69,6 +103,8 @@ fn scaffolded_operator_builds_tests_lints_and_renders() {
     for sub in ["config/samples", "config/manifests", "config/prometheus", "config/network-policy", "config/crd"] {
         run(&dir, "kubectl", &["kustomize", sub]);
     }
+    check_webhook_wiring(&rendered);
+    crate::support::ks(&dir).args(["make", "manifests", "--check"]).assert().success();
 
     let build = run(&dir, "cargo", &["build"]);
     assert!(!build.contains("warning"), "the scaffolded operator builds with warnings:\n{build}");
@@ -80,8 +116,23 @@ fn scaffolded_operator_builds_tests_lints_and_renders() {
         .filter_map(|l| l.strip_prefix("test result: ok. "))
         .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
         .sum();
-    assert!(passed >= 8, "the scaffolded operator ran only {passed} tests:\n{tests}");
+    assert!(passed >= 60, "the scaffolded operator ran only {passed} tests:\n{tests}");
+    for test in [
+        "defaulting_returns_a_json_patch_that_applies_and_defaults",
+        "validation_denies_with_its_message_and_warns_on_update",
+        "conversion_round_trips_hub_to_v1beta1_to_hub_without_loss",
+        "malformed_reviews_are_answered_with_errors_not_crashes",
+        "new_object_gets_finalizer",
+    ] {
+        assert!(tests.contains(&format!("{test} ... ok")), "the scaffolded operator did not pass `{test}`:\n{tests}");
+    }
     eprintln!("e2e: the scaffolded operator passed {passed} tests");
+
+    // A project with no API yet must build and lint cleanly too (shared code with nothing using it yet).
+    let bare = crate::support::init(parent.path(), "bare-operator", &[]);
+    std::fs::copy(lock_file(), bare.join("Cargo.lock")).expect("lock file");
+    run(&bare, "cargo", &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    run(&bare, "cargo", &["fmt", "--check"]);
 
     if blessing() {
         std::fs::create_dir_all(lock_file().parent().unwrap()).unwrap();

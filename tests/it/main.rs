@@ -2,6 +2,7 @@
 
 mod cli;
 mod create_api;
+mod create_webhook;
 mod e2e;
 mod golden;
 mod init;

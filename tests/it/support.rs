@@ -47,13 +47,21 @@ pub fn create_api(dir: &Path, args: &[&str]) {
     ks(dir).args(["create", "api"]).args(args).assert().success();
 }
 
-/// The standard project of these tests: Memcached (namespaced, v1alpha1), Cluster (cluster-scoped, v1),
-/// Match (a Rust keyword as module name, v1) in group `cache` of `example.com`.
+/// The standard project of these tests: Memcached (namespaced, v1alpha1 and v1beta1), Cluster (cluster-scoped,
+/// v1), Match (a Rust keyword as module name, v1) in group `cache` of `example.com`; Memcached v1alpha1 has all three
+/// webhooks (hub of a conversion with spoke v1beta1); manifests are generated.
 pub fn standard_project(parent: &Path) -> PathBuf {
     let dir = init(parent, "memcached-operator", &["--owner", "The Memcached Authors"]);
     create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
     create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Cluster", "--namespaced=false"]);
     create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Match"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--controller=false"]);
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .args(["--defaulting", "--programmatic-validation", "--conversion", "--spoke", "v1beta1"])
+        .assert()
+        .success();
+    ks(&dir).args(["make", "manifests"]).assert().success();
     dir
 }
 

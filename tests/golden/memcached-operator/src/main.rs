@@ -1,4 +1,4 @@
-//! Entry point of memcached-operator: parse flags, set up logging, run the manager with all controllers.
+//! Entry point of memcached-operator: parse flags, set up logging, run the manager with all controllers and webhooks.
 use clap::Parser;
 use memcached_operator::manager::{self, Manager, Options, Registration};
 
@@ -12,5 +12,6 @@ async fn main() -> anyhow::Result<()> {
         memcached_operator::controller::r#match::registration(),
         // +kubesmith:scaffold:controllers
     ];
-    Manager::new(opts).run(controllers).await
+    let webhooks = memcached_operator::webhook::registrations();
+    Manager::new(opts).run(controllers, webhooks).await
 }

@@ -1,9 +1,11 @@
 //! The manager: command-line `Options`, logging, controller `Registration`s, and `Manager::run`, which starts the
-//! probe and metrics servers, leader election and the controllers, and shuts everything down gracefully.
+//! probe and metrics servers, the webhook server (when webhooks are registered), leader election and the
+//! controllers, and shuts everything down gracefully.
 pub mod health;
 pub mod leader;
 pub mod metrics;
 
+use crate::webhook::{self, WebhookRegistration};
 use anyhow::Context as _;
 use axum_server::Handle;
 use clap::{ArgAction, Parser, ValueEnum};
@@ -68,6 +70,22 @@ pub struct Options {
     /// Directory containing `tls.crt` and `tls.key` for the metrics server [default: generate a self-signed certificate].
     #[arg(long, value_name = "DIR")]
     pub metrics_cert_path: Option<PathBuf>,
+
+    /// Port the webhook server listens on (all interfaces); it runs only when webhooks are registered.
+    #[arg(long, value_name = "PORT", default_value_t = webhook::DEFAULT_PORT)]
+    pub webhook_port: u16,
+
+    /// Directory containing the webhook server's certificate and key; changed files are reloaded.
+    #[arg(long, value_name = "DIR", default_value = webhook::DEFAULT_CERT_DIR)]
+    pub webhook_cert_path: PathBuf,
+
+    /// Name of the webhook server's certificate file in `--webhook-cert-path`.
+    #[arg(long, value_name = "FILE", default_value = webhook::DEFAULT_CERT_NAME)]
+    pub webhook_cert_name: String,
+
+    /// Name of the webhook server's private key file in `--webhook-cert-path`.
+    #[arg(long, value_name = "FILE", default_value = webhook::DEFAULT_KEY_NAME)]
+    pub webhook_cert_key: String,
 
     /// Log output format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
@@ -227,7 +245,13 @@ impl Manager {
     }
 
     /// Runs until SIGTERM/ctrl-c (returns `Ok`) or a fatal error such as lost leadership (returns `Err`).
-    pub async fn run(self, controllers: Vec<Registration>) -> anyhow::Result<()> {
+    ///
+    /// `webhooks` are served by every replica (leader or not); `/readyz` fails until their certificate is loaded.
+    pub async fn run(
+        self,
+        controllers: Vec<Registration>,
+        webhooks: Vec<WebhookRegistration>,
+    ) -> anyhow::Result<()> {
         metrics::install_crypto_provider();
         let (trigger, shutdown) = Shutdown::new();
         tokio::spawn(shutdown_on_signal(trigger.clone()));
@@ -266,6 +290,17 @@ impl Manager {
                 server_handle.clone(),
             ));
         }
+        if webhooks.iter().any(|registration| !registration.is_empty()) {
+            let serve = webhook::ServeOptions {
+                addr: SocketAddr::from(([0, 0, 0, 0], self.opts.webhook_port)),
+                cert_dir: self.opts.webhook_cert_path.clone(),
+                cert_name: self.opts.webhook_cert_name.clone(),
+                key_name: self.opts.webhook_cert_key.clone(),
+                reload_interval: webhook::CERT_RELOAD_INTERVAL,
+            };
+            let server = webhook::WebhookServer::bind(serve, webhooks)?;
+            servers.spawn(server.run(readiness.check("webhook-certificate"), shutdown.clone()));
+        }
         // Ready: the client works; a replica waiting for leadership is ready too (it is a healthy standby).
         readiness.set(true);
 
@@ -284,7 +319,7 @@ impl Manager {
             Some(elector) => tokio::select! {
                 acquired = elector.acquire(&shutdown) => acquired,
                 Some(result) = servers.join_next() => {
-                    outcome = Err(server_exit(result));
+                    outcome = server_exit(result, &shutdown);
                     false
                 }
             },
@@ -308,7 +343,7 @@ impl Manager {
             tokio::select! {
                 () = shutdown.clone().wait() => {}
                 lost = hold => outcome = Err(lost),
-                Some(result) = servers.join_next() => outcome = Err(server_exit(result)),
+                Some(result) = servers.join_next() => outcome = server_exit(result, &shutdown),
             }
         }
 
@@ -346,11 +381,16 @@ impl Manager {
     }
 }
 
-fn server_exit(result: Result<anyhow::Result<()>, tokio::task::JoinError>) -> anyhow::Error {
+/// The outcome of a server task that ended: fine only if it stopped because shutdown was requested.
+fn server_exit(
+    result: Result<anyhow::Result<()>, tokio::task::JoinError>,
+    shutdown: &Shutdown,
+) -> anyhow::Result<()> {
     match result {
-        Ok(Ok(())) => anyhow::anyhow!("server stopped unexpectedly"),
-        Ok(Err(err)) => err,
-        Err(err) => anyhow::Error::new(err).context("server task failed"),
+        Ok(Ok(())) if shutdown.is_requested() => Ok(()),
+        Ok(Ok(())) => Err(anyhow::anyhow!("server stopped unexpectedly")),
+        Ok(Err(err)) => Err(err),
+        Err(err) => Err(anyhow::Error::new(err).context("server task failed")),
     }
 }
 
@@ -418,6 +458,38 @@ mod tests {
         assert!(opts.metrics_secure);
         assert_eq!(opts.leader_election_id, DEFAULT_LEADER_ELECTION_ID);
         assert_eq!(opts.log_format, LogFormat::Text);
+        assert_eq!(opts.webhook_port, 9443);
+        assert_eq!(
+            opts.webhook_cert_path,
+            PathBuf::from("/tmp/k8s-webhook-server/serving-certs")
+        );
+        assert_eq!(opts.webhook_cert_name, "tls.crt");
+        assert_eq!(opts.webhook_cert_key, "tls.key");
+    }
+
+    #[test]
+    fn webhook_flags_parse() {
+        let opts = Options::try_parse_from([
+            "memcached-operator",
+            "--webhook-port=10443",
+            "--webhook-cert-path=/certs",
+            "--webhook-cert-name=cert.pem",
+            "--webhook-cert-key=key.pem",
+        ])
+        .expect("flags parse");
+        assert_eq!(opts.webhook_port, 10443);
+        assert_eq!(opts.webhook_cert_path, PathBuf::from("/certs"));
+        assert_eq!(opts.webhook_cert_name, "cert.pem");
+        assert_eq!(opts.webhook_cert_key, "key.pem");
+    }
+
+    #[test]
+    fn a_server_stopping_after_shutdown_is_not_an_error() {
+        let (trigger, shutdown) = Shutdown::new();
+        assert!(server_exit(Ok(Ok(())), &shutdown).is_err());
+        trigger.trigger();
+        assert!(server_exit(Ok(Ok(())), &shutdown).is_ok());
+        assert!(server_exit(Ok(Err(anyhow::anyhow!("bind failed"))), &shutdown).is_err());
     }
 
     #[test]
