@@ -20,6 +20,8 @@ fn writes_a_project_and_records_it() {
     let cargo = read(&dir.join("Cargo.toml"));
     assert!(cargo.contains("name = \"memcached-operator\""), "{cargo}");
     assert!(cargo.contains("v1_37"), "{cargo}");
+    assert!(cargo.contains("repository = \"https://github.com/example/memcached-operator\""), "{cargo}");
+    assert!(cargo.contains("license = \"Apache-2.0\""), "{cargo}");
     for f in [
         "src/main.rs",
         "src/lib.rs",
