@@ -87,6 +87,9 @@ pub enum CrdErrorKind {
     /// Versions of one kind disagree on a CRD-level property.
     #[error("{0}")]
     Mismatch(String),
+    /// A kubebuilder marker that is malformed, misplaced, or does not fit the schema it is on.
+    #[error("{0}")]
+    Marker(String),
 }
 
 impl CrdError {
@@ -108,6 +111,16 @@ impl CrdError {
             line: 1,
             column: 1,
             kind,
+        }
+    }
+
+    /// A marker problem at the marker's own line (column 1).
+    pub fn marker(path: &Path, line: usize, message: impl fmt::Display) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line: line.max(1),
+            column: 1,
+            kind: CrdErrorKind::Marker(message.to_string()),
         }
     }
 

@@ -1,6 +1,10 @@
 //! kubesmith's integration tests: each drives the real binary in a temporary folder.
 
 mod cli;
+#[path = "../crd_conformance.rs"]
+mod crd_conformance;
+#[path = "../crd_generate.rs"]
+mod crd_generate;
 mod create_api;
 mod e2e;
 mod golden;
