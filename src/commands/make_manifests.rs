@@ -20,6 +20,8 @@ pub struct Targets {
     pub sources: Vec<PathBuf>,
     pub crd_dir: Option<PathBuf>,
     pub rbac_dir: Option<PathBuf>,
+    /// `--max-description-length`.
+    pub max_description_length: Option<usize>,
 }
 
 /// Resolves the folders: flags win; in a project the layout gives defaults; outside one only flags count.
@@ -70,6 +72,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
         sources,
         crd_dir,
         rbac_dir,
+        max_description_length: args.max_description_length,
     })
 }
 
@@ -80,7 +83,13 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         let mut written = Vec::new();
         for src in &targets.sources {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
-            for generated in crd::generate(&set)? {
+            for mut generated in crd::generate(&set)? {
+                if let Some(max) = targets.max_description_length {
+                    crd::size::truncate_descriptions(&mut generated.crd, max);
+                }
+                if let Some(warning) = crd::size::size_warning(&generated) {
+                    plan.notes.push(warning);
+                }
                 let path = crd_dir.join(&generated.file_name);
                 plan.write(&path, crd_text(&generated))?;
                 written.push(path);
@@ -201,6 +210,9 @@ pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
     let mut plan = Plan::new(cwd);
     plan_into(&mut plan, &targets)?;
     if args.check {
+        for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {
+            eprintln!("{note}");
+        }
         let ops = crate::apply::effective_ops(&plan)?;
         if ops.is_empty() {
             println!("manifests are up to date");

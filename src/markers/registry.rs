@@ -746,7 +746,7 @@ fn build() -> Vec<MarkerDef> {
     out.push(value(
         "default",
         Field,
-        T::Any,
+        T::String,
         "Default value as JSON (`+kubebuilder:default` wins when both are set).",
     ));
     out.push(value(

@@ -5,6 +5,8 @@ mod cli;
 mod crd_conformance;
 #[path = "../crd_generate.rs"]
 mod crd_generate;
+#[path = "../crd_markers.rs"]
+mod crd_markers;
 mod create_api;
 mod e2e;
 mod golden;
