@@ -1023,3 +1023,75 @@ fn markers_leave_a_kind_without_markers_unchanged() {
     );
     assert_eq!(crd_of(&plain), crd_of(&with_other));
 }
+
+// ---- make manifests: size check and --max-description-length -------------------------------------------
+
+const BIG: &str = r#"
+use k8s_openapi::api::core::v1::{Container, PodTemplateSpec};
+use kube::CustomResource;
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "samples.kube.rs", version = "v1", kind = "BigK8sTypes", namespaced)]
+#[serde(rename_all = "camelCase")]
+pub struct BigK8sTypesSpec {
+    pub container: Container,
+    pub template: Option<PodTemplateSpec>,
+}
+"#;
+
+fn make_manifests(src: &str, extra: &[&str]) -> (tempfile::TempDir, std::process::Output) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
+    std::fs::write(dir.path().join("src/lib.rs"), src).expect("write");
+    let out = crate::support::ks(dir.path())
+        .args(["make", "manifests", "--source", "src", "--crd-dir", "out"])
+        .args(extra)
+        .output()
+        .expect("run kubesmith");
+    (dir, out)
+}
+
+#[test]
+fn make_manifests_warns_when_a_crd_is_too_big_for_kubectl_apply() {
+    // corpus big-k8stypes: a spec embedding PodTemplateSpec (about 400 KB as JSON).
+    let (_dir, out) = make_manifests(BIG, &[]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("warning: CRD bigk8stypeses.samples.kube.rs is 406055 bytes"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.template: 341 KB"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("kubectl apply --server-side"), "{stdout}");
+    assert!(stdout.contains("--max-description-length"), "{stdout}");
+
+    // Dropping the descriptions brings it under the limit.
+    let (dir, out) = make_manifests(BIG, &["--max-description-length", "0"]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("warning: CRD"), "{stdout}");
+    let yaml = std::fs::read_to_string(dir.path().join("out/samples.kube.rs_bigk8stypeses.yaml"))
+        .expect("crd file");
+    assert!(!yaml.contains("description:"), "descriptions left");
+}
+
+#[test]
+fn make_manifests_truncates_descriptions() {
+    let src = kind(
+        "    /// Kind is a string value representing the REST resource this object represents.\n    pub a: String,",
+        "",
+    );
+    let (dir, out) = make_manifests(&src, &["--max-description-length", "50"]);
+    assert!(out.status.success(), "{out:?}");
+    let yaml = std::fs::read_to_string(dir.path().join("out/m.io_things.yaml")).expect("crd file");
+    assert!(
+        yaml.contains("description: Kind is a string value representing the REST...\n"),
+        "{yaml}"
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("warning: CRD"));
+}

@@ -183,3 +183,145 @@ pub fn size_warning(generated: &GeneratedCrd) -> Option<String> {
     );
     Some(msg)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const API_VERSION: &str = "APIVersion defines the versioned schema of this representation of an object.\n\
+        Servers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.";
+    const KIND: &str =
+        "Kind is a string value representing the REST resource this object represents.";
+    const DEFAULTED: &str =
+        "This tests that defaulted fields are stripped for v1beta1,\nbut not for v1";
+
+    /// controller-tools testdata/gen/bar.example.com_foos_maxdesclen.yaml (maxDescLen=50).
+    #[test]
+    fn matches_controller_gen_maxdesclen_fixture() {
+        assert_eq!(
+            truncate_description(API_VERSION, 50),
+            "APIVersion defines the versioned schema of this..."
+        );
+        assert_eq!(
+            truncate_description(KIND, 50),
+            "Kind is a string value representing the REST..."
+        );
+        assert_eq!(
+            truncate_description(DEFAULTED, 50),
+            "This tests that defaulted fields are stripped for..."
+        );
+        let short = "Spec comments SHOULD appear in the CRD spec";
+        assert_eq!(truncate_description(short, 50), short);
+    }
+
+    #[test]
+    fn cuts_at_the_last_sentence_end_else_hard() {
+        assert_eq!(
+            truncate_description("First sentence. Second sentence is long.", 25),
+            "First sentence."
+        );
+        assert_eq!(truncate_description("Wow! Really long words", 12), "Wow!");
+        assert_eq!(truncate_description("abcdefghijklmnop", 5), "abcde...");
+        // Never splits a UTF-8 character.
+        assert_eq!(truncate_description("ééééé", 3), "é...");
+        assert_eq!(
+            truncate_description("日本語の説明。次の文", 22),
+            "日本語の説明。"
+        );
+    }
+
+    fn crd_with(desc: &str) -> Value {
+        json!({"spec": {"versions": [{"schema": {"openAPIV3Schema": {
+            "description": desc,
+            "type": "object",
+            "properties": {
+                "spec": {"description": desc, "type": "object", "properties": {
+                    "description": {"description": desc, "type": "string", "default": {"description": desc}},
+                    "list": {"type": "array", "items": {"description": desc, "type": "string"}},
+                    "map": {"type": "object", "additionalProperties": {"description": desc, "type": "string"}},
+                    "alt": {"anyOf": [{"description": desc}]}
+                }}
+            }
+        }}}]}})
+    }
+
+    #[test]
+    fn truncates_every_schema_description_but_not_values() {
+        let mut crd = crd_with(KIND);
+        truncate_descriptions(&mut crd, 50);
+        let want = "Kind is a string value representing the REST...";
+        let s = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+        assert_eq!(s["description"], want);
+        let p = &s["properties"]["spec"]["properties"];
+        assert_eq!(s["properties"]["spec"]["description"], want);
+        assert_eq!(p["description"]["description"], want);
+        assert_eq!(p["description"]["default"]["description"], KIND);
+        assert_eq!(p["list"]["items"]["description"], want);
+        assert_eq!(p["map"]["additionalProperties"]["description"], want);
+        assert_eq!(p["alt"]["anyOf"][0]["description"], want);
+    }
+
+    #[test]
+    fn zero_drops_descriptions() {
+        let mut crd = crd_with(KIND);
+        truncate_descriptions(&mut crd, 0);
+        let text = crd.to_string();
+        assert_eq!(text.matches("\"description\":\"").count(), 1, "{text}");
+        assert!(crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+            .get("description")
+            .is_some());
+    }
+
+    fn generated(crd: Value) -> GeneratedCrd {
+        GeneratedCrd {
+            name: "bigs.m.io".into(),
+            group: "m.io".into(),
+            plural: "bigs".into(),
+            file_name: "m.io_bigs.yaml".into(),
+            crd,
+        }
+    }
+
+    #[test]
+    fn size_warning_names_the_biggest_fields_and_both_fixes() {
+        let big = "x".repeat(100_000);
+        let mut props = serde_json::Map::new();
+        for (i, name) in ["a", "b", "c", "d", "e", "f"].iter().enumerate() {
+            props.insert(
+                (*name).to_string(),
+                json!({"type": "string", "description": big[..(i + 1) * 15_000].to_string()}),
+            );
+        }
+        let crd = json!({"metadata": {"name": "bigs.m.io"}, "spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": {
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": props}, "status": {"type": "object"}}
+        }}}]}});
+        assert!(json_size(&crd) > LAST_APPLIED_LIMIT);
+        let w = size_warning(&generated(crd.clone())).expect("warning");
+        assert!(w.starts_with("warning: CRD bigs.m.io is "), "{w}");
+        assert!(w.contains("262144"), "{w}");
+        let listed: Vec<&str> = w
+            .lines()
+            .filter(|l| l.contains(": ") && l.contains("openAPIV3Schema"))
+            .collect();
+        assert_eq!(listed.len(), 5, "{w}");
+        assert!(
+            listed[0].trim().starts_with(
+                "spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.f: 88 KB"
+            ),
+            "{w}"
+        );
+        assert!(
+            !w.contains("properties.spec.properties.a:"),
+            "smallest is left out: {w}"
+        );
+        assert!(w.contains("kubectl apply --server-side"), "{w}");
+        assert!(w.contains("--max-description-length"), "{w}");
+
+        let mut small = crd;
+        truncate_descriptions(&mut small, 100);
+        assert!(size_warning(&generated(small)).is_none());
+    }
+}
