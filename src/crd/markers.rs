@@ -78,7 +78,6 @@ enum Target {
 struct Placed {
     start: usize,
     decl: usize,
-    is_type: bool,
     target: Target,
 }
 
@@ -216,9 +215,7 @@ impl MarkerIndex {
                                 m.name
                             )));
                         }
-                        if p.is_type {
-                            out.items.entry(*id).or_default().push(m);
-                        }
+                        out.items.entry(*id).or_default().push(m);
                     }
                     Target::Field(key, name, flatten) => {
                         if def == Some(MarkerTarget::Type) {
@@ -270,7 +267,6 @@ fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
             out.push(Placed {
                 start: first_line(&f.attrs, decl),
                 decl,
-                is_type: false,
                 target: Target::Field(
                     MarkerIndex::field_key(ix, m, f),
                     name,
@@ -289,7 +285,6 @@ fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
                 out.push(Placed {
                     start: first_line(&s.attrs, decl),
                     decl,
-                    is_type: true,
                     target: Target::Item(id, item.name.clone()),
                 });
                 field_targets(&mut out, item.module, &s.fields);
@@ -299,7 +294,6 @@ fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
                 out.push(Placed {
                     start: first_line(&e.attrs, decl),
                     decl,
-                    is_type: true,
                     target: Target::Item(id, item.name.clone()),
                 });
                 for v in &e.variants {
@@ -307,7 +301,6 @@ fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
                     out.push(Placed {
                         start: first_line(&v.attrs, decl),
                         decl,
-                        is_type: false,
                         target: Target::Other(format!("enum variant `{}`", v.ident)),
                     });
                     field_targets(&mut out, item.module, &v.fields);
@@ -318,8 +311,7 @@ fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
                 out.push(Placed {
                     start: first_line(&t.attrs, decl),
                     decl,
-                    is_type: false,
-                    target: Target::Other(format!(
+                        target: Target::Other(format!(
                         "type alias `{}` (aliases are transparent to the schema; use a newtype struct or put the \
                          markers on the fields)",
                         t.ident
@@ -331,7 +323,6 @@ fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
                 out.push(Placed {
                     start: first_line(&f.attrs, decl),
                     decl,
-                    is_type: false,
                     target: Target::Other(format!("fn `{}`", f.sig.ident)),
                 });
             }
@@ -340,7 +331,6 @@ fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
                 out.push(Placed {
                     start: first_line(&c.attrs, decl),
                     decl,
-                    is_type: false,
                     target: Target::Other(format!("const `{}`", c.ident)),
                 });
             }
@@ -396,4 +386,59 @@ pub fn type_ref(id: ItemId) -> Value {
 /// The placeholder reference of a field.
 pub fn field_ref(key: FieldKey) -> Value {
     json!([key.0, key.1, key.2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_doc_lists_every_crd_marker() {
+        let doc = include_str!("../../docs/markers.md");
+        let missing: Vec<&str> = mk::registry()
+            .iter()
+            .filter(|d| is_crd_marker(&d.name))
+            .map(|d| d.name.as_str())
+            .filter(|n| !doc.contains(&format!("`+{n}`")) && !doc.contains(&format!("`+{n},")))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "docs/markers.md does not list: {missing:?}"
+        );
+    }
+
+    #[test]
+    fn crd_level_markers_are_registered_type_markers() {
+        for name in CRD_LEVEL {
+            assert_eq!(
+                mk::lookup(name).map(|d| d.target),
+                Some(MarkerTarget::Type),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn attached_lines_follow_the_placement_rules() {
+        let text =
+            "// a\n// +x\n\n// +type-extra\n\n/// doc\n// +y\n#[derive(X)]\n// +z\nstruct S;";
+        let lines: Vec<&str> = text.lines().collect();
+        let item = Placed {
+            start: 6,
+            decl: 10,
+            target: Target::Item(0, "S".into()),
+        };
+        let mut got = attached_lines(&lines, &item);
+        got.sort();
+        // Lines 6..9 (doc, markers and attributes) and one block across one blank line; not across two.
+        assert_eq!(got, vec![4, 6, 7, 9]);
+        let field = Placed {
+            start: 6,
+            decl: 10,
+            target: Target::Field((0, 10, 0), "s".into(), false),
+        };
+        let mut got = attached_lines(&lines, &field);
+        got.sort();
+        assert_eq!(got, vec![6, 7, 9]);
+    }
 }

@@ -460,14 +460,12 @@ fn apply_one(
             }
             obj.insert("type".into(), json!(t));
         }
-        "XIntOrString" => {
-            if flag(m) {
-                obj.remove("type");
-                obj.remove("format");
-                obj.insert("x-kubernetes-int-or-string".into(), json!(true));
-                obj.entry("anyOf")
-                    .or_insert_with(|| json!([{"type": "integer"}, {"type": "string"}]));
-            }
+        "XIntOrString" if flag(m) => {
+            obj.remove("type");
+            obj.remove("format");
+            obj.insert("x-kubernetes-int-or-string".into(), json!(true));
+            obj.entry("anyOf")
+                .or_insert_with(|| json!([{"type": "integer"}, {"type": "string"}]));
         }
         "listType" => {
             need(m, obj, &["array"], "arrays (lists)")?;

@@ -82,14 +82,12 @@ pub fn apply_crd_markers(
                     v["deprecationWarning"] = json!(w);
                 }
             }
-            "kubebuilder:subresource:status" => {
-                if k.status.is_none() {
-                    return Err(err(
-                        m,
-                        "the status subresource needs a status type: add `status = \"<Kind>Status\"` to \
-                         #[kube(...)] (which also enables the subresource) and drop the marker",
-                    ));
-                }
+            "kubebuilder:subresource:status" if k.status.is_none() => {
+                return Err(err(
+                    m,
+                    "the status subresource needs a status type: add `status = \"<Kind>Status\"` to \
+                     #[kube(...)] (which also enables the subresource) and drop the marker",
+                ));
             }
             "kubebuilder:subresource:scale" => {
                 let mut scale = Map::new();
