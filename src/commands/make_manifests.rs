@@ -140,6 +140,9 @@ pub fn plan_one_crd(plan: &mut Plan, name: &str) -> Result<()> {
     match crd::generate(&set) {
         Ok(crds) => {
             for generated in crds.iter().filter(|c| c.name == name) {
+                if let Some(warning) = crd::size::size_warning(generated) {
+                    plan.notes.push(warning);
+                }
                 plan.write(Path::new("config/crd/bases").join(&generated.file_name), crd_text(generated))?;
             }
         }
