@@ -246,6 +246,8 @@ fn metadata_markers_default_example_title_nullable_external_docs() {
     // +default="fromJson"
     // +kubebuilder:default=fromMarker
     pub both: String,
+    // +default="1"
+    pub json_string: String,
     // +default={"k": [1, 2]}
     pub json_default: Option<std::collections::BTreeMap<String, Vec<i32>>>,
     // +kubebuilder:externalDocs:url="https://example.com/docs",description="Docs"
@@ -270,6 +272,7 @@ pub struct Inner { pub size: i32, pub name: String }
     assert_eq!(p["mode"]["nullable"], true);
     assert_eq!(p["both"]["default"], "fromMarker");
     assert_eq!(p["jsonDefault"]["default"], json!({"k": [1, 2]}));
+    assert_eq!(p["jsonString"]["default"], "1");
     assert_eq!(
         p["documented"]["externalDocs"],
         json!({"url": "https://example.com/docs", "description": "Docs"})

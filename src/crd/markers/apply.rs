@@ -626,7 +626,11 @@ fn apply_one(
                     if text.starts_with("ref(") {
                         return Ok(());
                     }
-                    serde_json::from_str(text).unwrap_or_else(|_| json!(text))
+                    // The scanner already removed quotes: `+default="1"` on a string is the string "1".
+                    serde_json::from_str(text)
+                        .ok()
+                        .filter(|v| value_fits(&t, v))
+                        .unwrap_or_else(|| json!(text))
                 }
                 Some(v) => any_json(v, &t),
                 None => Value::Null,
