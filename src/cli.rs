@@ -204,4 +204,8 @@ pub struct MakeManifestsArgs {
     /// Print the files that would be written, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Truncate every CRD schema description to N bytes (controller-gen's `maxDescLen`: at the last sentence end,
+    /// else the last space plus `...`); 0 drops descriptions. Shrinks CRDs too big for `kubectl apply`.
+    #[arg(long, value_name = "N")]
+    pub max_description_length: Option<usize>,
 }

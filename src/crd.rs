@@ -10,7 +10,9 @@ pub mod defaults;
 pub mod error;
 pub mod index;
 pub mod kube_attrs;
+pub mod markers;
 pub mod schema;
+pub mod size;
 pub mod transform;
 pub mod types;
 
@@ -18,13 +20,13 @@ use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
-use syn::spanned::Spanned;
 
 pub use error::{CrdError, CrdErrorKind};
 pub use index::SourceSet;
 
 use index::{CrateIndex, ItemId, ItemKind};
 use kube_attrs::{KubeAttrs, SchemaMode};
+use markers::MarkerIndex;
 use schema::Generator;
 
 /// One generated CRD (all versions of a group/kind merged).
@@ -51,11 +53,12 @@ fn k8s_table() -> &'static Map<String, Value> {
 /// Generate every CRD of the crate, sorted by file name.
 pub fn generate(sources: &SourceSet) -> Result<Vec<GeneratedCrd>, CrdError> {
     let ix = CrateIndex::load(sources)?;
+    let mi = MarkerIndex::build(&ix)?;
     let mut versions: Vec<VersionCrd> = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
         if let ItemKind::Struct(s) = &item.kind {
             if derives_custom_resource(&s.attrs) {
-                versions.push(version_crd(&ix, id, s)?);
+                versions.push(version_crd(&ix, &mi, id, s)?);
             }
         }
     }
@@ -77,6 +80,7 @@ struct VersionCrd {
     item: ItemId,
     attrs: KubeAttrs,
     storage_marker: bool,
+    skip: Option<(std::path::PathBuf, usize)>,
     crd: Value,
 }
 
@@ -84,44 +88,10 @@ fn kube_err(ix: &CrateIndex, id: ItemId, e: syn::Error) -> CrdError {
     CrdError::at(ix.module_file(ix.items[id].module), e.span(), CrdErrorKind::KubeAttr(e.to_string()))
 }
 
-/// Comment lines directly above `line` (1-based), nearest first.
-fn comments_above(text: &str, line: usize) -> Vec<&str> {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
-    let mut idx = line.saturating_sub(1);
-    while idx > 0 {
-        let l = lines.get(idx - 1).map(|l| l.trim()).unwrap_or_default();
-        if l.starts_with("//") || l.starts_with("#[") {
-            if l.starts_with("//") {
-                out.push(l);
-            }
-            idx -= 1;
-        } else {
-            break;
-        }
-    }
-    out
-}
-
-fn version_crd(ix: &CrateIndex, id: ItemId, s: &syn::ItemStruct) -> Result<VersionCrd, CrdError> {
+fn version_crd(ix: &CrateIndex, mi: &MarkerIndex, id: ItemId, s: &syn::ItemStruct) -> Result<VersionCrd, CrdError> {
     let m = ix.items[id].module;
     let file = ix.module_file(m);
     let k = kube_attrs::parse(&s.attrs, s.ident.span()).map_err(|e| kube_err(ix, id, e))?;
-    let first_line = s.attrs.first().map(|a| a.span().start().line).unwrap_or_else(|| s.span().start().line);
-    let storage_marker = comments_above(ix.module_text(m), first_line)
-        .iter()
-        .chain(
-            // markers may also sit between the attributes
-            ix.module_text(m)
-                .lines()
-                .skip(first_line.saturating_sub(1))
-                .take(s.ident.span().start().line.saturating_sub(first_line))
-                .map(str::trim)
-                .filter(|l| l.starts_with("//"))
-                .collect::<Vec<_>>()
-                .iter(),
-        )
-        .any(|l| l.trim_start_matches('/').trim() == "+kubebuilder:storageversion");
     let root_name = k.root.clone().unwrap_or_else(|| k.kind.clone());
     if s.ident == root_name {
         return Err(CrdError::at(
@@ -144,7 +114,7 @@ fn version_crd(ix: &CrateIndex, id: ItemId, s: &syn::ItemStruct) -> Result<Versi
             ));
         }
         SchemaMode::Derived => {
-            json!({ "openAPIV3Schema": root_schema(ix, id, s, &k, &root_name)? })
+            json!({ "openAPIV3Schema": root_schema(ix, mi, id, s, &k, &root_name)? })
         }
     };
     let singular = k.singular.clone().unwrap_or_else(|| k.kind.to_ascii_lowercase());
@@ -193,7 +163,7 @@ fn version_crd(ix: &CrateIndex, id: ItemId, s: &syn::ItemStruct) -> Result<Versi
         sub.insert("status".into(), json!({}));
         version.insert("subresources".into(), Value::Object(sub));
     }
-    let crd = json!({
+    let mut crd = json!({
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
         "metadata": metadata,
@@ -204,7 +174,8 @@ fn version_crd(ix: &CrateIndex, id: ItemId, s: &syn::ItemStruct) -> Result<Versi
             "versions": [version],
         }
     });
-    Ok(VersionCrd { item: id, attrs: k, storage_marker, crd })
+    let flags = markers::resource::apply_crd_markers(mi.item(id), &k, &mut crd)?;
+    Ok(VersionCrd { item: id, attrs: k, storage_marker: flags.storage, skip: flags.skip.clone(), crd })
 }
 
 fn pairs(p: &[(String, String)]) -> Value {
@@ -214,6 +185,7 @@ fn pairs(p: &[(String, String)]) -> Value {
 /// The root `openAPIV3Schema` of `Kind::crd()`.
 fn root_schema(
     ix: &CrateIndex,
+    mi: &MarkerIndex,
     id: ItemId,
     s: &syn::ItemStruct,
     k: &KubeAttrs,
@@ -221,7 +193,7 @@ fn root_schema(
 ) -> Result<Value, CrdError> {
     let m = ix.items[id].module;
     let file = ix.module_file(m);
-    let mut g = Generator::new(ix, k8s_table());
+    let mut g = Generator::new(ix, k8s_table()).with_markers(mi);
     let spec = g.item_schema(id)?;
     let mut root = json!({"type": "object"});
     if k.no_spec {
@@ -272,14 +244,16 @@ fn root_schema(
     if root.get("title").is_none() {
         root["title"] = json!(root_name);
     }
-    transform::finalize(root).map_err(|c| {
+    let mut root = transform::rewrite(root).map_err(|c| {
         CrdError::unsupported(
             file,
             s.ident.span(),
             format!("schema of `{}` is rejected by kube's structural rewriter ({})", s.ident, c.0),
             "use only externally tagged enums whose variants do not mix unit and data variants",
         )
-    })
+    })?;
+    markers::apply::apply_schema(&mut root, mi)?;
+    Ok(transform::to_json_schema_props(root))
 }
 
 /// `#[serde(flatten)] spec` on the root (no_spec): merge properties and required.
@@ -313,7 +287,19 @@ fn merge_all(ix: &CrateIndex, versions: Vec<VersionCrd>) -> Result<Vec<Generated
         groups.entry((v.attrs.group.clone(), v.attrs.kind.clone())).or_default().push(v);
     }
     let mut out = Vec::new();
-    for ((group, kind), mut vs) in groups {
+    for ((group, kind), all) in groups {
+        let (skipped, mut vs): (Vec<VersionCrd>, Vec<VersionCrd>) = all.into_iter().partition(|v| v.skip.is_some());
+        if vs.is_empty() {
+            let (file, line) = skipped[0].skip.clone().unwrap_or_default();
+            return Err(CrdError::marker(
+                &file,
+                line,
+                format!(
+                    "`+kubebuilder:skipversion` leaves kind {kind} in group {group} without any version (cannot \
+                     skip a version if there is only a single version); remove the marker"
+                ),
+            ));
+        }
         let root_idx = if vs.len() == 1 {
             0
         } else {
@@ -368,6 +354,19 @@ fn merge_all(ix: &CrateIndex, versions: Vec<VersionCrd>) -> Result<Vec<Generated
                     all_versions.push(x);
                 }
             }
+        }
+        if !all_versions.iter().any(|v| v["served"] == json!(true)) {
+            let names: Vec<&str> = all_versions.iter().filter_map(|v| v["name"].as_str()).collect();
+            let item = &ix.items[root.item];
+            return Err(CrdError::at(
+                ix.module_file(item.module),
+                index::item_span(&item.kind),
+                CrdErrorKind::Mismatch(format!(
+                    "CRD for {kind} in group {group} with version(s) [{}] does not serve any version; drop \
+                     `+kubebuilder:unservedversion` (or #[kube(served = false)]) from one of them",
+                    names.join(" ")
+                )),
+            ));
         }
         crd["spec"]["versions"] = Value::Array(all_versions);
         let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default().to_string();

@@ -22,6 +22,8 @@ pub struct Targets {
     pub crd_dir: Option<PathBuf>,
     pub rbac_dir: Option<PathBuf>,
     pub webhook_dir: Option<PathBuf>,
+    /// `--max-description-length`.
+    pub max_description_length: Option<usize>,
 }
 
 /// Resolves the folders: flags win; in a project the layout gives defaults; outside one only flags count.
@@ -60,7 +62,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
             .into());
         }
     }
-    Ok(Targets { sources, crd_dir, rbac_dir, webhook_dir })
+    Ok(Targets { sources, crd_dir, rbac_dir, webhook_dir, max_description_length: args.max_description_length })
 }
 
 /// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
@@ -70,7 +72,13 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         let mut written = Vec::new();
         for src in &targets.sources {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
-            for generated in crd::generate(&set)? {
+            for mut generated in crd::generate(&set)? {
+                if let Some(max) = targets.max_description_length {
+                    crd::size::truncate_descriptions(&mut generated.crd, max);
+                }
+                if let Some(warning) = crd::size::size_warning(&generated) {
+                    plan.notes.push(warning);
+                }
                 let path = crd_dir.join(&generated.file_name);
                 plan.write(&path, crd_text(&generated))?;
                 written.push(path);
@@ -162,6 +170,9 @@ pub fn plan_one_crd(plan: &mut Plan, name: &str) -> Result<()> {
     match crd::generate(&set) {
         Ok(crds) => {
             for generated in crds.iter().filter(|c| c.name == name) {
+                if let Some(warning) = crd::size::size_warning(generated) {
+                    plan.notes.push(warning);
+                }
                 plan.write(Path::new("config/crd/bases").join(&generated.file_name), crd_text(generated))?;
             }
         }
@@ -225,6 +236,9 @@ pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
     let mut plan = Plan::new(cwd);
     plan_into(&mut plan, &targets)?;
     if args.check {
+        for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {
+            eprintln!("{note}");
+        }
         let ops = crate::apply::effective_ops(&plan)?;
         if ops.is_empty() {
             println!("manifests are up to date");

@@ -85,6 +85,9 @@ pub enum CrdErrorKind {
     /// Versions of one kind disagree on a CRD-level property.
     #[error("{0}")]
     Mismatch(String),
+    /// A kubebuilder marker that is malformed, misplaced, or does not fit the schema it is on.
+    #[error("{0}")]
+    Marker(String),
 }
 
 impl CrdError {
@@ -97,6 +100,11 @@ impl CrdError {
     /// An error about a whole file (line 1, column 1).
     pub fn file(path: &Path, kind: CrdErrorKind) -> Self {
         Self { path: path.to_path_buf(), line: 1, column: 1, kind }
+    }
+
+    /// A marker problem at the marker's own line (column 1).
+    pub fn marker(path: &Path, line: usize, message: impl fmt::Display) -> Self {
+        Self { path: path.to_path_buf(), line: line.max(1), column: 1, kind: CrdErrorKind::Marker(message.to_string()) }
     }
 
     /// Shorthand for [`CrdErrorKind::Unsupported`].

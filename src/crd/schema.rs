@@ -8,6 +8,7 @@ use super::attrs::{self, ContainerAttrs, FieldAttrs, RenameRule, SerdeDefault, V
 use super::defaults::Evaluator;
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, item_span, unraw};
+use super::markers::{self as crd_markers, FIELD_KEY, MarkerIndex, TYPE_KEY};
 use super::types::{Ty, classify};
 
 /// Schema generator over a crate index.
@@ -17,6 +18,7 @@ pub struct Generator<'a> {
     /// k8s-openapi schema table.
     pub k8s: &'a Map<String, Value>,
     stack: Vec<ItemId>,
+    markers: Option<&'a MarkerIndex>,
 }
 
 fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
@@ -244,7 +246,13 @@ struct FieldCtx<'f> {
 impl<'a> Generator<'a> {
     /// A generator.
     pub fn new(ix: &'a CrateIndex, k8s: &'a Map<String, Value>) -> Self {
-        Self { ix, k8s, stack: Vec::new() }
+        Self { ix, k8s, stack: Vec::new(), markers: None }
+    }
+
+    /// Leave placeholders for the kubebuilder markers of `markers` (applied by `markers::apply`).
+    pub fn with_markers(mut self, markers: &'a MarkerIndex) -> Self {
+        self.markers = Some(markers);
+        self
     }
 
     fn file(&self, m: ModId) -> &'a std::path::Path {
@@ -404,6 +412,9 @@ impl<'a> Generator<'a> {
         cattrs.common.apply_metadata(&mut schema);
         cattrs.common.apply_extensions(&mut schema);
         super::kube_attrs::apply_x_kube(attrs_list, &mut schema).map_err(|e| attr_err(ix, m, e))?;
+        if self.markers.is_some_and(|mi| !mi.item(id).is_empty()) {
+            crd_markers::add_placeholder(&mut schema, TYPE_KEY, crd_markers::type_ref(id));
+        }
         Ok(schema)
     }
 
@@ -534,8 +545,11 @@ impl<'a> Generator<'a> {
             let fctx = FieldCtx { field, attrs: fa, module: m };
             let mut fs = self.field_schema(&fctx)?;
             let fa = &fctx.attrs;
+            let fkey = MarkerIndex::field_key(ix, m, field);
+            let fmarkers = self.markers.map(|mi| mi.field(fkey)).unwrap_or_default();
+            let marker_default = fmarkers.iter().any(|mk| mk.name == "kubebuilder:default" || mk.name == "default");
             let has_default = container_default.is_some() || fa.default.is_some();
-            if !fa.skip_ser && has_default {
+            if !fa.skip_ser && has_default && !marker_default {
                 let eval = Evaluator::new(ix, self.k8s);
                 let value = match &fa.default {
                     Some(SerdeDefault::Default) => eval.default_of(&field.ty, m),
@@ -557,10 +571,7 @@ impl<'a> Generator<'a> {
                 };
                 let value = match value {
                     Ok(v) => Some(v),
-                    Err(reason) => match marker_default(ix, m, field) {
-                        Some(v) => Some(v),
-                        None => return Err(self.default_error(field, &ident, m, reason)),
-                    },
+                    Err(reason) => return Err(self.default_error(field, &ident, m, reason)),
                 };
                 let value = match (value, &fa.skip_ser_if) {
                     (Some(v), Some(pred)) => match super::defaults::predicate_holds(pred, &v) {
@@ -583,7 +594,20 @@ impl<'a> Generator<'a> {
             }
             fa.common.apply_extensions(&mut fs);
             super::kube_attrs::apply_x_kube(&field.attrs, &mut fs).map_err(|e| attr_err(ix, m, e))?;
-            if has_untyped(&fs) {
+            let typed_by_marker = fmarkers.iter().any(|mk| {
+                [
+                    "PreserveUnknownFields",
+                    "XPreserveUnknownFields",
+                    "Schemaless",
+                    "Type",
+                    "XIntOrString",
+                    "XEmbeddedResource",
+                    "EmbeddedResource",
+                ]
+                .iter()
+                .any(|n| mk.name.ends_with(&format!(":{n}")))
+            });
+            if !typed_by_marker && has_untyped(&fs) {
                 return Err(CrdError::unsupported(
                     file,
                     field.ty.span(),
@@ -591,6 +615,9 @@ impl<'a> Generator<'a> {
                     "kube-derive emits an untyped schema the API server rejects; add \
                      #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
                 ));
+            }
+            if !fmarkers.is_empty() {
+                crd_markers::add_placeholder(&mut fs, FIELD_KEY, crd_markers::field_ref(fkey));
             }
             let has_ssi = fa.skip_ser_if.is_some();
             let required_attr = fa.validation.required;
@@ -770,35 +797,4 @@ impl<'a> Generator<'a> {
 pub fn variant_name(v: &syn::Variant, va: &attrs::VariantAttrs, c: &ContainerAttrs) -> String {
     let ident = unraw(&v.ident);
     va.rename.clone().unwrap_or_else(|| c.rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident)))
-}
-
-/// A `// +kubebuilder:default=<json>` marker in the comment lines right above a field.
-fn marker_default(ix: &CrateIndex, m: ModId, field: &syn::Field) -> Option<Value> {
-    let text = ix.module_text(m);
-    let first_line = field.attrs.first().map(|a| a.span().start().line).unwrap_or_else(|| field.span().start().line);
-    let lines: Vec<&str> = text.lines().collect();
-    let end = first_line.checked_sub(1)?;
-    let field_end = field.span().end().line;
-    // Comment lines directly above the field (and its attributes), or between its attributes.
-    let mut idx = end;
-    let mut candidates = Vec::new();
-    while idx > 0 {
-        let l = lines.get(idx - 1)?.trim();
-        if l.starts_with("//") {
-            candidates.push(l);
-            idx -= 1;
-        } else {
-            break;
-        }
-    }
-    for l in lines.iter().take(field_end).skip(end) {
-        let l = l.trim();
-        if l.starts_with("//") {
-            candidates.push(l);
-        }
-    }
-    candidates.iter().find_map(|l| {
-        let rest = l.trim_start_matches('/').trim().strip_prefix("+kubebuilder:default=")?;
-        serde_json::from_str(rest.trim()).ok().or_else(|| Some(Value::String(rest.trim().to_string())))
-    })
 }

@@ -11,7 +11,13 @@ use serde_json::{Map, Value, json};
 pub struct Conflict(pub String);
 
 /// Run every transform of kube-derive's `crd()` on a raw schemars schema and convert it to JSONSchemaProps form.
-pub fn finalize(mut schema: Value) -> Result<Value, Conflict> {
+pub fn finalize(schema: Value) -> Result<Value, Conflict> {
+    rewrite(schema).map(to_json_schema_props)
+}
+
+/// Every transform of [`finalize`] except the final JSONSchemaProps conversion (so kubebuilder markers can be
+/// applied in between).
+pub fn rewrite(mut schema: Value) -> Result<Value, Conflict> {
     replace_unevaluated(&mut schema);
     replace_bool_schemas(&mut schema);
     add_nullable(&mut schema);
@@ -22,7 +28,7 @@ pub fn finalize(mut schema: Value) -> Result<Value, Conflict> {
     structural(&mut schema)?;
     optional_enum(&mut schema);
     optional_int_or_string(&mut schema);
-    Ok(to_json_schema_props(schema))
+    Ok(schema)
 }
 
 /// schemars' `transform_subschemas`: apply `f` to each direct subschema.

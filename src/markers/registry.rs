@@ -432,7 +432,12 @@ fn build() -> Vec<MarkerDef> {
 
     // ---- Field-level schema markers ----
     out.push(value("kubebuilder:default", Field, T::Any, "Default value (`{a,b}` lists, `{k: v}` maps)."));
-    out.push(value("default", Field, T::Any, "Default value as JSON (`+kubebuilder:default` wins when both are set)."));
+    out.push(value(
+        "default",
+        Field,
+        T::String,
+        "Default value as JSON (`+kubebuilder:default` wins when both are set).",
+    ));
     out.push(value("kubebuilder:example", Field, T::Any, "Example value (`example`)."));
     out.push(value("kubebuilder:title", TypeOrField, T::String, "Schema title."));
     out.push(flag(

@@ -1,6 +1,12 @@
 //! kubesmith's integration tests: each drives the real binary in a temporary folder.
 
 mod cli;
+#[path = "../crd_conformance.rs"]
+mod crd_conformance;
+#[path = "../crd_generate.rs"]
+mod crd_generate;
+#[path = "../crd_markers.rs"]
+mod crd_markers;
 mod create_api;
 mod create_webhook;
 mod e2e;

@@ -1,0 +1,392 @@
+//! kubebuilder markers on CRD types: which struct, enum or field each marker line belongs to.
+//!
+//! syn keeps no `//` comments, so markers are mapped to items by line numbers. Placement rules (documented in
+//! `docs/markers.md`):
+//!
+//! * A marker belongs to the field, struct or enum whose declaration (its first attribute or doc line) starts
+//!   right below it: the run of `//` comment lines directly above, with no blank line in between. Markers may
+//!   also sit between the attributes and the declaration.
+//! * For a struct or enum (as in controller-gen) a second comment block separated from that run by exactly one
+//!   blank line also counts.
+//! * Markers must be `//` comments: a `///` line is part of the doc comment, which kube-derive copies into the
+//!   schema description, so a `///` marker is an error.
+//! * A CRD marker that belongs to nothing, to something else (a fn, an enum variant, a type alias), or to the
+//!   wrong kind of target (a field marker on a type, a type marker on a field) is an error at its line.
+//!
+//! The schema generator leaves placeholders ([`TYPE_KEY`], [`FIELD_KEY`]) where markers apply; [`apply`]
+//! replaces them after kube's transforms, and [`resource`] applies the CRD-level markers of a spec struct.
+
+pub mod apply;
+pub mod resource;
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+use syn::spanned::Spanned;
+
+use super::error::CrdError;
+use super::index::{CrateIndex, ItemId, ItemKind, ModId};
+use crate::markers::{self as mk, Marker, MarkerTarget};
+
+/// Placeholder key holding the type-marker references of a schema.
+pub const TYPE_KEY: &str = "x-kubesmith-type-markers";
+/// Placeholder key holding the field-marker references of a schema.
+pub const FIELD_KEY: &str = "x-kubesmith-field-markers";
+
+/// A field, identified by (file index, line, column) of its name (or type, for tuple fields).
+pub type FieldKey = (usize, usize, usize);
+
+/// Type-level markers that configure the CRD (only valid on a `#[derive(CustomResource)]` spec struct).
+pub const CRD_LEVEL: &[&str] = &[
+    "kubebuilder:subresource:status",
+    "kubebuilder:subresource:scale",
+    "kubebuilder:printcolumn",
+    "kubebuilder:resource",
+    "kubebuilder:storageversion",
+    "kubebuilder:skipversion",
+    "kubebuilder:unservedversion",
+    "kubebuilder:deprecatedversion",
+    "kubebuilder:metadata",
+    "kubebuilder:selectablefield",
+];
+
+/// Markers accepted on types or fields but ignored by the CRD generator.
+const IGNORED: &[&str] = &["kubebuilder:object:root", "k8s:enum"];
+
+/// Whether a registered marker is one the CRD generator applies (or must check the placement of).
+pub fn is_crd_marker(name: &str) -> bool {
+    let Some(def) = mk::lookup(name) else {
+        return false;
+    };
+    def.target != MarkerTarget::Package && !name.starts_with("operator-sdk:")
+}
+
+/// The markers of every struct, enum and field of a crate.
+#[derive(Debug, Default)]
+pub struct MarkerIndex {
+    items: HashMap<ItemId, Vec<Marker>>,
+    fields: HashMap<FieldKey, Vec<Marker>>,
+}
+
+#[derive(Debug, Clone)]
+enum Target {
+    Item(ItemId, String),
+    Field(FieldKey, String, bool),
+    Other(String),
+}
+
+struct Placed {
+    start: usize,
+    decl: usize,
+    target: Target,
+}
+
+fn first_line(attrs: &[syn::Attribute], fallback: usize) -> usize {
+    attrs.iter().map(|a| a.span().start().line).chain(std::iter::once(fallback)).min().unwrap_or(fallback)
+}
+
+fn is_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("//") && !t.starts_with("//!")
+}
+
+fn is_serde_flatten(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("serde")
+            && a.meta.require_list().is_ok_and(|l| l.tokens.to_string().split(',').any(|t| t.trim() == "flatten"))
+    })
+}
+
+impl MarkerIndex {
+    /// The key of a field defined in module `m`.
+    pub fn field_key(ix: &CrateIndex, m: ModId, field: &syn::Field) -> FieldKey {
+        let span = field.ident.as_ref().map(|i| i.span()).unwrap_or_else(|| field.ty.span());
+        let start = span.start();
+        (ix.modules[m].file, start.line, start.column)
+    }
+
+    /// The markers on an item.
+    pub fn item(&self, id: ItemId) -> &[Marker] {
+        self.items.get(&id).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The markers on a field.
+    pub fn field(&self, key: FieldKey) -> &[Marker] {
+        self.fields.get(&key).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The field marker named `name`, if any (aliases are not resolved).
+    pub fn field_marker(&self, key: FieldKey, name: &str) -> Option<&Marker> {
+        self.field(key).iter().find(|m| m.name == name)
+    }
+
+    /// Scans every file of the crate and attaches each CRD marker to its struct, enum or field.
+    pub fn build(ix: &CrateIndex) -> Result<Self, CrdError> {
+        let mut out = MarkerIndex::default();
+        for (fi, file) in ix.files.iter().enumerate() {
+            if !file.text.contains("+") {
+                continue;
+            }
+            let markers = mk::scan(&file.path, &file.text).map_err(|e| {
+                let d = &e.diagnostics[0];
+                CrdError::marker(&d.file, d.line, &d.message)
+            })?;
+            let markers: Vec<Marker> = markers.into_iter().filter(|m| is_crd_marker(&m.name)).collect();
+            if markers.is_empty() {
+                continue;
+            }
+            let lines: Vec<&str> = file.text.lines().collect();
+            let targets = targets_of_file(ix, fi);
+            let mut owner: HashMap<usize, usize> = HashMap::new();
+            for (t, p) in targets.iter().enumerate() {
+                for l in attached_lines(&lines, p) {
+                    owner.entry(l).or_insert(t);
+                }
+            }
+            for m in markers {
+                let text = lines.get(m.line - 1).copied().unwrap_or_default();
+                let err = |msg: String| CrdError::marker(&m.file, m.line, msg);
+                if text.trim_start().starts_with("///") {
+                    return Err(err(format!(
+                        "marker `+{}` is written in a `///` doc comment, which kube-derive copies into the schema \
+                         description (so `Kind::crd()` would differ from the generated YAML); write it as a `//` \
+                         comment",
+                        m.name
+                    )));
+                }
+                let def = mk::lookup(&m.name).map(|d| d.target);
+                let Some(p) = owner.get(&m.line).map(|t| &targets[*t]) else {
+                    if IGNORED.contains(&m.name.as_str()) {
+                        continue;
+                    }
+                    if m.name == "kubebuilder:validation:Optional" || m.name == "kubebuilder:validation:Required" {
+                        return Err(err(format!(
+                            "marker `+{}` is not attached to a field: module-wide default optionality is not \
+                             supported (the Rust types decide: Option<T> or #[serde(default)] is optional); put it \
+                             directly above a field",
+                            m.name
+                        )));
+                    }
+                    return Err(err(format!(
+                        "marker `+{}` is not attached to a struct, enum or field: write it on the `//` lines \
+                         directly above the field or type (no blank line in between)",
+                        m.name
+                    )));
+                };
+                match &p.target {
+                    Target::Other(what) => {
+                        return Err(err(format!(
+                            "marker `+{}` cannot go on {what}; put it above a struct, an enum or a struct field",
+                            m.name
+                        )));
+                    }
+                    Target::Item(id, name) => {
+                        if def == Some(MarkerTarget::Field) {
+                            return Err(err(format!(
+                                "`+{}` is a field marker and cannot go on type `{name}`; put it directly above a field",
+                                m.name
+                            )));
+                        }
+                        if CRD_LEVEL.contains(&m.name.as_str()) && !super::derives_custom_resource(item_attrs(ix, *id))
+                        {
+                            return Err(err(format!(
+                                "`+{}` configures the CRD and only goes on the #[derive(CustomResource)] spec \
+                                 struct, not on `{name}`",
+                                m.name
+                            )));
+                        }
+                        out.items.entry(*id).or_default().push(m);
+                    }
+                    Target::Field(key, name, flatten) => {
+                        if def == Some(MarkerTarget::Type) {
+                            return Err(err(format!(
+                                "`+{}` is a type marker and cannot go on field `{name}`; put it directly above the \
+                                 struct or enum (CRD markers go on the #[derive(CustomResource)] spec struct)",
+                                m.name
+                            )));
+                        }
+                        if *flatten && !IGNORED.contains(&m.name.as_str()) {
+                            return Err(err(format!(
+                                "marker `+{}` on #[serde(flatten)] field `{name}`: a flattened field has no schema \
+                                 of its own; put the markers on the fields (or the type) being flattened",
+                                m.name
+                            )));
+                        }
+                        out.fields.entry(*key).or_default().push(m);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn item_attrs(ix: &CrateIndex, id: ItemId) -> &[syn::Attribute] {
+    match &ix.items[id].kind {
+        ItemKind::Struct(s) => &s.attrs,
+        ItemKind::Enum(e) => &e.attrs,
+        _ => &[],
+    }
+}
+
+/// Every declaration of one file that markers can sit above.
+fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
+    let mut out = Vec::new();
+    let field_targets = |out: &mut Vec<Placed>, m: ModId, fields: &syn::Fields| {
+        for f in fields {
+            let decl = f.ident.as_ref().map(|i| i.span().start().line).unwrap_or_else(|| f.ty.span().start().line);
+            let name = f.ident.as_ref().map(super::index::unraw).unwrap_or_else(|| "0".to_string());
+            out.push(Placed {
+                start: first_line(&f.attrs, decl),
+                decl,
+                target: Target::Field(MarkerIndex::field_key(ix, m, f), name, is_serde_flatten(&f.attrs)),
+            });
+        }
+    };
+    for (id, item) in ix.items.iter().enumerate() {
+        if ix.modules[item.module].file != fi {
+            continue;
+        }
+        match &item.kind {
+            ItemKind::Struct(s) => {
+                let decl = s.struct_token.span.start().line;
+                out.push(Placed {
+                    start: first_line(&s.attrs, decl),
+                    decl,
+                    target: Target::Item(id, item.name.clone()),
+                });
+                field_targets(&mut out, item.module, &s.fields);
+            }
+            ItemKind::Enum(e) => {
+                let decl = e.enum_token.span.start().line;
+                out.push(Placed {
+                    start: first_line(&e.attrs, decl),
+                    decl,
+                    target: Target::Item(id, item.name.clone()),
+                });
+                for v in &e.variants {
+                    let decl = v.ident.span().start().line;
+                    out.push(Placed {
+                        start: first_line(&v.attrs, decl),
+                        decl,
+                        target: Target::Other(format!("enum variant `{}`", v.ident)),
+                    });
+                    field_targets(&mut out, item.module, &v.fields);
+                }
+            }
+            ItemKind::Alias(t) => {
+                let decl = t.type_token.span.start().line;
+                out.push(Placed {
+                    start: first_line(&t.attrs, decl),
+                    decl,
+                    target: Target::Other(format!(
+                        "type alias `{}` (aliases are transparent to the schema; use a newtype struct or put the \
+                         markers on the fields)",
+                        t.ident
+                    )),
+                });
+            }
+            ItemKind::Fn(f) => {
+                let decl = f.sig.fn_token.span.start().line;
+                out.push(Placed {
+                    start: first_line(&f.attrs, decl),
+                    decl,
+                    target: Target::Other(format!("fn `{}`", f.sig.ident)),
+                });
+            }
+            ItemKind::Const(c) => {
+                let decl = c.const_token.span.start().line;
+                out.push(Placed {
+                    start: first_line(&c.attrs, decl),
+                    decl,
+                    target: Target::Other(format!("const `{}`", c.ident)),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The 1-based lines whose markers belong to the declaration `p`.
+fn attached_lines(lines: &[&str], p: &Placed) -> Vec<usize> {
+    let text = |l: usize| lines.get(l.wrapping_sub(1)).copied().unwrap_or_default();
+    let mut out: Vec<usize> = (p.start..p.decl).filter(|l| is_comment(text(*l))).collect();
+    let mut l = p.start.saturating_sub(1);
+    while l >= 1 && is_comment(text(l)) {
+        out.push(l);
+        l -= 1;
+    }
+    if matches!(p.target, Target::Item(..)) && l >= 2 && text(l).trim().is_empty() && is_comment(text(l - 1)) {
+        l -= 1;
+        while l >= 1 && is_comment(text(l)) {
+            out.push(l);
+            l -= 1;
+        }
+    }
+    out
+}
+
+/// Adds a placeholder reference to `schema` (an object after [`super::attrs::insert`]).
+pub fn add_placeholder(schema: &mut Value, key: &str, reference: Value) {
+    super::attrs::insert(schema, "__tmp", Value::Null);
+    if let Value::Object(o) = schema {
+        o.remove("__tmp");
+        match o.entry(key).or_insert_with(|| json!([])) {
+            Value::Array(a) => {
+                if !a.contains(&reference) {
+                    a.push(reference);
+                }
+            }
+            other => *other = json!([reference]),
+        }
+    }
+}
+
+/// The placeholder reference of a type.
+pub fn type_ref(id: ItemId) -> Value {
+    json!(id)
+}
+
+/// The placeholder reference of a field.
+pub fn field_ref(key: FieldKey) -> Value {
+    json!([key.0, key.1, key.2])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_doc_lists_every_crd_marker() {
+        let doc = include_str!("../../docs/markers.md");
+        let missing: Vec<&str> = mk::registry()
+            .iter()
+            .filter(|d| is_crd_marker(&d.name))
+            .map(|d| d.name.as_str())
+            .filter(|n| !doc.contains(&format!("`+{n}`")) && !doc.contains(&format!("`+{n},")))
+            .collect();
+        assert!(missing.is_empty(), "docs/markers.md does not list: {missing:?}");
+    }
+
+    #[test]
+    fn crd_level_markers_are_registered_type_markers() {
+        for name in CRD_LEVEL {
+            assert_eq!(mk::lookup(name).map(|d| d.target), Some(MarkerTarget::Type), "{name}");
+        }
+    }
+
+    #[test]
+    fn attached_lines_follow_the_placement_rules() {
+        let text = "// a\n// +x\n\n// +type-extra\n\n/// doc\n// +y\n#[derive(X)]\n// +z\nstruct S;";
+        let lines: Vec<&str> = text.lines().collect();
+        let item = Placed { start: 6, decl: 10, target: Target::Item(0, "S".into()) };
+        let mut got = attached_lines(&lines, &item);
+        got.sort();
+        // Lines 6..9 (doc, markers and attributes) and one block across one blank line; not across two.
+        assert_eq!(got, vec![4, 6, 7, 9]);
+        let field = Placed { start: 6, decl: 10, target: Target::Field((0, 10, 0), "s".into(), false) };
+        let mut got = attached_lines(&lines, &field);
+        got.sort();
+        assert_eq!(got, vec![6, 7, 9]);
+    }
+}

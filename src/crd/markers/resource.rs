@@ -1,0 +1,209 @@
+//! CRD-level markers of a `#[derive(CustomResource)]` spec struct (reference §10.2): printer columns, names and
+//! scope, version flags, subresources, selectable fields and CRD metadata, applied on top of `Kind::crd()`.
+//!
+//! Whatever the Rust code also knows (`Kind::crd_name()`, `Kind::plural()`, the scope type) must agree with the
+//! `#[kube(...)]` attribute: a marker contradicting it is an error that names the attribute to change.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value, json};
+
+use crate::crd::error::CrdError;
+use crate::crd::kube_attrs::KubeAttrs;
+use crate::markers::Marker;
+
+/// What the CRD-level markers of one version say about the version itself.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct VersionFlags {
+    /// `+kubebuilder:storageversion`.
+    pub storage: bool,
+    /// `+kubebuilder:skipversion`: where it was written.
+    pub skip: Option<(PathBuf, usize)>,
+}
+
+fn err(m: &Marker, msg: impl std::fmt::Display) -> CrdError {
+    CrdError::marker(&m.file, m.line, format!("`+{}`: {msg}", m.name))
+}
+
+fn push_unique(list: &mut Value, v: Value) {
+    if !list.is_array() {
+        *list = json!([]);
+    }
+    if let Value::Array(a) = list {
+        if !a.contains(&v) {
+            a.push(v);
+        }
+    }
+}
+
+fn key_values(m: &Marker, arg: &str) -> Result<Vec<(String, String)>, CrdError> {
+    m.strings(arg)
+        .into_iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) => Ok((k.to_string(), v.to_string())),
+            None => Err(err(m, format!("{arg} entry `{kv}` is not in 'xxx=xxx' format"))),
+        })
+        .collect()
+}
+
+/// Applies the CRD-level markers of one version's spec struct to its single-version CRD.
+pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> Result<VersionFlags, CrdError> {
+    let mut flags = VersionFlags::default();
+    let group = k.group.clone();
+    for m in markers {
+        match m.name.as_str() {
+            "kubebuilder:storageversion" => flags.storage = true,
+            "kubebuilder:skipversion" => flags.skip = Some((m.file.clone(), m.line)),
+            "kubebuilder:unservedversion" => {
+                crd["spec"]["versions"][0]["served"] = json!(false);
+            }
+            "kubebuilder:deprecatedversion" => {
+                let warning = m.string("warning").map(str::to_string);
+                if let (Some(Some(kw)), Some(w)) = (&k.deprecated, &warning) {
+                    if kw != w {
+                        return Err(err(
+                            m,
+                            format!("warning {w:?} contradicts #[kube(deprecated = {kw:?})]; keep one of them"),
+                        ));
+                    }
+                }
+                let v = &mut crd["spec"]["versions"][0];
+                v["deprecated"] = json!(true);
+                if let Some(w) = warning {
+                    v["deprecationWarning"] = json!(w);
+                }
+            }
+            "kubebuilder:subresource:status" if k.status.is_none() => {
+                return Err(err(
+                    m,
+                    "the status subresource needs a status type: add `status = \"<Kind>Status\"` to \
+                     #[kube(...)] (which also enables the subresource) and drop the marker",
+                ));
+            }
+            "kubebuilder:subresource:scale" => {
+                let mut scale = Map::new();
+                scale.insert("specReplicasPath".into(), json!(m.string("specpath").unwrap_or_default()));
+                scale.insert("statusReplicasPath".into(), json!(m.string("statuspath").unwrap_or_default()));
+                if let Some(sel) = m.string("selectorpath") {
+                    scale.insert("labelSelectorPath".into(), json!(sel));
+                }
+                let scale = Value::Object(scale);
+                if let Some(existing) = &k.scale {
+                    if *existing != scale {
+                        return Err(err(m, "contradicts #[kube(scale(...))]; keep one of them"));
+                    }
+                }
+                let v = &mut crd["spec"]["versions"][0];
+                if !v["subresources"].is_object() {
+                    v["subresources"] = json!({});
+                }
+                v["subresources"]["scale"] = scale;
+            }
+            "kubebuilder:printcolumn" => {
+                let t = m.string("type").unwrap_or_default();
+                const TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
+                if !TYPES.contains(&t) {
+                    return Err(err(m, format!("column type `{t}` is not one of {}", TYPES.join(", "))));
+                }
+                let mut col = Map::new();
+                if let Some(d) = m.string("description") {
+                    col.insert("description".into(), json!(d));
+                }
+                if let Some(f) = m.string("format") {
+                    col.insert("format".into(), json!(f));
+                }
+                col.insert("jsonPath".into(), json!(m.string("JSONPath")));
+                col.insert("name".into(), json!(m.string("name")));
+                if let Some(p) = m.arg("priority") {
+                    col.insert("priority".into(), p.to_json());
+                }
+                col.insert("type".into(), json!(t));
+                let v = &mut crd["spec"]["versions"][0];
+                if !v["additionalPrinterColumns"].is_array() {
+                    v["additionalPrinterColumns"] = json!([]);
+                }
+                if let Value::Array(a) = &mut v["additionalPrinterColumns"] {
+                    a.push(Value::Object(col));
+                }
+            }
+            "kubebuilder:resource" => {
+                let names = &crd["spec"]["names"];
+                let plural = names["plural"].as_str().unwrap_or_default().to_string();
+                let singular = names["singular"].as_str().unwrap_or_default().to_string();
+                if let Some(p) = m.string("path") {
+                    if p != plural {
+                        return Err(err(
+                            m,
+                            format!(
+                                "path={p} contradicts the plural `{plural}` kube-derive uses (Kind::crd_name() is \
+                                 `{plural}.{group}`); add `plural = \"{p}\"` to #[kube(...)] or drop `path`"
+                            ),
+                        ));
+                    }
+                }
+                if let Some(s) = m.string("singular") {
+                    if s != singular {
+                        return Err(err(
+                            m,
+                            format!(
+                                "singular={s} contradicts the singular `{singular}` of #[kube(...)]; add \
+                                 `singular = \"{s}\"` to #[kube(...)] or drop `singular`"
+                            ),
+                        ));
+                    }
+                }
+                if let Some(scope) = m.string("scope") {
+                    let want_ns = scope != "Cluster";
+                    if want_ns != k.namespaced {
+                        let fix = if want_ns {
+                            "add `namespaced` to #[kube(...)]"
+                        } else {
+                            "remove `namespaced` from #[kube(...)]"
+                        };
+                        return Err(err(
+                            m,
+                            format!(
+                                "scope={} contradicts #[kube(...)], which makes the kind {} (the Rust type's \
+                                 Resource::Scope); {fix} or drop `scope`",
+                                if scope.is_empty() { "Namespaced" } else { scope },
+                                if k.namespaced { "namespaced" } else { "cluster-scoped" }
+                            ),
+                        ));
+                    }
+                }
+                for (arg, key) in [("shortName", "shortNames"), ("categories", "categories")] {
+                    for v in m.strings(arg) {
+                        push_unique(&mut crd["spec"]["names"][key], json!(v));
+                    }
+                }
+            }
+            "kubebuilder:metadata" => {
+                for (arg, key, existing) in
+                    [("annotations", "annotations", &k.annotations), ("labels", "labels", &k.labels)]
+                {
+                    for (name, value) in key_values(m, arg)? {
+                        if let Some((_, kv)) = existing.iter().find(|(n, _)| *n == name) {
+                            if *kv != value {
+                                return Err(err(
+                                    m,
+                                    format!("{arg} {name}={value} contradicts #[kube(...)] ({name}={kv}); keep one"),
+                                ));
+                            }
+                        }
+                        let meta = &mut crd["metadata"];
+                        if !meta[key].is_object() {
+                            meta[key] = json!({});
+                        }
+                        meta[key][name] = json!(value);
+                    }
+                }
+            }
+            "kubebuilder:selectablefield" => {
+                let path = m.string("JSONPath").unwrap_or_default();
+                push_unique(&mut crd["spec"]["versions"][0]["selectableFields"], json!({ "jsonPath": path }));
+            }
+            _ => {}
+        }
+    }
+    Ok(flags)
+}
