@@ -164,6 +164,10 @@ pub struct MakeManifestsArgs {
     /// Where to write `role.yaml`. Default in a project: `config/rbac`.
     #[arg(long, value_name = "DIR")]
     pub rbac_dir: Option<PathBuf>,
+    /// Kubernetes version whose k8s-openapi schemas embedded types get. Default: the project's `k8sVersion`
+    /// (PROJECT), else 1.37.
+    #[arg(long, value_enum, value_name = "VERSION")]
+    pub k8s_version: Option<K8sVersion>,
     /// Write nothing; list missing, stale and extra files and exit 1 if there are any.
     #[arg(long)]
     pub check: bool,

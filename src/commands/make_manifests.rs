@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::MakeManifestsArgs;
 use crate::commands::UsageError;
-use crate::crd::{self, SourceSet};
+use crate::crd::{self, K8sTable, SourceSet};
 use crate::plan::{Action, Plan};
 use crate::project::{PROJECT_FILE, Project};
 
@@ -20,14 +20,40 @@ pub struct Targets {
     pub sources: Vec<PathBuf>,
     pub crd_dir: Option<PathBuf>,
     pub rbac_dir: Option<PathBuf>,
+    /// The k8s-openapi schemas of the Kubernetes version the crate builds against.
+    pub k8s: &'static K8sTable,
+}
+
+/// The table of the project's Kubernetes version (`plugins["rust.kubesmith.io/v1alpha1"].k8sVersion`), or of
+/// kubesmith's default version outside a project or when PROJECT names none.
+fn project_k8s(project: Option<&Project>) -> Result<&'static K8sTable> {
+    match project.and_then(|p| p.file.k8s_version()) {
+        None => Ok(K8sTable::default_table()),
+        Some(v) => K8sTable::for_version(v).ok_or_else(|| {
+            UsageError(format!(
+                "PROJECT sets k8sVersion {v}, which kubesmith has no k8s-openapi schemas for (it supports {}); \
+                 fix k8sVersion or pass --k8s-version",
+                crd::k8s::VERSIONS.join(", ")
+            ))
+            .into()
+        }),
+    }
 }
 
 /// Resolves the folders: flags win; in a project the layout gives defaults; outside one only flags count.
 pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
     let in_project = cwd.join(PROJECT_FILE).is_file();
-    if in_project {
-        Project::load(cwd)?;
-    }
+    let project = if in_project {
+        Some(Project::load(cwd)?)
+    } else {
+        None
+    };
+    let k8s = match args.k8s_version {
+        Some(v) => {
+            K8sTable::for_version(v.dotted()).expect("every --k8s-version value has a table")
+        }
+        None => project_k8s(project.as_ref())?,
+    };
     let sources = if args.sources.is_empty() {
         vec![PathBuf::from("src")]
     } else {
@@ -70,6 +96,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
         sources,
         crd_dir,
         rbac_dir,
+        k8s,
     })
 }
 
@@ -80,7 +107,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         let mut written = Vec::new();
         for src in &targets.sources {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
-            for generated in crd::generate(&set)? {
+            for generated in crd::generate_with(&set, targets.k8s)? {
                 let path = crd_dir.join(&generated.file_name);
                 plan.write(&path, crd_text(&generated))?;
                 written.push(path);
@@ -128,7 +155,9 @@ pub fn crd_text(generated: &crd::GeneratedCrd) -> String {
 /// after the plan. A failure is a warning: the command that called this still does its main job.
 pub fn plan_one_crd(plan: &mut Plan, name: &str) -> Result<()> {
     let set = SourceSet::new(&plan.root.join("src")).with_overlay(plan.overlay());
-    match crd::generate(&set) {
+    let project = Project::load(&plan.root).ok();
+    let k8s = project_k8s(project.as_ref()).unwrap_or_else(|_| K8sTable::default_table());
+    match crd::generate_with(&set, k8s) {
         Ok(crds) => {
             for generated in crds.iter().filter(|c| c.name == name) {
                 plan.write(Path::new("config/crd/bases").join(&generated.file_name), crd_text(generated))?;

@@ -1,6 +1,10 @@
-//! kubesmith's integration tests: each drives the real binary in a temporary folder.
+//! kubesmith's integration tests: most drive the real binary in a temporary folder; `crd_*` and
+//! `conformance_live` call the CRD generator library.
 
 mod cli;
+mod conformance_live;
+mod crd_conformance;
+mod crd_generate;
 mod create_api;
 mod e2e;
 mod golden;
