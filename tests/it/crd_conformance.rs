@@ -201,6 +201,7 @@ pub(crate) fn check_against(sample: &Sample, want: &Value) -> Result<(), String>
 }
 
 const SCHEMA: &str = "input-schema_samples.rs";
+const COVERAGE: &str = "input-coverage.rs";
 
 macro_rules! conformance {
     ($($test:ident: $name:literal, $input:expr, [$(($kind:literal, $ver:expr)),*], [$(($f:literal, $p:literal)),*];)*) => {
@@ -237,6 +238,12 @@ conformance! {
     multi_v1: "multi-v1", SCHEMA, [("Multi", Some("v1"))], [];
     multi_merged: "multi-merged", SCHEMA, [("Multi", None)], [];
     edge_cases: "edge-cases", "input-edge_cases.rs", [("Edge", None)], [("u32_map_key", "u32MapKey")];
+    cov_scaled: "cov-scaled", COVERAGE, [("Scaled", None)], [];
+    cov_renames: "cov-renames", COVERAGE, [("Renames", None)], [];
+    cov_defaults: "cov-defaults", COVERAGE, [("Defaults", None)], [];
+    cov_wrappers: "cov-wrappers", COVERAGE, [("Wrappers", None)], [];
+    cov_enum_shapes: "cov-enum-shapes", COVERAGE, [("EnumShapes", None)], [];
+    cov_more_k8stypes: "cov-more-k8stypes", COVERAGE, [("MoreK8sTypes", None)], [];
 }
 
 /// Samples where kube-derive panics or emits a CRD the API server rejects: kubesmith must report them.

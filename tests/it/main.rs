@@ -9,4 +9,5 @@ mod create_api;
 mod e2e;
 mod golden;
 mod init;
+mod k8s_version;
 mod support;

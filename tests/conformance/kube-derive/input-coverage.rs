@@ -1,12 +1,11 @@
 //! Shapes the first corpus lacks (kubesmith issue: live conformance): the JSON `scale` syntax, stacked
 //! `selectable`/`annotation`/`label`, every serde `rename_all` case, defaults from `Default` and from fns,
-//! wrappers (Box, Arc, newtypes, aliases, sets, nested maps), every integer and float, documented and plain
+//! wrappers (Box, newtypes, aliases, sets, nested maps), every integer and float, documented and plain
 //! unit enums, externally tagged and untagged enums, and the k8s-openapi types of kubesmith's table.
 //! Output folder: first CLI argument (default `out`); writes `<sample>.json` (or `<sample>.PANIC.txt`).
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::Arc;
 
 use kube::{CustomResource, CustomResourceExt};
 use schemars::JsonSchema;
@@ -192,7 +191,6 @@ pub mod wrappers {
         pub f32v: f32,
         pub f64v: f64,
         pub boxed: Box<Leaf>,
-        pub arced: Arc<Leaf>,
         pub opt_boxed: Option<Box<Leaf>>,
         pub port: Port,
         pub opt_port: Option<Port>,
