@@ -5,7 +5,8 @@
 //! `kubesmith create api` per kind, every kind with a status holding `Vec<Condition>`), runs `make manifests` once
 //! to write the manifests, then N more times and reports the median and minimum wall time of those runs (files
 //! already up to date: the steady state of a developer's edit-generate loop) and the peak resident set size of
-//! one more run, measured by `/usr/bin/time -f %M` when present, else by polling `/proc/<pid>/status` (VmHWM).
+//! one more run, measured by `/usr/bin/time -f %M` when present (which also gives that run's CPU time, a figure
+//! less disturbed by other load on the machine), else by polling `/proc/<pid>/status` (VmHWM).
 //! The aim is under 50 ms for 100 kinds.
 
 use std::path::{Path, PathBuf};
@@ -55,8 +56,8 @@ pub fn run(args: &[String]) -> Result<()> {
     let exe = root().join("target/release/kubesmith");
     let base = root().join("target/bench");
     println!("kubesmith make manifests, {runs} runs each (release build, files up to date)\n");
-    println!("| kinds | CRDs | median | min | max | peak RSS |");
-    println!("|------:|-----:|-------:|----:|----:|---------:|");
+    println!("| kinds | CRDs | median | min | max | CPU (user+sys) | peak RSS |");
+    println!("|------:|-----:|-------:|----:|----:|---------------:|---------:|");
     for n in kinds {
         let dir = scaffold(&exe, &base, n)?;
         run_ok(&exe, &dir, &["make", "manifests"])?;
@@ -68,12 +69,14 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         times.sort();
         let crds = std::fs::read_dir(dir.join("config/crd/bases"))?.count();
-        let rss = peak_rss_kib(&exe, &dir)?;
+        let (rss, cpu) = peak_rss_kib(&exe, &dir)?;
         println!(
-            "| {n} | {crds} | {} | {} | {} | {} |",
+            "| {n} | {crds} | {} | {} | {} | {} | {} |",
             ms(times[times.len() / 2]),
             ms(times[0]),
             ms(times[times.len() - 1]),
+            cpu.map(|s| format!("{:.0} ms", s * 1000.0))
+                .unwrap_or_else(|| "n/a".into()),
             rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
                 .unwrap_or_else(|| "n/a".into())
         );
@@ -145,19 +148,22 @@ fn scaffold(exe: &Path, base: &Path, n: usize) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Peak resident set size of one `make manifests` run, in KiB.
-fn peak_rss_kib(exe: &Path, dir: &Path) -> Result<Option<u64>> {
+/// Peak resident set size of one `make manifests` run in KiB, and its CPU seconds (user + sys) when known.
+fn peak_rss_kib(exe: &Path, dir: &Path) -> Result<(Option<u64>, Option<f64>)> {
     let time = Path::new("/usr/bin/time");
     if time.exists() {
         let out = Command::new(time)
-            .args(["-f", "%M"])
+            .args(["-f", "%M %U %S"])
             .arg(exe)
             .args(["make", "manifests"])
             .current_dir(dir)
             .stdout(Stdio::null())
             .output()?;
         let err = String::from_utf8_lossy(&out.stderr);
-        return Ok(err.lines().last().and_then(|l| l.trim().parse().ok()));
+        let last: Vec<&str> = err.lines().last().unwrap_or_default().split(' ').collect();
+        let num = |i: usize| last.get(i).and_then(|v| v.parse::<f64>().ok());
+        let cpu = num(1).zip(num(2)).map(|(u, s)| u + s);
+        return Ok((last.first().and_then(|v| v.parse().ok()), cpu));
     }
     // Fallback: poll the high-water mark until the process exits (may miss the last milliseconds).
     let mut child = Command::new(exe)
@@ -179,7 +185,7 @@ fn peak_rss_kib(exe: &Path, dir: &Path) -> Result<Option<u64>> {
             }
         }
         if child.try_wait()?.is_some() {
-            return Ok(peak);
+            return Ok((peak, None));
         }
         std::thread::sleep(Duration::from_micros(200));
     }
