@@ -736,7 +736,8 @@ fn blank_fn_bodies(text: &str) -> String {
             i = next;
             continue;
         }
-        if !(is_ident_byte(b[i]) && !b[i].is_ascii_digit()) || (i > 0 && is_ident_byte(b[i - 1])) {
+        let starts_ident = is_ident_byte(b[i]) && !b[i].is_ascii_digit();
+        if !starts_ident || (i > 0 && is_ident_byte(b[i - 1])) {
             i += 1;
             continue;
         }
