@@ -171,7 +171,6 @@ pub fn run(check: bool) -> Result<()> {
                 stale.push(name.clone());
             }
         }
-        // Decoding what is committed must give back what the crate produced.
         if !stale.is_empty() {
             bail!(
                 "data/k8s-schemas is out of date ({}): run `cargo xtask k8s-schemas` and commit the result",
