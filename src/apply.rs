@@ -40,10 +40,7 @@ fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
-            anyhow::bail!(
-                "{} is a directory where kubesmith needs a file; move it away",
-                path.display()
-            )
+            anyhow::bail!("{} is a directory where kubesmith needs a file; move it away", path.display())
         }
         Err(e) => Err(e).with_context(|| format!("failed to read {}", path.display())),
     }
@@ -53,10 +50,7 @@ fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
 /// written are they renamed into place. Any failure restores the previous state of every touched path.
 pub fn apply(plan: &Plan) -> Result<Outcome> {
     let ops = effective_ops(plan)?;
-    let mut outcome = Outcome {
-        unchanged: plan.ops().len() - ops.len(),
-        ..Default::default()
-    };
+    let mut outcome = Outcome { unchanged: plan.ops().len() - ops.len(), ..Default::default() };
     let mut tx = Transaction::default();
     let result = (|| -> Result<()> {
         // Phase 1: stage every file next to its destination.
@@ -64,13 +58,10 @@ pub fn apply(plan: &Plan) -> Result<Outcome> {
         for op in &ops {
             let dest = plan.root.join(&op.path);
             if let Some(contents) = &op.contents {
-                let parent = dest
-                    .parent()
-                    .context("a planned file has no parent folder")?;
+                let parent = dest.parent().context("a planned file has no parent folder")?;
                 tx.create_dirs(parent)?;
                 let tmp = temp_sibling(&dest);
-                std::fs::write(&tmp, contents)
-                    .with_context(|| format!("failed to write {}", tmp.display()))?;
+                std::fs::write(&tmp, contents).with_context(|| format!("failed to write {}", tmp.display()))?;
                 tx.temps.push(tmp.clone());
                 staged.push((op, dest, Some(tmp)));
             } else {
@@ -84,8 +75,7 @@ pub fn apply(plan: &Plan) -> Result<Outcome> {
             match tmp {
                 Some(tmp) => std::fs::rename(&tmp, &dest)
                     .with_context(|| format!("failed to move {} into place", dest.display()))?,
-                None => std::fs::remove_file(&dest)
-                    .with_context(|| format!("failed to remove {}", dest.display()))?,
+                None => std::fs::remove_file(&dest).with_context(|| format!("failed to remove {}", dest.display()))?,
             }
             outcome.changed.push(Plan::describe(op));
         }
@@ -104,10 +94,7 @@ pub fn apply(plan: &Plan) -> Result<Outcome> {
 }
 
 fn temp_sibling(dest: &Path) -> PathBuf {
-    let name = dest
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     dest.with_file_name(format!(".{name}.kubesmith-{}.tmp", std::process::id()))
 }
 
@@ -133,8 +120,7 @@ impl Transaction {
             cur = d.parent();
         }
         for d in missing.into_iter().rev() {
-            std::fs::create_dir(&d)
-                .with_context(|| format!("failed to create folder {}", d.display()))?;
+            std::fs::create_dir(&d).with_context(|| format!("failed to create folder {}", d.display()))?;
             self.dirs.push(d);
         }
         Ok(())
@@ -188,10 +174,7 @@ mod tests {
         let out = apply(&plan).unwrap();
         assert_eq!(out.changed, ["create    a/b/new.txt"]);
         assert_eq!(out.unchanged, 1);
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("a/b/new.txt")).unwrap(),
-            "new"
-        );
+        assert_eq!(std::fs::read_to_string(dir.path().join("a/b/new.txt")).unwrap(), "new");
     }
 
     #[test]
@@ -217,10 +200,7 @@ mod tests {
         plan.create("x.rs", "theirs".into());
         let err = apply(&plan).unwrap_err().to_string();
         assert!(err.contains("already exists"), "{err}");
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("x.rs")).unwrap(),
-            "mine"
-        );
+        assert_eq!(std::fs::read_to_string(dir.path().join("x.rs")).unwrap(), "mine");
     }
 
     #[test]

@@ -17,10 +17,8 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Scaffold a new operator project in the current folder.
-    #[command(
-        after_help = "Example:\n  mkdir memcached-operator && cd memcached-operator\n  \
-        kubesmith init --domain example.com --owner \"The Memcached Authors\""
-    )]
+    #[command(after_help = "Example:\n  mkdir memcached-operator && cd memcached-operator\n  \
+        kubesmith init --domain example.com --owner \"The Memcached Authors\"")]
     Init(InitArgs),
     /// Add something to the project.
     #[command(subcommand)]
@@ -33,21 +31,17 @@ pub enum Command {
 #[derive(Debug, Subcommand)]
 pub enum CreateCommand {
     /// Add an API (a custom resource kind): Rust types, a reconciler, samples and RBAC.
-    #[command(
-        after_help = "Examples:\n  kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  \
+    #[command(after_help = "Examples:\n  kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  \
         kubesmith create api --group cache --version v1 --kind Cluster --namespaced=false\n  \
-        kubesmith create api --group cache --version v1beta1 --kind Memcached --controller=false"
-    )]
+        kubesmith create api --group cache --version v1beta1 --kind Memcached --controller=false")]
     Api(CreateApiArgs),
 }
 
 #[derive(Debug, Subcommand)]
 pub enum MakeCommand {
     /// Generate CRDs and RBAC from the Rust sources (reads them with syn; never compiles).
-    #[command(
-        after_help = "Examples:\n  kubesmith make manifests\n  kubesmith make manifests --check\n  \
-        kubesmith make manifests --source src --crd-dir out/crds --rbac-dir out/rbac"
-    )]
+    #[command(after_help = "Examples:\n  kubesmith make manifests\n  kubesmith make manifests --check\n  \
+        kubesmith make manifests --source src --crd-dir out/crds --rbac-dir out/rbac")]
     Manifests(MakeManifestsArgs),
 }
 

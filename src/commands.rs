@@ -42,10 +42,7 @@ pub fn finish(mut plan: Plan, dry_run: bool) -> Result<()> {
     crate::rustfmt::format_plan(&mut plan)?;
     if dry_run {
         let ops = crate::apply::effective_ops(&plan)?;
-        println!(
-            "dry run: {} file(s) would change, nothing was written",
-            ops.len()
-        );
+        println!("dry run: {} file(s) would change, nothing was written", ops.len());
         for op in ops {
             println!("  {}", Plan::describe(op));
         }

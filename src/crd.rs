@@ -67,22 +67,11 @@ pub fn generate_with(sources: &SourceSet, k8s: &K8sTable) -> Result<Vec<Generate
 }
 
 fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .any(|a| {
-            a.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
-            )
-            .map(|l| {
-                l.iter().any(|p| {
-                    p.segments
-                        .last()
-                        .is_some_and(|s| s.ident == "CustomResource")
-                })
-            })
+    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+            .map(|l| l.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == "CustomResource")))
             .unwrap_or(false)
-        })
+    })
 }
 
 /// One `Kind::crd()` output plus where it came from.
@@ -94,11 +83,7 @@ struct VersionCrd {
 }
 
 fn kube_err(ix: &CrateIndex, id: ItemId, e: syn::Error) -> CrdError {
-    CrdError::at(
-        ix.module_file(ix.items[id].module),
-        e.span(),
-        CrdErrorKind::KubeAttr(e.to_string()),
-    )
+    CrdError::at(ix.module_file(ix.items[id].module), e.span(), CrdErrorKind::KubeAttr(e.to_string()))
 }
 
 /// Comment lines directly above `line` (1-based), nearest first.
@@ -120,20 +105,11 @@ fn comments_above(text: &str, line: usize) -> Vec<&str> {
     out
 }
 
-fn version_crd(
-    ix: &CrateIndex,
-    id: ItemId,
-    s: &syn::ItemStruct,
-    k8s: &K8sTable,
-) -> Result<VersionCrd, CrdError> {
+fn version_crd(ix: &CrateIndex, id: ItemId, s: &syn::ItemStruct, k8s: &K8sTable) -> Result<VersionCrd, CrdError> {
     let m = ix.items[id].module;
     let file = ix.module_file(m);
     let k = kube_attrs::parse(&s.attrs, s.ident.span()).map_err(|e| kube_err(ix, id, e))?;
-    let first_line = s
-        .attrs
-        .first()
-        .map(|a| a.span().start().line)
-        .unwrap_or_else(|| s.span().start().line);
+    let first_line = s.attrs.first().map(|a| a.span().start().line).unwrap_or_else(|| s.span().start().line);
     let storage_marker = comments_above(ix.module_text(m), first_line)
         .iter()
         .chain(
@@ -173,14 +149,8 @@ fn version_crd(
             json!({ "openAPIV3Schema": root_schema(ix, id, s, &k, &root_name, k8s)? })
         }
     };
-    let singular = k
-        .singular
-        .clone()
-        .unwrap_or_else(|| k.kind.to_ascii_lowercase());
-    let plural = k
-        .plural
-        .clone()
-        .unwrap_or_else(|| kube_attrs::to_plural(&singular));
+    let singular = k.singular.clone().unwrap_or_else(|| k.kind.to_ascii_lowercase());
+    let plural = k.plural.clone().unwrap_or_else(|| kube_attrs::to_plural(&singular));
     let mut metadata = Map::new();
     if !k.annotations.is_empty() {
         metadata.insert("annotations".into(), pairs(&k.annotations));
@@ -212,11 +182,7 @@ fn version_crd(
     version.insert("name".into(), json!(k.version));
     version.insert("schema".into(), schema);
     if !k.selectable.is_empty() {
-        let fields: Vec<Value> = k
-            .selectable
-            .iter()
-            .map(|p| json!({ "jsonPath": p }))
-            .collect();
+        let fields: Vec<Value> = k.selectable.iter().map(|p| json!({ "jsonPath": p })).collect();
         version.insert("selectableFields".into(), Value::Array(fields));
     }
     version.insert("served".into(), json!(k.served));
@@ -240,12 +206,7 @@ fn version_crd(
             "versions": [version],
         }
     });
-    Ok(VersionCrd {
-        item: id,
-        attrs: k,
-        storage_marker,
-        crd,
-    })
+    Ok(VersionCrd { item: id, attrs: k, storage_marker, crd })
 }
 
 fn pairs(p: &[(String, String)]) -> Value {
@@ -280,11 +241,7 @@ fn root_schema(
     }
     if let Some((status, span)) = &k.status {
         let ty: syn::Type = syn::parse_str(status).map_err(|e| {
-            CrdError::at(
-                file,
-                *span,
-                CrdErrorKind::KubeAttr(format!("invalid status type `{status}`: {e}")),
-            )
+            CrdError::at(file, *span, CrdErrorKind::KubeAttr(format!("invalid status type `{status}`: {e}")))
         })?;
         // Resolve with the attribute's span for errors.
         let mut st = g.type_schema(&ty, m).map_err(|mut e| {
@@ -296,19 +253,14 @@ fn root_schema(
             e
         })?;
         schema::allow_null(&mut st);
-        if let Some(Value::Object(props)) = root
-            .as_object_mut()
-            .map(|o| o.entry("properties").or_insert_with(|| json!({})))
+        if let Some(Value::Object(props)) =
+            root.as_object_mut().map(|o| o.entry("properties").or_insert_with(|| json!({})))
         {
             props.insert("status".into(), st);
         }
     }
-    let doc = k.doc.clone().unwrap_or_else(|| {
-        format!(
-            " Auto-generated derived type for {} via `CustomResource`",
-            s.ident
-        )
-    });
+    let doc =
+        k.doc.clone().unwrap_or_else(|| format!(" Auto-generated derived type for {} via `CustomResource`", s.ident));
     let doc = doc.strip_prefix(' ').map(str::to_string).unwrap_or(doc);
     let (title, description) = attrs::title_and_description(&doc);
     if !title.is_empty() {
@@ -327,10 +279,7 @@ fn root_schema(
         CrdError::unsupported(
             file,
             s.ident.span(),
-            format!(
-                "schema of `{}` is rejected by kube's structural rewriter ({})",
-                s.ident, c.0
-            ),
+            format!("schema of `{}` is rejected by kube's structural rewriter ({})", s.ident, c.0),
             "use only externally tagged enums whose variants do not mix unit and data variants",
         )
     })
@@ -364,10 +313,7 @@ fn merge_flat(root: &mut Value, spec: Value) {
 fn merge_all(ix: &CrateIndex, versions: Vec<VersionCrd>) -> Result<Vec<GeneratedCrd>, CrdError> {
     let mut groups: BTreeMap<(String, String), Vec<VersionCrd>> = BTreeMap::new();
     for v in versions {
-        groups
-            .entry((v.attrs.group.clone(), v.attrs.kind.clone()))
-            .or_default()
-            .push(v);
+        groups.entry((v.attrs.group.clone(), v.attrs.kind.clone())).or_default().push(v);
     }
     let mut out = Vec::new();
     for ((group, kind), mut vs) in groups {
@@ -378,23 +324,14 @@ fn merge_all(ix: &CrateIndex, versions: Vec<VersionCrd>) -> Result<Vec<Generated
             let storage: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].attrs.storage).collect();
             let chosen = if marked.len() == 1 { marked } else { storage };
             if chosen.len() != 1 {
-                let list = if chosen.is_empty() {
-                    (0..vs.len()).collect::<Vec<_>>()
-                } else {
-                    chosen.clone()
-                };
+                let list = if chosen.is_empty() { (0..vs.len()).collect::<Vec<_>>() } else { chosen.clone() };
                 let names: Vec<&str> = list.iter().map(|i| vs[*i].attrs.version.as_str()).collect();
                 let at = &vs[list[0]];
                 let item = &ix.items[at.item];
                 return Err(CrdError::at(
                     ix.module_file(item.module),
                     index::item_span(&item.kind),
-                    CrdErrorKind::StorageVersions {
-                        kind,
-                        group,
-                        count: chosen.len(),
-                        versions: names.join(", "),
-                    },
+                    CrdErrorKind::StorageVersions { kind, group, count: chosen.len(), versions: names.join(", ") },
                 ));
             }
             chosen[0]
@@ -436,21 +373,9 @@ fn merge_all(ix: &CrateIndex, versions: Vec<VersionCrd>) -> Result<Vec<Generated
             }
         }
         crd["spec"]["versions"] = Value::Array(all_versions);
-        let plural = crd["spec"]["names"]["plural"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let name = crd["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        out.push(GeneratedCrd {
-            file_name: format!("{group}_{plural}.yaml"),
-            name,
-            group,
-            plural,
-            crd,
-        });
+        let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default().to_string();
+        let name = crd["metadata"]["name"].as_str().unwrap_or_default().to_string();
+        out.push(GeneratedCrd { file_name: format!("{group}_{plural}.yaml"), name, group, plural, crd });
     }
     Ok(out)
 }

@@ -13,13 +13,7 @@ pub enum Lang {
 
 /// Inserts `line` (indented like the marker) just before the line that holds `marker`, unless a line with the
 /// same trimmed text already exists. Returns the new text; errors name the file and the missing marker.
-pub fn insert_before_marker(
-    path: &Path,
-    text: &str,
-    marker: &str,
-    line: &str,
-    lang: Lang,
-) -> Result<String> {
+pub fn insert_before_marker(path: &Path, text: &str, marker: &str, line: &str, lang: Lang) -> Result<String> {
     insert_lines_before_marker(path, text, marker, &[line.to_string()], lang)
 }
 
@@ -37,10 +31,7 @@ pub fn insert_lines_before_marker(
     if text.lines().any(|l| l.trim() == first.trim()) {
         return Ok(text.to_string());
     }
-    let Some(pos) = text
-        .lines()
-        .position(|l| l.trim_start().starts_with(marker) && l.trim() == marker)
-    else {
+    let Some(pos) = text.lines().position(|l| l.trim_start().starts_with(marker) && l.trim() == marker) else {
         anyhow::bail!(
             "{}: the marker `{marker}` is missing, so kubesmith cannot add `{}`; put the marker line back where \
              such lines belong (see docs/markers.md), or add the line yourself and re-run with the marker restored",
@@ -50,10 +41,7 @@ pub fn insert_lines_before_marker(
     };
     let all: Vec<&str> = text.split_inclusive('\n').collect();
     let marker_line = all[pos];
-    let indent: String = marker_line
-        .chars()
-        .take_while(|c| c.is_whitespace() && *c != '\n')
-        .collect();
+    let indent: String = marker_line.chars().take_while(|c| c.is_whitespace() && *c != '\n').collect();
     let mut out = String::with_capacity(text.len() + 64);
     for (i, l) in all.iter().enumerate() {
         if i == pos {
@@ -135,32 +123,15 @@ pub fn check(path: &Path, text: &str, lang: Lang) -> Result<()> {
 mod tests {
     use super::*;
 
-    const MAIN: &str = "fn main() {\n    let v = vec![\n        a(),\n        // +kubesmith:scaffold:controllers\n    ];\n}\n";
+    const MAIN: &str =
+        "fn main() {\n    let v = vec![\n        a(),\n        // +kubesmith:scaffold:controllers\n    ];\n}\n";
 
     #[test]
     fn inserts_with_marker_indent_once() {
         let p = Path::new("src/main.rs");
-        let once = insert_before_marker(
-            p,
-            MAIN,
-            "// +kubesmith:scaffold:controllers",
-            "b(),",
-            Lang::Rust,
-        )
-        .unwrap();
-        assert!(
-            once.contains(
-                "        a(),\n        b(),\n        // +kubesmith:scaffold:controllers\n"
-            )
-        );
-        let twice = insert_before_marker(
-            p,
-            &once,
-            "// +kubesmith:scaffold:controllers",
-            "b(),",
-            Lang::Rust,
-        )
-        .unwrap();
+        let once = insert_before_marker(p, MAIN, "// +kubesmith:scaffold:controllers", "b(),", Lang::Rust).unwrap();
+        assert!(once.contains("        a(),\n        b(),\n        // +kubesmith:scaffold:controllers\n"));
+        let twice = insert_before_marker(p, &once, "// +kubesmith:scaffold:controllers", "b(),", Lang::Rust).unwrap();
         assert_eq!(once, twice);
     }
 
@@ -175,10 +146,7 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(
-            err.contains("src/main.rs") && err.contains("`// +kubesmith:scaffold:x` is missing"),
-            "{err}"
-        );
+        assert!(err.contains("src/main.rs") && err.contains("`// +kubesmith:scaffold:x` is missing"), "{err}");
     }
 
     #[test]
@@ -205,28 +173,15 @@ mod tests {
             "resources:\n- a\n# +kubesmith:uncomment:crd\n- ../crd\n# +kubesmith:uncomment:other\n#- ../other\n\n#- keep\n"
         );
         assert_eq!(uncomment_blocks(p, &once, "crd", Lang::Yaml).unwrap(), once);
-        assert!(
-            uncomment_blocks(p, y, "missing", Lang::Yaml)
-                .unwrap_err()
-                .to_string()
-                .contains("is missing")
-        );
+        assert!(uncomment_blocks(p, y, "missing", Lang::Yaml).unwrap_err().to_string().contains("is missing"));
     }
 
     #[test]
     fn yaml_lists() {
         let y = "resources:\n- a.yaml\n# +kubesmith:scaffold:crd-resources\n";
-        let out = insert_before_marker(
-            Path::new("k.yaml"),
-            y,
-            "# +kubesmith:scaffold:crd-resources",
-            "- b.yaml",
-            Lang::Yaml,
-        )
-        .unwrap();
-        assert_eq!(
-            out,
-            "resources:\n- a.yaml\n- b.yaml\n# +kubesmith:scaffold:crd-resources\n"
-        );
+        let out =
+            insert_before_marker(Path::new("k.yaml"), y, "# +kubesmith:scaffold:crd-resources", "- b.yaml", Lang::Yaml)
+                .unwrap();
+        assert_eq!(out, "resources:\n- a.yaml\n- b.yaml\n# +kubesmith:scaffold:crd-resources\n");
     }
 }

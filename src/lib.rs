@@ -34,11 +34,7 @@ pub fn run_cli() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");
-            if err.downcast_ref::<commands::UsageError>().is_some() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::FAILURE
-            }
+            if err.downcast_ref::<commands::UsageError>().is_some() { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }
 }

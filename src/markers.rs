@@ -52,10 +52,7 @@ impl Marker {
 
     /// The argument `name` as a list of strings (empty when absent).
     pub fn strings(&self, name: &str) -> Vec<String> {
-        self.args
-            .get(name)
-            .map(MarkerValue::to_string_list)
-            .unwrap_or_default()
+        self.args.get(name).map(MarkerValue::to_string_list).unwrap_or_default()
     }
 
     /// `path:line`.
@@ -113,25 +110,12 @@ pub fn scan(path: &Path, text: &str) -> Result<Vec<Marker>, MarkerError> {
             continue;
         };
         match parse_marker(body) {
-            Ok(Some((name, args))) => markers.push(Marker {
-                name,
-                args,
-                file: path.to_path_buf(),
-                line: idx + 1,
-            }),
+            Ok(Some((name, args))) => markers.push(Marker { name, args, file: path.to_path_buf(), line: idx + 1 }),
             Ok(None) => {}
-            Err(message) => diagnostics.push(MarkerDiagnostic {
-                file: path.to_path_buf(),
-                line: idx + 1,
-                message,
-            }),
+            Err(message) => diagnostics.push(MarkerDiagnostic { file: path.to_path_buf(), line: idx + 1, message }),
         }
     }
-    if diagnostics.is_empty() {
-        Ok(markers)
-    } else {
-        Err(MarkerError { diagnostics })
-    }
+    if diagnostics.is_empty() { Ok(markers) } else { Err(MarkerError { diagnostics }) }
 }
 
 /// The marker text after `+` when `line` is a `//` or `///` comment starting with `+` (not `//!`).
@@ -153,8 +137,7 @@ pub fn marker_text(line: &str) -> Option<&str> {
 
 /// Whether a marker name (text before `=`) is one kubesmith must know.
 fn is_checked(name: &str) -> bool {
-    CHECKED_PREFIXES.iter().any(|p| name.starts_with(p))
-        || (!name.contains(':') && lookup(name).is_some())
+    CHECKED_PREFIXES.iter().any(|p| name.starts_with(p)) || (!name.contains(':') && lookup(name).is_some())
 }
 
 /// Parses one marker body (the text after `+`).
@@ -178,10 +161,7 @@ pub fn parse_marker(body: &str) -> Result<Option<(String, BTreeMap<String, Marke
         let suffix = match suffix.strip_prefix(':') {
             Some(s) if !s.is_empty() => s,
             _ if suffix.is_empty() => {
-                return Err(format!(
-                    "marker `+{}` needs a name: `+{}:<what>`",
-                    def.name, def.name
-                ));
+                return Err(format!("marker `+{}` needs a name: `+{}:<what>`", def.name, def.name));
             }
             _ => continue,
         };
@@ -217,9 +197,7 @@ fn unknown_marker(name: &str) -> String {
         Some((shown, suggestion, _)) => {
             format!("unknown marker `+{shown}`; did you mean `+{suggestion}`?")
         }
-        None => format!(
-            "unknown marker `+{name}` (run `kubesmith markers` for the list of known markers)"
-        ),
+        None => format!("unknown marker `+{name}` (run `kubesmith markers` for the list of known markers)"),
     }
 }
 
@@ -233,9 +211,7 @@ fn parse_args(
 
     if def.args.is_empty() {
         if let Some(a) = first_arg {
-            return Err(format!(
-                "marker `+{m}`: unknown argument `{a}` (the marker takes no arguments)"
-            ));
+            return Err(format!("marker `+{m}`: unknown argument `{a}` (the marker takes no arguments)"));
         }
         if rest.is_some() {
             return Err(format!("marker `+{m}` takes no value"));
@@ -246,26 +222,18 @@ fn parse_args(
     if def.is_anonymous() {
         let a = &def.args[0];
         if let Some(arg) = first_arg {
-            return Err(format!(
-                "marker `+{m}`: unknown argument `{arg}` (usage: `{}`)",
-                def.usage()
-            ));
+            return Err(format!("marker `+{m}`: unknown argument `{arg}` (usage: `{}`)", def.usage()));
         }
         match rest {
             Some(text) => {
-                let v = Cursor::new(text)
-                    .parse_value(a.ty, true)
-                    .map_err(|e| format!("marker `+{m}`: {e}"))?;
+                let v = Cursor::new(text).parse_value(a.ty, true).map_err(|e| format!("marker `+{m}`: {e}"))?;
                 args.insert(String::new(), v);
             }
             None if a.ty == ArgType::Bool && !a.required => {
                 args.insert(String::new(), MarkerValue::Bool(true));
             }
             None => {
-                return Err(format!(
-                    "marker `+{m}`: missing value (usage: `{}`)",
-                    def.usage()
-                ));
+                return Err(format!("marker `+{m}`: missing value (usage: `{}`)", def.usage()));
             }
         }
         return Ok(args);
@@ -283,15 +251,11 @@ fn parse_args(
                 return Err(format!("marker `+{m}`: argument `{name}` given twice"));
             }
             let v = if has_value {
-                cur.parse_value(a.ty, false)
-                    .map_err(|e| format!("marker `+{m}`: argument `{name}`: {e}"))?
+                cur.parse_value(a.ty, false).map_err(|e| format!("marker `+{m}`: argument `{name}`: {e}"))?
             } else if a.ty == ArgType::Bool {
                 MarkerValue::Bool(true)
             } else {
-                return Err(format!(
-                    "marker `+{m}`: argument `{name}` needs a value (`{name}=<{}>`)",
-                    a.ty.describe()
-                ));
+                return Err(format!("marker `+{m}`: argument `{name}` needs a value (`{name}=<{}>`)", a.ty.describe()));
             };
             args.insert(a.name.to_string(), v);
             cur.skip_ws();
@@ -299,10 +263,7 @@ fn parse_args(
                 break;
             }
             if !cur.eat(',') {
-                return Err(format!(
-                    "marker `+{m}`: expected `,` after argument `{name}`, found `{}`",
-                    cur.rest()
-                ));
+                return Err(format!("marker `+{m}`: expected `,` after argument `{name}`, found `{}`", cur.rest()));
             }
             cur.skip_ws();
             name = cur.take_until(&['=', ',']).trim().to_string();
@@ -312,21 +273,11 @@ fn parse_args(
             }
         }
     } else if rest.is_some() {
-        return Err(format!(
-            "marker `+{m}` takes named arguments (usage: `{}`)",
-            def.usage()
-        ));
+        return Err(format!("marker `+{m}` takes named arguments (usage: `{}`)", def.usage()));
     }
 
-    if let Some(missing) = def
-        .args
-        .iter()
-        .find(|a| a.required && !args.contains_key(a.name))
-    {
-        return Err(format!(
-            "marker `+{m}`: missing required argument `{}`",
-            missing.name
-        ));
+    if let Some(missing) = def.args.iter().find(|a| a.required && !args.contains_key(a.name)) {
+        return Err(format!("marker `+{m}`: missing required argument `{}`", missing.name));
     }
     Ok(args)
 }
@@ -347,11 +298,7 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
     let mut best: Option<(&'a str, usize)> = None;
     for c in candidates {
         // Case-only differences count as the closest possible match.
-        let d = if c.to_lowercase() == lower {
-            0
-        } else {
-            edit_distance(name, c) + 1
-        };
+        let d = if c.to_lowercase() == lower { 0 } else { edit_distance(name, c) + 1 };
         if best.is_none_or(|(_, bd)| d < bd) {
             best = Some((c, d));
         }

@@ -14,8 +14,7 @@ const DNS1123_SUBDOMAIN_MAX: usize = 253;
 pub fn is_dns1123_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= DNS1123_LABEL_MAX
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         && !s.starts_with('-')
         && !s.ends_with('-')
 }
@@ -26,8 +25,7 @@ pub fn is_dns1123_subdomain(s: &str) -> bool {
         && s.len() <= DNS1123_SUBDOMAIN_MAX
         && s.split('.').all(|l| {
             !l.is_empty()
-                && l.bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
                 && !l.starts_with('-')
                 && !l.ends_with('-')
         })
@@ -71,9 +69,7 @@ pub fn qualified_group(group: &str, domain: &str) -> String {
 /// Validates the group joined with the domain.
 pub fn validate_group(group: &str, domain: &str) -> Result<(), NameError> {
     if group.is_empty() && domain.is_empty() {
-        return Err(NameError(
-            "group cannot be empty when the project has no domain: pass --group".into(),
-        ));
+        return Err(NameError("group cannot be empty when the project has no domain: pass --group".into()));
     }
     let full = qualified_group(group, domain);
     if is_dns1123_subdomain(&full) {
@@ -116,9 +112,7 @@ pub fn is_conventional_version(v: &str) -> bool {
     if tail.is_empty() {
         return true;
     }
-    let n = tail
-        .strip_prefix("alpha")
-        .or_else(|| tail.strip_prefix("beta"));
+    let n = tail.strip_prefix("alpha").or_else(|| tail.strip_prefix("beta"));
     matches!(n, Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
 }
 
@@ -166,9 +160,7 @@ const RESERVED_KINDS: &[&str] = &[
 /// Validates a kind: starts upper-case, ASCII alphanumeric, a DNS-1035 label once lower-cased.
 pub fn validate_kind(kind: &str) -> Result<(), NameError> {
     let Some(first) = kind.chars().next() else {
-        return Err(NameError(
-            "kind cannot be empty: pass --kind, e.g. --kind Memcached".into(),
-        ));
+        return Err(NameError("kind cannot be empty: pass --kind, e.g. --kind Memcached".into()));
     };
     if !first.is_ascii_uppercase() {
         return Err(NameError(format!(
@@ -182,9 +174,7 @@ pub fn validate_kind(kind: &str) -> Result<(), NameError> {
         )));
     }
     if kind.len() > DNS1123_LABEL_MAX {
-        return Err(NameError(format!(
-            "kind `{kind}` is invalid: it must be at most 63 characters long"
-        )));
+        return Err(NameError(format!("kind `{kind}` is invalid: it must be at most 63 characters long")));
     }
     if RESERVED_KINDS.contains(&kind) {
         return Err(NameError(format!(
@@ -199,16 +189,12 @@ pub fn validate_plural(plural: &str) -> Result<(), NameError> {
     if is_dns1035_label(plural) {
         return Ok(());
     }
-    Err(NameError(format!(
-        "plural `{plural}` is invalid: it must be a lower-case DNS-1035 label, e.g. `memcacheds`"
-    )))
+    Err(NameError(format!("plural `{plural}` is invalid: it must be a lower-case DNS-1035 label, e.g. `memcacheds`")))
 }
 
 fn upper_first(s: &str) -> String {
     let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-        .unwrap_or_default()
+    c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
 }
 
 /// kube-derive's own plural rule (`to_plural` in kube-derive 5): the CRD name in code and YAML must agree.
@@ -232,11 +218,10 @@ pub fn kube_plural(singular: &str) -> String {
 
 /// Rust keywords (strict and reserved) as of edition 2024.
 const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
-    "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
-    "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
-    "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
+    "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
+    "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
 ];
 
 /// Keywords that cannot be written as raw identifiers.
@@ -253,37 +238,19 @@ pub struct ModuleName {
 
 /// Turns any DNS-style name into a Rust module name that compiles, keeping keywords usable.
 pub fn module_name(raw: &str) -> ModuleName {
-    let mut s: String = raw
-        .to_snake_case()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut s: String =
+        raw.to_snake_case().chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
     if s.is_empty() || s.as_bytes()[0].is_ascii_digit() {
         s.insert(0, '_');
     }
     if NOT_RAW.contains(&s.as_str()) {
         let name = format!("{s}_");
-        return ModuleName {
-            ident: name.clone(),
-            file: name,
-        };
+        return ModuleName { ident: name.clone(), file: name };
     }
     if KEYWORDS.contains(&s.as_str()) {
-        return ModuleName {
-            ident: format!("r#{s}"),
-            file: s,
-        };
+        return ModuleName { ident: format!("r#{s}"), file: s };
     }
-    ModuleName {
-        ident: s.clone(),
-        file: s,
-    }
+    ModuleName { ident: s.clone(), file: s }
 }
 
 /// 32-bit FNV-1a, used for the leader election id as kubebuilder does.
@@ -326,18 +293,8 @@ mod tests {
         assert!(validate_kind("Memcached").is_ok());
         assert!(validate_kind("CAPTAIN").is_ok());
         assert!(validate_kind("Type").is_ok());
-        assert!(
-            validate_kind("memcached")
-                .unwrap_err()
-                .0
-                .contains("upper-case")
-        );
-        assert!(
-            validate_kind("Mem-cached")
-                .unwrap_err()
-                .0
-                .contains("ASCII letters and digits")
-        );
+        assert!(validate_kind("memcached").unwrap_err().0.contains("upper-case"));
+        assert!(validate_kind("Mem-cached").unwrap_err().0.contains("ASCII letters and digits"));
         assert!(validate_kind("Mem_cached").is_err());
         assert!(validate_kind("").is_err());
         assert!(validate_kind("Option").unwrap_err().0.contains("shadow"));
@@ -370,41 +327,11 @@ mod tests {
 
     #[test]
     fn module_names_survive_keywords() {
-        assert_eq!(
-            module_name("Memcached"),
-            ModuleName {
-                ident: "memcached".into(),
-                file: "memcached".into()
-            }
-        );
-        assert_eq!(
-            module_name("Type"),
-            ModuleName {
-                ident: "r#type".into(),
-                file: "type".into()
-            }
-        );
-        assert_eq!(
-            module_name("Match"),
-            ModuleName {
-                ident: "r#match".into(),
-                file: "match".into()
-            }
-        );
-        assert_eq!(
-            module_name("Self"),
-            ModuleName {
-                ident: "self_".into(),
-                file: "self_".into()
-            }
-        );
-        assert_eq!(
-            module_name("Crate"),
-            ModuleName {
-                ident: "crate_".into(),
-                file: "crate_".into()
-            }
-        );
+        assert_eq!(module_name("Memcached"), ModuleName { ident: "memcached".into(), file: "memcached".into() });
+        assert_eq!(module_name("Type"), ModuleName { ident: "r#type".into(), file: "type".into() });
+        assert_eq!(module_name("Match"), ModuleName { ident: "r#match".into(), file: "match".into() });
+        assert_eq!(module_name("Self"), ModuleName { ident: "self_".into(), file: "self_".into() });
+        assert_eq!(module_name("Crate"), ModuleName { ident: "crate_".into(), file: "crate_".into() });
         assert_eq!(module_name("MemcachedBackup").ident, "memcached_backup");
         assert_eq!(module_name("cert-manager").ident, "cert_manager");
         assert_eq!(module_name("v1alpha1").ident, "v1alpha1");
@@ -414,13 +341,7 @@ mod tests {
     #[test]
     fn fnv_matches_kubebuilder() {
         // kubebuilder's leader election id for repo sigs.k8s.io/kubebuilder/testdata/project-v4 is da1d9c86.
-        assert_eq!(
-            format!(
-                "{:08x}",
-                fnv32a("sigs.k8s.io/kubebuilder/testdata/project-v4")
-            ),
-            "da1d9c86"
-        );
+        assert_eq!(format!("{:08x}", fnv32a("sigs.k8s.io/kubebuilder/testdata/project-v4")), "da1d9c86");
     }
 
     #[test]

@@ -50,10 +50,7 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(root: &Path) -> Self {
-        Plan {
-            root: root.to_path_buf(),
-            ..Default::default()
-        }
+        Plan { root: root.to_path_buf(), ..Default::default() }
     }
 
     /// Plans a new file; a later op on the same path replaces the contents but keeps `Create`.
@@ -105,11 +102,7 @@ impl Plan {
             return;
         }
         self.index.insert(path.clone(), self.ops.len());
-        self.ops.push(FileOp {
-            path,
-            action,
-            contents,
-        });
+        self.ops.push(FileOp { path, action, contents });
     }
 
     /// The contents a file will have once the plan is applied: planned contents first, then the disk.
@@ -149,10 +142,7 @@ impl Plan {
 
     /// The planned contents of every file that will exist under `dir` once applied (for the CRD generator).
     pub fn overlay(&self) -> BTreeMap<PathBuf, String> {
-        self.ops
-            .iter()
-            .filter_map(|op| Some((self.root.join(&op.path), op.contents.clone()?)))
-            .collect()
+        self.ops.iter().filter_map(|op| Some((self.root.join(&op.path), op.contents.clone()?))).collect()
     }
 
     /// Human-readable line for an op, e.g. `create  src/main.rs`.
@@ -170,15 +160,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "disk").unwrap();
         let mut plan = Plan::new(dir.path());
-        assert_eq!(
-            plan.read(Path::new("a.txt")).unwrap().as_deref(),
-            Some("disk")
-        );
+        assert_eq!(plan.read(Path::new("a.txt")).unwrap().as_deref(), Some("disk"));
         plan.edit("a.txt", "planned".into());
-        assert_eq!(
-            plan.read(Path::new("a.txt")).unwrap().as_deref(),
-            Some("planned")
-        );
+        assert_eq!(plan.read(Path::new("a.txt")).unwrap().as_deref(), Some("planned"));
         plan.create("b.txt", "one".into());
         plan.edit("b.txt", "two".into());
         assert_eq!(plan.ops()[1].action, Action::Create);

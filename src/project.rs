@@ -109,25 +109,17 @@ fn string_or_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>,
 impl ProjectFile {
     /// Serializes with kubebuilder's header and sorted keys.
     pub fn to_yaml(&self) -> String {
-        let value =
-            serde_json::to_value(self).expect("the PROJECT model always serializes to JSON");
+        let value = serde_json::to_value(self).expect("the PROJECT model always serializes to JSON");
         format!("{HEADER}{}", crate::yaml::to_string(&value))
     }
 
     /// Parses the text of a PROJECT file.
     pub fn parse(text: &str, path: &Path) -> Result<Self> {
         let value = crate::yaml::from_str(text).with_context(|| {
-            format!(
-                "{}: not valid YAML; fix the file or restore it from version control",
-                path.display()
-            )
+            format!("{}: not valid YAML; fix the file or restore it from version control", path.display())
         })?;
-        let project: ProjectFile = serde_json::from_value(value).with_context(|| {
-            format!(
-                "{}: not a PROJECT file kubesmith understands",
-                path.display()
-            )
-        })?;
+        let project: ProjectFile = serde_json::from_value(value)
+            .with_context(|| format!("{}: not a PROJECT file kubesmith understands", path.display()))?;
         if project.version != "3" {
             anyhow::bail!(
                 "{}: project version `{}` is not supported; kubesmith reads version \"3\" PROJECT files",
@@ -149,21 +141,13 @@ impl ProjectFile {
     }
 
     /// The resources with this group and kind, any version.
-    pub fn versions_of<'a>(
-        &'a self,
-        group: &'a str,
-        kind: &'a str,
-    ) -> impl Iterator<Item = &'a Resource> + 'a {
-        self.resources
-            .iter()
-            .filter(move |r| r.group == group && r.kind == kind && r.domain == self.domain)
+    pub fn versions_of<'a>(&'a self, group: &'a str, kind: &'a str) -> impl Iterator<Item = &'a Resource> + 'a {
+        self.resources.iter().filter(move |r| r.group == group && r.kind == kind && r.domain == self.domain)
     }
 
     /// The resource with exactly this group, version and kind.
     pub fn find(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
-        self.resources
-            .iter()
-            .find(|r| r.group == group && r.kind == kind && r.version == version)
+        self.resources.iter().find(|r| r.group == group && r.kind == kind && r.version == version)
     }
 }
 
@@ -194,10 +178,7 @@ impl Project {
                 file.layout
             );
         }
-        Ok(Project {
-            root: root.to_path_buf(),
-            file,
-        })
+        Ok(Project { root: root.to_path_buf(), file })
     }
 
     /// The Rust crate name (`memcached_operator`).
@@ -217,10 +198,7 @@ mod tests {
             layout: vec![LAYOUT.into()],
             project_name: "memcached-operator".into(),
             resources: vec![Resource {
-                api: Some(ResourceApi {
-                    crd_version: "v1".into(),
-                    namespaced: true,
-                }),
+                api: Some(ResourceApi { crd_version: "v1".into(), namespaced: true }),
                 controller: true,
                 domain: "example.com".into(),
                 group: "cache".into(),
@@ -264,16 +242,12 @@ mod tests {
     #[test]
     fn round_trips_and_reads_kubebuilder_files() {
         let p = sample();
-        assert_eq!(
-            ProjectFile::parse(&p.to_yaml(), Path::new("PROJECT")).unwrap(),
-            p
-        );
+        assert_eq!(ProjectFile::parse(&p.to_yaml(), Path::new("PROJECT")).unwrap(), p);
         let kb = "domain: x.org\nlayout: go.kubebuilder.io/v4\nprojectName: p\nversion: \"3\"\nunknown: 1\n";
         let parsed = ProjectFile::parse(kb, Path::new("PROJECT")).unwrap();
         assert_eq!(parsed.layout, ["go.kubebuilder.io/v4"]);
         assert!(!parsed.is_kubesmith());
-        let err = ProjectFile::parse("version: \"2\"\nprojectName: p\n", Path::new("PROJECT"))
-            .unwrap_err();
+        let err = ProjectFile::parse("version: \"2\"\nprojectName: p\n", Path::new("PROJECT")).unwrap_err();
         assert!(err.to_string().contains("version `2`"));
     }
 }

@@ -159,12 +159,8 @@ fn normalize_rules(rules: Vec<Rule>) -> Vec<Rule> {
         insert_or_union(&mut map, rule);
     }
     // b. union of resources, c. union of groups, d. union of URLs.
-    let map = merge_pass(map, Rule::key_without_resources, |a, b| {
-        a.resources.extend(b.resources)
-    });
-    let map = merge_pass(map, Rule::key_without_groups, |a, b| {
-        a.groups.extend(b.groups)
-    });
+    let map = merge_pass(map, Rule::key_without_resources, |a, b| a.resources.extend(b.resources));
+    let map = merge_pass(map, Rule::key_without_groups, |a, b| a.groups.extend(b.groups));
     let map = merge_pass(map, Rule::key_without_urls, |a, b| a.urls.extend(b.urls));
     // e. sorted by key string (BTreeMap order is byte-wise, like strings.Compare);
     // f. `*` collapses the verbs.
@@ -186,11 +182,7 @@ pub fn generate(markers: &[Marker], role_name: &str) -> Vec<Value> {
     let mut buckets: BTreeMap<(String, String), Vec<Rule>> = BTreeMap::new();
     for marker in markers.iter().filter(|m| m.name == RBAC_MARKER) {
         let namespace = marker.string("namespace").unwrap_or_default().to_string();
-        let name = marker
-            .string("roleName")
-            .filter(|n| !n.is_empty())
-            .unwrap_or(role_name)
-            .to_string();
+        let name = marker.string("roleName").filter(|n| !n.is_empty()).unwrap_or(role_name).to_string();
         let base = Rule {
             groups: marker.strings("groups"),
             resources: Vec::new(),
@@ -204,10 +196,7 @@ pub fn generate(markers: &[Marker], role_name: &str) -> Vec<Value> {
             bucket.push(base);
         } else {
             for resource in resources {
-                bucket.push(Rule {
-                    resources: vec![resource],
-                    ..base.clone()
-                });
+                bucket.push(Rule { resources: vec![resource], ..base.clone() });
             }
         }
     }

@@ -32,29 +32,20 @@ pub fn render_str(name: &str, template: &str, ctx: &impl Serialize) -> Result<St
 
 /// Renders the embedded template at `path` (relative to `templates/`).
 pub fn render(path: &str, ctx: &impl Serialize) -> Result<String> {
-    let file = TEMPLATES
-        .get_file(path)
-        .with_context(|| format!("internal error: template `{path}` is not embedded"))?;
-    let text = file
-        .contents_utf8()
-        .with_context(|| format!("internal error: template `{path}` is not UTF-8"))?;
+    let file =
+        TEMPLATES.get_file(path).with_context(|| format!("internal error: template `{path}` is not embedded"))?;
+    let text = file.contents_utf8().with_context(|| format!("internal error: template `{path}` is not UTF-8"))?;
     render_str(path, text, ctx)
 }
 
 /// Renders every template under `set` (e.g. `init`), returning output paths and contents, sorted by path.
 pub fn render_set(set: &str, ctx: &impl Serialize) -> Result<Vec<(String, String)>> {
-    let dir = TEMPLATES
-        .get_dir(set)
-        .with_context(|| format!("internal error: template set `{set}` is missing"))?;
+    let dir = TEMPLATES.get_dir(set).with_context(|| format!("internal error: template set `{set}` is missing"))?;
     let mut files = Vec::new();
     collect(dir, &mut files);
     let mut out = Vec::new();
     for f in files {
-        let rel = f
-            .path()
-            .strip_prefix(set)
-            .expect("embedded files live under their set")
-            .to_string_lossy();
+        let rel = f.path().strip_prefix(set).expect("embedded files live under their set").to_string_lossy();
         let template_path = f.path().to_string_lossy().into_owned();
         let out_path = output_path(&render_str(&template_path, &rel, ctx)?);
         out.push((out_path, render(&template_path, ctx)?));
@@ -97,20 +88,14 @@ mod tests {
         struct Ctx {
             ty: &'static str,
         }
-        assert_eq!(
-            render_str("t", "let v: {{ty}};", &Ctx { ty: "Vec<String>" }).unwrap(),
-            "let v: Vec<String>;"
-        );
+        assert_eq!(render_str("t", "let v: {{ty}};", &Ctx { ty: "Vec<String>" }).unwrap(), "let v: Vec<String>;");
         assert!(render_str("t", "{{missing}}", &Ctx { ty: "" }).is_err());
     }
 
     #[test]
     fn output_paths() {
         assert_eq!(output_path("dot-gitignore.hbs"), ".gitignore");
-        assert_eq!(
-            output_path("src/api/v1/memcached.rs.hbs"),
-            "src/api/v1/memcached.rs"
-        );
+        assert_eq!(output_path("src/api/v1/memcached.rs.hbs"), "src/api/v1/memcached.rs");
         assert_eq!(output_path("Cargo.toml.hbs"), "Cargo.toml");
     }
 }

@@ -23,9 +23,7 @@ pub fn format_plan(plan: &mut Plan) -> Result<()> {
         match format(&text) {
             Ok(formatted) => plan.replace_contents(&path, formatted),
             Err(Unavailable(why)) => {
-                plan.notes.push(format!(
-                    "note: rustfmt is not available ({why}); run `cargo fmt` in the project"
-                ));
+                plan.notes.push(format!("note: rustfmt is not available ({why}); run `cargo fmt` in the project"));
                 return Ok(());
             }
         }
@@ -47,17 +45,10 @@ pub fn format(text: &str) -> std::result::Result<String, Unavailable> {
             .stderr(Stdio::piped())
             .spawn()
             .context("cannot start rustfmt")?;
-        child
-            .stdin
-            .take()
-            .context("rustfmt has no stdin")?
-            .write_all(text.as_bytes())?;
+        child.stdin.take().context("rustfmt has no stdin")?.write_all(text.as_bytes())?;
         let out = child.wait_with_output()?;
         if !out.status.success() {
-            anyhow::bail!(
-                "rustfmt failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
+            anyhow::bail!("rustfmt failed: {}", String::from_utf8_lossy(&out.stderr).trim());
         }
         Ok(String::from_utf8(out.stdout)?)
     };

@@ -79,11 +79,7 @@ pub enum WebhookKind {
 
 impl WebhookKind {
     fn of(mutating: bool) -> Self {
-        if mutating {
-            WebhookKind::Mutating
-        } else {
-            WebhookKind::Validating
-        }
+        if mutating { WebhookKind::Mutating } else { WebhookKind::Validating }
     }
 
     /// The configuration's `kind`.
@@ -124,9 +120,7 @@ impl fmt::Display for WebhookKind {
 pub enum WebhookError {
     /// A required argument is missing or has the wrong type (only possible for markers that did not
     /// come from [`crate::markers::scan`], which already enforces the registry).
-    #[error(
-        "{location}: missing argument \"{arg}\" ({expected}); add `{arg}=<value>` to the `+{marker}` marker"
-    )]
+    #[error("{location}: missing argument \"{arg}\" ({expected}); add `{arg}=<value>` to the `+{marker}` marker")]
     MissingArgument {
         /// `file:line` of the marker.
         location: String,
@@ -283,10 +277,7 @@ fn required_bool(marker: &Marker, arg: &str) -> Result<bool, WebhookError> {
 }
 
 fn required_string(marker: &Marker, arg: &str) -> Result<String, WebhookError> {
-    marker
-        .string(arg)
-        .map(str::to_string)
-        .ok_or_else(|| missing(marker, arg, "a string"))
+    marker.string(arg).map(str::to_string).ok_or_else(|| missing(marker, arg, "a string"))
 }
 
 fn required_list(marker: &Marker, arg: &str) -> Result<Vec<String>, WebhookError> {
@@ -375,11 +366,9 @@ fn build_entry(marker: &Marker) -> Result<Entry, WebhookError> {
 
     let failure_policy = normalize_failure_policy(&required_string(marker, "failurePolicy")?);
     let match_policy_raw = marker.string("matchPolicy").unwrap_or_default();
-    let match_policy = normalize_match_policy(match_policy_raw).map_err(|()| {
-        WebhookError::UnknownMatchPolicy {
-            location: location.clone(),
-            value: match_policy_raw.to_string(),
-        }
+    let match_policy = normalize_match_policy(match_policy_raw).map_err(|()| WebhookError::UnknownMatchPolicy {
+        location: location.clone(),
+        value: match_policy_raw.to_string(),
     })?;
 
     let path = optional_string(marker, "path");
@@ -388,8 +377,7 @@ fn build_entry(marker: &Marker) -> Result<Entry, WebhookError> {
         (Some(path), None) => {
             let mut service = Map::new();
             let name = optional_string(marker, "serviceName").unwrap_or(DEFAULT_SERVICE_NAME);
-            let namespace =
-                optional_string(marker, "serviceNamespace").unwrap_or(DEFAULT_SERVICE_NAMESPACE);
+            let namespace = optional_string(marker, "serviceNamespace").unwrap_or(DEFAULT_SERVICE_NAMESPACE);
             service.insert("name".into(), json!(name));
             service.insert("namespace".into(), json!(namespace));
             service.insert("path".into(), json!(path));
@@ -403,23 +391,15 @@ fn build_entry(marker: &Marker) -> Result<Entry, WebhookError> {
         }
         (None, Some(url)) => json!({ "url": url }),
         (p, u) => {
-            return Err(WebhookError::UrlOrPath {
-                location,
-                both: p.is_some() && u.is_some(),
-            });
+            return Err(WebhookError::UrlOrPath { location, both: p.is_some() && u.is_some() });
         }
     };
 
-    let groups: Vec<String> = required_list(marker, "groups")?
-        .into_iter()
-        .map(|g| if g == "core" { String::new() } else { g })
-        .collect();
+    let groups: Vec<String> =
+        required_list(marker, "groups")?.into_iter().map(|g| if g == "core" { String::new() } else { g }).collect();
     let versions = required_list(marker, "versions")?;
     let resources = required_list(marker, "resources")?;
-    let operations: Vec<String> = required_list(marker, "verbs")?
-        .iter()
-        .map(|v| normalize_verb(v))
-        .collect();
+    let operations: Vec<String> = required_list(marker, "verbs")?.iter().map(|v| normalize_verb(v)).collect();
     let name = required_string(marker, "name")?;
 
     let mut rule = Map::new();
@@ -445,18 +425,11 @@ fn build_entry(marker: &Marker) -> Result<Entry, WebhookError> {
         body.insert("matchPolicy".into(), json!(mp));
     }
     body.insert("name".into(), json!(name));
-    if mutating
-        && let Some(rp) = marker
-            .string("reinvocationPolicy")
-            .and_then(normalize_reinvocation_policy)
-    {
+    if mutating && let Some(rp) = marker.string("reinvocationPolicy").and_then(normalize_reinvocation_policy) {
         body.insert("reinvocationPolicy".into(), json!(rp));
     }
     body.insert("rules".into(), json!([Value::Object(rule)]));
-    if let Some(se) = marker
-        .string("sideEffects")
-        .and_then(normalize_side_effects)
-    {
+    if let Some(se) = marker.string("sideEffects").and_then(normalize_side_effects) {
         body.insert("sideEffects".into(), json!(se));
     }
     match optional_int(marker, "timeoutSeconds")? {
@@ -467,18 +440,11 @@ fn build_entry(marker: &Marker) -> Result<Entry, WebhookError> {
     }
 
     if let Some(patch_text) = optional_string(marker, "patch") {
-        body =
-            apply_patch(body, patch_text, kind).map_err(|reason| WebhookError::InvalidPatch {
-                location: location.clone(),
-                reason,
-            })?;
+        body = apply_patch(body, patch_text, kind)
+            .map_err(|reason| WebhookError::InvalidPatch { location: location.clone(), reason })?;
     }
 
-    let name = body
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
+    let name = body.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
     Ok(Entry {
         kind,
         name,
@@ -490,13 +456,8 @@ fn build_entry(marker: &Marker) -> Result<Entry, WebhookError> {
 
 /// Parses `patch_text` and applies it to `body` as a strategic-merge patch, then checks the result
 /// has only fields of a webhook entry of `kind`.
-fn apply_patch(
-    body: Map<String, Value>,
-    patch_text: &str,
-    kind: WebhookKind,
-) -> Result<Map<String, Value>, String> {
-    let patch: Value =
-        serde_json::from_str(patch_text).map_err(|e| format!("not valid JSON ({e})"))?;
+fn apply_patch(body: Map<String, Value>, patch_text: &str, kind: WebhookKind) -> Result<Map<String, Value>, String> {
+    let patch: Value = serde_json::from_str(patch_text).map_err(|e| format!("not valid JSON ({e})"))?;
     let Value::Object(patch) = patch else {
         return Err("not a JSON object".to_string());
     };
@@ -505,18 +466,15 @@ fn apply_patch(
         return Err("`$patch: delete` would remove the whole webhook entry".to_string());
     };
     for key in merged.keys() {
-        let known = MUTATING_FIELDS.contains(&key.as_str())
-            && (kind == WebhookKind::Mutating || key != "reinvocationPolicy");
+        let known =
+            MUTATING_FIELDS.contains(&key.as_str()) && (kind == WebhookKind::Mutating || key != "reinvocationPolicy");
         if !known {
             let allowed: Vec<&str> = MUTATING_FIELDS
                 .iter()
                 .copied()
                 .filter(|f| kind == WebhookKind::Mutating || *f != "reinvocationPolicy")
                 .collect();
-            return Err(format!(
-                "a {kind} webhook has no field `{key}` (fields: {})",
-                allowed.join(", ")
-            ));
+            return Err(format!("a {kind} webhook has no field `{key}` (fields: {})", allowed.join(", ")));
         }
     }
     Ok(merged)
@@ -533,9 +491,7 @@ fn strategic_merge(base: Value, patch: &Value, field: &str) -> Result<Value, Str
     let directive = patch_map.remove("$patch");
     for key in patch_map.keys() {
         if key.starts_with('$') {
-            return Err(format!(
-                "the strategic-merge directive `{key}` is not supported (only `$patch`)"
-            ));
+            return Err(format!("the strategic-merge directive `{key}` is not supported (only `$patch`)"));
         }
     }
     let mut out = match directive.as_ref().map(|d| d.as_str()) {
@@ -547,9 +503,7 @@ fn strategic_merge(base: Value, patch: &Value, field: &str) -> Result<Value, Str
         Some(Some("delete")) => return Ok(Value::Null),
         Some(other) => {
             let shown = other.map_or_else(|| directive_text(directive.as_ref()), str::to_string);
-            return Err(format!(
-                "unknown `$patch` value `{shown}` (expected replace, delete or merge)"
-            ));
+            return Err(format!("unknown `$patch` value `{shown}` (expected replace, delete or merge)"));
         }
     };
     for (key, value) in patch_map {
@@ -587,9 +541,7 @@ fn merge_by_name(base: Value, patch: &Value) -> Result<Value, String> {
         let Some(name) = p.get("name").and_then(Value::as_str) else {
             return Err("every `matchConditions` item needs a `name`".to_string());
         };
-        let pos = items
-            .iter()
-            .position(|i| i.get("name").and_then(Value::as_str) == Some(name));
+        let pos = items.iter().position(|i| i.get("name").and_then(Value::as_str) == Some(name));
         let merged = match pos {
             Some(i) => strategic_merge(items.remove(i), p, "matchConditions")?,
             None => strategic_merge(Value::Null, p, "matchConditions")?,
@@ -616,40 +568,25 @@ fn check_v1(entry: &Entry) -> Result<(), WebhookError> {
         }
         Some(Value::String(s)) if s == "None" || s == "NoneOnDryRun" => {}
         Some(Value::String(s)) if s == "Some" || s == "Unknown" => {
-            return Err(WebhookError::SideEffectsSomeOrUnknown {
-                location: location(),
-                value: s.clone(),
-            });
+            return Err(WebhookError::SideEffectsSomeOrUnknown { location: location(), value: s.clone() });
         }
         Some(other) => {
             return Err(WebhookError::SideEffectsRequired {
                 location: location(),
-                given: Some(
-                    other
-                        .as_str()
-                        .map_or_else(|| other.to_string(), str::to_string),
-                ),
+                given: Some(other.as_str().map_or_else(|| other.to_string(), str::to_string)),
             });
         }
     }
     if let Some(t) = entry.body.get("timeoutSeconds") {
         let ok = t.as_i64().is_some_and(|t| (1..=30).contains(&t));
         if !ok {
-            return Err(WebhookError::TimeoutSeconds {
-                location: location(),
-                value: t.to_string(),
-            });
+            return Err(WebhookError::TimeoutSeconds { location: location(), value: t.to_string() });
         }
     }
-    let has_versions = entry
-        .body
-        .get("admissionReviewVersions")
-        .and_then(Value::as_array)
-        .is_some_and(|a| !a.is_empty());
+    let has_versions =
+        entry.body.get("admissionReviewVersions").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
     if !has_versions {
-        return Err(WebhookError::AdmissionReviewVersionsRequired {
-            location: location(),
-        });
+        return Err(WebhookError::AdmissionReviewVersionsRequired { location: location() });
     }
     Ok(())
 }
@@ -657,10 +594,7 @@ fn check_v1(entry: &Entry) -> Result<(), WebhookError> {
 /// The `+kubebuilder:webhookconfiguration` names: (mutating, validating), each with its marker.
 fn configuration_names(markers: &[Marker]) -> Result<[Option<(String, String)>; 2], WebhookError> {
     let mut names: [Option<(String, String)>; 2] = [None, None];
-    for marker in markers
-        .iter()
-        .filter(|m| m.name == WEBHOOK_CONFIGURATION_MARKER)
-    {
+    for marker in markers.iter().filter(|m| m.name == WEBHOOK_CONFIGURATION_MARKER) {
         let kind = WebhookKind::of(required_bool(marker, "mutating")?);
         // controller-gen: an empty name keeps the default name.
         let name = marker.string("name").unwrap_or_default().to_string();
@@ -690,16 +624,9 @@ fn configuration_names(markers: &[Marker]) -> Result<[Option<(String, String)>; 
 pub fn generate(markers: &[Marker]) -> Result<Vec<Value>, WebhookError> {
     let names = configuration_names(markers)?;
 
-    let mut webhook_markers: Vec<&Marker> = markers
-        .iter()
-        .filter(|m| m.name == WEBHOOK_MARKER)
-        .collect();
+    let mut webhook_markers: Vec<&Marker> = markers.iter().filter(|m| m.name == WEBHOOK_MARKER).collect();
     // Stable: webhooks sharing a name keep their source order.
-    webhook_markers.sort_by(|a, b| {
-        a.string("name")
-            .unwrap_or_default()
-            .cmp(b.string("name").unwrap_or_default())
-    });
+    webhook_markers.sort_by(|a, b| a.string("name").unwrap_or_default().cmp(b.string("name").unwrap_or_default()));
     let mut entries = Vec::with_capacity(webhook_markers.len());
     for marker in webhook_markers {
         entries.push(build_entry(marker)?);
@@ -708,10 +635,7 @@ pub fn generate(markers: &[Marker]) -> Result<Vec<Value>, WebhookError> {
     entries.sort_by(|a, b| a.name.cmp(&b.name));
 
     let mut objects = Vec::new();
-    for (idx, kind) in [WebhookKind::Mutating, WebhookKind::Validating]
-        .into_iter()
-        .enumerate()
-    {
+    for (idx, kind) in [WebhookKind::Mutating, WebhookKind::Validating].into_iter().enumerate() {
         let of_kind: Vec<&Entry> = entries.iter().filter(|e| e.kind == kind).collect();
         if of_kind.is_empty() {
             continue;
@@ -719,15 +643,9 @@ pub fn generate(markers: &[Marker]) -> Result<Vec<Value>, WebhookError> {
         for entry in &of_kind {
             check_v1(entry)?;
         }
-        let name = names[idx]
-            .as_ref()
-            .map(|(_, n)| n.as_str())
-            .filter(|n| !n.is_empty())
-            .unwrap_or(kind.default_name());
-        let webhooks: Vec<Value> = of_kind
-            .iter()
-            .map(|e| Value::Object(e.body.clone()))
-            .collect();
+        let name =
+            names[idx].as_ref().map(|(_, n)| n.as_str()).filter(|n| !n.is_empty()).unwrap_or(kind.default_name());
+        let webhooks: Vec<Value> = of_kind.iter().map(|e| Value::Object(e.body.clone())).collect();
         objects.push(json!({
             "apiVersion": ADMISSION_API_VERSION,
             "kind": kind.configuration_kind(),

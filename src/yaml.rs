@@ -172,10 +172,8 @@ fn needs_quotes(s: &str) -> bool {
         return true;
     }
     let lower = s.to_ascii_lowercase();
-    const RESERVED: &[&str] = &[
-        "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".inf", "-.inf", "+.inf",
-        ".nan",
-    ];
+    const RESERVED: &[&str] =
+        &["true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".inf", "-.inf", "+.inf", ".nan"];
     if RESERVED.contains(&lower.as_str()) || looks_numeric(s) {
         return true;
     }
@@ -183,8 +181,7 @@ fn needs_quotes(s: &str) -> bool {
     if "-?:,[]{}#&*!|>'\"%@`".contains(first) {
         // "-" alone or "- x" is a sequence; "-x" is plain, but keep it simple and quote every indicator start
         // except a minus followed by a non-space that is not a number (e.g. `--leader-elect`).
-        let plain_dash =
-            first == '-' && s.len() > 1 && !s[1..].starts_with(' ') && !looks_numeric(s);
+        let plain_dash = first == '-' && s.len() > 1 && !s[1..].starts_with(' ') && !looks_numeric(s);
         if !plain_dash {
             return true;
         }
@@ -201,9 +198,7 @@ fn looks_numeric(s: &str) -> bool {
         return true;
     }
     // YAML 1.1 sexagesimal and digit groups (1:20, 1_000) also resolve to numbers.
-    let number_like = t
-        .bytes()
-        .all(|b| b.is_ascii_digit() || b == b':' || b == b'_' || b == b'.');
+    let number_like = t.bytes().all(|b| b.is_ascii_digit() || b == b':' || b == b'_' || b == b'.');
     number_like && t.as_bytes()[0].is_ascii_digit() && (t.contains(':') || t.contains('_'))
 }
 
@@ -219,7 +214,8 @@ mod tests {
 
     #[test]
     fn block_style_with_unindented_sequences() {
-        let v = json!({"rules": [{"apiGroups": [""], "verbs": ["get", "*"]}], "metadata": {"name": "x"}, "e": {}, "l": []});
+        let v =
+            json!({"rules": [{"apiGroups": [""], "verbs": ["get", "*"]}], "metadata": {"name": "x"}, "e": {}, "l": []});
         assert_eq!(
             to_string(&v),
             "e: {}\nl: []\nmetadata:\n  name: x\nrules:\n- apiGroups:\n  - \"\"\n  verbs:\n  - get\n  - '*'\n"
@@ -230,10 +226,7 @@ mod tests {
     #[test]
     fn ambiguous_strings_are_quoted() {
         assert_eq!(to_string(&json!("")), "\"\"\n");
-        for s in [
-            "true", "Yes", "null", "1.0", "0.5", "1:20", " x", "a: b", "#c", "x #y", "@a", "- a",
-            "-", "10",
-        ] {
+        for s in ["true", "Yes", "null", "1.0", "0.5", "1:20", " x", "a: b", "#c", "x #y", "@a", "- a", "-", "10"] {
             round_trip(json!({ "k": s }));
             assert!(to_string(&json!(s)).starts_with('\''), "{s}");
         }
@@ -246,10 +239,7 @@ mod tests {
     fn multi_line_strings_are_literal_blocks() {
         let v = json!({"d": {"description": "line one\nline two"}, "t": "a\n", "u": "  lead\nx", "w": "trail \nx"});
         let text = to_string(&v);
-        assert!(
-            text.contains("description: |-\n    line one\n    line two\n"),
-            "{text}"
-        );
+        assert!(text.contains("description: |-\n    line one\n    line two\n"), "{text}");
         round_trip(v);
         round_trip(json!(["a\n\nb", "x\n\n"]));
     }

@@ -83,17 +83,11 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         names::validate_plural(p).map_err(UsageError::from)?;
     }
     if !args.resource && !args.controller {
-        return Err(
-            UsageError("nothing to do: --resource=false and --controller=false".into()).into(),
-        );
+        return Err(UsageError("nothing to do: --resource=false and --controller=false".into()).into());
     }
 
     if !pf.multigroup {
-        if let Some(other) = pf
-            .resources
-            .iter()
-            .find(|r| !r.group.eq_ignore_ascii_case(&args.group))
-        {
+        if let Some(other) = pf.resources.iter().find(|r| !r.group.eq_ignore_ascii_case(&args.group)) {
             anyhow::bail!(
                 "this project holds APIs of group `{}` and is not multigroup; a second group `{}` needs the multigroup \
                  layout (`src/api/<group>/<version>`): start the project with `kubesmith init --multigroup`",
@@ -105,22 +99,12 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
 
     let kind_lower = args.kind.to_ascii_lowercase();
     let existing_versions: Vec<&Resource> = pf.versions_of(&args.group, &args.kind).collect();
-    let same_gvk = existing_versions
-        .iter()
-        .find(|r| r.version == args.version)
-        .copied();
-    let plural = args
-        .plural
-        .clone()
-        .unwrap_or_else(|| names::kube_plural(&kind_lower));
+    let same_gvk = existing_versions.iter().find(|r| r.version == args.version).copied();
+    let plural = args.plural.clone().unwrap_or_else(|| names::kube_plural(&kind_lower));
     let qualified_group = names::qualified_group(&args.group, &pf.domain);
 
     if let Some(first) = existing_versions.iter().find(|r| r.version != args.version) {
-        let their_plural = if first.plural.is_empty() {
-            names::kube_plural(&kind_lower)
-        } else {
-            first.plural.clone()
-        };
+        let their_plural = if first.plural.is_empty() { names::kube_plural(&kind_lower) } else { first.plural.clone() };
         if their_plural != plural {
             return Err(UsageError(format!(
                 "kind `{}` already has version `{}` with plural `{their_plural}`; every version of a kind shares one plural: \
@@ -161,16 +145,10 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         );
     }
 
-    let storage_version = existing_versions
-        .iter()
-        .find(|r| r.version != args.version && r.api.is_some());
+    let storage_version = existing_versions.iter().find(|r| r.version != args.version && r.api.is_some());
     let kind_mod = names::module_name(&args.kind);
     let version_mod = names::module_name(&args.version);
-    let group_mod = names::module_name(if args.group.is_empty() {
-        &pf.domain
-    } else {
-        &args.group
-    });
+    let group_mod = names::module_name(if args.group.is_empty() { &pf.domain } else { &args.group });
     let api_module_path = if pf.multigroup {
         format!("api::{}::{}", group_mod.ident, version_mod.ident)
     } else {
@@ -181,11 +159,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     } else {
         format!("controller::{}", kind_mod.ident)
     };
-    let role_prefix = if pf.multigroup {
-        format!("{}-{kind_lower}", args.group)
-    } else {
-        kind_lower.clone()
-    };
+    let role_prefix = if pf.multigroup { format!("{}-{kind_lower}", args.group) } else { kind_lower.clone() };
     let ctx = ApiContext {
         project_name: pf.project_name.clone(),
         crate_name: project.crate_name(),
@@ -233,32 +207,11 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     };
 
     if args.resource {
-        scaffold(
-            &mut plan,
-            &layout.types,
-            render::render("api/src/api/kind.rs.hbs", &ctx)?,
-        );
-        plan_api_modules(
-            &mut plan,
-            pf.multigroup,
-            &layout,
-            &group_mod,
-            &version_mod,
-            &kind_mod,
-            &ctx,
-        )?;
-        scaffold(
-            &mut plan,
-            &layout.sample,
-            render::render("api/config/samples/sample.yaml.hbs", &ctx)?,
-        );
+        scaffold(&mut plan, &layout.types, render::render("api/src/api/kind.rs.hbs", &ctx)?);
+        plan_api_modules(&mut plan, pf.multigroup, &layout, &group_mod, &version_mod, &kind_mod, &ctx)?;
+        scaffold(&mut plan, &layout.sample, render::render("api/config/samples/sample.yaml.hbs", &ctx)?);
         let sample_entry = format!("- {}", file_name(&layout.sample));
-        insert_yaml(
-            &mut plan,
-            "config/samples/kustomization.yaml",
-            markers::SAMPLES,
-            &sample_entry,
-        )?;
+        insert_yaml(&mut plan, "config/samples/kustomization.yaml", markers::SAMPLES, &sample_entry)?;
         if let Some(storage) = storage_version {
             plan.notes.push(format!(
                 "note: {} {} stays the storage version; {} is served with `storage = false` (move storage with \
@@ -277,12 +230,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
                 )?;
             }
             let crd_entry = format!("- bases/{qualified_group}_{plural}.yaml");
-            insert_yaml(
-                &mut plan,
-                "config/crd/kustomization.yaml",
-                markers::CRD_RESOURCES,
-                &crd_entry,
-            )?;
+            insert_yaml(&mut plan, "config/crd/kustomization.yaml", markers::CRD_RESOURCES, &crd_entry)?;
             let default = Path::new("config/default/kustomization.yaml");
             let text = plan.read_existing(default)?;
             let enabled = edit::uncomment_blocks(default, &text, "crd", Lang::Yaml)?;
@@ -293,9 +241,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     }
 
     if args.controller {
-        let has_controller = existing_versions
-            .iter()
-            .any(|r| r.controller && r.version != args.version);
+        let has_controller = existing_versions.iter().any(|r| r.controller && r.version != args.version);
         if (has_controller || plan.exists(&layout.controller)) && !args.force {
             anyhow::bail!(
                 "{} already exists: kind {} has a controller (one reconciler serves every version); pass --controller=false \
@@ -305,44 +251,27 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
                 args.version
             );
         }
-        scaffold(
-            &mut plan,
-            &layout.controller,
-            render::render("api/src/controller/kind.rs.hbs", &ctx)?,
-        );
+        scaffold(&mut plan, &layout.controller, render::render("api/src/controller/kind.rs.hbs", &ctx)?);
         plan_controller_modules(&mut plan, &layout, &group_mod, &kind_mod, &ctx)?;
     }
 
     if args.resource {
-        crate::commands::make_manifests::plan_one_crd(
-            &mut plan,
-            &format!("{plural}.{qualified_group}"),
-        )?;
+        crate::commands::make_manifests::plan_one_crd(&mut plan, &format!("{plural}.{qualified_group}"))?;
     }
 
     let mut file = pf.clone();
     let entry = Resource {
-        api: args.resource.then(|| ResourceApi {
-            crd_version: "v1".into(),
-            namespaced: args.namespaced,
-        }),
+        api: args.resource.then(|| ResourceApi { crd_version: "v1".into(), namespaced: args.namespaced }),
         controller: args.controller,
         domain: pf.domain.clone(),
         group: args.group.clone(),
         kind: args.kind.clone(),
         path: format!("{}::{}", ctx.crate_name, api_module_path),
-        plural: if plural == names::kube_plural(&kind_lower) {
-            String::new()
-        } else {
-            plural.clone()
-        },
+        plural: if plural == names::kube_plural(&kind_lower) { String::new() } else { plural.clone() },
         version: args.version.clone(),
         webhooks: None,
     };
-    match file
-        .resources
-        .iter_mut()
-        .find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
+    match file.resources.iter_mut().find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
     {
         Some(r) => {
             r.controller |= entry.controller;
@@ -358,11 +287,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     plan.notes.push(format!(
         "next: describe the API in {}{}, then run `kubesmith make manifests` and `cargo test`",
         layout.types.display(),
-        if args.controller {
-            format!(" and its reconciler in {}", layout.controller.display())
-        } else {
-            String::new()
-        }
+        if args.controller { format!(" and its reconciler in {}", layout.controller.display()) } else { String::new() }
     ));
     Ok(plan)
 }
@@ -388,23 +313,17 @@ fn layout(
     };
     let role_file = role_prefix.replace('-', "_");
     Layout {
-        types: api_dir
-            .join(&version_mod.file)
-            .join(format!("{}.rs", kind_mod.file)),
+        types: api_dir.join(&version_mod.file).join(format!("{}.rs", kind_mod.file)),
         version_mod_file: api_dir.join(format!("{}.rs", version_mod.file)),
         group_mod_file: multigroup.then(|| PathBuf::from(format!("src/api/{}.rs", group_mod.file))),
         controller: controller_dir.join(format!("{}.rs", kind_mod.file)),
-        controller_group_file: multigroup
-            .then(|| PathBuf::from(format!("src/controller/{}.rs", group_mod.file))),
+        controller_group_file: multigroup.then(|| PathBuf::from(format!("src/controller/{}.rs", group_mod.file))),
         sample: PathBuf::from(format!(
             "config/samples/{}_{version}_{kind_lower}.yaml",
             if group.is_empty() { "core" } else { group }
         )),
         roles: [
-            (
-                PathBuf::from(format!("config/rbac/{role_file}_admin_role.yaml")),
-                "api/config/rbac/admin_role.yaml.hbs",
-            ),
+            (PathBuf::from(format!("config/rbac/{role_file}_admin_role.yaml")), "api/config/rbac/admin_role.yaml.hbs"),
             (
                 PathBuf::from(format!("config/rbac/{role_file}_editor_role.yaml")),
                 "api/config/rbac/editor_role.yaml.hbs",
@@ -428,38 +347,17 @@ fn plan_api_modules(
     ctx: &ApiContext,
 ) -> Result<()> {
     if !plan.exists(&layout.version_mod_file) {
-        plan.create(
-            &layout.version_mod_file,
-            render::render("api/src/api/version.rs.hbs", ctx)?,
-        );
+        plan.create(&layout.version_mod_file, render::render("api/src/api/version.rs.hbs", ctx)?);
     }
-    let kind_lines = [
-        format!("mod {};", kind_mod.ident),
-        format!("pub use {}::*;", kind_mod.ident),
-    ];
-    insert_rust(
-        plan,
-        &layout.version_mod_file,
-        markers::API_KINDS,
-        &kind_lines,
-    )?;
+    let kind_lines = [format!("mod {};", kind_mod.ident), format!("pub use {}::*;", kind_mod.ident)];
+    insert_rust(plan, &layout.version_mod_file, markers::API_KINDS, &kind_lines)?;
     match &layout.group_mod_file {
         Some(group_file) if multigroup => {
             if !plan.exists(group_file) {
                 plan.create(group_file, render::render("api/src/api/group.rs.hbs", ctx)?);
             }
-            insert_rust(
-                plan,
-                group_file,
-                markers::API_VERSIONS,
-                &[format!("pub mod {};", version_mod.ident)],
-            )?;
-            insert_rust(
-                plan,
-                Path::new("src/api.rs"),
-                markers::API_MODULES,
-                &[format!("pub mod {};", group_mod.ident)],
-            )
+            insert_rust(plan, group_file, markers::API_VERSIONS, &[format!("pub mod {};", version_mod.ident)])?;
+            insert_rust(plan, Path::new("src/api.rs"), markers::API_MODULES, &[format!("pub mod {};", group_mod.ident)])
         }
         _ => insert_rust(
             plan,
@@ -481,17 +379,9 @@ fn plan_controller_modules(
     match &layout.controller_group_file {
         Some(group_file) => {
             if !plan.exists(group_file) {
-                plan.create(
-                    group_file,
-                    render::render("api/src/controller/group.rs.hbs", ctx)?,
-                );
+                plan.create(group_file, render::render("api/src/controller/group.rs.hbs", ctx)?);
             }
-            insert_rust(
-                plan,
-                group_file,
-                markers::CONTROLLER_MODULES,
-                &[format!("pub mod {};", kind_mod.ident)],
-            )?;
+            insert_rust(plan, group_file, markers::CONTROLLER_MODULES, &[format!("pub mod {};", kind_mod.ident)])?;
             insert_rust(
                 plan,
                 Path::new("src/controller.rs"),
@@ -508,16 +398,8 @@ fn plan_controller_modules(
             )?;
         }
     }
-    let registration = format!(
-        "{}::{}::registration(),",
-        ctx.crate_name, ctx.controller_module_path
-    );
-    insert_rust(
-        plan,
-        Path::new("src/main.rs"),
-        markers::CONTROLLERS,
-        &[registration],
-    )
+    let registration = format!("{}::{}::registration(),", ctx.crate_name, ctx.controller_module_path);
+    insert_rust(plan, Path::new("src/main.rs"), markers::CONTROLLERS, &[registration])
 }
 
 fn insert_rust(plan: &mut Plan, path: &Path, marker: &str, lines: &[String]) -> Result<()> {
@@ -540,7 +422,5 @@ fn insert_yaml(plan: &mut Plan, path: &str, marker: &str, line: &str) -> Result<
 }
 
 fn file_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }

@@ -49,11 +49,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         None => cwd
             .file_name()
             .map(|n| n.to_string_lossy().to_lowercase())
-            .ok_or_else(|| {
-                UsageError(
-                    "cannot derive a project name from the folder: pass --project-name".into(),
-                )
-            })?,
+            .ok_or_else(|| UsageError("cannot derive a project name from the folder: pass --project-name".into()))?,
     };
     names::validate_project_name(&project_name).map_err(UsageError::from)?;
     names::validate_domain(&args.domain).map_err(UsageError::from)?;
@@ -63,10 +59,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         display_name: display_name(&project_name),
         domain: args.domain.clone(),
         repo: repo.clone(),
-        owner: args
-            .owner
-            .clone()
-            .unwrap_or_else(|| format!("The {project_name} authors")),
+        owner: args.owner.clone().unwrap_or_else(|| format!("The {project_name} authors")),
         license_apache2: args.license == License::Apache2,
         year: current_year().to_string(),
         k8s_version: args.k8s_version.dotted().to_string(),
@@ -103,10 +96,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
     }
 
     let mut plugins = serde_json::Map::new();
-    plugins.insert(
-        project::PLUGIN_KEY.into(),
-        serde_json::json!({ "k8sVersion": ctx.k8s_version }),
-    );
+    plugins.insert(project::PLUGIN_KEY.into(), serde_json::json!({ "k8sVersion": ctx.k8s_version }));
     let file = ProjectFile {
         cli_version: ctx.kubesmith_version.clone(),
         domain: ctx.domain.clone(),
@@ -134,9 +124,7 @@ fn display_name(project: &str) -> String {
         .filter(|w| !w.is_empty())
         .map(|w| {
             let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
+            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -144,15 +132,9 @@ fn display_name(project: &str) -> String {
 
 /// The year for license notices: `SOURCE_DATE_EPOCH` when set (reproducible output), else now.
 fn current_year() -> i64 {
-    let secs = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.parse::<i64>().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs() as i64)
-                .unwrap_or(0)
-        });
+    let secs = std::env::var("SOURCE_DATE_EPOCH").ok().and_then(|s| s.parse::<i64>().ok()).unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+    });
     civil_year(secs.div_euclid(86_400))
 }
 

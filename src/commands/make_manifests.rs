@@ -43,34 +43,16 @@ fn project_k8s(project: Option<&Project>) -> Result<&'static K8sTable> {
 /// Resolves the folders: flags win; in a project the layout gives defaults; outside one only flags count.
 pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
     let in_project = cwd.join(PROJECT_FILE).is_file();
-    let project = if in_project {
-        Some(Project::load(cwd)?)
-    } else {
-        None
-    };
+    let project = if in_project { Some(Project::load(cwd)?) } else { None };
     let k8s = match args.k8s_version {
-        Some(v) => {
-            K8sTable::for_version(v.dotted()).expect("every --k8s-version value has a table")
-        }
+        Some(v) => K8sTable::for_version(v.dotted()).expect("every --k8s-version value has a table"),
         None => project_k8s(project.as_ref())?,
     };
-    let sources = if args.sources.is_empty() {
-        vec![PathBuf::from("src")]
-    } else {
-        args.sources.clone()
-    };
+    let sources = if args.sources.is_empty() { vec![PathBuf::from("src")] } else { args.sources.clone() };
     let (crd_dir, rbac_dir) = if in_project {
         (
-            Some(
-                args.crd_dir
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from("config/crd/bases")),
-            ),
-            Some(
-                args.rbac_dir
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from("config/rbac")),
-            ),
+            Some(args.crd_dir.clone().unwrap_or_else(|| PathBuf::from("config/crd/bases"))),
+            Some(args.rbac_dir.clone().unwrap_or_else(|| PathBuf::from("config/rbac"))),
         )
     } else {
         if args.crd_dir.is_none() && args.rbac_dir.is_none() {
@@ -92,12 +74,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
             .into());
         }
     }
-    Ok(Targets {
-        sources,
-        crd_dir,
-        rbac_dir,
-        k8s,
-    })
+    Ok(Targets { sources, crd_dir, rbac_dir, k8s })
 }
 
 /// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
@@ -134,14 +111,9 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
                 "metadata": { "name": ROLE_NAME },
                 "rules": [],
             }));
-            plan.notes.push(
-                "note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into(),
-            );
+            plan.notes.push("note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into());
         }
-        plan.write(
-            rbac_dir.join(ROLE_FILE),
-            crate::yaml::to_multi_doc_string(&roles),
-        )?;
+        plan.write(rbac_dir.join(ROLE_FILE), crate::yaml::to_multi_doc_string(&roles))?;
     }
     Ok(())
 }
@@ -179,9 +151,7 @@ fn stale_crds(root: &Path, dir: &Path, written: &[PathBuf]) -> Result<Vec<PathBu
     };
     let mut out = Vec::new();
     for e in entries {
-        let p = e
-            .with_context(|| format!("failed to list {}", full.display()))?
-            .path();
+        let p = e.with_context(|| format!("failed to list {}", full.display()))?.path();
         let rel = dir.join(p.file_name().unwrap_or_default());
         if p.extension().is_none_or(|x| x != "yaml") || written.contains(&rel) {
             continue;
@@ -204,13 +174,8 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).with_context(|| format!("failed to list {}", d.display()))? {
-            let p = e
-                .with_context(|| format!("failed to list {}", d.display()))?
-                .path();
-            let name = p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let p = e.with_context(|| format!("failed to list {}", d.display()))?.path();
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             if p.is_dir() {
                 if !name.starts_with('.') && name != "target" {
                     stack.push(p);

@@ -43,10 +43,7 @@ impl MetaItem {
     pub fn nested(&self) -> syn::Result<Vec<MetaItem>> {
         match &self.value {
             MetaValue::List(ts) => parse_meta_list.parse2(ts.clone()),
-            _ => Err(syn::Error::new(
-                self.span,
-                format!("expected `{}(...)`", self.name),
-            )),
+            _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
         }
     }
 
@@ -57,10 +54,7 @@ impl MetaItem {
                 let p = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(ts.clone())?;
                 Ok(p.into_iter().collect())
             }
-            _ => Err(syn::Error::new(
-                self.span,
-                format!("expected `{}(...)`", self.name),
-            )),
+            _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
         }
     }
 }
@@ -125,11 +119,9 @@ pub fn expr_literal(e: &Expr) -> Option<Value> {
         Expr::Lit(l) => match &l.lit {
             Lit::Str(s) => Some(Value::String(s.value())),
             Lit::Bool(b) => Some(Value::Bool(b.value)),
-            Lit::Int(i) => i
-                .base10_parse::<i64>()
-                .ok()
-                .map(Value::from)
-                .or_else(|| i.base10_parse::<u64>().ok().map(Value::from)),
+            Lit::Int(i) => {
+                i.base10_parse::<i64>().ok().map(Value::from).or_else(|| i.base10_parse::<u64>().ok().map(Value::from))
+            }
             Lit::Float(f) => f.base10_parse::<f64>().ok().map(Value::from),
             Lit::Char(c) => Some(Value::String(c.value().to_string())),
             _ => None,
@@ -161,11 +153,7 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
         })
         .map(|l| l.strip_prefix(' ').map(str::to_string).unwrap_or(l))
         .collect();
-    if lines.is_empty() {
-        None
-    } else {
-        Some(lines.join("\n"))
-    }
+    if lines.is_empty() { None } else { Some(lines.join("\n")) }
 }
 
 /// schemars' `get_title_and_description`.
@@ -173,9 +161,7 @@ pub fn title_and_description(doc: &str) -> (String, String) {
     let doc = doc.trim_matches(|c: char| c.is_ascii_whitespace());
     if doc.starts_with('#') {
         let end = doc.find('\n').unwrap_or(doc.len());
-        let title = doc[..end]
-            .trim_start_matches('#')
-            .trim_matches(|c: char| c.is_ascii_whitespace());
+        let title = doc[..end].trim_start_matches('#').trim_matches(|c: char| c.is_ascii_whitespace());
         let description = doc[end..].trim_matches(|c: char| c.is_ascii_whitespace());
         (title.to_string(), description.to_string())
     } else {
@@ -245,9 +231,7 @@ impl RenameRule {
             }
             Self::ScreamingSnake => Self::Snake.apply_to_variant(variant).to_ascii_uppercase(),
             Self::Kebab => Self::Snake.apply_to_variant(variant).replace('_', "-"),
-            Self::ScreamingKebab => Self::ScreamingSnake
-                .apply_to_variant(variant)
-                .replace('_', "-"),
+            Self::ScreamingKebab => Self::ScreamingSnake.apply_to_variant(variant).replace('_', "-"),
         }
     }
 
@@ -357,16 +341,9 @@ impl Common {
     /// schemars' `add_mutators` (title, description, deprecated, examples); extensions are applied by
     /// [`Common::apply_extensions`] last.
     pub fn apply_metadata(&self, schema: &mut Value) {
-        let (doc_title, doc_desc) = self
-            .doc
-            .as_deref()
-            .map(title_and_description)
-            .unwrap_or_default();
+        let (doc_title, doc_desc) = self.doc.as_deref().map(title_and_description).unwrap_or_default();
         let title = self.title.clone().or(self.doc.as_ref().map(|_| doc_title));
-        let description = self
-            .description
-            .clone()
-            .or(self.doc.as_ref().map(|_| doc_desc));
+        let description = self.description.clone().or(self.doc.as_ref().map(|_| doc_desc));
         if let Some(t) = title.filter(|t| !t.is_empty()) {
             insert(schema, "title", Value::String(t));
         }
@@ -392,11 +369,7 @@ impl Common {
 /// Insert into a schema, turning a boolean schema into an object first (schemars' `Schema::insert`).
 pub fn insert(schema: &mut Value, key: &str, value: Value) {
     if let Value::Bool(b) = schema {
-        *schema = if *b {
-            Value::Object(Default::default())
-        } else {
-            serde_json::json!({"not": {}})
-        };
+        *schema = if *b { Value::Object(Default::default()) } else { serde_json::json!({"not": {}}) };
     }
     if let Value::Object(o) = schema {
         o.insert(key.to_string(), value);
@@ -482,10 +455,7 @@ fn rename_value(item: &MetaItem) -> syn::Result<Option<String>> {
         MetaValue::List(_) => {
             // rename(serialize = "..", deserialize = "..") — schemars uses the deserialize name.
             let nested = item.nested()?;
-            Ok(nested
-                .iter()
-                .find(|n| n.name == "deserialize")
-                .and_then(MetaItem::str_value))
+            Ok(nested.iter().find(|n| n.name == "deserialize").and_then(MetaItem::str_value))
         }
         MetaValue::Flag => Ok(None),
     }
@@ -495,15 +465,12 @@ fn rename_rule(item: &MetaItem) -> syn::Result<Option<RenameRule>> {
     let Some(s) = rename_value(item)? else {
         return Ok(None);
     };
-    RenameRule::parse(&s)
-        .map(Some)
-        .ok_or_else(|| syn::Error::new(item.span, format!("unknown rename rule `{s}`")))
+    RenameRule::parse(&s).map(Some).ok_or_else(|| syn::Error::new(item.span, format!("unknown rename rule `{s}`")))
 }
 
 fn parse_type(item: &MetaItem) -> syn::Result<syn::Type> {
-    let s = item.str_value().ok_or_else(|| {
-        syn::Error::new(item.span, format!("expected `{} = \"Type\"`", item.name))
-    })?;
+    let s =
+        item.str_value().ok_or_else(|| syn::Error::new(item.span, format!("expected `{} = \"Type\"`", item.name)))?;
     syn::parse_str::<syn::Type>(&s).map_err(|e| syn::Error::new(item.span, e.to_string()))
 }
 
@@ -514,33 +481,27 @@ fn serde_default(item: &MetaItem) -> SerdeDefault {
     }
 }
 
-fn parse_common(
-    attrs: &[syn::Attribute],
-    item: &MetaItem,
-    common: &mut Common,
-) -> syn::Result<bool> {
+fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) -> syn::Result<bool> {
     let _ = attrs;
     match item.name.as_str() {
         "title" => common.title = item.str_value(),
         "description" => common.description = item.str_value(),
         "deprecated" => common.deprecated = true,
-        "example" => {
-            match &item.value {
-                MetaValue::Expr(e) => {
-                    let v = expr_literal(e).ok_or_else(|| {
-                    syn::Error::new(item.span, "only literal `example` values can be evaluated statically; use a literal")
+        "example" => match &item.value {
+            MetaValue::Expr(e) => {
+                let v = expr_literal(e).ok_or_else(|| {
+                    syn::Error::new(
+                        item.span,
+                        "only literal `example` values can be evaluated statically; use a literal",
+                    )
                 })?;
-                    common.examples.push(v);
-                }
-                _ => return Err(syn::Error::new(item.span, "expected `example = <literal>`")),
+                common.examples.push(v);
             }
-        }
+            _ => return Err(syn::Error::new(item.span, "expected `example = <literal>`")),
+        },
         "extend" => {
             let MetaValue::List(ts) = &item.value else {
-                return Err(syn::Error::new(
-                    item.span,
-                    "expected `extend(\"key\" = value, ...)`",
-                ));
+                return Err(syn::Error::new(item.span, "expected `extend(\"key\" = value, ...)`"));
             };
             let pairs = (|input: ParseStream| {
                 let mut out = Vec::new();
@@ -559,10 +520,7 @@ fn parse_common(
             .parse2(ts.clone())?;
             for (k, v) in pairs {
                 let value = expr_json(&v).ok_or_else(|| {
-                    syn::Error::new(
-                        k.span(),
-                        "only literal / json!-like `extend` values can be evaluated statically",
-                    )
+                    syn::Error::new(k.span(), "only literal / json!-like `extend` values can be evaluated statically")
                 })?;
                 common.extend.push((k.value(), value));
             }
@@ -578,12 +536,7 @@ pub fn expr_json(e: &Expr) -> Option<Value> {
         return Some(v);
     }
     match e {
-        Expr::Array(a) => a
-            .elems
-            .iter()
-            .map(expr_json)
-            .collect::<Option<Vec<_>>>()
-            .map(Value::Array),
+        Expr::Array(a) => a.elems.iter().map(expr_json).collect::<Option<Vec<_>>>().map(Value::Array),
         Expr::Path(p) if p.path.is_ident("null") => Some(Value::Null),
         _ => None,
     }
@@ -595,12 +548,8 @@ fn parse_bounds(item: &MetaItem) -> syn::Result<Bounds> {
         let MetaValue::Expr(e) = &n.value else {
             continue;
         };
-        let v = expr_literal(e).ok_or_else(|| {
-            syn::Error::new(
-                n.span,
-                "only literal bounds can be evaluated statically; use a literal",
-            )
-        })?;
+        let v = expr_literal(e)
+            .ok_or_else(|| syn::Error::new(n.span, "only literal bounds can be evaluated statically; use a literal"))?;
         match n.name.as_str() {
             "min" => b.min = Some(v),
             "max" => b.max = Some(v),
@@ -776,9 +725,7 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
                 "skip" | "skip_deserializing" => v.skip_de = true,
                 "untagged" => v.untagged = true,
                 "with" if which == "schemars" => v.with = Some(parse_type(&item)?),
-                "schema_with" | "transform" => {
-                    v.custom_schema = Some((item.name.clone(), item.span))
-                }
+                "schema_with" | "transform" => v.custom_schema = Some((item.name.clone(), item.span)),
                 _ => {
                     if which == "schemars" {
                         parse_common(attrs, &item, &mut v.common)?;
@@ -801,14 +748,8 @@ mod tests {
         assert_eq!(RenameRule::Camel.apply_to_field("a_b_c"), "aBC");
         assert_eq!(RenameRule::Pascal.apply_to_field("api_url"), "ApiUrl");
         assert_eq!(RenameRule::Kebab.apply_to_field("api_url"), "api-url");
-        assert_eq!(
-            RenameRule::ScreamingSnake.apply_to_field("api_url"),
-            "API_URL"
-        );
-        assert_eq!(
-            RenameRule::ScreamingKebab.apply_to_field("api_url"),
-            "API-URL"
-        );
+        assert_eq!(RenameRule::ScreamingSnake.apply_to_field("api_url"), "API_URL");
+        assert_eq!(RenameRule::ScreamingKebab.apply_to_field("api_url"), "API-URL");
         assert_eq!(RenameRule::Upper.apply_to_field("api_url"), "API_URL");
         assert_eq!(RenameRule::Lower.apply_to_field("api_url"), "api_url");
         assert_eq!(RenameRule::parse("camelCase"), Some(RenameRule::Camel));
@@ -817,18 +758,9 @@ mod tests {
 
     #[test]
     fn doc_title_and_description() {
-        assert_eq!(
-            title_and_description("# Title\nbody\n\n  more"),
-            ("Title".into(), "body\n\n  more".into())
-        );
-        assert_eq!(
-            title_and_description("  plain  "),
-            (String::new(), "plain".into())
-        );
-        let attrs: Vec<syn::Attribute> = vec![
-            syn::parse_quote!(#[doc = " a"]),
-            syn::parse_quote!(#[doc = "  b"]),
-        ];
+        assert_eq!(title_and_description("# Title\nbody\n\n  more"), ("Title".into(), "body\n\n  more".into()));
+        assert_eq!(title_and_description("  plain  "), (String::new(), "plain".into()));
+        let attrs: Vec<syn::Attribute> = vec![syn::parse_quote!(#[doc = " a"]), syn::parse_quote!(#[doc = "  b"])];
         assert_eq!(doc_text(&attrs).as_deref(), Some("a\n b"));
     }
 }

@@ -58,10 +58,7 @@ fn strip(e: &Expr) -> &Expr {
         },
         Expr::MethodCall(mc)
             if mc.args.is_empty()
-                && matches!(
-                    mc.method.to_string().as_str(),
-                    "into" | "to_string" | "to_owned" | "clone"
-                ) =>
+                && matches!(mc.method.to_string().as_str(), "into" | "to_string" | "to_owned" | "clone") =>
         {
             strip(&mc.receiver)
         }
@@ -92,12 +89,7 @@ fn is_default_call(e: &Expr) -> bool {
     let Expr::Path(p) = &*c.func else {
         return false;
     };
-    let last = p
-        .path
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default();
+    let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
     last == "default"
 }
 
@@ -110,17 +102,11 @@ fn fn_body_expr(f: &syn::ItemFn) -> Option<&Expr> {
 }
 
 fn derives(attrs_list: &[syn::Attribute], name: &str) -> bool {
-    attrs_list
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .any(|a| {
-            a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
-                .map(|l| {
-                    l.iter()
-                        .any(|p| p.segments.last().is_some_and(|s| s.ident == name))
-                })
-                .unwrap_or(false)
-        })
+    attrs_list.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        a.parse_args_with(Punctuated::<syn::Path, Token![,]>::parse_terminated)
+            .map(|l| l.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == name)))
+            .unwrap_or(false)
+    })
 }
 
 impl<'a> Evaluator<'a> {
@@ -179,12 +165,10 @@ impl<'a> Evaluator<'a> {
             .filter(|i| i.self_name == item.name && i.trait_name.as_deref() == Some("Default"))
             .find_map(|i| {
                 i.item.items.iter().find_map(|ii| match ii {
-                    syn::ImplItem::Fn(f) if f.sig.ident == "default" => {
-                        match f.block.stmts.as_slice() {
-                            [syn::Stmt::Expr(e, None)] => Some((e, i.module)),
-                            _ => None,
-                        }
-                    }
+                    syn::ImplItem::Fn(f) if f.sig.ident == "default" => match f.block.stmts.as_slice() {
+                        [syn::Stmt::Expr(e, None)] => Some((e, i.module)),
+                        _ => None,
+                    },
                     _ => None,
                 })
             })
@@ -199,16 +183,10 @@ impl<'a> Evaluator<'a> {
             }
             ItemKind::Enum(e) => {
                 if derives(&e.attrs, "Default") {
-                    let v = e
-                        .variants
-                        .iter()
-                        .find(|v| v.attrs.iter().any(|a| a.path().is_ident("default")))
-                        .ok_or_else(|| {
-                            format!(
-                                "enum `{}` derives Default without a #[default] variant",
-                                item.name
-                            )
-                        })?;
+                    let v =
+                        e.variants.iter().find(|v| v.attrs.iter().any(|a| a.path().is_ident("default"))).ok_or_else(
+                            || format!("enum `{}` derives Default without a #[default] variant", item.name),
+                        )?;
                     return self.serialize_variant(id, v, None);
                 }
                 let (body, m) = self
@@ -241,36 +219,26 @@ impl<'a> Evaluator<'a> {
             }
             return Ok(out);
         }
-        let (body, m) = self.default_impl_body(id).ok_or_else(|| {
-            format!(
-                "`{}` has neither #[derive(Default)] nor an evaluable `impl Default`",
-                item.name
-            )
-        })?;
+        let (body, m) = self
+            .default_impl_body(id)
+            .ok_or_else(|| format!("`{}` has neither #[derive(Default)] nor an evaluable `impl Default`", item.name))?;
         self.struct_fields_of(body, id, m, depth + 1)
     }
 
     /// Fields of the struct value built by `path()`.
-    pub fn call_default_fn_fields(
-        &self,
-        path: &str,
-        id: ItemId,
-        m: ModId,
-    ) -> Res<Map<String, Value>> {
+    pub fn call_default_fn_fields(&self, path: &str, id: ItemId, m: ModId) -> Res<Map<String, Value>> {
         let (body, fm) = self.default_fn(path, m)?;
         self.struct_fields_of(body, id, fm, 0)
     }
 
     fn default_fn(&self, path: &str, m: ModId) -> Res<(&'a Expr, ModId)> {
-        let p: syn::Path =
-            syn::parse_str(path).map_err(|e| format!("invalid default path `{path}`: {e}"))?;
+        let p: syn::Path = syn::parse_str(path).map_err(|e| format!("invalid default path `{path}`: {e}"))?;
         match self.ix.resolve(m, &path_segs(&p), want_fn) {
             Resolved::Item(id) => {
                 let ItemKind::Fn(f) = &self.ix.items[id].kind else {
                     return Err(format!("`{path}` is not a fn"));
                 };
-                let body = fn_body_expr(f)
-                    .ok_or_else(|| format!("the body of `{path}` is not a single expression"))?;
+                let body = fn_body_expr(f).ok_or_else(|| format!("the body of `{path}` is not a single expression"))?;
                 Ok((body, self.ix.items[id].module))
             }
             _ => Err(format!("fn `{path}` not found in this crate")),
@@ -280,12 +248,7 @@ impl<'a> Evaluator<'a> {
     /// `serde_json::to_value(path())`.
     pub fn call_default_fn(&self, path: &str, ty: &syn::Type, m: ModId) -> Res<Value> {
         let last = path.rsplit("::").next().unwrap_or(path);
-        if last == "default"
-            && matches!(
-                self.ix.resolve(m, &[path.to_string()], want_fn),
-                Resolved::External(_)
-            )
-        {
+        if last == "default" && matches!(self.ix.resolve(m, &[path.to_string()], want_fn), Resolved::External(_)) {
             return self.default_of(ty, m);
         }
         let (body, fm) = self.default_fn(path, m)?;
@@ -293,14 +256,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Evaluate an expression of type `ty` (written in module `tm`), the expression being in module `em`.
-    fn eval_depth(
-        &self,
-        e: &Expr,
-        ty: &syn::Type,
-        tm: ModId,
-        em: ModId,
-        depth: usize,
-    ) -> Res<Value> {
+    fn eval_depth(&self, e: &Expr, ty: &syn::Type, tm: ModId, em: ModId, depth: usize) -> Res<Value> {
         if depth > 24 {
             return Err("default values nest too deeply".into());
         }
@@ -314,16 +270,9 @@ impl<'a> Evaluator<'a> {
                 if let Expr::Path(p) = &*c.func {
                     if let Resolved::Item(id) = self.ix.resolve(em, &path_segs(&p.path), want_fn) {
                         if let ItemKind::Fn(f) = &self.ix.items[id].kind {
-                            let body = fn_body_expr(f).ok_or_else(|| {
-                                format!("the body of `{}` is not a single expression", f.sig.ident)
-                            })?;
-                            return self.eval_depth(
-                                body,
-                                ty,
-                                tm,
-                                self.ix.items[id].module,
-                                depth + 1,
-                            );
+                            let body = fn_body_expr(f)
+                                .ok_or_else(|| format!("the body of `{}` is not a single expression", f.sig.ident))?;
+                            return self.eval_depth(body, ty, tm, self.ix.items[id].module, depth + 1);
                         }
                     }
                 }
@@ -333,23 +282,12 @@ impl<'a> Evaluator<'a> {
             if p.path.segments.len() <= 2 {
                 if let Resolved::Item(id) = self.ix.resolve(em, &path_segs(&p.path), want_const) {
                     if let ItemKind::Const(c) = &self.ix.items[id].kind {
-                        return self.eval_depth(
-                            &c.expr,
-                            ty,
-                            tm,
-                            self.ix.items[id].module,
-                            depth + 1,
-                        );
+                        return self.eval_depth(&c.expr, ty, tm, self.ix.items[id].module, depth + 1);
                     }
                 }
             }
         }
-        let unsupported = || {
-            Err(format!(
-                "`{}` is not a literal expression",
-                quote::quote!(#e)
-            ))
-        };
+        let unsupported = || Err(format!("`{}` is not a literal expression", quote::quote!(#e)));
         match self.classify(ty, tm)? {
             Ty::Option(t, m2) => {
                 if let Expr::Path(p) = e {
@@ -379,20 +317,12 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                 }
-                let v = attrs::expr_literal(e)
-                    .ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
+                let v = attrs::expr_literal(e).ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
                 match (kind, &v) {
-                    (ScalarKind::Str, Value::String(_)) | (ScalarKind::Bool, Value::Bool(_)) => {
-                        Ok(v)
-                    }
+                    (ScalarKind::Str, Value::String(_)) | (ScalarKind::Bool, Value::Bool(_)) => Ok(v),
                     (ScalarKind::Int, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(v),
-                    (ScalarKind::Float, Value::Number(n)) => {
-                        Ok(json!(n.as_f64().unwrap_or_default()))
-                    }
-                    _ => Err(format!(
-                        "literal `{}` does not match the field type",
-                        quote::quote!(#e)
-                    )),
+                    (ScalarKind::Float, Value::Number(n)) => Ok(json!(n.as_f64().unwrap_or_default())),
+                    _ => Err(format!("literal `{}` does not match the field type", quote::quote!(#e))),
                 }
             }
             Ty::Seq(t, m2, _) | Ty::Array(t, m2, _) => {
@@ -433,12 +363,7 @@ impl<'a> Evaluator<'a> {
                     let Expr::Path(p) = &*c.func else {
                         return unsupported();
                     };
-                    let last = p
-                        .path
-                        .segments
-                        .last()
-                        .map(|s| s.ident.to_string())
-                        .unwrap_or_default();
+                    let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                     match (last.as_str(), c.args.len()) {
                         ("new", 0) => Ok(json!({})),
                         ("from", 1) => {
@@ -453,8 +378,8 @@ impl<'a> Evaluator<'a> {
                                 if t.elems.len() != 2 {
                                     return unsupported();
                                 }
-                                let k = attrs::expr_str(strip(&t.elems[0]))
-                                    .ok_or("map keys must be string literals")?;
+                                let k =
+                                    attrs::expr_str(strip(&t.elems[0])).ok_or("map keys must be string literals")?;
                                 out.insert(k, self.eval_depth(&t.elems[1], &v, m2, em, depth + 1)?);
                             }
                             Ok(Value::Object(out))
@@ -467,9 +392,7 @@ impl<'a> Evaluator<'a> {
             Ty::Wrapper(t, m2) => {
                 if let Expr::Call(c) = e {
                     if let Expr::Path(p) = &*c.func {
-                        if c.args.len() == 1
-                            && p.path.segments.last().is_some_and(|s| s.ident == "new")
-                        {
+                        if c.args.len() == 1 && p.path.segments.last().is_some_and(|s| s.ident == "new") {
                             return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
                         }
                     }
@@ -479,12 +402,7 @@ impl<'a> Evaluator<'a> {
             Ty::K8s(name) => {
                 if let Expr::Call(c) = e {
                     if let (Expr::Path(p), 1) = (&*c.func, c.args.len()) {
-                        let last = p
-                            .path
-                            .segments
-                            .last()
-                            .map(|s| s.ident.to_string())
-                            .unwrap_or_default();
+                        let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                         let lit = attrs::expr_literal(strip(&c.args[0]));
                         match (name.as_str(), last.as_str(), lit) {
                             ("Quantity", "Quantity", Some(v @ Value::String(_)))
@@ -496,9 +414,7 @@ impl<'a> Evaluator<'a> {
                 unsupported()
             }
             Ty::JsonValue => match e {
-                Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Null") => {
-                    Ok(Value::Null)
-                }
+                Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Null") => Ok(Value::Null),
                 _ => unsupported(),
             },
             Ty::Unit => Ok(Value::Null),
@@ -520,22 +436,14 @@ impl<'a> Evaluator<'a> {
                     let fields = self.struct_fields_of(e, id, em, depth + 1)?;
                     self.serialize_struct(id, &fields)
                 }
-                (syn::Fields::Unnamed(u), Expr::Call(c))
-                    if u.unnamed.len() == 1 && c.args.len() == 1 =>
-                {
+                (syn::Fields::Unnamed(u), Expr::Call(c)) if u.unnamed.len() == 1 && c.args.len() == 1 => {
                     let mut fields = Map::new();
-                    fields.insert(
-                        "0".into(),
-                        self.eval_depth(&c.args[0], &u.unnamed[0].ty, item.module, em, depth + 1)?,
-                    );
+                    fields
+                        .insert("0".into(), self.eval_depth(&c.args[0], &u.unnamed[0].ty, item.module, em, depth + 1)?);
                     self.serialize_struct(id, &fields)
                 }
                 (syn::Fields::Unit, _) => Ok(Value::Null),
-                _ => Err(format!(
-                    "`{}` is not a literal value of `{}`",
-                    quote::quote!(#e),
-                    item.name
-                )),
+                _ => Err(format!("`{}` is not a literal value of `{}`", quote::quote!(#e), item.name)),
             },
             ItemKind::Enum(en) => {
                 let (path, payload): (&syn::Path, Option<&Expr>) = match e {
@@ -543,46 +451,25 @@ impl<'a> Evaluator<'a> {
                     Expr::Call(c) if c.args.len() == 1 => match &*c.func {
                         Expr::Path(p) => (&p.path, Some(&c.args[0])),
                         _ => {
-                            return Err(format!(
-                                "`{}` is not a variant of `{}`",
-                                quote::quote!(#e),
-                                item.name
-                            ));
+                            return Err(format!("`{}` is not a variant of `{}`", quote::quote!(#e), item.name));
                         }
                     },
                     Expr::Struct(s) => {
-                        let v_ident = s
-                            .path
-                            .segments
-                            .last()
-                            .map(|x| x.ident.to_string())
-                            .unwrap_or_default();
-                        let v =
-                            en.variants
-                                .iter()
-                                .find(|v| v.ident == v_ident)
-                                .ok_or_else(|| {
-                                    format!("`{v_ident}` is not a variant of `{}`", item.name)
-                                })?;
-                        let fields =
-                            self.fields_from_literal(&v.fields, s, item.module, em, None, depth)?;
-                        let value =
-                            self.serialize_fields(&v.fields, &fields, variant_field_rule(en, v))?;
+                        let v_ident = s.path.segments.last().map(|x| x.ident.to_string()).unwrap_or_default();
+                        let v = en
+                            .variants
+                            .iter()
+                            .find(|v| v.ident == v_ident)
+                            .ok_or_else(|| format!("`{v_ident}` is not a variant of `{}`", item.name))?;
+                        let fields = self.fields_from_literal(&v.fields, s, item.module, em, None, depth)?;
+                        let value = self.serialize_fields(&v.fields, &fields, variant_field_rule(en, v))?;
                         return self.serialize_variant(id, v, Some(value));
                     }
                     _ => {
-                        return Err(format!(
-                            "`{}` is not a variant of `{}`",
-                            quote::quote!(#e),
-                            item.name
-                        ));
+                        return Err(format!("`{}` is not a variant of `{}`", quote::quote!(#e), item.name));
                     }
                 };
-                let v_ident = path
-                    .segments
-                    .last()
-                    .map(|x| x.ident.to_string())
-                    .unwrap_or_default();
+                let v_ident = path.segments.last().map(|x| x.ident.to_string()).unwrap_or_default();
                 let v = en
                     .variants
                     .iter()
@@ -602,26 +489,15 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Rust-field-name → serialized value for a struct literal of struct `id`.
-    fn struct_fields_of(
-        &self,
-        e: &Expr,
-        id: ItemId,
-        em: ModId,
-        depth: usize,
-    ) -> Res<Map<String, Value>> {
+    fn struct_fields_of(&self, e: &Expr, id: ItemId, em: ModId, depth: usize) -> Res<Map<String, Value>> {
         let item = &self.ix.items[id];
         let ItemKind::Struct(s) = &item.kind else {
             return Err(format!("`{}` is not a struct", item.name));
         };
         match strip(e) {
-            Expr::Struct(lit) => {
-                self.fields_from_literal(&s.fields, lit, item.module, em, Some(id), depth)
-            }
+            Expr::Struct(lit) => self.fields_from_literal(&s.fields, lit, item.module, em, Some(id), depth),
             other if is_default_call(other) => self.item_default_fields_depth(id, depth + 1),
-            other => Err(format!(
-                "`{}` is not a struct literal",
-                quote::quote!(#other)
-            )),
+            other => Err(format!("`{}` is not a struct literal", quote::quote!(#other))),
         }
     }
 
@@ -636,9 +512,7 @@ impl<'a> Evaluator<'a> {
     ) -> Res<Map<String, Value>> {
         let mut out = Map::new();
         let rest = match (&lit.rest, owner) {
-            (Some(r), Some(id)) if is_default_call(strip(r)) => {
-                Some(self.item_default_fields_depth(id, depth + 1)?)
-            }
+            (Some(r), Some(id)) if is_default_call(strip(r)) => Some(self.item_default_fields_depth(id, depth + 1)?),
             (Some(r), _) => return Err(format!("`..{}` is not evaluable", quote::quote!(#r))),
             (None, _) => None,
         };
@@ -653,10 +527,7 @@ impl<'a> Evaluator<'a> {
             });
             let v = match (given, &rest) {
                 (Some(fv), _) => self.eval_depth(&fv.expr, &f.ty, tm, em, depth + 1)?,
-                (None, Some(r)) => r
-                    .get(&key)
-                    .cloned()
-                    .ok_or_else(|| format!("field `{key}` missing"))?,
+                (None, Some(r)) => r.get(&key).cloned().ok_or_else(|| format!("field `{key}` missing"))?,
                 (None, None) => {
                     return Err(format!("field `{key}` missing from the struct literal"));
                 }
@@ -674,17 +545,10 @@ impl<'a> Evaluator<'a> {
         let c = attrs::container_attrs(&s.attrs).map_err(|e| e.to_string())?;
         match &s.fields {
             syn::Fields::Unit => Ok(Value::Null),
-            syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
-                Ok(fields.get("0").cloned().unwrap_or(Value::Null))
-            }
+            syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => Ok(fields.get("0").cloned().unwrap_or(Value::Null)),
             syn::Fields::Unnamed(_) => Err("tuple structs are not supported".into()),
             syn::Fields::Named(n) if c.transparent => {
-                let f = n
-                    .named
-                    .first()
-                    .and_then(|f| f.ident.as_ref())
-                    .map(unraw)
-                    .unwrap_or_default();
+                let f = n.named.first().and_then(|f| f.ident.as_ref()).map(unraw).unwrap_or_default();
                 Ok(fields.get(&f).cloned().unwrap_or(Value::Null))
             }
             syn::Fields::Named(_) => self.serialize_fields(&s.fields, fields, c.rename_all),
@@ -721,21 +585,13 @@ impl<'a> Evaluator<'a> {
                 }
                 continue;
             }
-            let name = fa
-                .rename
-                .clone()
-                .unwrap_or_else(|| rule.map_or(key.clone(), |r| r.apply_to_field(&key)));
+            let name = fa.rename.clone().unwrap_or_else(|| rule.map_or(key.clone(), |r| r.apply_to_field(&key)));
             out.insert(name, v);
         }
         Ok(Value::Object(out))
     }
 
-    fn serialize_variant(
-        &self,
-        id: ItemId,
-        v: &syn::Variant,
-        payload: Option<Value>,
-    ) -> Res<Value> {
+    fn serialize_variant(&self, id: ItemId, v: &syn::Variant, payload: Option<Value>) -> Res<Value> {
         let ItemKind::Enum(e) = &self.ix.items[id].kind else {
             return Err("not an enum".into());
         };

@@ -30,9 +30,7 @@ pub enum CrdErrorKind {
     #[error("no crate root: expected lib.rs or main.rs in this directory")]
     NoCrateRoot,
     /// `mod x;` whose file does not exist.
-    #[error(
-        "file for module `{module}` not found (looked for {looked}); create it or fix the `mod` declaration"
-    )]
+    #[error("file for module `{module}` not found (looked for {looked}); create it or fix the `mod` declaration")]
     ModuleNotFound {
         /// Module name.
         module: String,
@@ -93,22 +91,12 @@ impl CrdError {
     /// An error at a span of a file.
     pub fn at(path: &Path, span: proc_macro2::Span, kind: CrdErrorKind) -> Self {
         let start = span.start();
-        Self {
-            path: path.to_path_buf(),
-            line: start.line.max(1),
-            column: start.column + 1,
-            kind,
-        }
+        Self { path: path.to_path_buf(), line: start.line.max(1), column: start.column + 1, kind }
     }
 
     /// An error about a whole file (line 1, column 1).
     pub fn file(path: &Path, kind: CrdErrorKind) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            kind,
-        }
+        Self { path: path.to_path_buf(), line: 1, column: 1, kind }
     }
 
     /// Shorthand for [`CrdErrorKind::Unsupported`].
@@ -118,13 +106,6 @@ impl CrdError {
         construct: impl fmt::Display,
         fix: impl fmt::Display,
     ) -> Self {
-        Self::at(
-            path,
-            span,
-            CrdErrorKind::Unsupported {
-                construct: construct.to_string(),
-                fix: fix.to_string(),
-            },
-        )
+        Self::at(path, span, CrdErrorKind::Unsupported { construct: construct.to_string(), fix: fix.to_string() })
     }
 }

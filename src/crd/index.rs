@@ -19,20 +19,13 @@ pub struct SourceSet {
 impl SourceSet {
     /// Sources rooted at `src_dir` (the directory holding `lib.rs` / `main.rs`).
     pub fn new(src_dir: &Path) -> Self {
-        Self {
-            src_dir: src_dir.to_path_buf(),
-            overlay: BTreeMap::new(),
-        }
+        Self { src_dir: src_dir.to_path_buf(), overlay: BTreeMap::new() }
     }
 
     /// Overlay planned contents. Relative paths are taken relative to the src dir.
     pub fn with_overlay(mut self, overlay: BTreeMap<PathBuf, String>) -> Self {
         for (path, text) in overlay {
-            let path = if path.is_absolute() {
-                path
-            } else {
-                self.src_dir.join(path)
-            };
+            let path = if path.is_absolute() { path } else { self.src_dir.join(path) };
             self.overlay.insert(path, text);
         }
         self
@@ -51,8 +44,7 @@ impl SourceSet {
         if let Some(text) = self.overlay.get(path) {
             return Ok(text.clone());
         }
-        std::fs::read_to_string(path)
-            .map_err(|e| CrdError::file(path, CrdErrorKind::Io(e.to_string())))
+        std::fs::read_to_string(path).map_err(|e| CrdError::file(path, CrdErrorKind::Io(e.to_string())))
     }
 }
 
@@ -158,13 +150,7 @@ impl CrateIndex {
             .find(|p| sources.exists(p))
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
         let mut index = CrateIndex::default();
-        index.load_file(
-            sources,
-            &root,
-            vec!["crate".into()],
-            None,
-            dir.to_path_buf(),
-        )?;
+        index.load_file(sources, &root, vec!["crate".into()], None, dir.to_path_buf())?;
         Ok(index)
     }
 
@@ -177,18 +163,11 @@ impl CrateIndex {
         mod_dir: PathBuf,
     ) -> Result<ModId, CrdError> {
         let text = sources.read(path)?;
-        let file = parse_items(&text)
-            .map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
+        let file = parse_items(&text).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
         let file_idx = self.files.len();
-        self.files.push(SourceFile {
-            path: path.to_path_buf(),
-            text,
-        });
+        self.files.push(SourceFile { path: path.to_path_buf(), text });
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let ctx = FileCtx {
-            file: file_idx,
-            file_dir,
-        };
+        let ctx = FileCtx { file: file_idx, file_dir };
         self.load_items(sources, &ctx, file.0, mod_path, parent, mod_dir, false)
     }
 
@@ -218,26 +197,16 @@ impl CrateIndex {
         }
         for item in items {
             match item {
-                syn::Item::Struct(s) => {
-                    self.push_item(s.ident.to_string(), id, ItemKind::Struct(s))
-                }
+                syn::Item::Struct(s) => self.push_item(s.ident.to_string(), id, ItemKind::Struct(s)),
                 syn::Item::Enum(e) => self.push_item(e.ident.to_string(), id, ItemKind::Enum(e)),
                 syn::Item::Type(t) => self.push_item(t.ident.to_string(), id, ItemKind::Alias(t)),
                 syn::Item::Fn(f) => self.push_item(f.sig.ident.to_string(), id, ItemKind::Fn(f)),
                 syn::Item::Const(c) => self.push_item(c.ident.to_string(), id, ItemKind::Const(c)),
                 syn::Item::Impl(i) => {
                     if let Some(self_name) = type_last_name(&i.self_ty) {
-                        let trait_name = i
-                            .trait_
-                            .as_ref()
-                            .and_then(|(_, p, _)| p.segments.last())
-                            .map(|s| s.ident.to_string());
-                        self.impls.push(ImplBlock {
-                            self_name,
-                            trait_name,
-                            module: id,
-                            item: i,
-                        });
+                        let trait_name =
+                            i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
+                        self.impls.push(ImplBlock { self_name, trait_name, module: id, item: i });
                     }
                 }
                 syn::Item::Use(u) => {
@@ -265,29 +234,18 @@ impl CrateIndex {
                             let candidates: Vec<PathBuf> = match &path_attr {
                                 Some(p) if inline => vec![mod_dir.join(p)],
                                 Some(p) => vec![ctx.file_dir.join(p)],
-                                None => vec![
-                                    mod_dir.join(format!("{name}.rs")),
-                                    mod_dir.join(&name).join("mod.rs"),
-                                ],
+                                None => vec![mod_dir.join(format!("{name}.rs")), mod_dir.join(&name).join("mod.rs")],
                             };
                             let Some(found) = candidates.iter().find(|p| sources.exists(p)) else {
-                                let looked = candidates
-                                    .iter()
-                                    .map(|p| p.display().to_string())
-                                    .collect::<Vec<_>>();
+                                let looked = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
                                 return Err(CrdError::at(
                                     &self.files[ctx.file].path,
                                     m.ident.span(),
-                                    CrdErrorKind::ModuleNotFound {
-                                        module: name,
-                                        looked: looked.join(", "),
-                                    },
+                                    CrdErrorKind::ModuleNotFound { module: name, looked: looked.join(", ") },
                                 ));
                             };
                             // A file named `mod.rs` or loaded through #[path] owns its directory; `x.rs` owns `x/`.
-                            let child_dir = if path_attr.is_some()
-                                || found.file_name().is_some_and(|f| f == "mod.rs")
-                            {
+                            let child_dir = if path_attr.is_some() || found.file_name().is_some_and(|f| f == "mod.rs") {
                                 found.parent().map(Path::to_path_buf).unwrap_or_default()
                             } else {
                                 mod_dir.join(&name)
@@ -319,9 +277,7 @@ impl CrateIndex {
 
     /// The items named `name` defined directly in `module`.
     fn item_in(&self, module: ModId, name: &str, want: fn(&ItemKind) -> bool) -> Option<ItemId> {
-        self.items
-            .iter()
-            .position(|i| i.module == module && i.name == name && want(&i.kind))
+        self.items.iter().position(|i| i.module == module && i.name == name && want(&i.kind))
     }
 
     /// Resolve a path (as written in `module`) to a crate item, or to an external path.
@@ -329,13 +285,7 @@ impl CrateIndex {
         self.resolve_depth(module, segs, want, 0)
     }
 
-    fn resolve_depth(
-        &self,
-        module: ModId,
-        segs: &[String],
-        want: fn(&ItemKind) -> bool,
-        depth: usize,
-    ) -> Resolved {
+    fn resolve_depth(&self, module: ModId, segs: &[String], want: fn(&ItemKind) -> bool, depth: usize) -> Resolved {
         if depth > 16 || segs.is_empty() {
             return Resolved::External(segs.to_vec());
         }
@@ -344,11 +294,7 @@ impl CrateIndex {
             if let Some(id) = self.item_in(module, name, want) {
                 return Resolved::Item(id);
             }
-            if let Some(u) = self.modules[module]
-                .uses
-                .iter()
-                .find(|u| !u.glob && &u.alias == name)
-            {
+            if let Some(u) = self.modules[module].uses.iter().find(|u| !u.glob && &u.alias == name) {
                 return self.resolve_use_path(module, &u.path, want, depth);
             }
             for u in self.modules[module].uses.iter().filter(|u| u.glob) {
@@ -357,11 +303,7 @@ impl CrateIndex {
                         return Resolved::Item(id);
                     }
                     // One level of re-export through the glob-imported module.
-                    if let Some(inner) = self.modules[m]
-                        .uses
-                        .iter()
-                        .find(|x| !x.glob && &x.alias == name)
-                    {
+                    if let Some(inner) = self.modules[m].uses.iter().find(|x| !x.glob && &x.alias == name) {
                         return self.resolve_use_path(m, &inner.path, want, depth + 1);
                     }
                 } else if !is_crate_relative(&u.path) && !self.is_glob_into_crate(module, &u.path) {
@@ -377,34 +319,25 @@ impl CrateIndex {
         // Multi-segment path: resolve the prefix to a module.
         let prefix = &segs[..segs.len() - 1];
         let first = &prefix[0];
-        let expanded: Option<Vec<String>> =
-            if first == "crate" || first == "self" || first == "super" {
-                Some(prefix.to_vec())
-            } else if let Some(u) = self.modules[module]
-                .uses
-                .iter()
-                .find(|u| !u.glob && &u.alias == first)
-            {
-                let mut p = u.path.clone();
-                p.extend(prefix[1..].iter().cloned());
-                Some(p)
-            } else if self.modules[module].children.contains_key(first) {
-                let mut p = vec!["self".to_string()];
-                p.extend(prefix.iter().cloned());
-                Some(p)
-            } else {
-                None
-            };
+        let expanded: Option<Vec<String>> = if first == "crate" || first == "self" || first == "super" {
+            Some(prefix.to_vec())
+        } else if let Some(u) = self.modules[module].uses.iter().find(|u| !u.glob && &u.alias == first) {
+            let mut p = u.path.clone();
+            p.extend(prefix[1..].iter().cloned());
+            Some(p)
+        } else if self.modules[module].children.contains_key(first) {
+            let mut p = vec!["self".to_string()];
+            p.extend(prefix.iter().cloned());
+            Some(p)
+        } else {
+            None
+        };
         if let Some(prefix) = expanded {
             if let Some(m) = self.module_of_path(module, &prefix) {
                 if let Some(id) = self.item_in(m, name, want) {
                     return Resolved::Item(id);
                 }
-                if let Some(u) = self.modules[m]
-                    .uses
-                    .iter()
-                    .find(|u| !u.glob && &u.alias == name)
-                {
+                if let Some(u) = self.modules[m].uses.iter().find(|u| !u.glob && &u.alias == name) {
                     return self.resolve_use_path(m, &u.path, want, depth + 1);
                 }
                 return self.by_last_segment(segs, want);
@@ -417,25 +350,14 @@ impl CrateIndex {
     }
 
     fn is_glob_into_crate(&self, module: ModId, path: &[String]) -> bool {
-        path.first()
-            .is_some_and(|f| self.modules[module].children.contains_key(f))
+        path.first().is_some_and(|f| self.modules[module].children.contains_key(f))
     }
 
-    fn resolve_use_path(
-        &self,
-        module: ModId,
-        path: &[String],
-        want: fn(&ItemKind) -> bool,
-        depth: usize,
-    ) -> Resolved {
+    fn resolve_use_path(&self, module: ModId, path: &[String], want: fn(&ItemKind) -> bool, depth: usize) -> Resolved {
         if depth > 16 {
             return Resolved::External(path.to_vec());
         }
-        if is_crate_relative(path)
-            || path
-                .first()
-                .is_some_and(|f| self.modules[module].children.contains_key(f))
-        {
+        if is_crate_relative(path) || path.first().is_some_and(|f| self.modules[module].children.contains_key(f)) {
             let (prefix, name) = path.split_at(path.len() - 1);
             let prefix = if is_crate_relative(path) {
                 prefix.to_vec()
@@ -448,11 +370,7 @@ impl CrateIndex {
                 if let Some(id) = self.item_in(m, &name[0], want) {
                     return Resolved::Item(id);
                 }
-                if let Some(u) = self.modules[m]
-                    .uses
-                    .iter()
-                    .find(|u| !u.glob && u.alias == name[0])
-                {
+                if let Some(u) = self.modules[m].uses.iter().find(|u| !u.glob && u.alias == name[0]) {
                     return self.resolve_use_path(m, &u.path.clone(), want, depth + 1);
                 }
             }
@@ -464,13 +382,8 @@ impl CrateIndex {
     /// Fallback: a unique crate item with this last segment, else an external path.
     fn by_last_segment(&self, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
         let name = &segs[segs.len() - 1];
-        let found: Vec<ItemId> = self
-            .items
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| &i.name == name && want(&i.kind))
-            .map(|(id, _)| id)
-            .collect();
+        let found: Vec<ItemId> =
+            self.items.iter().enumerate().filter(|(_, i)| &i.name == name && want(&i.kind)).map(|(id, _)| id).collect();
         match found.as_slice() {
             [one] => Resolved::Item(*one),
             [] => Resolved::External(segs.to_vec()),
@@ -525,20 +438,13 @@ struct FileCtx {
 }
 
 fn is_crate_relative(path: &[String]) -> bool {
-    matches!(
-        path.first().map(String::as_str),
-        Some("crate" | "self" | "super")
-    )
+    matches!(path.first().map(String::as_str), Some("crate" | "self" | "super"))
 }
 
 /// Paths of external crates whose glob imports we understand.
 fn known_external(full: &[String]) -> Option<Vec<String>> {
     let first = full.first()?.as_str();
-    matches!(
-        first,
-        "k8s_openapi" | "std" | "core" | "alloc" | "serde_json" | "kube"
-    )
-    .then(|| full.to_vec())
+    matches!(first, "k8s_openapi" | "std" | "core" | "alloc" | "serde_json" | "kube").then(|| full.to_vec())
 }
 
 fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseEntry>) {
@@ -552,20 +458,12 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseE
             let name = unraw(&n.ident);
             if name == "self" {
                 if let Some(last) = prefix.last() {
-                    out.push(UseEntry {
-                        alias: last.clone(),
-                        path: prefix.clone(),
-                        glob: false,
-                    });
+                    out.push(UseEntry { alias: last.clone(), path: prefix.clone(), glob: false });
                 }
             } else {
                 let mut path = prefix.clone();
                 path.push(name.clone());
-                out.push(UseEntry {
-                    alias: name,
-                    path,
-                    glob: false,
-                });
+                out.push(UseEntry { alias: name, path, glob: false });
             }
         }
         syn::UseTree::Rename(r) => {
@@ -574,17 +472,9 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseE
             if name != "self" {
                 path.push(name);
             }
-            out.push(UseEntry {
-                alias: unraw(&r.rename),
-                path,
-                glob: false,
-            });
+            out.push(UseEntry { alias: unraw(&r.rename), path, glob: false });
         }
-        syn::UseTree::Glob(_) => out.push(UseEntry {
-            alias: String::new(),
-            path: prefix.clone(),
-            glob: true,
-        }),
+        syn::UseTree::Glob(_) => out.push(UseEntry { alias: String::new(), path: prefix.clone(), glob: true }),
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 flatten_use(t, prefix, out);
@@ -647,9 +537,7 @@ fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     let at = |k: usize| b.get(k).copied().unwrap_or(0);
     match b[i] {
-        b'/' if at(i + 1) == b'/' => {
-            Some(b[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p))
-        }
+        b'/' if at(i + 1) == b'/' => Some(b[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p)),
         b'/' if at(i + 1) == b'*' => {
             let (mut depth, mut k) = (0usize, i);
             while k < n {
@@ -706,14 +594,7 @@ fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
             }
             let mut j = k + hashes + 1;
             while j < n {
-                if b[j] == b'"'
-                    && b[j + 1..]
-                        .iter()
-                        .take(hashes)
-                        .filter(|&&c| c == b'#')
-                        .count()
-                        == hashes
-                {
+                if b[j] == b'"' && b[j + 1..].iter().take(hashes).filter(|&&c| c == b'#').count() == hashes {
                     return Some(j + 1 + hashes);
                 }
                 j += 1;
@@ -798,15 +679,12 @@ fn blank_fn_bodies(text: &str) -> String {
         let Some(close) = close else {
             return text.to_string();
         };
-        let body = std::str::from_utf8(&b[open + 1..close])
-            .unwrap_or_default()
-            .trim();
+        let body = std::str::from_utf8(&b[open + 1..close]).unwrap_or_default().trim();
         let single = semis == 0
             || (semis == 1
                 && body.starts_with("return")
                 && body.as_bytes().get(6).is_some_and(|c| !is_ident_byte(*c))
-                && std::str::from_utf8(&b[last_semi + 1..close])
-                    .is_ok_and(|t| t.trim().is_empty()));
+                && std::str::from_utf8(&b[last_semi + 1..close]).is_ok_and(|t| t.trim().is_empty()));
         if single {
             i = open + 1;
         } else {
@@ -893,28 +771,19 @@ fn lazy_item(input: syn::parse::ParseStream) -> syn::Result<Option<syn::Item>> {
 }
 
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            && a.meta
-                .require_list()
-                .is_ok_and(|l| l.tokens.to_string().trim() == "test")
-    })
+    attrs
+        .iter()
+        .any(|a| a.path().is_ident("cfg") && a.meta.require_list().is_ok_and(|l| l.tokens.to_string().trim() == "test"))
 }
 
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs
-        .iter()
-        .find(|a| a.path().is_ident("path"))
-        .and_then(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
+    attrs.iter().find(|a| a.path().is_ident("path")).and_then(|a| match &a.meta {
+        syn::Meta::NameValue(nv) => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
             _ => None,
-        })
+        },
+        _ => None,
+    })
 }
 
 /// The span of an item, for errors.
@@ -934,7 +803,8 @@ mod lazy_tests {
 
     #[test]
     fn multi_statement_bodies_are_blanked_keeping_lines() {
-        let src = "fn a() -> u8 { 1 }\nfn b() -> u8 {\n    let x = \"}\";\n    2\n}\nfn c() -> u8 { return 3; }\nstruct S;\n";
+        let src =
+            "fn a() -> u8 { 1 }\nfn b() -> u8 {\n    let x = \"}\";\n    2\n}\nfn c() -> u8 { return 3; }\nstruct S;\n";
         let out = blank_fn_bodies(src);
         assert_eq!(out.len(), src.len());
         assert_eq!(out.lines().count(), src.lines().count());
@@ -979,8 +849,7 @@ struct After { pub f: u8 }
 
     #[test]
     fn cfg_test_modules_are_skipped() {
-        let src =
-            "#[cfg(test)]\nmod tests { pub struct Hidden; }\nmod inline { pub struct Seen; }\n";
+        let src = "#[cfg(test)]\nmod tests { pub struct Hidden; }\nmod inline { pub struct Seen; }\n";
         let items = parse_items(src).unwrap().0;
         assert_eq!(items.len(), 1);
     }

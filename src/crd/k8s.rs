@@ -48,11 +48,7 @@ impl K8sTable {
         Some(TABLES[i].get_or_init(|| {
             let index: BTreeMap<String, usize> =
                 serde_json::from_str(INDEXES[i]).expect("data/k8s-schemas index is valid JSON");
-            K8sTable {
-                version: VERSIONS[i],
-                index,
-                expanded: Mutex::new(HashMap::new()),
-            }
+            K8sTable { version: VERSIONS[i], index, expanded: Mutex::new(HashMap::new()) }
         }))
     }
 
@@ -111,11 +107,7 @@ fn expand(v: Value, memo: &mut HashMap<usize, Value>) -> Value {
                     return expand_id(id as usize, memo);
                 }
             }
-            Value::Object(
-                m.into_iter()
-                    .map(|(k, x)| (k, expand(x, memo)))
-                    .collect::<Map<String, Value>>(),
-            )
+            Value::Object(m.into_iter().map(|(k, x)| (k, expand(x, memo))).collect::<Map<String, Value>>())
         }
         Value::Array(a) => Value::Array(a.into_iter().map(|x| expand(x, memo)).collect()),
         other => other,
@@ -132,10 +124,7 @@ mod tests {
         for v in VERSIONS {
             let t = K8sTable::for_version(v).unwrap();
             assert_eq!(t.version(), v);
-            assert_eq!(
-                t.names().collect::<Vec<_>>(),
-                latest.names().collect::<Vec<_>>()
-            );
+            assert_eq!(t.names().collect::<Vec<_>>(), latest.names().collect::<Vec<_>>());
             for name in t.names() {
                 let s = t.get(name).unwrap();
                 assert!(s.get("description").is_some(), "{v} {name}: {s}");
@@ -149,16 +138,10 @@ mod tests {
     #[test]
     fn well_known_shapes() {
         let t = K8sTable::default_table();
-        assert_eq!(
-            t.get("Quantity").unwrap()["x-kubernetes-int-or-string"],
-            true
-        );
+        assert_eq!(t.get("Quantity").unwrap()["x-kubernetes-int-or-string"], true);
         assert_eq!(t.get("Time").unwrap()["format"], "date-time");
         let cond = t.get("Condition").unwrap();
-        assert_eq!(
-            cond["required"],
-            serde_json::json!(["lastTransitionTime", "message", "reason", "status", "type"])
-        );
+        assert_eq!(cond["required"], serde_json::json!(["lastTransitionTime", "message", "reason", "status", "type"]));
         assert!(t.get("Nope").is_none());
     }
 }

@@ -72,12 +72,7 @@ fn err(span: Span, msg: impl Into<String>) -> syn::Error {
 }
 
 fn string(item: &MetaItem) -> syn::Result<String> {
-    item.str_value().ok_or_else(|| {
-        err(
-            item.span,
-            format!("#[kube({} = \"...\")] expects a string literal", item.name),
-        )
-    })
+    item.str_value().ok_or_else(|| err(item.span, format!("#[kube({} = \"...\")] expects a string literal", item.name)))
 }
 
 fn boolean(item: &MetaItem) -> syn::Result<bool> {
@@ -85,15 +80,9 @@ fn boolean(item: &MetaItem) -> syn::Result<bool> {
         MetaValue::Flag => Ok(true),
         MetaValue::Expr(e) => match attrs::expr_literal(e) {
             Some(Value::Bool(b)) => Ok(b),
-            _ => Err(err(
-                item.span,
-                format!("#[kube({} = ..)] expects true or false", item.name),
-            )),
+            _ => Err(err(item.span, format!("#[kube({} = ..)] expects true or false", item.name))),
         },
-        MetaValue::List(_) => Err(err(
-            item.span,
-            format!("#[kube({} = ..)] expects true or false", item.name),
-        )),
+        MetaValue::List(_) => Err(err(item.span, format!("#[kube({} = ..)] expects true or false", item.name))),
     }
 }
 
@@ -102,21 +91,9 @@ fn pair(item: &MetaItem) -> syn::Result<(String, String)> {
     match exprs.as_slice() {
         [k, v] => match (attrs::expr_str(k), attrs::expr_str(v)) {
             (Some(k), Some(v)) => Ok((k, v)),
-            _ => Err(err(
-                item.span,
-                format!(
-                    "#[kube({}(\"key\", \"value\"))] expects two string literals",
-                    item.name
-                ),
-            )),
+            _ => Err(err(item.span, format!("#[kube({}(\"key\", \"value\"))] expects two string literals", item.name))),
         },
-        _ => Err(err(
-            item.span,
-            format!(
-                "#[kube({}(\"key\", \"value\"))] expects two string literals",
-                item.name
-            ),
-        )),
+        _ => Err(err(item.span, format!("#[kube({}(\"key\", \"value\"))] expects two string literals", item.name))),
     }
 }
 
@@ -201,10 +178,7 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
             "printcolumn" => k.printcolumns.push(printcolumn(&item)?),
             "validation" => {
                 let MetaValue::Expr(e) = &item.value else {
-                    return Err(err(
-                        item.span,
-                        "#[kube(validation = ..)] expects a CEL rule",
-                    ));
+                    return Err(err(item.span, "#[kube(validation = ..)] expects a CEL rule"));
                 };
                 k.validations.push(rule(e).ok_or_else(|| {
                     err(
@@ -227,12 +201,8 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
             }
         }
     }
-    let missing = |what: &str| {
-        err(
-            spec_span,
-            format!("#[derive(CustomResource)] needs #[kube({what} = \"...\")]; add it"),
-        )
-    };
+    let missing =
+        |what: &str| err(spec_span, format!("#[derive(CustomResource)] needs #[kube({what} = \"...\")]; add it"));
     k.group = group.ok_or_else(|| missing("group"))?;
     k.version = version.ok_or_else(|| missing("version"))?;
     k.kind = kind.ok_or_else(|| missing("kind"))?;
@@ -241,8 +211,7 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
 
 fn scale(item: &MetaItem) -> syn::Result<Value> {
     if let Some(s) = item.str_value() {
-        return serde_json::from_str(&s)
-            .map_err(|e| err(item.span, format!("invalid scale JSON: {e}")));
+        return serde_json::from_str(&s).map_err(|e| err(item.span, format!("invalid scale JSON: {e}")));
     }
     let mut out = Map::new();
     for n in item.nested()? {
@@ -259,8 +228,7 @@ fn scale(item: &MetaItem) -> syn::Result<Value> {
 
 fn printcolumn(item: &MetaItem) -> syn::Result<Value> {
     if let Some(s) = item.str_value() {
-        return serde_json::from_str(&s)
-            .map_err(|e| err(item.span, format!("invalid printcolumn JSON: {e}")));
+        return serde_json::from_str(&s).map_err(|e| err(item.span, format!("invalid printcolumn JSON: {e}")));
     }
     let mut out = Map::new();
     for n in item.nested()? {
@@ -271,11 +239,9 @@ fn printcolumn(item: &MetaItem) -> syn::Result<Value> {
             "description" => ("description", Value::String(string(&n)?)),
             "format" => ("format", Value::String(string(&n)?)),
             "priority" => match &n.value {
-                MetaValue::Expr(e) => (
-                    "priority",
-                    attrs::expr_literal(e)
-                        .ok_or_else(|| err(n.span, "priority must be an integer"))?,
-                ),
+                MetaValue::Expr(e) => {
+                    ("priority", attrs::expr_literal(e).ok_or_else(|| err(n.span, "priority must be an integer"))?)
+                }
                 _ => return Err(err(n.span, "priority must be an integer")),
             },
             other => return Err(err(n.span, format!("unknown printcolumn key `{other}`"))),
@@ -291,9 +257,7 @@ fn lit_string(e: &Expr) -> Option<String> {
 
 fn strip_into(e: &Expr) -> &Expr {
     match e {
-        Expr::MethodCall(m)
-            if m.args.is_empty() && (m.method == "into" || m.method == "to_string") =>
-        {
+        Expr::MethodCall(m) if m.args.is_empty() && (m.method == "into" || m.method == "to_string") => {
             strip_into(&m.receiver)
         }
         Expr::Paren(p) => strip_into(&p.expr),
@@ -315,17 +279,11 @@ fn message(e: &Expr, out: &mut Map<String, Value>) -> Option<()> {
     match last.as_str() {
         "Some" => message(c.args.first()?, out),
         "Expression" => {
-            out.insert(
-                "messageExpression".into(),
-                Value::String(lit_string(c.args.first()?)?),
-            );
+            out.insert("messageExpression".into(), Value::String(lit_string(c.args.first()?)?));
             Some(())
         }
         "Message" => {
-            out.insert(
-                "message".into(),
-                Value::String(lit_string(c.args.first()?)?),
-            );
+            out.insert("message".into(), Value::String(lit_string(c.args.first()?)?));
             Some(())
         }
         _ => None,
@@ -353,10 +311,7 @@ pub fn rule(e: &Expr) -> Option<Value> {
                     let Expr::Path(p) = strip_into(arg) else {
                         return None;
                     };
-                    obj.insert(
-                        "reason".into(),
-                        Value::String(p.path.segments.last()?.ident.to_string()),
-                    );
+                    obj.insert("reason".into(), Value::String(p.path.segments.last()?.ident.to_string()));
                 }
                 "field_path" => {
                     obj.insert("fieldPath".into(), Value::String(lit_string(arg)?));
@@ -394,10 +349,7 @@ pub fn rule(e: &Expr) -> Option<Value> {
                     }
                     "optional_old_self" => {
                         if let Expr::Call(c) = strip_into(&f.expr) {
-                            out.insert(
-                                "optionalOldSelf".into(),
-                                attrs::expr_literal(c.args.first()?)?,
-                            );
+                            out.insert("optionalOldSelf".into(), attrs::expr_literal(c.args.first()?)?);
                         }
                     }
                     "reason" => {
@@ -405,10 +357,7 @@ pub fn rule(e: &Expr) -> Option<Value> {
                             let Expr::Path(p) = strip_into(c.args.first()?) else {
                                 return None;
                             };
-                            out.insert(
-                                "reason".into(),
-                                Value::String(p.path.segments.last()?.ident.to_string()),
-                            );
+                            out.insert("reason".into(), Value::String(p.path.segments.last()?.ident.to_string()));
                         }
                     }
                     _ => return None,
@@ -429,11 +378,7 @@ fn some_string(e: &Expr) -> Option<String> {
 
 /// kube-derive's `to_plural`.
 pub fn to_plural(word: &str) -> String {
-    if word.ends_with('s')
-        || word.ends_with('x')
-        || word.ends_with('z')
-        || word.ends_with("ch")
-        || word.ends_with("sh")
+    if word.ends_with('s') || word.ends_with('x') || word.ends_with('z') || word.ends_with("ch") || word.ends_with("sh")
     {
         return format!("{word}es");
     }
@@ -456,26 +401,18 @@ pub fn apply_x_kube(attrs_list: &[syn::Attribute], schema: &mut Value) -> syn::R
             if item.name == "cel" {
                 continue;
             }
-            return Err(err(
-                item.span,
-                format!("unsupported #[x_kube({})]", item.name),
-            ));
+            return Err(err(item.span, format!("unsupported #[x_kube({})]", item.name)));
         };
         match item.name.as_str() {
             "validation" => {
                 let r = rule(e).ok_or_else(|| {
-                    err(
-                        item.span,
-                        "this validation rule cannot be evaluated statically; use literals",
-                    )
+                    err(item.span, "this validation rule cannot be evaluated statically; use literals")
                 })?;
                 let obj = match schema {
                     Value::Object(o) => o,
                     _ => {
                         *schema = json!({});
-                        schema
-                            .as_object_mut()
-                            .ok_or_else(|| err(item.span, "invalid schema"))?
+                        schema.as_object_mut().ok_or_else(|| err(item.span, "invalid schema"))?
                     }
                 };
                 match obj.get_mut("x-kubernetes-validations") {
@@ -486,8 +423,7 @@ pub fn apply_x_kube(attrs_list: &[syn::Attribute], schema: &mut Value) -> syn::R
                 }
             }
             "merge_strategy" => {
-                let (key, value, keys) =
-                    merge_strategy(e).ok_or_else(|| err(item.span, "unknown merge strategy"))?;
+                let (key, value, keys) = merge_strategy(e).ok_or_else(|| err(item.span, "unknown merge strategy"))?;
                 attrs::insert(schema, key, Value::String(value));
                 if let Some(keys) = keys {
                     attrs::insert(schema, "x-kubernetes-list-map-keys", keys);
@@ -525,19 +461,10 @@ fn merge_strategy(e: &Expr) -> Option<(&'static str, String, Option<Value>)> {
             let Expr::Macro(m) = strip_into(a) else {
                 return None;
             };
-            let list = m
-                .mac
-                .parse_body_with(
-                    syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated,
-                )
-                .ok()?;
+            let list =
+                m.mac.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated).ok()?;
             Some(Value::Array(
-                list.iter()
-                    .map(lit_string)
-                    .collect::<Option<Vec<_>>>()?
-                    .into_iter()
-                    .map(Value::String)
-                    .collect(),
+                list.iter().map(lit_string).collect::<Option<Vec<_>>>()?.into_iter().map(Value::String).collect(),
             ))
         }
         _ => None,
@@ -581,10 +508,7 @@ mod tests {
             )
         );
         let e: Expr = syn::parse_quote!(("self.b", "bad b"));
-        assert_eq!(
-            rule(&e),
-            Some(json!({"rule": "self.b", "message": "bad b"}))
-        );
+        assert_eq!(rule(&e), Some(json!({"rule": "self.b", "message": "bad b"})));
         let e: Expr = syn::parse_quote!(compute_rule());
         assert_eq!(rule(&e), None);
     }

@@ -24,10 +24,7 @@ fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
     CrdError::at(
         ix.module_file(m),
         e.span(),
-        CrdErrorKind::Unsupported {
-            construct: "invalid attribute".into(),
-            fix: e.to_string(),
-        },
+        CrdErrorKind::Unsupported { construct: "invalid attribute".into(), fix: e.to_string() },
     )
 }
 
@@ -42,9 +39,7 @@ pub fn allow_null(schema: &mut Value) {
                 Some(Value::Array(a)) => a.iter().any(|t| t == "null"),
                 _ => false,
             };
-            if obj.len() == 1
-                && matches!(obj.get("anyOf"), Some(Value::Array(a)) if a.iter().any(is_null_schema))
-            {
+            if obj.len() == 1 && matches!(obj.get("anyOf"), Some(Value::Array(a)) if a.iter().any(is_null_schema)) {
                 return;
             }
             if contains_immediate_subschema(obj) {
@@ -75,9 +70,7 @@ pub fn allow_null(schema: &mut Value) {
 }
 
 fn contains_immediate_subschema(obj: &Map<String, Value>) -> bool {
-    ["if", "allOf", "anyOf", "oneOf", "$ref"]
-        .iter()
-        .any(|k| obj.contains_key(*k))
+    ["if", "allOf", "anyOf", "oneOf", "$ref"].iter().any(|k| obj.contains_key(*k))
 }
 
 fn has_type(schema: &Value, t: &str) -> bool {
@@ -89,8 +82,7 @@ fn has_type(schema: &Value, t: &str) -> bool {
 }
 
 fn insert_validation(schema: &mut Value, required_type: &str, key: &str, value: Value) {
-    if has_type(schema, required_type) || (required_type == "number" && has_type(schema, "integer"))
-    {
+    if has_type(schema, required_type) || (required_type == "number" && has_type(schema, "integer")) {
         attrs::insert(schema, key, value);
     }
 }
@@ -150,9 +142,7 @@ fn flatten(schema: &mut Value, other: Value) {
         Value::Bool(false) => {}
         Value::Bool(true) => {
             if let Value::Object(obj) = schema {
-                if !obj.contains_key("additionalProperties")
-                    && !obj.contains_key("unevaluatedProperties")
-                {
+                if !obj.contains_key("additionalProperties") && !obj.contains_key("unevaluatedProperties") {
                     let key = if contains_immediate_subschema(obj) {
                         "unevaluatedProperties"
                     } else {
@@ -255,11 +245,7 @@ struct FieldCtx<'f> {
 impl<'a> Generator<'a> {
     /// A generator.
     pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
-        Self {
-            ix,
-            k8s,
-            stack: Vec::new(),
-        }
+        Self { ix, k8s, stack: Vec::new() }
     }
 
     fn file(&self, m: ModId) -> &'a std::path::Path {
@@ -297,11 +283,8 @@ impl<'a> Generator<'a> {
                         let names = self.unit_enum_names(id);
                         match names {
                             Some(names) => {
-                                let props: Map<String, Value> =
-                                    names.into_iter().map(|n| (n, vs.clone())).collect();
-                                Ok(
-                                    json!({"type": "object", "properties": props, "additionalProperties": false}),
-                                )
+                                let props: Map<String, Value> = names.into_iter().map(|n| (n, vs.clone())).collect();
+                                Ok(json!({"type": "object", "properties": props, "additionalProperties": false}))
                             }
                             None => Err(self.non_string_key(&k, m2)),
                         }
@@ -382,10 +365,8 @@ impl<'a> Generator<'a> {
                  (e.g. store children as serde_json::Value with x-kubernetes-preserve-unknown-fields)",
             ));
         }
-        if let Some(imp) = ix
-            .impls
-            .iter()
-            .find(|i| i.self_name == item.name && i.trait_name.as_deref() == Some("JsonSchema"))
+        if let Some(imp) =
+            ix.impls.iter().find(|i| i.self_name == item.name && i.trait_name.as_deref() == Some("JsonSchema"))
         {
             return Err(CrdError::unsupported(
                 ix.module_file(imp.module),
@@ -440,11 +421,7 @@ impl<'a> Generator<'a> {
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                     let f = &u.unnamed[0];
                     let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                    self.field_schema(&FieldCtx {
-                        field: f,
-                        attrs: fa,
-                        module: m,
-                    })
+                    self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
                 }
                 syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                     self.file(m),
@@ -455,14 +432,9 @@ impl<'a> Generator<'a> {
                 syn::Fields::Named(n) => {
                     if cattrs.transparent {
                         for f in &n.named {
-                            let fa =
-                                attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
+                            let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
                             if !fa.skip_de {
-                                return self.field_schema(&FieldCtx {
-                                    field: f,
-                                    attrs: fa,
-                                    module: m,
-                                });
+                                return self.field_schema(&FieldCtx { field: f, attrs: fa, module: m });
                             }
                         }
                         return Ok(json!({"type": "null"}));
@@ -535,10 +507,8 @@ impl<'a> Generator<'a> {
                 continue;
             }
             let ident = field.ident.as_ref().map(unraw).unwrap_or_default();
-            let name = fa
-                .rename
-                .clone()
-                .unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
+            let name =
+                fa.rename.clone().unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
             let ty = fa.with.clone().unwrap_or_else(|| field.ty.clone());
             if fa.flatten {
                 let base = self.non_optional_schema(&ty, m)?;
@@ -562,11 +532,7 @@ impl<'a> Generator<'a> {
                 flatten(&mut schema, fs);
                 continue;
             }
-            let fctx = FieldCtx {
-                field,
-                attrs: fa,
-                module: m,
-            };
+            let fctx = FieldCtx { field, attrs: fa, module: m };
             let mut fs = self.field_schema(&fctx)?;
             let fa = &fctx.attrs;
             let has_default = container_default.is_some() || fa.default.is_some();
@@ -578,23 +544,16 @@ impl<'a> Generator<'a> {
                     _ => {
                         if container_values.is_none() {
                             let v = match (container_default, owner) {
-                                (Some(SerdeDefault::Path(p, _)), Some(id)) => {
-                                    eval.call_default_fn_fields(p, id, m)
-                                }
+                                (Some(SerdeDefault::Path(p, _)), Some(id)) => eval.call_default_fn_fields(p, id, m),
                                 (_, Some(id)) => eval.item_default_fields(id),
                                 _ => Err("no container".to_string()),
                             };
-                            container_values =
-                                Some(v.map_err(|reason| {
-                                    self.default_error(field, &ident, m, reason)
-                                })?);
+                            container_values = Some(v.map_err(|reason| self.default_error(field, &ident, m, reason))?);
                         }
                         container_values
                             .as_ref()
                             .and_then(|c| c.get(&ident).cloned())
-                            .ok_or_else(|| {
-                                format!("field `{ident}` missing from the container default")
-                            })
+                            .ok_or_else(|| format!("field `{ident}` missing from the container default"))
                     }
                 };
                 let value = match value {
@@ -612,9 +571,7 @@ impl<'a> Generator<'a> {
                             return Err(CrdError::unsupported(
                                 file,
                                 field.span(),
-                                format!(
-                                    "skip_serializing_if = \"{pred}\" on field `{ident}` with a default"
-                                ),
+                                format!("skip_serializing_if = \"{pred}\" on field `{ident}` with a default"),
                                 "kubesmith knows is_none/is_some/is_empty predicates only; use one of them",
                             ));
                         }
@@ -626,15 +583,12 @@ impl<'a> Generator<'a> {
                 }
             }
             fa.common.apply_extensions(&mut fs);
-            super::kube_attrs::apply_x_kube(&field.attrs, &mut fs)
-                .map_err(|e| attr_err(ix, m, e))?;
+            super::kube_attrs::apply_x_kube(&field.attrs, &mut fs).map_err(|e| attr_err(ix, m, e))?;
             if has_untyped(&fs) {
                 return Err(CrdError::unsupported(
                     file,
                     field.ty.span(),
-                    format!(
-                        "field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"
-                    ),
+                    format!("field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"),
                     "kube-derive emits an untyped schema the API server rejects; add \
                      #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
                 ));
@@ -664,22 +618,10 @@ impl<'a> Generator<'a> {
     }
 
     fn default_error(&self, field: &syn::Field, ident: &str, m: ModId, reason: String) -> CrdError {
-        CrdError::at(
-            self.file(m),
-            field.span(),
-            CrdErrorKind::Default {
-                field: ident.to_string(),
-                reason,
-            },
-        )
+        CrdError::at(self.file(m), field.span(), CrdErrorKind::Default { field: ident.to_string(), reason })
     }
 
-    fn enum_schema(
-        &mut self,
-        id: ItemId,
-        e: &syn::ItemEnum,
-        c: &ContainerAttrs,
-    ) -> Result<Value, CrdError> {
+    fn enum_schema(&mut self, id: ItemId, e: &syn::ItemEnum, c: &ContainerAttrs) -> Result<Value, CrdError> {
         let ix = self.ix;
         let m = ix.items[id].module;
         let file = self.file(m);
@@ -687,9 +629,7 @@ impl<'a> Generator<'a> {
         if let Some(tag) = &c.tag {
             let construct = match &c.content {
                 Some(content) => {
-                    format!(
-                        "adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")"
-                    )
+                    format!("adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")")
                 }
                 None => format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
             };
@@ -729,10 +669,7 @@ impl<'a> Generator<'a> {
                     return Err(CrdError::unsupported(
                         file,
                         v.ident.span(),
-                        format!(
-                            "untagged enum `{name}` with non-struct variant `{}`",
-                            v.ident
-                        ),
+                        format!("untagged enum `{name}` with non-struct variant `{}`", v.ident),
                         "kube-derive emits an anyOf without a type, which the API server rejects; use struct \
                          variants only, or a plain field type with #[schemars(extend(\"x-kubernetes-int-or-string\" \
                          = true))] for int-or-string values",
@@ -747,31 +684,24 @@ impl<'a> Generator<'a> {
         }
         let is_unit = |v: &syn::Variant| matches!(v.fields, syn::Fields::Unit);
         let has_unit = variants.iter().any(|(v, _)| is_unit(v));
-        let has_data = variants
-            .iter()
-            .any(|(v, va)| !is_unit(v) || va.with.is_some());
+        let has_data = variants.iter().any(|(v, va)| !is_unit(v) || va.with.is_some());
         if has_unit && has_data {
             let (unit, _) = variants
                 .iter()
                 .find(|(v, _)| is_unit(v))
                 .map(|(v, va)| (v, va))
-                .ok_or_else(|| {
-                    CrdError::unsupported(file, e.ident.span(), "enum", "unreachable")
-                })?;
+                .ok_or_else(|| CrdError::unsupported(file, e.ident.span(), "enum", "unreachable"))?;
             return Err(CrdError::unsupported(
                 file,
                 unit.ident.span(),
-                format!(
-                    "enum `{name}` mixes unit variant `{}` with data variants",
-                    unit.ident
-                ),
+                format!("enum `{name}` mixes unit variant `{}` with data variants", unit.ident),
                 "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the unit \
                  variant an empty struct body (`{} {{}}`) or split the enum",
             ));
         }
-        let (plain_units, complex): (Vec<_>, Vec<_>) = variants.iter().partition(|(v, va)| {
-            is_unit(v) && va.common.is_default() && va.with.is_none() && !va.untagged
-        });
+        let (plain_units, complex): (Vec<_>, Vec<_>) = variants
+            .iter()
+            .partition(|(v, va)| is_unit(v) && va.common.is_default() && va.with.is_none() && !va.untagged);
         let unit_schema = json!({
             "type": "string",
             "enum": plain_units.iter().map(|(v, va)| Value::String(variant_name(v, va, c))).collect::<Vec<_>>(),
@@ -820,11 +750,7 @@ impl<'a> Generator<'a> {
             syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                 let f = &u.unnamed[0];
                 let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                self.field_schema(&FieldCtx {
-                    field: f,
-                    attrs: fa,
-                    module: m,
-                })
+                self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
             }
             syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                 self.file(m),
@@ -844,20 +770,13 @@ impl<'a> Generator<'a> {
 /// The serialized (deserialize) name of a variant.
 pub fn variant_name(v: &syn::Variant, va: &attrs::VariantAttrs, c: &ContainerAttrs) -> String {
     let ident = unraw(&v.ident);
-    va.rename.clone().unwrap_or_else(|| {
-        c.rename_all
-            .map_or(ident.clone(), |r| r.apply_to_variant(&ident))
-    })
+    va.rename.clone().unwrap_or_else(|| c.rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident)))
 }
 
 /// A `// +kubebuilder:default=<json>` marker in the comment lines right above a field.
 fn marker_default(ix: &CrateIndex, m: ModId, field: &syn::Field) -> Option<Value> {
     let text = ix.module_text(m);
-    let first_line = field
-        .attrs
-        .first()
-        .map(|a| a.span().start().line)
-        .unwrap_or_else(|| field.span().start().line);
+    let first_line = field.attrs.first().map(|a| a.span().start().line).unwrap_or_else(|| field.span().start().line);
     let lines: Vec<&str> = text.lines().collect();
     let end = first_line.checked_sub(1)?;
     let field_end = field.span().end().line;
@@ -880,12 +799,7 @@ fn marker_default(ix: &CrateIndex, m: ModId, field: &syn::Field) -> Option<Value
         }
     }
     candidates.iter().find_map(|l| {
-        let rest = l
-            .trim_start_matches('/')
-            .trim()
-            .strip_prefix("+kubebuilder:default=")?;
-        serde_json::from_str(rest.trim())
-            .ok()
-            .or_else(|| Some(Value::String(rest.trim().to_string())))
+        let rest = l.trim_start_matches('/').trim().strip_prefix("+kubebuilder:default=")?;
+        serde_json::from_str(rest.trim()).ok().or_else(|| Some(Value::String(rest.trim().to_string())))
     })
 }

@@ -46,25 +46,19 @@ fn for_subschemas(schema: &mut Value, f: &mut dyn FnMut(&mut Value)) {
             }
             "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
                 if let Some(a) = value.as_array_mut() {
-                    a.iter_mut()
-                        .filter(|v| v.is_object() || v.is_boolean())
-                        .for_each(&mut *f);
+                    a.iter_mut().filter(|v| v.is_object() || v.is_boolean()).for_each(&mut *f);
                 }
             }
             "items" => {
                 if let Some(a) = value.as_array_mut() {
-                    a.iter_mut()
-                        .filter(|v| v.is_object() || v.is_boolean())
-                        .for_each(&mut *f);
+                    a.iter_mut().filter(|v| v.is_object() || v.is_boolean()).for_each(&mut *f);
                 } else if value.is_object() || value.is_boolean() {
                     f(value);
                 }
             }
             "properties" | "patternProperties" | "$defs" | "definitions" => {
                 if let Some(o) = value.as_object_mut() {
-                    o.values_mut()
-                        .filter(|v| v.is_object() || v.is_boolean())
-                        .for_each(&mut *f);
+                    o.values_mut().filter(|v| v.is_object() || v.is_boolean()).for_each(&mut *f);
                 }
             }
             _ => {}
@@ -170,14 +164,7 @@ const OBJECT_KEYS: [&str; 7] = [
     "additionalProperties",
     "propertyNames",
 ];
-const ARRAY_KEYS: [&str; 6] = [
-    "items",
-    "additionalItems",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "contains",
-];
+const ARRAY_KEYS: [&str; 6] = ["items", "additionalItems", "maxItems", "minItems", "uniqueItems", "contains"];
 
 fn is_nonempty(v: Option<&Value>) -> bool {
     match v {
@@ -196,9 +183,7 @@ fn has_object_validation(obj: &Map<String, Value>) -> bool {
 }
 
 fn has_array_validation(obj: &Map<String, Value>) -> bool {
-    ARRAY_KEYS
-        .iter()
-        .any(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
+    ARRAY_KEYS.iter().any(|k| obj.get(*k).is_some_and(|v| !v.is_null()))
 }
 
 /// kube-core's `StructuralSchemaRewriter` (post-order).
@@ -233,10 +218,7 @@ fn structural(schema: &mut Value) -> Result<(), Conflict> {
         match obj.get("additionalProperties") {
             Some(Value::Bool(true)) => {
                 obj.remove("additionalProperties");
-                obj.insert(
-                    "x-kubernetes-preserve-unknown-fields".into(),
-                    Value::Bool(true),
-                );
+                obj.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
             }
             Some(Value::Bool(false)) => {
                 obj.remove("additionalProperties");
@@ -252,17 +234,11 @@ fn structural(schema: &mut Value) -> Result<(), Conflict> {
 /// What re-serializing kube's mirror does: `required` sorted/deduplicated, empty maps and sets dropped.
 fn normalize_mirror(obj: &mut Map<String, Value>) {
     if let Some(Value::Array(req)) = obj.get("required") {
-        let set: BTreeSet<String> = req
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect();
+        let set: BTreeSet<String> = req.iter().filter_map(|v| v.as_str().map(str::to_string)).collect();
         if set.is_empty() {
             obj.remove("required");
         } else {
-            obj.insert(
-                "required".into(),
-                Value::Array(set.into_iter().map(Value::String).collect()),
-            );
+            obj.insert("required".into(), Value::Array(set.into_iter().map(Value::String).collect()));
         }
     }
     for k in ["properties", "patternProperties"] {
@@ -276,10 +252,7 @@ fn instance_type(obj: &Map<String, Value>) -> Option<Value> {
     obj.get("type").cloned()
 }
 
-fn merge_type(
-    common: &mut Map<String, Value>,
-    variant_type: Option<Value>,
-) -> Result<(), Conflict> {
+fn merge_type(common: &mut Map<String, Value>, variant_type: Option<Value>) -> Result<(), Conflict> {
     let Some(vt) = variant_type else {
         return Ok(());
     };
@@ -289,9 +262,7 @@ fn merge_type(
         }
         Some(ct) if *ct == vt => {}
         Some(ct) => {
-            return Err(Conflict(format!(
-                "variant defined type {vt}, conflicting with existing type {ct}"
-            )));
+            return Err(Conflict(format!("variant defined type {vt}, conflicting with existing type {ct}")));
         }
     }
     Ok(())
@@ -323,9 +294,7 @@ fn hoist_properties(
                 Some(Value::Object(p)) => p,
                 _ => Map::new(),
             };
-            let common_props = common
-                .entry("properties")
-                .or_insert_with(|| Value::Object(Map::new()));
+            let common_props = common.entry("properties").or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(cp) = common_props {
                 for (name, prop) in props {
                     match cp.get(&name) {
@@ -358,10 +327,7 @@ fn hoist_properties(
     Ok(())
 }
 
-fn hoist_enum_values(
-    subschemas: &mut Vec<Value>,
-    common: &mut Map<String, Value>,
-) -> Result<(), Conflict> {
+fn hoist_enum_values(subschemas: &mut Vec<Value>, common: &mut Map<String, Value>) -> Result<(), Conflict> {
     let mut err = None;
     subschemas.retain(|variant| {
         let Some(vobj) = variant.as_object() else {
@@ -386,10 +352,7 @@ fn hoist_enum_values(
                 }
             }
         }
-        if let Value::Array(e) = common
-            .entry("enum")
-            .or_insert_with(|| Value::Array(Vec::new()))
-        {
+        if let Value::Array(e) = common.entry("enum").or_insert_with(|| Value::Array(Vec::new())) {
             e.extend(values.iter().cloned());
         }
         false
@@ -429,10 +392,7 @@ fn optional_int_or_string(schema: &mut Value) {
         return;
     };
     let required: BTreeSet<String> = match obj.get("required") {
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
+        Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
         _ => BTreeSet::new(),
     };
     let Some(Value::Object(props)) = obj.get_mut("properties") else {
@@ -443,9 +403,7 @@ fn optional_int_or_string(schema: &mut Value) {
             continue;
         }
         if let Value::Object(p) = prop {
-            if p.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
-                && !p.contains_key("nullable")
-            {
+            if p.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) && !p.contains_key("nullable") {
                 p.insert("nullable".into(), Value::Bool(true));
             }
         }
@@ -462,11 +420,7 @@ pub fn to_json_schema_props(schema: Value) -> Value {
     for (k, v) in obj {
         let v = match k.as_str() {
             "properties" | "patternProperties" | "definitions" => match v {
-                Value::Object(o) => Value::Object(
-                    o.into_iter()
-                        .map(|(n, s)| (n, to_json_schema_props(s)))
-                        .collect(),
-                ),
+                Value::Object(o) => Value::Object(o.into_iter().map(|(n, s)| (n, to_json_schema_props(s))).collect()),
                 other => other,
             },
             "items" => match v {
@@ -498,11 +452,12 @@ pub fn to_json_schema_props(schema: Value) -> Value {
                 Some(f) => Value::from(f),
                 None => continue,
             },
-            "maxItems" | "minItems" | "maxLength" | "minLength" | "maxProperties"
-            | "minProperties" => match v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)) {
-                Some(i) => Value::from(i),
-                None => continue,
-            },
+            "maxItems" | "minItems" | "maxLength" | "minLength" | "maxProperties" | "minProperties" => {
+                match v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)) {
+                    Some(i) => Value::from(i),
+                    None => continue,
+                }
+            }
             "$ref"
             | "$schema"
             | "description"
@@ -549,10 +504,7 @@ mod tests {
             {"type": "string", "const": "One", "description": "The first"},
             {"type": "string", "const": "Two", "description": "The second"}
         ]});
-        assert_eq!(
-            finalize(raw),
-            Ok(json!({"type": "string", "enum": ["Three", "One", "Two"]}))
-        );
+        assert_eq!(finalize(raw), Ok(json!({"type": "string", "enum": ["Three", "One", "Two"]})));
     }
 
     #[test]
@@ -567,9 +519,6 @@ mod tests {
     #[test]
     fn props_conversion_drops_unknown_keys_and_coerces_numbers() {
         let raw = json!({"type": ["integer", "null"], "minimum": 0, "x-custom": 1, "readOnly": true, "default": null});
-        assert_eq!(
-            finalize(raw),
-            Ok(json!({"type": "integer", "minimum": 0.0, "nullable": true}))
-        );
+        assert_eq!(finalize(raw), Ok(json!({"type": "integer", "minimum": 0.0, "nullable": true})));
     }
 }

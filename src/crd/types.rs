@@ -65,9 +65,7 @@ fn scalar_by_name(name: &str, full: &[String]) -> Option<(ScalarKind, Value)> {
     use ScalarKind::*;
     let s = |v: Value| Some((Str, v));
     match name {
-        "String" | "str" | "PathBuf" | "Path" | "OsString" | "OsStr" => {
-            s(json!({"type": "string"}))
-        }
+        "String" | "str" | "PathBuf" | "Path" | "OsString" | "OsStr" => s(json!({"type": "string"})),
         "char" => s(json!({"type": "string", "minLength": 1, "maxLength": 1})),
         "bool" => Some((Bool, json!({"type": "boolean"}))),
         "i8" => Some((Int, int("int8", Some(-128), Some(127)))),
@@ -96,9 +94,7 @@ fn scalar_by_name(name: &str, full: &[String]) -> Option<(ScalarKind, Value)> {
         "Uuid" => s(json!({"type": "string", "format": "uuid"})),
         "Url" => s(json!({"type": "string", "format": "uri"})),
         "DateTime" | "Timestamp" => s(json!({"type": "string", "format": "date-time"})),
-        "Duration" if full.iter().any(|p| p == "kube" || p == "kube_core") => {
-            s(json!({"type": "string"}))
-        }
+        "Duration" if full.iter().any(|p| p == "kube" || p == "kube_core") => s(json!({"type": "string"})),
         "Duration" => Some((
             Other,
             json!({
@@ -130,19 +126,11 @@ pub fn type_args(path: &syn::Path) -> Vec<syn::Type> {
 }
 
 fn want_type(k: &ItemKind) -> bool {
-    matches!(
-        k,
-        ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_)
-    )
+    matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
 }
 
 /// Classify `ty` as written in `module`.
-pub fn classify(
-    ix: &CrateIndex,
-    k8s: &K8sTable,
-    ty: &syn::Type,
-    module: ModId,
-) -> Result<Ty, CrdError> {
+pub fn classify(ix: &CrateIndex, k8s: &K8sTable, ty: &syn::Type, module: ModId) -> Result<Ty, CrdError> {
     classify_depth(ix, k8s, ty, module, 0)
 }
 
@@ -155,14 +143,7 @@ fn classify_depth(
 ) -> Result<Ty, CrdError> {
     let file = ix.module_file(module);
     let unresolved = |name: String, hint: &str| {
-        CrdError::at(
-            file,
-            ty.span(),
-            CrdErrorKind::UnresolvedType {
-                name,
-                hint: hint.to_string(),
-            },
-        )
+        CrdError::at(file, ty.span(), CrdErrorKind::UnresolvedType { name, hint: hint.to_string() })
     };
     match ty {
         syn::Type::Paren(p) => classify_depth(ix, k8s, &p.elem, module, depth),
@@ -173,15 +154,10 @@ fn classify_depth(
         syn::Type::Slice(s) => Ok(Ty::Seq((*s.elem).clone(), module, false)),
         syn::Type::Array(a) => {
             let len = match &a.len {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Int(i),
-                    ..
-                }) => i.base10_parse::<u64>().ok(),
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
                 _ => None,
             };
-            let len = len.ok_or_else(|| {
-                unresolved(quote::quote!(#ty).to_string(), "use a literal array length")
-            })?;
+            let len = len.ok_or_else(|| unresolved(quote::quote!(#ty).to_string(), "use a literal array length"))?;
             Ok(Ty::Array((*a.elem).clone(), module, len))
         }
         syn::Type::Path(p) => {
@@ -191,12 +167,7 @@ fn classify_depth(
                     "qualified paths are not supported; name the type",
                 ));
             }
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
             let name = segs.last().cloned().unwrap_or_default();
             let args = type_args(&p.path);
             let resolved = ix.resolve(module, &segs, want_type);
@@ -216,13 +187,7 @@ fn classify_depth(
                 Resolved::Ambiguous(ids) => {
                     let places: Vec<String> = ids
                         .iter()
-                        .map(|i| {
-                            format!(
-                                "{}::{}",
-                                ix.modules[ix.items[*i].module].path.join("::"),
-                                ix.items[*i].name
-                            )
-                        })
+                        .map(|i| format!("{}::{}", ix.modules[ix.items[*i].module].path.join("::"), ix.items[*i].name))
                         .collect();
                     return Err(unresolved(
                         name,
@@ -235,9 +200,7 @@ fn classify_depth(
                 Resolved::External(full) => full,
             };
             let arg = |i: usize| -> Result<syn::Type, CrdError> {
-                args.get(i)
-                    .cloned()
-                    .ok_or_else(|| unresolved(name.clone(), "missing generic argument"))
+                args.get(i).cloned().ok_or_else(|| unresolved(name.clone(), "missing generic argument"))
             };
             match name.as_str() {
                 "Option" => return Ok(Ty::Option(arg(0)?, module)),
@@ -261,10 +224,7 @@ fn classify_depth(
                 return Ok(Ty::Scalar(kind, schema));
             }
             if name == "Value" {
-                return Err(unresolved(
-                    name,
-                    "import it (`use serde_json::Value;`) or write `serde_json::Value`",
-                ));
+                return Err(unresolved(name, "import it (`use serde_json::Value;`) or write `serde_json::Value`"));
             }
             if full.iter().any(|s| s == "k8s_openapi") {
                 return Err(unresolved(

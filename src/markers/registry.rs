@@ -59,11 +59,9 @@ impl ArgType {
             ArgType::StringList => "string list".to_string(),
             ArgType::Any => "any".to_string(),
             ArgType::AnyList => "list".to_string(),
-            ArgType::OneOf(words) => words
-                .iter()
-                .map(|w| if w.is_empty() { "\"\"" } else { w })
-                .collect::<Vec<_>>()
-                .join("|"),
+            ArgType::OneOf(words) => {
+                words.iter().map(|w| if w.is_empty() { "\"\"" } else { w }).collect::<Vec<_>>().join("|")
+            }
         }
     }
 }
@@ -110,11 +108,7 @@ impl MarkerDef {
 
     /// Usage string such as `+kubebuilder:rbac:groups=<string list>,verbs=<string list>`.
     pub fn usage(&self) -> String {
-        let name = if self.open_suffix {
-            format!("+{}:<what>", self.name)
-        } else {
-            format!("+{}", self.name)
-        };
+        let name = if self.open_suffix { format!("+{}:<what>", self.name) } else { format!("+{}", self.name) };
         if self.args.is_empty() || self.open_suffix {
             return name;
         }
@@ -153,22 +147,11 @@ pub fn lookup(name: &str) -> Option<&'static MarkerDef> {
 }
 
 const fn arg(name: &'static str, ty: ArgType, required: bool, doc: &'static str) -> ArgDef {
-    ArgDef {
-        name,
-        ty,
-        required,
-        doc,
-    }
+    ArgDef { name, ty, required, doc }
 }
 
 fn def(name: &str, target: MarkerTarget, args: Vec<ArgDef>, doc: &str) -> MarkerDef {
-    MarkerDef {
-        name: name.to_string(),
-        args,
-        target,
-        open_suffix: false,
-        doc: doc.to_string(),
-    }
+    MarkerDef { name: name.to_string(), args, target, open_suffix: false, doc: doc.to_string() }
 }
 
 fn flag(name: &str, target: MarkerTarget, doc: &str) -> MarkerDef {
@@ -182,22 +165,13 @@ fn value(name: &str, target: MarkerTarget, ty: ArgType, doc: &str) -> MarkerDef 
 
 /// A bool marker usable as a flag (`+name`) or with a value (`+name=false`).
 fn bool_flag(name: &str, target: MarkerTarget, doc: &str) -> MarkerDef {
-    def(
-        name,
-        target,
-        vec![arg("", ArgType::Bool, false, "defaults to true")],
-        doc,
-    )
+    def(name, target, vec![arg("", ArgType::Bool, false, "defaults to true")], doc)
 }
 
 const LIST_TYPES: &[&str] = &["map", "set", "atomic"];
 const MAP_TYPES: &[&str] = &["granular", "atomic"];
-const XVALIDATION_REASONS: &[&str] = &[
-    "FieldValueInvalid",
-    "FieldValueForbidden",
-    "FieldValueRequired",
-    "FieldValueDuplicate",
-];
+const XVALIDATION_REASONS: &[&str] =
+    &["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
 
 // One `push` per marker keeps the table readable and diff-friendly.
 #[allow(clippy::vec_init_then_push)]
@@ -212,42 +186,12 @@ fn build() -> Vec<MarkerDef> {
         "kubebuilder:rbac",
         Package,
         vec![
-            arg(
-                "groups",
-                T::StringList,
-                false,
-                "API groups (`core` or `\"\"` = core group)",
-            ),
-            arg(
-                "resources",
-                T::StringList,
-                false,
-                "resources, e.g. `pods;pods/status`",
-            ),
-            arg(
-                "resourceNames",
-                T::StringList,
-                false,
-                "restrict the rule to these object names",
-            ),
-            arg(
-                "verbs",
-                T::StringList,
-                true,
-                "verbs, e.g. `get;list;watch` (`*` = all)",
-            ),
-            arg(
-                "urls",
-                T::StringList,
-                false,
-                "non-resource URLs, e.g. `/metrics`",
-            ),
-            arg(
-                "namespace",
-                T::String,
-                false,
-                "emit a Role in this namespace instead of the ClusterRole",
-            ),
+            arg("groups", T::StringList, false, "API groups (`core` or `\"\"` = core group)"),
+            arg("resources", T::StringList, false, "resources, e.g. `pods;pods/status`"),
+            arg("resourceNames", T::StringList, false, "restrict the rule to these object names"),
+            arg("verbs", T::StringList, true, "verbs, e.g. `get;list;watch` (`*` = all)"),
+            arg("urls", T::StringList, false, "non-resource URLs, e.g. `/metrics`"),
+            arg("namespace", T::String, false, "emit a Role in this namespace instead of the ClusterRole"),
             arg(
                 "roleName",
                 T::String,
@@ -263,94 +207,24 @@ fn build() -> Vec<MarkerDef> {
         "kubebuilder:webhook",
         Package,
         vec![
-            arg(
-                "mutating",
-                T::Bool,
-                true,
-                "mutating (true) or validating (false) webhook",
-            ),
-            arg(
-                "failurePolicy",
-                T::String,
-                true,
-                "`fail` or `ignore` (case-insensitive)",
-            ),
-            arg(
-                "matchPolicy",
-                T::String,
-                false,
-                "`Exact` or `Equivalent` (case-insensitive)",
-            ),
-            arg(
-                "sideEffects",
-                T::String,
-                false,
-                "`None` or `NoneOnDryRun` (required by admissionregistration v1)",
-            ),
+            arg("mutating", T::Bool, true, "mutating (true) or validating (false) webhook"),
+            arg("failurePolicy", T::String, true, "`fail` or `ignore` (case-insensitive)"),
+            arg("matchPolicy", T::String, false, "`Exact` or `Equivalent` (case-insensitive)"),
+            arg("sideEffects", T::String, false, "`None` or `NoneOnDryRun` (required by admissionregistration v1)"),
             arg("timeoutSeconds", T::Int, false, "timeout, 1..30 seconds"),
-            arg(
-                "groups",
-                T::StringList,
-                true,
-                "API groups (`core` or `\"\"` = core group)",
-            ),
+            arg("groups", T::StringList, true, "API groups (`core` or `\"\"` = core group)"),
             arg("resources", T::StringList, true, "resources (plural)"),
-            arg(
-                "verbs",
-                T::StringList,
-                true,
-                "operations: create;update;delete;connect or `*`",
-            ),
+            arg("verbs", T::StringList, true, "operations: create;update;delete;connect or `*`"),
             arg("versions", T::StringList, true, "API versions"),
-            arg(
-                "name",
-                T::String,
-                true,
-                "webhook name, e.g. `mcaptain-v1.kb.io`",
-            ),
-            arg(
-                "path",
-                T::String,
-                false,
-                "service path (exclusive with `url`)",
-            ),
-            arg(
-                "url",
-                T::String,
-                false,
-                "external URL (exclusive with `path`)",
-            ),
-            arg(
-                "serviceName",
-                T::String,
-                false,
-                "service name (default `webhook-service`)",
-            ),
-            arg(
-                "serviceNamespace",
-                T::String,
-                false,
-                "service namespace (default `system`)",
-            ),
+            arg("name", T::String, true, "webhook name, e.g. `mcaptain-v1.kb.io`"),
+            arg("path", T::String, false, "service path (exclusive with `url`)"),
+            arg("url", T::String, false, "external URL (exclusive with `path`)"),
+            arg("serviceName", T::String, false, "service name (default `webhook-service`)"),
+            arg("serviceNamespace", T::String, false, "service namespace (default `system`)"),
             arg("servicePort", T::Int, false, "service port"),
-            arg(
-                "webhookVersions",
-                T::StringList,
-                false,
-                "only `v1` is supported",
-            ),
-            arg(
-                "admissionReviewVersions",
-                T::StringList,
-                true,
-                "AdmissionReview versions, e.g. `v1`",
-            ),
-            arg(
-                "reinvocationPolicy",
-                T::String,
-                false,
-                "`Never` or `IfNeeded` (mutating only)",
-            ),
+            arg("webhookVersions", T::StringList, false, "only `v1` is supported"),
+            arg("admissionReviewVersions", T::StringList, true, "AdmissionReview versions, e.g. `v1`"),
+            arg("reinvocationPolicy", T::String, false, "`Never` or `IfNeeded` (mutating only)"),
             arg(
                 "patch",
                 T::String,
@@ -365,34 +239,15 @@ fn build() -> Vec<MarkerDef> {
         Package,
         vec![
             arg("mutating", T::Bool, true, "which configuration to rename"),
-            arg(
-                "name",
-                T::String,
-                true,
-                "new name of the (Mutating|Validating)WebhookConfiguration",
-            ),
+            arg("name", T::String, true, "new name of the (Mutating|Validating)WebhookConfiguration"),
         ],
         "Renames the generated webhook configuration object.",
     ));
 
     // ---- Package-level CRD markers (§10.1) ----
-    out.push(value(
-        "groupName",
-        Package,
-        T::String,
-        "API group of the types in this module.",
-    ));
-    out.push(value(
-        "versionName",
-        Package,
-        T::String,
-        "API version of the types in this module.",
-    ));
-    out.push(flag(
-        "kubebuilder:skip",
-        Package,
-        "Do not treat this module as an API version.",
-    ));
+    out.push(value("groupName", Package, T::String, "API group of the types in this module."));
+    out.push(value("versionName", Package, T::String, "API version of the types in this module."));
+    out.push(flag("kubebuilder:skip", Package, "Do not treat this module as an API version."));
     out.push(bool_flag(
         "kubebuilder:object:generate",
         Package,
@@ -416,33 +271,14 @@ fn build() -> Vec<MarkerDef> {
     ));
 
     // ---- Type-level CRD markers (§10.2) ----
-    out.push(flag(
-        "kubebuilder:subresource:status",
-        Type,
-        "Enables the status subresource.",
-    ));
+    out.push(flag("kubebuilder:subresource:status", Type, "Enables the status subresource."));
     out.push(def(
         "kubebuilder:subresource:scale",
         Type,
         vec![
-            arg(
-                "specpath",
-                T::String,
-                true,
-                "JSON path of the desired replicas, e.g. `.spec.replicas`",
-            ),
-            arg(
-                "statuspath",
-                T::String,
-                true,
-                "JSON path of the observed replicas",
-            ),
-            arg(
-                "selectorpath",
-                T::String,
-                false,
-                "JSON path of the label selector",
-            ),
+            arg("specpath", T::String, true, "JSON path of the desired replicas, e.g. `.spec.replicas`"),
+            arg("statuspath", T::String, true, "JSON path of the observed replicas"),
+            arg("selectorpath", T::String, false, "JSON path of the label selector"),
         ],
         "Enables the scale subresource.",
     ));
@@ -451,21 +287,11 @@ fn build() -> Vec<MarkerDef> {
         Type,
         vec![
             arg("name", T::String, true, "column header"),
-            arg(
-                "type",
-                T::String,
-                true,
-                "integer, number, string, boolean or date",
-            ),
+            arg("type", T::String, true, "integer, number, string, boolean or date"),
             arg("JSONPath", T::String, true, "JSON path of the value"),
             arg("description", T::String, false, "column description"),
             arg("format", T::String, false, "OpenAPI format"),
-            arg(
-                "priority",
-                T::Int,
-                false,
-                "0 = shown by default, >0 = only with -o wide",
-            ),
+            arg("priority", T::Int, false, "0 = shown by default, >0 = only with -o wide"),
         ],
         "Adds an additionalPrinterColumns entry (in marker order).",
     ));
@@ -477,57 +303,25 @@ fn build() -> Vec<MarkerDef> {
             arg("shortName", T::StringList, false, "short names"),
             arg("categories", T::StringList, false, "categories, e.g. `all`"),
             arg("singular", T::String, false, "singular name"),
-            arg(
-                "scope",
-                T::OneOf(&["Namespaced", "Cluster", ""]),
-                false,
-                "`Namespaced` (default) or `Cluster`",
-            ),
+            arg("scope", T::OneOf(&["Namespaced", "Cluster", ""]), false, "`Namespaced` (default) or `Cluster`"),
         ],
         "CRD names and scope.",
     ));
-    out.push(flag(
-        "kubebuilder:storageversion",
-        Type,
-        "Marks this version as the storage version.",
-    ));
-    out.push(flag(
-        "kubebuilder:skipversion",
-        Type,
-        "Leaves this version out of the CRD.",
-    ));
-    out.push(flag(
-        "kubebuilder:unservedversion",
-        Type,
-        "Sets `served: false` on this version.",
-    ));
+    out.push(flag("kubebuilder:storageversion", Type, "Marks this version as the storage version."));
+    out.push(flag("kubebuilder:skipversion", Type, "Leaves this version out of the CRD."));
+    out.push(flag("kubebuilder:unservedversion", Type, "Sets `served: false` on this version."));
     out.push(def(
         "kubebuilder:deprecatedversion",
         Type,
-        vec![arg(
-            "warning",
-            T::String,
-            false,
-            "deprecation warning returned to clients",
-        )],
+        vec![arg("warning", T::String, false, "deprecation warning returned to clients")],
         "Marks this version as deprecated.",
     ));
     out.push(def(
         "kubebuilder:metadata",
         Type,
         vec![
-            arg(
-                "annotations",
-                T::StringList,
-                false,
-                "`\"k=v\";\"k2=v2\"` annotations of the CRD",
-            ),
-            arg(
-                "labels",
-                T::StringList,
-                false,
-                "`\"k=v\";\"k2=v2\"` labels of the CRD",
-            ),
+            arg("annotations", T::StringList, false, "`\"k=v\";\"k2=v2\"` annotations of the CRD"),
+            arg("labels", T::StringList, false, "`\"k=v\";\"k2=v2\"` labels of the CRD"),
         ],
         "Extra metadata on the CRD object.",
     ));
@@ -546,128 +340,39 @@ fn build() -> Vec<MarkerDef> {
         ],
         "Schema externalDocs.",
     ));
-    out.push(flag(
-        "k8s:enum",
-        Type,
-        "String type whose constants become the enum (Rust enums need no marker).",
-    ));
+    out.push(flag("k8s:enum", Type, "String type whose constants become the enum (Rust enums need no marker)."));
 
     // ---- Validation markers (§10.3), each also as `validation:items:<Name>` ----
     let validation: Vec<(&str, Vec<ArgDef>, &str)> = vec![
-        (
-            "Minimum",
-            vec![arg("", T::Number, true, "minimum")],
-            "Minimum value (`minimum`).",
-        ),
-        (
-            "Maximum",
-            vec![arg("", T::Number, true, "maximum")],
-            "Maximum value (`maximum`).",
-        ),
-        (
-            "ExclusiveMinimum",
-            vec![arg("", T::Bool, false, "defaults to true")],
-            "Makes `minimum` exclusive.",
-        ),
-        (
-            "ExclusiveMaximum",
-            vec![arg("", T::Bool, false, "defaults to true")],
-            "Makes `maximum` exclusive.",
-        ),
-        (
-            "MultipleOf",
-            vec![arg("", T::Number, true, "divisor")],
-            "Value must be a multiple of this (`multipleOf`).",
-        ),
-        (
-            "MinLength",
-            vec![arg("", T::Int, true, "length")],
-            "Minimum string length (`minLength`).",
-        ),
-        (
-            "MaxLength",
-            vec![arg("", T::Int, true, "length")],
-            "Maximum string length (`maxLength`).",
-        ),
-        (
-            "Pattern",
-            vec![arg("", T::String, true, "ECMA regex")],
-            "String must match this regex (`pattern`).",
-        ),
-        (
-            "Enum",
-            vec![arg("", T::AnyList, true, "`a;b;c`")],
-            "Allowed values (`enum`).",
-        ),
-        (
-            "Format",
-            vec![arg("", T::String, true, "format name")],
-            "OpenAPI format (`format`).",
-        ),
-        (
-            "MinItems",
-            vec![arg("", T::Int, true, "count")],
-            "Minimum array length (`minItems`).",
-        ),
-        (
-            "MaxItems",
-            vec![arg("", T::Int, true, "count")],
-            "Maximum array length (`maxItems`).",
-        ),
+        ("Minimum", vec![arg("", T::Number, true, "minimum")], "Minimum value (`minimum`)."),
+        ("Maximum", vec![arg("", T::Number, true, "maximum")], "Maximum value (`maximum`)."),
+        ("ExclusiveMinimum", vec![arg("", T::Bool, false, "defaults to true")], "Makes `minimum` exclusive."),
+        ("ExclusiveMaximum", vec![arg("", T::Bool, false, "defaults to true")], "Makes `maximum` exclusive."),
+        ("MultipleOf", vec![arg("", T::Number, true, "divisor")], "Value must be a multiple of this (`multipleOf`)."),
+        ("MinLength", vec![arg("", T::Int, true, "length")], "Minimum string length (`minLength`)."),
+        ("MaxLength", vec![arg("", T::Int, true, "length")], "Maximum string length (`maxLength`)."),
+        ("Pattern", vec![arg("", T::String, true, "ECMA regex")], "String must match this regex (`pattern`)."),
+        ("Enum", vec![arg("", T::AnyList, true, "`a;b;c`")], "Allowed values (`enum`)."),
+        ("Format", vec![arg("", T::String, true, "format name")], "OpenAPI format (`format`)."),
+        ("MinItems", vec![arg("", T::Int, true, "count")], "Minimum array length (`minItems`)."),
+        ("MaxItems", vec![arg("", T::Int, true, "count")], "Maximum array length (`maxItems`)."),
         (
             "UniqueItems",
             vec![arg("", T::Bool, false, "defaults to true")],
             "Array items must be unique (`uniqueItems`).",
         ),
-        (
-            "MinProperties",
-            vec![arg("", T::Int, true, "count")],
-            "Minimum number of object properties.",
-        ),
-        (
-            "MaxProperties",
-            vec![arg("", T::Int, true, "count")],
-            "Maximum number of object properties.",
-        ),
-        (
-            "Type",
-            vec![arg("", T::String, true, "OpenAPI type")],
-            "Overrides the schema `type`.",
-        ),
+        ("MinProperties", vec![arg("", T::Int, true, "count")], "Minimum number of object properties."),
+        ("MaxProperties", vec![arg("", T::Int, true, "count")], "Maximum number of object properties."),
+        ("Type", vec![arg("", T::String, true, "OpenAPI type")], "Overrides the schema `type`."),
         (
             "XValidation",
             vec![
                 arg("rule", T::String, true, "CEL expression"),
-                arg(
-                    "message",
-                    T::String,
-                    false,
-                    "message shown when the rule fails",
-                ),
-                arg(
-                    "messageExpression",
-                    T::String,
-                    false,
-                    "CEL expression producing the message",
-                ),
-                arg(
-                    "reason",
-                    T::OneOf(XVALIDATION_REASONS),
-                    false,
-                    "machine-readable failure reason",
-                ),
-                arg(
-                    "fieldPath",
-                    T::String,
-                    false,
-                    "field the failure is reported on",
-                ),
-                arg(
-                    "optionalOldSelf",
-                    T::Bool,
-                    false,
-                    "evaluate transition rules on create too",
-                ),
+                arg("message", T::String, false, "message shown when the rule fails"),
+                arg("messageExpression", T::String, false, "CEL expression producing the message"),
+                arg("reason", T::OneOf(XVALIDATION_REASONS), false, "machine-readable failure reason"),
+                arg("fieldPath", T::String, false, "field the failure is reported on"),
+                arg("optionalOldSelf", T::Bool, false, "evaluate transition rules on create too"),
             ],
             "CEL validation rule (`x-kubernetes-validations`, repeatable).",
         ),
@@ -676,11 +381,7 @@ fn build() -> Vec<MarkerDef> {
             vec![arg("", T::Bool, false, "defaults to true")],
             "`x-kubernetes-embedded-resource: true`.",
         ),
-        (
-            "XIntOrString",
-            vec![arg("", T::Bool, false, "defaults to true")],
-            "`x-kubernetes-int-or-string: true`.",
-        ),
+        ("XIntOrString", vec![arg("", T::Bool, false, "defaults to true")], "`x-kubernetes-int-or-string: true`."),
         (
             "XPreserveUnknownFields",
             vec![arg("", T::Bool, false, "defaults to true")],
@@ -695,12 +396,7 @@ fn build() -> Vec<MarkerDef> {
             args.clone(),
             &format!("Like validation:{name}, applied to the array items."),
         ));
-        out.push(def(
-            &format!("kubebuilder:validation:{name}"),
-            TypeOrField,
-            args,
-            doc,
-        ));
+        out.push(def(&format!("kubebuilder:validation:{name}"), TypeOrField, args, doc));
     }
     out.push(flag(
         "kubebuilder:validation:Schemaless",
@@ -722,11 +418,9 @@ fn build() -> Vec<MarkerDef> {
         Field,
         "The field is required (on a module: fields default to required).",
     ));
-    for (name, word) in [
-        ("ExactlyOneOf", "exactly one"),
-        ("AtMostOneOf", "at most one"),
-        ("AtLeastOneOf", "at least one"),
-    ] {
+    for (name, word) in
+        [("ExactlyOneOf", "exactly one"), ("AtMostOneOf", "at most one"), ("AtLeastOneOf", "at least one")]
+    {
         out.push(def(
             &format!("kubebuilder:validation:{name}"),
             Type,
@@ -737,30 +431,10 @@ fn build() -> Vec<MarkerDef> {
     out.extend(items);
 
     // ---- Field-level schema markers ----
-    out.push(value(
-        "kubebuilder:default",
-        Field,
-        T::Any,
-        "Default value (`{a,b}` lists, `{k: v}` maps).",
-    ));
-    out.push(value(
-        "default",
-        Field,
-        T::Any,
-        "Default value as JSON (`+kubebuilder:default` wins when both are set).",
-    ));
-    out.push(value(
-        "kubebuilder:example",
-        Field,
-        T::Any,
-        "Example value (`example`).",
-    ));
-    out.push(value(
-        "kubebuilder:title",
-        TypeOrField,
-        T::String,
-        "Schema title.",
-    ));
+    out.push(value("kubebuilder:default", Field, T::Any, "Default value (`{a,b}` lists, `{k: v}` maps)."));
+    out.push(value("default", Field, T::Any, "Default value as JSON (`+kubebuilder:default` wins when both are set)."));
+    out.push(value("kubebuilder:example", Field, T::Any, "Example value (`example`)."));
+    out.push(value("kubebuilder:title", TypeOrField, T::String, "Schema title."));
     out.push(flag(
         "kubebuilder:pruning:PreserveUnknownFields",
         TypeOrField,
@@ -771,41 +445,17 @@ fn build() -> Vec<MarkerDef> {
     out.push(flag("nullable", Field, "`nullable: true`."));
     out.push(flag("k8s:optional", Field, "Alias of `+optional`."));
     out.push(flag("k8s:required", Field, "Alias of `+required`."));
-    out.push(flag(
-        "k8s:immutable",
-        Field,
-        "The field cannot change once set (CEL `self == oldSelf`).",
-    ));
-    out.push(value(
-        "listType",
-        TypeOrField,
-        T::OneOf(LIST_TYPES),
-        "`x-kubernetes-list-type`: map, set or atomic.",
-    ));
-    out.push(value(
-        "k8s:listType",
-        TypeOrField,
-        T::OneOf(LIST_TYPES),
-        "Alias of `+listType`.",
-    ));
+    out.push(flag("k8s:immutable", Field, "The field cannot change once set (CEL `self == oldSelf`)."));
+    out.push(value("listType", TypeOrField, T::OneOf(LIST_TYPES), "`x-kubernetes-list-type`: map, set or atomic."));
+    out.push(value("k8s:listType", TypeOrField, T::OneOf(LIST_TYPES), "Alias of `+listType`."));
     out.push(value(
         "listMapKey",
         TypeOrField,
         T::String,
         "`x-kubernetes-list-map-keys` entry (repeatable; needs listType=map).",
     ));
-    out.push(value(
-        "k8s:listMapKey",
-        TypeOrField,
-        T::String,
-        "Alias of `+listMapKey`.",
-    ));
-    out.push(value(
-        "mapType",
-        TypeOrField,
-        T::OneOf(MAP_TYPES),
-        "`x-kubernetes-map-type`: granular or atomic.",
-    ));
+    out.push(value("k8s:listMapKey", TypeOrField, T::String, "Alias of `+listMapKey`."));
+    out.push(value("mapType", TypeOrField, T::OneOf(MAP_TYPES), "`x-kubernetes-map-type`: granular or atomic."));
     out.push(value(
         "structType",
         TypeOrField,
@@ -818,30 +468,15 @@ fn build() -> Vec<MarkerDef> {
         "operator-sdk:csv:customresourcedefinitions",
         TypeOrField,
         vec![
-            arg(
-                "displayName",
-                T::String,
-                false,
-                "display name of the kind or field",
-            ),
-            arg(
-                "type",
-                T::OneOf(&["spec", "status"]),
-                false,
-                "field descriptor kind (required on fields)",
-            ),
+            arg("displayName", T::String, false, "display name of the kind or field"),
+            arg("type", T::OneOf(&["spec", "status"]), false, "field descriptor kind (required on fields)"),
             arg(
                 "xDescriptors",
                 T::StringList,
                 false,
                 "UI x-descriptors, e.g. `urn:alm:descriptor:com.tectonic.ui:podCount`",
             ),
-            arg(
-                "resources",
-                T::Any,
-                false,
-                "owned resources `{{Kind,v1,name},...}`",
-            ),
+            arg("resources", T::Any, false, "owned resources `{{Kind,v1,name},...}`"),
             arg("order", T::Int, false, "position in the CSV list"),
         ],
         "ClusterServiceVersion owned-CRD description / spec and status descriptors.",

@@ -88,10 +88,7 @@ fn unknown_marker_suggests_closest_name_with_location() {
         "src/api/v1.rs:1: unknown marker `+k8s:listtype`; did you mean `+k8s:listType`?"
     );
     let e = err("// +kubesmith:completely-unrelated-thing");
-    assert!(
-        e.starts_with("src/api/v1.rs:1: unknown marker `+kubesmith:completely-unrelated-thing`"),
-        "{e}"
-    );
+    assert!(e.starts_with("src/api/v1.rs:1: unknown marker `+kubesmith:completely-unrelated-thing`"), "{e}");
     assert!(!e.contains("did you mean"), "{e}");
 }
 
@@ -100,14 +97,8 @@ fn all_errors_of_a_file_are_reported() {
     let e = err("// +kubebuilder:validation:minimum=1\nfn f() {}\n// +kubebuilder:rbac:groups=a\n");
     let lines: Vec<&str> = e.lines().collect();
     assert_eq!(lines.len(), 2, "{e}");
-    assert!(
-        lines[0].starts_with("src/api/v1.rs:1: unknown marker"),
-        "{e}"
-    );
-    assert_eq!(
-        lines[1],
-        "src/api/v1.rs:3: marker `+kubebuilder:rbac`: missing required argument `verbs`"
-    );
+    assert!(lines[0].starts_with("src/api/v1.rs:1: unknown marker"), "{e}");
+    assert_eq!(lines[1], "src/api/v1.rs:3: marker `+kubebuilder:rbac`: missing required argument `verbs`");
 }
 
 #[test]
@@ -126,40 +117,23 @@ fn missing_verbs_is_an_error() {
 fn unknown_argument_names_marker_argument_and_location() {
     let e = err("\n// +kubebuilder:rbac:groups=apps,resources=deployments,verb=get");
     assert!(
-        e.starts_with(
-            "src/api/v1.rs:2: marker `+kubebuilder:rbac`: unknown argument `verb`; did you mean `verbs`?"
-        ),
+        e.starts_with("src/api/v1.rs:2: marker `+kubebuilder:rbac`: unknown argument `verb`; did you mean `verbs`?"),
         "{e}"
     );
     let e = err("// +kubebuilder:resource:Path=foos");
-    assert!(
-        e.contains("unknown argument `Path`; did you mean `path`?"),
-        "{e}"
-    );
+    assert!(e.contains("unknown argument `Path`; did you mean `path`?"), "{e}");
     let e = err("// +kubebuilder:validation:Minimum:foo=1");
-    assert!(
-        e.contains("`+kubebuilder:validation:Minimum`: unknown argument `foo`"),
-        "{e}"
-    );
+    assert!(e.contains("`+kubebuilder:validation:Minimum`: unknown argument `foo`"), "{e}");
 }
 
 #[test]
 fn bad_values_are_errors() {
     let e = err("// +kubebuilder:validation:Minimum=abc");
-    assert_eq!(
-        e,
-        "src/api/v1.rs:1: marker `+kubebuilder:validation:Minimum`: expected a number, found `abc`"
-    );
+    assert_eq!(e, "src/api/v1.rs:1: marker `+kubebuilder:validation:Minimum`: expected a number, found `abc`");
     let e = err("// +kubebuilder:printcolumn:name=Age,type=date,JSONPath=.x,priority=high");
-    assert!(
-        e.contains("argument `priority`: expected an integer, found `high`"),
-        "{e}"
-    );
+    assert!(e.contains("argument `priority`: expected an integer, found `high`"), "{e}");
     let e = err("// +listType=list");
-    assert!(
-        e.contains("expected one of map|set|atomic, found `list`"),
-        "{e}"
-    );
+    assert!(e.contains("expected one of map|set|atomic, found `list`"), "{e}");
     let e = err("// +kubebuilder:rbac:groups=\"apps,verbs=get");
     assert!(e.contains("unterminated"), "{e}");
     let e = err("// +kubebuilder:rbac:verbs=get,verbs=list");
@@ -174,16 +148,11 @@ fn bad_values_are_errors() {
 
 #[test]
 fn rbac_marker_arguments() {
-    let m = one(
-        "// +kubebuilder:rbac:groups=apps;\"\",resources={deployments, deployments/status},\
-         resourceNames=a;b,verbs=get;list,urls=/metrics,namespace=ns,roleName=r",
-    );
+    let m = one("// +kubebuilder:rbac:groups=apps;\"\",resources={deployments, deployments/status},\
+         resourceNames=a;b,verbs=get;list,urls=/metrics,namespace=ns,roleName=r");
     assert_eq!(m.name, "kubebuilder:rbac");
     assert_eq!(m.arg("groups"), Some(&strs(&["apps", ""])));
-    assert_eq!(
-        m.strings("resources"),
-        vec!["deployments", "deployments/status"]
-    );
+    assert_eq!(m.strings("resources"), vec!["deployments", "deployments/status"]);
     assert_eq!(m.strings("resourceNames"), vec!["a", "b"]);
     assert_eq!(m.strings("verbs"), vec!["get", "list"]);
     assert_eq!(m.strings("urls"), vec!["/metrics"]);
@@ -208,19 +177,14 @@ fn quoted_strings_keep_commas_and_escapes() {
     assert_eq!(m.name, "kubebuilder:printcolumn");
     assert_eq!(m.string("name"), Some("Ready, really"));
     assert_eq!(m.string("type"), Some("string"));
-    assert_eq!(
-        m.string("JSONPath"),
-        Some(r#".status.conditions[?(@.type=="Ready")].status"#)
-    );
+    assert_eq!(m.string("JSONPath"), Some(r#".status.conditions[?(@.type=="Ready")].status"#));
     assert_eq!(m.string("description"), Some(r#"raw, "quoted" \n"#));
     assert_eq!(m.arg("priority"), Some(&MarkerValue::Int(1)));
 }
 
 #[test]
 fn brace_lists_and_nested_lists() {
-    let m = one(
-        "// +kubebuilder:resource:path=foos,shortName={f,fo},categories=all;mine,scope=Cluster",
-    );
+    let m = one("// +kubebuilder:resource:path=foos,shortName={f,fo},categories=all;mine,scope=Cluster");
     assert_eq!(m.arg("shortName"), Some(&strs(&["f", "fo"])));
     assert_eq!(m.arg("categories"), Some(&strs(&["all", "mine"])));
     assert_eq!(m.string("scope"), Some("Cluster"));
@@ -243,57 +207,28 @@ fn brace_lists_and_nested_lists() {
     assert_eq!(m.string("type"), Some("spec"));
     assert_eq!(
         m.arg("xDescriptors"),
-        Some(&strs(&[
-            "urn:alm:descriptor:com.tectonic.ui:podCount",
-            "urn:alm:descriptor:io.kubernetes:custom"
-        ]))
+        Some(&strs(&["urn:alm:descriptor:com.tectonic.ui:podCount", "urn:alm:descriptor:io.kubernetes:custom"]))
     );
 }
 
 #[test]
 fn anonymous_values() {
-    assert_eq!(
-        one("// +kubebuilder:validation:Minimum=0").value(),
-        Some(&MarkerValue::Int(0))
-    );
-    assert_eq!(
-        one("// +kubebuilder:validation:Maximum=-1.5").value(),
-        Some(&MarkerValue::Float(-1.5))
-    );
+    assert_eq!(one("// +kubebuilder:validation:Minimum=0").value(), Some(&MarkerValue::Int(0)));
+    assert_eq!(one("// +kubebuilder:validation:Maximum=-1.5").value(), Some(&MarkerValue::Float(-1.5)));
     assert_eq!(
         one("// +kubebuilder:validation:Pattern=^[a-z]{1,3}(,[a-z]+)*$").value(),
         Some(&s("^[a-z]{1,3}(,[a-z]+)*$"))
     );
-    assert_eq!(
-        one(r#"// +kubebuilder:validation:Pattern=`^\d+$`"#).value(),
-        Some(&s(r"^\d+$"))
-    );
+    assert_eq!(one(r#"// +kubebuilder:validation:Pattern=`^\d+$`"#).value(), Some(&s(r"^\d+$")));
     assert_eq!(
         one("// +kubebuilder:validation:Enum=Always;Never;\"If Needed\";3").value(),
-        Some(&MarkerValue::List(vec![
-            s("Always"),
-            s("Never"),
-            s("If Needed"),
-            MarkerValue::Int(3)
-        ]))
+        Some(&MarkerValue::List(vec![s("Always"), s("Never"), s("If Needed"), MarkerValue::Int(3)]))
     );
-    assert_eq!(
-        one("// +kubebuilder:validation:Enum=Only").value(),
-        Some(&MarkerValue::List(vec![s("Only")]))
-    );
-    assert_eq!(
-        one("// +kubebuilder:validation:MaxLength=63").value(),
-        Some(&MarkerValue::Int(63))
-    );
-    assert_eq!(
-        one("// +kubebuilder:validation:ExactlyOneOf=foo;bar").value(),
-        Some(&strs(&["foo", "bar"]))
-    );
+    assert_eq!(one("// +kubebuilder:validation:Enum=Only").value(), Some(&MarkerValue::List(vec![s("Only")])));
+    assert_eq!(one("// +kubebuilder:validation:MaxLength=63").value(), Some(&MarkerValue::Int(63)));
+    assert_eq!(one("// +kubebuilder:validation:ExactlyOneOf=foo;bar").value(), Some(&strs(&["foo", "bar"])));
     assert_eq!(one("// +groupName=").value(), Some(&s("")));
-    assert_eq!(
-        one("// +groupName=crew.testproject.org").value(),
-        Some(&s("crew.testproject.org"))
-    );
+    assert_eq!(one("// +groupName=crew.testproject.org").value(), Some(&s("crew.testproject.org")));
     assert_eq!(one("// +listType=map").value(), Some(&s("map")));
     assert_eq!(one("// +k8s:listMapKey=type").value(), Some(&s("type")));
 }
@@ -305,14 +240,8 @@ fn default_and_example_values_of_any_type() {
     assert_eq!(v("// +kubebuilder:default=true"), MarkerValue::Bool(true));
     assert_eq!(v("// +kubebuilder:default=\"3\""), s("3"));
     assert_eq!(v("// +kubebuilder:default=Always"), s("Always"));
-    assert_eq!(
-        v("// +kubebuilder:default={}"),
-        MarkerValue::Map(Vec::new())
-    );
-    assert_eq!(
-        v("// +kubebuilder:default={a,b}"),
-        MarkerValue::List(vec![s("a"), s("b")])
-    );
+    assert_eq!(v("// +kubebuilder:default={}"), MarkerValue::Map(Vec::new()));
+    assert_eq!(v("// +kubebuilder:default={a,b}"), MarkerValue::List(vec![s("a"), s("b")]));
     assert_eq!(
         v("// +kubebuilder:default={replicas: 1, name: \"x, y\", tags: {a, b}}"),
         MarkerValue::Map(vec![
@@ -321,32 +250,17 @@ fn default_and_example_values_of_any_type() {
             ("tags".to_string(), MarkerValue::List(vec![s("a"), s("b")])),
         ])
     );
-    assert_eq!(
-        v("// +kubebuilder:default={replicas: 1}").to_json(),
-        serde_json::json!({"replicas": 1})
-    );
-    assert_eq!(
-        v("// +kubebuilder:example=a;b"),
-        MarkerValue::List(vec![s("a"), s("b")])
-    );
+    assert_eq!(v("// +kubebuilder:default={replicas: 1}").to_json(), serde_json::json!({"replicas": 1}));
+    assert_eq!(v("// +kubebuilder:example=a;b"), MarkerValue::List(vec![s("a"), s("b")]));
 }
 
 #[test]
 fn flags_and_bool_markers() {
     let m = one("// +kubebuilder:subresource:status");
     assert!(m.args.is_empty());
-    assert_eq!(
-        one("// +kubebuilder:validation:XEmbeddedResource").value(),
-        Some(&MarkerValue::Bool(true))
-    );
-    assert_eq!(
-        one("// +kubebuilder:validation:UniqueItems=false").value(),
-        Some(&MarkerValue::Bool(false))
-    );
-    assert_eq!(
-        one("// +kubebuilder:object:root=true").value(),
-        Some(&MarkerValue::Bool(true))
-    );
+    assert_eq!(one("// +kubebuilder:validation:XEmbeddedResource").value(), Some(&MarkerValue::Bool(true)));
+    assert_eq!(one("// +kubebuilder:validation:UniqueItems=false").value(), Some(&MarkerValue::Bool(false)));
+    assert_eq!(one("// +kubebuilder:object:root=true").value(), Some(&MarkerValue::Bool(true)));
     assert_eq!(one("// +optional").name, "optional");
     assert_eq!(one("// +nullable").name, "nullable");
     let m = one(
@@ -361,11 +275,9 @@ fn flags_and_bool_markers() {
 
 #[test]
 fn webhook_markers_as_scaffolded() {
-    let m = one(
-        "// +kubebuilder:webhook:path=/mutate-crew-testproject-org-v1-captain,mutating=true,\
+    let m = one("// +kubebuilder:webhook:path=/mutate-crew-testproject-org-v1-captain,mutating=true,\
          failurePolicy=fail,sideEffects=None,groups=crew.testproject.org,resources=captains,\
-         verbs=create;update,versions=v1,name=mcaptain-v1.kb.io,admissionReviewVersions=v1",
-    );
+         verbs=create;update,versions=v1,name=mcaptain-v1.kb.io,admissionReviewVersions=v1");
     assert_eq!(m.name, "kubebuilder:webhook");
     assert_eq!(m.arg("mutating"), Some(&MarkerValue::Bool(true)));
     assert_eq!(m.strings("verbs"), vec!["create", "update"]);
@@ -374,10 +286,7 @@ fn webhook_markers_as_scaffolded() {
         r#"// +kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=mpod-v1.kb.io,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchLabels":{"a":"b"}}}`"#,
     );
     assert_eq!(m.arg("groups"), Some(&strs(&[""])));
-    assert_eq!(
-        m.string("patch"),
-        Some(r#"{"namespaceSelector":{"matchLabels":{"a":"b"}}}"#)
-    );
+    assert_eq!(m.string("patch"), Some(r#"{"namespaceSelector":{"matchLabels":{"a":"b"}}}"#));
     let m = one("// +kubebuilder:webhookconfiguration:mutating=false,name=my-validator");
     assert_eq!(m.arg("mutating"), Some(&MarkerValue::Bool(false)));
     let e = err(
@@ -467,18 +376,7 @@ fn registry_covers_the_documented_markers() {
     }
     let rbac = lookup("kubebuilder:rbac").expect("rbac");
     let args: Vec<&str> = rbac.args.iter().map(|a| a.name).collect();
-    assert_eq!(
-        args,
-        [
-            "groups",
-            "resources",
-            "resourceNames",
-            "verbs",
-            "urls",
-            "namespace",
-            "roleName"
-        ]
-    );
+    assert_eq!(args, ["groups", "resources", "resourceNames", "verbs", "urls", "namespace", "roleName"]);
     assert!(rbac.arg("verbs").is_some_and(|a| a.required));
     assert!(rbac.args.iter().filter(|a| a.required).count() == 1);
     for d in registry() {
@@ -487,18 +385,12 @@ fn registry_covers_the_documented_markers() {
         assert!(d.usage().starts_with(&format!("+{}", d.name)));
     }
     assert_eq!(
-        lookup("kubebuilder:validation:Minimum")
-            .map(MarkerDef::usage)
-            .as_deref(),
+        lookup("kubebuilder:validation:Minimum").map(MarkerDef::usage).as_deref(),
         Some("+kubebuilder:validation:Minimum=<number>")
     );
     assert_eq!(
-        lookup("kubebuilder:subresource:scale")
-            .map(MarkerDef::usage)
-            .as_deref(),
-        Some(
-            "+kubebuilder:subresource:scale:specpath=<string>,statuspath=<string>,[selectorpath=<string>]"
-        )
+        lookup("kubebuilder:subresource:scale").map(MarkerDef::usage).as_deref(),
+        Some("+kubebuilder:subresource:scale:specpath=<string>,statuspath=<string>,[selectorpath=<string>]")
     );
 }
 
@@ -524,11 +416,7 @@ fn every_registered_marker_parses_from_its_usage_example() {
         } else if d.is_anonymous() {
             format!("// +{}={}", d.name, sample(&d.args[0]))
         } else {
-            let args: Vec<String> = d
-                .args
-                .iter()
-                .map(|a| format!("{}={}", a.name, sample(a)))
-                .collect();
+            let args: Vec<String> = d.args.iter().map(|a| format!("{}={}", a.name, sample(a))).collect();
             format!("// +{}:{}", d.name, args.join(","))
         };
         let m = one(&text);

@@ -50,19 +50,14 @@ impl MarkerValue {
         match self {
             MarkerValue::String(s) => serde_json::Value::String(s.clone()),
             MarkerValue::Int(i) => serde_json::Value::from(*i),
-            MarkerValue::Float(f) => serde_json::Number::from_f64(*f)
-                .map(serde_json::Value::Number)
-                .unwrap_or(serde_json::Value::Null),
-            MarkerValue::Bool(b) => serde_json::Value::Bool(*b),
-            MarkerValue::List(items) => {
-                serde_json::Value::Array(items.iter().map(MarkerValue::to_json).collect())
+            MarkerValue::Float(f) => {
+                serde_json::Number::from_f64(*f).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null)
             }
-            MarkerValue::Map(entries) => serde_json::Value::Object(
-                entries
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.to_json()))
-                    .collect(),
-            ),
+            MarkerValue::Bool(b) => serde_json::Value::Bool(*b),
+            MarkerValue::List(items) => serde_json::Value::Array(items.iter().map(MarkerValue::to_json).collect()),
+            MarkerValue::Map(entries) => {
+                serde_json::Value::Object(entries.iter().map(|(k, v)| (k.clone(), v.to_json())).collect())
+            }
         }
     }
 }
@@ -75,10 +70,7 @@ pub(crate) struct Cursor {
 
 impl Cursor {
     pub(crate) fn new(text: &str) -> Self {
-        Cursor {
-            chars: text.chars().collect(),
-            pos: 0,
-        }
+        Cursor { chars: text.chars().collect(), pos: 0 }
     }
 
     pub(crate) fn eof(&self) -> bool {
@@ -110,9 +102,7 @@ impl Cursor {
 
     /// The rest of the text (for error messages).
     pub(crate) fn rest(&self) -> String {
-        self.chars[self.pos.min(self.chars.len())..]
-            .iter()
-            .collect()
+        self.chars[self.pos.min(self.chars.len())..].iter().collect()
     }
 
     /// Takes characters until one of `stops` (not consumed) or the end.
@@ -133,19 +123,14 @@ impl Cursor {
             ArgType::OneOf(words) => {
                 let s = self.parse_string(whole)?;
                 if !words.contains(&s.as_str()) {
-                    return Err(format!(
-                        "expected one of {}, found `{s}`",
-                        ArgType::OneOf(words).describe()
-                    ));
+                    return Err(format!("expected one of {}, found `{s}`", ArgType::OneOf(words).describe()));
                 }
                 MarkerValue::String(s)
             }
             ArgType::Int => {
                 let tok = self.bare_token(whole);
                 let tok = tok.trim();
-                tok.parse::<i64>()
-                    .map(MarkerValue::Int)
-                    .map_err(|_| format!("expected an integer, found `{tok}`"))?
+                tok.parse::<i64>().map(MarkerValue::Int).map_err(|_| format!("expected an integer, found `{tok}`"))?
             }
             ArgType::Number => {
                 let tok = self.bare_token(whole);
@@ -177,11 +162,7 @@ impl Cursor {
 
     /// A bare token up to a top-level `,` (or the end when `whole`).
     fn bare_token(&mut self, whole: bool) -> String {
-        if whole {
-            self.take_until(&[])
-        } else {
-            self.take_until(&[','])
-        }
+        if whole { self.take_until(&[]) } else { self.take_until(&[',']) }
     }
 
     fn parse_string(&mut self, whole: bool) -> Result<String, String> {
@@ -260,10 +241,7 @@ impl Cursor {
                 if self.eat('}') {
                     return Ok(items);
                 }
-                return Err(format!(
-                    "expected `,` or `}}` in list, found `{}`",
-                    self.rest()
-                ));
+                return Err(format!("expected `,` or `}}` in list, found `{}`", self.rest()));
             }
         }
         loop {
@@ -360,11 +338,7 @@ impl Cursor {
             }
             return Err(format!("expected `,` or `}}`, found `{}`", self.rest()));
         }
-        Ok(if is_map == Some(true) {
-            MarkerValue::Map(map)
-        } else {
-            MarkerValue::List(list)
-        })
+        Ok(if is_map == Some(true) { MarkerValue::Map(map) } else { MarkerValue::List(list) })
     }
 
     /// A bare map key: up to `,`, `}` or a `:` followed by whitespace.
@@ -387,10 +361,7 @@ fn parse_number(tok: &str) -> Option<MarkerValue> {
     if let Ok(i) = tok.parse::<i64>() {
         return Some(MarkerValue::Int(i));
     }
-    let numeric_start = tok
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
+    let numeric_start = tok.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
     match tok.parse::<f64>() {
         Ok(f) if numeric_start && f.is_finite() => Some(MarkerValue::Float(f)),
         _ => None,

@@ -9,9 +9,7 @@ use super::generate;
 use crate::markers::{Marker, scan};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/rbac")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac").join(name)
 }
 
 fn read(name: &str) -> String {
@@ -60,16 +58,10 @@ fn kubebuilder_project_v4_matches_golden() {
 
 #[test]
 fn kubebuilder_project_v4_with_plugins_namespaced_role() {
-    let got = generate(
-        &markers_of("project_v4_with_plugins_markers.rs"),
-        "manager-role",
-    );
+    let got = generate(&markers_of("project_v4_with_plugins_markers.rs"), "manager-role");
     assert_eq!(got, golden("project-v4-with-plugins.role.yaml"));
     assert_eq!(got[0]["kind"], "Role");
-    assert_eq!(
-        got[0]["metadata"]["namespace"],
-        "project-v4-with-plugins-system"
-    );
+    assert_eq!(got[0]["metadata"]["namespace"], "project-v4-with-plugins-system");
 }
 
 /// Rebuilds one marker per (rule, resource) from a golden role.yaml and checks that merging them
@@ -95,19 +87,13 @@ fn every_kubebuilder_golden_role_round_trips() {
                 let list = |k: &str| -> Vec<String> {
                     rule[k]
                         .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .map(|v| format!("{:?}", v.as_str().expect("string")))
-                                .collect()
-                        })
+                        .map(|a| a.iter().map(|v| format!("{:?}", v.as_str().expect("string"))).collect())
                         .unwrap_or_default()
                 };
                 let mut args = vec![format!("verbs={}", list("verbs").join(";"))];
-                for (key, arg) in [
-                    ("apiGroups", "groups"),
-                    ("resourceNames", "resourceNames"),
-                    ("nonResourceURLs", "urls"),
-                ] {
+                for (key, arg) in
+                    [("apiGroups", "groups"), ("resourceNames", "resourceNames"), ("nonResourceURLs", "urls")]
+                {
                     if !list(key).is_empty() {
                         args.push(format!("{arg}={}", list(key).join(";")));
                     }
@@ -121,10 +107,7 @@ fn every_kubebuilder_golden_role_round_trips() {
                     text.push_str(&format!("// +kubebuilder:rbac:{}\n", args.join(",")));
                 }
                 for r in resources.iter().rev() {
-                    text.push_str(&format!(
-                        "// +kubebuilder:rbac:resources={r},{}\n",
-                        args.join(",")
-                    ));
+                    text.push_str(&format!("// +kubebuilder:rbac:resources={r},{}\n", args.join(",")));
                 }
             }
         }
@@ -216,10 +199,7 @@ fn namespaces_and_role_names_make_separate_objects_sorted() {
         .map(|o| {
             (
                 o["kind"].as_str().unwrap_or("").to_string(),
-                o["metadata"]["namespace"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string(),
+                o["metadata"]["namespace"].as_str().unwrap_or("").to_string(),
                 o["metadata"]["name"].as_str().unwrap_or("").to_string(),
             )
         })
@@ -250,8 +230,7 @@ fn namespaces_and_role_names_make_separate_objects_sorted() {
 #[test]
 fn no_rbac_markers_means_no_objects() {
     assert!(generate(&[], "manager-role").is_empty());
-    let only_others =
-        markers("// +kubebuilder:subresource:status\n// +kubebuilder:validation:Minimum=1\n");
+    let only_others = markers("// +kubebuilder:subresource:status\n// +kubebuilder:validation:Minimum=1\n");
     assert_eq!(only_others.len(), 2);
     assert!(generate(&only_others, "manager-role").is_empty());
 }
@@ -280,21 +259,8 @@ fn colliding_merged_rules_union_their_verbs() {
 
 #[test]
 fn markers_from_several_files_merge() {
-    let mut all = scan(
-        Path::new("src/a.rs"),
-        "// +kubebuilder:rbac:groups=a,resources=x,verbs=get\n",
-    )
-    .expect("a.rs");
-    all.extend(
-        scan(
-            Path::new("src/b.rs"),
-            "/// +kubebuilder:rbac:groups=a,resources=y,verbs=get\n",
-        )
-        .expect("b.rs"),
-    );
+    let mut all = scan(Path::new("src/a.rs"), "// +kubebuilder:rbac:groups=a,resources=x,verbs=get\n").expect("a.rs");
+    all.extend(scan(Path::new("src/b.rs"), "/// +kubebuilder:rbac:groups=a,resources=y,verbs=get\n").expect("b.rs"));
     let objs = generate(&all, "manager-role");
-    assert_eq!(
-        objs[0]["rules"],
-        json!([{ "apiGroups": ["a"], "resources": ["x", "y"], "verbs": ["get"] }])
-    );
+    assert_eq!(objs[0]["rules"], json!([{ "apiGroups": ["a"], "resources": ["x", "y"], "verbs": ["get"] }]));
 }

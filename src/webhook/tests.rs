@@ -8,9 +8,7 @@ use super::{WebhookError, WebhookKind, generate};
 use crate::markers::{Marker, scan};
 
 fn fixture_dir(case: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/webhook")
-        .join(case)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/webhook").join(case)
 }
 
 fn read(path: &Path) -> String {
@@ -27,10 +25,7 @@ fn markers_of(case: &str) -> Vec<Marker> {
         .collect();
     files.sort();
     assert!(!files.is_empty(), "no markers in {}", dir.display());
-    files
-        .iter()
-        .flat_map(|f| scan(f, &read(f)).unwrap_or_else(|e| panic!("{e}")))
-        .collect()
+    files.iter().flat_map(|f| scan(f, &read(f)).unwrap_or_else(|e| panic!("{e}"))).collect()
 }
 
 fn golden(case: &str) -> Vec<Value> {
@@ -150,19 +145,9 @@ fn kubebuilder_projects_render_byte_for_byte() {
 #[test]
 fn crosspkg_order_is_stable_by_name() {
     let got = generate(&markers_of("controller-tools/valid-crosspkg-stable")).expect("ok");
-    let names: Vec<&str> = got[0]["webhooks"]
-        .as_array()
-        .expect("webhooks")
-        .iter()
-        .map(|w| w["name"].as_str().expect("name"))
-        .collect();
-    assert_eq!(
-        names,
-        [
-            "a.cronjob.testdata.kubebuilder.io",
-            "validation.cronjob.testdata.kubebuilder.io"
-        ]
-    );
+    let names: Vec<&str> =
+        got[0]["webhooks"].as_array().expect("webhooks").iter().map(|w| w["name"].as_str().expect("name")).collect();
+    assert_eq!(names, ["a.cronjob.testdata.kubebuilder.io", "validation.cronjob.testdata.kubebuilder.io"]);
 }
 
 #[test]
@@ -183,24 +168,14 @@ fn same_name_webhooks_keep_source_order() {
 #[test]
 fn invalid_v1beta1_not_supported() {
     let e = generate_err("controller-tools/invalid-v1beta1NotSupported");
-    assert!(
-        matches!(&e, WebhookError::UnsupportedWebhookVersion { version, .. } if version == "v1beta1"),
-        "{e:?}"
-    );
-    assert!(
-        e.to_string()
-            .contains("markers.rs:3: unsupported webhook version: v1beta1"),
-        "{e}"
-    );
+    assert!(matches!(&e, WebhookError::UnsupportedWebhookVersion { version, .. } if version == "v1beta1"), "{e:?}");
+    assert!(e.to_string().contains("markers.rs:3: unsupported webhook version: v1beta1"), "{e}");
 }
 
 #[test]
 fn invalid_side_effects() {
     let e = generate_err("controller-tools/invalid-sideEffects");
-    assert!(
-        matches!(&e, WebhookError::SideEffectsSomeOrUnknown { value, .. } if value == "Some"),
-        "{e:?}"
-    );
+    assert!(matches!(&e, WebhookError::SideEffectsSomeOrUnknown { value, .. } if value == "Some"), "{e:?}");
     let text = e.to_string();
     assert!(
         text.contains("markers.rs:3: SideEffects should not be set to `Some` or `Unknown` for v1 {Mutating,Validating}WebhookConfiguration"),
@@ -213,15 +188,8 @@ fn invalid_side_effects() {
 fn invalid_timeout_seconds() {
     // Like controller-gen, the mutating webhooks are checked first: the `-1` on line 5.
     let e = generate_err("controller-tools/invalid-timeoutSeconds");
-    assert!(
-        matches!(&e, WebhookError::TimeoutSeconds { value, .. } if value == "-1"),
-        "{e:?}"
-    );
-    assert!(
-        e.to_string()
-            .contains("markers.rs:5: TimeoutSeconds must be between 1 and 30 seconds"),
-        "{e}"
-    );
+    assert!(matches!(&e, WebhookError::TimeoutSeconds { value, .. } if value == "-1"), "{e:?}");
+    assert!(e.to_string().contains("markers.rs:5: TimeoutSeconds must be between 1 and 30 seconds"), "{e}");
 }
 
 #[test]
@@ -234,16 +202,11 @@ fn invalid_admission_review_versions_required() {
     assert_eq!(scan_err.diagnostics.len(), 1);
     assert_eq!(scan_err.diagnostics[0].line, 3);
     assert!(
-        scan_err.diagnostics[0]
-            .message
-            .contains("missing required argument `admissionReviewVersions`"),
+        scan_err.diagnostics[0].message.contains("missing required argument `admissionReviewVersions`"),
         "{scan_err}"
     );
     // A marker built without the scanner gets the generator's own check.
-    let patched = text.replace(
-        "timeoutSeconds=10\n",
-        "timeoutSeconds=10,admissionReviewVersions={}\n",
-    );
+    let patched = text.replace("timeoutSeconds=10\n", "timeoutSeconds=10,admissionReviewVersions={}\n");
     let ms = scan(&path, &patched).unwrap_or_else(|e| panic!("{e}"));
     let e = generate(&ms).expect_err("empty admissionReviewVersions");
     assert!(
@@ -251,17 +214,12 @@ fn invalid_admission_review_versions_required() {
         "{e:?}"
     );
     assert!(
-        e.to_string().contains(
-            "AdmissionReviewVersions is mandatory for v1 {Mutating,Validating}WebhookConfiguration"
-        ),
+        e.to_string().contains("AdmissionReviewVersions is mandatory for v1 {Mutating,Validating}WebhookConfiguration"),
         "{e}"
     );
     let mut ms = ms;
     ms[0].args.remove("admissionReviewVersions");
-    assert!(matches!(
-        generate(&ms),
-        Err(WebhookError::AdmissionReviewVersionsRequired { .. })
-    ));
+    assert!(matches!(generate(&ms), Err(WebhookError::AdmissionReviewVersionsRequired { .. })));
 }
 
 #[test]
@@ -272,25 +230,16 @@ fn invalid_multiple_webhookconfigurations() {
         "{e:?}"
     );
     let text = e.to_string();
-    assert!(
-        text.contains(
-            "markers.rs:7: duplicate mutating kubebuilder:webhookconfiguration with name bar"
-        ),
-        "{text}"
-    );
+    assert!(text.contains("markers.rs:7: duplicate mutating kubebuilder:webhookconfiguration with name bar"), "{text}");
     assert!(text.contains("markers.rs:6"), "{text}");
 }
 
 #[test]
 fn invalid_path_and_url() {
     let e = generate_err("controller-tools/invalid-path-and-url");
+    assert!(matches!(e, WebhookError::UrlOrPath { both: true, .. }), "{e:?}");
     assert!(
-        matches!(e, WebhookError::UrlOrPath { both: true, .. }),
-        "{e:?}"
-    );
-    assert!(
-        e.to_string()
-            .contains("`url` or `path` markers are required and mutually exclusive (both are set)"),
+        e.to_string().contains("`url` or `path` markers are required and mutually exclusive (both are set)"),
         "{e}"
     );
 }
@@ -299,13 +248,9 @@ fn invalid_path_and_url() {
 
 #[test]
 fn failure_policy_is_case_insensitive_and_passes_unknown_through() {
-    for (raw, want) in [
-        ("fail", "Fail"),
-        ("FAIL", "Fail"),
-        ("Ignore", "Ignore"),
-        ("ignore", "Ignore"),
-        ("Sometimes", "Sometimes"),
-    ] {
+    for (raw, want) in
+        [("fail", "Fail"), ("FAIL", "Fail"), ("Ignore", "Ignore"), ("ignore", "Ignore"), ("Sometimes", "Sometimes")]
+    {
         let w = one(&validating("").replace("failurePolicy=fail", &format!("failurePolicy={raw}")));
         assert_eq!(w["failurePolicy"], want, "{raw}");
     }
@@ -313,29 +258,16 @@ fn failure_policy_is_case_insensitive_and_passes_unknown_through() {
 
 #[test]
 fn match_policy_normalised_or_omitted() {
-    assert_eq!(
-        one(&validating(",matchPolicy=exact"))["matchPolicy"],
-        "Exact"
-    );
-    assert_eq!(
-        one(&validating(",matchPolicy=EQUIVALENT"))["matchPolicy"],
-        "Equivalent"
-    );
+    assert_eq!(one(&validating(",matchPolicy=exact"))["matchPolicy"], "Exact");
+    assert_eq!(one(&validating(",matchPolicy=EQUIVALENT"))["matchPolicy"], "Equivalent");
     assert!(one(&validating("")).get("matchPolicy").is_none());
 }
 
 #[test]
 fn match_policy_unknown_is_an_error() {
     let e = err(&validating(",matchPolicy=Fuzzy"));
-    assert!(
-        matches!(&e, WebhookError::UnknownMatchPolicy { value, .. } if value == "Fuzzy"),
-        "{e:?}"
-    );
-    assert!(
-        e.to_string()
-            .starts_with("src/webhooks.rs:1: unknown value \"Fuzzy\" for matchPolicy;"),
-        "{e}"
-    );
+    assert!(matches!(&e, WebhookError::UnknownMatchPolicy { value, .. } if value == "Fuzzy"), "{e:?}");
+    assert!(e.to_string().starts_with("src/webhooks.rs:1: unknown value \"Fuzzy\" for matchPolicy;"), "{e}");
 }
 
 #[test]
@@ -349,10 +281,7 @@ fn side_effects_normalised() {
 #[test]
 fn side_effects_missing_or_unknown_is_required() {
     let e = err(&validating("").replace(",sideEffects=None", ""));
-    assert!(
-        matches!(e, WebhookError::SideEffectsRequired { given: None, .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, WebhookError::SideEffectsRequired { given: None, .. }), "{e:?}");
     assert!(
         e.to_string().contains(
             "SideEffects is required for creating v1 {Mutating,Validating}WebhookConfiguration; add `sideEffects=None`"
@@ -362,30 +291,17 @@ fn side_effects_missing_or_unknown_is_required() {
     // controller-gen does not map `Unknown` (nor typos) and reports them as missing.
     for raw in ["Unknown", "nope"] {
         let e = err(&validating("").replace("sideEffects=None", &format!("sideEffects={raw}")));
-        assert!(
-            matches!(&e, WebhookError::SideEffectsRequired { given: Some(g), .. } if g == raw),
-            "{e:?}"
-        );
-        assert!(
-            e.to_string().contains(&format!("`{raw}` is not one of")),
-            "{e}"
-        );
+        assert!(matches!(&e, WebhookError::SideEffectsRequired { given: Some(g), .. } if g == raw), "{e:?}");
+        assert!(e.to_string().contains(&format!("`{raw}` is not one of")), "{e}");
     }
     let e = err(&mutating("").replace("sideEffects=None", "sideEffects=some"));
-    assert!(
-        matches!(e, WebhookError::SideEffectsSomeOrUnknown { .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, WebhookError::SideEffectsSomeOrUnknown { .. }), "{e:?}");
 }
 
 #[test]
 fn verbs_upper_cased_in_order_unknown_passed_through() {
-    let w =
-        one(&validating("").replace("verbs=create", "verbs=Update;create;DELETE;connect;*;patch"));
-    assert_eq!(
-        w["rules"][0]["operations"],
-        json!(["UPDATE", "CREATE", "DELETE", "CONNECT", "*", "patch"])
-    );
+    let w = one(&validating("").replace("verbs=create", "verbs=Update;create;DELETE;connect;*;patch"));
+    assert_eq!(w["rules"][0]["operations"], json!(["UPDATE", "CREATE", "DELETE", "CONNECT", "*", "patch"]));
 }
 
 #[test]
@@ -396,9 +312,8 @@ fn core_group_becomes_empty() {
 
 #[test]
 fn rule_lists_keep_marker_order() {
-    let w = one(&validating("")
-        .replace("resources=things", "resources=b;a")
-        .replace("versions=v1,", "versions=v2;v1,"));
+    let w =
+        one(&validating("").replace("resources=things", "resources=b;a").replace("versions=v1,", "versions=v2;v1,"));
     assert_eq!(
         w["rules"],
         json!([{
@@ -412,57 +327,28 @@ fn rule_lists_keep_marker_order() {
 
 #[test]
 fn timeout_seconds_bounds() {
-    assert!(
-        one(&validating(",timeoutSeconds=0"))
-            .get("timeoutSeconds")
-            .is_none()
-    );
+    assert!(one(&validating(",timeoutSeconds=0")).get("timeoutSeconds").is_none());
     assert!(one(&validating("")).get("timeoutSeconds").is_none());
     assert_eq!(one(&validating(",timeoutSeconds=1"))["timeoutSeconds"], 1);
     assert_eq!(one(&validating(",timeoutSeconds=30"))["timeoutSeconds"], 30);
     for bad in ["31", "-1", "99999999999"] {
         let e = err(&validating(&format!(",timeoutSeconds={bad}")));
-        assert!(
-            matches!(&e, WebhookError::TimeoutSeconds { value, .. } if value == bad),
-            "{e:?}"
-        );
-        assert!(
-            e.to_string().contains(&format!(
-                "TimeoutSeconds must be between 1 and 30 seconds (got {bad})"
-            )),
-            "{e}"
-        );
+        assert!(matches!(&e, WebhookError::TimeoutSeconds { value, .. } if value == bad), "{e:?}");
+        assert!(e.to_string().contains(&format!("TimeoutSeconds must be between 1 and 30 seconds (got {bad})")), "{e}");
     }
 }
 
 #[test]
 fn reinvocation_policy_mutating_only() {
-    assert_eq!(
-        one(&mutating(",reinvocationPolicy=ifneeded"))["reinvocationPolicy"],
-        "IfNeeded"
-    );
-    assert_eq!(
-        one(&mutating(",reinvocationPolicy=Never"))["reinvocationPolicy"],
-        "Never"
-    );
-    assert!(
-        one(&mutating(",reinvocationPolicy=Sometimes"))
-            .get("reinvocationPolicy")
-            .is_none()
-    );
-    assert!(
-        one(&validating(",reinvocationPolicy=IfNeeded"))
-            .get("reinvocationPolicy")
-            .is_none()
-    );
+    assert_eq!(one(&mutating(",reinvocationPolicy=ifneeded"))["reinvocationPolicy"], "IfNeeded");
+    assert_eq!(one(&mutating(",reinvocationPolicy=Never"))["reinvocationPolicy"], "Never");
+    assert!(one(&mutating(",reinvocationPolicy=Sometimes")).get("reinvocationPolicy").is_none());
+    assert!(one(&validating(",reinvocationPolicy=IfNeeded")).get("reinvocationPolicy").is_none());
 }
 
 #[test]
 fn admission_review_versions_kept_in_order() {
-    let w = one(&validating("").replace(
-        "admissionReviewVersions=v1",
-        "admissionReviewVersions=v1beta1;v1",
-    ));
+    let w = one(&validating("").replace("admissionReviewVersions=v1", "admissionReviewVersions=v1beta1;v1"));
     assert_eq!(w["admissionReviewVersions"], json!(["v1beta1", "v1"]));
 }
 
@@ -470,10 +356,7 @@ fn admission_review_versions_kept_in_order() {
 fn webhook_versions_only_v1() {
     assert!(generate(&markers(&validating(",webhookVersions=v1"))).is_ok());
     let e = err(&validating(",webhookVersions=v1;v1beta1"));
-    assert!(
-        matches!(&e, WebhookError::UnsupportedWebhookVersion { version, .. } if version == "v1beta1"),
-        "{e:?}"
-    );
+    assert!(matches!(&e, WebhookError::UnsupportedWebhookVersion { version, .. } if version == "v1beta1"), "{e:?}");
 }
 
 // ---- clientConfig ----
@@ -489,47 +372,30 @@ fn client_config_service_defaults() {
 
 #[test]
 fn client_config_service_overrides() {
-    let w = one(&validating(
-        ",serviceName=hooks,serviceNamespace=ops,servicePort=8443",
-    ));
+    let w = one(&validating(",serviceName=hooks,serviceNamespace=ops,servicePort=8443"));
     assert_eq!(
         w["clientConfig"],
         json!({"service": {"name": "hooks", "namespace": "ops", "path": "/validate-x", "port": 8443}})
     );
     for bad in ["0", "65536"] {
         let e = err(&validating(&format!(",servicePort={bad}")));
-        assert!(
-            matches!(e, WebhookError::InvalidServicePort { .. }),
-            "{e:?}"
-        );
+        assert!(matches!(e, WebhookError::InvalidServicePort { .. }), "{e:?}");
     }
 }
 
 #[test]
 fn client_config_url() {
-    let text = validating("").replace(
-        "path=/validate-x",
-        "url=\"https://hooks.example.com:9443/validate\"",
-    );
-    assert_eq!(
-        one(&text)["clientConfig"],
-        json!({"url": "https://hooks.example.com:9443/validate"})
-    );
+    let text = validating("").replace("path=/validate-x", "url=\"https://hooks.example.com:9443/validate\"");
+    assert_eq!(one(&text)["clientConfig"], json!({"url": "https://hooks.example.com:9443/validate"}));
 }
 
 #[test]
 fn client_config_needs_exactly_one_of_path_and_url() {
     let e = err(&validating("").replace("path=/validate-x,", ""));
-    assert!(
-        matches!(e, WebhookError::UrlOrPath { both: false, .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, WebhookError::UrlOrPath { both: false, .. }), "{e:?}");
     assert!(e.to_string().contains("(neither is set)"), "{e}");
     let e = err(&validating(",url=\"https://x:1/y\""));
-    assert!(
-        matches!(e, WebhookError::UrlOrPath { both: true, .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, WebhookError::UrlOrPath { both: true, .. }), "{e:?}");
 }
 
 // ---- patch= ----
@@ -540,10 +406,7 @@ fn patch_adds_selectors_and_match_conditions() {
         r#",patch=`{"namespaceSelector":{"matchLabels":{"a":"b"}},"matchConditions":[{"name":"not-system","expression":"true"}]}`"#,
     ));
     assert_eq!(w["namespaceSelector"], json!({"matchLabels": {"a": "b"}}));
-    assert_eq!(
-        w["matchConditions"],
-        json!([{"name": "not-system", "expression": "true"}])
-    );
+    assert_eq!(w["matchConditions"], json!([{"name": "not-system", "expression": "true"}]));
 }
 
 #[test]
@@ -561,26 +424,18 @@ fn patch_merges_objects_and_replaces_lists() {
 
 #[test]
 fn patch_replace_directive() {
-    let w = one(&validating(
-        r#",patch=`{"clientConfig":{"$patch":"replace","url":"https://x:1/y"}}`"#,
-    ));
+    let w = one(&validating(r#",patch=`{"clientConfig":{"$patch":"replace","url":"https://x:1/y"}}`"#));
     assert_eq!(w["clientConfig"], json!({"url": "https://x:1/y"}));
 }
 
 #[test]
 fn patch_null_removes_and_the_v1_checks_run_after_it() {
     let e = err(&validating(r#",patch=`{"sideEffects":null}`"#));
-    assert!(
-        matches!(e, WebhookError::SideEffectsRequired { .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, WebhookError::SideEffectsRequired { .. }), "{e:?}");
     let e = err(&validating(r#",patch=`{"timeoutSeconds":45}`"#));
     assert!(matches!(e, WebhookError::TimeoutSeconds { .. }), "{e:?}");
     let e = err(&validating(r#",patch=`{"admissionReviewVersions":[]}`"#));
-    assert!(
-        matches!(e, WebhookError::AdmissionReviewVersionsRequired { .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, WebhookError::AdmissionReviewVersionsRequired { .. }), "{e:?}");
 }
 
 #[test]
@@ -588,37 +443,16 @@ fn patch_errors() {
     for (patch, needle) in [
         ("`{not json`", "not valid JSON"),
         ("`[1]`", "not a JSON object"),
-        (
-            r#"`{"namespaceSelektor":{}}`"#,
-            "has no field `namespaceSelektor`",
-        ),
-        (
-            r#"`{"reinvocationPolicy":"Never"}`"#,
-            "a validating webhook has no field `reinvocationPolicy`",
-        ),
-        (
-            r#"`{"$retainKeys":["name"]}`"#,
-            "`$retainKeys` is not supported",
-        ),
-        (
-            r#"`{"$patch":"delete"}`"#,
-            "would remove the whole webhook entry",
-        ),
-        (
-            r#"`{"clientConfig":{"$patch":"bogus"}}`"#,
-            "unknown `$patch` value `bogus`",
-        ),
+        (r#"`{"namespaceSelektor":{}}`"#, "has no field `namespaceSelektor`"),
+        (r#"`{"reinvocationPolicy":"Never"}`"#, "a validating webhook has no field `reinvocationPolicy`"),
+        (r#"`{"$retainKeys":["name"]}`"#, "`$retainKeys` is not supported"),
+        (r#"`{"$patch":"delete"}`"#, "would remove the whole webhook entry"),
+        (r#"`{"clientConfig":{"$patch":"bogus"}}`"#, "unknown `$patch` value `bogus`"),
     ] {
         let e = err(&validating(&format!(",patch={patch}")));
-        assert!(
-            matches!(e, WebhookError::InvalidPatch { .. }),
-            "{patch}: {e:?}"
-        );
+        assert!(matches!(e, WebhookError::InvalidPatch { .. }), "{patch}: {e:?}");
         let text = e.to_string();
-        assert!(
-            text.starts_with("src/webhooks.rs:1: invalid patch: "),
-            "{text}"
-        );
+        assert!(text.starts_with("src/webhooks.rs:1: invalid patch: "), "{text}");
         assert!(text.contains(needle), "{patch}: {text}");
     }
     // reinvocationPolicy is a field of mutating webhooks.
@@ -634,12 +468,8 @@ fn patch_rename_changes_the_order() {
         validating(r#",patch=`{"name":"0.kb.io"}`"#).replace("name=vthing.kb.io", "name=b.kb.io")
     );
     let objs = generate(&markers(&text)).expect("ok");
-    let names: Vec<&str> = objs[0]["webhooks"]
-        .as_array()
-        .expect("webhooks")
-        .iter()
-        .map(|w| w["name"].as_str().expect("name"))
-        .collect();
+    let names: Vec<&str> =
+        objs[0]["webhooks"].as_array().expect("webhooks").iter().map(|w| w["name"].as_str().expect("name")).collect();
     assert_eq!(names, ["0.kb.io", "a.kb.io"]);
 }
 
@@ -659,16 +489,10 @@ fn mutating_then_validating_with_default_names() {
     let objs = generate(&markers(&text)).expect("ok");
     assert_eq!(objs.len(), 2);
     assert_eq!(objs[0]["kind"], "MutatingWebhookConfiguration");
-    assert_eq!(
-        objs[0]["metadata"],
-        json!({"name": "mutating-webhook-configuration"})
-    );
+    assert_eq!(objs[0]["metadata"], json!({"name": "mutating-webhook-configuration"}));
     assert_eq!(objs[0]["apiVersion"], "admissionregistration.k8s.io/v1");
     assert_eq!(objs[1]["kind"], "ValidatingWebhookConfiguration");
-    assert_eq!(
-        objs[1]["metadata"],
-        json!({"name": "validating-webhook-configuration"})
-    );
+    assert_eq!(objs[1]["metadata"], json!({"name": "validating-webhook-configuration"}));
 }
 
 #[test]
@@ -684,16 +508,9 @@ fn rename_only_applies_to_its_kind() {
 
 #[test]
 fn duplicate_configuration_across_files() {
-    let mut ms = markers(&format!(
-        "{}// +kubebuilder:webhookconfiguration:mutating=false,name=a\n",
-        validating("")
-    ));
+    let mut ms = markers(&format!("{}// +kubebuilder:webhookconfiguration:mutating=false,name=a\n", validating("")));
     ms.extend(
-        scan(
-            Path::new("src/other.rs"),
-            "// +kubebuilder:webhookconfiguration:mutating=false,name=b\n",
-        )
-        .expect("scan"),
+        scan(Path::new("src/other.rs"), "// +kubebuilder:webhookconfiguration:mutating=false,name=b\n").expect("scan"),
     );
     let e = generate(&ms).expect_err("duplicate");
     assert_eq!(
@@ -707,9 +524,7 @@ fn duplicate_configuration_across_files() {
         }
     );
     assert!(
-        e.to_string().starts_with(
-            "src/other.rs:1: duplicate validating kubebuilder:webhookconfiguration with name b"
-        ),
+        e.to_string().starts_with("src/other.rs:1: duplicate validating kubebuilder:webhookconfiguration with name b"),
         "{e}"
     );
     assert!(e.to_string().contains("mutating=false,name=..."), "{e}");
@@ -720,15 +535,8 @@ fn missing_required_argument_of_a_hand_built_marker() {
     let mut ms = markers(&validating(""));
     ms[0].args.remove("groups");
     let e = generate(&ms).expect_err("missing groups");
-    assert!(
-        matches!(&e, WebhookError::MissingArgument { arg, .. } if arg == "groups"),
-        "{e:?}"
-    );
-    assert!(
-        e.to_string()
-            .starts_with("src/webhooks.rs:1: missing argument \"groups\""),
-        "{e}"
-    );
+    assert!(matches!(&e, WebhookError::MissingArgument { arg, .. } if arg == "groups"), "{e:?}");
+    assert!(e.to_string().starts_with("src/webhooks.rs:1: missing argument \"groups\""), "{e}");
 }
 
 #[test]
@@ -739,17 +547,8 @@ fn errors_follow_controller_gen_order() {
         validating(",timeoutSeconds=99").replace("name=vthing.kb.io", "name=a.kb.io"),
         mutating(",matchPolicy=bogus").replace("name=mthing.kb.io", "name=z.kb.io")
     );
-    assert!(matches!(
-        err(&text),
-        WebhookError::UnknownMatchPolicy { .. }
-    ));
-    let text = format!(
-        "{}{}",
-        validating(",timeoutSeconds=99"),
-        mutating("").replace("sideEffects=None", "sideEffects=Some")
-    );
-    assert!(matches!(
-        err(&text),
-        WebhookError::SideEffectsSomeOrUnknown { .. }
-    ));
+    assert!(matches!(err(&text), WebhookError::UnknownMatchPolicy { .. }));
+    let text =
+        format!("{}{}", validating(",timeoutSeconds=99"), mutating("").replace("sideEffects=None", "sideEffects=Some"));
+    assert!(matches!(err(&text), WebhookError::SideEffectsSomeOrUnknown { .. }));
 }

@@ -33,10 +33,7 @@ fn inputs() -> Vec<(String, String)> {
     for e in std::fs::read_dir(corpus_dir()).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if let Some(stem) = name
-            .strip_prefix("input-")
-            .and_then(|n| n.strip_suffix(".rs"))
-        {
+        if let Some(stem) = name.strip_prefix("input-").and_then(|n| n.strip_suffix(".rs")) {
             out.push((stem.to_string(), std::fs::read_to_string(&p).unwrap()));
         }
     }
@@ -52,10 +49,7 @@ pub(crate) fn run_harness() -> BTreeMap<String, String> {
         &dir.join("Cargo.toml"),
         &format!("{manifest}\n# Not part of the kubesmith workspace.\n[workspace]\n"),
     );
-    write_if_changed(
-        &dir.join("Cargo.lock"),
-        &std::fs::read_to_string(corpus_dir().join("input-Cargo.lock")).unwrap(),
-    );
+    write_if_changed(&dir.join("Cargo.lock"), &std::fs::read_to_string(corpus_dir().join("input-Cargo.lock")).unwrap());
     let inputs = inputs();
     let bin_dir = dir.join("src/bin");
     if let Ok(entries) = std::fs::read_dir(&bin_dir) {
@@ -79,15 +73,8 @@ pub(crate) fn run_harness() -> BTreeMap<String, String> {
         .env("CARGO_TERM_COLOR", "never")
         .output()
         .expect("cannot run cargo");
-    eprintln!(
-        "conformance: building the kube-derive harness took {:.1}s",
-        started.elapsed().as_secs_f64()
-    );
-    assert!(
-        out.status.success(),
-        "the kube-derive corpus does not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    eprintln!("conformance: building the kube-derive harness took {:.1}s", started.elapsed().as_secs_f64());
+    assert!(out.status.success(), "the kube-derive corpus does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
     let results = tempfile::tempdir().unwrap();
     for (stem, _) in &inputs {
         let exe = shared_target().join("debug").join(stem);
@@ -95,11 +82,7 @@ pub(crate) fn run_harness() -> BTreeMap<String, String> {
             .arg(results.path())
             .output()
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
-        assert!(
-            run.status.success(),
-            "{stem} failed:\n{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
+        assert!(run.status.success(), "{stem} failed:\n{}", String::from_utf8_lossy(&run.stderr));
     }
     let mut files = BTreeMap::new();
     for e in std::fs::read_dir(results.path()).unwrap() {
@@ -132,11 +115,7 @@ fn bless(files: &BTreeMap<String, String>) {
     for (name, text) in files {
         write_if_changed(&out_dir().join(name), text);
     }
-    eprintln!(
-        "conformance: blessed {} files in {}",
-        files.len(),
-        out_dir().display()
-    );
+    eprintln!("conformance: blessed {} files in {}", files.len(), out_dir().display());
 }
 
 #[test]
@@ -156,9 +135,7 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
     for e in std::fs::read_dir(out_dir()).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
         if !files.contains_key(&name) {
-            problems.push(format!(
-                "out/{name} is committed but the corpus no longer produces it"
-            ));
+            problems.push(format!("out/{name} is committed but the corpus no longer produces it"));
         }
         committed.push(name);
     }
@@ -168,10 +145,7 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
             continue;
         };
         if name.ends_with(".json") {
-            let (a, b): (Value, Value) = (
-                serde_json::from_str(live).unwrap(),
-                serde_json::from_str(&old).unwrap(),
-            );
+            let (a, b): (Value, Value) = (serde_json::from_str(live).unwrap(), serde_json::from_str(&old).unwrap());
             if let Some(d) = diff(&a, &b, "") {
                 problems.push(format!("out/{name} differs from the live output at {d}"));
             }
@@ -180,9 +154,7 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
         }
     }
     if !problems.is_empty() {
-        problems.push(
-            "run `cargo xtask conformance --bless` and review `git diff tests/conformance`".into(),
-        );
+        problems.push("run `cargo xtask conformance --bless` and review `git diff tests/conformance`".into());
     }
     // 2. kubesmith reproduces every listed sample.
     for sample in SAMPLES {
@@ -196,14 +168,6 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
             problems.push(e);
         }
     }
-    assert!(
-        problems.is_empty(),
-        "live conformance with kube-derive failed:\n  {}",
-        problems.join("\n  ")
-    );
-    eprintln!(
-        "conformance: {} live outputs match out/; kubesmith matches {} samples",
-        files.len(),
-        SAMPLES.len()
-    );
+    assert!(problems.is_empty(), "live conformance with kube-derive failed:\n  {}", problems.join("\n  "));
+    eprintln!("conformance: {} live outputs match out/; kubesmith matches {} samples", files.len(), SAMPLES.len());
 }

@@ -59,16 +59,10 @@ fn cut_input(sample: &Sample) -> String {
             continue;
         }
         let trimmed = line.trim_start();
-        if let Some((field, _)) = sample
-            .strip
-            .iter()
-            .find(|(f, _)| trimmed.starts_with(&format!("pub {f}:")))
-        {
+        if let Some((field, _)) = sample.strip.iter().find(|(f, _)| trimmed.starts_with(&format!("pub {f}:"))) {
             let _ = field;
             // Drop the field and its attributes/doc lines above it.
-            while out.last().is_some_and(|l| {
-                l.trim_start().starts_with("#[") || l.trim_start().starts_with("///")
-            }) {
+            while out.last().is_some_and(|l| l.trim_start().starts_with("#[") || l.trim_start().starts_with("///")) {
                 out.pop();
             }
             i += 1;
@@ -86,8 +80,7 @@ fn expected(sample: &Sample) -> Value {
     let v: Value = if json.exists() {
         serde_json::from_str(&std::fs::read_to_string(json).expect("read")).expect("json")
     } else {
-        let yaml = std::fs::read_to_string(dir.join(format!("{}.serde_yaml.yaml", sample.name)))
-            .expect("read yaml");
+        let yaml = std::fs::read_to_string(dir.join(format!("{}.serde_yaml.yaml", sample.name))).expect("read yaml");
         serde_yaml_ng::from_str(&yaml).expect("yaml")
     };
     strip_expected(sample, v)
@@ -128,9 +121,7 @@ fn run(src: &str) -> Result<Vec<GeneratedCrd>, CrdError> {
 /// Compare JSON values, numbers by value; returns the first differing path.
 pub(crate) fn diff(a: &Value, b: &Value, path: &str) -> Option<String> {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            (x.as_f64() != y.as_f64()).then(|| format!("{path}: {x} != {y}"))
-        }
+        (Value::Number(x), Value::Number(y)) => (x.as_f64() != y.as_f64()).then(|| format!("{path}: {x} != {y}")),
         (Value::Object(x), Value::Object(y)) => {
             let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
             for k in keys {
@@ -141,14 +132,8 @@ pub(crate) fn diff(a: &Value, b: &Value, path: &str) -> Option<String> {
                         }
                     }
                     (p, q) => {
-                        let show = |v: Option<&Value>| {
-                            v.map(|v| v.to_string().chars().take(300).collect::<String>())
-                        };
-                        return Some(format!(
-                            "{path}/{k}: got {:?}, expected {:?}",
-                            show(p),
-                            show(q)
-                        ));
+                        let show = |v: Option<&Value>| v.map(|v| v.to_string().chars().take(300).collect::<String>());
+                        return Some(format!("{path}/{k}: got {:?}, expected {:?}", show(p), show(q)));
                     }
                 }
             }
@@ -158,10 +143,7 @@ pub(crate) fn diff(a: &Value, b: &Value, path: &str) -> Option<String> {
             if x.len() != y.len() {
                 return Some(format!("{path}: length {} != {}", x.len(), y.len()));
             }
-            x.iter()
-                .zip(y)
-                .enumerate()
-                .find_map(|(i, (p, q))| diff(p, q, &format!("{path}/{i}")))
+            x.iter().zip(y).enumerate().find_map(|(i, (p, q))| diff(p, q, &format!("{path}/{i}")))
         }
         _ => (a != b).then(|| format!("{path}: {a} != {b}")),
     }
@@ -185,18 +167,12 @@ pub(crate) fn check_against(sample: &Sample, want: &Value) -> Result<(), String>
         ));
     }
     if let Some(d) = diff(&crds[0].crd, want, "") {
-        return Err(format!(
-            "{}: CRD differs from kube-derive at {d}",
-            sample.name
-        ));
+        return Err(format!("{}: CRD differs from kube-derive at {d}", sample.name));
     }
     if crds[0].name != want["metadata"]["name"] {
         return Err(format!("{}: name {} differs", sample.name, crds[0].name));
     }
-    assert_eq!(
-        crds[0].file_name,
-        format!("{}_{}.yaml", crds[0].group, crds[0].plural)
-    );
+    assert_eq!(crds[0].file_name, format!("{}_{}.yaml", crds[0].group, crds[0].plural));
     Ok(())
 }
 
@@ -252,17 +228,9 @@ fn expect_error(sample: &Sample, needles: &[&str]) -> CrdError {
     let err = run(&src).expect_err(sample.name);
     let msg = err.to_string();
     for n in needles {
-        assert!(
-            msg.contains(n),
-            "{}: error {msg:?} does not mention {n:?}",
-            sample.name
-        );
+        assert!(msg.contains(n), "{}: error {msg:?} does not mention {n:?}", sample.name);
     }
-    assert!(
-        err.line > 1,
-        "{}: error has no useful line: {msg}",
-        sample.name
-    );
+    assert!(err.line > 1, "{}: error has no useful line: {msg}", sample.name);
     let prefix = format!("{}:{}:{}: ", err.path.display(), err.line, err.column);
     assert!(msg.starts_with(&prefix), "{msg}");
     err
@@ -270,73 +238,37 @@ fn expect_error(sample: &Sample, needles: &[&str]) -> CrdError {
 
 #[test]
 fn internally_tagged_is_an_error() {
-    let sample = Sample {
-        name: "internally-tagged",
-        input: SCHEMA,
-        keep: &[("InternallyTagged", None)],
-        strip: &[],
-    };
-    expect_error(
-        &sample,
-        &["internally tagged enum `InternalTag`", "externally tagged"],
-    );
+    let sample = Sample { name: "internally-tagged", input: SCHEMA, keep: &[("InternallyTagged", None)], strip: &[] };
+    expect_error(&sample, &["internally tagged enum `InternalTag`", "externally tagged"]);
 }
 
 #[test]
 fn adjacently_tagged_is_an_error() {
-    let sample = Sample {
-        name: "adjacently-tagged",
-        input: SCHEMA,
-        keep: &[("AdjacentlyTagged", None)],
-        strip: &[],
-    };
+    let sample = Sample { name: "adjacently-tagged", input: SCHEMA, keep: &[("AdjacentlyTagged", None)], strip: &[] };
     expect_error(&sample, &["adjacently tagged enum `AdjacentTag`"]);
 }
 
 #[test]
 fn mixed_enum_is_an_error() {
-    let sample = Sample {
-        name: "mixed-enum",
-        input: SCHEMA,
-        keep: &[("MixedEnum", None)],
-        strip: &[],
-    };
+    let sample = Sample { name: "mixed-enum", input: SCHEMA, keep: &[("MixedEnum", None)], strip: &[] };
     expect_error(&sample, &["enum `Mixed` mixes unit variant `Unit`"]);
 }
 
 #[test]
 fn recursive_is_an_error() {
-    let sample = Sample {
-        name: "recursive",
-        input: SCHEMA,
-        keep: &[("Recursive", None)],
-        strip: &[],
-    };
+    let sample = Sample { name: "recursive", input: SCHEMA, keep: &[("Recursive", None)], strip: &[] };
     expect_error(&sample, &["recursive type `Node`"]);
 }
 
 #[test]
 fn untagged_scalar_enum_is_an_error() {
-    let sample = Sample {
-        name: "enums",
-        input: SCHEMA,
-        keep: &[("Enums", None)],
-        strip: &[],
-    };
-    expect_error(
-        &sample,
-        &["untagged enum `UntaggedScalar`", "non-struct variant `Int`"],
-    );
+    let sample = Sample { name: "enums", input: SCHEMA, keep: &[("Enums", None)], strip: &[] };
+    expect_error(&sample, &["untagged enum `UntaggedScalar`", "non-struct variant `Int`"]);
 }
 
 #[test]
 fn non_string_map_key_is_an_error() {
-    let sample = Sample {
-        name: "edge-cases",
-        input: "input-edge_cases.rs",
-        keep: &[("Edge", None)],
-        strip: &[],
-    };
+    let sample = Sample { name: "edge-cases", input: "input-edge_cases.rs", keep: &[("Edge", None)], strip: &[] };
     expect_error(&sample, &["map key type `u32`", "String keys"]);
 }
 
@@ -350,27 +282,15 @@ fn shapes_rejected_fields_are_errors() {
     ];
     let needles: [&[&str]; 4] = [
         &["field `any_value`", "x-kubernetes-preserve-unknown-fields"],
-        &[
-            "field `opt_any_value`",
-            "x-kubernetes-preserve-unknown-fields",
-        ],
+        &["field `opt_any_value`", "x-kubernetes-preserve-unknown-fields"],
         &["#[schemars(schema_with = ..)]"],
         &["tuple type"],
     ];
     for (i, n) in needles.iter().enumerate() {
-        let strip: Vec<(&'static str, &'static str)> = all
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, f)| *f)
-            .collect();
+        let strip: Vec<(&'static str, &'static str)> =
+            all.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, f)| *f).collect();
         let strip: &'static [(&'static str, &'static str)] = Box::leak(strip.into_boxed_slice());
-        let sample = Sample {
-            name: "shapes",
-            input: SCHEMA,
-            keep: &[("Shapes", None)],
-            strip,
-        };
+        let sample = Sample { name: "shapes", input: SCHEMA, keep: &[("Shapes", None)], strip };
         expect_error(&sample, n);
     }
 }

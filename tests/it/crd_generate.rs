@@ -29,37 +29,26 @@ fn gen_one(src: &str) -> Value {
 }
 
 fn spec_schema(crd: &Value) -> &Value {
-    crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec")
-        .expect("spec schema")
+    crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec").expect("spec schema")
 }
 
 fn numbers_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| numbers_equal(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| numbers_equal(v, w)))
         }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| numbers_equal(p, q))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| numbers_equal(p, q)),
         _ => a == b,
     }
 }
 
 fn condition_schema() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/conformance/kube-derive/out/k8stypes.json"
-    );
-    let crd: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json");
-    crd.pointer(
-        "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/conditions/items",
-    )
-    .expect("conditions")
-    .clone()
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/kube-derive/out/k8stypes.json");
+    let crd: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json");
+    crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/conditions/items")
+        .expect("conditions")
+        .clone()
 }
 
 const SCAFFOLD: &str = r#"use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
@@ -167,10 +156,7 @@ fn scaffold_kind_matches_kube_derive() {
 
 #[test]
 fn sample_operator_crate_matches_its_crdgen_output() {
-    let root = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/conformance/kube-operator"
-    ));
+    let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/kube-operator"));
     let crds = crd::generate(&SourceSet::new(&root.join("src"))).unwrap_or_else(|e| panic!("{e}"));
     let yaml = std::fs::read_to_string(root.join("memcached-crd.yaml")).expect("yaml");
     let want: Value = serde_yaml_ng::from_str(&yaml).expect("parse");
@@ -189,14 +175,8 @@ fn overlay_replaces_and_adds_files() {
         "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Widget\")]\npub struct WidgetSpec { pub x: String }\n"
             .to_string(),
     );
-    let crds = crd::generate(&SourceSet::new(&src).with_overlay(overlay))
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        crds.iter()
-            .map(|c| c.file_name.as_str())
-            .collect::<Vec<_>>(),
-        ["g.io_widgets.yaml"]
-    );
+    let crds = crd::generate(&SourceSet::new(&src).with_overlay(overlay)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(crds.iter().map(|c| c.file_name.as_str()).collect::<Vec<_>>(), ["g.io_widgets.yaml"]);
     assert_eq!(crds[0].crd["spec"]["scope"], "Cluster");
 }
 
@@ -223,8 +203,7 @@ fn module_discovery_follows_inline_path_and_mod_rs() {
     let deeper = kind_src("Deep", "super::super::Shared");
     let special = kind_src("Special", "crate::viamodrs::child::Shared");
     let viamodrs = "pub mod child;\n".to_string();
-    let child =
-        "/// shared doc\n#[derive(JsonSchema)]\npub struct Shared { pub n: u8 }\n".to_string();
+    let child = "/// shared doc\n#[derive(JsonSchema)]\npub struct Shared { pub n: u8 }\n".to_string();
     let lib = format!("{MODS_LIB}\n/// root shared\npub struct Shared {{ pub s: String }}\n");
     let crds = gen_files(&[
         ("lib.rs", &lib),
@@ -249,11 +228,7 @@ fn missing_module_file_is_an_error_with_location() {
     let err = gen_files(&[("lib.rs", "\n\nmod absent;\n")]).expect_err("missing");
     assert!(matches!(err.kind, CrdErrorKind::ModuleNotFound { .. }));
     assert_eq!((err.line, err.column), (3, 5));
-    assert!(
-        err.to_string()
-            .ends_with("create it or fix the `mod` declaration"),
-        "{err}"
-    );
+    assert!(err.to_string().ends_with("create it or fix the `mod` declaration"), "{err}");
 }
 
 #[test]
@@ -299,11 +274,7 @@ pub struct Fields { pub api_url: String, pub a_b_c: String, #[serde(rename = "$r
     for (field, want) in cases {
         assert_eq!(p[field]["enum"], want, "{field}");
     }
-    let keys: Vec<&String> = p["fields"]["properties"]
-        .as_object()
-        .expect("obj")
-        .keys()
-        .collect();
+    let keys: Vec<&String> = p["fields"]["properties"].as_object().expect("obj").keys().collect();
     assert_eq!(keys, ["$raw", "ABC", "ApiUrl"]);
 }
 
@@ -349,14 +320,8 @@ pub struct Nested { pub inner_list: Vec<i32>, pub flag: bool }
     assert_eq!(p["level"]["default"], "high");
     assert_eq!(p["ratio"]["default"], json!(0.0));
     assert_eq!(p["labels"]["default"], json!({}));
-    assert_eq!(
-        p["settings"]["default"],
-        json!({"maxConns": 10, "name": "n"})
-    );
-    assert_eq!(
-        p["nested"]["default"],
-        json!({"innerList": [], "flag": false})
-    );
+    assert_eq!(p["settings"]["default"], json!({"maxConns": 10, "name": "n"}));
+    assert_eq!(p["nested"]["default"], json!({"innerList": [], "flag": false}));
     assert!(p["omitted"].get("default").is_none());
     assert!(spec_schema(&crd).get("required").is_none());
 }
@@ -425,10 +390,7 @@ pub enum Phase {
         json!({"description": "The phase.", "enum": ["Running", "Succeeded", "Pending", "Failed"], "type": "string"})
     );
     assert_eq!(p["opt"]["nullable"], true);
-    assert_eq!(
-        p["opt"]["enum"],
-        json!(["Running", "Succeeded", "Pending", "Failed"])
-    );
+    assert_eq!(p["opt"]["enum"], json!(["Running", "Succeeded", "Pending", "Failed"]));
     assert_eq!(spec_schema(&crd)["required"], json!(["phase"]));
 }
 
@@ -456,14 +418,7 @@ fn multi(s1: &str, s2: &str, s3: &str, marker: bool) -> Result<Vec<GeneratedCrd>
         .replace("STORAGE1", s1)
         .replace("STORAGE2", s2)
         .replace("STORAGE3", s3)
-        .replace(
-            "MARKER",
-            if marker {
-                "// +kubebuilder:storageversion"
-            } else {
-                ""
-            },
-        );
+        .replace("MARKER", if marker { "// +kubebuilder:storageversion" } else { "" });
     gen_files(&[("lib.rs", &src)])
 }
 
@@ -472,12 +427,7 @@ fn version_list(c: &GeneratedCrd) -> Vec<(String, bool)> {
         .as_array()
         .expect("versions")
         .iter()
-        .map(|v| {
-            (
-                v["name"].as_str().unwrap_or_default().to_string(),
-                v["storage"].as_bool().unwrap_or_default(),
-            )
-        })
+        .map(|v| (v["name"].as_str().unwrap_or_default().to_string(), v["storage"].as_bool().unwrap_or_default()))
         .collect()
 }
 
@@ -486,28 +436,14 @@ fn merge_uses_the_single_storage_version() {
     let crds = multi(", storage = false", "", ", storage = false", false).expect("merge");
     assert_eq!(crds.len(), 1);
     let v = version_list(&crds[0]);
-    assert_eq!(
-        v,
-        [
-            ("v2".into(), true),
-            ("v3".into(), false),
-            ("v1".into(), false)
-        ]
-    );
+    assert_eq!(v, [("v2".into(), true), ("v3".into(), false), ("v1".into(), false)]);
 }
 
 #[test]
 fn merge_honours_the_storageversion_marker() {
     let crds = multi("", "", "", true).expect("merge");
     let v = version_list(&crds[0]);
-    assert_eq!(
-        v,
-        [
-            ("v2".into(), true),
-            ("v3".into(), false),
-            ("v1".into(), false)
-        ]
-    );
+    assert_eq!(v, [("v2".into(), true), ("v3".into(), false), ("v1".into(), false)]);
 }
 
 #[test]
@@ -519,13 +455,7 @@ fn merge_without_a_single_storage_version_is_an_error() {
         "{msg}"
     );
     assert_eq!(err.line, 5);
-    let err = multi(
-        ", storage = false",
-        ", storage = false",
-        ", storage = false",
-        false,
-    )
-    .expect_err("none");
+    let err = multi(", storage = false", ", storage = false", ", storage = false", false).expect_err("none");
     assert!(err.to_string().contains("has 0 storage versions"), "{err}");
 }
 
@@ -547,18 +477,13 @@ fn unknown_kube_key_is_an_error_with_location() {
     let err = gen_files(&[("lib.rs", src)]).expect_err("unknown key");
     assert!(matches!(err.kind, CrdErrorKind::KubeAttr(_)));
     assert_eq!((err.line, err.column), (2, 52));
-    assert!(
-        err.to_string().contains("unknown #[kube] key `listKind`"),
-        "{err}"
-    );
-    let missing = gen_files(&[("lib.rs", "#[derive(kube::CustomResource)]\n#[kube(version = \"v1\", kind = \"K\")]\npub struct KSpec {}\n")])
-        .expect_err("missing group");
-    assert!(
-        missing
-            .to_string()
-            .contains("needs #[kube(group = \"...\")]"),
-        "{missing}"
-    );
+    assert!(err.to_string().contains("unknown #[kube] key `listKind`"), "{err}");
+    let missing = gen_files(&[(
+        "lib.rs",
+        "#[derive(kube::CustomResource)]\n#[kube(version = \"v1\", kind = \"K\")]\npub struct KSpec {}\n",
+    )])
+    .expect_err("missing group");
+    assert!(missing.to_string().contains("needs #[kube(group = \"...\")]"), "{missing}");
 }
 
 #[test]
@@ -568,11 +493,7 @@ fn manual_schema_and_hand_written_json_schema_are_errors() {
     assert!(err.to_string().contains("schema = \"manual\""), "{err}");
     let handwritten = "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\")]\npub struct KSpec { pub x: X }\npub struct X;\nimpl JsonSchema for X {}\n";
     let err = gen_files(&[("lib.rs", handwritten)]).expect_err("impl");
-    assert!(
-        err.to_string()
-            .contains("hand-written `impl JsonSchema for X`"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("hand-written `impl JsonSchema for X`"), "{err}");
     assert_eq!(err.line, 5);
 }
 
@@ -605,8 +526,5 @@ fn errors_display_path_line_column() {
         .expect_err("tuple");
     let shown = err.to_string();
     let path: &Path = &err.path;
-    assert!(
-        shown.starts_with(&format!("{}:3:27: tuple type: ", path.display())),
-        "{shown}"
-    );
+    assert!(shown.starts_with(&format!("{}:3:27: tuple type: ", path.display())), "{shown}");
 }

@@ -11,17 +11,7 @@ fn project() -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn scaffolds_types_controller_samples_rbac_and_records_the_resource() {
     let (_t, dir) = project();
-    create_api(
-        &dir,
-        &[
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-        ],
-    );
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
     let types = read(&dir.join("src/api/v1alpha1/memcached.rs"));
     for needle in [
         "#[derive(CustomResource",
@@ -48,31 +38,19 @@ fn scaffolds_types_controller_samples_rbac_and_records_the_resource() {
     ] {
         assert!(controller.contains(needle), "controller lacks `{needle}`");
     }
-    assert!(
-        read(&dir.join("src/main.rs"))
-            .contains("memcached_operator::controller::memcached::registration(),")
-    );
+    assert!(read(&dir.join("src/main.rs")).contains("memcached_operator::controller::memcached::registration(),"));
     assert!(read(&dir.join("src/controller.rs")).contains("pub mod memcached;"));
     assert!(read(&dir.join("src/api.rs")).contains("pub mod v1alpha1;"));
     assert!(read(&dir.join("src/api/v1alpha1.rs")).contains("mod memcached;"));
     let sample = read(&dir.join("config/samples/cache_v1alpha1_memcached.yaml"));
-    assert!(
-        sample.contains("apiVersion: cache.example.com/v1alpha1")
-            && sample.contains("name: memcached-sample")
-    );
-    assert!(
-        read(&dir.join("config/samples/kustomization.yaml"))
-            .contains("- cache_v1alpha1_memcached.yaml")
-    );
+    assert!(sample.contains("apiVersion: cache.example.com/v1alpha1") && sample.contains("name: memcached-sample"));
+    assert!(read(&dir.join("config/samples/kustomization.yaml")).contains("- cache_v1alpha1_memcached.yaml"));
     for role in ["admin", "editor", "viewer"] {
         let f = format!("memcached_{role}_role.yaml");
         assert!(dir.join("config/rbac").join(&f).is_file(), "no {f}");
         assert!(read(&dir.join("config/rbac/kustomization.yaml")).contains(&format!("- {f}")));
     }
-    assert!(
-        read(&dir.join("config/crd/kustomization.yaml"))
-            .contains("- bases/cache.example.com_memcacheds.yaml")
-    );
+    assert!(read(&dir.join("config/crd/kustomization.yaml")).contains("- bases/cache.example.com_memcacheds.yaml"));
     let project = read(&dir.join("PROJECT"));
     let expected = "resources:\n- api:\n    crdVersion: v1\n    namespaced: true\n  controller: true\n  domain: example.com\n  \
                     group: cache\n  kind: Memcached\n  path: memcached_operator::api::v1alpha1\n  version: v1alpha1\n";
@@ -84,57 +62,25 @@ fn cluster_scoped_and_custom_plural() {
     let (_t, dir) = project();
     create_api(
         &dir,
-        &[
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Policy",
-            "--namespaced=false",
-            "--plural",
-            "policyset",
-        ],
+        &["--group", "cache", "--version", "v1", "--kind", "Policy", "--namespaced=false", "--plural", "policyset"],
     );
     let types = read(&dir.join("src/api/v1/policy.rs"));
     assert!(!types.contains("    namespaced,"), "{types}");
     assert!(types.contains("plural = \"policyset\""), "{types}");
     let project = read(&dir.join("PROJECT"));
-    assert!(
-        project.contains("- api:\n    crdVersion: v1\n  controller: true"),
-        "{project}"
-    );
+    assert!(project.contains("- api:\n    crdVersion: v1\n  controller: true"), "{project}");
     assert!(project.contains("  plural: policyset\n"), "{project}");
-    assert!(
-        read(&dir.join("config/crd/kustomization.yaml"))
-            .contains("cache.example.com_policyset.yaml")
-    );
+    assert!(read(&dir.join("config/crd/kustomization.yaml")).contains("cache.example.com_policyset.yaml"));
     // kube-derive's own plural rule is not stored.
-    create_api(
-        &dir,
-        &["--group", "cache", "--version", "v1", "--kind", "Gateway"],
-    );
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Gateway"]);
     assert!(!read(&dir.join("PROJECT")).contains("plural: gateways"));
-    assert!(
-        read(&dir.join("config/crd/kustomization.yaml"))
-            .contains("cache.example.com_gateways.yaml")
-    );
+    assert!(read(&dir.join("config/crd/kustomization.yaml")).contains("cache.example.com_gateways.yaml"));
 }
 
 #[test]
 fn a_second_version_keeps_one_storage_version() {
     let (_t, dir) = project();
-    create_api(
-        &dir,
-        &[
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-        ],
-    );
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
     let rbac_before = read(&dir.join("config/rbac/kustomization.yaml"));
     let out = ks(&dir)
         .args([
@@ -154,38 +100,17 @@ fn a_second_version_keeps_one_storage_version() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(
-        text.contains("v1alpha1 stays the storage version"),
-        "{text}"
-    );
+    assert!(text.contains("v1alpha1 stays the storage version"), "{text}");
     assert!(read(&dir.join("src/api/v1beta1/memcached.rs")).contains("storage = false"));
     assert!(!read(&dir.join("src/api/v1alpha1/memcached.rs")).contains("storage = false"));
-    assert_eq!(
-        read(&dir.join("config/rbac/kustomization.yaml")),
-        rbac_before
-    );
+    assert_eq!(read(&dir.join("config/rbac/kustomization.yaml")), rbac_before);
     let crd_k = read(&dir.join("config/crd/kustomization.yaml"));
-    assert_eq!(
-        crd_k.matches("cache.example.com_memcacheds.yaml").count(),
-        1
-    );
-    assert!(
-        dir.join("config/samples/cache_v1beta1_memcached.yaml")
-            .is_file()
-    );
+    assert_eq!(crd_k.matches("cache.example.com_memcacheds.yaml").count(), 1);
+    assert!(dir.join("config/samples/cache_v1beta1_memcached.yaml").is_file());
     // A second reconciler for the same kind is refused.
     let before = snapshot(&dir);
     let out = ks(&dir)
-        .args([
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Memcached",
-        ])
+        .args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"])
         .assert()
         .code(1)
         .get_output()
@@ -198,51 +123,19 @@ fn a_second_version_keeps_one_storage_version() {
 #[test]
 fn the_same_api_twice_is_refused_unless_forced() {
     let (_t, dir) = project();
-    let args = [
-        "--group",
-        "cache",
-        "--version",
-        "v1alpha1",
-        "--kind",
-        "Memcached",
-    ];
+    let args = ["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
     create_api(&dir, &args);
     let types = dir.join("src/api/v1alpha1/memcached.rs");
-    std::fs::write(
-        &types,
-        read(&types).replace("An example field", "My own field"),
-    )
-    .unwrap();
+    std::fs::write(&types, read(&types).replace("An example field", "My own field")).unwrap();
     let before = snapshot(&dir);
-    let out = ks(&dir)
-        .args(["create", "api"])
-        .args(args)
-        .assert()
-        .code(1)
-        .get_output()
-        .stderr
-        .clone();
-    assert!(
-        String::from_utf8_lossy(&out).contains("already exists"),
-        "{}",
-        String::from_utf8_lossy(&out)
-    );
+    let out = ks(&dir).args(["create", "api"]).args(args).assert().code(1).get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&out).contains("already exists"), "{}", String::from_utf8_lossy(&out));
     assert_eq!(snapshot(&dir), before);
-    ks(&dir)
-        .args(["create", "api"])
-        .args(args)
-        .arg("--force")
-        .assert()
-        .success();
+    ks(&dir).args(["create", "api"]).args(args).arg("--force").assert().success();
     assert!(!read(&types).contains("My own field"));
     let project = read(&dir.join("PROJECT"));
     assert_eq!(project.matches("kind: Memcached").count(), 1, "{project}");
-    assert_eq!(
-        read(&dir.join("src/main.rs"))
-            .matches("controller::memcached::registration()")
-            .count(),
-        1
-    );
+    assert_eq!(read(&dir.join("src/main.rs")).matches("controller::memcached::registration()").count(), 1);
 }
 
 #[test]
@@ -250,68 +143,19 @@ fn name_rules_are_enforced_with_exit_2() {
     let (_t, dir) = project();
     let before = snapshot(&dir);
     for (args, needle) in [
-        (
-            ["--group", "cache", "--version", "v1", "--kind", "memcached"],
-            "upper-case",
-        ),
-        (
-            [
-                "--group",
-                "cache",
-                "--version",
-                "v1",
-                "--kind",
-                "Mem-Cached",
-            ],
-            "ASCII letters and digits",
-        ),
-        (
-            [
-                "--group",
-                "Cache_",
-                "--version",
-                "v1",
-                "--kind",
-                "Memcached",
-            ],
-            "DNS-1123 subdomain",
-        ),
-        (
-            ["--group", "cache", "--version", "V1", "--kind", "Memcached"],
-            "DNS-1035",
-        ),
-        (
-            ["--group", "cache", "--version", "v1", "--kind", "Option"],
-            "shadow",
-        ),
+        (["--group", "cache", "--version", "v1", "--kind", "memcached"], "upper-case"),
+        (["--group", "cache", "--version", "v1", "--kind", "Mem-Cached"], "ASCII letters and digits"),
+        (["--group", "Cache_", "--version", "v1", "--kind", "Memcached"], "DNS-1123 subdomain"),
+        (["--group", "cache", "--version", "V1", "--kind", "Memcached"], "DNS-1035"),
+        (["--group", "cache", "--version", "v1", "--kind", "Option"], "shadow"),
     ] {
-        let out = ks(&dir)
-            .args(["create", "api"])
-            .args(args)
-            .assert()
-            .code(2)
-            .get_output()
-            .stderr
-            .clone();
-        assert!(
-            String::from_utf8_lossy(&out).contains(needle),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out)
-        );
+        let out = ks(&dir).args(["create", "api"]).args(args).assert().code(2).get_output().stderr.clone();
+        assert!(String::from_utf8_lossy(&out).contains(needle), "{args:?}: {}", String::from_utf8_lossy(&out));
     }
     assert_eq!(snapshot(&dir), before);
     // Unconventional but valid versions are accepted with a warning.
     let out = ks(&dir)
-        .args([
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "stable",
-            "--kind",
-            "Memcached",
-        ])
+        .args(["create", "api", "--group", "cache", "--version", "stable", "--kind", "Memcached"])
         .assert()
         .success()
         .get_output()
@@ -323,22 +167,10 @@ fn name_rules_are_enforced_with_exit_2() {
 #[test]
 fn a_second_group_needs_multigroup() {
     let (_t, dir) = project();
-    create_api(
-        &dir,
-        &["--group", "cache", "--version", "v1", "--kind", "Memcached"],
-    );
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Memcached"]);
     let before = snapshot(&dir);
     let out = ks(&dir)
-        .args([
-            "create",
-            "api",
-            "--group",
-            "web",
-            "--version",
-            "v1",
-            "--kind",
-            "Site",
-        ])
+        .args(["create", "api", "--group", "web", "--version", "v1", "--kind", "Site"])
         .assert()
         .code(1)
         .get_output()
@@ -352,22 +184,8 @@ fn a_second_group_needs_multigroup() {
 fn multigroup_layout() {
     let parent = tempfile::tempdir().unwrap();
     let dir = init(parent.path(), "multi-operator", &["--multigroup"]);
-    create_api(
-        &dir,
-        &["--group", "cache", "--version", "v1", "--kind", "Memcached"],
-    );
-    create_api(
-        &dir,
-        &[
-            "--group",
-            "web-apps",
-            "--version",
-            "v1beta1",
-            "--kind",
-            "Site",
-            "--namespaced=false",
-        ],
-    );
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Memcached"]);
+    create_api(&dir, &["--group", "web-apps", "--version", "v1beta1", "--kind", "Site", "--namespaced=false"]);
     assert!(dir.join("src/api/cache/v1/memcached.rs").is_file());
     assert!(dir.join("src/api/web_apps/v1beta1/site.rs").is_file());
     assert!(dir.join("src/controller/web_apps/site.rs").is_file());
@@ -375,10 +193,7 @@ fn multigroup_layout() {
     assert!(read(&dir.join("src/api/web_apps.rs")).contains("pub mod v1beta1;"));
     assert!(read(&dir.join("src/controller/web_apps.rs")).contains("pub mod site;"));
     assert!(read(&dir.join("src/main.rs")).contains("controller::web_apps::site::registration(),"));
-    assert!(
-        dir.join("config/rbac/web_apps_site_admin_role.yaml")
-            .is_file()
-    );
+    assert!(dir.join("config/rbac/web_apps_site_admin_role.yaml").is_file());
     assert!(read(&dir.join("PROJECT")).contains("path: multi_operator::api::web_apps::v1beta1"));
 }
 
@@ -386,33 +201,17 @@ fn multigroup_layout() {
 fn a_missing_marker_fails_and_changes_nothing() {
     let (_t, dir) = project();
     let main = dir.join("src/main.rs");
-    std::fs::write(
-        &main,
-        read(&main).replace("// +kubesmith:scaffold:controllers", ""),
-    )
-    .unwrap();
+    std::fs::write(&main, read(&main).replace("// +kubesmith:scaffold:controllers", "")).unwrap();
     let before = snapshot(&dir);
     let out = ks(&dir)
-        .args([
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Memcached",
-        ])
+        .args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"])
         .assert()
         .code(1)
         .get_output()
         .stderr
         .clone();
     let err = String::from_utf8_lossy(&out);
-    assert!(
-        err.contains("src/main.rs") && err.contains("+kubesmith:scaffold:controllers"),
-        "{err}"
-    );
+    assert!(err.contains("src/main.rs") && err.contains("+kubesmith:scaffold:controllers"), "{err}");
     assert_eq!(snapshot(&dir), before);
 }
 
@@ -420,16 +219,7 @@ fn a_missing_marker_fails_and_changes_nothing() {
 fn outside_a_project_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = ks(dir.path())
-        .args([
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Memcached",
-        ])
+        .args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"])
         .assert()
         .code(1)
         .get_output()
@@ -443,27 +233,13 @@ fn dry_run_writes_nothing() {
     let (_t, dir) = project();
     let before = snapshot(&dir);
     let out = ks(&dir)
-        .args([
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Memcached",
-            "--dry-run",
-        ])
+        .args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--dry-run"])
         .assert()
         .success()
         .get_output()
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(
-        text.contains("create    src/api/v1/memcached.rs")
-            && text.contains("update    src/main.rs"),
-        "{text}"
-    );
+    assert!(text.contains("create    src/api/v1/memcached.rs") && text.contains("update    src/main.rs"), "{text}");
     assert_eq!(snapshot(&dir), before);
 }

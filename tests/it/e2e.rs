@@ -29,38 +29,22 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
         .env("CARGO_TERM_COLOR", "never")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprintln!(
-        "e2e: `{program} {}` took {:.1}s",
-        args.join(" "),
-        started.elapsed().as_secs_f64()
-    );
-    assert!(
-        out.status.success(),
-        "`{program} {}` failed in {}:\n{text}",
-        args.join(" "),
-        dir.display()
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    eprintln!("e2e: `{program} {}` took {:.1}s", args.join(" "), started.elapsed().as_secs_f64());
+    assert!(out.status.success(), "`{program} {}` failed in {}:\n{text}", args.join(" "), dir.display());
     text
 }
 
 #[test]
 fn scaffolded_operator_builds_tests_lints_and_renders() {
     if std::env::var_os("KUBESMITH_SKIP_E2E").is_some() {
-        eprintln!(
-            "KUBESMITH_SKIP_E2E is set: skipping the end-to-end build of a scaffolded operator"
-        );
+        eprintln!("KUBESMITH_SKIP_E2E is set: skipping the end-to-end build of a scaffolded operator");
         return;
     }
     let parent = tempfile::tempdir().unwrap();
     let dir = standard_project(parent.path());
     if !blessing() {
-        std::fs::copy(lock_file(), dir.join("Cargo.lock"))
-            .expect("tests/e2e/operator.Cargo.lock exists");
+        std::fs::copy(lock_file(), dir.join("Cargo.lock")).expect("tests/e2e/operator.Cargo.lock exists");
     }
 
     // kustomize first: it is quick and needs nothing built.
@@ -82,37 +66,21 @@ fn scaffolded_operator_builds_tests_lints_and_renders() {
     }
     assert!(rendered.contains("namespace: memcached-operator-system"));
     assert!(rendered.contains("serviceAccountName: memcached-operator-controller-manager"));
-    for sub in [
-        "config/samples",
-        "config/manifests",
-        "config/prometheus",
-        "config/network-policy",
-        "config/crd",
-    ] {
+    for sub in ["config/samples", "config/manifests", "config/prometheus", "config/network-policy", "config/crd"] {
         run(&dir, "kubectl", &["kustomize", sub]);
     }
 
     let build = run(&dir, "cargo", &["build"]);
-    assert!(
-        !build.contains("warning"),
-        "the scaffolded operator builds with warnings:\n{build}"
-    );
+    assert!(!build.contains("warning"), "the scaffolded operator builds with warnings:\n{build}");
     run(&dir, "cargo", &["fmt", "--check"]);
-    run(
-        &dir,
-        "cargo",
-        &["clippy", "--all-targets", "--", "-D", "warnings"],
-    );
+    run(&dir, "cargo", &["clippy", "--all-targets", "--", "-D", "warnings"]);
     let tests = run(&dir, "cargo", &["test"]);
     let passed: usize = tests
         .lines()
         .filter_map(|l| l.strip_prefix("test result: ok. "))
         .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
         .sum();
-    assert!(
-        passed >= 8,
-        "the scaffolded operator ran only {passed} tests:\n{tests}"
-    );
+    assert!(passed >= 8, "the scaffolded operator ran only {passed} tests:\n{tests}");
     eprintln!("e2e: the scaffolded operator passed {passed} tests");
 
     if blessing() {

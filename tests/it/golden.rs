@@ -25,8 +25,7 @@ fn scaffolded_tree_matches_golden() {
         return;
     }
     let expected = snapshot(&golden_dir);
-    let paths =
-        |m: &std::collections::BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+    let paths = |m: &std::collections::BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
     assert_eq!(
         paths(&actual),
         paths(&expected),

@@ -5,11 +5,7 @@ use crate::support::{init, ks, read, snapshot};
 #[test]
 fn writes_a_project_and_records_it() {
     let parent = tempfile::tempdir().unwrap();
-    let dir = init(
-        parent.path(),
-        "memcached-operator",
-        &["--repo", "https://github.com/example/memcached-operator"],
-    );
+    let dir = init(parent.path(), "memcached-operator", &["--repo", "https://github.com/example/memcached-operator"]);
     let project = read(&dir.join("PROJECT"));
     for line in [
         "domain: example.com",
@@ -19,10 +15,7 @@ fn writes_a_project_and_records_it() {
         "version: '3'",
         "k8sVersion: '1.37'",
     ] {
-        assert!(
-            project.lines().any(|l| l.trim() == line.trim()),
-            "PROJECT lacks `{line}`:\n{project}"
-        );
+        assert!(project.lines().any(|l| l.trim() == line.trim()), "PROJECT lacks `{line}`:\n{project}");
     }
     let cargo = read(&dir.join("Cargo.toml"));
     assert!(cargo.contains("name = \"memcached-operator\""), "{cargo}");
@@ -53,11 +46,7 @@ fn writes_a_project_and_records_it() {
 #[test]
 fn k8s_version_and_license_are_honoured() {
     let parent = tempfile::tempdir().unwrap();
-    let dir = init(
-        parent.path(),
-        "op",
-        &["--k8s-version", "1.33", "--license", "none"],
-    );
+    let dir = init(parent.path(), "op", &["--k8s-version", "1.33", "--license", "none"]);
     assert!(read(&dir.join("Cargo.toml")).contains("v1_33"));
     assert!(!dir.join("LICENSE").exists());
     assert!(read(&dir.join("PROJECT")).contains("k8sVersion: '1.33'"));
@@ -90,20 +79,11 @@ fn refuses_to_clobber_other_files_without_force() {
     let dir = parent.path().join("op");
     std::fs::create_dir(&dir).unwrap();
     std::fs::write(dir.join("README.md"), "mine").unwrap();
-    let out = ks(&dir)
-        .args(["init", "--domain", "example.com"])
-        .assert()
-        .code(1)
-        .get_output()
-        .stderr
-        .clone();
+    let out = ks(&dir).args(["init", "--domain", "example.com"]).assert().code(1).get_output().stderr.clone();
     assert!(String::from_utf8_lossy(&out).contains("README.md"));
     assert_eq!(read(&dir.join("README.md")), "mine");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-    ks(&dir)
-        .args(["init", "--domain", "example.com", "--force"])
-        .assert()
-        .success();
+    ks(&dir).args(["init", "--domain", "example.com", "--force"]).assert().success();
     assert_ne!(read(&dir.join("README.md")), "mine");
 }
 
@@ -112,17 +92,9 @@ fn dry_run_writes_nothing() {
     let parent = tempfile::tempdir().unwrap();
     let dir = parent.path().join("op");
     std::fs::create_dir(&dir).unwrap();
-    let out = ks(&dir)
-        .args(["init", "--domain", "example.com", "--dry-run"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+    let out =
+        ks(&dir).args(["init", "--domain", "example.com", "--dry-run"]).assert().success().get_output().stdout.clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(
-        text.contains("create    PROJECT") && text.contains("create    src/main.rs"),
-        "{text}"
-    );
+    assert!(text.contains("create    PROJECT") && text.contains("create    src/main.rs"), "{text}");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 }

@@ -33,10 +33,7 @@ fn yaml_crd(path: &Path) -> Value {
 
 #[test]
 fn versions_differ_where_k8s_openapi_does() {
-    let (old, new) = (
-        K8sTable::for_version("1.33").unwrap(),
-        K8sTable::for_version("1.37").unwrap(),
-    );
+    let (old, new) = (K8sTable::for_version("1.33").unwrap(), K8sTable::for_version("1.37").unwrap());
     assert_ne!(old.get("EnvVar"), new.get("EnvVar"));
     assert_eq!(old.get("Condition"), new.get("Condition"));
 }
@@ -47,11 +44,7 @@ fn flag_selects_the_table_outside_a_project() {
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
     std::fs::write(dir.path().join("src/lib.rs"), SPEC).unwrap();
     let mut seen = Vec::new();
-    for (flag, version) in [
-        (None, "1.37"),
-        (Some("1.33"), "1.33"),
-        (Some("1.37"), "1.37"),
-    ] {
+    for (flag, version) in [(None, "1.37"), (Some("1.33"), "1.33"), (Some("1.37"), "1.37")] {
         let out = format!("out-{version}-{}", flag.is_some());
         let mut cmd = ks(dir.path());
         cmd.args(["make", "manifests", "--source", "src", "--crd-dir", &out]);
@@ -68,27 +61,14 @@ fn flag_selects_the_table_outside_a_project() {
     }
     assert_eq!(seen[0], seen[2]);
     assert_ne!(seen[0], seen[1]);
-    ks(dir.path())
-        .args([
-            "make",
-            "manifests",
-            "--crd-dir",
-            "x",
-            "--k8s-version",
-            "1.20",
-        ])
-        .assert()
-        .code(2);
+    ks(dir.path()).args(["make", "manifests", "--crd-dir", "x", "--k8s-version", "1.20"]).assert().code(2);
 }
 
 #[test]
 fn project_k8s_version_selects_the_table() {
     let parent = tempfile::tempdir().unwrap();
     let dir = init(parent.path(), "old-k8s", &["--k8s-version", "1.33"]);
-    create_api(
-        &dir,
-        &["--group", "cache", "--version", "v1", "--kind", "Memcached"],
-    );
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Memcached"]);
     let kind = dir.join("src/api/v1/memcached.rs");
     let text = read(&kind).replace(
         "pub struct MemcachedSpec {",
@@ -101,10 +81,7 @@ fn project_k8s_version_selects_the_table() {
     assert_eq!(env_items(&yaml_crd(&crd_file)), old.get("EnvVar").unwrap());
 
     // The flag wins over PROJECT.
-    ks(&dir)
-        .args(["make", "manifests", "--k8s-version", "1.37"])
-        .assert()
-        .success();
+    ks(&dir).args(["make", "manifests", "--k8s-version", "1.37"]).assert().success();
     let new = K8sTable::for_version("1.37").unwrap();
     assert_eq!(env_items(&yaml_crd(&crd_file)), new.get("EnvVar").unwrap());
 

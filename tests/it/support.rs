@@ -8,9 +8,7 @@ use assert_cmd::Command;
 /// A `kubesmith` command running in `dir`, with a fixed year so outputs are reproducible.
 pub fn ks(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("kubesmith").expect("the kubesmith binary is built for tests");
-    cmd.current_dir(dir)
-        .env("SOURCE_DATE_EPOCH", "1767225600")
-        .env_remove("RUST_LOG");
+    cmd.current_dir(dir).env("SOURCE_DATE_EPOCH", "1767225600").env_remove("RUST_LOG");
     cmd
 }
 
@@ -40,58 +38,22 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 pub fn init(parent: &Path, name: &str, extra: &[&str]) -> PathBuf {
     let dir = parent.join(name);
     std::fs::create_dir_all(&dir).expect("project folder");
-    ks(&dir)
-        .args(["init", "--domain", "example.com"])
-        .args(extra)
-        .assert()
-        .success();
+    ks(&dir).args(["init", "--domain", "example.com"]).args(extra).assert().success();
     dir
 }
 
 /// `create api` with the given arguments, expected to succeed.
 pub fn create_api(dir: &Path, args: &[&str]) {
-    ks(dir)
-        .args(["create", "api"])
-        .args(args)
-        .assert()
-        .success();
+    ks(dir).args(["create", "api"]).args(args).assert().success();
 }
 
 /// The standard project of these tests: Memcached (namespaced, v1alpha1), Cluster (cluster-scoped, v1),
 /// Match (a Rust keyword as module name, v1) in group `cache` of `example.com`.
 pub fn standard_project(parent: &Path) -> PathBuf {
-    let dir = init(
-        parent,
-        "memcached-operator",
-        &["--owner", "The Memcached Authors"],
-    );
-    create_api(
-        &dir,
-        &[
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-        ],
-    );
-    create_api(
-        &dir,
-        &[
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Cluster",
-            "--namespaced=false",
-        ],
-    );
-    create_api(
-        &dir,
-        &["--group", "cache", "--version", "v1", "--kind", "Match"],
-    );
+    let dir = init(parent, "memcached-operator", &["--owner", "The Memcached Authors"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Cluster", "--namespaced=false"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Match"]);
     dir
 }
 

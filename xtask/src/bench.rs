@@ -25,29 +25,14 @@ pub fn run(args: &[String]) -> Result<()> {
         match a.as_str() {
             "--runs" => runs = it.next().context("--runs N")?.parse()?,
             "--kinds" => {
-                kinds = it
-                    .next()
-                    .context("--kinds 1,10,100")?
-                    .split(',')
-                    .map(str::parse)
-                    .collect::<Result<_, _>>()?
+                kinds = it.next().context("--kinds 1,10,100")?.split(',').map(str::parse).collect::<Result<_, _>>()?
             }
-            other => bail!(
-                "unknown argument {other}; usage: cargo xtask bench [--runs N] [--kinds 1,10,100]"
-            ),
+            other => bail!("unknown argument {other}; usage: cargo xtask bench [--runs N] [--kinds 1,10,100]"),
         }
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "-p",
-            "kubesmith",
-            "--bin",
-            "kubesmith",
-        ])
+        .args(["build", "--release", "--quiet", "-p", "kubesmith", "--bin", "kubesmith"])
         .current_dir(root())
         .status()?;
     if !status.success() {
@@ -75,10 +60,8 @@ pub fn run(args: &[String]) -> Result<()> {
             ms(times[times.len() / 2]),
             ms(times[0]),
             ms(times[times.len() - 1]),
-            cpu.map(|s| format!("{:.0} ms", s * 1000.0))
-                .unwrap_or_else(|| "n/a".into()),
-            rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0))
-                .unwrap_or_else(|| "n/a".into())
+            cpu.map(|s| format!("{:.0} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
+            rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into())
         );
     }
     Ok(())
@@ -91,12 +74,7 @@ fn ms(d: Duration) -> String {
 fn run_ok(exe: &Path, dir: &Path, args: &[&str]) -> Result<()> {
     let out = Command::new(exe).args(args).current_dir(dir).output()?;
     if !out.status.success() {
-        bail!(
-            "`kubesmith {}` failed in {}:\n{}",
-            args.join(" "),
-            dir.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        bail!("`kubesmith {}` failed in {}:\n{}", args.join(" "), dir.display(), String::from_utf8_lossy(&out.stderr));
     }
     Ok(())
 }
@@ -112,36 +90,14 @@ fn scaffold(exe: &Path, base: &Path, n: usize) -> Result<PathBuf> {
         std::fs::remove_dir_all(&dir)?;
     }
     std::fs::create_dir_all(&dir)?;
-    run_ok(
-        exe,
-        &dir,
-        &[
-            "init",
-            "--domain",
-            "bench.example.com",
-            "--project-name",
-            "bench",
-            "--multigroup",
-        ],
-    )?;
+    run_ok(exe, &dir, &["init", "--domain", "bench.example.com", "--project-name", "bench", "--multigroup"])?;
     for i in 1..=n {
         let group = format!("g{}", (i - 1) / 10);
         let kind = format!("Kind{i}");
         run_ok(
             exe,
             &dir,
-            &[
-                "create",
-                "api",
-                "--group",
-                &group,
-                "--version",
-                "v1",
-                "--kind",
-                &kind,
-                "--resource",
-                "--controller",
-            ],
+            &["create", "api", "--group", &group, "--version", "v1", "--kind", &kind, "--resource", "--controller"],
         )?;
     }
     std::fs::write(done, "")?;

@@ -13,13 +13,10 @@ use crate::root;
 pub fn run(bless: bool) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = std::process::Command::new(cargo);
-    cmd.current_dir(root())
-        .args(["test", "--test", "it", "--"])
-        .env_remove("KUBESMITH_SKIP_E2E");
+    cmd.current_dir(root()).args(["test", "--test", "it", "--"]).env_remove("KUBESMITH_SKIP_E2E");
     if bless {
         // Only the live test: the static ones read out/ while it is rewritten.
-        cmd.args(["conformance_live", "--nocapture"])
-            .env("KUBESMITH_BLESS", "1");
+        cmd.args(["conformance_live", "--nocapture"]).env("KUBESMITH_BLESS", "1");
     } else {
         cmd.arg("conformance").env_remove("KUBESMITH_BLESS");
     }

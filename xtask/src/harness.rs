@@ -58,12 +58,7 @@ pub fn cargo_in(dir: &Path, target: &Path, args: &[&str], log: &Path) -> Result<
         let err = String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = err.lines().rev().take(40).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!(
-            "`cargo {}` failed in {}:\n{}",
-            args.join(" "),
-            dir.display(),
-            tail.join("\n")
-        );
+        bail!("`cargo {}` failed in {}:\n{}", args.join(" "), dir.display(), tail.join("\n"));
     }
     String::from_utf8(out.stdout).context("harness output is not UTF-8")
 }

@@ -34,47 +34,23 @@ const POOL_MIN: usize = 80;
 pub const TYPES: &[(&str, &str)] = &[
     // apimachinery
     ("Condition", "apimachinery::pkg::apis::meta::v1::Condition"),
-    (
-        "IntOrString",
-        "apimachinery::pkg::util::intstr::IntOrString",
-    ),
-    (
-        "LabelSelector",
-        "apimachinery::pkg::apis::meta::v1::LabelSelector",
-    ),
-    (
-        "LabelSelectorRequirement",
-        "apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement",
-    ),
+    ("IntOrString", "apimachinery::pkg::util::intstr::IntOrString"),
+    ("LabelSelector", "apimachinery::pkg::apis::meta::v1::LabelSelector"),
+    ("LabelSelectorRequirement", "apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement"),
     ("MicroTime", "apimachinery::pkg::apis::meta::v1::MicroTime"),
-    (
-        "ObjectMeta",
-        "apimachinery::pkg::apis::meta::v1::ObjectMeta",
-    ),
-    (
-        "OwnerReference",
-        "apimachinery::pkg::apis::meta::v1::OwnerReference",
-    ),
+    ("ObjectMeta", "apimachinery::pkg::apis::meta::v1::ObjectMeta"),
+    ("OwnerReference", "apimachinery::pkg::apis::meta::v1::OwnerReference"),
     ("Quantity", "apimachinery::pkg::api::resource::Quantity"),
     ("Time", "apimachinery::pkg::apis::meta::v1::Time"),
     // core/v1: pods and containers
     ("Affinity", "api::core::v1::Affinity"),
     ("Capabilities", "api::core::v1::Capabilities"),
     ("ConfigMapEnvSource", "api::core::v1::ConfigMapEnvSource"),
-    (
-        "ConfigMapKeySelector",
-        "api::core::v1::ConfigMapKeySelector",
-    ),
-    (
-        "ConfigMapVolumeSource",
-        "api::core::v1::ConfigMapVolumeSource",
-    ),
+    ("ConfigMapKeySelector", "api::core::v1::ConfigMapKeySelector"),
+    ("ConfigMapVolumeSource", "api::core::v1::ConfigMapVolumeSource"),
     ("Container", "api::core::v1::Container"),
     ("ContainerPort", "api::core::v1::ContainerPort"),
-    (
-        "EmptyDirVolumeSource",
-        "api::core::v1::EmptyDirVolumeSource",
-    ),
+    ("EmptyDirVolumeSource", "api::core::v1::EmptyDirVolumeSource"),
     ("EnvFromSource", "api::core::v1::EnvFromSource"),
     ("EnvVar", "api::core::v1::EnvVar"),
     ("EnvVarSource", "api::core::v1::EnvVarSource"),
@@ -82,32 +58,17 @@ pub const TYPES: &[(&str, &str)] = &[
     ("ExecAction", "api::core::v1::ExecAction"),
     ("HTTPGetAction", "api::core::v1::HTTPGetAction"),
     ("HostAlias", "api::core::v1::HostAlias"),
-    (
-        "HostPathVolumeSource",
-        "api::core::v1::HostPathVolumeSource",
-    ),
+    ("HostPathVolumeSource", "api::core::v1::HostPathVolumeSource"),
     ("KeyToPath", "api::core::v1::KeyToPath"),
     ("Lifecycle", "api::core::v1::Lifecycle"),
-    (
-        "LocalObjectReference",
-        "api::core::v1::LocalObjectReference",
-    ),
+    ("LocalObjectReference", "api::core::v1::LocalObjectReference"),
     ("NodeAffinity", "api::core::v1::NodeAffinity"),
     ("NodeSelector", "api::core::v1::NodeSelector"),
     ("ObjectFieldSelector", "api::core::v1::ObjectFieldSelector"),
     ("ObjectReference", "api::core::v1::ObjectReference"),
-    (
-        "PersistentVolumeClaimSpec",
-        "api::core::v1::PersistentVolumeClaimSpec",
-    ),
-    (
-        "PersistentVolumeClaimTemplate",
-        "api::core::v1::PersistentVolumeClaimTemplate",
-    ),
-    (
-        "PersistentVolumeClaimVolumeSource",
-        "api::core::v1::PersistentVolumeClaimVolumeSource",
-    ),
+    ("PersistentVolumeClaimSpec", "api::core::v1::PersistentVolumeClaimSpec"),
+    ("PersistentVolumeClaimTemplate", "api::core::v1::PersistentVolumeClaimTemplate"),
+    ("PersistentVolumeClaimVolumeSource", "api::core::v1::PersistentVolumeClaimVolumeSource"),
     ("PodAffinity", "api::core::v1::PodAffinity"),
     ("PodAffinityTerm", "api::core::v1::PodAffinityTerm"),
     ("PodAntiAffinity", "api::core::v1::PodAntiAffinity"),
@@ -117,14 +78,8 @@ pub const TYPES: &[(&str, &str)] = &[
     ("PodTemplateSpec", "api::core::v1::PodTemplateSpec"),
     ("Probe", "api::core::v1::Probe"),
     ("ResourceClaim", "api::core::v1::ResourceClaim"),
-    (
-        "ResourceFieldSelector",
-        "api::core::v1::ResourceFieldSelector",
-    ),
-    (
-        "ResourceRequirements",
-        "api::core::v1::ResourceRequirements",
-    ),
+    ("ResourceFieldSelector", "api::core::v1::ResourceFieldSelector"),
+    ("ResourceRequirements", "api::core::v1::ResourceRequirements"),
     ("SecretEnvSource", "api::core::v1::SecretEnvSource"),
     ("SecretKeySelector", "api::core::v1::SecretKeySelector"),
     ("SecretReference", "api::core::v1::SecretReference"),
@@ -132,20 +87,11 @@ pub const TYPES: &[(&str, &str)] = &[
     ("SecurityContext", "api::core::v1::SecurityContext"),
     ("TCPSocketAction", "api::core::v1::TCPSocketAction"),
     ("Toleration", "api::core::v1::Toleration"),
-    (
-        "TopologySpreadConstraint",
-        "api::core::v1::TopologySpreadConstraint",
-    ),
-    (
-        "TypedLocalObjectReference",
-        "api::core::v1::TypedLocalObjectReference",
-    ),
+    ("TopologySpreadConstraint", "api::core::v1::TopologySpreadConstraint"),
+    ("TypedLocalObjectReference", "api::core::v1::TypedLocalObjectReference"),
     ("Volume", "api::core::v1::Volume"),
     ("VolumeMount", "api::core::v1::VolumeMount"),
-    (
-        "WeightedPodAffinityTerm",
-        "api::core::v1::WeightedPodAffinityTerm",
-    ),
+    ("WeightedPodAffinityTerm", "api::core::v1::WeightedPodAffinityTerm"),
     // core/v1: services
     ("ServicePort", "api::core::v1::ServicePort"),
     ("ServiceSpec", "api::core::v1::ServiceSpec"),
@@ -177,22 +123,13 @@ pub fn run(check: bool) -> Result<()> {
                 stale.join(", ")
             );
         }
-        println!(
-            "data/k8s-schemas is up to date ({} types x {} versions)",
-            TYPES.len(),
-            VERSIONS.len()
-        );
+        println!("data/k8s-schemas is up to date ({} types x {} versions)", TYPES.len(), VERSIONS.len());
         return Ok(());
     }
     std::fs::create_dir_all(data_dir())?;
     for entry in std::fs::read_dir(data_dir())? {
         let p = entry?.path();
-        if !files.contains_key(
-            p.file_name()
-                .unwrap_or_default()
-                .to_str()
-                .unwrap_or_default(),
-        ) {
+        if !files.contains_key(p.file_name().unwrap_or_default().to_str().unwrap_or_default()) {
             std::fs::remove_file(&p)?;
         }
     }
@@ -200,12 +137,7 @@ pub fn run(check: bool) -> Result<()> {
         std::fs::write(data_dir().join(name), text)?;
     }
     let size: usize = files.values().map(String::len).sum();
-    println!(
-        "wrote data/k8s-schemas ({} types x {} versions, {} KiB)",
-        TYPES.len(),
-        VERSIONS.len(),
-        size / 1024
-    );
+    println!("wrote data/k8s-schemas ({} types x {} versions, {} KiB)", TYPES.len(), VERSIONS.len(), size / 1024);
     Ok(())
 }
 
@@ -215,23 +147,12 @@ fn harness_tables() -> Result<BTreeMap<String, Map<String, Value>>> {
     let target = root().join("target/harness");
     let mut out = BTreeMap::new();
     for v in VERSIONS {
-        write_crate(
-            &dir,
-            &[
-                ("Cargo.toml".into(), cargo_toml(v)),
-                ("src/main.rs".into(), main_rs()),
-            ],
-        )?;
+        write_crate(&dir, &[("Cargo.toml".into(), cargo_toml(v)), ("src/main.rs".into(), main_rs())])?;
         let log = target.join(format!("k8s-schemas-{v}.log"));
         let stdout = cargo_in(&dir, &target, &["run", "--quiet"], &log)?;
-        let table: Map<String, Value> =
-            serde_json::from_str(&stdout).context("the harness printed no JSON object")?;
+        let table: Map<String, Value> = serde_json::from_str(&stdout).context("the harness printed no JSON object")?;
         if table.len() != TYPES.len() {
-            bail!(
-                "the harness printed {} types, expected {}",
-                table.len(),
-                TYPES.len()
-            );
+            bail!("the harness printed {} types, expected {}", table.len(), TYPES.len());
         }
         out.insert(v.to_string(), table);
     }
@@ -279,9 +200,7 @@ fn main_rs() -> String {
          fn main() {\n    let mut out = serde_json::Map::new();\n",
     );
     for (name, _) in TYPES {
-        s.push_str(&format!(
-            "    out.insert(\"{name}\".into(), field::<K{name}>());\n"
-        ));
+        s.push_str(&format!("    out.insert(\"{name}\".into(), field::<K{name}>());\n"));
     }
     s.push_str("    println!(\"{}\", serde_json::Value::Object(out));\n}\n");
     s
@@ -346,9 +265,7 @@ impl Pool {
 
     fn children(&mut self, v: &Value) -> Value {
         match v {
-            Value::Object(m) => {
-                Value::Object(m.iter().map(|(k, x)| (k.clone(), self.intern(x))).collect())
-            }
+            Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), self.intern(x))).collect()),
             Value::Array(a) => Value::Array(a.iter().map(|x| self.intern(x)).collect()),
             other => other.clone(),
         }

@@ -44,10 +44,7 @@ fn main() -> ExitCode {
 }
 
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the repository")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the repository").to_path_buf()
 }
 
 fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<()> {
@@ -56,9 +53,7 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<()> {
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let status = cmd
-        .status()
-        .with_context(|| format!("cannot run cargo {}", args.join(" ")))?;
+    let status = cmd.status().with_context(|| format!("cannot run cargo {}", args.join(" ")))?;
     if !status.success() {
         bail!("`cargo {}` failed", args.join(" "));
     }
@@ -71,10 +66,7 @@ fn bless(lock: bool) -> Result<()> {
         filter.push("e2e");
     }
     cargo(&filter, &[("KUBESMITH_BLESS", "1")])?;
-    let status = Command::new("git")
-        .args(["status", "--short", "--", "tests/"])
-        .current_dir(root())
-        .status()?;
+    let status = Command::new("git").args(["status", "--short", "--", "tests/"]).current_dir(root()).status()?;
     if !status.success() {
         bail!("git status failed");
     }
@@ -84,16 +76,6 @@ fn bless(lock: bool) -> Result<()> {
 
 fn ci() -> Result<()> {
     cargo(&["fmt", "--all", "--check"], &[])?;
-    cargo(
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        &[],
-    )?;
+    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &[])?;
     cargo(&["test", "--workspace", "--locked"], &[])
 }
