@@ -9,6 +9,7 @@ pub mod attrs;
 pub mod defaults;
 pub mod error;
 pub mod index;
+pub mod k8s;
 pub mod kube_attrs;
 pub mod markers;
 pub mod schema;
@@ -17,12 +18,12 @@ pub mod transform;
 pub mod types;
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
 pub use error::{CrdError, CrdErrorKind};
 pub use index::SourceSet;
+pub use k8s::K8sTable;
 
 use index::{CrateIndex, ItemId, ItemKind};
 use kube_attrs::{KubeAttrs, SchemaMode};
@@ -44,21 +45,22 @@ pub struct GeneratedCrd {
     pub crd: Value,
 }
 
-/// The k8s-openapi schema table (kube 5 / k8s-openapi 0.29, feature `latest`).
-fn k8s_table() -> &'static Map<String, Value> {
-    static TABLE: OnceLock<Map<String, Value>> = OnceLock::new();
-    TABLE.get_or_init(|| serde_json::from_str(include_str!("../data/k8s-schemas.json")).unwrap_or_default())
+/// Generate every CRD of the crate, sorted by file name, for the default Kubernetes version
+/// ([`k8s::DEFAULT_VERSION`]).
+pub fn generate(sources: &SourceSet) -> Result<Vec<GeneratedCrd>, CrdError> {
+    generate_with(sources, K8sTable::default_table())
 }
 
-/// Generate every CRD of the crate, sorted by file name.
-pub fn generate(sources: &SourceSet) -> Result<Vec<GeneratedCrd>, CrdError> {
+/// Generate every CRD of the crate, sorted by file name, embedding k8s-openapi types as `k8s` (one
+/// Kubernetes version's table, [`K8sTable::for_version`]) describes them.
+pub fn generate_with(sources: &SourceSet, k8s: &K8sTable) -> Result<Vec<GeneratedCrd>, CrdError> {
     let ix = CrateIndex::load(sources)?;
     let mi = MarkerIndex::build(&ix)?;
     let mut versions: Vec<VersionCrd> = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
         if let ItemKind::Struct(s) = &item.kind {
             if derives_custom_resource(&s.attrs) {
-                versions.push(version_crd(&ix, &mi, id, s)?);
+                versions.push(version_crd(&ix, &mi, id, s, k8s)?);
             }
         }
     }
@@ -88,7 +90,13 @@ fn kube_err(ix: &CrateIndex, id: ItemId, e: syn::Error) -> CrdError {
     CrdError::at(ix.module_file(ix.items[id].module), e.span(), CrdErrorKind::KubeAttr(e.to_string()))
 }
 
-fn version_crd(ix: &CrateIndex, mi: &MarkerIndex, id: ItemId, s: &syn::ItemStruct) -> Result<VersionCrd, CrdError> {
+fn version_crd(
+    ix: &CrateIndex,
+    mi: &MarkerIndex,
+    id: ItemId,
+    s: &syn::ItemStruct,
+    k8s: &K8sTable,
+) -> Result<VersionCrd, CrdError> {
     let m = ix.items[id].module;
     let file = ix.module_file(m);
     let k = kube_attrs::parse(&s.attrs, s.ident.span()).map_err(|e| kube_err(ix, id, e))?;
@@ -114,7 +122,7 @@ fn version_crd(ix: &CrateIndex, mi: &MarkerIndex, id: ItemId, s: &syn::ItemStruc
             ));
         }
         SchemaMode::Derived => {
-            json!({ "openAPIV3Schema": root_schema(ix, mi, id, s, &k, &root_name)? })
+            json!({ "openAPIV3Schema": root_schema(ix, mi, id, s, &k, &root_name, k8s)? })
         }
     };
     let singular = k.singular.clone().unwrap_or_else(|| k.kind.to_ascii_lowercase());
@@ -190,10 +198,11 @@ fn root_schema(
     s: &syn::ItemStruct,
     k: &KubeAttrs,
     root_name: &str,
+    k8s: &K8sTable,
 ) -> Result<Value, CrdError> {
     let m = ix.items[id].module;
     let file = ix.module_file(m);
-    let mut g = Generator::new(ix, k8s_table()).with_markers(mi);
+    let mut g = Generator::new(ix, k8s).with_markers(mi);
     let spec = g.item_schema(id)?;
     let mut root = json!({"type": "object"});
     if k.no_spec {

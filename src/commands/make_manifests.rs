@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::MakeManifestsArgs;
 use crate::commands::UsageError;
-use crate::crd::{self, SourceSet};
+use crate::crd::{self, K8sTable, SourceSet};
 use crate::plan::{Action, Plan};
 use crate::project::{PROJECT_FILE, Project};
 
@@ -24,16 +24,35 @@ pub struct Targets {
     pub webhook_dir: Option<PathBuf>,
     /// `--max-description-length`.
     pub max_description_length: Option<usize>,
+    /// The k8s-openapi schemas of the Kubernetes version the crate builds against.
+    pub k8s: &'static K8sTable,
+}
+
+/// The table of the project's Kubernetes version (`plugins["rust.kubesmith.io/v1alpha1"].k8sVersion`), or of
+/// kubesmith's default version outside a project or when PROJECT names none.
+fn project_k8s(project: Option<&Project>) -> Result<&'static K8sTable> {
+    match project.and_then(|p| p.file.k8s_version()) {
+        None => Ok(K8sTable::default_table()),
+        Some(v) => K8sTable::for_version(v).ok_or_else(|| {
+            UsageError(format!(
+                "PROJECT sets k8sVersion {v}, which kubesmith has no k8s-openapi schemas for (it supports {}); \
+                 fix k8sVersion or pass --k8s-version",
+                crd::k8s::VERSIONS.join(", ")
+            ))
+            .into()
+        }),
+    }
 }
 
 /// Resolves the folders: flags win; in a project the layout gives defaults; outside one only flags count.
 pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
     let in_project = cwd.join(PROJECT_FILE).is_file();
-    let has_webhooks = if in_project {
-        let project = Project::load(cwd)?;
-        project.file.resources.iter().any(|r| r.webhooks.is_some()) || cwd.join("config/webhook").is_dir()
-    } else {
-        false
+    let project = if in_project { Some(Project::load(cwd)?) } else { None };
+    let has_webhooks = project.as_ref().is_some_and(|p| p.file.resources.iter().any(|r| r.webhooks.is_some()))
+        || (in_project && cwd.join("config/webhook").is_dir());
+    let k8s = match args.k8s_version {
+        Some(v) => K8sTable::for_version(v.dotted()).expect("every --k8s-version value has a table"),
+        None => project_k8s(project.as_ref())?,
     };
     let sources = if args.sources.is_empty() { vec![PathBuf::from("src")] } else { args.sources.clone() };
     let (crd_dir, rbac_dir, webhook_dir) = if in_project {
@@ -62,7 +81,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
             .into());
         }
     }
-    Ok(Targets { sources, crd_dir, rbac_dir, webhook_dir, max_description_length: args.max_description_length })
+    Ok(Targets { sources, crd_dir, rbac_dir, webhook_dir, max_description_length: args.max_description_length, k8s })
 }
 
 /// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
@@ -72,7 +91,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         let mut written = Vec::new();
         for src in &targets.sources {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
-            for mut generated in crd::generate(&set)? {
+            for mut generated in crd::generate_with(&set, targets.k8s)? {
                 if let Some(max) = targets.max_description_length {
                     crd::size::truncate_descriptions(&mut generated.crd, max);
                 }
@@ -167,7 +186,9 @@ pub fn crd_text(generated: &crd::GeneratedCrd) -> String {
 /// after the plan. A failure is a warning: the command that called this still does its main job.
 pub fn plan_one_crd(plan: &mut Plan, name: &str) -> Result<()> {
     let set = SourceSet::new(&plan.root.join("src")).with_overlay(plan.overlay());
-    match crd::generate(&set) {
+    let project = Project::load(&plan.root).ok();
+    let k8s = project_k8s(project.as_ref()).unwrap_or_else(|_| K8sTable::default_table());
+    match crd::generate_with(&set, k8s) {
         Ok(crds) => {
             for generated in crds.iter().filter(|c| c.name == name) {
                 if let Some(warning) = crd::size::size_warning(generated) {

@@ -7,6 +7,7 @@ use syn::{Expr, Token};
 
 use super::attrs;
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
+use super::k8s::K8sTable;
 use super::schema::variant_name;
 use super::types::{ScalarKind, Ty, classify};
 
@@ -32,7 +33,7 @@ pub fn predicate_holds(pred: &str, v: &Value) -> Option<bool> {
 /// Evaluates default expressions.
 pub struct Evaluator<'a> {
     ix: &'a CrateIndex,
-    k8s: &'a Map<String, Value>,
+    k8s: &'a K8sTable,
 }
 
 fn want_fn(k: &ItemKind) -> bool {
@@ -110,7 +111,7 @@ fn derives(attrs_list: &[syn::Attribute], name: &str) -> bool {
 
 impl<'a> Evaluator<'a> {
     /// An evaluator over the crate index.
-    pub fn new(ix: &'a CrateIndex, k8s: &'a Map<String, Value>) -> Self {
+    pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
         Self { ix, k8s }
     }
 

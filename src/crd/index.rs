@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use syn::parse::discouraged::Speculative;
 use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
@@ -162,13 +163,12 @@ impl CrateIndex {
         mod_dir: PathBuf,
     ) -> Result<ModId, CrdError> {
         let text = sources.read(path)?;
-        let file =
-            syn::parse_file(&text).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
+        let file = parse_items(&text).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
         let file_idx = self.files.len();
         self.files.push(SourceFile { path: path.to_path_buf(), text });
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let ctx = FileCtx { file: file_idx, file_dir };
-        self.load_items(sources, &ctx, file.items, mod_path, parent, mod_dir, false)
+        self.load_items(sources, &ctx, file.0, mod_path, parent, mod_dir, false)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -496,6 +496,280 @@ fn type_last_name(ty: &syn::Type) -> Option<String> {
     }
 }
 
+/// Items of a file or inline module, parsed like [`syn::parse_file`] except that the syntax trees of fn bodies
+/// that are not a single expression are not built (only single-expression bodies can be evaluated as
+/// defaults) and `#[cfg(test)]` modules are skipped. Building every body dominated `make manifests` on
+/// crates with many controllers.
+struct LazyItems(Vec<syn::Item>);
+
+impl syn::parse::Parse for LazyItems {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        input.call(syn::Attribute::parse_inner)?;
+        let mut items = Vec::new();
+        while !input.is_empty() {
+            if let Some(item) = lazy_item(input)? {
+                items.push(item);
+            }
+        }
+        Ok(LazyItems(items))
+    }
+}
+
+fn parse_items(text: &str) -> syn::Result<LazyItems> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let blanked = blank_fn_bodies(text);
+    let text = blanked.as_str();
+    if text.starts_with("#!") && !text.starts_with("#![") {
+        // A shebang line: blank it out, keeping line numbers.
+        let end = text.find('\n').unwrap_or(text.len());
+        let blanked = format!("{}{}", " ".repeat(end), &text[end..]);
+        return syn::parse_str(&blanked);
+    }
+    syn::parse_str(text)
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+/// If a comment, string, char or byte literal starts at `i`, the index just after it.
+fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
+    let n = b.len();
+    let at = |k: usize| b.get(k).copied().unwrap_or(0);
+    match b[i] {
+        b'/' if at(i + 1) == b'/' => Some(b[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p)),
+        b'/' if at(i + 1) == b'*' => {
+            let (mut depth, mut k) = (0usize, i);
+            while k < n {
+                if at(k) == b'/' && at(k + 1) == b'*' {
+                    depth += 1;
+                    k += 2;
+                } else if at(k) == b'*' && at(k + 1) == b'/' {
+                    depth -= 1;
+                    k += 2;
+                    if depth == 0 {
+                        return Some(k);
+                    }
+                } else {
+                    k += 1;
+                }
+            }
+            Some(n)
+        }
+        b'"' => {
+            let mut k = i + 1;
+            while k < n {
+                match b[k] {
+                    b'\\' => k += 2,
+                    b'"' => return Some(k + 1),
+                    _ => k += 1,
+                }
+            }
+            Some(n)
+        }
+        b'\'' => {
+            if at(i + 1) == b'\\' {
+                let close = b[i + 2..].iter().position(|&c| c == b'\'')?;
+                return Some(i + 2 + close + 1);
+            }
+            // 'x' (any UTF-8 char) is a char literal; 'a without a closing quote is a lifetime.
+            let len = match at(i + 1) {
+                c if c < 0x80 => 1,
+                c if c >= 0xf0 => 4,
+                c if c >= 0xe0 => 3,
+                _ => 2,
+            };
+            (at(i + 1 + len) == b'\'').then_some(i + 2 + len)
+        }
+        b'r' | b'b' | b'c' if i == 0 || !is_ident_byte(b[i - 1]) => {
+            let mut k = i + 1;
+            if b[i] != b'r' && at(k) == b'r' {
+                k += 1;
+            } else if b[i] != b'r' {
+                return None;
+            }
+            let hashes = b[k..].iter().take_while(|&&c| c == b'#').count();
+            if at(k + hashes) != b'"' {
+                return None;
+            }
+            let mut j = k + hashes + 1;
+            while j < n {
+                if b[j] == b'"' && b[j + 1..].iter().take(hashes).filter(|&&c| c == b'#').count() == hashes {
+                    return Some(j + 1 + hashes);
+                }
+                j += 1;
+            }
+            Some(n)
+        }
+        _ => None,
+    }
+}
+
+/// The source with the bodies of fns that are not a single expression replaced by spaces (newlines kept, so
+/// lines and the columns outside those bodies do not move). Lexing them is most of the cost of indexing a
+/// crate with many controllers, and only single-expression bodies are ever evaluated (as defaults).
+fn blank_fn_bodies(text: &str) -> String {
+    let mut b = text.as_bytes().to_vec();
+    let n = b.len();
+    let mut i = 0;
+    while i < n {
+        if let Some(next) = skip_literal(&b, i) {
+            i = next;
+            continue;
+        }
+        let starts_ident = is_ident_byte(b[i]) && !b[i].is_ascii_digit();
+        if !starts_ident || (i > 0 && is_ident_byte(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && is_ident_byte(b[i]) {
+            i += 1;
+        }
+        if &b[start..i] != b"fn" || !b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            continue;
+        }
+        // The signature: up to the first `{` or `;` outside parentheses and brackets.
+        let mut k = i;
+        let mut depth = 0i32;
+        let open = loop {
+            if k >= n {
+                break None;
+            }
+            if let Some(next) = skip_literal(&b, k) {
+                k = next;
+                continue;
+            }
+            match b[k] {
+                b'(' | b'[' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b';' if depth == 0 => break None,
+                b'{' if depth == 0 => break Some(k),
+                _ => {}
+            }
+            k += 1;
+        };
+        let Some(open) = open else {
+            i = k;
+            continue;
+        };
+        // The body: its matching `}`, counting `;` at its top level.
+        let (mut k, mut depth, mut semis, mut last_semi) = (open + 1, 0i32, 0usize, 0usize);
+        let close = loop {
+            if k >= n {
+                break None;
+            }
+            if let Some(next) = skip_literal(&b, k) {
+                k = next;
+                continue;
+            }
+            match b[k] {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b'}' if depth == 0 => break Some(k),
+                b'}' => depth -= 1,
+                b';' if depth == 0 => {
+                    semis += 1;
+                    last_semi = k;
+                }
+                _ => {}
+            }
+            k += 1;
+        };
+        let Some(close) = close else {
+            return text.to_string();
+        };
+        let body = std::str::from_utf8(&b[open + 1..close]).unwrap_or_default().trim();
+        let single = semis == 0
+            || (semis == 1
+                && body.starts_with("return")
+                && body.as_bytes().get(6).is_some_and(|c| !is_ident_byte(*c))
+                && std::str::from_utf8(&b[last_semi + 1..close]).is_ok_and(|t| t.trim().is_empty()));
+        if single {
+            i = open + 1;
+        } else {
+            for c in &mut b[open + 1..close] {
+                if *c != b'\n' {
+                    *c = b' ';
+                }
+            }
+            i = close + 1;
+        }
+    }
+    String::from_utf8(b).unwrap_or_else(|_| text.to_string())
+}
+
+/// Whether a fn body may be a single expression (`{ expr }` or `{ return expr; }`): no `;` at its top level,
+/// or one closing a leading `return`.
+fn maybe_single_expression(body: &proc_macro2::TokenStream) -> bool {
+    let tokens: Vec<proc_macro2::TokenTree> = body.clone().into_iter().collect();
+    let semis: Vec<usize> = tokens
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';'))
+        .map(|(i, _)| i)
+        .collect();
+    match semis.as_slice() {
+        [] => true,
+        [last] => {
+            *last + 1 == tokens.len()
+                && matches!(tokens.first(), Some(proc_macro2::TokenTree::Ident(i)) if i == "return")
+        }
+        _ => false,
+    }
+}
+
+fn lazy_item(input: syn::parse::ParseStream) -> syn::Result<Option<syn::Item>> {
+    let fork = input.fork();
+    let attrs = fork.call(syn::Attribute::parse_outer)?;
+    let vis: syn::Visibility = fork.parse()?;
+    if fork.peek(syn::Token![mod]) {
+        let mod_token: syn::Token![mod] = fork.parse()?;
+        let ident: syn::Ident = fork.parse()?;
+        if fork.peek(syn::token::Brace) {
+            let content;
+            let brace = syn::braced!(content in fork);
+            if is_cfg_test(&attrs) {
+                content.parse::<proc_macro2::TokenStream>()?;
+                input.advance_to(&fork);
+                return Ok(None);
+            }
+            let inner: LazyItems = content.parse()?;
+            input.advance_to(&fork);
+            return Ok(Some(syn::Item::Mod(syn::ItemMod {
+                attrs,
+                vis,
+                unsafety: None,
+                mod_token,
+                ident,
+                content: Some((brace, inner.0)),
+                semi: None,
+            })));
+        }
+    }
+    let sig_fork = fork.fork();
+    if let Ok(sig) = sig_fork.parse::<syn::Signature>() {
+        if sig_fork.peek(syn::token::Brace) {
+            let content;
+            let brace_token = syn::braced!(content in sig_fork);
+            let body: proc_macro2::TokenStream = content.parse()?;
+            let stmts = if maybe_single_expression(&body) {
+                syn::parse::Parser::parse2(syn::Block::parse_within, body)?
+            } else {
+                Vec::new()
+            };
+            input.advance_to(&sig_fork);
+            return Ok(Some(syn::Item::Fn(syn::ItemFn {
+                attrs,
+                vis,
+                sig,
+                block: Box::new(syn::Block { brace_token, stmts }),
+            })));
+        }
+    }
+    input.parse().map(Some)
+}
+
 fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     attrs
         .iter()
@@ -520,5 +794,63 @@ pub fn item_span(kind: &ItemKind) -> proc_macro2::Span {
         ItemKind::Alias(t) => t.ident.span(),
         ItemKind::Fn(f) => f.sig.ident.span(),
         ItemKind::Const(c) => c.span(),
+    }
+}
+
+#[cfg(test)]
+mod lazy_tests {
+    use super::*;
+
+    #[test]
+    fn multi_statement_bodies_are_blanked_keeping_lines() {
+        let src =
+            "fn a() -> u8 { 1 }\nfn b() -> u8 {\n    let x = \"}\";\n    2\n}\nfn c() -> u8 { return 3; }\nstruct S;\n";
+        let out = blank_fn_bodies(src);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(out.lines().count(), src.lines().count());
+        assert!(out.contains("fn a() -> u8 { 1 }"));
+        assert!(out.contains("fn c() -> u8 { return 3; }"));
+        assert!(!out.contains("let x"));
+        assert!(out.contains("struct S;"));
+        let items = parse_items(src).unwrap().0;
+        assert_eq!(items.len(), 4);
+    }
+
+    #[test]
+    fn literals_comments_and_lifetimes_do_not_confuse_the_scanner() {
+        let src = r####"
+fn life<'a>(x: &'a str) -> &'a str { x }
+fn chars() -> char { '{' }
+fn raw() -> &'static str { r#"fn x() { a; b; }"# }
+/* fn hidden() { a; b; } */
+// fn line() { a; b; }
+fn bytes() -> u8 { b'}' }
+fn esc() -> char { '\'' }
+fn big() { let a = 1; let b = '}'; }
+trait T { fn decl(&self); fn def(&self) -> u8 { 7 } }
+struct After { pub f: u8 }
+"####;
+        let out = blank_fn_bodies(src);
+        for kept in [
+            "{ x }",
+            "{ '{' }",
+            r####"r#"fn x() { a; b; }"#"####,
+            "/* fn hidden() { a; b; } */",
+            "{ b'}' }",
+            "fn decl(&self);",
+            "{ 7 }",
+            "struct After { pub f: u8 }",
+        ] {
+            assert!(out.contains(kept), "{kept} missing from\n{out}");
+        }
+        assert!(!out.contains("let a"));
+        parse_items(src).unwrap();
+    }
+
+    #[test]
+    fn cfg_test_modules_are_skipped() {
+        let src = "#[cfg(test)]\nmod tests { pub struct Hidden; }\nmod inline { pub struct Seen; }\n";
+        let items = parse_items(src).unwrap().0;
+        assert_eq!(items.len(), 1);
     }
 }

@@ -8,6 +8,7 @@ use super::attrs::{self, ContainerAttrs, FieldAttrs, RenameRule, SerdeDefault, V
 use super::defaults::Evaluator;
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, item_span, unraw};
+use super::k8s::K8sTable;
 use super::markers::{self as crd_markers, FIELD_KEY, MarkerIndex, TYPE_KEY};
 use super::types::{Ty, classify};
 
@@ -16,7 +17,7 @@ pub struct Generator<'a> {
     /// The crate.
     pub ix: &'a CrateIndex,
     /// k8s-openapi schema table.
-    pub k8s: &'a Map<String, Value>,
+    pub k8s: &'a K8sTable,
     stack: Vec<ItemId>,
     markers: Option<&'a MarkerIndex>,
 }
@@ -245,7 +246,7 @@ struct FieldCtx<'f> {
 
 impl<'a> Generator<'a> {
     /// A generator.
-    pub fn new(ix: &'a CrateIndex, k8s: &'a Map<String, Value>) -> Self {
+    pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
         Self { ix, k8s, stack: Vec::new(), markers: None }
     }
 
@@ -302,7 +303,7 @@ impl<'a> Generator<'a> {
             Ty::Wrapper(t, m2) => self.type_schema(&t, m2),
             Ty::Scalar(_, s) => Ok(s),
             Ty::JsonValue => Ok(Value::Bool(true)),
-            Ty::K8s(name) => Ok(self.k8s.get(&name).cloned().unwrap_or(Value::Bool(true))),
+            Ty::K8s(name) => Ok(self.k8s.get(&name).unwrap_or(Value::Bool(true))),
             Ty::Item(id) => self.item_schema(id),
             Ty::Unit => Ok(json!({"type": "null"})),
             Ty::Tuple => Err(CrdError::unsupported(

@@ -284,15 +284,14 @@ fn hoist_properties(
             continue;
         };
         if has_object_validation(vobj) {
-            // Move a variant description onto its single property.
+            // kube takes the variant's description in every case and moves it onto the variant's single
+            // property (oneOf only); with several properties, or for anyOf, it is lost.
             let single_prop = matches!(vobj.get("properties"), Some(Value::Object(p)) if p.len() == 1 && p.values().all(Value::is_object));
-            if single_prop {
-                if let Some(Value::String(desc)) = vobj.remove("description") {
-                    if push_description {
-                        if let Some(Value::Object(props)) = vobj.get_mut("properties") {
-                            if let Some(Value::Object(p)) = props.values_mut().next() {
-                                p.insert("description".into(), Value::String(desc));
-                            }
+            if let Some(Value::String(desc)) = vobj.remove("description") {
+                if single_prop && push_description {
+                    if let Some(Value::Object(props)) = vobj.get_mut("properties") {
+                        if let Some(Value::Object(p)) = props.values_mut().next() {
+                            p.insert("description".into(), Value::String(desc));
                         }
                     }
                 }

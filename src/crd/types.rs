@@ -6,6 +6,7 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved};
+use super::k8s::K8sTable;
 
 /// Scalar kinds, for default-value evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,18 +130,13 @@ fn want_type(k: &ItemKind) -> bool {
 }
 
 /// Classify `ty` as written in `module`.
-pub fn classify(
-    ix: &CrateIndex,
-    k8s: &serde_json::Map<String, Value>,
-    ty: &syn::Type,
-    module: ModId,
-) -> Result<Ty, CrdError> {
+pub fn classify(ix: &CrateIndex, k8s: &K8sTable, ty: &syn::Type, module: ModId) -> Result<Ty, CrdError> {
     classify_depth(ix, k8s, ty, module, 0)
 }
 
 fn classify_depth(
     ix: &CrateIndex,
-    k8s: &serde_json::Map<String, Value>,
+    k8s: &K8sTable,
     ty: &syn::Type,
     module: ModId,
     depth: usize,
@@ -221,7 +217,7 @@ fn classify_depth(
             if name == "Value" && full.iter().any(|s| s == "serde_json") {
                 return Ok(Ty::JsonValue);
             }
-            if k8s.contains_key(&name) && (full.len() == 1 || full.iter().any(|s| s == "k8s_openapi")) {
+            if k8s.contains(&name) && (full.len() == 1 || full.iter().any(|s| s == "k8s_openapi")) {
                 return Ok(Ty::K8s(name));
             }
             if let Some((kind, schema)) = scalar_by_name(&name, &full) {

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use crate::support::{blessing, repo_root, standard_project};
 
-fn shared_target() -> PathBuf {
+pub(crate) fn shared_target() -> PathBuf {
     std::env::var_os("KUBESMITH_E2E_TARGET")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("operator-target"))

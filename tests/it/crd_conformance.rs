@@ -1,5 +1,7 @@
 //! Conformance of the static CRD generator with kube-derive: every corpus sample kube-derive accepted is run
-//! through `kubesmith::crd::generate` on a temp crate and compared with kube-derive's own `crd()` output.
+//! through `kubesmith::crd::generate` on a temp crate and compared with kube-derive's own `crd()` output as
+//! committed in `tests/conformance/kube-derive/out/` (`conformance_live` recompiles the corpus and checks
+//! those files are still what kube-derive produces).
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +11,9 @@ use serde_json::Value;
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/kube-derive");
 
 /// How to cut a corpus sample out of its input file.
-struct Sample {
-    name: &'static str,
+pub(crate) struct Sample {
+    /// Output file stem (`out/<name>.json`).
+    pub(crate) name: &'static str,
     input: &'static str,
     /// (kind, version) of the specs that keep `#[derive(CustomResource)]`.
     keep: &'static [(&'static str, Option<&'static str>)],
@@ -74,12 +77,17 @@ fn cut_input(sample: &Sample) -> String {
 fn expected(sample: &Sample) -> Value {
     let dir = Path::new(CORPUS).join("out");
     let json = dir.join(format!("{}.json", sample.name));
-    let mut v: Value = if json.exists() {
+    let v: Value = if json.exists() {
         serde_json::from_str(&std::fs::read_to_string(json).expect("read")).expect("json")
     } else {
         let yaml = std::fs::read_to_string(dir.join(format!("{}.serde_yaml.yaml", sample.name))).expect("read yaml");
         serde_yaml_ng::from_str(&yaml).expect("yaml")
     };
+    strip_expected(sample, v)
+}
+
+/// kube-derive's CRD without the properties of the fields `cut_input` removes.
+pub(crate) fn strip_expected(sample: &Sample, mut v: Value) -> Value {
     if let Some(Value::Array(versions)) = v.pointer_mut("/spec/versions") {
         for version in versions {
             let Some(spec) = version.pointer_mut("/schema/openAPIV3Schema/properties/spec") else {
@@ -111,7 +119,7 @@ fn run(src: &str) -> Result<Vec<GeneratedCrd>, CrdError> {
 }
 
 /// Compare JSON values, numbers by value; returns the first differing path.
-fn diff(a: &Value, b: &Value, path: &str) -> Option<String> {
+pub(crate) fn diff(a: &Value, b: &Value, path: &str) -> Option<String> {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => (x.as_f64() != y.as_f64()).then(|| format!("{path}: {x} != {y}")),
         (Value::Object(x), Value::Object(y)) => {
@@ -142,34 +150,45 @@ fn diff(a: &Value, b: &Value, path: &str) -> Option<String> {
 }
 
 fn check(sample: &Sample) {
-    let src = cut_input(sample);
-    let crds = match run(&src) {
-        Ok(c) => c,
-        Err(e) => panic!("{}: generate failed: {e}", sample.name),
-    };
-    assert_eq!(
-        crds.len(),
-        1,
-        "{}: expected one CRD, got {:?}",
-        sample.name,
-        crds.iter().map(|c| &c.name).collect::<Vec<_>>()
-    );
-    let want = expected(sample);
-    if let Some(d) = diff(&crds[0].crd, &want, "") {
-        panic!("{}: CRD differs from kube-derive at {d}", sample.name);
+    if let Err(e) = check_against(sample, &expected(sample)) {
+        panic!("{e}");
     }
-    assert_eq!(crds[0].name, want["metadata"]["name"]);
+}
+
+/// kubesmith's static CRD for `sample` compared with `want` (kube-derive's, stripped).
+pub(crate) fn check_against(sample: &Sample, want: &Value) -> Result<(), String> {
+    let src = cut_input(sample);
+    let crds = run(&src).map_err(|e| format!("{}: generate failed: {e}", sample.name))?;
+    if crds.len() != 1 {
+        return Err(format!(
+            "{}: expected one CRD, got {:?}",
+            sample.name,
+            crds.iter().map(|c| &c.name).collect::<Vec<_>>()
+        ));
+    }
+    if let Some(d) = diff(&crds[0].crd, want, "") {
+        return Err(format!("{}: CRD differs from kube-derive at {d}", sample.name));
+    }
+    if crds[0].name != want["metadata"]["name"] {
+        return Err(format!("{}: name {} differs", sample.name, crds[0].name));
+    }
     assert_eq!(crds[0].file_name, format!("{}_{}.yaml", crds[0].group, crds[0].plural));
+    Ok(())
 }
 
 const SCHEMA: &str = "input-schema_samples.rs";
+const COVERAGE: &str = "input-coverage.rs";
 
 macro_rules! conformance {
     ($($test:ident: $name:literal, $input:expr, [$(($kind:literal, $ver:expr)),*], [$(($f:literal, $p:literal)),*];)*) => {
+        /// Every sample kubesmith reproduces.
+        pub(crate) const SAMPLES: &[Sample] = &[
+            $(Sample { name: $name, input: $input, keep: &[$(($kind, $ver)),*], strip: &[$(($f, $p)),*] },)*
+        ];
         $(
             #[test]
             fn $test() {
-                check(&Sample { name: $name, input: $input, keep: &[$(($kind, $ver)),*], strip: &[$(($f, $p)),*] });
+                check(SAMPLES.iter().find(|s| s.name == $name).expect("listed"));
             }
         )*
     };
@@ -195,6 +214,12 @@ conformance! {
     multi_v1: "multi-v1", SCHEMA, [("Multi", Some("v1"))], [];
     multi_merged: "multi-merged", SCHEMA, [("Multi", None)], [];
     edge_cases: "edge-cases", "input-edge_cases.rs", [("Edge", None)], [("u32_map_key", "u32MapKey")];
+    cov_scaled: "cov-scaled", COVERAGE, [("Scaled", None)], [];
+    cov_renames: "cov-renames", COVERAGE, [("Renames", None)], [];
+    cov_defaults: "cov-defaults", COVERAGE, [("Defaults", None)], [];
+    cov_wrappers: "cov-wrappers", COVERAGE, [("Wrappers", None)], [];
+    cov_enum_shapes: "cov-enum-shapes", COVERAGE, [("EnumShapes", None)], [];
+    cov_more_k8stypes: "cov-more-k8stypes", COVERAGE, [("MoreK8sTypes", None)], [];
 }
 
 /// Samples where kube-derive panics or emits a CRD the API server rejects: kubesmith must report them.
@@ -270,7 +295,7 @@ fn shapes_rejected_fields_are_errors() {
     }
 }
 
-#[allow(dead_code)]
-fn corpus_dir() -> PathBuf {
+/// `tests/conformance/kube-derive`.
+pub(crate) fn corpus_dir() -> PathBuf {
     PathBuf::from(CORPUS)
 }

@@ -1,0 +1,147 @@
+//! The k8s-openapi schema table: the schema kube-derive inlines for each supported k8s-openapi 0.29 type, per
+//! Kubernetes version feature (`v1_33` .. `v1_37`), generated from the real crate by `cargo xtask k8s-schemas`.
+//!
+//! Layout (`data/k8s-schemas/`): `pool.jsonl` holds every distinct JSON object of the tables once, one per
+//! line, children that are themselves pooled written `{"$pool": <line>}`; `v1_XX.json` maps a type name to
+//! its pool line. Only the small per-version index is parsed eagerly; a type's schema is expanded from the pool
+//! the first time a crate uses it, so a run that embeds no k8s type pays (almost) nothing for the table.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, OnceLock};
+
+use serde_json::{Map, Value};
+
+/// Supported Kubernetes minor versions, oldest first (k8s-openapi 0.29 features `v1_33` .. `v1_37`).
+pub const VERSIONS: [&str; 5] = ["1.33", "1.34", "1.35", "1.36", "1.37"];
+
+/// The version used when neither `PROJECT` nor `--k8s-version` names one (k8s-openapi's `latest`).
+pub const DEFAULT_VERSION: &str = "1.37";
+
+const POOL: &str = include_str!("../../data/k8s-schemas/pool.jsonl");
+const INDEXES: [&str; 5] = [
+    include_str!("../../data/k8s-schemas/v1_33.json"),
+    include_str!("../../data/k8s-schemas/v1_34.json"),
+    include_str!("../../data/k8s-schemas/v1_35.json"),
+    include_str!("../../data/k8s-schemas/v1_36.json"),
+    include_str!("../../data/k8s-schemas/v1_37.json"),
+];
+
+/// One Kubernetes version's table.
+#[derive(Debug)]
+pub struct K8sTable {
+    version: &'static str,
+    index: BTreeMap<String, usize>,
+    expanded: Mutex<HashMap<usize, Value>>,
+}
+
+fn pool_lines() -> &'static [&'static str] {
+    static LINES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    LINES.get_or_init(|| POOL.lines().collect())
+}
+
+impl K8sTable {
+    /// The table of `version` (`"1.33"` .. `"1.37"`; a leading `v` and `_` for `.` are accepted).
+    pub fn for_version(version: &str) -> Option<&'static K8sTable> {
+        static TABLES: [OnceLock<K8sTable>; 5] = [const { OnceLock::new() }; 5];
+        let v = version.trim_start_matches('v').replace('_', ".");
+        let i = VERSIONS.iter().position(|x| *x == v)?;
+        Some(TABLES[i].get_or_init(|| {
+            let index: BTreeMap<String, usize> =
+                serde_json::from_str(INDEXES[i]).expect("data/k8s-schemas index is valid JSON");
+            K8sTable { version: VERSIONS[i], index, expanded: Mutex::new(HashMap::new()) }
+        }))
+    }
+
+    /// The default version's table.
+    pub fn default_table() -> &'static K8sTable {
+        Self::for_version(DEFAULT_VERSION).expect("the default version has a table")
+    }
+
+    /// `"1.37"`.
+    pub fn version(&self) -> &'static str {
+        self.version
+    }
+
+    /// Whether the table has the type named `name` (its Rust name, e.g. `Container`).
+    pub fn contains(&self, name: &str) -> bool {
+        self.index.contains_key(name)
+    }
+
+    /// Type names in the table, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.index.keys().map(String::as_str)
+    }
+
+    /// The schema of `name` as kube-derive inlines it for a required field of that type.
+    pub fn get(&self, name: &str) -> Option<Value> {
+        let id = *self.index.get(name)?;
+        let mut cache = self.expanded.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = cache.get(&id) {
+            return Some(v.clone());
+        }
+        let mut memo = HashMap::new();
+        let v = expand_id(id, &mut memo);
+        cache.insert(id, v.clone());
+        Some(v)
+    }
+}
+
+fn expand_id(id: usize, memo: &mut HashMap<usize, Value>) -> Value {
+    if let Some(v) = memo.get(&id) {
+        return v.clone();
+    }
+    let raw: Value = pool_lines()
+        .get(id)
+        .and_then(|l| serde_json::from_str(l).ok())
+        .expect("data/k8s-schemas/pool.jsonl is consistent with its indexes");
+    let v = expand(raw, memo);
+    memo.insert(id, v.clone());
+    v
+}
+
+fn expand(v: Value, memo: &mut HashMap<usize, Value>) -> Value {
+    match v {
+        Value::Object(m) => {
+            if m.len() == 1 {
+                if let Some(id) = m.get("$pool").and_then(Value::as_u64) {
+                    return expand_id(id as usize, memo);
+                }
+            }
+            Value::Object(m.into_iter().map(|(k, x)| (k, expand(x, memo))).collect::<Map<String, Value>>())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(|x| expand(x, memo)).collect()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_version_has_every_type_and_they_expand() {
+        let latest = K8sTable::default_table();
+        for v in VERSIONS {
+            let t = K8sTable::for_version(v).unwrap();
+            assert_eq!(t.version(), v);
+            assert_eq!(t.names().collect::<Vec<_>>(), latest.names().collect::<Vec<_>>());
+            for name in t.names() {
+                let s = t.get(name).unwrap();
+                assert!(s.get("description").is_some(), "{v} {name}: {s}");
+                assert!(!s.to_string().contains("$pool"), "{v} {name}");
+            }
+        }
+        assert!(K8sTable::for_version("v1_35").is_some());
+        assert!(K8sTable::for_version("1.32").is_none());
+    }
+
+    #[test]
+    fn well_known_shapes() {
+        let t = K8sTable::default_table();
+        assert_eq!(t.get("Quantity").unwrap()["x-kubernetes-int-or-string"], true);
+        assert_eq!(t.get("Time").unwrap()["format"], "date-time");
+        let cond = t.get("Condition").unwrap();
+        assert_eq!(cond["required"], serde_json::json!(["lastTransitionTime", "message", "reason", "status", "type"]));
+        assert!(t.get("Nope").is_none());
+    }
+}

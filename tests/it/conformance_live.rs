@@ -1,0 +1,173 @@
+//! Live conformance with kube-derive: compile the corpus inputs (`tests/conformance/kube-derive/input-*.rs`, one
+//! binary each) against the corpus' exact dependency set (`input-Cargo.toml` + `input-Cargo.lock`: kube 5.0.0,
+//! k8s-openapi 0.29.0, schemars 1.2.3), run them, and check that
+//! 1. what they print is what `out/` holds (else: `cargo xtask conformance --bless`, then review the diff), and
+//! 2. kubesmith's static output for every sample in `crd_conformance::SAMPLES` equals the live `crd()`.
+//!
+//! The harness crate lives under `CARGO_TARGET_TMPDIR` and builds in the e2e tests' shared target folder.
+//! `KUBESMITH_SKIP_E2E=1` skips it; `KUBESMITH_BLESS=1` (what `cargo xtask conformance --bless` sets) rewrites
+//! `out/` from the live outputs instead of comparing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::crd_conformance::{SAMPLES, check_against, corpus_dir, diff, strip_expected};
+use crate::e2e::shared_target;
+use crate::support::blessing;
+
+/// Writes `text` to `path` unless it already holds it (keeps cargo's fingerprints fresh).
+fn write_if_changed(path: &Path, text: &str) {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return;
+    }
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The corpus inputs: (binary name, source).
+fn inputs() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(corpus_dir()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(stem) = name.strip_prefix("input-").and_then(|n| n.strip_suffix(".rs")) {
+            out.push((stem.to_string(), std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Builds the harness and runs every input binary; returns the files they wrote (name → contents).
+pub(crate) fn run_harness() -> BTreeMap<String, String> {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kube-derive-harness");
+    let manifest = std::fs::read_to_string(corpus_dir().join("input-Cargo.toml")).unwrap();
+    write_if_changed(
+        &dir.join("Cargo.toml"),
+        &format!("{manifest}\n# Not part of the kubesmith workspace.\n[workspace]\n"),
+    );
+    write_if_changed(&dir.join("Cargo.lock"), &std::fs::read_to_string(corpus_dir().join("input-Cargo.lock")).unwrap());
+    let inputs = inputs();
+    let bin_dir = dir.join("src/bin");
+    if let Ok(entries) = std::fs::read_dir(&bin_dir) {
+        for e in entries {
+            let p = e.unwrap().path();
+            let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+            if !inputs.iter().any(|(s, _)| *s == stem) {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
+    }
+    for (stem, src) in &inputs {
+        write_if_changed(&bin_dir.join(format!("{stem}.rs")), src);
+    }
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO"))
+        .args(["build", "--locked", "--bins", "--quiet"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env_remove("RUSTFLAGS")
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .expect("cannot run cargo");
+    eprintln!("conformance: building the kube-derive harness took {:.1}s", started.elapsed().as_secs_f64());
+    assert!(out.status.success(), "the kube-derive corpus does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
+    let results = tempfile::tempdir().unwrap();
+    for (stem, _) in &inputs {
+        let exe = shared_target().join("debug").join(stem);
+        let run = Command::new(&exe)
+            .arg(results.path())
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+        assert!(run.status.success(), "{stem} failed:\n{}", String::from_utf8_lossy(&run.stderr));
+    }
+    let mut files = BTreeMap::new();
+    for e in std::fs::read_dir(results.path()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if is_output(&name) {
+            files.insert(name, std::fs::read_to_string(&p).unwrap());
+        }
+    }
+    files
+}
+
+/// The files `out/` keeps: CRDs and raw schemas as JSON, and kube-derive's panic messages.
+fn is_output(name: &str) -> bool {
+    name.ends_with(".json") || name.ends_with(".PANIC.txt")
+}
+
+fn out_dir() -> PathBuf {
+    corpus_dir().join("out")
+}
+
+fn bless(files: &BTreeMap<String, String>) {
+    for e in std::fs::read_dir(out_dir()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if !files.contains_key(&name) {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+    for (name, text) in files {
+        write_if_changed(&out_dir().join(name), text);
+    }
+    eprintln!("conformance: blessed {} files in {}", files.len(), out_dir().display());
+}
+
+#[test]
+fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
+    if std::env::var_os("KUBESMITH_SKIP_E2E").is_some() {
+        eprintln!("KUBESMITH_SKIP_E2E is set: skipping the live kube-derive conformance run");
+        return;
+    }
+    let files = run_harness();
+    if blessing() {
+        bless(&files);
+        return;
+    }
+    let mut problems = Vec::new();
+    // 1. out/ is what kube-derive produces today.
+    let mut committed = Vec::new();
+    for e in std::fs::read_dir(out_dir()).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if !files.contains_key(&name) {
+            problems.push(format!("out/{name} is committed but the corpus no longer produces it"));
+        }
+        committed.push(name);
+    }
+    for (name, live) in &files {
+        let Ok(old) = std::fs::read_to_string(out_dir().join(name)) else {
+            problems.push(format!("out/{name} is missing"));
+            continue;
+        };
+        if name.ends_with(".json") {
+            let (a, b): (Value, Value) = (serde_json::from_str(live).unwrap(), serde_json::from_str(&old).unwrap());
+            if let Some(d) = diff(&a, &b, "") {
+                problems.push(format!("out/{name} differs from the live output at {d}"));
+            }
+        } else if old.trim() != live.trim() {
+            problems.push(format!("out/{name} differs from the live output"));
+        }
+    }
+    if !problems.is_empty() {
+        problems.push("run `cargo xtask conformance --bless` and review `git diff tests/conformance`".into());
+    }
+    // 2. kubesmith reproduces every listed sample.
+    for sample in SAMPLES {
+        let name = format!("{}.json", sample.name);
+        let Some(live) = files.get(&name) else {
+            problems.push(format!("the corpus produced no {name}"));
+            continue;
+        };
+        let want = strip_expected(sample, serde_json::from_str(live).unwrap());
+        if let Err(e) = check_against(sample, &want) {
+            problems.push(e);
+        }
+    }
+    assert!(problems.is_empty(), "live conformance with kube-derive failed:\n  {}", problems.join("\n  "));
+    eprintln!("conformance: {} live outputs match out/; kubesmith matches {} samples", files.len(), SAMPLES.len());
+}

@@ -1,0 +1,95 @@
+//! The Kubernetes version picks the k8s-openapi schema table: PROJECT's `k8sVersion`, else
+//! `make manifests --k8s-version`, else 1.37.
+
+use std::path::Path;
+
+use kubesmith::crd::{self, K8sTable, SourceSet};
+use serde_json::Value;
+
+use crate::support::{create_api, init, ks, read};
+
+const SPEC: &str = r#"
+use k8s_openapi::api::core::v1::EnvVar;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "demo.example.com", version = "v1", kind = "Demo", namespaced)]
+pub struct DemoSpec {
+    pub env: Vec<EnvVar>,
+}
+"#;
+
+fn env_items(crd: &Value) -> Value {
+    crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/env/items")
+        .expect("env items")
+        .clone()
+}
+
+fn yaml_crd(path: &Path) -> Value {
+    serde_yaml_ng::from_str(&read(path)).expect("CRD YAML")
+}
+
+#[test]
+fn versions_differ_where_k8s_openapi_does() {
+    let (old, new) = (K8sTable::for_version("1.33").unwrap(), K8sTable::for_version("1.37").unwrap());
+    assert_ne!(old.get("EnvVar"), new.get("EnvVar"));
+    assert_eq!(old.get("Condition"), new.get("Condition"));
+}
+
+#[test]
+fn flag_selects_the_table_outside_a_project() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), SPEC).unwrap();
+    let mut seen = Vec::new();
+    for (flag, version) in [(None, "1.37"), (Some("1.33"), "1.33"), (Some("1.37"), "1.37")] {
+        let out = format!("out-{version}-{}", flag.is_some());
+        let mut cmd = ks(dir.path());
+        cmd.args(["make", "manifests", "--source", "src", "--crd-dir", &out]);
+        if let Some(f) = flag {
+            cmd.args(["--k8s-version", f]);
+        }
+        cmd.assert().success();
+        let got = yaml_crd(&dir.path().join(&out).join("demo.example.com_demos.yaml"));
+        let table = K8sTable::for_version(version).unwrap();
+        assert_eq!(env_items(&got), table.get("EnvVar").unwrap(), "{version}");
+        let lib = crd::generate_with(&SourceSet::new(&dir.path().join("src")), table).unwrap();
+        assert_eq!(got, lib[0].crd, "{version}");
+        seen.push(env_items(&got));
+    }
+    assert_eq!(seen[0], seen[2]);
+    assert_ne!(seen[0], seen[1]);
+    ks(dir.path()).args(["make", "manifests", "--crd-dir", "x", "--k8s-version", "1.20"]).assert().code(2);
+}
+
+#[test]
+fn project_k8s_version_selects_the_table() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "old-k8s", &["--k8s-version", "1.33"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Memcached"]);
+    let kind = dir.join("src/api/v1/memcached.rs");
+    let text = read(&kind).replace(
+        "pub struct MemcachedSpec {",
+        "pub struct MemcachedSpec {\n    pub env: Vec<k8s_openapi::api::core::v1::EnvVar>,",
+    );
+    std::fs::write(&kind, text).unwrap();
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    let crd_file = dir.join("config/crd/bases/cache.example.com_memcacheds.yaml");
+    let old = K8sTable::for_version("1.33").unwrap();
+    assert_eq!(env_items(&yaml_crd(&crd_file)), old.get("EnvVar").unwrap());
+
+    // The flag wins over PROJECT.
+    ks(&dir).args(["make", "manifests", "--k8s-version", "1.37"]).assert().success();
+    let new = K8sTable::for_version("1.37").unwrap();
+    assert_eq!(env_items(&yaml_crd(&crd_file)), new.get("EnvVar").unwrap());
+
+    // A version kubesmith has no table for is a usage error naming the fix.
+    let project = dir.join("PROJECT");
+    std::fs::write(&project, read(&project).replace("'1.33'", "'1.20'")).unwrap();
+    let out = ks(&dir).args(["make", "manifests"]).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("k8sVersion 1.20"), "{err}");
+    assert!(err.contains("--k8s-version"), "{err}");
+}
