@@ -8,6 +8,7 @@
 //! ranges.
 
 pub mod bundle;
+pub mod catalog;
 pub mod csv;
 pub mod schema;
 pub mod semver;
