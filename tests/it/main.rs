@@ -1,5 +1,6 @@
 //! kubesmith's integration tests: each drives the real binary in a temporary folder.
 
+mod bundle;
 mod cli;
 #[path = "../crd_conformance.rs"]
 mod crd_conformance;
