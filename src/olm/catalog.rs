@@ -488,7 +488,7 @@ fn validate_channel(c: &Channel) -> Vec<String> {
             return out;
         }
     };
-    let by_name: BTreeMap<&str, &Value> = c.entries.iter().map(|e| (s(e, "/name"), *&e)).collect();
+    let by_name: BTreeMap<&str, &Value> = c.entries.iter().map(|e| (s(e, "/name"), e)).collect();
     let mut chain = vec![head.clone()];
     let mut reached: BTreeSet<String> = BTreeSet::from([head.clone()]);
     let mut skipped: BTreeSet<String> = BTreeSet::new();

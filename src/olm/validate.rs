@@ -1044,25 +1044,4 @@ fn deprecated_apis(l: &Loaded, csv: &Value, k8s: Option<&str>, out: &mut Out) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn image_references() {
-        assert!(check_image("quay.io/example/memcached-operator:v0.0.1").is_ok());
-        assert!(check_image("memcached:1.6").is_ok());
-        assert!(
-            check_image("localhost:5000/a/b@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
-                .is_ok()
-        );
-        assert!(check_image("Quay.io/UPPER/Case:x").is_err());
-        assert!(check_image("bad image").is_err());
-    }
-
-    #[test]
-    fn label_value_names() {
-        assert!(name_problems("memcached-operator.v0.1.0").is_empty());
-        assert_eq!(name_problems("Bad_Name").len(), 1);
-        assert_eq!(name_problems(&"a".repeat(64)).len(), 1);
-    }
-}
+mod tests;

@@ -92,8 +92,7 @@ fn make_bundle_builds_a_valid_deterministic_bundle_keeping_base_edits() {
     let (mut want, mut have) = (BTreeSet::new(), BTreeSet::new());
     key_paths(&golden, "", &mut want);
     key_paths(&csv, "", &mut have);
-    let missing: Vec<&String> =
-        want.difference(&have).filter(|p| !p.contains("deployments[].spec.")).collect();
+    let missing: Vec<&String> = want.difference(&have).filter(|p| !p.contains("deployments[].spec.")).collect();
     assert!(missing.is_empty(), "fields of the operator-sdk CSV missing: {missing:?}");
 
     let s = &csv["spec"];
