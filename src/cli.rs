@@ -26,6 +26,30 @@ pub enum Command {
     /// Generate files from the project's sources.
     #[command(subcommand)]
     Make(MakeCommand),
+    /// Work with OLM bundles.
+    #[command(subcommand)]
+    Bundle(BundleCommand),
+    /// Work with OLM file-based catalogs.
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BundleCommand {
+    /// Check a bundle with operator-framework's validators and OLM's CSV schema.
+    #[command(after_help = "Examples:\n  kubesmith bundle validate bundle\n  \
+        kubesmith bundle validate bundle --select-optional suite=operatorframework --k8s-version 1.25\n  \
+        kubesmith bundle validate bundle --select-optional name=good-practices --output json")]
+    Validate(BundleValidateArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Check a file-based catalog with opm's rules and print its upgrade graph.
+    #[command(
+        after_help = "Examples:\n  kubesmith catalog validate catalog\n  kubesmith catalog validate catalog --graph mermaid"
+    )]
+    Validate(CatalogValidateArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -49,6 +73,19 @@ pub enum MakeCommand {
     #[command(after_help = "Examples:\n  kubesmith make manifests\n  kubesmith make manifests --check\n  \
         kubesmith make manifests --source src --crd-dir out/crds --rbac-dir out/rbac")]
     Manifests(MakeManifestsArgs),
+    /// Generate an OLM bundle (bundle/manifests, bundle/metadata, bundle.Dockerfile) from config/manifests.
+    #[command(
+        after_help = "Examples:\n  kubesmith make bundle --version 0.1.0 --image quay.io/me/memcached-operator:v0.1.0\n  \
+        kubesmith make bundle --version 0.2.0 --channels fast,stable --default-channel stable --replaces memcached-operator.v0.1.0\n  \
+        kubesmith make bundle --version 0.2.0 --check"
+    )]
+    Bundle(MakeBundleArgs),
+    /// Generate a file-based catalog (olm.package, olm.channel, olm.bundle) from bundle folders.
+    #[command(
+        after_help = "Examples:\n  kubesmith make catalog --bundle bundle --bundle-image quay.io/me/memcached-operator-bundle:v0.1.0\n  \
+        kubesmith make catalog --bundle old/bundle=quay.io/me/op-bundle:v0.1.0 --bundle bundle=quay.io/me/op-bundle:v0.2.0"
+    )]
+    Catalog(MakeCatalogArgs),
 }
 
 /// Licenses `init` knows how to set up.
@@ -212,4 +249,113 @@ pub struct MakeManifestsArgs {
     /// else the last space plus `...`); 0 drops descriptions. Shrinks CRDs too big for `kubectl apply`.
     #[arg(long, value_name = "N")]
     pub max_description_length: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct MakeBundleArgs {
+    /// Bundle version, strict semver without a leading `v` (e.g. `0.1.0`); names the CSV `<package>.v<version>`.
+    #[arg(long)]
+    pub version: String,
+    /// Channels the bundle is published to, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "alpha")]
+    pub channels: Vec<String>,
+    /// The channel subscriptions use when they name none; must be one of --channels.
+    #[arg(long)]
+    pub default_channel: Option<String>,
+    /// Package name. Default: the PROJECT's projectName.
+    #[arg(long)]
+    pub package: Option<String>,
+    /// Operator image; replaces the `controller:latest` placeholder in the deployment.
+    #[arg(long, value_name = "REGISTRY/IMG:TAG")]
+    pub image: Option<String>,
+    /// The bundle this one upgrades (`spec.replaces`, e.g. `memcached-operator.v0.1.0`).
+    #[arg(long, value_name = "NAME.vX")]
+    pub replaces: Option<String>,
+    /// Bundles this one can replace directly (`spec.skips`); repeat or separate with commas.
+    #[arg(long, value_delimiter = ',')]
+    pub skips: Vec<String>,
+    /// Installed versions that may upgrade straight to this one (`olm.skipRange`, e.g. '>=0.1.0 <0.2.0').
+    #[arg(long, value_name = "RANGE")]
+    pub skip_range: Option<String>,
+    /// Bundle folder (bundle.Dockerfile goes next to it, in the current folder).
+    #[arg(long, default_value = "bundle")]
+    pub output_dir: PathBuf,
+    /// Write nothing; list missing, stale and extra files and exit 1 if there are any.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Output format of the validators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct BundleValidateArgs {
+    /// The bundle folder (holding manifests/ and metadata/).
+    pub dir: PathBuf,
+    /// Optional validators: `name=operatorhub`, `name=good-practices`, `name=alpha-deprecated-apis` or
+    /// `suite=operatorframework` (all three); repeat or separate with commas.
+    #[arg(long, value_delimiter = ',')]
+    pub select_optional: Vec<String>,
+    /// Kubernetes version for `alpha-deprecated-apis` (e.g. `1.25`); default: the CSV's minKubeVersion.
+    #[arg(long)]
+    pub k8s_version: Option<String>,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
+}
+
+/// How `catalog validate` prints the upgrade graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    Text,
+    Mermaid,
+    None,
+}
+
+#[derive(Debug, Args)]
+pub struct MakeCatalogArgs {
+    /// A bundle folder, optionally with its image: `DIR` or `DIR=IMAGE`; repeat for every version of the package.
+    #[arg(long = "bundle", value_name = "DIR[=IMAGE]", required = true)]
+    pub bundles: Vec<String>,
+    /// Image of a bundle given without `=IMAGE` (`{version}` is replaced by its version), e.g.
+    /// `quay.io/me/op-bundle:v{version}`.
+    #[arg(long, value_name = "IMAGE")]
+    pub bundle_image: Option<String>,
+    /// The package's default channel. Default: the newest bundle's default channel, else its only channel.
+    #[arg(long)]
+    pub default_channel: Option<String>,
+    /// Catalog folder; the package goes in `<DIR>/<package>/catalog.yaml`, the Dockerfile in `<DIR>.Dockerfile`.
+    #[arg(long, default_value = "catalog")]
+    pub output_dir: PathBuf,
+    /// Base image of the catalog image.
+    #[arg(long, default_value = "quay.io/operator-framework/opm:latest")]
+    pub base_image: String,
+    /// Write nothing; list missing and stale files and exit 1 if there are any.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CatalogValidateArgs {
+    /// The catalog folder (YAML or JSON files of olm.package, olm.channel and olm.bundle documents).
+    pub dir: PathBuf,
+    /// Print the upgrade graph of every channel.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
+    pub graph: GraphFormat,
+    /// Output format of the findings.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output: OutputFormat,
 }

@@ -1,8 +1,11 @@
 //! Dispatch from parsed arguments to the command that computes a plan, then applies or prints it.
 
+pub mod bundle_validate;
+pub mod catalog;
 pub mod create_api;
 pub mod create_webhook;
 pub mod init;
+pub mod make_bundle;
 pub mod make_manifests;
 pub mod scaffold;
 
@@ -10,7 +13,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::cli::{Cli, Command, CreateCommand, MakeCommand};
+use crate::cli::{BundleCommand, CatalogCommand, Cli, Command, CreateCommand, MakeCommand};
 use crate::plan::Plan;
 
 /// An error in what the user asked for (a bad name, conflicting flags): exit code 2.
@@ -40,6 +43,10 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
             finish(plan, args.dry_run)
         }
         Command::Make(MakeCommand::Manifests(args)) => make_manifests::run(&args, cwd),
+        Command::Make(MakeCommand::Bundle(args)) => make_bundle::run(&args, cwd),
+        Command::Make(MakeCommand::Catalog(args)) => catalog::run_make(&args, cwd),
+        Command::Bundle(BundleCommand::Validate(args)) => bundle_validate::run(&args, cwd),
+        Command::Catalog(CatalogCommand::Validate(args)) => catalog::run_validate(&args, cwd),
     }
 }
 

@@ -7,6 +7,7 @@ pub mod crd;
 pub mod edit;
 pub mod markers;
 pub mod names;
+pub mod olm;
 pub mod plan;
 pub mod project;
 pub mod rbac;

@@ -174,7 +174,7 @@ fn needs_quotes(s: &str) -> bool {
     let lower = s.to_ascii_lowercase();
     const RESERVED: &[&str] =
         &["true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".inf", "-.inf", "+.inf", ".nan"];
-    if RESERVED.contains(&lower.as_str()) || looks_numeric(s) {
+    if RESERVED.contains(&lower.as_str()) || looks_numeric(s) || looks_timestamp(s) {
         return true;
     }
     let first = s.chars().next().unwrap_or(' ');
@@ -187,6 +187,20 @@ fn needs_quotes(s: &str) -> bool {
         }
     }
     s.contains(": ") || s.contains(" #") || s.ends_with(':')
+}
+
+/// YAML 1.1 timestamps (`2001-12-14`, `2001-12-14T21:59:43Z`) read back as dates, not strings.
+fn looks_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 8
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5].is_ascii_digit()
+        && s[5..].split_once('-').is_some_and(|(m, rest)| {
+            m.len() <= 2
+                && m.bytes().all(|c| c.is_ascii_digit())
+                && rest.bytes().next().is_some_and(|c| c.is_ascii_digit())
+        })
 }
 
 fn looks_numeric(s: &str) -> bool {
@@ -226,7 +240,24 @@ mod tests {
     #[test]
     fn ambiguous_strings_are_quoted() {
         assert_eq!(to_string(&json!("")), "\"\"\n");
-        for s in ["true", "Yes", "null", "1.0", "0.5", "1:20", " x", "a: b", "#c", "x #y", "@a", "- a", "-", "10"] {
+        for s in [
+            "true",
+            "Yes",
+            "null",
+            "1.0",
+            "0.5",
+            "1:20",
+            " x",
+            "a: b",
+            "#c",
+            "x #y",
+            "@a",
+            "- a",
+            "-",
+            "10",
+            "2022-11-08T17:26:37Z",
+            "2022-1-8",
+        ] {
             round_trip(json!({ "k": s }));
             assert!(to_string(&json!(s)).starts_with('\''), "{s}");
         }

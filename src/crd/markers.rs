@@ -122,6 +122,11 @@ impl MarkerIndex {
 
     /// Scans every file of the crate and attaches each CRD marker to its struct, enum or field.
     pub fn build(ix: &CrateIndex) -> Result<Self, CrdError> {
+        Self::build_with(ix, is_crd_marker)
+    }
+
+    /// Like [`MarkerIndex::build`] for the markers `keep` selects (e.g. the OLM CSV markers).
+    pub fn build_with(ix: &CrateIndex, keep: fn(&str) -> bool) -> Result<Self, CrdError> {
         let mut out = MarkerIndex::default();
         for (fi, file) in ix.files.iter().enumerate() {
             if !file.text.contains("+") {
@@ -131,7 +136,7 @@ impl MarkerIndex {
                 let d = &e.diagnostics[0];
                 CrdError::marker(&d.file, d.line, &d.message)
             })?;
-            let markers: Vec<Marker> = markers.into_iter().filter(|m| is_crd_marker(&m.name)).collect();
+            let markers: Vec<Marker> = markers.into_iter().filter(|m| keep(&m.name)).collect();
             if markers.is_empty() {
                 continue;
             }
@@ -205,7 +210,7 @@ impl MarkerIndex {
                                 m.name
                             )));
                         }
-                        if *flatten && !IGNORED.contains(&m.name.as_str()) {
+                        if *flatten && !IGNORED.contains(&m.name.as_str()) && !m.name.starts_with("operator-sdk:") {
                             return Err(err(format!(
                                 "marker `+{}` on #[serde(flatten)] field `{name}`: a flattened field has no schema \
                                  of its own; put the markers on the fields (or the type) being flattened",

@@ -1,0 +1,291 @@
+//! `kubesmith make bundle`: renders `config/manifests` with `kubectl kustomize`, builds the CSV over the user's
+//! base CSV (`crate::olm::csv`) and plans `bundle/manifests`, `bundle/metadata/annotations.yaml`,
+//! `bundle/tests/scorecard/config.yaml` and `bundle.Dockerfile`, removing files that no longer belong.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::cli::MakeBundleArgs;
+use crate::commands::UsageError;
+use crate::olm::bundle::Metadata;
+use crate::olm::csv::{self, Options};
+use crate::olm::semver::{Range, Version};
+use crate::plan::{Action, Plan};
+use crate::project::{PROJECT_FILE, Project};
+
+/// The layout recorded in bundles of projects without a PROJECT file.
+const UNKNOWN_LAYOUT: &str = "unknown";
+
+/// `operators.operatorframework.io/builder`.
+pub fn builder() -> String {
+    format!("kubesmith-v{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Checks the arguments before anything is read: a bad value is a usage error.
+fn check_args(args: &MakeBundleArgs) -> Result<(), UsageError> {
+    if let Err(e) = Version::parse(&args.version) {
+        return Err(UsageError(format!(
+            "--version {}: {} is not a valid semantic version: {e} (use MAJOR.MINOR.PATCH, e.g. 0.1.0, without a leading v)",
+            args.version, args.version
+        )));
+    }
+    Version::parse_canonical(&args.version).map_err(|e| UsageError(format!("--version: {e}")))?;
+    if args.channels.is_empty() || args.channels.iter().any(|c| c.trim().is_empty()) {
+        return Err(UsageError(format!(
+            "--channels {:?} has an empty channel name: list channel names separated by commas, e.g. --channels fast,stable",
+            args.channels.join(",")
+        )));
+    }
+    for c in &args.channels {
+        if c.trim() != c || c.contains(char::is_whitespace) {
+            return Err(UsageError(format!("--channels: channel name {c:?} must not contain spaces")));
+        }
+    }
+    if let Some(d) = &args.default_channel
+        && !args.channels.contains(d)
+    {
+        return Err(UsageError(format!(
+            "--default-channel {d} is not among the channels ({}): add it to --channels or pick one of them",
+            args.channels.join(",")
+        )));
+    }
+    if let Some(r) = &args.skip_range {
+        Range::parse(r).map_err(|e| UsageError(format!("--skip-range {r:?}: {e}")))?;
+    }
+    for (flag, names) in
+        [("--replaces", args.replaces.iter().collect::<Vec<_>>()), ("--skips", args.skips.iter().collect())]
+    {
+        for n in names {
+            if !crate::names::is_dns1123_subdomain(n) {
+                return Err(UsageError(format!(
+                    "{flag} {n:?} is not a bundle name: use <package>.v<version>, e.g. memcached-operator.v0.1.0"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Seconds since the epoch → RFC 3339 UTC (`2026-01-01T00:00:00Z`).
+pub fn rfc3339(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// `createdAt`: `SOURCE_DATE_EPOCH` when set, else the existing bundle's when its version is the same, else now.
+fn created_at(existing: Option<&Value>, version: &str) -> String {
+    if let Some(secs) = std::env::var("SOURCE_DATE_EPOCH").ok().and_then(|s| s.trim().parse::<i64>().ok()) {
+        return rfc3339(secs);
+    }
+    if let Some(csv) = existing
+        && csv["spec"]["version"] == version
+        && let Some(c) = csv["metadata"]["annotations"]["createdAt"].as_str()
+    {
+        return c.to_string();
+    }
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    rfc3339(now as i64)
+}
+
+/// `kubectl kustomize <dir>` (the `KUBECTL` variable names another binary).
+fn kustomize(cwd: &Path, dir: &Path) -> Result<String> {
+    let kubectl = std::env::var("KUBECTL").ok().filter(|k| !k.is_empty()).unwrap_or_else(|| "kubectl".into());
+    let output = match Command::new(&kubectl).arg("kustomize").arg(dir).current_dir(cwd).output() {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "{kubectl} not found: make bundle renders {} with `kubectl kustomize`; install kubectl \
+             (https://kubernetes.io/docs/tasks/tools/) or point KUBECTL at it",
+            dir.display()
+        ),
+        Err(e) => return Err(e).with_context(|| format!("failed to run {kubectl} kustomize {}", dir.display())),
+    };
+    if !output.status.success() {
+        bail!(
+            "`{kubectl} kustomize {}` failed:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&output.stderr).trim_end()
+        );
+    }
+    String::from_utf8(output.stdout).context("kubectl kustomize printed something that is not UTF-8")
+}
+
+/// Plans the bundle.
+pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
+    check_args(args)?;
+    let project = if cwd.join(PROJECT_FILE).is_file() { Some(Project::load(cwd)?) } else { None };
+    let package = match (&args.package, &project) {
+        (Some(p), _) => p.clone(),
+        (None, Some(p)) if !p.file.project_name.is_empty() => p.file.project_name.clone(),
+        (None, Some(_)) => {
+            return Err(UsageError(
+                "--package <name> must be set if \"projectName\" is not set in the PROJECT file".into(),
+            )
+            .into());
+        }
+        (None, None) => {
+            return Err(UsageError("--package <name> must be set if the PROJECT file is not present".into()).into());
+        }
+    };
+    if !crate::names::is_dns1123_label(&package) {
+        return Err(UsageError(format!(
+            "--package {package:?} must be a DNS-1123 label (lower case letters, digits and '-')"
+        ))
+        .into());
+    }
+    let layout = project.as_ref().map(|p| p.file.layout.join(",")).unwrap_or_else(|| UNKNOWN_LAYOUT.into());
+    let manifests_dir = PathBuf::from("config/manifests");
+    let base_path = manifests_dir.join("bases").join(format!("{package}.clusterserviceversion.yaml"));
+    let base_text = std::fs::read_to_string(cwd.join(&base_path)).map_err(|_| {
+        anyhow::anyhow!(
+            "no base ClusterServiceVersion at {}: make bundle builds the CSV over it (display name, description, icon, \
+             maintainers, install modes...); restore it from version control or re-run `kubesmith init` in a new folder \
+             and copy it",
+            base_path.display()
+        )
+    })?;
+    let base_docs = crate::yaml::from_multi_doc_str(&base_text)
+        .with_context(|| format!("{} is not valid YAML", base_path.display()))?;
+    let Some(file_base) = base_docs.into_iter().find(|d| d["kind"] == "ClusterServiceVersion") else {
+        bail!("no ClusterServiceVersion manifest in {}", base_path.display());
+    };
+
+    let rendered = kustomize(cwd, &manifests_dir)?;
+    let docs = crate::yaml::from_multi_doc_str(&rendered)
+        .context("`kubectl kustomize config/manifests` printed invalid YAML")?;
+    // The rendered base carries any kustomize patches over the file; it is the one to build on.
+    let prefix = format!("{package}.");
+    let base = docs
+        .iter()
+        .find(|d| {
+            d["kind"] == "ClusterServiceVersion"
+                && d["metadata"]["name"].as_str().is_some_and(|n| n.starts_with(&prefix))
+        })
+        .cloned()
+        .unwrap_or(file_base);
+
+    let descriptions = if cwd.join("src").is_dir() {
+        crate::crd::csv::descriptions(&crate::crd::SourceSet::new(&cwd.join("src")))
+            .map_err(|e| anyhow::anyhow!("reading the CSV markers in src/: {e}"))?
+    } else {
+        Vec::new()
+    };
+    let out_dir = &args.output_dir;
+    let csv_file = format!("{}.clusterserviceversion.yaml", package.to_ascii_lowercase());
+    let csv_path = out_dir.join("manifests").join(&csv_file);
+    let existing = std::fs::read_to_string(cwd.join(&csv_path)).ok().and_then(|t| crate::yaml::from_str(&t).ok());
+    let opts = Options {
+        package: package.clone(),
+        version: Some(args.version.clone()),
+        image: args.image.clone(),
+        replaces: args.replaces.clone(),
+        skips: args.skips.clone(),
+        skip_range: args.skip_range.clone(),
+        created_at: created_at(existing.as_ref(), &args.version),
+        layout: layout.clone(),
+        builder: builder(),
+        descriptions,
+    };
+    let generated = csv::build(&base, docs, &opts)?;
+
+    // Refuse a CSV OLM would reject.
+    let schema = crate::olm::schema::validate(crate::olm::schema::csv_schema(), &generated.csv);
+    if !schema.errors.is_empty() {
+        bail!(
+            "invalid generated ClusterServiceVersion (OLM's CSV schema rejects it; fix {}):\n  {}",
+            base_path.display(),
+            schema.errors.join("\n  ")
+        );
+    }
+
+    let mut plan = Plan::new(cwd);
+    plan.notes.extend(generated.notes.iter().cloned());
+    let mut written = vec![csv_path.clone()];
+    plan.write(&csv_path, crate::yaml::to_string(&generated.csv))?;
+    for (name, obj) in &generated.manifests {
+        let p = out_dir.join("manifests").join(name);
+        plan.write(&p, crate::yaml::to_string(obj))?;
+        written.push(p);
+    }
+    let scorecard_path = out_dir.join("tests/scorecard/config.yaml");
+    match &generated.scorecard {
+        Some(sc) => plan.write(&scorecard_path, crate::yaml::to_string(sc))?,
+        None if cwd.join(&scorecard_path).exists() => plan.delete(&scorecard_path),
+        None => {}
+    }
+    if let Ok(entries) = std::fs::read_dir(cwd.join(out_dir).join("manifests")) {
+        let mut stale: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .map(|e| out_dir.join("manifests").join(e.file_name()))
+            .filter(|p| !written.contains(p))
+            .collect();
+        stale.sort();
+        for p in stale {
+            plan.delete(p);
+        }
+    }
+    let metadata = Metadata {
+        package: package.clone(),
+        channels: args.channels.clone(),
+        default_channel: args.default_channel.clone(),
+        builder: builder(),
+        layout,
+        scorecard: generated.scorecard.is_some(),
+    };
+    plan.write(out_dir.join("metadata/annotations.yaml"), metadata.annotations_yaml())?;
+    let shown_dir = out_dir.to_string_lossy().trim_end_matches('/').to_string();
+    plan.write("bundle.Dockerfile", metadata.dockerfile(&shown_dir))?;
+    plan.notes.push(format!(
+        "next: `kubesmith bundle validate {shown_dir}`, then `make bundle-build bundle-push` (bundle.Dockerfile)"
+    ));
+    Ok(plan)
+}
+
+/// Runs the command: plan, then `--check`, `--dry-run` or apply.
+pub fn run(args: &MakeBundleArgs, cwd: &Path) -> Result<()> {
+    let plan = plan(args, cwd)?;
+    if args.check {
+        let ops = crate::apply::effective_ops(&plan)?;
+        if ops.is_empty() {
+            println!("bundle is up to date");
+            return Ok(());
+        }
+        for op in &ops {
+            let what = match op.action {
+                Action::Delete => "would be removed",
+                _ if cwd.join(&op.path).exists() => "stale",
+                _ => "missing",
+            };
+            println!("{what}: {}", op.path.display());
+        }
+        bail!("{} bundle file(s) out of date: run `kubesmith make bundle` and commit the result", ops.len());
+    }
+    crate::commands::finish(plan, args.dry_run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_767_225_600), "2026-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_667_928_397), "2022-11-08T17:26:37Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+}

@@ -1,0 +1,15 @@
+//! OLM packaging: bundles (`make bundle`, `bundle validate`) and file-based catalogs (`make catalog`,
+//! `catalog validate`).
+//!
+//! `csv` builds the ClusterServiceVersion from the rendered manifests and the user's base CSV; `bundle` lays out
+//! a bundle (file names, `annotations.yaml`, `bundle.Dockerfile`) and loads one from disk; `validate` holds the
+//! operator-framework/api validators; `schema` checks an object against a structural schema (OLM's CSV CRD is
+//! embedded from `data/olm/`); `catalog` renders and validates file-based catalogs; `semver` parses versions and
+//! ranges.
+
+pub mod bundle;
+pub mod catalog;
+pub mod csv;
+pub mod schema;
+pub mod semver;
+pub mod validate;

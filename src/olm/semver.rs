@@ -1,0 +1,256 @@
+//! Strict semantic versions (semver 2.0.0, as blang/semver parses them) and blang-style ranges
+//! (`>=1.0.0 <2.0.0 || 3.0.0`), as OLM uses them for `spec.version`, `minKubeVersion` and `olm.skipRange`.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// One pre-release identifier: numeric identifiers sort before alphanumeric ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pre {
+    Num(u64),
+    Alpha(String),
+}
+
+/// A parsed semantic version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version {
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    pub pre: Vec<Pre>,
+    pub build: Vec<String>,
+}
+
+fn number(s: &str, what: &str) -> Result<u64, String> {
+    if s.is_empty() {
+        return Err(format!("{what} number is empty"));
+    }
+    if !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!("invalid character(s) found in {what} number {s:?}"));
+    }
+    if s.len() > 1 && s.starts_with('0') {
+        return Err(format!("{what} number must not contain leading zeroes {s:?}"));
+    }
+    s.parse().map_err(|_| format!("{what} number {s:?} is too large"))
+}
+
+fn ident_ok(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+impl Version {
+    /// Parses `MAJOR.MINOR.PATCH[-pre][+build]` strictly: no leading `v`, no leading zeros, three numbers.
+    pub fn parse(s: &str) -> Result<Version, String> {
+        if s.is_empty() {
+            return Err("version string empty".into());
+        }
+        let (rest, build) = match s.split_once('+') {
+            Some((r, b)) => (r, Some(b)),
+            None => (s, None),
+        };
+        let (core, pre) = match rest.split_once('-') {
+            Some((c, p)) => (c, Some(p)),
+            None => (rest, None),
+        };
+        let parts: Vec<&str> = core.split('.').collect();
+        if parts.len() != 3 {
+            return Err("no Major.Minor.Patch elements found".into());
+        }
+        let mut v = Version {
+            major: number(parts[0], "Major")?,
+            minor: number(parts[1], "Minor")?,
+            patch: number(parts[2], "Patch")?,
+            pre: Vec::new(),
+            build: Vec::new(),
+        };
+        if let Some(pre) = pre {
+            for id in pre.split('.') {
+                if !ident_ok(id) {
+                    return Err(format!("invalid character(s) found in prerelease {id:?}"));
+                }
+                if id.bytes().all(|b| b.is_ascii_digit()) {
+                    v.pre.push(Pre::Num(number(id, "prerelease")?));
+                } else {
+                    v.pre.push(Pre::Alpha(id.to_string()));
+                }
+            }
+        }
+        if let Some(build) = build {
+            for id in build.split('.') {
+                if !ident_ok(id) {
+                    return Err(format!("invalid character(s) found in build meta data {id:?}"));
+                }
+                v.build.push(id.to_string());
+            }
+        }
+        Ok(v)
+    }
+
+    /// Parses and requires the text to be the canonical form (what `--version` accepts).
+    pub fn parse_canonical(s: &str) -> Result<Version, String> {
+        let v = Version::parse(s)?;
+        if v.to_string() != s {
+            return Err(format!("version {s} contains bad values (parses to {v})"));
+        }
+        Ok(v)
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
+        for (i, p) in self.pre.iter().enumerate() {
+            f.write_str(if i == 0 { "-" } else { "." })?;
+            match p {
+                Pre::Num(n) => write!(f, "{n}")?,
+                Pre::Alpha(a) => f.write_str(a)?,
+            }
+        }
+        if !self.build.is_empty() {
+            write!(f, "+{}", self.build.join("."))?;
+        }
+        Ok(())
+    }
+}
+
+impl Ord for Version {
+    /// Semver precedence; build metadata breaks ties last so that the order is total.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (self.major, self.minor, self.patch)
+            .cmp(&(o.major, o.minor, o.patch))
+            .then_with(|| match (self.pre.is_empty(), o.pre.is_empty()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => {
+                    for (a, b) in self.pre.iter().zip(&o.pre) {
+                        let c = match (a, b) {
+                            (Pre::Num(x), Pre::Num(y)) => x.cmp(y),
+                            (Pre::Num(_), Pre::Alpha(_)) => Ordering::Less,
+                            (Pre::Alpha(_), Pre::Num(_)) => Ordering::Greater,
+                            (Pre::Alpha(x), Pre::Alpha(y)) => x.cmp(y),
+                        };
+                        if c != Ordering::Equal {
+                            return c;
+                        }
+                    }
+                    self.pre.len().cmp(&o.pre.len())
+                }
+            })
+            .then_with(|| self.build.cmp(&o.build))
+    }
+}
+
+impl PartialOrd for Version {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+}
+
+/// A blang/semver range: `||`-separated alternatives of space-separated comparisons.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Range {
+    any_of: Vec<Vec<(Op, Version)>>,
+}
+
+impl Range {
+    pub fn parse(s: &str) -> Result<Range, String> {
+        let mut any_of = Vec::new();
+        for alt in s.split("||") {
+            let mut all = Vec::new();
+            let parts: Vec<&str> = alt.split_whitespace().collect();
+            let mut i = 0;
+            while i < parts.len() {
+                let mut p = parts[i].to_string();
+                // `>= 1.0.0` (operator and version apart) reads as `>=1.0.0`.
+                if ["<", "<=", ">", ">=", "=", "==", "!=", "!"].contains(&p.as_str()) && i + 1 < parts.len() {
+                    p.push_str(parts[i + 1]);
+                    i += 1;
+                }
+                let (op, v) = if let Some(v) = p.strip_prefix(">=") {
+                    (Op::Ge, v)
+                } else if let Some(v) = p.strip_prefix("<=") {
+                    (Op::Le, v)
+                } else if let Some(v) = p.strip_prefix("!=").or_else(|| p.strip_prefix('!')) {
+                    (Op::Ne, v)
+                } else if let Some(v) = p.strip_prefix("==").or_else(|| p.strip_prefix('=')) {
+                    (Op::Eq, v)
+                } else if let Some(v) = p.strip_prefix('>') {
+                    (Op::Gt, v)
+                } else if let Some(v) = p.strip_prefix('<') {
+                    (Op::Lt, v)
+                } else {
+                    (Op::Eq, p.as_str())
+                };
+                let version = Version::parse(v).map_err(|e| format!("could not parse Range {s:?}: {e}"))?;
+                all.push((op, version));
+                i += 1;
+            }
+            if all.is_empty() {
+                return Err(format!("could not parse Range {s:?}: empty alternative"));
+            }
+            any_of.push(all);
+        }
+        Ok(Range { any_of })
+    }
+
+    pub fn contains(&self, v: &Version) -> bool {
+        self.any_of.iter().any(|all| {
+            all.iter().all(|(op, w)| match op {
+                Op::Eq => v == w,
+                Op::Ne => v != w,
+                Op::Gt => v > w,
+                Op::Ge => v >= w,
+                Op::Lt => v < w,
+                Op::Le => v <= w,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strict_parsing() {
+        assert!(Version::parse("1.2.3").is_ok());
+        assert!(Version::parse("1.2.3-alpha.1+build.5").is_ok());
+        for bad in ["v1.2.3", "1.2", "01.2.3", "1.2.3-", "1.2.3-a..b", "1.2.x", ""] {
+            assert!(Version::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(Version::parse_canonical("1.2.3-rc.1").unwrap().to_string(), "1.2.3-rc.1");
+    }
+
+    #[test]
+    fn precedence() {
+        let v = |s| Version::parse(s).unwrap();
+        assert!(v("1.0.0-alpha") < v("1.0.0-alpha.1"));
+        assert!(v("1.0.0-alpha.1") < v("1.0.0-beta"));
+        assert!(v("1.0.0-rc.1") < v("1.0.0"));
+        assert!(v("1.0.0") < v("1.0.1"));
+        assert!(v("1.9.0") < v("1.10.0"));
+    }
+
+    #[test]
+    fn ranges() {
+        let r = Range::parse(">=0.1.0 <0.2.0").unwrap();
+        assert!(r.contains(&Version::parse("0.1.5").unwrap()));
+        assert!(!r.contains(&Version::parse("0.2.0").unwrap()));
+        let r = Range::parse("<1.0.0 || >= 2.0.0").unwrap();
+        assert!(r.contains(&Version::parse("2.1.0").unwrap()));
+        assert!(!r.contains(&Version::parse("1.5.0").unwrap()));
+        assert!(Range::parse(">=a").is_err());
+        assert!(Range::parse("").is_err());
+    }
+}

@@ -1,0 +1,386 @@
+//! `make bundle`, `bundle validate`, `make catalog` and `catalog validate` on the standard project.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::support::{ks, read, repo_root, snapshot, standard_project};
+
+const IMAGE: &str = "example.com/memcached-operator:v0.1.0";
+const CSV: &str = "bundle/manifests/memcached-operator.clusterserviceversion.yaml";
+const BASE: &str = "config/manifests/bases/memcached-operator.clusterserviceversion.yaml";
+
+fn yaml(path: &Path) -> Value {
+    kubesmith::yaml::from_str(&read(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// Every key path of a value (lists collapse to `[]`), e.g. `spec.install.spec.deployments[].name`.
+fn key_paths(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m {
+                let p = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                out.insert(p.clone());
+                key_paths(child, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for child in a {
+                key_paths(child, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Adds CSV markers to the Memcached v1alpha1 types and hand edits to the base CSV.
+fn customise(dir: &Path) {
+    let types = dir.join("src/api/v1alpha1/memcached.rs");
+    let text = read(&types)
+        .replace(
+            "/// MemcachedSpec defines the desired state of Memcached.\n",
+            "/// MemcachedSpec defines the desired state of Memcached.\n\
+             // +operator-sdk:csv:customresourcedefinitions:displayName=\"Memcached App\",resources={{Deployment,v1,memcached-deployment}}\n",
+        )
+        .replace(
+            "    /// Foo is an example field",
+            "    // +operator-sdk:csv:customresourcedefinitions:type=spec,xDescriptors={\"urn:alm:descriptor:com.tectonic.ui:text\"}\n    /// Foo is an example field",
+        )
+        .replace(
+            "    /// Conditions represent",
+            "    // +operator-sdk:csv:customresourcedefinitions:type=status,displayName=\"Conditions\"\n    /// Conditions represent",
+        );
+    assert!(text.contains("type=status"), "the Memcached type changed shape");
+    std::fs::write(&types, text).unwrap();
+    let base = dir.join(BASE);
+    let mut csv = yaml(&base);
+    csv["spec"]["description"] = "Hand-written description that must survive.".into();
+    csv["spec"]["keywords"] = serde_json::json!(["cache", "memcached"]);
+    csv["spec"]["minKubeVersion"] = "1.33.0".into();
+    csv["spec"]["relatedImages"] = serde_json::json!([{"name": "memcached", "image": "docker.io/memcached:1.6"}]);
+    csv["metadata"]["annotations"]["categories"] = "Database".into();
+    csv["spec"]["customresourcedefinitions"]["owned"] = serde_json::json!([{
+        "name": "clusters.cache.example.com", "version": "v1", "kind": "Cluster", "displayName": "Memcached Cluster"
+    }]);
+    std::fs::write(&base, kubesmith::yaml::to_string(&csv)).unwrap();
+}
+
+#[test]
+fn make_bundle_builds_a_valid_deterministic_bundle_keeping_base_edits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = standard_project(tmp.path());
+    customise(&dir);
+    let out = ks(&dir).args(["make", "bundle", "--version", "0.1.0", "--image", IMAGE]).output().unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+
+    let csv = yaml(&dir.join(CSV));
+    // OLM's own CSV schema accepts it, and so does `bundle validate`.
+    let schema = kubesmith::olm::schema::validate(kubesmith::olm::schema::csv_schema(), &csv);
+    assert_eq!(schema, Default::default());
+    let v = ks(&dir).args(["bundle", "validate", "bundle", "--strict"]).output().unwrap();
+    assert!(v.status.success(), "{}", stdout(&v));
+    assert!(stdout(&v).contains("All validation tests have completed successfully"));
+
+    // The golden operator-sdk bundle's field inventory (minus what only its project has).
+    let golden =
+        yaml(&repo_root().join("tests/fixtures/olm/operator-sdk-memcached-operator.clusterserviceversion.yaml"));
+    let (mut want, mut have) = (BTreeSet::new(), BTreeSet::new());
+    key_paths(&golden, "", &mut want);
+    key_paths(&csv, "", &mut have);
+    let missing: Vec<&String> = want.difference(&have).filter(|p| !p.contains("deployments[].spec.")).collect();
+    assert!(missing.is_empty(), "fields of the operator-sdk CSV missing: {missing:?}");
+
+    let s = &csv["spec"];
+    assert_eq!(csv["metadata"]["name"], "memcached-operator.v0.1.0");
+    assert_eq!(s["version"], "0.1.0");
+    assert_eq!(csv["metadata"]["annotations"]["createdAt"], "2026-01-01T00:00:00Z");
+    assert_eq!(s["install"]["strategy"], "deployment");
+    let dep = &s["install"]["spec"]["deployments"][0];
+    assert_eq!(dep["name"], "memcached-operator-controller-manager");
+    assert_eq!(dep["spec"]["template"]["spec"]["containers"][0]["image"], IMAGE);
+    assert!(s["install"]["spec"]["clusterPermissions"][0]["rules"].as_array().is_some_and(|r| !r.is_empty()));
+    assert!(s["install"]["spec"]["permissions"][0]["rules"].to_string().contains("leases"));
+    // Base edits survive; generated fields fill in around them.
+    assert_eq!(s["description"], "Hand-written description that must survive.");
+    assert_eq!(s["keywords"], serde_json::json!(["cache", "memcached"]));
+    assert_eq!(s["minKubeVersion"], "1.33.0");
+    assert_eq!(s["relatedImages"][0]["image"], "docker.io/memcached:1.6");
+    assert_eq!(csv["metadata"]["annotations"]["categories"], "Database");
+    let owned = s["customresourcedefinitions"]["owned"].as_array().unwrap();
+    let find = |name: &str, version: &str| {
+        owned
+            .iter()
+            .find(|o| o["name"] == name && o["version"] == version)
+            .unwrap_or_else(|| panic!("{name} {version}"))
+    };
+    assert_eq!(owned.len(), 4, "every served version is owned");
+    assert_eq!(find("clusters.cache.example.com", "v1")["displayName"], "Memcached Cluster");
+    assert_eq!(find("clusters.cache.example.com", "v1")["description"], "Cluster is the Schema for the clusters API.");
+    let m = find("memcacheds.cache.example.com", "v1alpha1");
+    assert_eq!(m["displayName"], "Memcached App");
+    assert_eq!(
+        m["resources"],
+        serde_json::json!([{"kind": "Deployment", "name": "memcached-deployment", "version": "v1"}])
+    );
+    assert_eq!(m["specDescriptors"][0]["path"], "foo");
+    assert_eq!(m["specDescriptors"][0]["displayName"], "Foo");
+    assert_eq!(m["specDescriptors"][0]["x-descriptors"][0], "urn:alm:descriptor:com.tectonic.ui:text");
+    assert!(m["specDescriptors"][0]["description"].as_str().unwrap().starts_with("Foo is an example field"));
+    assert_eq!(m["statusDescriptors"][0]["path"], "conditions");
+    assert!(find("memcacheds.cache.example.com", "v1beta1").get("specDescriptors").is_none());
+    let examples: Value =
+        serde_json::from_str(csv["metadata"]["annotations"]["alm-examples"].as_str().unwrap()).unwrap();
+    assert_eq!(examples.as_array().unwrap().len(), 4);
+    let hooks: Vec<&str> =
+        s["webhookdefinitions"].as_array().unwrap().iter().map(|w| w["type"].as_str().unwrap()).collect();
+    assert_eq!(hooks, ["ConversionWebhook", "MutatingAdmissionWebhook", "ValidatingAdmissionWebhook"]);
+    assert_eq!(s["webhookdefinitions"][0]["conversionCRDs"], serde_json::json!(["memcacheds.cache.example.com"]));
+    assert_eq!(s["webhookdefinitions"][1]["targetPort"], 9443);
+    assert_eq!(s["webhookdefinitions"][1]["deploymentName"], "memcached-operator-controller-manager");
+
+    // The other manifests: CRDs, services, unbound roles; no namespace; no ServiceAccount, bound roles, bindings.
+    let files: BTreeSet<String> = std::fs::read_dir(dir.join("bundle/manifests"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for f in [
+        "cache.example.com_memcacheds.yaml",
+        "cache.example.com_clusters.yaml",
+        "memcached-operator-webhook-service_v1_service.yaml",
+        "memcached-operator-controller-manager-metrics-service_v1_service.yaml",
+        "memcached-operator-metrics-reader_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+        "memcached-operator-memcached-editor-role_rbac.authorization.k8s.io_v1_clusterrole.yaml",
+    ] {
+        assert!(files.contains(f), "{f} missing from {files:?}");
+    }
+    assert!(
+        !files.iter().any(|f| f.contains("serviceaccount") || f.contains("binding") || f.contains("manager-role")),
+        "{files:?}"
+    );
+    for f in &files {
+        assert!(
+            yaml(&dir.join("bundle/manifests").join(f))["metadata"]
+                .get("namespace")
+                .is_none_or(|_| f.contains("clusterservice")),
+            "{f}"
+        );
+    }
+
+    // annotations.yaml and the Dockerfile carry the same keys.
+    let ann = yaml(&dir.join("bundle/metadata/annotations.yaml"));
+    let docker = read(&dir.join("bundle.Dockerfile"));
+    for (k, v) in ann["annotations"].as_object().unwrap() {
+        assert!(docker.contains(&format!("LABEL {k}={}", v.as_str().unwrap())), "{k}");
+    }
+    assert_eq!(ann["annotations"]["operators.operatorframework.io.bundle.channels.v1"], "alpha");
+    assert!(dir.join("bundle/tests/scorecard/config.yaml").is_file());
+
+    // A second run changes no byte, even without SOURCE_DATE_EPOCH; --check agrees.
+    let before = snapshot(&dir);
+    let again = ks(&dir)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .args(["make", "bundle", "--version", "0.1.0", "--image", IMAGE])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", stdout(&again));
+    assert!(stdout(&again).contains("everything is up to date"), "{}", stdout(&again));
+    assert_eq!(before, snapshot(&dir));
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0", "--image", IMAGE, "--check"]).assert().success();
+
+    // A file that no longer belongs is reported by --check and removed.
+    std::fs::write(dir.join("bundle/manifests/old_v1_configmap.yaml"), "apiVersion: v1\nkind: ConfigMap\n").unwrap();
+    let check = ks(&dir).args(["make", "bundle", "--version", "0.1.0", "--image", IMAGE, "--check"]).output().unwrap();
+    assert_eq!(check.status.code(), Some(1));
+    assert!(stdout(&check).contains("would be removed: bundle/manifests/old_v1_configmap.yaml"), "{}", stdout(&check));
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0", "--image", IMAGE]).assert().success();
+    assert!(!dir.join("bundle/manifests/old_v1_configmap.yaml").exists());
+
+    // A new version moves createdAt (from the clock) and the name.
+    let v2 = ks(&dir)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .args(["make", "bundle", "--version", "0.2.0", "--channels", "alpha,stable", "--default-channel", "stable"])
+        .args([
+            "--replaces",
+            "memcached-operator.v0.1.0",
+            "--skips",
+            "memcached-operator.v0.0.9",
+            "--skip-range",
+            ">=0.1.0 <0.2.0",
+        ])
+        .output()
+        .unwrap();
+    assert!(v2.status.success(), "{}", stdout(&v2));
+    let csv2 = yaml(&dir.join(CSV));
+    assert_ne!(csv2["metadata"]["annotations"]["createdAt"], "2026-01-01T00:00:00Z");
+    assert_eq!(csv2["spec"]["replaces"], "memcached-operator.v0.1.0");
+    assert_eq!(csv2["spec"]["skips"], serde_json::json!(["memcached-operator.v0.0.9"]));
+    assert_eq!(csv2["metadata"]["annotations"]["olm.skipRange"], ">=0.1.0 <0.2.0");
+    let ann = read(&dir.join("bundle/metadata/annotations.yaml"));
+    assert!(ann.contains("operators.operatorframework.io.bundle.channel.default.v1: stable"), "{ann}");
+}
+
+#[test]
+fn make_bundle_refuses_bad_input_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = standard_project(tmp.path());
+    let before = snapshot(&dir);
+    let cases: &[(&[&str], &str)] = &[
+        (&["--version", "v0.1.0"], "is not a valid semantic version"),
+        (&["--version", "0.1"], "is not a valid semantic version"),
+        (&["--version", "01.0.0"], "leading zeroes"),
+        (&["--version", "0.1.0", "--channels", "alpha,,stable"], "has an empty channel name"),
+        (
+            &["--version", "0.1.0", "--channels", "alpha", "--default-channel", "stable"],
+            "--default-channel stable is not among the channels",
+        ),
+        (&["--version", "0.1.0", "--skip-range", ">=banana"], "--skip-range"),
+        (&["--version", "0.1.0", "--package", "Bad_Name"], "DNS-1123 label"),
+    ];
+    for (args, want) in cases {
+        let out = ks(&dir).args(["make", "bundle"]).args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stdout(&out));
+        assert!(stdout(&out).contains(want), "{args:?}: {}", stdout(&out));
+    }
+    std::fs::remove_file(dir.join(BASE)).unwrap();
+    let out = ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains(
+            "no base ClusterServiceVersion at config/manifests/bases/memcached-operator.clusterserviceversion.yaml"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    let mut after = snapshot(&dir);
+    after.insert(BASE.into(), before[Path::new(BASE)].clone());
+    assert_eq!(before, after, "a refused make bundle wrote something");
+
+    // Without kubectl the message says so.
+    std::fs::write(dir.join(BASE), &before[Path::new(BASE)]).unwrap();
+    let out = ks(&dir)
+        .env("KUBECTL", "kubectl-that-does-not-exist")
+        .args(["make", "bundle", "--version", "0.1.0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("kubectl-that-does-not-exist not found"), "{}", stdout(&out));
+}
+
+#[test]
+fn bundle_validate_cli_exit_codes_and_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = standard_project(tmp.path());
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0", "--image", IMAGE]).assert().success();
+    // The scaffolded base has no minKubeVersion: a warning, exit 0; --strict makes it fail.
+    let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(stdout(&out).contains("Warning: (memcached-operator.v0.1.0) csv.Spec.minKubeVersion is not informed"));
+    ks(&dir).args(["bundle", "validate", "bundle", "--strict"]).assert().code(1);
+    // Optional suites: the default icon and the alpha channel are flagged.
+    let out = ks(&dir)
+        .args(["bundle", "validate", "bundle", "--select-optional", "suite=operatorframework", "--output", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["passed"], false);
+    let text = report["outputs"].to_string();
+    assert!(text.contains("csv.Spec.Icon elements should contain both data and mediatype"), "{text}");
+    assert!(text.contains("channel(s) [alpha] are not following the recommended naming convention"), "{text}");
+    ks(&dir).args(["bundle", "validate", "bundle", "--select-optional", "name=nope"]).assert().code(2);
+    // An owned CRD missing from the bundle is an error.
+    std::fs::remove_file(dir.join("bundle/manifests/cache.example.com_memcacheds.yaml")).unwrap();
+    let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("owned CRD \"cache.example.com/v1alpha1, Kind=Memcached\" not found in bundle"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn two_bundles_make_a_catalog_whose_graph_validates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = standard_project(tmp.path());
+    ks(&dir)
+        .args(["make", "bundle", "--version", "0.1.0", "--channels", "stable", "--output-dir", "bundles/0.1.0"])
+        .assert()
+        .success();
+    ks(&dir)
+        .args(["make", "bundle", "--version", "0.2.0", "--channels", "stable", "--output-dir", "bundles/0.2.0"])
+        .args(["--replaces", "memcached-operator.v0.1.0", "--skip-range", ">=0.1.0 <0.2.0"])
+        .assert()
+        .success();
+    let out = ks(&dir)
+        .args(["make", "catalog", "--bundle", "bundles/0.1.0", "--bundle", "bundles/0.2.0"])
+        .args(["--bundle-image", "example.com/memcached-operator-bundle:v{version}"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    let docs =
+        kubesmith::yaml::from_multi_doc_str(&read(&dir.join("catalog/memcached-operator/catalog.yaml"))).unwrap();
+    let schemas: Vec<&str> = docs.iter().map(|d| d["schema"].as_str().unwrap()).collect();
+    assert_eq!(schemas, ["olm.package", "olm.channel", "olm.bundle", "olm.bundle"]);
+    assert_eq!(docs[0]["defaultChannel"], "stable");
+    assert_eq!(
+        docs[1]["entries"][1],
+        serde_json::json!({"name": "memcached-operator.v0.2.0",
+        "replaces": "memcached-operator.v0.1.0", "skipRange": ">=0.1.0 <0.2.0"})
+    );
+    assert_eq!(docs[3]["image"], "example.com/memcached-operator-bundle:v0.2.0");
+    assert!(docs[3]["properties"].to_string().contains("\"olm.gvk\""));
+    assert!(read(&dir.join("catalog.Dockerfile")).contains("ADD catalog /configs"));
+
+    let out = ks(&dir).args(["catalog", "validate", "catalog"]).output().unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(stdout(&out).contains("channel stable (head: memcached-operator.v0.2.0)"), "{}", stdout(&out));
+    let out = ks(&dir).args(["catalog", "validate", "catalog", "--graph", "mermaid"]).output().unwrap();
+    assert!(stdout(&out).contains("-- replace -->"), "{}", stdout(&out));
+
+    // Two heads: opm's message, from make catalog (nothing written) and from catalog validate.
+    ks(&dir)
+        .args(["make", "bundle", "--version", "0.3.0", "--channels", "stable", "--output-dir", "bundles/0.3.0"])
+        .assert()
+        .success();
+    let before = snapshot(&dir);
+    let out = ks(&dir)
+        .args([
+            "make",
+            "catalog",
+            "--bundle",
+            "bundles/0.1.0",
+            "--bundle",
+            "bundles/0.2.0",
+            "--bundle",
+            "bundles/0.3.0",
+        ])
+        .args(["--bundle-image", "example.com/memcached-operator-bundle:v{version}"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out)
+            .contains("multiple channel heads found in graph: memcached-operator.v0.2.0, memcached-operator.v0.3.0"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(before, snapshot(&dir));
+    let path = dir.join("catalog/memcached-operator/catalog.yaml");
+    std::fs::write(
+        &path,
+        read(&path).replace(
+            "- name: memcached-operator.v0.1.0\n",
+            "- name: memcached-operator.v0.1.0\n  replaces: memcached-operator.v0.2.0\n",
+        ),
+    )
+    .unwrap();
+    let out = ks(&dir).args(["catalog", "validate", "catalog"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("no channel head found in graph"), "{}", stdout(&out));
+}
