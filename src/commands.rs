@@ -50,6 +50,25 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
     }
 }
 
+/// `--check` of a generating command: lists what is missing, stale or would be removed, and fails if anything is.
+/// `what` names the files (`manifest`, `bundle`), `command` the command that regenerates them.
+pub fn check(plan: &Plan, what: &str, command: &str) -> Result<()> {
+    let ops = crate::apply::effective_ops(plan)?;
+    if ops.is_empty() {
+        println!("{what} files are up to date");
+        return Ok(());
+    }
+    for op in &ops {
+        let state = match op.action {
+            crate::plan::Action::Delete => "would be removed",
+            _ if plan.root.join(&op.path).exists() => "stale",
+            _ => "missing",
+        };
+        println!("{state}: {}", op.path.display());
+    }
+    anyhow::bail!("{} {what} file(s) out of date: run `{command}` and commit the result", ops.len())
+}
+
 /// Applies the plan (or prints it for `--dry-run`) and prints the notes.
 pub fn finish(mut plan: Plan, dry_run: bool) -> Result<()> {
     crate::rustfmt::format_plan(&mut plan)?;

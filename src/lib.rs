@@ -2,6 +2,7 @@
 
 pub mod apply;
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod crd;
 pub mod edit;

@@ -10,7 +10,7 @@ use crate::commands::UsageError;
 use crate::olm::bundle::BundleFiles;
 use crate::olm::catalog;
 use crate::olm::validate::{Level, Suites};
-use crate::plan::{Action, Plan};
+use crate::plan::Plan;
 
 /// Plans the catalog.
 pub fn plan(args: &MakeCatalogArgs, cwd: &Path) -> Result<Plan> {
@@ -84,20 +84,7 @@ pub fn plan(args: &MakeCatalogArgs, cwd: &Path) -> Result<Plan> {
 pub fn run_make(args: &MakeCatalogArgs, cwd: &Path) -> Result<()> {
     let plan = plan(args, cwd)?;
     if args.check {
-        let ops = crate::apply::effective_ops(&plan)?;
-        if ops.is_empty() {
-            println!("catalog is up to date");
-            return Ok(());
-        }
-        for op in &ops {
-            let what = match op.action {
-                Action::Delete => "would be removed",
-                _ if cwd.join(&op.path).exists() => "stale",
-                _ => "missing",
-            };
-            println!("{what}: {}", op.path.display());
-        }
-        bail!("{} catalog file(s) out of date: run `kubesmith make catalog` and commit the result", ops.len());
+        return crate::commands::check(&plan, "catalog", "kubesmith make catalog");
     }
     crate::commands::finish(plan, args.dry_run)
 }

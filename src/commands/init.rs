@@ -61,7 +61,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         repo: repo.clone(),
         owner: args.owner.clone().unwrap_or_else(|| format!("The {project_name} authors")),
         license_apache2: args.license == License::Apache2,
-        year: current_year().to_string(),
+        year: crate::clock::year(crate::clock::now()).to_string(),
         k8s_version: args.k8s_version.dotted().to_string(),
         k8s_feature: args.k8s_version.feature(),
         kubesmith_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -130,26 +130,6 @@ fn display_name(project: &str) -> String {
         .join(" ")
 }
 
-/// The year for license notices: `SOURCE_DATE_EPOCH` when set (reproducible output), else now.
-fn current_year() -> i64 {
-    let secs = std::env::var("SOURCE_DATE_EPOCH").ok().and_then(|s| s.parse::<i64>().ok()).unwrap_or_else(|| {
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
-    });
-    civil_year(secs.div_euclid(86_400))
-}
-
-/// Gregorian year of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_year(days: i64) -> i64 {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    yoe + era * 400 + i64::from(month <= 2)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,13 +138,5 @@ mod tests {
     fn display_names() {
         assert_eq!(display_name("memcached-operator"), "Memcached Operator");
         assert_eq!(display_name("op"), "Op");
-    }
-
-    #[test]
-    fn years() {
-        assert_eq!(civil_year(0), 1970);
-        assert_eq!(civil_year(20_454), 2026); // 2026-01-01
-        assert_eq!(civil_year(20_453), 2025); // 2025-12-31
-        assert_eq!(civil_year(-1), 1969);
     }
 }

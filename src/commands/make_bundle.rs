@@ -13,7 +13,7 @@ use crate::commands::UsageError;
 use crate::olm::bundle::Metadata;
 use crate::olm::csv::{self, Options};
 use crate::olm::semver::{Range, Version};
-use crate::plan::{Action, Plan};
+use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project};
 
 /// The layout recorded in bundles of projects without a PROJECT file.
@@ -69,27 +69,10 @@ fn check_args(args: &MakeBundleArgs) -> Result<(), UsageError> {
     Ok(())
 }
 
-/// Seconds since the epoch → RFC 3339 UTC (`2026-01-01T00:00:00Z`).
-pub fn rfc3339(secs: i64) -> String {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
 /// `createdAt`: `SOURCE_DATE_EPOCH` when set, else the existing bundle's when its version is the same, else now.
 fn created_at(existing: Option<&Value>, version: &str) -> String {
-    if let Some(secs) = std::env::var("SOURCE_DATE_EPOCH").ok().and_then(|s| s.trim().parse::<i64>().ok()) {
-        return rfc3339(secs);
+    if let Some(secs) = crate::clock::source_date_epoch() {
+        return crate::clock::rfc3339(secs);
     }
     if let Some(csv) = existing
         && csv["spec"]["version"] == version
@@ -97,8 +80,7 @@ fn created_at(existing: Option<&Value>, version: &str) -> String {
     {
         return c.to_string();
     }
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    rfc3339(now as i64)
+    crate::clock::rfc3339(crate::clock::now())
 }
 
 /// `kubectl kustomize <dir>` (the `KUBECTL` variable names another binary).
@@ -259,33 +241,7 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
 pub fn run(args: &MakeBundleArgs, cwd: &Path) -> Result<()> {
     let plan = plan(args, cwd)?;
     if args.check {
-        let ops = crate::apply::effective_ops(&plan)?;
-        if ops.is_empty() {
-            println!("bundle is up to date");
-            return Ok(());
-        }
-        for op in &ops {
-            let what = match op.action {
-                Action::Delete => "would be removed",
-                _ if cwd.join(&op.path).exists() => "stale",
-                _ => "missing",
-            };
-            println!("{what}: {}", op.path.display());
-        }
-        bail!("{} bundle file(s) out of date: run `kubesmith make bundle` and commit the result", ops.len());
+        return crate::commands::check(&plan, "bundle", "kubesmith make bundle");
     }
     crate::commands::finish(plan, args.dry_run)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_767_225_600), "2026-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_667_928_397), "2022-11-08T17:26:37Z");
-        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
-    }
 }

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use crate::cli::MakeManifestsArgs;
 use crate::commands::UsageError;
 use crate::crd::{self, K8sTable, SourceSet};
-use crate::plan::{Action, Plan};
+use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project};
 
 /// Name of the role controller-gen's kubebuilder setup generates (`rbac:roleName=manager-role`).
@@ -260,23 +260,7 @@ pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
         for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {
             eprintln!("{note}");
         }
-        let ops = crate::apply::effective_ops(&plan)?;
-        if ops.is_empty() {
-            println!("manifests are up to date");
-            return Ok(());
-        }
-        for op in &ops {
-            let what = match op.action {
-                Action::Delete => "would be removed",
-                _ if cwd.join(&op.path).exists() => "stale",
-                _ => "missing",
-            };
-            println!("{what}: {}", op.path.display());
-        }
-        anyhow::bail!(
-            "{} manifest file(s) out of date: run `kubesmith make manifests` and commit the result",
-            ops.len()
-        );
+        return crate::commands::check(&plan, "manifest", "kubesmith make manifests");
     }
     crate::commands::finish(plan, args.dry_run)
 }
