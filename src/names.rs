@@ -116,45 +116,16 @@ pub fn is_conventional_version(v: &str) -> bool {
     matches!(n, Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
 }
 
-/// Type names from the Rust prelude or the generated code's own vocabulary that a kind may not shadow.
+/// Type names from the Rust prelude, or that the generated controller, webhook and test code import, which a kind
+/// may not shadow (the generated code would not compile).
+#[rustfmt::skip]
 const RESERVED_KINDS: &[&str] = &[
-    "Option",
-    "Some",
-    "None",
-    "Result",
-    "Ok",
-    "Err",
-    "Vec",
-    "String",
-    "Box",
-    "Default",
-    "Clone",
-    "Debug",
-    "Copy",
-    "Send",
-    "Sync",
-    "Sized",
-    "Drop",
-    "Fn",
-    "FnMut",
-    "FnOnce",
-    "Iterator",
-    "Into",
-    "From",
-    "Self",
-    "Context",
-    "Error",
-    "Action",
-    "Api",
-    "Client",
-    "Condition",
-    "Resource",
-    "CustomResource",
-    "JsonSchema",
-    "Serialize",
-    "Deserialize",
-    "Arc",
-    "Duration",
+    "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "Box", "Default",
+    "Clone", "Debug", "Copy", "Send", "Sync", "Sized", "Drop", "Fn", "FnMut", "FnOnce",
+    "Iterator", "Into", "From", "Self", "Context", "Error", "Action", "Api", "Client", "Condition",
+    "Resource", "CustomResource", "JsonSchema", "Serialize", "Deserialize", "Arc", "Duration", "Event", "EventType", "Patch",
+    "PatchParams", "Controller", "Registration", "Runtime", "Timestamp", "Time", "Method", "ResourceExt", "StreamExt", "Value",
+    "Webhook", "WebhookRegistration", "Conversion", "Denial", "Validator", "Warnings", "TestServer",
 ];
 
 /// Validates a kind: starts upper-case, ASCII alphanumeric, a DNS-1035 label once lower-cased.
@@ -298,6 +269,7 @@ mod tests {
         assert!(validate_kind("Mem_cached").is_err());
         assert!(validate_kind("").is_err());
         assert!(validate_kind("Option").unwrap_err().0.contains("shadow"));
+        assert!(validate_kind("Event").unwrap_err().0.contains("shadow"));
         assert!(validate_kind(&format!("A{}", "b".repeat(63))).is_err());
     }
 
