@@ -124,7 +124,8 @@ impl MarkerIndex {
     pub fn build(ix: &CrateIndex) -> Result<Self, CrdError> {
         let mut out = MarkerIndex::default();
         for (fi, file) in ix.files.iter().enumerate() {
-            if !file.text.contains("+") {
+            // A stub holds no CRD marker (the index parses files that do) and scanned without errors.
+            if file.stub.is_some() || !file.text.contains("+") {
                 continue;
             }
             let markers = mk::scan(&file.path, &file.text).map_err(|e| {
