@@ -2,7 +2,7 @@
 //! path and the `use` declarations needed to resolve the names written in field types.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use syn::parse::discouraged::Speculative;
@@ -173,6 +173,8 @@ pub struct CrateIndex {
     pub impls: Vec<ImplBlock>,
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
+    /// Item ids by name, in id order.
+    by_name: HashMap<String, Vec<ItemId>>,
 }
 
 impl CrateIndex {
@@ -193,6 +195,9 @@ impl CrateIndex {
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
         let mut index = CrateIndex::default();
         index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
+        for (id, item) in index.items.iter().enumerate() {
+            index.by_name.entry(item.name.clone()).or_default().push(id);
+        }
         Ok(index)
     }
 
@@ -369,10 +374,15 @@ impl CrateIndex {
         &self.files[self.modules[module].file].text
     }
 
+    /// The ids of the items named `name`, in order.
+    fn named(&self, name: &str) -> impl Iterator<Item = ItemId> + '_ {
+        self.by_name.get(name).into_iter().flatten().copied()
+    }
+
     /// The items named `name` defined directly in `module`.
     fn item_in(&self, module: ModId, name: &str, want: fn(&ItemKind) -> bool) -> Option<ItemId> {
         self.touch_module(module, name, |s| &s.declared);
-        self.items.iter().position(|i| i.module == module && i.name == name && want(&i.kind))
+        self.named(name).find(|&id| self.items[id].module == module && want(&self.items[id].kind))
     }
 
     /// Resolve a path (as written in `module`) to a crate item, or to an external path.
@@ -483,8 +493,7 @@ impl CrateIndex {
     fn by_last_segment(&self, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
         let name = &segs[segs.len() - 1];
         self.touch_stubs(name, |s| &s.declared);
-        let found: Vec<ItemId> =
-            self.items.iter().enumerate().filter(|(_, i)| &i.name == name && want(&i.kind)).map(|(id, _)| id).collect();
+        let found: Vec<ItemId> = self.named(name).filter(|&id| want(&self.items[id].kind)).collect();
         match found.as_slice() {
             [one] => Resolved::Item(*one),
             [] => Resolved::External(segs.to_vec()),

@@ -437,7 +437,8 @@ fn plus_lines_match_str_lines() {
     for text in texts {
         let naive: Vec<(usize, &str)> =
             text.lines().enumerate().filter(|(_, l)| l.contains('+')).map(|(i, l)| (i + 1, l)).collect();
-        let fast: Vec<(usize, &str)> = plus_lines(text).collect();
+        let fast: Vec<(usize, &str)> =
+            plus_lines(text).map(|(start, l)| (text[..start].matches('\n').count() + 1, l)).collect();
         let trim = |v: &[(usize, &'static str)]| -> Vec<(usize, &'static str)> {
             v.iter().map(|&(i, l)| (i, l.trim_end_matches('\r'))).collect()
         };
