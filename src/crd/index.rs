@@ -175,6 +175,10 @@ pub struct CrateIndex {
     touched: RefCell<BTreeSet<usize>>,
     /// Item ids by name, in id order.
     by_name: HashMap<String, Vec<ItemId>>,
+    /// The stubs (indexes into `files`) by the hashes of the names they may declare.
+    stubs_by_declared: HashMap<u64, Vec<usize>>,
+    /// The stubs by the hashes of the identifiers of their `impl` headers.
+    stubs_by_impl: HashMap<u64, Vec<usize>>,
 }
 
 impl CrateIndex {
@@ -197,6 +201,16 @@ impl CrateIndex {
         index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
         for (id, item) in index.items.iter().enumerate() {
             index.by_name.entry(item.name.clone()).or_default().push(id);
+        }
+        for (f, file) in index.files.iter().enumerate() {
+            if let Some(stub) = &file.stub {
+                for &h in &stub.declared {
+                    index.stubs_by_declared.entry(h).or_default().push(f);
+                }
+                for &h in &stub.impls {
+                    index.stubs_by_impl.entry(h).or_default().push(f);
+                }
+            }
         }
         Ok(index)
     }
@@ -221,18 +235,17 @@ impl CrateIndex {
         }
     }
 
-    /// Records every stub for which `pick` finds `name` among its names.
-    fn touch_stubs(&self, name: &str, pick: fn(&StubNames) -> &[u64]) {
-        for (f, file) in self.files.iter().enumerate() {
-            if file.stub.as_ref().is_some_and(|s| has_name(pick(s), name)) {
-                self.touch(f);
-            }
+    /// Records every stub that may declare an item named `name` (`impls`: implement a trait for `name`).
+    fn touch_stubs(&self, name: &str, impls: bool) {
+        let table = if impls { &self.stubs_by_impl } else { &self.stubs_by_declared };
+        for &f in table.get(&name_hash(name.as_bytes())).into_iter().flatten() {
+            self.touch(f);
         }
     }
 
     /// The impl blocks whose self type's last segment is `self_name`.
     pub fn impls_of<'a>(&'a self, self_name: &'a str) -> impl Iterator<Item = &'a ImplBlock> + 'a {
-        self.touch_stubs(self_name, |s| &s.impls);
+        self.touch_stubs(self_name, true);
         self.impls.iter().filter(move |i| i.self_name == self_name)
     }
 
@@ -492,7 +505,7 @@ impl CrateIndex {
     /// Fallback: a unique crate item with this last segment, else an external path.
     fn by_last_segment(&self, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
         let name = &segs[segs.len() - 1];
-        self.touch_stubs(name, |s| &s.declared);
+        self.touch_stubs(name, false);
         let found: Vec<ItemId> = self.named(name).filter(|&id| want(&self.items[id].kind)).collect();
         match found.as_slice() {
             [one] => Resolved::Item(*one),
@@ -648,15 +661,27 @@ fn has_crd_markers(path: &Path, text: &str) -> bool {
         && crate::markers::scan(path, text).map_or(true, |ms| ms.iter().any(|m| super::markers::is_crd_marker(&m.name)))
 }
 
+/// The bytes [`skip_block`] stops at: braces and the starts of comments, strings and chars.
+const BLOCK_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'/' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t
+};
+
 /// The index just after the `}` matching the `{` at `open` (comments and literals skipped).
 fn skip_block(b: &[u8], open: usize) -> usize {
+    let n = b.len();
     let (mut depth, mut k) = (0usize, open);
-    while k < b.len() {
-        if matches!(b[k], b'/' | b'"' | b'\'' | b'r' | b'b' | b'c') {
-            if let Some(next) = skip_literal(b, k) {
-                k = next;
-                continue;
-            }
+    loop {
+        while k < n && !BLOCK_BYTES[b[k] as usize] {
+            k += 1;
+        }
+        if k >= n {
+            return n;
         }
         match b[k] {
             b'{' => depth += 1,
@@ -666,11 +691,38 @@ fn skip_block(b: &[u8], open: usize) -> usize {
                     return k + 1;
                 }
             }
-            _ => {}
+            b'"' => {
+                // A raw string starts at its `r` (after an optional `b`/`c`), before the `#`s.
+                let hashes = b[..k].iter().rev().take_while(|&&c| c == b'#').count();
+                let start = k - hashes;
+                let raw = start > 0 && b[start - 1] == b'r' && {
+                    let p = start - 1;
+                    p == 0
+                        || !is_ident_byte(b[p - 1])
+                        || (matches!(b[p - 1], b'b' | b'c') && (p == 1 || !is_ident_byte(b[p - 2])))
+                };
+                let from = if !raw {
+                    k
+                } else if start >= 2
+                    && matches!(b[start - 2], b'b' | b'c')
+                    && (start == 2 || !is_ident_byte(b[start - 3]))
+                {
+                    start - 2
+                } else {
+                    start - 1
+                };
+                k = skip_literal_at(b, from).unwrap_or(k + 1);
+                continue;
+            }
+            _ => {
+                if let Some(next) = skip_literal(b, k) {
+                    k = next;
+                    continue;
+                }
+            }
         }
         k += 1;
     }
-    b.len()
 }
 
 /// A cheap lexical scan deciding whether a file must be parsed: `None` when it declares a module (`mod`
@@ -703,11 +755,9 @@ fn prescan(text: &str) -> Option<StubNames> {
             i += 1;
             continue;
         }
-        if matches!(c, b'/' | b'"' | b'\'' | b'r' | b'b' | b'c') {
-            if let Some(next) = skip_literal(b, i) {
-                i = next;
-                continue;
-            }
+        if let Some(next) = skip_literal(b, i) {
+            i = next;
+            continue;
         }
         if c.is_ascii_digit() {
             while i < n && is_ident_byte(b[i]) {
@@ -860,7 +910,22 @@ fn prescan(text: &str) -> Option<StubNames> {
 }
 
 /// If a comment, string, char or byte literal starts at `i`, the index just after it.
+#[inline(always)]
 fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
+    // Most bytes cannot start one: decide those without the call.
+    let next = b.get(i + 1).copied().unwrap_or(0);
+    let may = match b[i] {
+        b'"' | b'\'' => true,
+        b'/' => matches!(next, b'/' | b'*'),
+        b'r' => matches!(next, b'#' | b'"'),
+        b'b' | b'c' => next == b'r',
+        _ => false,
+    };
+    if may { skip_literal_at(b, i) } else { None }
+}
+
+#[inline(never)]
+fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     let at = |k: usize| b.get(k).copied().unwrap_or(0);
     match b[i] {
@@ -1228,6 +1293,16 @@ mod stub_tests {
         assert!(!has_name(&s.used, "Holder"));
         assert!(has_name(&s.impls, "Wrapper") && has_name(&s.impls, "Default"));
         assert!(!has_name(&s.impls, "Kind1"));
+    }
+
+    #[test]
+    fn prescan_skips_bodies_whatever_they_hold() {
+        let s = names(
+            "fn a() { let s = r#\"} mod x;\"#; let t = \"}\\\"}\"; let c = '}'; let l: &'static str = \"\"; }\n\
+             fn b() { let u = br\"}\"; let v = b'}'; /* } mod y; */ // }\n let w = cr#\"}\"#; { { } } }\n\
+             pub struct After;\n",
+        );
+        assert!(has_name(&s.declared, "After") && has_name(&s.declared, "a") && has_name(&s.declared, "b"));
     }
 
     const SPEC: &str = r#"

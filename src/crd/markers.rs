@@ -105,6 +105,11 @@ impl MarkerIndex {
         (ix.modules[m].file, start.line, start.column)
     }
 
+    /// Whether no struct, enum or field has a marker.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.fields.is_empty()
+    }
+
     /// The markers on an item.
     pub fn item(&self, id: ItemId) -> &[Marker] {
         self.items.get(&id).map(Vec::as_slice).unwrap_or_default()
