@@ -55,17 +55,31 @@ pub fn generate(sources: &SourceSet) -> Result<Vec<GeneratedCrd>, CrdError> {
 /// Generate every CRD of the crate, sorted by file name, embedding k8s-openapi types as `k8s` (one
 /// Kubernetes version's table, [`K8sTable::for_version`]) describes them.
 pub fn generate_with(sources: &SourceSet, k8s: &K8sTable) -> Result<Vec<GeneratedCrd>, CrdError> {
-    let ix = CrateIndex::load(sources)?;
-    let mi = MarkerIndex::build(&ix)?;
+    // Files that cannot matter are not parsed; when a lookup finds that one might, parse it too and start over
+    // (each round parses more files, so this ends; the scaffold's layout needs one round).
+    let mut parse = std::collections::BTreeSet::new();
+    loop {
+        let ix = CrateIndex::load_with(sources, &parse)?;
+        let out = generate_from(&ix, k8s);
+        let touched = ix.take_touched();
+        if touched.is_empty() {
+            return out;
+        }
+        parse.extend(touched);
+    }
+}
+
+fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Result<Vec<GeneratedCrd>, CrdError> {
+    let mi = MarkerIndex::build(ix)?;
     let mut versions: Vec<VersionCrd> = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
         if let ItemKind::Struct(s) = &item.kind {
             if derives_custom_resource(&s.attrs) {
-                versions.push(version_crd(&ix, &mi, id, s, k8s)?);
+                versions.push(version_crd(ix, &mi, id, s, k8s)?);
             }
         }
     }
-    let mut out = merge_all(&ix, versions)?;
+    let mut out = merge_all(ix, versions)?;
     out.sort_by(|a, b| a.file_name.cmp(&b.file_name));
     Ok(out)
 }

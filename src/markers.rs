@@ -105,17 +105,36 @@ impl std::error::Error for MarkerError {}
 pub fn scan(path: &Path, text: &str) -> Result<Vec<Marker>, MarkerError> {
     let mut markers = Vec::new();
     let mut diagnostics = Vec::new();
-    for (idx, line) in text.lines().enumerate() {
+    // Line numbers are counted only up to the lines that hold a marker.
+    let (mut line_no, mut counted) = (1usize, 0usize);
+    for (start, line) in plus_lines(text) {
         let Some(body) = marker_text(line) else {
             continue;
         };
+        line_no += text.as_bytes()[counted..start].iter().filter(|&&b| b == b'\n').count();
+        counted = start;
         match parse_marker(body) {
-            Ok(Some((name, args))) => markers.push(Marker { name, args, file: path.to_path_buf(), line: idx + 1 }),
+            Ok(Some((name, args))) => markers.push(Marker { name, args, file: path.to_path_buf(), line: line_no }),
             Ok(None) => {}
-            Err(message) => diagnostics.push(MarkerDiagnostic { file: path.to_path_buf(), line: idx + 1, message }),
+            Err(message) => diagnostics.push(MarkerDiagnostic { file: path.to_path_buf(), line: line_no, message }),
         }
     }
     if diagnostics.is_empty() { Ok(markers) } else { Err(MarkerError { diagnostics }) }
+}
+
+/// The lines of `text` (as [`str::lines`] splits them) that contain a `+`, with the offset where each starts:
+/// the only lines that can hold a marker. Jumping from `+` to `+` instead of looking at every line keeps
+/// scanning crates of many controllers cheap.
+fn plus_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut from = 0usize;
+    std::iter::from_fn(move || {
+        let plus = from + text.get(from..)?.find('+')?;
+        let start = text[..plus].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[plus..].find('\n').map_or(text.len(), |i| plus + i);
+        from = end + 1;
+        let line = &text[start..end];
+        Some((start, line.strip_suffix('\r').unwrap_or(line)))
+    })
 }
 
 /// The marker text after `+` when `line` is a `//` or `///` comment starting with `+` (not `//!`).

@@ -9,25 +9,29 @@ use serde_json::Value;
 /// Renders one YAML document (no leading `---`).
 pub fn to_string(value: &Value) -> String {
     let mut out = String::new();
-    match value {
-        Value::Object(m) if !m.is_empty() => write_map(&mut out, m, 0),
-        Value::Array(a) if !a.is_empty() => write_seq(&mut out, a, 0),
-        scalar => {
-            out.push_str(&scalar_text(scalar, 0));
-            out.push('\n');
-        }
-    }
+    write_doc(&mut out, value);
     out
 }
 
 /// Renders several documents, each preceded by `---` (controller-gen's layout).
 pub fn to_multi_doc_string(docs: &[Value]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(4096);
     for d in docs {
         out.push_str("---\n");
-        out.push_str(&to_string(d));
+        write_doc(&mut out, d);
     }
     out
+}
+
+fn write_doc(out: &mut String, value: &Value) {
+    match value {
+        Value::Object(m) if !m.is_empty() => write_map(out, m, 0),
+        Value::Array(a) if !a.is_empty() => write_seq(out, a, 0),
+        scalar => {
+            write_scalar(out, scalar, 0);
+            out.push('\n');
+        }
+    }
 }
 
 /// Parses one YAML document into a JSON value.
@@ -47,8 +51,13 @@ pub fn from_multi_doc_str(text: &str) -> Result<Vec<Value>, serde_yaml_ng::Error
     Ok(docs)
 }
 
-fn indent(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
+fn indent(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
+    }
 }
 
 fn is_block(v: &Value) -> bool {
@@ -68,7 +77,7 @@ fn write_map(out: &mut String, m: &serde_json::Map<String, Value>, ind: usize) {
 
 /// Writes `key: value` assuming the cursor is already indented for this line.
 fn write_entry(out: &mut String, k: &str, v: &Value, ind: usize) {
-    out.push_str(&plain_or_quoted(k));
+    write_plain_or_quoted(out, k);
     out.push(':');
     match v {
         Value::Object(m) if !m.is_empty() => {
@@ -83,7 +92,7 @@ fn write_entry(out: &mut String, k: &str, v: &Value, ind: usize) {
         }
         scalar => {
             out.push(' ');
-            out.push_str(&scalar_text(scalar, ind + 2));
+            write_scalar(out, scalar, ind + 2);
             out.push('\n');
         }
     }
@@ -101,7 +110,7 @@ fn write_seq(out: &mut String, a: &[Value], ind: usize) {
             Value::Object(m) if !m.is_empty() => write_map(out, m, ind + 2),
             Value::Array(inner) if !inner.is_empty() => write_seq(out, inner, ind + 2),
             scalar => {
-                out.push_str(&scalar_text(scalar, ind + 2));
+                write_scalar(out, scalar, ind + 2);
                 out.push('\n');
             }
         }
@@ -109,18 +118,18 @@ fn write_seq(out: &mut String, a: &[Value], ind: usize) {
     debug_assert!(a.iter().all(|v| !is_block(v) || !v.is_null()));
 }
 
-fn scalar_text(v: &Value, ind: usize) -> String {
+fn write_scalar(out: &mut String, v: &Value, ind: usize) {
     match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => string_text(s, ind),
-        Value::Object(_) => "{}".into(),
-        Value::Array(_) => "[]".into(),
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::String(s) => write_string(out, s, ind),
+        Value::Object(_) => out.push_str("{}"),
+        Value::Array(_) => out.push_str("[]"),
     }
 }
 
-fn string_text(s: &str, ind: usize) -> String {
+fn write_string(out: &mut String, s: &str, ind: usize) {
     if s.contains('\n') && literal_block_ok(s) {
         let chomp = if s.ends_with("\n\n") {
             "+"
@@ -130,20 +139,21 @@ fn string_text(s: &str, ind: usize) -> String {
             "-"
         };
         let body = s.strip_suffix('\n').unwrap_or(s);
-        let mut out = format!("|{chomp}");
+        out.push('|');
         if body.starts_with(' ') {
-            out = format!("|2{chomp}");
+            out.push('2');
         }
+        out.push_str(chomp);
         for line in body.split('\n') {
             out.push('\n');
             if !line.is_empty() {
-                out.push_str(&" ".repeat(ind));
+                indent(out, ind);
                 out.push_str(line);
             }
         }
-        return out;
+        return;
     }
-    plain_or_quoted(s)
+    write_plain_or_quoted(out, s);
 }
 
 fn literal_block_ok(s: &str) -> bool {
@@ -154,13 +164,26 @@ fn literal_block_ok(s: &str) -> bool {
 
 /// Returns the string as a plain scalar when that reads back as the same string, else quoted.
 pub fn plain_or_quoted(s: &str) -> String {
+    let mut out = String::new();
+    write_plain_or_quoted(&mut out, s);
+    out
+}
+
+fn write_plain_or_quoted(out: &mut String, s: &str) {
     if s.is_empty() || needs_double_quotes(s) {
-        return serde_json::to_string(s).unwrap_or_default();
+        out.push_str(&serde_json::to_string(s).unwrap_or_default());
+    } else if needs_quotes(s) {
+        out.push('\'');
+        for (i, part) in s.split('\'').enumerate() {
+            if i > 0 {
+                out.push_str("''");
+            }
+            out.push_str(part);
+        }
+        out.push('\'');
+    } else {
+        out.push_str(s);
     }
-    if needs_quotes(s) {
-        return format!("'{}'", s.replace('\'', "''"));
-    }
-    s.to_string()
 }
 
 fn needs_double_quotes(s: &str) -> bool {
@@ -171,10 +194,9 @@ fn needs_quotes(s: &str) -> bool {
     if s.is_empty() || s.trim() != s {
         return true;
     }
-    let lower = s.to_ascii_lowercase();
     const RESERVED: &[&str] =
         &["true", "false", "yes", "no", "on", "off", "y", "n", "null", "~", ".inf", "-.inf", "+.inf", ".nan"];
-    if RESERVED.contains(&lower.as_str()) || looks_numeric(s) || looks_timestamp(s) {
+    if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(s)) || looks_numeric(s) || looks_timestamp(s) {
         return true;
     }
     let first = s.chars().next().unwrap_or(' ');
@@ -206,6 +228,10 @@ fn looks_timestamp(s: &str) -> bool {
 fn looks_numeric(s: &str) -> bool {
     let t = s.strip_prefix(['+', '-']).unwrap_or(s);
     if t.is_empty() {
+        return false;
+    }
+    // Everything below starts with a digit or `.`, or is f64's `inf`/`infinity`/`nan` (any case).
+    if !matches!(t.as_bytes()[0], b'0'..=b'9' | b'.' | b'i' | b'I' | b'n' | b'N') {
         return false;
     }
     if t.parse::<f64>().is_ok() || t.starts_with("0x") || t.starts_with("0o") {

@@ -4,6 +4,7 @@
 use proc_macro2::{Span, TokenStream};
 use serde_json::Value;
 use syn::ext::IdentExt;
+use syn::parse::discouraged::Speculative;
 use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, Token};
@@ -72,7 +73,7 @@ pub fn parse_meta_list(input: ParseStream) -> syn::Result<Vec<MetaItem>> {
         }
         let value = if input.peek(Token![=]) {
             input.parse::<Token![=]>()?;
-            MetaValue::Expr(Box::new(input.parse::<Expr>()?))
+            MetaValue::Expr(Box::new(parse_value_expr(input)?))
         } else if input.peek(syn::token::Paren) {
             let content;
             syn::parenthesized!(content in input);
@@ -87,6 +88,21 @@ pub fn parse_meta_list(input: ParseStream) -> syn::Result<Vec<MetaItem>> {
         input.parse::<Token![,]>()?;
     }
     Ok(out)
+}
+
+/// The expression after `name =`. A lone literal (the common case: `rename = "x"`) is what `Expr` parsing
+/// would give, `Expr::Lit`, built without syn's general expression parser.
+fn parse_value_expr(input: ParseStream) -> syn::Result<Expr> {
+    if input.peek(Lit) {
+        let fork = input.fork();
+        if let Ok(lit) = fork.parse::<Lit>() {
+            if fork.is_empty() || fork.peek(Token![,]) {
+                input.advance_to(&fork);
+                return Ok(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit }));
+            }
+        }
+    }
+    input.parse::<Expr>()
 }
 
 /// All items of every `#[<which>(...)]` attribute.

@@ -159,19 +159,15 @@ impl<'a> Evaluator<'a> {
 
     fn default_impl_body(&self, id: ItemId) -> Option<(&'a Expr, ModId)> {
         let item = &self.ix.items[id];
-        self.ix
-            .impls
-            .iter()
-            .filter(|i| i.self_name == item.name && i.trait_name.as_deref() == Some("Default"))
-            .find_map(|i| {
-                i.item.items.iter().find_map(|ii| match ii {
-                    syn::ImplItem::Fn(f) if f.sig.ident == "default" => match f.block.stmts.as_slice() {
-                        [syn::Stmt::Expr(e, None)] => Some((e, i.module)),
-                        _ => None,
-                    },
+        self.ix.impls_of(&item.name).filter(|i| i.trait_name.as_deref() == Some("Default")).find_map(|i| {
+            i.item.items.iter().find_map(|ii| match ii {
+                syn::ImplItem::Fn(f) if f.sig.ident == "default" => match f.block.stmts.as_slice() {
+                    [syn::Stmt::Expr(e, None)] => Some((e, i.module)),
                     _ => None,
-                })
+                },
+                _ => None,
             })
+        })
     }
 
     fn item_default(&self, id: ItemId, depth: usize) -> Res<Value> {

@@ -1,7 +1,8 @@
 //! Module discovery and the crate index: every struct, enum, type alias, fn, const and impl, with its module
 //! path and the `use` declarations needed to resolve the names written in field types.
 
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use syn::parse::discouraged::Speculative;
@@ -53,13 +54,40 @@ pub type ModId = usize;
 /// Index of an item.
 pub type ItemId = usize;
 
-/// One parsed source file.
+/// One source file of the crate.
 #[derive(Debug)]
 pub struct SourceFile {
     /// Path on disk (or in the overlay).
     pub path: PathBuf,
     /// Its text, for marker comments.
     pub text: String,
+    /// `Some` when the file was not parsed (see [`CrateIndex::load_with`]): the names that would make it matter.
+    pub stub: Option<StubNames>,
+}
+
+/// What a cheap lexical scan ([`prescan`]) knows of a file that was not parsed: hashes of the names it may
+/// define or import. Hash collisions only make a lookup parse a file it did not need.
+#[derive(Debug, Default)]
+pub struct StubNames {
+    /// Identifiers right after `struct`, `enum`, `type`, `fn` and `const`: the items the index would hold.
+    declared: Vec<u64>,
+    /// Identifiers inside `use ...;`: the aliases the module would import.
+    used: Vec<u64>,
+    /// Identifiers in `impl` headers: the types the file may implement a trait for.
+    impls: Vec<u64>,
+}
+
+fn name_hash(name: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn has_name(set: &[u64], name: &str) -> bool {
+    set.binary_search(&name_hash(name.as_bytes())).is_ok()
 }
 
 /// A `use` entry: `alias` stands for `path` (already absolute when it starts with `crate`).
@@ -128,6 +156,11 @@ pub struct ImplBlock {
 }
 
 /// The whole crate.
+///
+/// Files that cannot matter are not parsed (they are "stubs": a module with no items, uses or impls, and the
+/// [`StubNames`] of a cheap scan). Every lookup that a stub's contents could change records the stub in
+/// [`CrateIndex::touched`]; [`crate::crd::generate_with`] then loads the crate again with those files parsed and
+/// starts over, so the result is always the one of a fully parsed crate.
 #[derive(Debug, Default)]
 pub struct CrateIndex {
     /// Files.
@@ -136,13 +169,28 @@ pub struct CrateIndex {
     pub modules: Vec<Module>,
     /// Items.
     pub items: Vec<Item>,
-    /// Impl blocks.
+    /// Impl blocks (of parsed files; look them up with [`CrateIndex::impls_of`]).
     pub impls: Vec<ImplBlock>,
+    /// Stub files (indexes into `files`) a lookup needed.
+    touched: RefCell<BTreeSet<usize>>,
+    /// Item ids by name, in id order.
+    by_name: HashMap<String, Vec<ItemId>>,
+    /// The stubs (indexes into `files`) by the hashes of the names they may declare.
+    stubs_by_declared: HashMap<u64, Vec<usize>>,
+    /// The stubs by the hashes of the identifiers of their `impl` headers.
+    stubs_by_impl: HashMap<u64, Vec<usize>>,
 }
 
 impl CrateIndex {
     /// Discover and parse every module reachable from the crate root of `sources`.
     pub fn load(sources: &SourceSet) -> Result<Self, CrdError> {
+        Self::load_with(sources, &BTreeSet::new())
+    }
+
+    /// Discover every module reachable from the crate root of `sources`, parsing only the files that can
+    /// matter: those in `force`, those that mention `CustomResource`, declare modules or hold CRD markers.
+    /// The others are stubs until a lookup needs them ([`CrateIndex::take_touched`]).
+    pub fn load_with(sources: &SourceSet, force: &BTreeSet<PathBuf>) -> Result<Self, CrdError> {
         let dir = sources.src_dir();
         let root = ["lib.rs", "main.rs"]
             .iter()
@@ -150,31 +198,95 @@ impl CrateIndex {
             .find(|p| sources.exists(p))
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
         let mut index = CrateIndex::default();
-        index.load_file(sources, &root, vec!["crate".into()], None, dir.to_path_buf())?;
+        index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
+        for (id, item) in index.items.iter().enumerate() {
+            index.by_name.entry(item.name.clone()).or_default().push(id);
+        }
+        for (f, file) in index.files.iter().enumerate() {
+            if let Some(stub) = &file.stub {
+                for &h in &stub.declared {
+                    index.stubs_by_declared.entry(h).or_default().push(f);
+                }
+                for &h in &stub.impls {
+                    index.stubs_by_impl.entry(h).or_default().push(f);
+                }
+            }
+        }
         Ok(index)
+    }
+
+    /// The paths of the stub files some lookup needed since the index was loaded (empty: the results so far
+    /// are those of a fully parsed crate).
+    pub fn take_touched(&self) -> BTreeSet<PathBuf> {
+        std::mem::take(&mut *self.touched.borrow_mut()).into_iter().map(|f| self.files[f].path.clone()).collect()
+    }
+
+    fn touch(&self, file: usize) {
+        self.touched.borrow_mut().insert(file);
+    }
+
+    /// Records the stub of `module`, if it is one and `pick` finds `name` among its names.
+    fn touch_module(&self, module: ModId, name: &str, pick: fn(&StubNames) -> &[u64]) {
+        let file = self.modules[module].file;
+        if let Some(stub) = &self.files[file].stub {
+            if has_name(pick(stub), name) {
+                self.touch(file);
+            }
+        }
+    }
+
+    /// Records every stub that may declare an item named `name` (`impls`: implement a trait for `name`).
+    fn touch_stubs(&self, name: &str, impls: bool) {
+        let table = if impls { &self.stubs_by_impl } else { &self.stubs_by_declared };
+        for &f in table.get(&name_hash(name.as_bytes())).into_iter().flatten() {
+            self.touch(f);
+        }
+    }
+
+    /// The impl blocks whose self type's last segment is `self_name`.
+    pub fn impls_of<'a>(&'a self, self_name: &'a str) -> impl Iterator<Item = &'a ImplBlock> + 'a {
+        self.touch_stubs(self_name, true);
+        self.impls.iter().filter(move |i| i.self_name == self_name)
+    }
+
+    /// The non-glob `use` entry of `module` importing `alias`.
+    fn use_alias(&self, module: ModId, alias: &str) -> Option<&UseEntry> {
+        self.touch_module(module, alias, |s| &s.used);
+        self.modules[module].uses.iter().find(|u| !u.glob && u.alias == alias)
     }
 
     fn load_file(
         &mut self,
         sources: &SourceSet,
+        force: &BTreeSet<PathBuf>,
         path: &Path,
         mod_path: Vec<String>,
         parent: Option<ModId>,
         mod_dir: PathBuf,
     ) -> Result<ModId, CrdError> {
         let text = sources.read(path)?;
-        let file = parse_items(&text).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
+        let stub = if force.contains(path) || text.contains("CustomResource") {
+            None
+        } else {
+            prescan(&text).filter(|_| !has_crd_markers(path, &text))
+        };
         let file_idx = self.files.len();
-        self.files.push(SourceFile { path: path.to_path_buf(), text });
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let ctx = FileCtx { file: file_idx, file_dir };
-        self.load_items(sources, &ctx, file.0, mod_path, parent, mod_dir, false)
+        if stub.is_some() {
+            self.files.push(SourceFile { path: path.to_path_buf(), text, stub });
+            return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
+        }
+        let file = parse_items(&text).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
+        self.files.push(SourceFile { path: path.to_path_buf(), text, stub: None });
+        self.load_items(sources, force, &ctx, file.0, mod_path, parent, mod_dir, false)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn load_items(
         &mut self,
         sources: &SourceSet,
+        force: &BTreeSet<PathBuf>,
         ctx: &FileCtx,
         items: Vec<syn::Item>,
         mod_path: Vec<String>,
@@ -228,7 +340,7 @@ impl CrateIndex {
                                 Some(p) => mod_dir.join(p),
                                 None => mod_dir.join(&name),
                             };
-                            self.load_items(sources, ctx, items, child_path, Some(id), dir, true)?;
+                            self.load_items(sources, force, ctx, items, child_path, Some(id), dir, true)?;
                         }
                         None => {
                             let candidates: Vec<PathBuf> = match &path_attr {
@@ -251,7 +363,7 @@ impl CrateIndex {
                                 mod_dir.join(&name)
                             };
                             let found = found.clone();
-                            self.load_file(sources, &found, child_path, Some(id), child_dir)?;
+                            self.load_file(sources, force, &found, child_path, Some(id), child_dir)?;
                         }
                     }
                 }
@@ -275,13 +387,24 @@ impl CrateIndex {
         &self.files[self.modules[module].file].text
     }
 
+    /// The ids of the items named `name`, in order.
+    fn named(&self, name: &str) -> impl Iterator<Item = ItemId> + '_ {
+        self.by_name.get(name).into_iter().flatten().copied()
+    }
+
     /// The items named `name` defined directly in `module`.
     fn item_in(&self, module: ModId, name: &str, want: fn(&ItemKind) -> bool) -> Option<ItemId> {
-        self.items.iter().position(|i| i.module == module && i.name == name && want(&i.kind))
+        self.touch_module(module, name, |s| &s.declared);
+        self.named(name).find(|&id| self.items[id].module == module && want(&self.items[id].kind))
     }
 
     /// Resolve a path (as written in `module`) to a crate item, or to an external path.
     pub fn resolve(&self, module: ModId, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
+        let file = self.modules[module].file;
+        if self.files[file].stub.is_some() {
+            // Names are resolved from parsed items only; a stub here is a gap, so load it.
+            self.touch(file);
+        }
         self.resolve_depth(module, segs, want, 0)
     }
 
@@ -294,7 +417,7 @@ impl CrateIndex {
             if let Some(id) = self.item_in(module, name, want) {
                 return Resolved::Item(id);
             }
-            if let Some(u) = self.modules[module].uses.iter().find(|u| !u.glob && &u.alias == name) {
+            if let Some(u) = self.use_alias(module, name) {
                 return self.resolve_use_path(module, &u.path, want, depth);
             }
             for u in self.modules[module].uses.iter().filter(|u| u.glob) {
@@ -303,7 +426,7 @@ impl CrateIndex {
                         return Resolved::Item(id);
                     }
                     // One level of re-export through the glob-imported module.
-                    if let Some(inner) = self.modules[m].uses.iter().find(|x| !x.glob && &x.alias == name) {
+                    if let Some(inner) = self.use_alias(m, name) {
                         return self.resolve_use_path(m, &inner.path, want, depth + 1);
                     }
                 } else if !is_crate_relative(&u.path) && !self.is_glob_into_crate(module, &u.path) {
@@ -321,7 +444,7 @@ impl CrateIndex {
         let first = &prefix[0];
         let expanded: Option<Vec<String>> = if first == "crate" || first == "self" || first == "super" {
             Some(prefix.to_vec())
-        } else if let Some(u) = self.modules[module].uses.iter().find(|u| !u.glob && &u.alias == first) {
+        } else if let Some(u) = self.use_alias(module, first) {
             let mut p = u.path.clone();
             p.extend(prefix[1..].iter().cloned());
             Some(p)
@@ -337,7 +460,7 @@ impl CrateIndex {
                 if let Some(id) = self.item_in(m, name, want) {
                     return Resolved::Item(id);
                 }
-                if let Some(u) = self.modules[m].uses.iter().find(|u| !u.glob && &u.alias == name) {
+                if let Some(u) = self.use_alias(m, name) {
                     return self.resolve_use_path(m, &u.path, want, depth + 1);
                 }
                 return self.by_last_segment(segs, want);
@@ -370,7 +493,7 @@ impl CrateIndex {
                 if let Some(id) = self.item_in(m, &name[0], want) {
                     return Resolved::Item(id);
                 }
-                if let Some(u) = self.modules[m].uses.iter().find(|u| !u.glob && u.alias == name[0]) {
+                if let Some(u) = self.use_alias(m, &name[0]) {
                     return self.resolve_use_path(m, &u.path.clone(), want, depth + 1);
                 }
             }
@@ -382,8 +505,8 @@ impl CrateIndex {
     /// Fallback: a unique crate item with this last segment, else an external path.
     fn by_last_segment(&self, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
         let name = &segs[segs.len() - 1];
-        let found: Vec<ItemId> =
-            self.items.iter().enumerate().filter(|(_, i)| &i.name == name && want(&i.kind)).map(|(id, _)| id).collect();
+        self.touch_stubs(name, false);
+        let found: Vec<ItemId> = self.named(name).filter(|&id| want(&self.items[id].kind)).collect();
         match found.as_slice() {
             [one] => Resolved::Item(*one),
             [] => Resolved::External(segs.to_vec()),
@@ -532,8 +655,277 @@ fn is_ident_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
 }
 
+/// Whether a file holds a marker the CRD generator attaches to a type or field (or a marker it must report).
+fn has_crd_markers(path: &Path, text: &str) -> bool {
+    text.contains('+')
+        && crate::markers::scan(path, text).map_or(true, |ms| ms.iter().any(|m| super::markers::is_crd_marker(&m.name)))
+}
+
+/// The bytes [`skip_block`] stops at: braces and the starts of comments, strings and chars.
+const BLOCK_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'/' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t
+};
+
+/// The index just after the `}` matching the `{` at `open` (comments and literals skipped).
+fn skip_block(b: &[u8], open: usize) -> usize {
+    let n = b.len();
+    let (mut depth, mut k) = (0usize, open);
+    loop {
+        while k < n && !BLOCK_BYTES[b[k] as usize] {
+            k += 1;
+        }
+        if k >= n {
+            return n;
+        }
+        match b[k] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1;
+                }
+            }
+            b'"' => {
+                // A raw string starts at its `r` (after an optional `b`/`c`), before the `#`s.
+                let hashes = b[..k].iter().rev().take_while(|&&c| c == b'#').count();
+                let start = k - hashes;
+                let raw = start > 0 && b[start - 1] == b'r' && {
+                    let p = start - 1;
+                    p == 0
+                        || !is_ident_byte(b[p - 1])
+                        || (matches!(b[p - 1], b'b' | b'c') && (p == 1 || !is_ident_byte(b[p - 2])))
+                };
+                let from = if !raw {
+                    k
+                } else if start >= 2
+                    && matches!(b[start - 2], b'b' | b'c')
+                    && (start == 2 || !is_ident_byte(b[start - 3]))
+                {
+                    start - 2
+                } else {
+                    start - 1
+                };
+                k = skip_literal_at(b, from).unwrap_or(k + 1);
+                continue;
+            }
+            _ => {
+                if let Some(next) = skip_literal(b, k) {
+                    k = next;
+                    continue;
+                }
+            }
+        }
+        k += 1;
+    }
+}
+
+/// A cheap lexical scan deciding whether a file must be parsed: `None` when it declares a module (`mod`
+/// outside fn bodies and `#[cfg(test)] mod x { .. }` blocks), else the names a lookup could find in it. The
+/// names are a superset: fn bodies and `#[cfg(test)]` modules are skipped (syn's index never looks inside
+/// them), everything else that could be an item name, a `use` alias or an impl's self type is kept.
+fn prescan(text: &str) -> Option<StubNames> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut out = StubNames::default();
+    let (mut i, mut depth) = (0usize, 0i32);
+    let (mut in_fn_sig, mut in_impl, mut in_use, mut declare_next, mut cfg_test) = (false, false, false, false, false);
+    let mut prev_punct = 0u8;
+    // Skips whitespace and comments from `k`.
+    let skip_trivia = |mut k: usize| {
+        while k < n {
+            if b[k].is_ascii_whitespace() {
+                k += 1;
+            } else if b[k] == b'/' && matches!(b.get(k + 1), Some(b'/' | b'*')) {
+                k = skip_literal(b, k).unwrap_or(n);
+            } else {
+                break;
+            }
+        }
+        k
+    };
+    while i < n {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if let Some(next) = skip_literal(b, i) {
+            i = next;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            while i < n && is_ident_byte(b[i]) {
+                i += 1;
+            }
+            prev_punct = 0;
+            continue;
+        }
+        if is_ident_byte(c) {
+            let start = i;
+            while i < n && is_ident_byte(b[i]) {
+                i += 1;
+            }
+            let mut word = &b[start..i];
+            let mut raw = None;
+            if word == b"r" && b.get(i) == Some(&b'#') && b.get(i + 1).is_some_and(|&c| is_ident_byte(c)) {
+                i += 1;
+                let s = i;
+                while i < n && is_ident_byte(b[i]) {
+                    i += 1;
+                }
+                raw = Some(&b[start..i]);
+                word = &b[s..i];
+            }
+            let add = |set: &mut Vec<u64>| {
+                set.push(name_hash(word));
+                if let Some(r) = raw {
+                    set.push(name_hash(r));
+                }
+            };
+            if in_use {
+                add(&mut out.used);
+            }
+            if in_impl {
+                add(&mut out.impls);
+            }
+            if declare_next {
+                add(&mut out.declared);
+                declare_next = false;
+            }
+            prev_punct = 0;
+            if raw.is_some() {
+                cfg_test = false;
+                continue;
+            }
+            match word {
+                // `fn name`: a declaration whose body is skipped (`fn(..)` is a fn pointer type).
+                b"fn" if b.get(skip_trivia(i)).is_some_and(|&c| is_ident_byte(c) && !c.is_ascii_digit()) => {
+                    in_fn_sig = true;
+                    declare_next = true;
+                    depth = 0;
+                }
+                b"struct" | b"enum" => {
+                    in_fn_sig = false;
+                    declare_next = true;
+                }
+                b"type" | b"const" => declare_next = true,
+                b"trait" | b"union" | b"static" => in_fn_sig = false,
+                b"impl" => {
+                    in_impl = true;
+                    if !in_fn_sig {
+                        depth = 0;
+                    }
+                }
+                b"use" => {
+                    in_use = true;
+                    in_fn_sig = false;
+                }
+                b"mod" => {
+                    if !cfg_test {
+                        return None;
+                    }
+                    // `#[cfg(test)] mod name { .. }`: skipped, as the index skips it.
+                    let k = skip_trivia(i);
+                    let name_end = k + b[k..].iter().take_while(|&&c| is_ident_byte(c)).count();
+                    let open = skip_trivia(name_end);
+                    if name_end == k || b.get(open) != Some(&b'{') {
+                        return None;
+                    }
+                    i = skip_block(b, open);
+                    cfg_test = false;
+                    continue;
+                }
+                _ => {}
+            }
+            if !matches!(word, b"pub" | b"crate" | b"super" | b"self" | b"in") {
+                cfg_test = false;
+            }
+            continue;
+        }
+        match c {
+            b'#' => {
+                let k = skip_trivia(i + 1);
+                if b.get(k) == Some(&b'[') {
+                    // An outer attribute: `#[cfg(test)]` marks the next item.
+                    let mut end = k + 1;
+                    let mut d = 1;
+                    while end < n && d > 0 {
+                        if let Some(next) = skip_literal(b, end) {
+                            end = next;
+                            continue;
+                        }
+                        match b[end] {
+                            b'[' => d += 1,
+                            b']' => d -= 1,
+                            _ => {}
+                        }
+                        end += 1;
+                    }
+                    let inner: Vec<u8> =
+                        b[k + 1..end.saturating_sub(1)].iter().copied().filter(|c| !c.is_ascii_whitespace()).collect();
+                    if inner == b"cfg(test)" {
+                        cfg_test = true;
+                    }
+                    i = end;
+                    prev_punct = b']';
+                    continue;
+                }
+            }
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b';' if depth == 0 => {
+                in_fn_sig = false;
+                in_impl = false;
+                in_use = false;
+            }
+            b'{' if depth == 0 && in_fn_sig => {
+                i = skip_block(b, i);
+                in_fn_sig = false;
+                in_impl = false;
+                cfg_test = false;
+                prev_punct = b'}';
+                continue;
+            }
+            b'{' if depth == 0 && in_impl && !matches!(prev_punct, b'<' | b',' | b'=') => in_impl = false,
+            _ => {}
+        }
+        if !matches!(c, b'(' | b')') {
+            cfg_test = false;
+        }
+        declare_next = false;
+        prev_punct = c;
+        i += 1;
+    }
+    for set in [&mut out.declared, &mut out.used, &mut out.impls] {
+        set.sort_unstable();
+        set.dedup();
+    }
+    Some(out)
+}
+
 /// If a comment, string, char or byte literal starts at `i`, the index just after it.
+#[inline(always)]
 fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
+    // Most bytes cannot start one: decide those without the call.
+    let next = b.get(i + 1).copied().unwrap_or(0);
+    let may = match b[i] {
+        b'"' | b'\'' => true,
+        b'/' => matches!(next, b'/' | b'*'),
+        b'r' => matches!(next, b'#' | b'"'),
+        b'b' | b'c' => next == b'r',
+        _ => false,
+    };
+    if may { skip_literal_at(b, i) } else { None }
+}
+
+#[inline(never)]
+fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     let at = |k: usize| b.get(k).copied().unwrap_or(0);
     match b[i] {
@@ -852,5 +1244,198 @@ struct After { pub f: u8 }
         let src = "#[cfg(test)]\nmod tests { pub struct Hidden; }\nmod inline { pub struct Seen; }\n";
         let items = parse_items(src).unwrap().0;
         assert_eq!(items.len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod stub_tests {
+    use super::*;
+    use crate::crd::{GeneratedCrd, K8sTable};
+
+    fn names(text: &str) -> StubNames {
+        prescan(text).expect("no module declared")
+    }
+
+    #[test]
+    fn prescan_finds_modules_outside_test_modules_and_fn_bodies() {
+        assert!(prescan("pub mod api;\n").is_none());
+        assert!(prescan("mod inline { pub struct S; }\n").is_none());
+        assert!(prescan("#[cfg(test)]\nmod tests;\n").is_none(), "out-of-line test modules are parsed");
+        assert!(
+            prescan("#[cfg(test)]\n#[allow(unused)]\npub(crate) mod tests { mod x; }\nfn f() { mod y {} }\n").is_some()
+        );
+        assert!(prescan("// mod a;\n/* mod b; */\nconst S: &str = \"mod c;\";\nfn r#mod() {}\n").is_some());
+        assert!(prescan("#[cfg(not(test))]\nmod tests {}\n").is_none());
+    }
+
+    #[test]
+    fn prescan_keeps_every_name_a_lookup_could_find() {
+        let s = names(
+            "use crate::{api::Kind1, api::Kind1Status as St};\n\
+             pub const NAME: &str = \"x\";\n\
+             type Alias = u8;\n\
+             pub struct Holder { f: fn(u8) -> u8 }\n\
+             use other::Later;\n\
+             pub fn run(obj: Kind1) -> Result<()> { struct Hidden; let x = Kind1Status::default(); }\n\
+             impl<T> Default for Wrapper<T> where T: Clone { fn default() -> Self { todo!() } }\n\
+             enum r#Raw { A }\n\
+             #[cfg(test)]\nmod tests { pub struct InTests; use super::*; }\n",
+        );
+        for declared in ["NAME", "Alias", "Holder", "run", "Raw", "r#Raw"] {
+            assert!(has_name(&s.declared, declared), "{declared}");
+        }
+        for hidden in ["Hidden", "InTests", "Kind1"] {
+            assert!(!has_name(&s.declared, hidden), "{hidden}");
+        }
+        for used in ["Kind1", "Kind1Status", "St", "Later"] {
+            assert!(has_name(&s.used, used), "{used}");
+        }
+        assert!(!has_name(&s.used, "Holder"));
+        assert!(has_name(&s.impls, "Wrapper") && has_name(&s.impls, "Default"));
+        assert!(!has_name(&s.impls, "Kind1"));
+    }
+
+    #[test]
+    fn prescan_skips_bodies_whatever_they_hold() {
+        let s = names(
+            "fn a() { let s = r#\"} mod x;\"#; let t = \"}\\\"}\"; let c = '}'; let l: &'static str = \"\"; }\n\
+             fn b() { let u = br\"}\"; let v = b'}'; /* } mod y; */ // }\n let w = cr#\"}\"#; { { } } }\n\
+             pub struct After;\n",
+        );
+        assert!(has_name(&s.declared, "After") && has_name(&s.declared, "a") && has_name(&s.declared, "b"));
+    }
+
+    const SPEC: &str = r#"
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use crate::reexport::Renamed;
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "a.example.com", version = "v1", kind = "Foo", namespaced)]
+pub struct FooSpec {
+    pub inner: crate::types::Inner,
+    pub other: Other,
+    pub renamed: Renamed,
+    #[serde(default)]
+    pub defaulted: WithDefault,
+}
+"#;
+
+    const TYPES: &str = r#"
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+/// Inner docs.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct Inner { pub a: u8 }
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct Other { pub b: String }
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct Target { pub c: bool }
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct WithDefault { pub d: u32 }
+"#;
+
+    const CONTROLLER: &str = r#"
+// +kubebuilder:rbac:groups=a.example.com,resources=foos,verbs=get
+use crate::api::{Foo, FooSpec};
+pub const NAME: &str = "foo";
+pub fn reconcile(obj: Foo) -> FooSpec { let spec = obj.spec; spec }
+#[cfg(test)]
+mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
+"#;
+
+    fn write(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (path, text) in files {
+            let p = dir.path().join("src").join(path);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(p, text).expect("write");
+        }
+        dir
+    }
+
+    /// Lazy generation and generation with every file parsed.
+    fn lazy_and_full(
+        files: &[(&str, &str)],
+    ) -> (Result<Vec<GeneratedCrd>, CrdError>, Result<Vec<GeneratedCrd>, CrdError>) {
+        let dir = write(files);
+        let set = SourceSet::new(&dir.path().join("src"));
+        let lazy = crate::crd::generate(&set);
+        let all: BTreeSet<PathBuf> = files.iter().map(|(p, _)| dir.path().join("src").join(p)).collect();
+        let ix = CrateIndex::load_with(&set, &all).expect("load");
+        assert!(ix.files.iter().all(|f| f.stub.is_none()));
+        let full = crate::crd::generate_from(&ix, K8sTable::default_table());
+        assert!(ix.take_touched().is_empty());
+        (lazy, full)
+    }
+
+    const DEFAULT: &str =
+        "use crate::types::WithDefault;\nimpl Default for WithDefault { fn default() -> Self { Self { d: 7 } } }\n";
+
+    /// The crate; `more` is appended to `more.rs`, which holds the `impl Default` the spec needs.
+    fn crate_files(more: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("lib.rs", "pub mod api;\npub mod types;\npub mod reexport;\npub mod controller;\npub mod more;\n".into()),
+            ("api.rs", SPEC.into()),
+            ("types.rs", TYPES.into()),
+            ("reexport.rs", "pub use crate::types::Target as Renamed;\n".into()),
+            ("controller.rs", CONTROLLER.into()),
+            ("more.rs", format!("{DEFAULT}{more}")),
+        ]
+    }
+
+    fn refs<'a>(files: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+        files.iter().map(|(p, t)| (*p, t.as_str())).collect()
+    }
+
+    #[test]
+    fn stubs_a_lookup_leads_into_are_parsed() {
+        let (lazy, full) = lazy_and_full(&refs(&crate_files("")));
+        let (lazy, full) = (lazy.expect("lazy"), full.expect("full"));
+        assert_eq!(lazy, full);
+        let spec = &lazy[0].crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(spec["properties"]["inner"]["description"], "Inner docs.");
+        assert_eq!(spec["properties"]["renamed"]["properties"]["c"]["type"], "boolean");
+        assert_eq!(spec["properties"]["defaulted"]["default"], serde_json::json!({"d": 7}), "impl Default in a stub");
+    }
+
+    #[test]
+    fn impls_in_stubs_count() {
+        let manual = "impl schemars::JsonSchema for crate::types::Other { }\n";
+        let (lazy, full) = lazy_and_full(&refs(&crate_files(manual)));
+        let lazy = lazy.expect_err("hand-written JsonSchema");
+        assert_eq!(lazy, full.expect_err("hand-written JsonSchema"));
+        assert!(lazy.to_string().contains("hand-written `impl JsonSchema for Other`"), "{lazy}");
+    }
+
+    #[test]
+    fn ambiguous_names_in_stubs_count() {
+        let (lazy, full) = lazy_and_full(&refs(&crate_files("pub struct Other { pub z: u8 }\n")));
+        let lazy = lazy.expect_err("ambiguous");
+        assert_eq!(lazy, full.expect_err("ambiguous"));
+        assert!(lazy.to_string().contains("ambiguous"), "{lazy}");
+    }
+
+    #[test]
+    fn controllers_stay_stubs() {
+        let dir = write(&refs(&crate_files("")));
+        let set = SourceSet::new(&dir.path().join("src"));
+        let mut parse = BTreeSet::new();
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let ix = CrateIndex::load_with(&set, &parse).expect("load");
+            let out = crate::crd::generate_from(&ix, K8sTable::default_table());
+            let touched = ix.take_touched();
+            if touched.is_empty() {
+                out.expect("generate");
+                break;
+            }
+            parse.extend(touched);
+        }
+        let names: Vec<String> =
+            parse.iter().map(|p| p.file_name().unwrap_or_default().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["more.rs", "reexport.rs", "types.rs"], "only what the spec needs, after {rounds} rounds");
     }
 }

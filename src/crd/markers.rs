@@ -105,6 +105,11 @@ impl MarkerIndex {
         (ix.modules[m].file, start.line, start.column)
     }
 
+    /// Whether no struct, enum or field has a marker.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.fields.is_empty()
+    }
+
     /// The markers on an item.
     pub fn item(&self, id: ItemId) -> &[Marker] {
         self.items.get(&id).map(Vec::as_slice).unwrap_or_default()
@@ -129,7 +134,8 @@ impl MarkerIndex {
     pub fn build_with(ix: &CrateIndex, keep: fn(&str) -> bool) -> Result<Self, CrdError> {
         let mut out = MarkerIndex::default();
         for (fi, file) in ix.files.iter().enumerate() {
-            if !file.text.contains("+") {
+            // A stub holds no CRD marker (the index parses files that do) and scanned without errors.
+            if file.stub.is_some() || !file.text.contains("+") {
                 continue;
             }
             let markers = mk::scan(&file.path, &file.text).map_err(|e| {

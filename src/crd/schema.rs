@@ -373,9 +373,7 @@ impl<'a> Generator<'a> {
                  (e.g. store children as serde_json::Value with x-kubernetes-preserve-unknown-fields)",
             ));
         }
-        if let Some(imp) =
-            ix.impls.iter().find(|i| i.self_name == item.name && i.trait_name.as_deref() == Some("JsonSchema"))
-        {
+        if let Some(imp) = ix.impls_of(&item.name).find(|i| i.trait_name.as_deref() == Some("JsonSchema")) {
             return Err(CrdError::unsupported(
                 ix.module_file(imp.module),
                 imp.item.impl_token.span,

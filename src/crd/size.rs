@@ -109,7 +109,22 @@ fn truncate_schema(schema: &mut Value, max: usize) {
 
 /// Compact JSON size of a value.
 pub fn json_size(v: &Value) -> usize {
-    serde_json::to_vec(v).map(|b| b.len()).unwrap_or_default()
+    /// Counts the bytes written instead of keeping them.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, v) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
 }
 
 fn human(bytes: usize) -> String {

@@ -143,7 +143,8 @@ pub fn registry() -> &'static [MarkerDef] {
 
 /// Finds the definition of an exact marker name (without `+`).
 pub fn lookup(name: &str) -> Option<&'static MarkerDef> {
-    registry().iter().find(|d| d.name == name)
+    static BY_NAME: OnceLock<std::collections::HashMap<&'static str, &'static MarkerDef>> = OnceLock::new();
+    BY_NAME.get_or_init(|| registry().iter().rev().map(|d| (d.name.as_str(), d)).collect()).get(name).copied()
 }
 
 const fn arg(name: &'static str, ty: ArgType, required: bool, doc: &'static str) -> ArgDef {

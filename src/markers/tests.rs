@@ -423,3 +423,25 @@ fn every_registered_marker_parses_from_its_usage_example() {
         assert_eq!(m.name, d.name, "{text}");
     }
 }
+
+#[test]
+fn plus_lines_match_str_lines() {
+    let texts = [
+        "",
+        "+",
+        "a + b\n+c\r\n\nx\n// +optional\r\n  /// +kubebuilder:validation:Minimum=1 ++ +\nlast+",
+        "\n\n+\n\n",
+        "no plus at all\nstill none\n",
+        "a\r\n+b\r",
+    ];
+    for text in texts {
+        let naive: Vec<(usize, &str)> =
+            text.lines().enumerate().filter(|(_, l)| l.contains('+')).map(|(i, l)| (i + 1, l)).collect();
+        let fast: Vec<(usize, &str)> =
+            plus_lines(text).map(|(start, l)| (text[..start].matches('\n').count() + 1, l)).collect();
+        let trim = |v: &[(usize, &'static str)]| -> Vec<(usize, &'static str)> {
+            v.iter().map(|&(i, l)| (i, l.trim_end_matches('\r'))).collect()
+        };
+        assert_eq!(trim(&fast), trim(&naive), "{text:?}");
+    }
+}

@@ -19,6 +19,10 @@ const ITEMS: &str = "kubebuilder:validation:items:";
 
 /// Applies every placeholder in `schema` and removes them.
 pub fn apply_schema(schema: &mut Value, idx: &MarkerIndex) -> Result<(), CrdError> {
+    if idx.is_empty() {
+        // No markers, so no placeholders: nothing to apply.
+        return Ok(());
+    }
     walk(schema, idx)
 }
 
