@@ -63,10 +63,22 @@ pub fn generate_with(sources: &SourceSet, k8s: &K8sTable) -> Result<Vec<Generate
         let out = generate_from(&ix, k8s);
         let touched = ix.take_touched();
         if touched.is_empty() {
+            if FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed) {
+                std::mem::forget(ix);
+            }
             return out;
         }
         parse.extend(touched);
     }
+}
+
+static FORGET_INDEX: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes [`generate_with`] leak its crate index (every syntax tree it parsed) instead of freeing it, for a
+/// process that exits soon after: the `kubesmith` binary sets it (`run_cli`), where freeing the trees one by one
+/// is CPU time spent just before the OS reclaims the memory anyway. A long-running process must not set it.
+pub fn forget_index_when_done() {
+    FORGET_INDEX.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Result<Vec<GeneratedCrd>, CrdError> {

@@ -32,6 +32,8 @@ pub fn run_cli() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The process exits right after the command: the CRD generator's crate index is left to the OS.
+    crd::forget_index_when_done();
     match commands::run(cli, &cwd) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -87,11 +87,15 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
 /// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
 pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
     let root = plan.root.clone();
+    // The CRD generator reads and scans the crate's files; the RBAC and webhook markers come from that scan.
+    let mut sets = Vec::new();
     if let Some(crd_dir) = &targets.crd_dir {
         let mut written = Vec::new();
         for src in &targets.sources {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
-            for mut generated in crd::generate_with(&set, targets.k8s)? {
+            let crds = crd::generate_with(&set, targets.k8s)?;
+            sets.push(set);
+            for mut generated in crds {
                 if let Some(max) = targets.max_description_length {
                     crd::size::truncate_descriptions(&mut generated.crd, max);
                 }
@@ -107,9 +111,10 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
             plan.delete(stale);
         }
     }
+    let mut markers = None;
     if let Some(rbac_dir) = &targets.rbac_dir {
-        let markers = scan_markers(plan, &targets.sources)?;
-        let mut roles = crate::rbac::generate(&markers, ROLE_NAME);
+        let markers = markers.insert(scan_markers(plan, &targets.sources, &sets)?);
+        let mut roles = crate::rbac::generate(markers, ROLE_NAME);
         if roles.is_empty() {
             roles.push(serde_json::json!({
                 "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -122,7 +127,11 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         plan.write(rbac_dir.join(ROLE_FILE), crate::yaml::to_multi_doc_string(&roles))?;
     }
     if let Some(webhook_dir) = &targets.webhook_dir {
-        plan_webhook_manifests(plan, webhook_dir, &targets.sources)?;
+        let markers = match markers {
+            Some(m) => m,
+            None => scan_markers(plan, &targets.sources, &sets)?,
+        };
+        plan_webhook_manifests_from(plan, webhook_dir, &markers)?;
     }
     Ok(())
 }
@@ -130,8 +139,12 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
 /// Plans `<dir>/manifests.yaml` from the `+kubebuilder:webhook` markers of the sources (as planned). Written even
 /// without admission webhooks (a comment only), because `config/webhook/kustomization.yaml` lists it.
 pub fn plan_webhook_manifests(plan: &mut Plan, dir: &Path, sources: &[PathBuf]) -> Result<()> {
-    let markers = scan_markers(plan, sources)?;
-    let configs = crate::webhook::generate(&markers)?;
+    let markers = scan_markers(plan, sources, &[])?;
+    plan_webhook_manifests_from(plan, dir, &markers)
+}
+
+fn plan_webhook_manifests_from(plan: &mut Plan, dir: &Path, markers: &[crate::markers::Marker]) -> Result<()> {
+    let configs = crate::webhook::generate(markers)?;
     let text = if configs.is_empty() {
         "# No admission webhooks: `kubesmith make manifests` writes their configurations here from the\n\
          # `// +kubebuilder:webhook:` markers in src/ (see `kubesmith create webhook`).\n"
@@ -142,11 +155,17 @@ pub fn plan_webhook_manifests(plan: &mut Plan, dir: &Path, sources: &[PathBuf]) 
     plan.write(dir.join(WEBHOOK_FILE), text)
 }
 
-/// Every marker in the `.rs` files under the source folders, as the plan will leave them.
-fn scan_markers(plan: &Plan, sources: &[PathBuf]) -> Result<Vec<crate::markers::Marker>> {
+/// Every marker in the `.rs` files under the source folders, as the plan will leave them. Files the CRD
+/// generator already read and scanned (`scanned`, built over the same plan) are taken from its scan.
+fn scan_markers(plan: &Plan, sources: &[PathBuf], scanned: &[SourceSet]) -> Result<Vec<crate::markers::Marker>> {
     let mut markers = Vec::new();
     for src in sources {
         for rel in plan_rust_files(plan, src)? {
+            let full = plan.root.join(&rel);
+            if let Some(found) = scanned.iter().find_map(|set| set.take_scanned(&full)) {
+                markers.extend(found.into_iter().map(|m| crate::markers::Marker { file: rel.clone(), ..m }));
+                continue;
+            }
             let text = plan.read_existing(&rel)?;
             markers.extend(crate::markers::scan(&rel, &text)?);
         }
@@ -236,9 +255,15 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).with_context(|| format!("failed to list {}", d.display()))? {
-            let p = e.with_context(|| format!("failed to list {}", d.display()))?.path();
+            let e = e.with_context(|| format!("failed to list {}", d.display()))?;
+            let p = e.path();
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            if p.is_dir() {
+            // The entry's own type saves a stat per file; a symlink is followed as before.
+            let is_dir = match e.file_type() {
+                Ok(t) if !t.is_symlink() => t.is_dir(),
+                _ => p.is_dir(),
+            };
+            if is_dir {
                 if !name.starts_with('.') && name != "target" {
                     stack.push(p);
                 }

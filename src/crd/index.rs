@@ -9,18 +9,27 @@ use syn::parse::discouraged::Speculative;
 use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
+use crate::markers::{Marker, MarkerError};
 
 /// Source files as the tool sees them: disk, optionally overlaid with planned (not yet written) contents.
 #[derive(Debug, Clone)]
 pub struct SourceSet {
     src_dir: PathBuf,
     overlay: BTreeMap<PathBuf, String>,
+    /// The markers of every file read so far that scanned without errors, by path.
+    scanned: RefCell<BTreeMap<PathBuf, Vec<Marker>>>,
 }
 
 impl SourceSet {
     /// Sources rooted at `src_dir` (the directory holding `lib.rs` / `main.rs`).
     pub fn new(src_dir: &Path) -> Self {
-        Self { src_dir: src_dir.to_path_buf(), overlay: BTreeMap::new() }
+        Self { src_dir: src_dir.to_path_buf(), overlay: BTreeMap::new(), scanned: RefCell::default() }
+    }
+
+    /// The markers of `path` ([`crate::markers::scan`], reporting `path`), when the CRD generator read and
+    /// scanned that file, so `make manifests` neither reads nor scans it again for RBAC and webhook markers.
+    pub fn take_scanned(&self, path: &Path) -> Option<Vec<Marker>> {
+        self.scanned.borrow_mut().remove(path)
     }
 
     /// Overlay planned contents. Relative paths are taken relative to the src dir.
@@ -61,6 +70,8 @@ pub struct SourceFile {
     pub path: PathBuf,
     /// Its text, for marker comments.
     pub text: String,
+    /// Its markers ([`crate::markers::scan`]).
+    pub markers: Result<Vec<Marker>, MarkerError>,
     /// `Some` when the file was not parsed (see [`CrateIndex::load_with`]): the names that would make it matter.
     pub stub: Option<StubNames>,
 }
@@ -265,20 +276,24 @@ impl CrateIndex {
         mod_dir: PathBuf,
     ) -> Result<ModId, CrdError> {
         let text = sources.read(path)?;
+        let markers = if text.contains('+') { crate::markers::scan(path, &text) } else { Ok(Vec::new()) };
+        if let Ok(ms) = &markers {
+            sources.scanned.borrow_mut().insert(path.to_path_buf(), ms.clone());
+        }
         let stub = if force.contains(path) || text.contains("CustomResource") {
             None
         } else {
-            prescan(&text).filter(|_| !has_crd_markers(path, &text))
+            prescan(&text).filter(|_| !has_crd_markers(&markers))
         };
         let file_idx = self.files.len();
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let ctx = FileCtx { file: file_idx, file_dir };
         if stub.is_some() {
-            self.files.push(SourceFile { path: path.to_path_buf(), text, stub });
+            self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub });
             return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
         }
         let file = parse_items(&text).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
-        self.files.push(SourceFile { path: path.to_path_buf(), text, stub: None });
+        self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None });
         self.load_items(sources, force, &ctx, file.0, mod_path, parent, mod_dir, false)
     }
 
@@ -656,9 +671,8 @@ fn is_ident_byte(c: u8) -> bool {
 }
 
 /// Whether a file holds a marker the CRD generator attaches to a type or field (or a marker it must report).
-fn has_crd_markers(path: &Path, text: &str) -> bool {
-    text.contains('+')
-        && crate::markers::scan(path, text).map_or(true, |ms| ms.iter().any(|m| super::markers::is_crd_marker(&m.name)))
+fn has_crd_markers(markers: &Result<Vec<Marker>, MarkerError>) -> bool {
+    markers.as_ref().map_or(true, |ms| ms.iter().any(|m| super::markers::is_crd_marker(&m.name)))
 }
 
 /// The bytes [`skip_block`] stops at: braces and the starts of comments, strings and chars.
@@ -672,8 +686,13 @@ const BLOCK_BYTES: [bool; 256] = {
     t
 };
 
-/// The index just after the `}` matching the `{` at `open` (comments and literals skipped).
+/// The index just after the `}` matching the `{` at `open` (comments and literals skipped), or the end.
 fn skip_block(b: &[u8], open: usize) -> usize {
+    block_end(b, open).unwrap_or(b.len())
+}
+
+/// The index just after the `}` matching the `{` at `open`, if there is one.
+fn block_end(b: &[u8], open: usize) -> Option<usize> {
     let n = b.len();
     let (mut depth, mut k) = (0usize, open);
     loop {
@@ -681,14 +700,14 @@ fn skip_block(b: &[u8], open: usize) -> usize {
             k += 1;
         }
         if k >= n {
-            return n;
+            return None;
         }
         match b[k] {
             b'{' => depth += 1,
             b'}' => {
                 depth -= 1;
                 if depth == 0 {
-                    return k + 1;
+                    return Some(k + 1);
                 }
             }
             b'"' => {
@@ -997,6 +1016,76 @@ fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// When `#[cfg(test)]` at `at` starts an inline module (`#[cfg(test)] [#[..]].. [pub[(..)]] mod name {`), the
+/// positions of its braces. The index skips such modules, so their contents need not be lexed.
+fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    const CFG_TEST: &[u8] = b"#[cfg(test)]";
+    if !b[at..].starts_with(CFG_TEST) {
+        return None;
+    }
+    let n = b.len();
+    let skip_trivia = |mut k: usize| {
+        while k < n {
+            if b[k].is_ascii_whitespace() {
+                k += 1;
+            } else if let Some(next) = skip_literal(b, k).filter(|_| b[k] == b'/') {
+                k = next;
+            } else {
+                break;
+            }
+        }
+        k
+    };
+    let mut k = skip_trivia(at + CFG_TEST.len());
+    // Further outer attributes.
+    while b.get(k) == Some(&b'#') && b.get(k + 1) == Some(&b'[') {
+        let mut depth = 0usize;
+        loop {
+            if k >= n {
+                return None;
+            }
+            if let Some(next) = skip_literal(b, k) {
+                k = next;
+                continue;
+            }
+            match b[k] {
+                b'[' => depth += 1,
+                b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        k += 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        k = skip_trivia(k);
+    }
+    let word = |k: usize, w: &[u8]| b[k..].starts_with(w) && b.get(k + w.len()).is_some_and(|c| !is_ident_byte(*c));
+    if word(k, b"pub") {
+        k = skip_trivia(k + 3);
+        if b.get(k) == Some(&b'(') {
+            k += b[k..].iter().position(|&c| c == b')')? + 1;
+            k = skip_trivia(k);
+        }
+    }
+    if !word(k, b"mod") {
+        return None;
+    }
+    k = skip_trivia(k + 3);
+    let name = b[k..].iter().take_while(|&&c| is_ident_byte(c)).count();
+    if name == 0 {
+        return None;
+    }
+    let open = skip_trivia(k + name);
+    if b.get(open) != Some(&b'{') {
+        return None;
+    }
+    Some((open, block_end(b, open)? - 1))
+}
+
 /// The source with the bodies of fns that are not a single expression replaced by spaces (newlines kept, so
 /// lines and the columns outside those bodies do not move). Lexing them is most of the cost of indexing a
 /// crate with many controllers, and only single-expression bodies are ever evaluated (as defaults).
@@ -1008,6 +1097,17 @@ fn blank_fn_bodies(text: &str) -> String {
         if let Some(next) = skip_literal(&b, i) {
             i = next;
             continue;
+        }
+        if b[i] == b'#' {
+            if let Some((open, close)) = cfg_test_module_body(&b, i) {
+                for c in &mut b[open + 1..close] {
+                    if *c != b'\n' {
+                        *c = b' ';
+                    }
+                }
+                i = close + 1;
+                continue;
+            }
         }
         let starts_ident = is_ident_byte(b[i]) && !b[i].is_ascii_digit();
         if !starts_ident || (i > 0 && is_ident_byte(b[i - 1])) {
@@ -1237,6 +1337,21 @@ struct After { pub f: u8 }
         }
         assert!(!out.contains("let a"));
         parse_items(src).unwrap();
+    }
+
+    #[test]
+    fn cfg_test_module_bodies_are_blanked() {
+        let src = "#[cfg(test)]\n#[allow(unused)] // c\npub(crate) mod tests {\n    use super::*;\n    #[test] fn t() { let s = \"}\"; }\n}\nstruct After;\n";
+        let out = blank_fn_bodies(src);
+        assert_eq!(out.len(), src.len());
+        assert_eq!(out.lines().count(), src.lines().count());
+        assert!(!out.contains("use super") && out.contains("mod tests {") && out.contains("struct After;"), "{out}");
+        assert_eq!(parse_items(src).unwrap().0.len(), 1);
+        // Not a test module: kept.
+        for kept in ["#[cfg(not(test))]\nmod m { struct S; }\n", "#[cfg(test)]\nfn f() { a; b; }\n"] {
+            let out = blank_fn_bodies(kept);
+            assert!(out.contains("mod m { struct S; }") || out.contains("fn f() {"), "{out}");
+        }
     }
 
     #[test]

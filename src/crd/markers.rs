@@ -135,14 +135,14 @@ impl MarkerIndex {
         let mut out = MarkerIndex::default();
         for (fi, file) in ix.files.iter().enumerate() {
             // A stub holds no CRD marker (the index parses files that do) and scanned without errors.
-            if file.stub.is_some() || !file.text.contains("+") {
+            if file.stub.is_some() {
                 continue;
             }
-            let markers = mk::scan(&file.path, &file.text).map_err(|e| {
+            let markers = file.markers.as_ref().map_err(|e| {
                 let d = &e.diagnostics[0];
                 CrdError::marker(&d.file, d.line, &d.message)
             })?;
-            let markers: Vec<Marker> = markers.into_iter().filter(|m| keep(&m.name)).collect();
+            let markers: Vec<Marker> = markers.iter().filter(|m| keep(&m.name)).cloned().collect();
             if markers.is_empty() {
                 continue;
             }
