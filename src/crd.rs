@@ -6,7 +6,6 @@
 //! JSONSchemaProps key filter) → assembly and `merge_crds` here.
 
 pub mod attrs;
-pub mod csv;
 pub mod defaults;
 pub mod error;
 pub mod index;
@@ -96,7 +95,8 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Result<Vec<GeneratedCrd>, C
     Ok(out)
 }
 
-fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
+/// Whether `attrs` hold a `#[derive(..., CustomResource)]`.
+pub fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
         a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
             .map(|l| l.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == "CustomResource")))

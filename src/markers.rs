@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use registry::{ArgDef, ArgType, MarkerDef, MarkerTarget, lookup, registry};
+pub use registry::{ArgDef, ArgType, MarkerDef, MarkerTarget, is_crd_marker, lookup, registry};
 pub use value::MarkerValue;
 
 use value::Cursor;

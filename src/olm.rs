@@ -1,7 +1,9 @@
 //! OLM packaging: bundles (`make bundle`, `bundle validate`) and file-based catalogs (`make catalog`,
 //! `catalog validate`).
 //!
-//! `csv` builds the ClusterServiceVersion from the rendered manifests and the user's base CSV; `bundle` lays out
+//! `csv` builds the ClusterServiceVersion from the rendered manifests and the user's base CSV; `descriptors` reads
+//! the `+operator-sdk:csv:customresourcedefinitions` markers and doc comments of the API types (through the CRD
+//! generator's source index) for its owned-CRD descriptors; `bundle` lays out
 //! a bundle (file names, `annotations.yaml`, `bundle.Dockerfile`) and loads one from disk; `validate` holds the
 //! operator-framework/api validators; `schema` checks an object against a structural schema (OLM's CSV CRD is
 //! embedded from `data/olm/`); `catalog` renders and validates file-based catalogs; `semver` parses versions and
@@ -10,6 +12,7 @@
 pub mod bundle;
 pub mod catalog;
 pub mod csv;
+pub mod descriptors;
 pub mod schema;
 pub mod semver;
 pub mod validate;

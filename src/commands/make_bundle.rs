@@ -160,7 +160,7 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         .unwrap_or(file_base);
 
     let descriptions = if cwd.join("src").is_dir() {
-        crate::crd::csv::descriptions(&crate::crd::SourceSet::new(&cwd.join("src")))
+        crate::olm::descriptors::descriptions(&crate::crd::SourceSet::new(&cwd.join("src")))
             .map_err(|e| anyhow::anyhow!("reading the CSV markers in src/: {e}"))?
     } else {
         Vec::new()

@@ -672,7 +672,7 @@ fn is_ident_byte(c: u8) -> bool {
 
 /// Whether a file holds a marker the CRD generator attaches to a type or field (or a marker it must report).
 fn has_crd_markers(markers: &Result<Vec<Marker>, MarkerError>) -> bool {
-    markers.as_ref().map_or(true, |ms| ms.iter().any(|m| super::markers::is_crd_marker(&m.name)))
+    markers.as_ref().map_or(true, |ms| ms.iter().any(|m| crate::markers::is_crd_marker(&m.name)))
 }
 
 /// The bytes [`skip_block`] stops at: braces and the starts of comments, strings and chars.

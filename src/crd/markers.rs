@@ -26,7 +26,7 @@ use syn::spanned::Spanned;
 
 use super::error::CrdError;
 use super::index::{CrateIndex, ItemId, ItemKind, ModId};
-use crate::markers::{self as mk, Marker, MarkerTarget};
+use crate::markers::{self as mk, Marker, MarkerTarget, is_crd_marker};
 
 /// Placeholder key holding the type-marker references of a schema.
 pub const TYPE_KEY: &str = "x-kubesmith-type-markers";
@@ -52,14 +52,6 @@ pub const CRD_LEVEL: &[&str] = &[
 
 /// Markers accepted on types or fields but ignored by the CRD generator.
 const IGNORED: &[&str] = &["kubebuilder:object:root", "k8s:enum"];
-
-/// Whether a registered marker is one the CRD generator applies (or must check the placement of).
-pub fn is_crd_marker(name: &str) -> bool {
-    let Some(def) = mk::lookup(name) else {
-        return false;
-    };
-    def.target != MarkerTarget::Package && !name.starts_with("operator-sdk:")
-}
 
 /// The markers of every struct, enum and field of a crate.
 #[derive(Debug, Default)]

@@ -147,6 +147,12 @@ pub fn lookup(name: &str) -> Option<&'static MarkerDef> {
     BY_NAME.get_or_init(|| registry().iter().rev().map(|d| (d.name.as_str(), d)).collect()).get(name).copied()
 }
 
+/// Whether a registered marker is one the CRD generator applies (or must check the placement of): any marker
+/// on a type or field except operator-sdk's CSV descriptors.
+pub fn is_crd_marker(name: &str) -> bool {
+    lookup(name).is_some_and(|def| def.target != MarkerTarget::Package && !name.starts_with("operator-sdk:"))
+}
+
 const fn arg(name: &'static str, ty: ArgType, required: bool, doc: &'static str) -> ArgDef {
     ArgDef { name, ty, required, doc }
 }

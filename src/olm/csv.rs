@@ -52,7 +52,7 @@ pub struct Options {
     /// `operators.operatorframework.io/builder`.
     pub builder: String,
     /// Owned-CRD descriptions generated from the sources' CSV markers and doc comments.
-    pub descriptions: Vec<crate::crd::csv::CsvDescription>,
+    pub descriptions: Vec<crate::olm::descriptors::CsvDescription>,
 }
 
 /// The CSV and the other files of `bundle/manifests`.

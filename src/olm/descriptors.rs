@@ -5,11 +5,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::attrs;
-use super::error::CrdError;
-use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, SourceSet, unraw};
-use super::kube_attrs;
-use super::markers::MarkerIndex;
+use crate::crd::attrs;
+use crate::crd::error::CrdError;
+use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, SourceSet, unraw};
+use crate::crd::kube_attrs;
+use crate::crd::markers::MarkerIndex;
 use crate::markers::{Marker, MarkerValue};
 
 const CSV_MARKER: &str = "operator-sdk:csv:customresourcedefinitions";
@@ -37,7 +37,7 @@ pub fn descriptions(sources: &SourceSet) -> Result<Vec<CsvDescription>, CrdError
         let ItemKind::Struct(s) = &item.kind else {
             continue;
         };
-        if !super::derives_custom_resource(&s.attrs) {
+        if !crate::crd::derives_custom_resource(&s.attrs) {
             continue;
         }
         let Ok(k) = kube_attrs::parse(&s.attrs, s.ident.span()) else {
@@ -115,7 +115,7 @@ fn inner_path(ty: &syn::Type) -> Option<(Vec<String>, bool)> {
     let last = p.path.segments.last()?;
     let name = last.ident.to_string();
     if matches!(name.as_str(), "Option" | "Box" | "Arc" | "Rc" | "Vec" | "BTreeSet" | "HashSet") {
-        let arg = super::types::type_args(&p.path).into_iter().next()?;
+        let arg = crate::crd::types::type_args(&p.path).into_iter().next()?;
         let (segs, list) = inner_path(&arg)?;
         return Some((segs, list || matches!(name.as_str(), "Vec" | "BTreeSet" | "HashSet")));
     }
@@ -167,7 +167,7 @@ fn walk(
                 d.insert("description".into(), json!(doc));
             }
             let display = m.string("displayName").map(str::to_string);
-            d.insert("displayName".into(), json!(display.unwrap_or_else(|| crate::olm::csv::display_name(&rust_name))));
+            d.insert("displayName".into(), json!(display.unwrap_or_else(|| super::csv::display_name(&rust_name))));
             d.insert("path".into(), json!(path));
             let xs = m.strings("xDescriptors");
             if !xs.is_empty() {
