@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-pub use error::{CrdError, CrdErrorKind};
+pub use error::{CrdError, CrdErrorKind, CrdErrors};
 pub use index::SourceSet;
 pub use k8s::K8sTable;
 
@@ -46,14 +46,74 @@ pub struct GeneratedCrd {
 }
 
 /// Generate every CRD of the crate, sorted by file name, for the default Kubernetes version
-/// ([`k8s::DEFAULT_VERSION`]).
-pub fn generate(sources: &SourceSet) -> Result<Vec<GeneratedCrd>, CrdError> {
+/// ([`k8s::DEFAULT_VERSION`]). Fails with every problem of the crate (a schema that needs compiling included).
+pub fn generate(sources: &SourceSet) -> Result<Vec<GeneratedCrd>, CrdErrors> {
     generate_with(sources, K8sTable::default_table())
 }
 
 /// Generate every CRD of the crate, sorted by file name, embedding k8s-openapi types as `k8s` (one
-/// Kubernetes version's table, [`K8sTable::for_version`]) describes them.
-pub fn generate_with(sources: &SourceSet, k8s: &K8sTable) -> Result<Vec<GeneratedCrd>, CrdError> {
+/// Kubernetes version's table, [`K8sTable::for_version`]) describes them. All or nothing: fails with every
+/// problem of the crate, sorted by file and line (see [`generate_all`] for the per-kind outcome).
+pub fn generate_with(sources: &SourceSet, k8s: &K8sTable) -> Result<Vec<GeneratedCrd>, CrdErrors> {
+    generate_all(sources, k8s)?.into_result()
+}
+
+/// What one run of the generator found, kind by kind: one kind's problems never keep another kind from being
+/// generated, and every problem is reported.
+#[derive(Debug, Default)]
+pub struct Generation {
+    /// Kinds generated statically, without a problem, sorted by file name.
+    pub crds: Vec<GeneratedCrd>,
+    /// Kinds without a problem some version of which needs compiling (see [`PendingCrd`]).
+    pub pending: Vec<PendingCrd>,
+    /// Every problem, sorted by file and line; a kind with a problem is neither in `crds` nor in `pending`.
+    pub problems: Vec<Problem>,
+}
+
+impl Generation {
+    /// The CRDs if every kind was generated statically, else every problem (a schema that needs compiling
+    /// included), sorted by file and line.
+    pub fn into_result(self) -> Result<Vec<GeneratedCrd>, CrdErrors> {
+        let mut errors: Vec<CrdError> = self.problems.into_iter().map(|p| p.error).collect();
+        errors.extend(self.pending.into_iter().flat_map(|p| p.versions).flat_map(|v| v.because));
+        if errors.is_empty() { Ok(self.crds) } else { Err(CrdErrors::new(errors)) }
+    }
+}
+
+/// A problem, and the CRD it keeps from being generated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// `plural.group` of the CRD it concerns; `None` when it is about the crate (a file that does not parse, a
+    /// marker that belongs to nothing) or a kind whose `#[kube(...)]` cannot be read.
+    pub crd: Option<String>,
+    /// What and where.
+    pub error: CrdError,
+}
+
+/// A kind some version of which has a schema only compiling the crate can produce. Everything else about the
+/// CRD (names, scope, every static version, the merge of versions) is final.
+#[derive(Debug, Clone)]
+pub struct PendingCrd {
+    /// The merged CRD; the `schema` of each version in `versions` is still to be filled in.
+    pub crd: GeneratedCrd,
+    /// The versions to compile.
+    pub versions: Vec<PendingVersion>,
+}
+
+/// One version of a [`PendingCrd`] to compile.
+#[derive(Debug, Clone)]
+pub struct PendingVersion {
+    /// `spec.versions[].name`.
+    pub version: String,
+    /// Path of the generated root type as the crate names it (`["crate", "api", "v1", "Foo"]`).
+    pub root_path: Vec<String>,
+    /// Why: one [`CrdErrorKind::NeedsCompile`] per construct, sorted.
+    pub because: Vec<CrdError>,
+}
+
+/// Generate every kind of the crate it can, reporting every problem. Fails only when there is no crate to read
+/// (no `lib.rs`/`main.rs`, an unreadable file).
+pub fn generate_all(sources: &SourceSet, k8s: &K8sTable) -> Result<Generation, CrdError> {
     // Files that cannot matter are not parsed; when a lookup finds that one might, parse it too and start over
     // (each round parses more files, so this ends; the scaffold's layout needs one round).
     let mut parse = std::collections::BTreeSet::new();
@@ -65,7 +125,7 @@ pub fn generate_with(sources: &SourceSet, k8s: &K8sTable) -> Result<Vec<Generate
             if FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed) {
                 std::mem::forget(ix);
             }
-            return out;
+            return Ok(out);
         }
         parse.extend(touched);
     }
@@ -80,19 +140,29 @@ pub fn forget_index_when_done() {
     FORGET_INDEX.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
-fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Result<Vec<GeneratedCrd>, CrdError> {
-    let mi = MarkerIndex::build(ix)?;
-    let mut versions: Vec<VersionCrd> = Vec::new();
+fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
+    let mi = MarkerIndex::build(ix);
+    let mut problems: Vec<Problem> = Vec::new();
+    let crate_level = ix.problems.iter().chain(mi.loose_problems());
+    problems.extend(crate_level.map(|e| Problem { crd: None, error: e.clone() }));
+    let mut versions: Vec<VersionOutcome> = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
         if let ItemKind::Struct(s) = &item.kind {
             if derives_custom_resource(&s.attrs) {
-                versions.push(version_crd(ix, &mi, id, s, k8s)?);
+                versions.push(version_crd(ix, &mi, id, s, k8s));
             }
         }
     }
-    let mut out = merge_all(ix, versions)?;
-    out.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-    Ok(out)
+    let mut out = merge_all(ix, versions, &mut problems);
+    out.crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    out.pending.sort_by(|a, b| a.crd.file_name.cmp(&b.crd.file_name));
+    problems.sort_by(|a, b| {
+        let (a, b) = (&a.error, &b.error);
+        (&a.path, a.line, a.column, a.kind.to_string()).cmp(&(&b.path, b.line, b.column, b.kind.to_string()))
+    });
+    problems.dedup();
+    out.problems = problems;
+    out
 }
 
 /// Whether `attrs` hold a `#[derive(..., CustomResource)]`.
@@ -111,46 +181,72 @@ struct VersionCrd {
     storage_marker: bool,
     skip: Option<(std::path::PathBuf, usize)>,
     crd: Value,
+    /// Constructs that need compiling: the version's schema is left for the compiled fallback.
+    compile: Vec<CrdError>,
+}
+
+/// What became of one `#[derive(CustomResource)]` spec.
+struct VersionOutcome {
+    /// `(group, kind, plural.group)` when its `#[kube(...)]` could be read.
+    key: Option<(String, String, String)>,
+    result: Result<VersionCrd, Vec<CrdError>>,
 }
 
 fn kube_err(ix: &CrateIndex, id: ItemId, e: syn::Error) -> CrdError {
     CrdError::at(ix.module_file(ix.items[id].module), e.span(), CrdErrorKind::KubeAttr(e.to_string()))
 }
 
-fn version_crd(
+fn version_crd(ix: &CrateIndex, mi: &MarkerIndex, id: ItemId, s: &syn::ItemStruct, k8s: &K8sTable) -> VersionOutcome {
+    let k = match kube_attrs::parse(&s.attrs, s.ident.span()) {
+        Ok(k) => k,
+        Err(e) => return VersionOutcome { key: None, result: Err(vec![kube_err(ix, id, e)]) },
+    };
+    let singular = k.singular.clone().unwrap_or_else(|| k.kind.to_ascii_lowercase());
+    let plural = k.plural.clone().unwrap_or_else(|| kube_attrs::to_plural(&singular));
+    let key = Some((k.group.clone(), k.kind.clone(), format!("{plural}.{}", k.group)));
+    VersionOutcome { key, result: version_crd_of(ix, mi, id, s, k, k8s) }
+}
+
+fn version_crd_of(
     ix: &CrateIndex,
     mi: &MarkerIndex,
     id: ItemId,
     s: &syn::ItemStruct,
+    k: KubeAttrs,
     k8s: &K8sTable,
-) -> Result<VersionCrd, CrdError> {
+) -> Result<VersionCrd, Vec<CrdError>> {
     let m = ix.items[id].module;
     let file = ix.module_file(m);
-    let k = kube_attrs::parse(&s.attrs, s.ident.span()).map_err(|e| kube_err(ix, id, e))?;
     let root_name = k.root.clone().unwrap_or_else(|| k.kind.clone());
     if s.ident == root_name {
-        return Err(CrdError::at(
+        return Err(vec![CrdError::at(
             file,
             s.ident.span(),
             CrdErrorKind::KubeAttr(format!(
                 "kind = \"{root_name}\" must not equal the struct name; rename the spec struct (e.g. {root_name}Spec)"
             )),
-        ));
+        )]);
     }
+    let mut compile = Vec::new();
     let schema = match k.schema.0 {
         SchemaMode::Disabled => json!({}),
         SchemaMode::Manual => {
-            return Err(CrdError::unsupported(
+            return Err(vec![CrdError::unsupported(
                 file,
                 k.schema.1,
                 "#[kube(schema = \"manual\")]",
                 "the root schema comes from a hand-written `impl JsonSchema` that needs compiling; use \
                  schema = \"derived\" (the default)",
-            ));
+            )]);
         }
-        SchemaMode::Derived => {
-            json!({ "openAPIV3Schema": root_schema(ix, mi, id, s, &k, &root_name, k8s)? })
-        }
+        SchemaMode::Derived => match root_schema(ix, mi, id, s, &k, &root_name, k8s) {
+            Ok(schema) => json!({ "openAPIV3Schema": schema }),
+            Err(problems) if problems.iter().all(CrdError::needs_compiling) => {
+                compile = problems;
+                json!({})
+            }
+            Err(problems) => return Err(problems),
+        },
     };
     let singular = k.singular.clone().unwrap_or_else(|| k.kind.to_ascii_lowercase());
     let plural = k.plural.clone().unwrap_or_else(|| kube_attrs::to_plural(&singular));
@@ -209,15 +305,15 @@ fn version_crd(
             "versions": [version],
         }
     });
-    let flags = markers::resource::apply_crd_markers(mi.item(id), &k, &mut crd)?;
-    Ok(VersionCrd { item: id, attrs: k, storage_marker: flags.storage, skip: flags.skip.clone(), crd })
+    let flags = markers::resource::apply_crd_markers(mi.item(id), &k, &mut crd).map_err(|e| vec![e])?;
+    Ok(VersionCrd { item: id, attrs: k, storage_marker: flags.storage, skip: flags.skip.clone(), crd, compile })
 }
 
 fn pairs(p: &[(String, String)]) -> Value {
     Value::Object(p.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
 }
 
-/// The root `openAPIV3Schema` of `Kind::crd()`.
+/// The root `openAPIV3Schema` of `Kind::crd()`, or every problem found on the way.
 fn root_schema(
     ix: &CrateIndex,
     mi: &MarkerIndex,
@@ -226,10 +322,29 @@ fn root_schema(
     k: &KubeAttrs,
     root_name: &str,
     k8s: &K8sTable,
+) -> Result<Value, Vec<CrdError>> {
+    let mut g = Generator::new(ix, k8s).with_markers(mi);
+    let result = root_schema_with(&mut g, mi, id, s, k, root_name);
+    let mut problems = g.take_problems();
+    match result {
+        Ok(schema) if problems.is_empty() => return Ok(schema),
+        Ok(_) => {}
+        Err(e) => problems.push(e),
+    }
+    Err(problems)
+}
+
+fn root_schema_with(
+    g: &mut Generator,
+    mi: &MarkerIndex,
+    id: ItemId,
+    s: &syn::ItemStruct,
+    k: &KubeAttrs,
+    root_name: &str,
 ) -> Result<Value, CrdError> {
+    let ix = g.ix;
     let m = ix.items[id].module;
     let file = ix.module_file(m);
-    let mut g = Generator::new(ix, k8s).with_markers(mi);
     let spec = g.item_schema(id)?;
     let mut root = json!({"type": "object"});
     if k.no_spec {
@@ -280,6 +395,10 @@ fn root_schema(
     if root.get("title").is_none() {
         root["title"] = json!(root_name);
     }
+    if g.has_problems() {
+        // The schema is incomplete: kube's rewriter would only add noise to the problems already found.
+        return Ok(root);
+    }
     let mut root = transform::rewrite(root).map_err(|c| {
         CrdError::unsupported(
             file,
@@ -316,98 +435,139 @@ fn merge_flat(root: &mut Value, spec: Value) {
     }
 }
 
-/// Group versions by (group, kind) and merge them with `merge_crds` semantics.
-fn merge_all(ix: &CrateIndex, versions: Vec<VersionCrd>) -> Result<Vec<GeneratedCrd>, CrdError> {
-    let mut groups: BTreeMap<(String, String), Vec<VersionCrd>> = BTreeMap::new();
-    for v in versions {
-        groups.entry((v.attrs.group.clone(), v.attrs.kind.clone())).or_default().push(v);
+/// Group versions by (group, kind) and merge them with `merge_crds` semantics; a kind any version of which has
+/// a problem is left out, with its problems in `problems`.
+fn merge_all(ix: &CrateIndex, versions: Vec<VersionOutcome>, problems: &mut Vec<Problem>) -> Generation {
+    /// The versions of one kind found so far.
+    struct KindVersions {
+        name: String,
+        ok: Vec<VersionCrd>,
+        errors: Vec<CrdError>,
     }
-    let mut out = Vec::new();
-    for ((group, kind), all) in groups {
-        let (skipped, mut vs): (Vec<VersionCrd>, Vec<VersionCrd>) = all.into_iter().partition(|v| v.skip.is_some());
-        if vs.is_empty() {
-            let (file, line) = skipped[0].skip.clone().unwrap_or_default();
-            return Err(CrdError::marker(
-                &file,
-                line,
-                format!(
-                    "`+kubebuilder:skipversion` leaves kind {kind} in group {group} without any version (cannot \
-                     skip a version if there is only a single version); remove the marker"
-                ),
-            ));
-        }
-        let root_idx = if vs.len() == 1 {
-            0
-        } else {
-            let marked: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].storage_marker).collect();
-            let storage: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].attrs.storage).collect();
-            let chosen = if marked.len() == 1 { marked } else { storage };
-            if chosen.len() != 1 {
-                let list = if chosen.is_empty() { (0..vs.len()).collect::<Vec<_>>() } else { chosen.clone() };
-                let names: Vec<&str> = list.iter().map(|i| vs[*i].attrs.version.as_str()).collect();
-                let at = &vs[list[0]];
-                let item = &ix.items[at.item];
-                return Err(CrdError::at(
-                    ix.module_file(item.module),
-                    index::item_span(&item.kind),
-                    CrdErrorKind::StorageVersions { kind, group, count: chosen.len(), versions: names.join(", ") },
-                ));
-            }
-            chosen[0]
+    let mut groups: BTreeMap<(String, String), KindVersions> = BTreeMap::new();
+    for v in versions {
+        let Some((group, kind, name)) = v.key else {
+            let errors = v.result.err().unwrap_or_default();
+            problems.extend(errors.into_iter().map(|error| Problem { crd: None, error }));
+            continue;
         };
-        let root = vs.remove(root_idx);
-        for v in &vs {
-            for (what, a, b) in [("scope", &root.crd["spec"]["scope"], &v.crd["spec"]["scope"])] {
-                if a != b {
-                    let item = &ix.items[v.item];
-                    return Err(CrdError::at(
-                        ix.module_file(item.module),
-                        index::item_span(&item.kind),
-                        CrdErrorKind::Mismatch(format!(
-                            "version {} of kind {kind} has {what} {b} but the storage version {} has {a}; make them agree",
-                            v.attrs.version, root.attrs.version
-                        )),
-                    ));
-                }
+        let entry =
+            groups.entry((group, kind)).or_insert_with(|| KindVersions { name, ok: Vec::new(), errors: Vec::new() });
+        match v.result {
+            Ok(v) => entry.ok.push(v),
+            Err(errors) => entry.errors.extend(errors),
+        }
+    }
+    let mut out = Generation::default();
+    for ((group, kind), KindVersions { name, ok, errors }) in groups {
+        let result = if errors.is_empty() { merge_kind(ix, &group, &kind, ok) } else { Err(errors) };
+        match result {
+            Ok(merged) if merged.versions.is_empty() => out.crds.push(merged.crd),
+            Ok(merged) => out.pending.push(merged),
+            Err(errors) => {
+                problems.extend(errors.into_iter().map(|error| Problem { crd: Some(name.clone()), error }));
             }
         }
-        let mut crd = root.crd;
-        let mut all_versions = Vec::new();
-        if let Some(Value::Array(rv)) = crd["spec"].get_mut("versions") {
-            if vs.is_empty() {
-                all_versions = std::mem::take(rv);
-            } else {
-                for mut v in std::mem::take(rv) {
-                    v["storage"] = json!(true);
-                    all_versions.push(v);
-                }
-            }
+    }
+    out
+}
+
+/// The versions of one kind merged like `merge_crds`: exactly one storage version, scopes that agree.
+fn merge_kind(ix: &CrateIndex, group: &str, kind: &str, all: Vec<VersionCrd>) -> Result<PendingCrd, Vec<CrdError>> {
+    let (group, kind) = (group.to_string(), kind.to_string());
+    let (skipped, mut vs): (Vec<VersionCrd>, Vec<VersionCrd>) = all.into_iter().partition(|v| v.skip.is_some());
+    if vs.is_empty() {
+        let (file, line) = skipped[0].skip.clone().unwrap_or_default();
+        return Err(vec![CrdError::marker(
+            &file,
+            line,
+            format!(
+                "`+kubebuilder:skipversion` leaves kind {kind} in group {group} without any version (cannot \
+                 skip a version if there is only a single version); remove the marker"
+            ),
+        )]);
+    }
+    let mut pending = Vec::new();
+    for v in &vs {
+        if !v.compile.is_empty() {
+            let item = &ix.items[v.item];
+            let mut root_path = ix.modules[item.module].path.clone();
+            root_path.push(v.attrs.root.clone().unwrap_or_else(|| v.attrs.kind.clone()));
+            let because = CrdErrors::new(v.compile.clone()).into_vec();
+            pending.push(PendingVersion { version: v.attrs.version.clone(), root_path, because });
         }
-        while let Some(mut v) = vs.pop() {
-            if let Some(Value::Array(vv)) = v.crd["spec"].get_mut("versions") {
-                for mut x in std::mem::take(vv) {
-                    x["storage"] = json!(false);
-                    all_versions.push(x);
-                }
-            }
-        }
-        if !all_versions.iter().any(|v| v["served"] == json!(true)) {
-            let names: Vec<&str> = all_versions.iter().filter_map(|v| v["name"].as_str()).collect();
-            let item = &ix.items[root.item];
-            return Err(CrdError::at(
+    }
+    let root_idx = if vs.len() == 1 {
+        0
+    } else {
+        let marked: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].storage_marker).collect();
+        let storage: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].attrs.storage).collect();
+        let chosen = if marked.len() == 1 { marked } else { storage };
+        if chosen.len() != 1 {
+            let list = if chosen.is_empty() { (0..vs.len()).collect::<Vec<_>>() } else { chosen.clone() };
+            let names: Vec<&str> = list.iter().map(|i| vs[*i].attrs.version.as_str()).collect();
+            let at = &vs[list[0]];
+            let item = &ix.items[at.item];
+            return Err(vec![CrdError::at(
                 ix.module_file(item.module),
                 index::item_span(&item.kind),
-                CrdErrorKind::Mismatch(format!(
-                    "CRD for {kind} in group {group} with version(s) [{}] does not serve any version; drop \
-                     `+kubebuilder:unservedversion` (or #[kube(served = false)]) from one of them",
-                    names.join(" ")
-                )),
-            ));
+                CrdErrorKind::StorageVersions { kind, group, count: chosen.len(), versions: names.join(", ") },
+            )]);
         }
-        crd["spec"]["versions"] = Value::Array(all_versions);
-        let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default().to_string();
-        let name = crd["metadata"]["name"].as_str().unwrap_or_default().to_string();
-        out.push(GeneratedCrd { file_name: format!("{group}_{plural}.yaml"), name, group, plural, crd });
+        chosen[0]
+    };
+    let root = vs.remove(root_idx);
+    for v in &vs {
+        for (what, a, b) in [("scope", &root.crd["spec"]["scope"], &v.crd["spec"]["scope"])] {
+            if a != b {
+                let item = &ix.items[v.item];
+                return Err(vec![CrdError::at(
+                    ix.module_file(item.module),
+                    index::item_span(&item.kind),
+                    CrdErrorKind::Mismatch(format!(
+                        "version {} of kind {kind} has {what} {b} but the storage version {} has {a}; make them agree",
+                        v.attrs.version, root.attrs.version
+                    )),
+                )]);
+            }
+        }
     }
-    Ok(out)
+    let mut crd = root.crd;
+    let mut all_versions = Vec::new();
+    if let Some(Value::Array(rv)) = crd["spec"].get_mut("versions") {
+        if vs.is_empty() {
+            all_versions = std::mem::take(rv);
+        } else {
+            for mut v in std::mem::take(rv) {
+                v["storage"] = json!(true);
+                all_versions.push(v);
+            }
+        }
+    }
+    while let Some(mut v) = vs.pop() {
+        if let Some(Value::Array(vv)) = v.crd["spec"].get_mut("versions") {
+            for mut x in std::mem::take(vv) {
+                x["storage"] = json!(false);
+                all_versions.push(x);
+            }
+        }
+    }
+    if !all_versions.iter().any(|v| v["served"] == json!(true)) {
+        let names: Vec<&str> = all_versions.iter().filter_map(|v| v["name"].as_str()).collect();
+        let item = &ix.items[root.item];
+        return Err(vec![CrdError::at(
+            ix.module_file(item.module),
+            index::item_span(&item.kind),
+            CrdErrorKind::Mismatch(format!(
+                "CRD for {kind} in group {group} with version(s) [{}] does not serve any version; drop \
+                 `+kubebuilder:unservedversion` (or #[kube(served = false)]) from one of them",
+                names.join(" ")
+            )),
+        )]);
+    }
+    crd["spec"]["versions"] = Value::Array(all_versions);
+    let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default().to_string();
+    let name = crd["metadata"]["name"].as_str().unwrap_or_default().to_string();
+    let file_name = format!("{group}_{plural}.yaml");
+    Ok(PendingCrd { crd: GeneratedCrd { file_name, name, group, plural, crd }, versions: pending })
 }

@@ -79,10 +79,12 @@ impl fmt::Display for MarkerDiagnostic {
 }
 
 /// Every marker problem found in one scan (at least one), one per line when displayed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MarkerError {
     /// The problems, in source order.
     pub diagnostics: Vec<MarkerDiagnostic>,
+    /// The markers of the same file that did parse (so one bad marker does not hide the others).
+    pub found: Vec<Marker>,
 }
 
 impl fmt::Display for MarkerError {
@@ -119,7 +121,7 @@ pub fn scan(path: &Path, text: &str) -> Result<Vec<Marker>, MarkerError> {
             Err(message) => diagnostics.push(MarkerDiagnostic { file: path.to_path_buf(), line: line_no, message }),
         }
     }
-    if diagnostics.is_empty() { Ok(markers) } else { Err(MarkerError { diagnostics }) }
+    if diagnostics.is_empty() { Ok(markers) } else { Err(MarkerError { diagnostics, found: markers }) }
 }
 
 /// The lines of `text` (as [`str::lines`] splits them) that contain a `+`, with the offset where each starts:

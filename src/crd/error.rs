@@ -88,6 +88,15 @@ pub enum CrdErrorKind {
     /// A kubebuilder marker that is malformed, misplaced, or does not fit the schema it is on.
     #[error("{0}")]
     Marker(String),
+    /// A construct whose schema only running the crate's code can produce (a custom schema function or
+    /// `impl JsonSchema` whose body is not data). Not an error when the compiled fallback may run.
+    #[error("{construct} needs compiling: {why}")]
+    NeedsCompile {
+        /// What was found.
+        construct: String,
+        /// Why it cannot be evaluated statically.
+        why: String,
+    },
 }
 
 impl CrdError {
@@ -107,6 +116,21 @@ impl CrdError {
         Self { path: path.to_path_buf(), line: line.max(1), column: 1, kind: CrdErrorKind::Marker(message.to_string()) }
     }
 
+    /// Shorthand for [`CrdErrorKind::NeedsCompile`].
+    pub fn needs_compile(
+        path: &Path,
+        span: proc_macro2::Span,
+        construct: impl fmt::Display,
+        why: impl fmt::Display,
+    ) -> Self {
+        Self::at(path, span, CrdErrorKind::NeedsCompile { construct: construct.to_string(), why: why.to_string() })
+    }
+
+    /// Whether only compiling the crate can resolve this (see [`CrdErrorKind::NeedsCompile`]).
+    pub fn needs_compiling(&self) -> bool {
+        matches!(self.kind, CrdErrorKind::NeedsCompile { .. })
+    }
+
     /// Shorthand for [`CrdErrorKind::Unsupported`].
     pub fn unsupported(
         path: &Path,
@@ -117,3 +141,68 @@ impl CrdError {
         Self::at(path, span, CrdErrorKind::Unsupported { construct: construct.to_string(), fix: fix.to_string() })
     }
 }
+
+/// Every problem found in one run, sorted by file, line and column, without duplicates (a type used in two
+/// places reports its problem once). Displays one problem per line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrdErrors(Vec<CrdError>);
+
+impl CrdErrors {
+    /// Sorts and deduplicates `errors`.
+    pub fn new(mut errors: Vec<CrdError>) -> Self {
+        errors.sort_by(|a, b| {
+            (&a.path, a.line, a.column, a.kind.to_string()).cmp(&(&b.path, b.line, b.column, b.kind.to_string()))
+        });
+        errors.dedup();
+        Self(errors)
+    }
+
+    /// The first problem (by file and line). Panics on an empty list, which [`CrdErrors`] never holds when
+    /// returned as an error.
+    pub fn first(&self) -> &CrdError {
+        &self.0[0]
+    }
+
+    /// Every problem, sorted.
+    pub fn all(&self) -> &[CrdError] {
+        &self.0
+    }
+
+    /// Consumes the list.
+    pub fn into_vec(self) -> Vec<CrdError> {
+        self.0
+    }
+
+    /// Whether there is no problem.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// How many problems.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl From<CrdError> for CrdErrors {
+    fn from(e: CrdError) -> Self {
+        Self(vec![e])
+    }
+}
+
+impl fmt::Display for CrdErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.len() > 1 {
+            writeln!(f, "{} problems:", self.0.len())?;
+        }
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CrdErrors {}

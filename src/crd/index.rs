@@ -182,6 +182,8 @@ pub struct CrateIndex {
     pub items: Vec<Item>,
     /// Impl blocks (of parsed files; look them up with [`CrateIndex::impls_of`]).
     pub impls: Vec<ImplBlock>,
+    /// Files that do not parse and `mod` declarations without a file: reported, the rest of the crate still read.
+    pub problems: Vec<CrdError>,
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
     /// Item ids by name, in id order.
@@ -292,9 +294,17 @@ impl CrateIndex {
             self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub });
             return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
         }
-        let file = parse_items(&text).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
+        let items = match parse_items(&text) {
+            Ok(file) => file.0,
+            Err(e) => {
+                // Reported with every other problem; the module stays empty (its markers are not looked at).
+                self.problems.push(CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())));
+                self.files.push(SourceFile { path: path.to_path_buf(), text, markers: Ok(Vec::new()), stub: None });
+                return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
+            }
+        };
         self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None });
-        self.load_items(sources, force, &ctx, file.0, mod_path, parent, mod_dir, false)
+        self.load_items(sources, force, &ctx, items, mod_path, parent, mod_dir, false)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -365,11 +375,12 @@ impl CrateIndex {
                             };
                             let Some(found) = candidates.iter().find(|p| sources.exists(p)) else {
                                 let looked = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
-                                return Err(CrdError::at(
+                                self.problems.push(CrdError::at(
                                     &self.files[ctx.file].path,
                                     m.ident.span(),
                                     CrdErrorKind::ModuleNotFound { module: name, looked: looked.join(", ") },
                                 ));
+                                continue;
                             };
                             // A file named `mod.rs` or loaded through #[path] owns its directory; `x.rs` owns `x/`.
                             let child_dir = if path_attr.is_some() || found.file_name().is_some_and(|f| f == "mod.rs") {
@@ -1365,7 +1376,7 @@ struct After { pub f: u8 }
 #[cfg(test)]
 mod stub_tests {
     use super::*;
-    use crate::crd::{GeneratedCrd, K8sTable};
+    use crate::crd::{CrdErrors, GeneratedCrd, K8sTable};
 
     fn names(text: &str) -> StubNames {
         prescan(text).expect("no module declared")
@@ -1473,14 +1484,14 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
     /// Lazy generation and generation with every file parsed.
     fn lazy_and_full(
         files: &[(&str, &str)],
-    ) -> (Result<Vec<GeneratedCrd>, CrdError>, Result<Vec<GeneratedCrd>, CrdError>) {
+    ) -> (Result<Vec<GeneratedCrd>, CrdErrors>, Result<Vec<GeneratedCrd>, CrdErrors>) {
         let dir = write(files);
         let set = SourceSet::new(&dir.path().join("src"));
         let lazy = crate::crd::generate(&set);
         let all: BTreeSet<PathBuf> = files.iter().map(|(p, _)| dir.path().join("src").join(p)).collect();
         let ix = CrateIndex::load_with(&set, &all).expect("load");
         assert!(ix.files.iter().all(|f| f.stub.is_none()));
-        let full = crate::crd::generate_from(&ix, K8sTable::default_table());
+        let full = crate::crd::generate_from(&ix, K8sTable::default_table()).into_result();
         assert!(ix.take_touched().is_empty());
         (lazy, full)
     }
@@ -1544,7 +1555,7 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
             let out = crate::crd::generate_from(&ix, K8sTable::default_table());
             let touched = ix.take_touched();
             if touched.is_empty() {
-                out.expect("generate");
+                out.into_result().expect("generate");
                 break;
             }
             parse.extend(touched);

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 use syn::spanned::Spanned;
 
-use super::error::CrdError;
+use super::error::{CrdError, CrdErrors};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId};
 use crate::markers::{self as mk, Marker, MarkerTarget, is_crd_marker};
 
@@ -58,6 +58,12 @@ const IGNORED: &[&str] = &["kubebuilder:object:root", "k8s:enum"];
 pub struct MarkerIndex {
     items: HashMap<ItemId, Vec<Marker>>,
     fields: HashMap<FieldKey, Vec<Marker>>,
+    /// Problems of markers placed on a struct or enum (reported by every kind whose schema uses it).
+    item_problems: HashMap<ItemId, Vec<CrdError>>,
+    /// Problems of markers placed on a field.
+    field_problems: HashMap<FieldKey, Vec<CrdError>>,
+    /// Problems of markers that belong to no type or field (and of files whose markers do not scan).
+    loose: Vec<CrdError>,
 }
 
 #[derive(Debug, Clone)]
@@ -97,9 +103,33 @@ impl MarkerIndex {
         (ix.modules[m].file, start.line, start.column)
     }
 
-    /// Whether no struct, enum or field has a marker.
+    /// Whether no struct, enum or field has a marker (or a marker problem).
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty() && self.fields.is_empty()
+        self.items.is_empty()
+            && self.fields.is_empty()
+            && self.item_problems.is_empty()
+            && self.field_problems.is_empty()
+    }
+
+    /// The problems of the markers on an item.
+    pub fn item_problems(&self, id: ItemId) -> &[CrdError] {
+        self.item_problems.get(&id).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The problems of the markers on a field.
+    pub fn field_problems(&self, key: FieldKey) -> &[CrdError] {
+        self.field_problems.get(&key).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The problems of markers that belong to no type or field.
+    pub fn loose_problems(&self) -> &[CrdError] {
+        &self.loose
+    }
+
+    /// Every marker problem, wherever it sits.
+    pub fn all_problems(&self) -> Vec<CrdError> {
+        let placed = self.item_problems.values().chain(self.field_problems.values()).flatten();
+        self.loose.iter().chain(placed).cloned().collect()
     }
 
     /// The markers on an item.
@@ -117,25 +147,34 @@ impl MarkerIndex {
         self.field(key).iter().find(|m| m.name == name)
     }
 
-    /// Scans every file of the crate and attaches each CRD marker to its struct, enum or field.
-    pub fn build(ix: &CrateIndex) -> Result<Self, CrdError> {
+    /// Scans every file of the crate and attaches each CRD marker to its struct, enum or field. A misplaced or
+    /// malformed marker is kept as a problem of its target (or as a loose problem), so one bad marker does not hide
+    /// the others: see [`MarkerIndex::all_problems`].
+    pub fn build(ix: &CrateIndex) -> Self {
         Self::build_with(ix, is_crd_marker)
     }
 
+    /// Like [`MarkerIndex::build`], failing with every problem at once (for callers that need all or nothing).
+    pub fn build_strict(ix: &CrateIndex, keep: fn(&str) -> bool) -> Result<Self, CrdErrors> {
+        let out = Self::build_with(ix, keep);
+        let problems = out.all_problems();
+        if problems.is_empty() { Ok(out) } else { Err(CrdErrors::new(problems)) }
+    }
+
     /// Like [`MarkerIndex::build`] for the markers `keep` selects (e.g. the OLM CSV markers).
-    pub fn build_with(ix: &CrateIndex, keep: fn(&str) -> bool) -> Result<Self, CrdError> {
+    pub fn build_with(ix: &CrateIndex, keep: fn(&str) -> bool) -> Self {
         let mut out = MarkerIndex::default();
         for (fi, file) in ix.files.iter().enumerate() {
             // A stub holds no CRD marker (the index parses files that do) and scanned without errors.
             if file.stub.is_some() {
                 continue;
             }
-            let markers = file.markers.as_ref().map_err(|e| {
-                let d = &e.diagnostics[0];
-                CrdError::marker(&d.file, d.line, &d.message)
-            })?;
+            let (markers, bad) = match file.markers.as_ref() {
+                Ok(m) => (m, &[][..]),
+                Err(e) => (&e.found, e.diagnostics.as_slice()),
+            };
             let markers: Vec<Marker> = markers.iter().filter(|m| keep(&m.name)).cloned().collect();
-            if markers.is_empty() {
+            if markers.is_empty() && bad.is_empty() {
                 continue;
             }
             let lines: Vec<&str> = file.text.lines().collect();
@@ -146,81 +185,99 @@ impl MarkerIndex {
                     owner.entry(l).or_insert(t);
                 }
             }
-            for m in markers {
-                let text = lines.get(m.line - 1).copied().unwrap_or_default();
-                let err = |msg: String| CrdError::marker(&m.file, m.line, msg);
-                if text.trim_start().starts_with("///") {
-                    return Err(err(format!(
-                        "marker `+{}` is written in a `///` doc comment, which kube-derive copies into the schema \
-                         description (so `Kind::crd()` would differ from the generated YAML); write it as a `//` \
-                         comment",
-                        m.name
-                    )));
-                }
-                let def = mk::lookup(&m.name).map(|d| d.target);
-                let Some(p) = owner.get(&m.line).map(|t| &targets[*t]) else {
-                    if IGNORED.contains(&m.name.as_str()) {
-                        continue;
-                    }
-                    if m.name == "kubebuilder:validation:Optional" || m.name == "kubebuilder:validation:Required" {
-                        return Err(err(format!(
-                            "marker `+{}` is not attached to a field: module-wide default optionality is not \
-                             supported (the Rust types decide: Option<T> or #[serde(default)] is optional); put it \
-                             directly above a field",
-                            m.name
-                        )));
-                    }
-                    return Err(err(format!(
-                        "marker `+{}` is not attached to a struct, enum or field: write it on the `//` lines \
-                         directly above the field or type (no blank line in between)",
-                        m.name
-                    )));
+            // A marker that does not scan (unknown, malformed) belongs to what it sits above, like one that does.
+            let unscanned = bad.iter().map(|d| (d.line, Err(CrdError::marker(&d.file, d.line, &d.message))));
+            let scanned = markers.into_iter().map(|m| (m.line, Ok(m)));
+            for (line, marker) in unscanned.chain(scanned) {
+                let placed = owner.get(&line).map(|t| &targets[*t]);
+                let problem = match marker {
+                    Ok(m) => match out.attach(ix, &lines, placed, m.clone()) {
+                        Ok(()) => continue,
+                        Err(message) => CrdError::marker(&m.file, m.line, message),
+                    },
+                    Err(e) => e,
                 };
-                match &p.target {
-                    Target::Other(what) => {
-                        return Err(err(format!(
-                            "marker `+{}` cannot go on {what}; put it above a struct, an enum or a struct field",
-                            m.name
-                        )));
-                    }
-                    Target::Item(id, name) => {
-                        if def == Some(MarkerTarget::Field) {
-                            return Err(err(format!(
-                                "`+{}` is a field marker and cannot go on type `{name}`; put it directly above a field",
-                                m.name
-                            )));
-                        }
-                        if CRD_LEVEL.contains(&m.name.as_str()) && !super::derives_custom_resource(item_attrs(ix, *id))
-                        {
-                            return Err(err(format!(
-                                "`+{}` configures the CRD and only goes on the #[derive(CustomResource)] spec \
-                                 struct, not on `{name}`",
-                                m.name
-                            )));
-                        }
-                        out.items.entry(*id).or_default().push(m);
-                    }
-                    Target::Field(key, name, flatten) => {
-                        if def == Some(MarkerTarget::Type) {
-                            return Err(err(format!(
-                                "`+{}` is a type marker and cannot go on field `{name}`; put it directly above the \
-                                 struct or enum (CRD markers go on the #[derive(CustomResource)] spec struct)",
-                                m.name
-                            )));
-                        }
-                        if *flatten && !IGNORED.contains(&m.name.as_str()) && !m.name.starts_with("operator-sdk:") {
-                            return Err(err(format!(
-                                "marker `+{}` on #[serde(flatten)] field `{name}`: a flattened field has no schema \
-                                 of its own; put the markers on the fields (or the type) being flattened",
-                                m.name
-                            )));
-                        }
-                        out.fields.entry(*key).or_default().push(m);
-                    }
+                match placed.map(|p| &p.target) {
+                    Some(Target::Item(id, _)) => out.item_problems.entry(*id).or_default().push(problem),
+                    Some(Target::Field(key, ..)) => out.field_problems.entry(*key).or_default().push(problem),
+                    _ => out.loose.push(problem),
                 }
             }
         }
-        Ok(out)
+        out
+    }
+
+    /// Attaches one marker to the target it sits above, or says why it cannot go there.
+    fn attach(&mut self, ix: &CrateIndex, lines: &[&str], placed: Option<&Placed>, m: Marker) -> Result<(), String> {
+        let text = lines.get(m.line - 1).copied().unwrap_or_default();
+        if text.trim_start().starts_with("///") {
+            return Err(format!(
+                "marker `+{}` is written in a `///` doc comment, which kube-derive copies into the schema \
+                 description (so `Kind::crd()` would differ from the generated YAML); write it as a `//` \
+                 comment",
+                m.name
+            ));
+        }
+        let def = mk::lookup(&m.name).map(|d| d.target);
+        let Some(p) = placed else {
+            if IGNORED.contains(&m.name.as_str()) {
+                return Ok(());
+            }
+            if m.name == "kubebuilder:validation:Optional" || m.name == "kubebuilder:validation:Required" {
+                return Err(format!(
+                    "marker `+{}` is not attached to a field: module-wide default optionality is not \
+                     supported (the Rust types decide: Option<T> or #[serde(default)] is optional); put it \
+                     directly above a field",
+                    m.name
+                ));
+            }
+            return Err(format!(
+                "marker `+{}` is not attached to a struct, enum or field: write it on the `//` lines \
+                 directly above the field or type (no blank line in between)",
+                m.name
+            ));
+        };
+        match &p.target {
+            Target::Other(what) => Err(format!(
+                "marker `+{}` cannot go on {what}; put it above a struct, an enum or a struct field",
+                m.name
+            )),
+            Target::Item(id, name) => {
+                if def == Some(MarkerTarget::Field) {
+                    return Err(format!(
+                        "`+{}` is a field marker and cannot go on type `{name}`; put it directly above a field",
+                        m.name
+                    ));
+                }
+                if CRD_LEVEL.contains(&m.name.as_str()) && !super::derives_custom_resource(item_attrs(ix, *id)) {
+                    return Err(format!(
+                        "`+{}` configures the CRD and only goes on the #[derive(CustomResource)] spec \
+                         struct, not on `{name}`",
+                        m.name
+                    ));
+                }
+                self.items.entry(*id).or_default().push(m);
+                Ok(())
+            }
+            Target::Field(key, name, flatten) => {
+                if def == Some(MarkerTarget::Type) {
+                    return Err(format!(
+                        "`+{}` is a type marker and cannot go on field `{name}`; put it directly above the \
+                         struct or enum (CRD markers go on the #[derive(CustomResource)] spec struct)",
+                        m.name
+                    ));
+                }
+                if *flatten && !IGNORED.contains(&m.name.as_str()) && !m.name.starts_with("operator-sdk:") {
+                    return Err(format!(
+                        "marker `+{}` on #[serde(flatten)] field `{name}`: a flattened field has no schema \
+                         of its own; put the markers on the fields (or the type) being flattened",
+                        m.name
+                    ));
+                }
+                self.fields.entry(*key).or_default().push(m);
+                Ok(())
+            }
+        }
     }
 }
 

@@ -20,6 +20,8 @@ pub struct Generator<'a> {
     pub k8s: &'a K8sTable,
     stack: Vec<ItemId>,
     markers: Option<&'a MarkerIndex>,
+    /// Problems found so far that did not stop the walk (see [`Generator::report`]).
+    problems: Vec<CrdError>,
 }
 
 fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
@@ -237,6 +239,14 @@ fn has_untyped(schema: &Value) -> bool {
     }
 }
 
+/// What every field of one struct shares.
+struct StructCtx<'c> {
+    rename_all: Option<RenameRule>,
+    container_default: Option<&'c SerdeDefault>,
+    owner: Option<ItemId>,
+    module: ModId,
+}
+
 /// A field (of a struct or a struct variant) being described.
 struct FieldCtx<'f> {
     field: &'f syn::Field,
@@ -247,7 +257,23 @@ struct FieldCtx<'f> {
 impl<'a> Generator<'a> {
     /// A generator.
     pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
-        Self { ix, k8s, stack: Vec::new(), markers: None }
+        Self { ix, k8s, stack: Vec::new(), markers: None, problems: Vec::new() }
+    }
+
+    /// Records a problem and goes on with the next field or variant, so that one run reports every problem of a
+    /// kind (the schema built meanwhile is discarded by whoever finds problems in [`Generator::take_problems`]).
+    pub fn report(&mut self, e: CrdError) {
+        self.problems.push(e);
+    }
+
+    /// Whether a problem was recorded since the last [`Generator::take_problems`].
+    pub fn has_problems(&self) -> bool {
+        !self.problems.is_empty()
+    }
+
+    /// The problems recorded since the last call.
+    pub fn take_problems(&mut self) -> Vec<CrdError> {
+        std::mem::take(&mut self.problems)
     }
 
     /// Leave placeholders for the kubebuilder markers of `markers` (applied by `markers::apply`).
@@ -394,6 +420,9 @@ impl<'a> Generator<'a> {
                 "generic types are not supported by static generation; use a concrete type",
             ));
         }
+        if let Some(mi) = self.markers {
+            self.problems.extend(mi.item_problems(id).iter().cloned());
+        }
         let cattrs = attrs::container_attrs(attrs_list).map_err(|e| attr_err(ix, m, e))?;
         if let Some((what, span)) = &cattrs.custom_schema {
             return Err(CrdError::unsupported(
@@ -503,143 +532,161 @@ impl<'a> Generator<'a> {
         deny_unknown_fields: bool,
         m: ModId,
     ) -> Result<Value, CrdError> {
-        let ix = self.ix;
-        let file = self.file(m);
         let mut schema = json!({"type": "object"});
         if deny_unknown_fields {
             schema["additionalProperties"] = Value::Bool(false);
         }
         let mut container_values: Option<Map<String, Value>> = None;
+        let ctx = StructCtx { rename_all, container_default, owner, module: m };
         for field in fields {
-            let fa = attrs::field_attrs(&field.attrs).map_err(|e| attr_err(ix, m, e))?;
-            if fa.skip_de {
-                continue;
-            }
-            let ident = field.ident.as_ref().map(unraw).unwrap_or_default();
-            let name =
-                fa.rename.clone().unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
-            let ty = fa.with.clone().unwrap_or_else(|| field.ty.clone());
-            if fa.flatten {
-                let base = self.non_optional_schema(&ty, m)?;
-                let optional = self.is_option(&ty, m) && !fa.validation.required;
-                let mut fs = base;
-                if optional {
-                    if let Value::Object(o) = &mut fs {
-                        o.remove("required");
-                        if let Some(one_of) = o.remove("oneOf") {
-                            flatten(&mut fs, json!({"anyOf": [{"oneOf": one_of}, {}]}));
-                        }
-                    }
-                    if let Some(Value::Array(any_of)) = fs.get_mut("anyOf") {
-                        let empty = json!({});
-                        if !any_of.contains(&empty) {
-                            any_of.push(empty);
-                        }
-                    }
-                }
-                allow_unknown_properties(&mut fs);
-                flatten(&mut schema, fs);
-                continue;
-            }
-            let fctx = FieldCtx { field, attrs: fa, module: m };
-            let mut fs = self.field_schema(&fctx)?;
-            let fa = &fctx.attrs;
-            let fkey = MarkerIndex::field_key(ix, m, field);
-            let fmarkers = self.markers.map(|mi| mi.field(fkey)).unwrap_or_default();
-            let marker_default = fmarkers.iter().any(|mk| mk.name == "kubebuilder:default" || mk.name == "default");
-            let has_default = container_default.is_some() || fa.default.is_some();
-            if !fa.skip_ser && has_default && !marker_default {
-                let eval = Evaluator::new(ix, self.k8s);
-                let value = match &fa.default {
-                    Some(SerdeDefault::Default) => eval.default_of(&field.ty, m),
-                    Some(SerdeDefault::Path(p, _)) => eval.call_default_fn(p, &field.ty, m),
-                    _ => {
-                        if container_values.is_none() {
-                            let v = match (container_default, owner) {
-                                (Some(SerdeDefault::Path(p, _)), Some(id)) => eval.call_default_fn_fields(p, id, m),
-                                (_, Some(id)) => eval.item_default_fields(id),
-                                _ => Err("no container".to_string()),
-                            };
-                            container_values = Some(v.map_err(|reason| self.default_error(field, &ident, m, reason))?);
-                        }
-                        container_values
-                            .as_ref()
-                            .and_then(|c| c.get(&ident).cloned())
-                            .ok_or_else(|| format!("field `{ident}` missing from the container default"))
-                    }
-                };
-                let value = match value {
-                    Ok(v) => Some(v),
-                    Err(reason) => return Err(self.default_error(field, &ident, m, reason)),
-                };
-                let value = match (value, &fa.skip_ser_if) {
-                    (Some(v), Some(pred)) => match super::defaults::predicate_holds(pred, &v) {
-                        Some(true) => None,
-                        Some(false) => Some(v),
-                        None => {
-                            return Err(CrdError::unsupported(
-                                file,
-                                field.span(),
-                                format!("skip_serializing_if = \"{pred}\" on field `{ident}` with a default"),
-                                "kubesmith knows is_none/is_some/is_empty predicates only; use one of them",
-                            ));
-                        }
-                    },
-                    (v, _) => v,
-                };
-                if let Some(v) = value {
-                    attrs::insert(&mut fs, "default", v);
-                }
-            }
-            fa.common.apply_extensions(&mut fs);
-            super::kube_attrs::apply_x_kube(&field.attrs, &mut fs).map_err(|e| attr_err(ix, m, e))?;
-            let typed_by_marker = fmarkers.iter().any(|mk| {
-                [
-                    "PreserveUnknownFields",
-                    "XPreserveUnknownFields",
-                    "Schemaless",
-                    "Type",
-                    "XIntOrString",
-                    "XEmbeddedResource",
-                    "EmbeddedResource",
-                ]
-                .iter()
-                .any(|n| mk.name.ends_with(&format!(":{n}")))
-            });
-            if !typed_by_marker && has_untyped(&fs) {
-                return Err(CrdError::unsupported(
-                    file,
-                    field.ty.span(),
-                    format!("field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"),
-                    "kube-derive emits an untyped schema the API server rejects; add \
-                     #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
-                ));
-            }
-            if !fmarkers.is_empty() {
-                crd_markers::add_placeholder(&mut fs, FIELD_KEY, crd_markers::field_ref(fkey));
-            }
-            let has_ssi = fa.skip_ser_if.is_some();
-            let required_attr = fa.validation.required;
-            let is_option = self.is_option(&ty, m);
-            let optional = if has_ssi && has_default {
-                true
-            } else if !has_ssi && !has_default && !required_attr {
-                is_option
-            } else {
-                has_default || (!required_attr && is_option)
-            };
-            if let Value::Object(obj) = &mut schema {
-                if let Value::Object(props) = obj.entry("properties").or_insert_with(|| json!({})) {
-                    props.insert(name.clone(), fs);
-                }
-                if !optional {
-                    if let Value::Array(req) = obj.entry("required").or_insert_with(|| json!([])) {
-                        req.push(Value::String(name));
-                    }
-                }
+            if let Err(e) = self.struct_field(field, &mut schema, &mut container_values, &ctx) {
+                self.report(e);
             }
         }
         Ok(schema)
+    }
+
+    /// One field of [`Generator::struct_schema`]: its property (and `required` entry) added to `schema`.
+    fn struct_field(
+        &mut self,
+        field: &syn::Field,
+        schema: &mut Value,
+        container_values: &mut Option<Map<String, Value>>,
+        ctx: &StructCtx,
+    ) -> Result<(), CrdError> {
+        let (rename_all, container_default, owner, m) = (ctx.rename_all, ctx.container_default, ctx.owner, ctx.module);
+        let ix = self.ix;
+        let file = self.file(m);
+        if let Some(mi) = self.markers {
+            self.problems.extend(mi.field_problems(MarkerIndex::field_key(ix, m, field)).iter().cloned());
+        }
+        let fa = attrs::field_attrs(&field.attrs).map_err(|e| attr_err(ix, m, e))?;
+        if fa.skip_de {
+            return Ok(());
+        }
+        let ident = field.ident.as_ref().map(unraw).unwrap_or_default();
+        let name = fa.rename.clone().unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
+        let ty = fa.with.clone().unwrap_or_else(|| field.ty.clone());
+        if fa.flatten {
+            let base = self.non_optional_schema(&ty, m)?;
+            let optional = self.is_option(&ty, m) && !fa.validation.required;
+            let mut fs = base;
+            if optional {
+                if let Value::Object(o) = &mut fs {
+                    o.remove("required");
+                    if let Some(one_of) = o.remove("oneOf") {
+                        flatten(&mut fs, json!({"anyOf": [{"oneOf": one_of}, {}]}));
+                    }
+                }
+                if let Some(Value::Array(any_of)) = fs.get_mut("anyOf") {
+                    let empty = json!({});
+                    if !any_of.contains(&empty) {
+                        any_of.push(empty);
+                    }
+                }
+            }
+            allow_unknown_properties(&mut fs);
+            flatten(schema, fs);
+            return Ok(());
+        }
+        let fctx = FieldCtx { field, attrs: fa, module: m };
+        let mut fs = self.field_schema(&fctx)?;
+        let fa = &fctx.attrs;
+        let fkey = MarkerIndex::field_key(ix, m, field);
+        let fmarkers = self.markers.map(|mi| mi.field(fkey)).unwrap_or_default();
+        let marker_default = fmarkers.iter().any(|mk| mk.name == "kubebuilder:default" || mk.name == "default");
+        let has_default = container_default.is_some() || fa.default.is_some();
+        if !fa.skip_ser && has_default && !marker_default {
+            let eval = Evaluator::new(ix, self.k8s);
+            let value = match &fa.default {
+                Some(SerdeDefault::Default) => eval.default_of(&field.ty, m),
+                Some(SerdeDefault::Path(p, _)) => eval.call_default_fn(p, &field.ty, m),
+                _ => {
+                    if container_values.is_none() {
+                        let v = match (container_default, owner) {
+                            (Some(SerdeDefault::Path(p, _)), Some(id)) => eval.call_default_fn_fields(p, id, m),
+                            (_, Some(id)) => eval.item_default_fields(id),
+                            _ => Err("no container".to_string()),
+                        };
+                        *container_values = Some(v.map_err(|reason| self.default_error(field, &ident, m, reason))?);
+                    }
+                    container_values
+                        .as_ref()
+                        .and_then(|c| c.get(&ident).cloned())
+                        .ok_or_else(|| format!("field `{ident}` missing from the container default"))
+                }
+            };
+            let value = match value {
+                Ok(v) => Some(v),
+                Err(reason) => return Err(self.default_error(field, &ident, m, reason)),
+            };
+            let value = match (value, &fa.skip_ser_if) {
+                (Some(v), Some(pred)) => match super::defaults::predicate_holds(pred, &v) {
+                    Some(true) => None,
+                    Some(false) => Some(v),
+                    None => {
+                        return Err(CrdError::unsupported(
+                            file,
+                            field.span(),
+                            format!("skip_serializing_if = \"{pred}\" on field `{ident}` with a default"),
+                            "kubesmith knows is_none/is_some/is_empty predicates only; use one of them",
+                        ));
+                    }
+                },
+                (v, _) => v,
+            };
+            if let Some(v) = value {
+                attrs::insert(&mut fs, "default", v);
+            }
+        }
+        fa.common.apply_extensions(&mut fs);
+        super::kube_attrs::apply_x_kube(&field.attrs, &mut fs).map_err(|e| attr_err(ix, m, e))?;
+        let typed_by_marker = fmarkers.iter().any(|mk| {
+            [
+                "PreserveUnknownFields",
+                "XPreserveUnknownFields",
+                "Schemaless",
+                "Type",
+                "XIntOrString",
+                "XEmbeddedResource",
+                "EmbeddedResource",
+            ]
+            .iter()
+            .any(|n| mk.name.ends_with(&format!(":{n}")))
+        });
+        if !typed_by_marker && has_untyped(&fs) {
+            return Err(CrdError::unsupported(
+                file,
+                field.ty.span(),
+                format!("field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"),
+                "kube-derive emits an untyped schema the API server rejects; add \
+                 #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
+            ));
+        }
+        if !fmarkers.is_empty() {
+            crd_markers::add_placeholder(&mut fs, FIELD_KEY, crd_markers::field_ref(fkey));
+        }
+        let has_ssi = fa.skip_ser_if.is_some();
+        let required_attr = fa.validation.required;
+        let is_option = self.is_option(&ty, m);
+        let optional = if has_ssi && has_default {
+            true
+        } else if !has_ssi && !has_default && !required_attr {
+            is_option
+        } else {
+            has_default || (!required_attr && is_option)
+        };
+        if let Value::Object(obj) = schema {
+            if let Value::Object(props) = obj.entry("properties").or_insert_with(|| json!({})) {
+                props.insert(name.clone(), fs);
+            }
+            if !optional {
+                if let Value::Array(req) = obj.entry("required").or_insert_with(|| json!([])) {
+                    req.push(Value::String(name));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn default_error(&self, field: &syn::Field, ident: &str, m: ModId, reason: String) -> CrdError {

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::crd::attrs;
-use crate::crd::error::CrdError;
+use crate::crd::error::{CrdError, CrdErrors};
 use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, SourceSet, unraw};
 use crate::crd::kube_attrs;
 use crate::crd::markers::MarkerIndex;
@@ -29,9 +29,12 @@ fn is_csv_marker(name: &str) -> bool {
 }
 
 /// Descriptions of every `#[derive(CustomResource)]` of the crate, in source order.
-pub fn descriptions(sources: &SourceSet) -> Result<Vec<CsvDescription>, CrdError> {
+pub fn descriptions(sources: &SourceSet) -> Result<Vec<CsvDescription>, CrdErrors> {
     let ix = CrateIndex::load(sources)?;
-    let mi = MarkerIndex::build_with(&ix, is_csv_marker)?;
+    if !ix.problems.is_empty() {
+        return Err(CrdErrors::new(ix.problems.clone()));
+    }
+    let mi = MarkerIndex::build_strict(&ix, is_csv_marker)?;
     let mut out = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
         let ItemKind::Struct(s) = &item.kind else {
@@ -62,7 +65,8 @@ pub fn descriptions(sources: &SourceSet) -> Result<Vec<CsvDescription>, CrdError
                             &m.file,
                             m.line,
                             format!("resource {parts:?} did not have at least a kind and a version"),
-                        ));
+                        )
+                        .into());
                     }
                     resources.push(json!({"kind": parts[0], "name": parts.get(2).cloned().unwrap_or_default(),
                         "version": parts[1]}));

@@ -115,7 +115,7 @@ fn temp_crate(src: &str) -> tempfile::TempDir {
 
 fn run(src: &str) -> Result<Vec<GeneratedCrd>, CrdError> {
     let dir = temp_crate(src);
-    crd::generate(&SourceSet::new(&dir.path().join("src")))
+    crd::generate(&SourceSet::new(&dir.path().join("src"))).map_err(|e| e.first().clone())
 }
 
 /// Compare JSON values, numbers by value; returns the first differing path.

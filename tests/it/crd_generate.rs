@@ -19,7 +19,7 @@ fn write_crate(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 fn gen_files(files: &[(&str, &str)]) -> Result<Vec<GeneratedCrd>, CrdError> {
     let dir = write_crate(files);
-    crd::generate(&SourceSet::new(&dir.path().join("src")))
+    crd::generate(&SourceSet::new(&dir.path().join("src"))).map_err(|e| e.first().clone())
 }
 
 fn gen_one(src: &str) -> Value {
@@ -527,4 +527,67 @@ fn errors_display_path_line_column() {
     let shown = err.to_string();
     let path: &Path = &err.path;
     assert!(shown.starts_with(&format!("{}:3:27: tuple type: ", path.display())), "{shown}");
+}
+
+// ---- every problem at once ----------------------------------------------------------------------------
+
+const PROBLEMS: &str = r#"use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "p.io", version = "v1", kind = "Broken", namespaced)]
+pub struct BrokenSpec {
+    pub pair: (u8, u8),
+    pub ok: String,
+    pub keyed: std::collections::BTreeMap<u32, String>,
+}
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "p.io", version = "v1", kind = "Fine", namespaced)]
+pub struct FineSpec {
+    pub name: String,
+}
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "p.io", version = "v1", kind = "AlsoBroken")]
+pub struct AlsoBrokenSpec {
+    // +kubebuilder:validation:Minimun=1
+    pub count: i32,
+}
+"#;
+
+#[test]
+fn every_problem_of_a_crate_is_reported_kind_by_kind() {
+    let dir = write_crate(&[("lib.rs", PROBLEMS)]);
+    let set = SourceSet::new(&dir.path().join("src"));
+    let g = crd::generate_all(&set, crd::K8sTable::default_table()).expect("a crate to read");
+    let names: Vec<&str> = g.crds.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["fines.p.io"], "the kind without problems is still generated");
+    assert!(g.pending.is_empty());
+    let found: Vec<(Option<&str>, usize)> = g.problems.iter().map(|p| (p.crd.as_deref(), p.error.line)).collect();
+    assert_eq!(
+        found,
+        [(Some("brokens.p.io"), 8), (Some("brokens.p.io"), 10), (Some("alsobrokens.p.io"), 22)],
+        "{:#?}",
+        g.problems
+    );
+    let all = crd::generate(&set).expect_err("all or nothing");
+    assert_eq!(all.len(), 3);
+    let text = all.to_string();
+    assert!(text.starts_with("3 problems:\n"), "{text}");
+    assert!(text.contains("lib.rs:8:15: tuple type"), "{text}");
+    assert!(text.contains("lib.rs:22:1: unknown marker"), "{text}");
+}
+
+#[test]
+fn files_that_do_not_parse_and_missing_modules_are_reported_together() {
+    let lib = "mod a;\nmod gone;\nmod b;\n";
+    // Both files mention CustomResource, so they can matter and are parsed.
+    let (a, b) = ("// CustomResource\npub struct A {\n", "// CustomResource\nfn broken( {}\n");
+    let dir = write_crate(&[("lib.rs", lib), ("a.rs", a), ("b.rs", b)]);
+    let all = crd::generate(&SourceSet::new(&dir.path().join("src"))).expect_err("three problems");
+    let kinds: Vec<String> =
+        all.all().iter().map(|e| format!("{}:{}", e.path.file_name().unwrap().to_string_lossy(), e.line)).collect();
+    assert_eq!(kinds, ["a.rs:2", "b.rs:2", "lib.rs:2"], "{all}");
 }

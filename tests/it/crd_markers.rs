@@ -8,7 +8,7 @@ fn gen_src(src: &str) -> Result<Vec<GeneratedCrd>, CrdError> {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");
     std::fs::write(dir.path().join("src/lib.rs"), src).expect("write");
-    crd::generate(&SourceSet::new(&dir.path().join("src")))
+    crd::generate(&SourceSet::new(&dir.path().join("src"))).map_err(|e| e.first().clone())
 }
 
 fn crd_of(src: &str) -> Value {
