@@ -69,8 +69,10 @@ pub enum CreateCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum MakeCommand {
-    /// Generate CRDs and RBAC from the Rust sources (reads them with syn; never compiles).
+    /// Generate CRDs and RBAC from the Rust sources (read with syn; only kinds whose schema needs running code are
+    /// compiled, unless --no-compile).
     #[command(after_help = "Examples:\n  kubesmith make manifests\n  kubesmith make manifests --check\n  \
+        kubesmith make manifests --keep-going\n  kubesmith make manifests --no-compile --check\n  \
         kubesmith make manifests --source src --crd-dir out/crds --rbac-dir out/rbac")]
     Manifests(MakeManifestsArgs),
     /// Generate an OLM bundle (bundle/manifests, bundle/metadata, bundle.Dockerfile) from config/manifests.
@@ -249,6 +251,16 @@ pub struct MakeManifestsArgs {
     /// else the last space plus `...`); 0 drops descriptions. Shrinks CRDs too big for `kubectl apply`.
     #[arg(long, value_name = "N")]
     pub max_description_length: Option<usize>,
+    /// Write every CRD that has no problem (each file whole), report every problem, exit 1. Without it nothing is
+    /// written when any kind has a problem.
+    #[arg(long)]
+    pub keep_going: bool,
+    /// Never compile the crate: a kind whose schema needs running code (a `schema_with` function or `impl
+    /// JsonSchema` that is not data) is an error listing why, instead of being built by the compiled fallback
+    /// (a throw-away harness crate under `target/kubesmith/`). Also `crd: {compile: false}` in PROJECT's plugin
+    /// settings.
+    #[arg(long)]
+    pub no_compile: bool,
 }
 
 #[derive(Debug, Args)]

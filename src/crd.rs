@@ -8,6 +8,7 @@
 pub mod attrs;
 pub mod defaults;
 pub mod error;
+pub mod fallback;
 pub mod index;
 pub mod k8s;
 pub mod kube_attrs;
@@ -107,6 +108,8 @@ pub struct PendingVersion {
     pub version: String,
     /// Path of the generated root type as the crate names it (`["crate", "api", "v1", "Foo"]`).
     pub root_path: Vec<String>,
+    /// Whether another crate can name the root type by that path (public modules, public spec struct).
+    pub public: bool,
     /// Why: one [`CrdErrorKind::NeedsCompile`] per construct, sorted.
     pub because: Vec<CrdError>,
 }
@@ -231,13 +234,13 @@ fn version_crd_of(
     let schema = match k.schema.0 {
         SchemaMode::Disabled => json!({}),
         SchemaMode::Manual => {
-            return Err(vec![CrdError::unsupported(
+            compile.push(CrdError::needs_compile(
                 file,
                 k.schema.1,
                 "#[kube(schema = \"manual\")]",
-                "the root schema comes from a hand-written `impl JsonSchema` that needs compiling; use \
-                 schema = \"derived\" (the default)",
-            )]);
+                format!("the root schema comes from the code of `impl JsonSchema for {root_name}`"),
+            ));
+            json!({})
         }
         SchemaMode::Derived => match root_schema(ix, mi, id, s, &k, &root_name, k8s) {
             Ok(schema) => json!({ "openAPIV3Schema": schema }),
@@ -494,7 +497,9 @@ fn merge_kind(ix: &CrateIndex, group: &str, kind: &str, all: Vec<VersionCrd>) ->
             let mut root_path = ix.modules[item.module].path.clone();
             root_path.push(v.attrs.root.clone().unwrap_or_else(|| v.attrs.kind.clone()));
             let because = CrdErrors::new(v.compile.clone()).into_vec();
-            pending.push(PendingVersion { version: v.attrs.version.clone(), root_path, because });
+            let spec_pub = matches!(&item.kind, ItemKind::Struct(s) if matches!(s.vis, syn::Visibility::Public(_)));
+            let public = spec_pub && ix.is_public_path(item.module);
+            pending.push(PendingVersion { version: v.attrs.version.clone(), root_path, public, because });
         }
     }
     let root_idx = if vs.len() == 1 {

@@ -140,6 +140,12 @@ impl ProjectFile {
         self.plugins.get(PLUGIN_KEY)?.get("k8sVersion")?.as_str()
     }
 
+    /// Whether `make manifests` may compile the crate for schemas it cannot evaluate statically
+    /// (`plugins["rust.kubesmith.io/v1alpha1"].crd.compile`; default true).
+    pub fn crd_compile(&self) -> Option<bool> {
+        self.plugins.get(PLUGIN_KEY)?.get("crd")?.get("compile")?.as_bool()
+    }
+
     /// The resources with this group and kind, any version.
     pub fn versions_of<'a>(&'a self, group: &'a str, kind: &'a str) -> impl Iterator<Item = &'a Resource> + 'a {
         self.resources.iter().filter(move |r| r.group == group && r.kind == kind && r.domain == self.domain)

@@ -26,6 +26,72 @@ pub struct Targets {
     pub max_description_length: Option<usize>,
     /// The k8s-openapi schemas of the Kubernetes version the crate builds against.
     pub k8s: &'static K8sTable,
+    /// Whether kinds whose schema needs running code may be compiled (`--no-compile`, PROJECT `crd.compile`).
+    pub compile: bool,
+}
+
+/// What kept some CRDs from being planned: every problem of every kind, and a failed compiled fallback.
+#[derive(Debug, Default)]
+pub struct Problems {
+    /// Problems found statically, sorted by file and line.
+    pub found: Vec<crd::Problem>,
+    /// Kinds that need compiling when compiling is off (`--no-compile`), with why.
+    pub not_compiled: Vec<crd::PendingCrd>,
+    /// The compiled fallback's failure (cargo's output) and the CRDs it was to complete.
+    pub fallback: Option<(anyhow::Error, Vec<String>)>,
+}
+
+impl Problems {
+    /// Whether every kind was planned.
+    pub fn is_empty(&self) -> bool {
+        self.found.is_empty() && self.not_compiled.is_empty() && self.fallback.is_none()
+    }
+
+    /// The CRD names (`plural.group`) that were not planned; `None` when some problem belongs to no CRD.
+    fn failed_crds(&self) -> Option<Vec<String>> {
+        let mut out = Vec::new();
+        for p in &self.found {
+            out.push(p.crd.clone()?);
+        }
+        out.extend(self.not_compiled.iter().map(|p| p.crd.name.clone()));
+        out.extend(self.fallback.iter().flat_map(|(_, names)| names.iter().cloned()));
+        Some(out)
+    }
+
+    /// Every problem as one error, paths relative to `root`.
+    pub fn into_error(self, root: &Path) -> anyhow::Error {
+        let rel = |e: &crd::CrdError| {
+            let mut e = e.clone();
+            if let Ok(p) = e.path.strip_prefix(root) {
+                e.path = p.to_path_buf();
+            }
+            e
+        };
+        let mut lines: Vec<String> = Vec::new();
+        let errors = crd::CrdErrors::new(self.found.iter().map(|p| rel(&p.error)).collect());
+        lines.extend(errors.all().iter().map(ToString::to_string));
+        if !self.not_compiled.is_empty() {
+            lines.push(format!(
+                "{} kind(s) need compiling for their schema, which --no-compile (or `crd: {{compile: false}}` in \
+                 PROJECT) forbids; make these schemas data (a json_schema!/json! literal, or a type kubesmith can \
+                 read), or let kubesmith compile them:",
+                self.not_compiled.len()
+            ));
+            for p in &self.not_compiled {
+                for v in &p.versions {
+                    for e in &v.because {
+                        lines.push(format!("  {} {}: {}", p.crd.name, v.version, rel(e)));
+                    }
+                }
+            }
+        }
+        if let Some((e, names)) = self.fallback {
+            lines.push(format!("the compiled fallback for {} failed: {e:#}", names.join(", ")));
+        }
+        let count = lines.len();
+        let text = lines.join("\n");
+        if count > 1 { anyhow::anyhow!("{count} problems:\n{text}") } else { anyhow::anyhow!("{text}") }
+    }
 }
 
 /// The table of the project's Kubernetes version (`plugins["rust.kubesmith.io/v1alpha1"].k8sVersion`), or of
@@ -81,20 +147,46 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
             .into());
         }
     }
-    Ok(Targets { sources, crd_dir, rbac_dir, webhook_dir, max_description_length: args.max_description_length, k8s })
+    let compile = !args.no_compile && project.as_ref().and_then(|p| p.file.crd_compile()).unwrap_or(true);
+    Ok(Targets {
+        sources,
+        crd_dir,
+        rbac_dir,
+        webhook_dir,
+        max_description_length: args.max_description_length,
+        k8s,
+        compile,
+    })
 }
 
-/// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
-pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
+/// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files. The CRDs of kinds with
+/// problems are left out (and their files kept); the problems are returned.
+pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     let root = plan.root.clone();
+    let mut problems = Problems::default();
     // The CRD generator reads and scans the crate's files; the RBAC and webhook markers come from that scan.
     let mut sets = Vec::new();
     if let Some(crd_dir) = &targets.crd_dir {
         let mut written = Vec::new();
         for src in &targets.sources {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
-            let crds = crd::generate_with(&set, targets.k8s)?;
+            let generation = crd::generate_all(&set, targets.k8s)?;
             sets.push(set);
+            let mut crds = generation.crds;
+            problems.found.extend(generation.problems);
+            if !targets.compile {
+                problems.not_compiled.extend(generation.pending);
+            } else if !generation.pending.is_empty() {
+                let names: Vec<String> = generation.pending.iter().map(|p| p.crd.name.clone()).collect();
+                match crd::fallback::compile(&root.join(src), generation.pending, &root) {
+                    Ok(compiled) => {
+                        crds.extend(compiled.crds);
+                        plan.notes.extend(compiled.notes);
+                    }
+                    Err(e) => problems.fallback = Some((e, names)),
+                }
+            }
+            crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
             for mut generated in crds {
                 if let Some(max) = targets.max_description_length {
                     crd::size::truncate_descriptions(&mut generated.crd, max);
@@ -107,8 +199,15 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
                 written.push(path);
             }
         }
-        for stale in stale_crds(&root, crd_dir, &written)? {
-            plan.delete(stale);
+        // A kind with a problem keeps its file; when a problem belongs to no kind, no file is removed.
+        if let Some(failed) = problems.failed_crds() {
+            let kept: Vec<PathBuf> =
+                failed.iter().filter_map(|name| crd_file_of(name)).map(|f| crd_dir.join(f)).collect();
+            for stale in stale_crds(&root, crd_dir, &written)? {
+                if !kept.contains(&stale) {
+                    plan.delete(stale);
+                }
+            }
         }
     }
     let mut markers = None;
@@ -133,7 +232,13 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         };
         plan_webhook_manifests_from(plan, webhook_dir, &markers)?;
     }
-    Ok(())
+    Ok(problems)
+}
+
+/// The file name of the CRD named `plural.group`.
+fn crd_file_of(name: &str) -> Option<String> {
+    let (plural, group) = name.split_once('.')?;
+    Some(format!("{group}_{plural}.yaml"))
 }
 
 /// Plans `<dir>/manifests.yaml` from the `+kubebuilder:webhook` markers of the sources (as planned). Written even
@@ -276,16 +381,28 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Runs the command: plan, then `--check` (report and fail), `--dry-run` (print) or apply.
+/// Runs the command: plan, then `--check` (report and fail), `--dry-run` (print) or apply. With problems nothing
+/// is written unless `--keep-going` (every CRD without a problem is); either way they are all reported, exit 1.
 pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
     let targets = targets(args, cwd)?;
     let mut plan = Plan::new(cwd);
-    plan_into(&mut plan, &targets)?;
+    let problems = plan_into(&mut plan, &targets)?;
     if args.check {
         for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {
             eprintln!("{note}");
         }
-        return crate::commands::check(&plan, "manifest", "kubesmith make manifests");
+        let checked = crate::commands::check(&plan, "manifest", "kubesmith make manifests");
+        return if problems.is_empty() { checked } else { Err(problems.into_error(cwd)) };
     }
-    crate::commands::finish(plan, args.dry_run)
+    if problems.is_empty() {
+        return crate::commands::finish(plan, args.dry_run);
+    }
+    if args.keep_going || args.dry_run {
+        crate::commands::finish(plan, args.dry_run)?;
+    } else {
+        eprintln!(
+            "nothing was written: fix the problems below (or pass --keep-going to write the CRDs that have none)"
+        );
+    }
+    Err(problems.into_error(cwd))
 }

@@ -125,6 +125,8 @@ pub struct Module {
     pub uses: Vec<UseEntry>,
     /// Child modules by name.
     pub children: BTreeMap<String, ModId>,
+    /// Declared `pub mod` (the crate root counts as public): other crates can name what it holds.
+    pub public: bool,
 }
 
 /// What an indexed item is.
@@ -326,6 +328,7 @@ impl CrateIndex {
             parent,
             uses: Vec::new(),
             children: BTreeMap::new(),
+            public: parent.is_none(),
         });
         if let Some(p) = parent {
             if let Some(name) = mod_path.last() {
@@ -356,6 +359,7 @@ impl CrateIndex {
                         continue;
                     }
                     let name = unraw(&m.ident);
+                    let is_pub = matches!(m.vis, syn::Visibility::Public(_));
                     let mut child_path = mod_path.clone();
                     child_path.push(name.clone());
                     let path_attr = path_attr(&m.attrs);
@@ -365,7 +369,8 @@ impl CrateIndex {
                                 Some(p) => mod_dir.join(p),
                                 None => mod_dir.join(&name),
                             };
-                            self.load_items(sources, force, ctx, items, child_path, Some(id), dir, true)?;
+                            let child = self.load_items(sources, force, ctx, items, child_path, Some(id), dir, true)?;
+                            self.modules[child].public = is_pub;
                         }
                         None => {
                             let candidates: Vec<PathBuf> = match &path_attr {
@@ -389,7 +394,8 @@ impl CrateIndex {
                                 mod_dir.join(&name)
                             };
                             let found = found.clone();
-                            self.load_file(sources, force, &found, child_path, Some(id), child_dir)?;
+                            let child = self.load_file(sources, force, &found, child_path, Some(id), child_dir)?;
+                            self.modules[child].public = is_pub;
                         }
                     }
                 }
@@ -406,6 +412,19 @@ impl CrateIndex {
     /// The file path of a module.
     pub fn module_file(&self, module: ModId) -> &Path {
         &self.files[self.modules[module].file].path
+    }
+
+    /// Whether another crate can name the items of `module` by its path (every module from the root down is
+    /// `pub`).
+    pub fn is_public_path(&self, module: ModId) -> bool {
+        let mut m = Some(module);
+        while let Some(id) = m {
+            if !self.modules[id].public {
+                return false;
+            }
+            m = self.modules[id].parent;
+        }
+        true
     }
 
     /// The file text of a module.

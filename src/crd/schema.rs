@@ -400,11 +400,11 @@ impl<'a> Generator<'a> {
             ));
         }
         if let Some(imp) = ix.impls_of(&item.name).find(|i| i.trait_name.as_deref() == Some("JsonSchema")) {
-            return Err(CrdError::unsupported(
+            return Err(CrdError::needs_compile(
                 ix.module_file(imp.module),
                 imp.item.impl_token.span,
                 format!("hand-written `impl JsonSchema for {}`", item.name),
-                "its schema is computed at run time and cannot be derived statically; derive JsonSchema instead",
+                "its schema comes from the impl's code",
             ));
         }
         let (attrs_list, generics) = match &item.kind {
@@ -425,12 +425,11 @@ impl<'a> Generator<'a> {
         }
         let cattrs = attrs::container_attrs(attrs_list).map_err(|e| attr_err(ix, m, e))?;
         if let Some((what, span)) = &cattrs.custom_schema {
-            return Err(CrdError::unsupported(
+            return Err(CrdError::needs_compile(
                 file,
                 *span,
                 format!("`#[serde/schemars({what})]` on `{}`", item.name),
-                "the schema then depends on another type's or a function's run-time behaviour; derive the schema \
-                 from the type itself",
+                "the schema then comes from another type's or a function's code",
             ));
         }
         self.stack.push(id);
@@ -497,12 +496,11 @@ impl<'a> Generator<'a> {
     fn field_schema(&mut self, f: &FieldCtx) -> Result<Value, CrdError> {
         let file = self.file(f.module);
         if let Some((what, span)) = &f.attrs.custom_schema {
-            return Err(CrdError::unsupported(
+            return Err(CrdError::needs_compile(
                 file,
                 *span,
                 format!("`#[schemars({what} = ..)]`"),
-                "custom schema functions run at compile time and cannot be evaluated statically yet; use \
-                 #[schemars(with = \"Type\")] or #[schemars(extend(..))] instead",
+                "the field's schema comes from a function's code",
             ));
         }
         let ty = f.attrs.with.as_ref().unwrap_or(&f.field.ty);
@@ -720,12 +718,13 @@ impl<'a> Generator<'a> {
                 continue;
             }
             if let Some((what, span)) = &va.custom_schema {
-                return Err(CrdError::unsupported(
+                self.report(CrdError::needs_compile(
                     file,
                     *span,
                     format!("`#[schemars({what})]` on variant `{}`", v.ident),
-                    "custom schema functions cannot be evaluated statically; remove it",
+                    "the variant's schema comes from a function's code",
                 ));
+                continue;
             }
             variants.push((v, va));
         }

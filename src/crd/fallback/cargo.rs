@@ -1,0 +1,267 @@
+//! Cargo for the compiled fallback: which package owns a source folder (`cargo metadata`), the harness lock file
+//! made from the crate's own `Cargo.lock` (and checked to pin the same versions), the build and the run.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use super::harness::Built;
+
+/// The cargo package whose crate root is the source folder `make manifests` reads.
+#[derive(Debug, Clone)]
+pub struct Package {
+    /// Package name (`memcached-operator`).
+    pub name: String,
+    /// Package version.
+    pub version: String,
+    /// Rust edition.
+    pub edition: String,
+    /// The folder of its `Cargo.toml`.
+    pub manifest_dir: PathBuf,
+    /// Its entry in `cargo metadata --no-deps` (dependencies, features, targets).
+    pub metadata: Value,
+    /// The crate root (`src/lib.rs` or `src/main.rs`).
+    pub root: PathBuf,
+    /// The library target's crate name, when the root is the library's.
+    pub lib_name: Option<String>,
+    /// Its build script, if any.
+    pub build_script: Option<PathBuf>,
+    /// Cargo's target directory for it (honours `CARGO_TARGET_DIR` and `.cargo/config`).
+    pub target_dir: PathBuf,
+    /// The workspace's `Cargo.lock`, when there is one.
+    pub lock: Option<PathBuf>,
+}
+
+/// The cargo to run: the one running us (`CARGO`, set by cargo for its children) or `cargo` on the PATH.
+pub fn cargo() -> Command {
+    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// The package whose `lib.rs` or `main.rs` is in `source_dir`.
+pub fn package_of(source_dir: &Path) -> Result<Package> {
+    let source_dir = source_dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve the source folder {}", source_dir.display()))?;
+    let manifest = source_dir.ancestors().map(|d| d.join("Cargo.toml")).find(|m| m.is_file()).with_context(|| {
+        format!(
+            "{} is in no cargo package (no Cargo.toml above it): compiling the kinds listed below needs one; add \
+             it, or pass --no-compile to refuse those kinds instead",
+            source_dir.display()
+        )
+    })?;
+    let out = cargo()
+        .args(["metadata", "--no-deps", "--format-version", "1", "--manifest-path"])
+        .arg(&manifest)
+        .output()
+        .context(
+            "cannot run `cargo metadata` (is cargo on the PATH?); pass --no-compile to refuse the kinds instead",
+        )?;
+    if !out.status.success() {
+        bail!("`cargo metadata` failed for {}:\n{}", manifest.display(), String::from_utf8_lossy(&out.stderr).trim());
+    }
+    let meta: Value =
+        serde_json::from_slice(&out.stdout).context("`cargo metadata` printed something that is not JSON")?;
+    let packages = meta["packages"].as_array().cloned().unwrap_or_default();
+    let in_source =
+        |t: &Value, file: &str| t["src_path"].as_str().is_some_and(|p| Path::new(p) == source_dir.join(file));
+    let has_kind = |t: &Value, kind: &str| t["kind"].as_array().is_some_and(|k| k.iter().any(|x| x == kind));
+    for p in &packages {
+        let targets = p["targets"].as_array().cloned().unwrap_or_default();
+        let lib = targets.iter().find(|t| in_source(t, "lib.rs") && (has_kind(t, "lib") || has_kind(t, "rlib")));
+        let bin = targets.iter().find(|t| in_source(t, "main.rs") && has_kind(t, "bin"));
+        // The CRD generator reads lib.rs when there is one, like this choice.
+        let (root, lib_name) = match (lib, bin) {
+            (Some(l), _) => (source_dir.join("lib.rs"), l["name"].as_str().map(str::to_string)),
+            (None, Some(_)) => (source_dir.join("main.rs"), None),
+            (None, None) => continue,
+        };
+        let build_script = targets
+            .iter()
+            .find(|t| has_kind(t, "custom-build"))
+            .and_then(|t| t["src_path"].as_str())
+            .map(PathBuf::from);
+        let manifest_dir =
+            p["manifest_path"].as_str().map(PathBuf::from).and_then(|m| m.parent().map(Path::to_path_buf));
+        let workspace_root = meta["workspace_root"].as_str().map(PathBuf::from).unwrap_or_default();
+        let lock = Some(workspace_root.join("Cargo.lock")).filter(|l| l.is_file());
+        return Ok(Package {
+            name: p["name"].as_str().unwrap_or_default().to_string(),
+            version: p["version"].as_str().unwrap_or("0.0.0").to_string(),
+            edition: p["edition"].as_str().unwrap_or("2021").to_string(),
+            manifest_dir: manifest_dir.unwrap_or_else(|| source_dir.clone()),
+            metadata: p.clone(),
+            root,
+            lib_name,
+            build_script,
+            target_dir: meta["target_directory"]
+                .as_str()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| workspace_root.join("target")),
+            lock,
+        });
+    }
+    bail!(
+        "no package of {} has its lib.rs or main.rs in {}: compiling needs the crate's own package; pass --no-compile \
+         to refuse the kinds instead",
+        manifest.display(),
+        source_dir.display()
+    )
+}
+
+/// The registry packages of a lock file as `name version source`.
+fn locked_packages(text: &str) -> Result<BTreeSet<String>> {
+    let doc: toml_edit::DocumentMut = text.parse().context("Cargo.lock is not valid TOML")?;
+    let mut out = BTreeSet::new();
+    if let Some(packages) = doc.get("package").and_then(|p| p.as_array_of_tables()) {
+        for p in packages {
+            let field = |k: &str| p.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+            if p.contains_key("source") {
+                out.insert(format!("{} {} {}", field("name"), field("version"), field("source")));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The version `name` is locked at, when the lock holds exactly one (or one that `via` depends on).
+pub fn locked_version(lock: &Path, name: &str, via: &str) -> Option<String> {
+    let doc: toml_edit::DocumentMut = std::fs::read_to_string(lock).ok()?.parse().ok()?;
+    let packages = doc.get("package")?.as_array_of_tables()?;
+    let field = |p: &toml_edit::Table, k: &str| p.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    let versions: Vec<String> = packages
+        .iter()
+        .filter(|p| field(p, "name").as_deref() == Some(name))
+        .filter_map(|p| field(p, "version"))
+        .collect();
+    if versions.len() == 1 {
+        return versions.into_iter().next();
+    }
+    // Several: the one `via` depends on (`"name version"` in its dependency list).
+    let parent = packages.iter().find(|p| field(p, "name").as_deref() == Some(via))?;
+    let deps = parent.get("dependencies")?.as_array()?;
+    deps.iter().filter_map(|d| d.as_str()).find_map(|d| d.strip_prefix(&format!("{name} ")).map(str::to_string))
+}
+
+/// Prepares the harness lock (a copy of the crate's, trimmed by cargo to the harness' graph, then checked to pin
+/// every registry package at the crate's version), builds the harness and runs it; returns what it printed.
+pub fn run_harness(package: &Package, built: &Built) -> Result<String> {
+    let harness_manifest = built.dir.join("Cargo.toml");
+    let harness_lock = built.dir.join("Cargo.lock");
+    let origin = built.dir.join("Cargo.lock.origin");
+    let mut build = cargo();
+    build.args(["build", "--quiet", "--message-format", "json-render-diagnostics", "--manifest-path"]);
+    build.arg(&harness_manifest).args(["--bin", &built.bin]);
+    if let Some(lock) = &package.lock {
+        let text = std::fs::read_to_string(lock).with_context(|| format!("cannot read {}", lock.display()))?;
+        let fresh =
+            std::fs::read_to_string(&origin).is_ok_and(|o| o == text) && harness_lock.is_file() && !built.changed;
+        if !fresh {
+            std::fs::write(&harness_lock, &text).context("cannot write the harness Cargo.lock")?;
+            // Cargo drops what the harness does not use and adds the harness itself, keeping every locked version.
+            let out = cargo()
+                .args(["metadata", "--format-version", "1", "--manifest-path"])
+                .arg(&harness_manifest)
+                .env("CARGO_TARGET_DIR", &package.target_dir)
+                .output()
+                .context("cannot run cargo")?;
+            if !out.status.success() {
+                bail!(
+                    "cargo cannot resolve the compiled fallback's harness ({}) with {}:\n{}",
+                    harness_manifest.display(),
+                    lock.display(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+            let theirs = locked_packages(&text)?;
+            let ours = locked_packages(&std::fs::read_to_string(&harness_lock)?)?;
+            let moved: Vec<&String> = ours.difference(&theirs).collect();
+            if !moved.is_empty() {
+                let list: Vec<&str> = moved.iter().take(5).map(|s| s.as_str()).collect();
+                bail!(
+                    "the compiled fallback would build with dependency versions {} does not pin ({}); run `cargo \
+                     update` or `cargo build` in the crate first so its lock file is complete, or pass --no-compile",
+                    lock.display(),
+                    list.join(", ")
+                );
+            }
+            std::fs::write(&origin, &text).context("cannot write the harness' lock origin")?;
+        }
+        build.arg("--locked");
+    }
+    let out = build.env("CARGO_TARGET_DIR", &package.target_dir).output().context("cannot run cargo")?;
+    if !out.status.success() {
+        bail!(
+            "building the compiled fallback's harness failed (cargo's output follows; the harness is {}):\n{}",
+            built.dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    let exe = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == built.bin.as_str())
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .context("cargo built the harness but named no executable for it")?;
+    let run = Command::new(&exe).output().with_context(|| format!("cannot run {}", exe.display()))?;
+    if !run.status.success() {
+        bail!(
+            "the compiled fallback's harness failed: `Kind::crd()` of one of the kinds panicked or failed:\n{}",
+            String::from_utf8_lossy(&run.stderr).trim_end()
+        );
+    }
+    String::from_utf8(run.stdout).context("the harness printed something that is not UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOCK: &str = r#"version = 4
+
+[[package]]
+name = "kube"
+version = "5.0.0"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+dependencies = ["kube-core 5.0.0", "serde_json"]
+
+[[package]]
+name = "kube-core"
+version = "5.0.0"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+
+[[package]]
+name = "kube-core"
+version = "4.2.0"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+
+[[package]]
+name = "serde_json"
+version = "1.0.154"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+
+[[package]]
+name = "mine"
+version = "0.1.0"
+"#;
+
+    #[test]
+    fn locked_versions_come_from_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("Cargo.lock");
+        std::fs::write(&lock, LOCK).unwrap();
+        assert_eq!(locked_version(&lock, "serde_json", "kube").as_deref(), Some("1.0.154"));
+        assert_eq!(locked_version(&lock, "kube-core", "kube").as_deref(), Some("5.0.0"), "the one kube uses");
+        assert_eq!(locked_version(&lock, "tokio", "kube"), None);
+    }
+
+    #[test]
+    fn path_packages_are_not_pinned() {
+        let set = locked_packages(LOCK).unwrap();
+        assert_eq!(set.len(), 4);
+        assert!(set.contains("kube-core 4.2.0 registry+https://github.com/rust-lang/crates.io-index"));
+        assert!(!set.iter().any(|p| p.starts_with("mine ")));
+    }
+}
