@@ -13,6 +13,7 @@ pub mod index;
 pub mod k8s;
 pub mod kube_attrs;
 pub mod markers;
+pub mod sample;
 pub mod schema;
 pub mod size;
 pub mod transform;
@@ -106,10 +107,13 @@ pub struct PendingCrd {
 pub struct PendingVersion {
     /// `spec.versions[].name`.
     pub version: String,
-    /// Path of the generated root type as the crate names it (`["crate", "api", "v1", "Foo"]`).
-    pub root_path: Vec<String>,
-    /// Whether another crate can name the root type by that path (public modules, public spec struct).
-    pub public: bool,
+    /// The generated root type's name (`Foo`, or `#[kube(root)]`).
+    pub root: String,
+    /// A path naming the root type from the crate root (`["crate", "api", "v1", "Foo"]`), through modules and
+    /// re-exports; `None` when private modules hide it.
+    pub crate_path: Option<Vec<String>>,
+    /// A path naming it from another crate (`crate` standing for the library's name); `None` when it is not public.
+    pub public_path: Option<Vec<String>>,
     /// Why: one [`CrdErrorKind::NeedsCompile`] per construct, sorted.
     pub because: Vec<CrdError>,
 }
@@ -494,12 +498,16 @@ fn merge_kind(ix: &CrateIndex, group: &str, kind: &str, all: Vec<VersionCrd>) ->
     for v in &vs {
         if !v.compile.is_empty() {
             let item = &ix.items[v.item];
-            let mut root_path = ix.modules[item.module].path.clone();
-            root_path.push(v.attrs.root.clone().unwrap_or_else(|| v.attrs.kind.clone()));
+            let root = v.attrs.root.clone().unwrap_or_else(|| v.attrs.kind.clone());
+            // kube-derive gives the root type the spec struct's visibility.
+            let vis = match &item.kind {
+                ItemKind::Struct(s) => index::Vis::of(&s.vis),
+                _ => index::Vis::Private,
+            };
+            let crate_path = ix.nameable_path(item.module, &root, vis, false);
+            let public_path = ix.nameable_path(item.module, &root, vis, true);
             let because = CrdErrors::new(v.compile.clone()).into_vec();
-            let spec_pub = matches!(&item.kind, ItemKind::Struct(s) if matches!(s.vis, syn::Visibility::Public(_)));
-            let public = spec_pub && ix.is_public_path(item.module);
-            pending.push(PendingVersion { version: v.attrs.version.clone(), root_path, public, because });
+            pending.push(PendingVersion { version: v.attrs.version.clone(), root, crate_path, public_path, because });
         }
     }
     let root_idx = if vs.len() == 1 {

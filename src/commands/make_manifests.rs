@@ -85,10 +85,13 @@ impl Problems {
                 }
             }
         }
+        let fallback_failed = self.fallback.is_some();
         if let Some((e, names)) = self.fallback {
             lines.push(format!("the compiled fallback for {} failed: {e:#}", names.join(", ")));
         }
-        let count = lines.len();
+        let count = errors.len()
+            + self.not_compiled.iter().flat_map(|p| &p.versions).map(|v| v.because.len()).sum::<usize>()
+            + usize::from(fallback_failed);
         let text = lines.join("\n");
         if count > 1 { anyhow::anyhow!("{count} problems:\n{text}") } else { anyhow::anyhow!("{text}") }
     }

@@ -51,8 +51,9 @@ pub fn compile(source_dir: &Path, pending: Vec<PendingCrd>, display_root: &Path)
         .flat_map(|p| {
             p.versions.iter().map(move |v| harness::Wanted {
                 key: key(&p.crd.name, &v.version),
-                root_path: v.root_path.clone(),
-                public: v.public,
+                kind: format!("{} ({} {})", v.root, p.crd.name, v.version),
+                crate_path: v.crate_path.clone(),
+                public_path: v.public_path.clone(),
             })
         })
         .collect();

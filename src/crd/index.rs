@@ -101,6 +101,29 @@ fn has_name(set: &[u64], name: &str) -> bool {
     set.binary_search(&name_hash(name.as_bytes())).is_ok()
 }
 
+/// How far a module, a `use` or an item can be named, as far as naming kinds from outside their module matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Vis {
+    /// Private (or `pub(super)` / `pub(in ..)`, which are treated as private).
+    #[default]
+    Private,
+    /// `pub(crate)`: anywhere in the crate.
+    Crate,
+    /// `pub`.
+    Public,
+}
+
+impl Vis {
+    /// The visibility syn read.
+    pub fn of(vis: &syn::Visibility) -> Self {
+        match vis {
+            syn::Visibility::Public(_) => Vis::Public,
+            syn::Visibility::Restricted(r) if r.path.is_ident("crate") && r.in_token.is_none() => Vis::Crate,
+            _ => Vis::Private,
+        }
+    }
+}
+
 /// A `use` entry: `alias` stands for `path` (already absolute when it starts with `crate`).
 #[derive(Debug, Clone)]
 pub struct UseEntry {
@@ -110,6 +133,8 @@ pub struct UseEntry {
     pub path: Vec<String>,
     /// `use path::*`.
     pub glob: bool,
+    /// `pub use` (a re-export) or not.
+    pub vis: Vis,
 }
 
 /// A module of the crate.
@@ -125,8 +150,8 @@ pub struct Module {
     pub uses: Vec<UseEntry>,
     /// Child modules by name.
     pub children: BTreeMap<String, ModId>,
-    /// Declared `pub mod` (the crate root counts as public): other crates can name what it holds.
-    pub public: bool,
+    /// Visibility of its `mod` declaration (the crate root counts as public).
+    pub vis: Vis,
 }
 
 /// What an indexed item is.
@@ -328,7 +353,7 @@ impl CrateIndex {
             parent,
             uses: Vec::new(),
             children: BTreeMap::new(),
-            public: parent.is_none(),
+            vis: if parent.is_none() { Vis::Public } else { Vis::Private },
         });
         if let Some(p) = parent {
             if let Some(name) = mod_path.last() {
@@ -352,14 +377,15 @@ impl CrateIndex {
                 syn::Item::Use(u) => {
                     let mut out = Vec::new();
                     flatten_use(&u.tree, &mut Vec::new(), &mut out);
-                    self.modules[id].uses.extend(out);
+                    let vis = Vis::of(&u.vis);
+                    self.modules[id].uses.extend(out.into_iter().map(|e| UseEntry { vis, ..e }));
                 }
                 syn::Item::Mod(m) => {
                     if is_cfg_test(&m.attrs) {
                         continue;
                     }
                     let name = unraw(&m.ident);
-                    let is_pub = matches!(m.vis, syn::Visibility::Public(_));
+                    let vis = Vis::of(&m.vis);
                     let mut child_path = mod_path.clone();
                     child_path.push(name.clone());
                     let path_attr = path_attr(&m.attrs);
@@ -370,7 +396,7 @@ impl CrateIndex {
                                 None => mod_dir.join(&name),
                             };
                             let child = self.load_items(sources, force, ctx, items, child_path, Some(id), dir, true)?;
-                            self.modules[child].public = is_pub;
+                            self.modules[child].vis = vis;
                         }
                         None => {
                             let candidates: Vec<PathBuf> = match &path_attr {
@@ -395,7 +421,7 @@ impl CrateIndex {
                             };
                             let found = found.clone();
                             let child = self.load_file(sources, force, &found, child_path, Some(id), child_dir)?;
-                            self.modules[child].public = is_pub;
+                            self.modules[child].vis = vis;
                         }
                     }
                 }
@@ -414,17 +440,55 @@ impl CrateIndex {
         &self.files[self.modules[module].file].path
     }
 
-    /// Whether another crate can name the items of `module` by its path (every module from the root down is
-    /// `pub`).
-    pub fn is_public_path(&self, module: ModId) -> bool {
-        let mut m = Some(module);
-        while let Some(id) = m {
-            if !self.modules[id].public {
-                return false;
+    /// The shortest path (`["crate", "api", "v1", "Foo"]`) by which `name` — an item of module `home` with
+    /// visibility `vis`, such as the root type kube-derive generates beside its spec — can be named from the crate
+    /// root (`external == false`) or from another crate (`external == true`, the first segment then stands for the
+    /// crate's name), through `pub mod`s and re-exports (`pub use x::Foo`, `pub use x::*`). `None` when it cannot.
+    pub fn nameable_path(&self, home: ModId, name: &str, vis: Vis, external: bool) -> Option<Vec<String>> {
+        // Modules reachable from the root, breadth first (so shorter paths come first).
+        let mut queue = std::collections::VecDeque::from([0usize]);
+        let mut best: Option<Vec<String>> = None;
+        while let Some(m) = queue.pop_front() {
+            if best.as_ref().is_some_and(|b| b.len() <= self.modules[m].path.len()) {
+                break;
             }
-            m = self.modules[id].parent;
+            if self.exposes(m, home, name, vis, external, 0) {
+                let mut path = self.modules[m].path.clone();
+                path.push(name.to_string());
+                best = Some(path);
+                continue;
+            }
+            for &child in self.modules[m].children.values() {
+                let child_vis = self.modules[child].vis;
+                let visible = if external { child_vis == Vis::Public } else { m == 0 || child_vis >= Vis::Crate };
+                if visible {
+                    queue.push_back(child);
+                }
+            }
         }
-        true
+        best
+    }
+
+    /// Whether `name` (of `home`, visibility `vis`) can be named as `<module m>::name` by whoever can see `m`.
+    fn exposes(&self, m: ModId, home: ModId, name: &str, vis: Vis, external: bool, depth: usize) -> bool {
+        if depth > 8 {
+            return false;
+        }
+        let enough = |v: Vis| if external { v == Vis::Public } else { v >= Vis::Crate || m == 0 };
+        if m == home {
+            return enough(vis);
+        }
+        self.modules[m].uses.iter().filter(|u| enough(u.vis)).any(|u| {
+            let target = if u.glob {
+                self.module_of_path(m, &u.path)
+            } else if u.alias == name && u.path.last().map(String::as_str) == Some(name) {
+                self.module_of_path(m, &u.path[..u.path.len() - 1])
+            } else {
+                None
+            };
+            // What a re-export points at must itself be visible to `m`: within the crate, crate-visible is enough.
+            target.is_some_and(|t| t != m && self.exposes(t, home, name, vis, false, depth + 1))
+        })
     }
 
     /// The file text of a module.
@@ -626,12 +690,12 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseE
             let name = unraw(&n.ident);
             if name == "self" {
                 if let Some(last) = prefix.last() {
-                    out.push(UseEntry { alias: last.clone(), path: prefix.clone(), glob: false });
+                    out.push(UseEntry { alias: last.clone(), path: prefix.clone(), glob: false, vis: Vis::Private });
                 }
             } else {
                 let mut path = prefix.clone();
                 path.push(name.clone());
-                out.push(UseEntry { alias: name, path, glob: false });
+                out.push(UseEntry { alias: name, path, glob: false, vis: Vis::Private });
             }
         }
         syn::UseTree::Rename(r) => {
@@ -640,9 +704,11 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseE
             if name != "self" {
                 path.push(name);
             }
-            out.push(UseEntry { alias: unraw(&r.rename), path, glob: false });
+            out.push(UseEntry { alias: unraw(&r.rename), path, glob: false, vis: Vis::Private });
         }
-        syn::UseTree::Glob(_) => out.push(UseEntry { alias: String::new(), path: prefix.clone(), glob: true }),
+        syn::UseTree::Glob(_) => {
+            out.push(UseEntry { alias: String::new(), path: prefix.clone(), glob: true, vis: Vis::Private })
+        }
         syn::UseTree::Group(g) => {
             for t in &g.items {
                 flatten_use(t, prefix, out);
@@ -1498,6 +1564,44 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
             std::fs::write(p, text).expect("write");
         }
         dir
+    }
+
+    /// The nameable paths of the root type `name` generated beside the spec in module `at` (from the crate root,
+    /// from another crate).
+    fn paths_of(files: &[(&str, &str)], at: &[&str], name: &str) -> (Option<String>, Option<String>) {
+        let dir = write(files);
+        let all: BTreeSet<PathBuf> = files.iter().map(|(p, _)| dir.path().join("src").join(p)).collect();
+        let ix = CrateIndex::load_with(&SourceSet::new(&dir.path().join("src")), &all).expect("load");
+        let at: Vec<String> = at.iter().map(|s| s.to_string()).collect();
+        let home = ix.modules.iter().position(|m| m.path == at).expect("module");
+        let show = |p: Option<Vec<String>>| p.map(|p| p.join("::"));
+        (show(ix.nameable_path(home, name, Vis::Public, false)), show(ix.nameable_path(home, name, Vis::Public, true)))
+    }
+
+    #[test]
+    fn kinds_are_named_through_public_modules_and_re_exports() {
+        // The scaffold: a private module per kind, re-exported by its version module.
+        let scaffold = [
+            ("lib.rs", "pub mod api;\n"),
+            ("api.rs", "pub mod v1;\n"),
+            ("api/v1.rs", "mod cluster;\npub use cluster::*;\n"),
+            ("api/v1/cluster.rs", "pub struct ClusterSpec;\n"),
+        ];
+        let both = Some("crate::api::v1::Cluster".to_string());
+        assert_eq!(paths_of(&scaffold, &["crate", "api", "v1", "cluster"], "Cluster"), (both.clone(), both));
+        // A binary's private module: nameable from its own root only.
+        let bin = [("main.rs", "mod kinds;\nfn main() {}\n"), ("kinds.rs", "pub mod v1 { pub struct GSpec; }\n")];
+        let own = Some("crate::kinds::v1::G".to_string());
+        assert_eq!(paths_of(&bin, &["crate", "kinds", "v1"], "G"), (own, None));
+        // A named re-export at the root wins over the long path; a private grandchild without one is unnameable.
+        let reexport = [
+            ("lib.rs", "mod inner;\npub use inner::deep::Thing;\n"),
+            ("inner.rs", "pub mod deep { pub struct ThingSpec; }\n"),
+        ];
+        let short = Some("crate::Thing".to_string());
+        assert_eq!(paths_of(&reexport, &["crate", "inner", "deep"], "Thing"), (short.clone(), short));
+        let hidden = [("lib.rs", "mod a;\n"), ("a.rs", "mod b { pub struct HidSpec; }\n")];
+        assert_eq!(paths_of(&hidden, &["crate", "a", "b"], "Hid"), (None, None));
     }
 
     /// Lazy generation and generation with every file parsed.

@@ -15,10 +15,12 @@ use super::cargo::{Package, locked_version};
 pub struct Wanted {
     /// The key it is printed under (`<crd name>/<version>`).
     pub key: String,
-    /// The root type's path in the crate (`["crate", "api", "v1", "Foo"]`).
-    pub root_path: Vec<String>,
-    /// Whether another crate can name it by that path.
-    pub public: bool,
+    /// The kind, for messages (`Foo (foos.example.com v1)`).
+    pub kind: String,
+    /// The root type's path from the crate root (`["crate", "api", "v1", "Foo"]`), if it can be named there.
+    pub crate_path: Option<Vec<String>>,
+    /// Its path from another crate, if it is public.
+    pub public_path: Option<Vec<String>>,
 }
 
 /// A harness written to disk.
@@ -43,19 +45,33 @@ pub fn write(package: &Package, wanted: &[Wanted]) -> Result<Built> {
     let kube_core = package.lock.as_ref().and_then(|l| locked_version(l, "kube-core", "kube"));
     let serde_json = package.lock.as_ref().and_then(|l| locked_version(l, "serde_json", "kube-core"));
     let dependent = match (&package.lib_name, &kube_core, &serde_json) {
-        (Some(_), Some(_), Some(_)) => wanted.iter().all(|w| w.public),
+        (Some(_), Some(_), Some(_)) => wanted.iter().all(|w| w.public_path.is_some()),
         _ => false,
     };
+    // The other shape's files go, so a switch (a kind made public, say) leaves nothing for cargo to pick up.
     let manifest = if dependent {
+        remove_if_present(&dir.join("src"))?;
+        remove_if_present(&dir.join("crdgen.rs"))?;
         let (kc, sj) = (kube_core.unwrap_or_default(), serde_json.unwrap_or_default());
-        write_if_changed(&dir.join("main.rs"), &dependent_main(wanted))?;
+        write_if_changed(&dir.join("main.rs"), &dependent_main(wanted)?)?;
         dependent_manifest(package, &bin, &kc, &sj)
     } else {
+        remove_if_present(&dir.join("main.rs"))?;
         mirror_sources(package, &dir, wanted)?;
         mirror_manifest(package, &bin)?
     };
     let changed = write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
     Ok(Built { dir, bin, changed })
+}
+
+/// Removes a file, link or folder of the harness if it is there.
+fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(_) => return Ok(()),
+    }
+    .with_context(|| format!("cannot remove {}", path.display()))
 }
 
 /// Writes `text` unless the file already holds it; says whether it wrote.
@@ -79,27 +95,36 @@ fn rust_path(krate: &str, root_path: &[String]) -> String {
 }
 
 /// The `(key, crd)` entries of the generated function; `ext` is the path of `CustomResourceExt`'s crate.
-fn crd_entries(krate: &str, json: &str, ext: &str, wanted: &[Wanted]) -> String {
+fn crd_entries(krate: &str, json: &str, ext: &str, wanted: &[Wanted], public: bool) -> Result<String> {
     wanted
         .iter()
         .map(|w| {
-            format!(
+            let path = if public { &w.public_path } else { &w.crate_path };
+            let Some(path) = path else {
+                bail!(
+                    "{} cannot be named from the crate root (its module is private to a module below the root and no \
+                     re-export reaches it); make the module `pub(crate)` or re-export the kind with `pub use`, or \
+                     pass --no-compile",
+                    w.kind
+                );
+            };
+            Ok(format!(
                 "        ({key:?}, {json}::to_value(<{path} as {ext}::crd::v1::CustomResourceExt>::crd()).expect(\"a CRD \
                  serializes\")),\n",
                 key = w.key,
-                path = rust_path(krate, &w.root_path),
-            )
+                path = rust_path(krate, path),
+            ))
         })
         .collect()
 }
 
-fn dependent_main(wanted: &[Wanted]) -> String {
-    let entries = crd_entries("crate_under_test", "serde_json", "kube_core", wanted);
-    format!(
+fn dependent_main(wanted: &[Wanted]) -> Result<String> {
+    let entries = crd_entries("crate_under_test", "serde_json", "kube_core", wanted, true)?;
+    Ok(format!(
         "//! {GENERATED}\n\nfn main() {{\n    let crds: Vec<(&str, serde_json::Value)> = vec![\n{entries}    ];\n    \
          let map: serde_json::Map<String, serde_json::Value> =\n        crds.into_iter().map(|(k, v)| (k.to_string(), \
          v)).collect();\n    println!(\"{{}}\", serde_json::Value::Object(map));\n}}\n"
-    )
+    ))
 }
 
 fn dependent_manifest(package: &Package, bin: &str, kube_core: &str, serde_json: &str) -> String {
@@ -133,6 +158,10 @@ fn harness_package(name: &str, version: &str, edition: &str) -> Item {
     p["version"] = value(version);
     p["edition"] = value(edition);
     p["publish"] = value(false);
+    // Only the targets the harness declares: nothing picked up from files lying around.
+    for auto in ["autolib", "autobins", "autoexamples", "autotests", "autobenches"] {
+        p[auto] = value(false);
+    }
     Item::Table(p)
 }
 
@@ -154,7 +183,10 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<()
     link_entries(source_dir, &src, |name| name == root_name)?;
     if source_dir.parent() == Some(package.manifest_dir.as_path()) {
         let skip = |name: &std::ffi::OsStr| {
-            ["Cargo.toml", "Cargo.lock", "target", ".git"].iter().any(|s| name == *s)
+            // The harness' own files, and what is no source.
+            ["Cargo.toml", "Cargo.lock", "Cargo.lock.origin", "crdgen.rs", "main.rs", "target", ".git"]
+                .iter()
+                .any(|s| name == *s)
                 || Some(name) == source_dir.file_name()
                 || package.target_dir.starts_with(package.manifest_dir.join(name))
         };
@@ -177,7 +209,7 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<()
         ""
     };
     // kube-derive's generated code names `::kube`, so every crate deriving CustomResource depends on it.
-    let entries = crd_entries("crate", &json, "::kube::core", wanted);
+    let entries = crd_entries("crate", &json, "::kube::core", wanted, false)?;
     let appended = format!(
         "\n// {GENERATED}\n/// `Kind::crd()` of every kind whose schema needs compiling.\n#[doc(hidden)]\npub fn \
          __kubesmith_crds() -> Vec<(&'static str, {json}::Value)> {{\n    vec![\n{entries}    ]\n}}\n{keep_main}"
@@ -377,6 +409,7 @@ mod tests {
     #[test]
     fn paths_are_rust_code() {
         let p: Vec<String> = ["crate", "api", "type", "Foo"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(rust_path("crate", &p), "crate::api::r#type::Foo");
         assert_eq!(rust_path("crate_under_test", &p), "crate_under_test::api::r#type::Foo");
     }
 
