@@ -135,13 +135,7 @@ fn number(schema: &Value, integer: bool) -> Value {
     if let Some(step) = schema.get("multipleOf").and_then(Value::as_f64).filter(|s| *s > 0.0) {
         v = (v / step).ceil() * step;
     }
-    if integer {
-        json!(v as i64)
-    } else if v.fract() == 0.0 {
-        json!(v as i64)
-    } else {
-        json!(v)
-    }
+    if integer || v.fract() == 0.0 { json!(v as i64) } else { json!(v) }
 }
 
 fn string(schema: &Value) -> Value {
