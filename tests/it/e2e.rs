@@ -168,9 +168,9 @@ fn compiled_fallback_on_the_scaffold(dir: &Path) {
         &std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_clusters.yaml")).unwrap(),
     )
     .unwrap();
-    let foo = crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/foo").unwrap();
-    assert_eq!(foo["enum"], serde_json::json!(["small", "large"]), "{foo}");
-    assert_eq!(foo["type"], "string");
+    let foo_schema = crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/foo").unwrap();
+    assert_eq!(foo_schema["enum"], serde_json::json!(["small", "large"]), "{foo_schema}");
+    assert_eq!(foo_schema["type"], "string");
     let harness = shared_target().join("kubesmith/crdgen-memcached-operator/main.rs");
     let main = std::fs::read_to_string(&harness).unwrap();
     assert!(main.contains("crate_under_test::api::v1::Cluster"), "depends on the library: {main}");
