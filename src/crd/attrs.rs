@@ -285,6 +285,12 @@ impl RenameRule {
     }
 }
 
+/// The serialized (deserialize) name of a variant.
+pub fn variant_name(v: &syn::Variant, va: &VariantAttrs, c: &ContainerAttrs) -> String {
+    let ident = v.ident.unraw().to_string();
+    va.rename.clone().unwrap_or_else(|| c.rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident)))
+}
+
 /// `#[serde(default)]` forms.
 #[derive(Debug, Clone)]
 pub enum SerdeDefault {

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 use syn::spanned::Spanned;
 
-use super::attrs::{self, ContainerAttrs, FieldAttrs, RenameRule, SerdeDefault, Validation};
+use super::attrs::{self, ContainerAttrs, FieldAttrs, RenameRule, SerdeDefault, Validation, variant_name};
 use super::defaults::Evaluator;
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, item_span, unraw};
@@ -837,10 +837,4 @@ impl<'a> Generator<'a> {
             }
         }
     }
-}
-
-/// The serialized (deserialize) name of a variant.
-pub fn variant_name(v: &syn::Variant, va: &attrs::VariantAttrs, c: &ContainerAttrs) -> String {
-    let ident = unraw(&v.ident);
-    va.rename.clone().unwrap_or_else(|| c.rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident)))
 }
