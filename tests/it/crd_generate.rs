@@ -487,13 +487,18 @@ fn unknown_kube_key_is_an_error_with_location() {
 }
 
 #[test]
-fn manual_schema_and_hand_written_json_schema_are_errors() {
+fn manual_schema_without_an_impl_and_opaque_impls_need_compiling() {
     let manual = "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\", schema = \"manual\")]\npub struct KSpec {}\n";
-    let err = gen_files(&[("lib.rs", manual)]).expect_err("manual");
-    assert!(err.to_string().contains("schema = \"manual\""), "{err}");
+    let dir = write_crate(&[("lib.rs", manual)]);
+    let g = crd::generate_all(&SourceSet::new(&dir.path().join("src")), crd::K8sTable::default_table()).expect("crate");
+    assert!(g.problems.is_empty() && g.crds.is_empty(), "{:#?}", g.problems);
+    let because = &g.pending[0].versions[0].because;
+    assert!(because[0].to_string().contains("no `impl JsonSchema for K`"), "{}", because[0]);
+    assert_eq!(because[0].line, 2);
     let handwritten = "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\")]\npub struct KSpec { pub x: X }\npub struct X;\nimpl JsonSchema for X {}\n";
     let err = gen_files(&[("lib.rs", handwritten)]).expect_err("impl");
-    assert!(err.to_string().contains("hand-written `impl JsonSchema for X`"), "{err}");
+    assert!(matches!(err.kind, CrdErrorKind::NeedsCompile { .. }), "{err}");
+    assert!(err.to_string().contains("`impl JsonSchema for X` needs compiling"), "{err}");
     assert_eq!(err.line, 5);
 }
 
