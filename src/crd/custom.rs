@@ -34,15 +34,14 @@ fn segs(p: &syn::Path) -> Vec<String> {
     p.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
-/// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`, on the
-/// crate type `container` (what `Self::f` names). `construct` names the attribute in errors.
+/// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`.
+/// `construct` names the attribute in errors.
 pub fn schema_with(
     ix: &CrateIndex,
     schemas: &mut dyn Subschemas,
     path: &str,
     at: Span,
     module: ModId,
-    container: Option<ItemId>,
     construct: String,
 ) -> Result<Value, CrdError> {
     let file = ix.module_file(module);
@@ -60,14 +59,10 @@ pub fn schema_with(
         }
     }
     if names.len() >= 2 {
-        // An associated fn: `Self::f`, `Type::f`.
-        let owner = if names[0] == "Self" && names.len() == 2 {
-            container
-        } else {
-            match ix.resolve(module, &names[..names.len() - 1], want_type) {
-                Resolved::Item(id) => Some(id),
-                _ => None,
-            }
+        // An associated fn `Type::f` (`Self::f` would name schemars' wrapper type and not compile).
+        let owner = match ix.resolve(module, &names[..names.len() - 1], want_type) {
+            Resolved::Item(id) => Some(id),
+            _ => None,
         };
         if let Some(owner) = owner {
             for imp in impls_for(ix, owner, None) {

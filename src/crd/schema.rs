@@ -253,8 +253,6 @@ struct FieldCtx<'f> {
     field: &'f syn::Field,
     attrs: FieldAttrs,
     module: ModId,
-    /// The struct or enum the field is in (`Self` of `schema_with = "Self::f"`).
-    owner: Option<ItemId>,
 }
 
 impl<'a> Generator<'a> {
@@ -459,7 +457,7 @@ impl<'a> Generator<'a> {
         let m = item.module;
         if let Some((path, span)) = &cattrs.schema_with {
             let construct = format!("`#[schemars(schema_with = \"{path}\")]` on `{}`", item.name);
-            return custom::schema_with(ix, self, path, *span, m, Some(id), construct);
+            return custom::schema_with(ix, self, path, *span, m, construct);
         }
         if let Some(with) = &cattrs.with {
             return self.with_schema(with, m);
@@ -470,7 +468,7 @@ impl<'a> Generator<'a> {
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                     let f = &u.unnamed[0];
                     let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                    self.field_schema(&FieldCtx { field: f, attrs: fa, module: m, owner: Some(id) })
+                    self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
                 }
                 syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                     self.file(m),
@@ -483,12 +481,7 @@ impl<'a> Generator<'a> {
                         for f in &n.named {
                             let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
                             if !fa.skip_de {
-                                return self.field_schema(&FieldCtx {
-                                    field: f,
-                                    attrs: fa,
-                                    module: m,
-                                    owner: Some(id),
-                                });
+                                return self.field_schema(&FieldCtx { field: f, attrs: fa, module: m });
                             }
                         }
                         return Ok(json!({"type": "null"}));
@@ -547,7 +540,7 @@ impl<'a> Generator<'a> {
         }
         let (path, span) = f.attrs.schema_with.as_ref()?;
         let construct = format!("`#[schemars(schema_with = \"{path}\")]` on field `{name}`");
-        Some(custom::schema_with(self.ix, self, path, *span, f.module, f.owner, construct))
+        Some(custom::schema_with(self.ix, self, path, *span, f.module, construct))
     }
 
     /// `subschema_for::<T>()` of a `with = "T"`; a `#[serde(with = "x")]` schemars reads as a type but kubesmith
@@ -618,7 +611,7 @@ impl<'a> Generator<'a> {
         let name = fa.rename.clone().unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
         let ty = fa.with.as_ref().map_or_else(|| field.ty.clone(), |w| w.ty.clone());
         if fa.flatten {
-            let fctx = FieldCtx { field, attrs: fa.clone(), module: m, owner };
+            let fctx = FieldCtx { field, attrs: fa.clone(), module: m };
             // A `schema_with` fn's type is never an Option to schemars.
             let (base, optional) = match self.custom_field_schema(&fctx) {
                 Some(custom) => (custom?, false),
@@ -643,7 +636,7 @@ impl<'a> Generator<'a> {
             flatten(schema, fs);
             return Ok(());
         }
-        let fctx = FieldCtx { field, attrs: fa, module: m, owner };
+        let fctx = FieldCtx { field, attrs: fa, module: m };
         let mut fs = self.field_schema(&fctx)?;
         let fa = &fctx.attrs;
         let fkey = MarkerIndex::field_key(ix, m, field);
@@ -895,7 +888,7 @@ impl<'a> Generator<'a> {
         }
         if let Some((path, span)) = &va.schema_with {
             let construct = format!("`#[schemars(schema_with = \"{path}\")]` on variant `{}`", v.ident);
-            return custom::schema_with(ix, self, path, *span, m, Some(id), construct);
+            return custom::schema_with(ix, self, path, *span, m, construct);
         }
         if let Some(with) = &va.with {
             return self.with_schema(with, m);
@@ -905,7 +898,7 @@ impl<'a> Generator<'a> {
             syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                 let f = &u.unnamed[0];
                 let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                self.field_schema(&FieldCtx { field: f, attrs: fa, module: m, owner: Some(id) })
+                self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
             }
             syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                 self.file(m),
@@ -916,7 +909,7 @@ impl<'a> Generator<'a> {
             syn::Fields::Named(n) => {
                 let fields: Vec<&syn::Field> = n.named.iter().collect();
                 let rule = va.rename_all.or(c.rename_all_fields);
-                self.struct_schema(&fields, rule, None, Some(id), c.deny_unknown_fields, m)
+                self.struct_schema(&fields, rule, None, None, c.deny_unknown_fields, m)
             }
         }
     }

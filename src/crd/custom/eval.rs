@@ -256,7 +256,11 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 return Err(self.needs(module, input.span(), format!("`{}` is a method taking `self`", sig.ident)));
             };
             if matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some()) && !matches!(arg, Val::Generator) {
-                return Err(self.needs(module, pt.ty.span(), "a `&mut` parameter other than the schema generator"));
+                return Err(self.needs(
+                    module,
+                    pt.ty.span(),
+                    format!("`{}` edits a value through a `&mut` parameter", sig.ident),
+                ));
             }
             match &*pt.pat {
                 syn::Pat::Ident(pi) if pi.subpat.is_none() => {
@@ -1401,7 +1405,7 @@ fn by_ref(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); edi
         needs(src, "uses_generic", "fn generic<T>", "is generic");
         needs(src, "unknown_type", "subschema_for::<Missing>", "`Missing` is not a type kubesmith can describe");
         needs(src, "let_else", "let Some(s)", "a `let .. else`");
-        needs(src, "by_ref", "fn edits(s: &mut Schema)", "a `&mut` parameter");
+        needs(src, "by_ref", "fn edits(s: &mut Schema)", "`edits` edits a value through a `&mut` parameter");
         let err = eval(src, "for_loop").expect_err("loop");
         assert!(err.to_string().contains("`test` needs compiling"), "{err}");
     }
