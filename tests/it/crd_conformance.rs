@@ -179,6 +179,7 @@ pub(crate) fn check_against(sample: &Sample, want: &Value) -> Result<(), String>
 const SCHEMA: &str = "input-schema_samples.rs";
 const COVERAGE: &str = "input-coverage.rs";
 const CUSTOM: &str = "input-custom_schemas.rs";
+const OPERATORS: &str = "input-operator_shapes.rs";
 
 macro_rules! conformance {
     ($($test:ident: $name:literal, $input:expr, [$(($kind:literal, $ver:expr)),*], [$(($f:literal, $p:literal)),*];)*) => {
@@ -229,6 +230,10 @@ conformance! {
     cs_manual_literal: "cs-manual-literal", CUSTOM, [("LiteralRoot", None)], [];
     cs_with: "cs-with", CUSTOM, [("WithAttrs", None)], [];
     cs_variants: "cs-variants", CUSTOM, [("VariantSchemas", None)], [];
+    op_workflow_engine: "op-workflow-engine", OPERATORS, [("WorkflowEngine", None)], [];
+    op_analytics_cluster: "op-analytics-cluster", OPERATORS, [("AnalyticsCluster", None)], [];
+    op_traffic_route: "op-traffic-route", OPERATORS, [("TrafficRoute", None)], [];
+    op_listable: "op-listable", OPERATORS, [("Listable", None)], [];
 }
 
 /// Samples whose schema code only compiling can run, with what kubesmith must name as the reason: kubesmith
