@@ -14,13 +14,7 @@ use syn::spanned::Spanned;
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
 use eval::Evaluator;
-
-/// What custom schema code asks of the schema generator: `generator.subschema_for::<T>()` of a type written in
-/// `module`, under kube's settings (inlined, deserialize contract).
-pub trait Subschemas {
-    /// The schema of `ty`, or why it cannot be had.
-    fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Result<Value, CrdError>;
-}
+pub use eval::Subschemas;
 
 fn want_fn(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Fn(_))

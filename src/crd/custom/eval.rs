@@ -12,13 +12,22 @@ use serde_json::{Map, Value};
 use syn::spanned::Spanned;
 use syn::{Expr, Stmt};
 
-use super::Subschemas;
 use super::json::{self, Key, Node};
 use crate::crd::attrs;
 use crate::crd::error::{CrdError, CrdErrorKind};
 use crate::crd::index::{CrateIndex, ItemKind, ModId, Resolved};
 
 type Res<T> = Result<T, CrdError>;
+
+/// What custom schema code asks of the schema generator: `generator.subschema_for::<T>()` of a type written in
+/// `module`, under kube's settings. With `inline_subschemas` that is `T::json_schema(generator)` (so both forms
+/// are evaluated alike), except for a type already being generated, where schemars leaves a `$ref` kube cannot
+/// resolve: the generator reports that as a recursive type. `Option<T>` is `T`'s schema made nullable
+/// (schemars' `allow_null`).
+pub trait Subschemas {
+    /// The schema of `ty`, or why it cannot be had.
+    fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Result<Value, CrdError>;
+}
 
 /// How deep calls and const references may nest (a cycle ends here).
 const MAX_DEPTH: usize = 24;
@@ -296,6 +305,9 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 Stmt::Local(l) => self.local(f, l)?,
                 Stmt::Item(syn::Item::Use(_)) => {}
                 Stmt::Item(item) => return Err(self.needs(f.module, item.span(), "an item declared inside the fn")),
+                Stmt::Expr(Expr::If(i), None) if last && i.else_branch.is_some() => {
+                    return Err(self.needs(f.module, i.if_token.span, "an `if .. else` giving the value"));
+                }
                 Stmt::Expr(e, None) if last && !matches!(strip(e), Expr::If(_) | Expr::ForLoop(_) | Expr::While(_)) => {
                     if let Expr::Return(r) = strip(e) {
                         return self.ret(f, r);
@@ -1388,6 +1400,7 @@ fn generic<T>(_: &mut SchemaGenerator) -> Schema { json_schema!({}) }
 fn uses_generic(g: &mut SchemaGenerator) -> Schema { generic::<u8>(g) }
 fn unknown_type(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Missing>() }
 fn let_else(_: &mut SchemaGenerator) -> Schema { let Some(s) = Some(json_schema!({})) else { panic!() }; s }
+fn if_value(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); if let Some(o) = s.as_object_mut() { json_schema!(true) } else { s } }
 fn edits(s: &mut Schema) { s.insert("a".into(), true.into()); }
 fn by_ref(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); edits(&mut s); s }
 "#;
@@ -1405,6 +1418,7 @@ fn by_ref(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); edi
         needs(src, "uses_generic", "fn generic<T>", "is generic");
         needs(src, "unknown_type", "subschema_for::<Missing>", "`Missing` is not a type kubesmith can describe");
         needs(src, "let_else", "let Some(s)", "a `let .. else`");
+        needs(src, "if_value", "fn if_value", "an `if .. else` giving the value");
         needs(src, "by_ref", "fn edits(s: &mut Schema)", "`edits` edits a value through a `&mut` parameter");
         let err = eval(src, "for_loop").expect_err("loop");
         assert!(err.to_string().contains("`test` needs compiling"), "{err}");
