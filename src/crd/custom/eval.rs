@@ -749,7 +749,17 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             Expr::Paren(p) => self.expr(f, &p.expr),
             Expr::Group(g) => self.expr(f, &g.expr),
             Expr::Reference(r) => self.expr(f, &r.expr),
-            Expr::Cast(c) => self.expr(f, &c.expr),
+            Expr::Cast(c) => {
+                let v = self.json(f, &c.expr)?;
+                let target = type_name(&c.ty).unwrap_or_default();
+                match (target.as_str(), &v) {
+                    ("f32" | "f64", Value::Number(n)) => {
+                        Ok(Val::Json(n.as_f64().map(Value::from).unwrap_or(Value::Null)))
+                    }
+                    (t, Value::Number(n)) if int_fits(t, n) => Ok(Val::Json(v)),
+                    _ => Err(self.needs(f.module, c.span(), format!("a cast to `{target}`"))),
+                }
+            }
             Expr::Lit(l) => match attrs::expr_literal(e) {
                 Some(v) => Ok(Val::Json(v)),
                 None => Err(self.needs(f.module, l.span(), format!("the literal `{}`", quote::quote!(#l)))),
@@ -1073,11 +1083,13 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 Val::Res(Err(why)) => Err(self.fails(f.module, span, why)),
                 Val::Generator => Err(self.needs(f.module, span, "unwrapping the schema generator")),
             },
-            "into" | "to_owned" | "to_string" | "clone" | "to_value" | "into_owned" | "as_value" | "borrow"
-            | "as_ref" | "cloned" | "into_iter" | "collect" => match recv {
-                Val::Json(v) => Ok(Val::Json(v)),
-                other => Ok(other),
-            },
+            // Conversions between `&str`/`String`/`Cow`, `Value`, `Map` and `Schema` keep the JSON.
+            "into" | "to_owned" | "clone" | "to_value" | "into_owned" | "as_value" | "borrow" | "as_ref" | "cloned" => {
+                Ok(recv)
+            }
+            // `Value::to_string()` is JSON text (`"\"a\""`); only a `str`'s is the string itself.
+            "to_string" if is_str_expr(&mc.receiver) => Ok(recv),
+            "to_string" => Err(self.needs(f.module, span, "`.to_string()` of a value that may not be a `str`")),
             "as_object" | "as_array" | "as_str" | "as_bool" | "as_object_mut" | "as_array_mut" => {
                 let Val::Json(v) = recv else {
                     return Err(self.needs(f.module, span, format!("`.{method}()` of a non-JSON value")));
@@ -1114,6 +1126,32 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 _ => Err(e),
             },
         }
+    }
+}
+
+/// Whether casting the integer `n` to the integer type `t` keeps its value.
+fn int_fits(t: &str, n: &serde_json::Number) -> bool {
+    let (min, max): (i128, i128) = match t {
+        "i8" => (i8::MIN.into(), i8::MAX.into()),
+        "i16" => (i16::MIN.into(), i16::MAX.into()),
+        "i32" => (i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => (i64::MIN.into(), i64::MAX.into()),
+        "u8" => (0, u8::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "u64" | "usize" => (0, u64::MAX.into()),
+        _ => return false,
+    };
+    let v: Option<i128> = n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
+    v.is_some_and(|v| (min..=max).contains(&v))
+}
+
+/// Whether `e` is a string literal (possibly through `&`, parentheses or `.as_str()`).
+fn is_str_expr(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Str(_)),
+        Expr::Reference(r) => is_str_expr(&r.expr),
+        _ => false,
     }
 }
 
@@ -1392,6 +1430,8 @@ fn condition(_: &mut SchemaGenerator) -> Schema { let s = if cfg!(test) { json_s
 fn matched(_: &mut SchemaGenerator) -> Schema { match 1 { _ => json_schema!({}) } }
 fn closure(_: &mut SchemaGenerator) -> Schema { let f = || json_schema!({}); f() }
 fn other_macro(_: &mut SchemaGenerator) -> Schema { json_schema!({ "description": format!("{}", 1) }) }
+fn wraps(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": 300 as u8 }) }
+fn json_text(_: &mut SchemaGenerator) -> Schema { let v = json!(1); json_schema!({ "description": v.to_string() }) }
 fn unknown_call(g: &mut SchemaGenerator) -> Schema { strip_docs(g.subschema_for::<Item>()) }
 fn other_crate(g: &mut SchemaGenerator) -> Schema { stackable::raw_object_schema(g) }
 fn unknown_method(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Item>().into_object() }
@@ -1411,6 +1451,8 @@ fn by_ref(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); edi
         needs(src, "matched", "match 1", "a `match`");
         needs(src, "closure", "let f = ||", "a closure");
         needs(src, "other_macro", "format!", "the macro `format!`");
+        needs(src, "wraps", "300 as u8", "a cast to `u8`");
+        needs(src, "json_text", "v.to_string()", "`.to_string()` of a value that may not be a `str`");
         needs(src, "unknown_call", "strip_docs(", "a call of `strip_docs`, which is not a fn of this crate");
         needs(src, "other_crate", "stackable::", "`stackable::raw_object_schema`");
         needs(src, "unknown_method", "into_object", "`.into_object()`");
