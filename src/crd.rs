@@ -6,6 +6,7 @@
 //! JSONSchemaProps key filter) → assembly and `merge_crds` here.
 
 pub mod attrs;
+pub mod custom;
 pub mod defaults;
 pub mod error;
 pub mod fallback;
@@ -237,16 +238,7 @@ fn version_crd_of(
     let mut compile = Vec::new();
     let schema = match k.schema.0 {
         SchemaMode::Disabled => json!({}),
-        SchemaMode::Manual => {
-            compile.push(CrdError::needs_compile(
-                file,
-                k.schema.1,
-                "#[kube(schema = \"manual\")]",
-                format!("the root schema comes from the code of `impl JsonSchema for {root_name}`"),
-            ));
-            json!({})
-        }
-        SchemaMode::Derived => match root_schema(ix, mi, id, s, &k, &root_name, k8s) {
+        SchemaMode::Manual | SchemaMode::Derived => match root_schema(ix, mi, id, s, &k, &root_name, k8s) {
             Ok(schema) => json!({ "openAPIV3Schema": schema }),
             Err(problems) if problems.iter().all(CrdError::needs_compiling) => {
                 compile = problems;
@@ -352,6 +344,10 @@ fn root_schema_with(
     let ix = g.ix;
     let m = ix.items[id].module;
     let file = ix.module_file(m);
+    if k.schema.0 == SchemaMode::Manual {
+        let root = manual_root(g, m, k, root_name)?;
+        return finish_root(g, mi, file, s, root);
+    }
     let spec = g.item_schema(id)?;
     let mut root = json!({"type": "object"});
     if k.no_spec {
@@ -402,6 +398,17 @@ fn root_schema_with(
     if root.get("title").is_none() {
         root["title"] = json!(root_name);
     }
+    finish_root(g, mi, file, s, root)
+}
+
+/// kube's transforms, then the kubebuilder markers, then the JSONSchemaProps key filter.
+fn finish_root(
+    g: &mut Generator,
+    mi: &MarkerIndex,
+    file: &std::path::Path,
+    s: &syn::ItemStruct,
+    root: Value,
+) -> Result<Value, CrdError> {
     if g.has_problems() {
         // The schema is incomplete: kube's rewriter would only add noise to the problems already found.
         return Ok(root);
@@ -416,6 +423,47 @@ fn root_schema_with(
     })?;
     markers::apply::apply_schema(&mut root, mi)?;
     Ok(transform::to_json_schema_props(root))
+}
+
+/// The root schema of `#[kube(schema = "manual")]`: the crate's `impl JsonSchema for <Root>`, evaluated, with
+/// the `title` `into_root_schema_for` adds (`schema_name()`) when it has none.
+fn manual_root(g: &mut Generator, m: index::ModId, k: &KubeAttrs, root_name: &str) -> Result<Value, CrdError> {
+    let ix = g.ix;
+    let file = ix.module_file(m);
+    if k.cel {
+        return Err(CrdError::unsupported(
+            file,
+            k.schema.1,
+            "#[kube(cel)] with #[kube(schema = \"manual\")]",
+            "kube-derive refuses it (the CEL methods need a derived schema); drop `cel` or derive the schema",
+        ));
+    }
+    if !k.validations.is_empty() {
+        return Err(CrdError::unsupported(
+            file,
+            k.schema.1,
+            "#[kube(validation = ..)] with #[kube(schema = \"manual\")]",
+            "kube-derive then puts #[x_kube(validation)] on a root that does not derive KubeSchema, which does not \
+             compile; write the rules into the hand-written schema (x-kubernetes-validations) instead",
+        ));
+    }
+    let Some(imp) = custom::root_impl(ix, root_name, m) else {
+        return Err(CrdError::needs_compile(
+            file,
+            k.schema.1,
+            "#[kube(schema = \"manual\")]",
+            format!(
+                "kubesmith finds no `impl JsonSchema for {root_name}` in the crate's sources (a macro may generate it)"
+            ),
+        ));
+    };
+    let construct = format!("`impl JsonSchema for {root_name}`");
+    let mut root = custom::impl_schema(ix, g, imp, construct.clone())?;
+    if root.get("title").is_none() {
+        let title = custom::impl_schema_name(ix, g, imp, construct)?;
+        attrs::insert(&mut root, "title", json!(title));
+    }
+    Ok(root)
 }
 
 /// `#[serde(flatten)] spec` on the root (no_spec): merge properties and required.

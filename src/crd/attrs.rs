@@ -285,6 +285,12 @@ impl RenameRule {
     }
 }
 
+/// The serialized (deserialize) name of a variant.
+pub fn variant_name(v: &syn::Variant, va: &VariantAttrs, c: &ContainerAttrs) -> String {
+    let ident = v.ident.unraw().to_string();
+    va.rename.clone().unwrap_or_else(|| c.rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident)))
+}
+
 /// `#[serde(default)]` forms.
 #[derive(Debug, Clone)]
 pub enum SerdeDefault {
@@ -411,10 +417,25 @@ pub struct FieldAttrs {
     pub skip_ser_if: Option<String>,
     /// `flatten`.
     pub flatten: bool,
-    /// `#[schemars(with = "T")]`.
-    pub with: Option<syn::Type>,
-    /// `#[schemars(schema_with = ..)]` or `transform`: unsupported statically.
-    pub custom_schema: Option<(String, Span)>,
+    /// `#[schemars(with = "T")]`, else `#[serde(with = "T")]` (schemars reads serde's `with` as a type too).
+    pub with: Option<WithType>,
+    /// `#[schemars(schema_with = "path")]`: the fn and where the attribute is.
+    pub schema_with: Option<(String, Span)>,
+    /// `#[schemars(transform = ..)]`.
+    pub transform: Option<Span>,
+    /// `#[serde(with)]` / `#[serde(serialize_with)]`: the default value is serialized by that code.
+    pub serialize_with: Option<Span>,
+}
+
+/// A type a schema is taken from instead of the declared one (`with = "T"`).
+#[derive(Debug, Clone)]
+pub struct WithType {
+    /// The type.
+    pub ty: syn::Type,
+    /// Whether it comes from `#[serde(with = ..)]`, which usually names a module rather than a type.
+    pub from_serde: bool,
+    /// Where the attribute is.
+    pub span: Span,
 }
 
 /// Everything serde/schemars read from a container (struct or enum).
@@ -438,9 +459,12 @@ pub struct ContainerAttrs {
     pub content: Option<String>,
     /// `untagged`.
     pub untagged: bool,
-    /// `#[schemars(with = "T")]`.
-    pub with: Option<syn::Type>,
-    /// Something that changes the schema in ways we cannot follow statically (`from`, `into`, `transform`...).
+    /// `#[schemars(with = "T")]`, or serde's `from = "T"` / `try_from = "T"` (the deserialize contract takes the
+    /// schema of the type deserialized from).
+    pub with: Option<WithType>,
+    /// `#[schemars(schema_with = "path")]`.
+    pub schema_with: Option<(String, Span)>,
+    /// Code that changes the schema at run time (`transform`, `remote`): only compiling can tell.
     pub custom_schema: Option<(String, Span)>,
 }
 
@@ -457,10 +481,12 @@ pub struct VariantAttrs {
     pub skip_de: bool,
     /// `untagged`.
     pub untagged: bool,
-    /// `with`.
-    pub with: Option<syn::Type>,
-    /// Unsupported custom schema.
-    pub custom_schema: Option<(String, Span)>,
+    /// `with` (schemars', else serde's).
+    pub with: Option<WithType>,
+    /// `#[schemars(schema_with = "path")]`.
+    pub schema_with: Option<(String, Span)>,
+    /// `#[schemars(transform = ..)]`.
+    pub transform: Option<Span>,
     /// `#[default]`.
     pub is_default: bool,
 }
@@ -488,6 +514,16 @@ fn parse_type(item: &MetaItem) -> syn::Result<syn::Type> {
     let s =
         item.str_value().ok_or_else(|| syn::Error::new(item.span, format!("expected `{} = \"Type\"`", item.name)))?;
     syn::parse_str::<syn::Type>(&s).map_err(|e| syn::Error::new(item.span, e.to_string()))
+}
+
+fn with_type(item: &MetaItem, from_serde: bool) -> syn::Result<WithType> {
+    Ok(WithType { ty: parse_type(item)?, from_serde, span: item.span })
+}
+
+fn path_value(item: &MetaItem) -> syn::Result<(String, Span)> {
+    let s =
+        item.str_value().ok_or_else(|| syn::Error::new(item.span, format!("expected `{} = \"path\"`", item.name)))?;
+    Ok((s, item.span))
 }
 
 fn serde_default(item: &MetaItem) -> SerdeDefault {
@@ -666,10 +702,17 @@ pub fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
                 "skip_deserializing" => f.skip_de = true,
                 "skip_serializing_if" => f.skip_ser_if = item.str_value(),
                 "flatten" => f.flatten = true,
-                "with" if which == "schemars" => f.with = Some(parse_type(&item)?),
-                "schema_with" | "transform" if which == "schemars" => {
-                    f.custom_schema = Some((item.name.clone(), item.span));
+                // schemars reads its own attributes first: its `with`/`schema_with` win over serde's `with`.
+                "with" if which == "schemars" => f.with = Some(with_type(&item, false)?),
+                "schema_with" if which == "schemars" => f.schema_with = Some(path_value(&item)?),
+                "transform" if which == "schemars" => f.transform = Some(item.span),
+                "with" => {
+                    f.serialize_with = Some(item.span);
+                    if f.with.is_none() && f.schema_with.is_none() {
+                        f.with = Some(with_type(&item, true)?);
+                    }
                 }
+                "serialize_with" => f.serialize_with = Some(item.span),
                 _ => {
                     if which == "schemars" && !parse_common(attrs, &item, &mut f.common)? {
                         parse_validation(&item, which, &mut f.validation)?;
@@ -707,10 +750,16 @@ pub fn container_attrs(attrs: &[syn::Attribute]) -> syn::Result<ContainerAttrs> 
                 "tag" => c.tag = item.str_value(),
                 "content" => c.content = item.str_value(),
                 "untagged" => c.untagged = true,
-                "with" if which == "schemars" => c.with = Some(parse_type(&item)?),
-                "from" | "try_from" | "into" | "remote" | "transform" | "schema_with" => {
-                    c.custom_schema = Some((item.name.clone(), item.span));
+                "with" if which == "schemars" => c.with = Some(with_type(&item, false)?),
+                "schema_with" if which == "schemars" => c.schema_with = Some(path_value(&item)?),
+                "from" | "try_from" if which == "serde" => {
+                    if c.with.is_none() && c.schema_with.is_none() {
+                        c.with = Some(with_type(&item, false)?);
+                    }
                 }
+                // Under the deserialize contract `into` does not change the schema.
+                "into" if which == "serde" => {}
+                "remote" | "transform" => c.custom_schema = Some((item.name.clone(), item.span)),
                 _ => {
                     if which == "schemars" {
                         parse_common(attrs, &item, &mut c.common)?;
@@ -740,8 +789,14 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
                 "rename_all" => v.rename_all = rename_rule(&item)?,
                 "skip" | "skip_deserializing" => v.skip_de = true,
                 "untagged" => v.untagged = true,
-                "with" if which == "schemars" => v.with = Some(parse_type(&item)?),
-                "schema_with" | "transform" => v.custom_schema = Some((item.name.clone(), item.span)),
+                "with" if which == "schemars" => v.with = Some(with_type(&item, false)?),
+                "with" => {
+                    if v.with.is_none() && v.schema_with.is_none() {
+                        v.with = Some(with_type(&item, true)?);
+                    }
+                }
+                "schema_with" if which == "schemars" => v.schema_with = Some(path_value(&item)?),
+                "transform" if which == "schemars" => v.transform = Some(item.span),
                 _ => {
                     if which == "schemars" {
                         parse_common(attrs, &item, &mut v.common)?;

@@ -5,10 +5,9 @@ use serde_json::{Map, Value, json};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
-use super::attrs;
+use super::attrs::{self, variant_name};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
 use super::k8s::K8sTable;
-use super::schema::variant_name;
 use super::types::{ScalarKind, Ty, classify};
 
 type Res<T> = Result<T, String>;

@@ -1,9 +1,11 @@
-//! Module discovery and the crate index: every struct, enum, type alias, fn, const and impl, with its module
-//! path and the `use` declarations needed to resolve the names written in field types.
+//! Module discovery and the crate index: every struct, enum, type alias, fn, const, static and impl, with its
+//! module path and the `use` declarations needed to resolve the names written in field types; the full body of
+//! a fn on demand ([`CrateIndex::full_block`]), since the index itself keeps only single-expression bodies.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use syn::parse::discouraged::Speculative;
 use syn::spanned::Spanned;
@@ -80,7 +82,8 @@ pub struct SourceFile {
 /// define or import. Hash collisions only make a lookup parse a file it did not need.
 #[derive(Debug, Default)]
 pub struct StubNames {
-    /// Identifiers right after `struct`, `enum`, `type`, `fn` and `const`: the items the index would hold.
+    /// Identifiers right after `struct`, `enum`, `type`, `fn`, `const` and `static`: the items the index would
+    /// hold.
     declared: Vec<u64>,
     /// Identifiers inside `use ...;`: the aliases the module would import.
     used: Vec<u64>,
@@ -167,6 +170,8 @@ pub enum ItemKind {
     Fn(syn::ItemFn),
     /// `const`.
     Const(syn::ItemConst),
+    /// `static`.
+    Static(syn::ItemStatic),
 }
 
 /// One indexed item.
@@ -219,6 +224,8 @@ pub struct CrateIndex {
     stubs_by_declared: HashMap<u64, Vec<usize>>,
     /// The stubs by the hashes of the identifiers of their `impl` headers.
     stubs_by_impl: HashMap<u64, Vec<usize>>,
+    /// Fn bodies parsed again from the source text ([`CrateIndex::full_block`]), by file and opening brace.
+    full_blocks: RefCell<HashMap<(usize, usize, usize), Rc<syn::Block>>>,
 }
 
 impl CrateIndex {
@@ -367,6 +374,7 @@ impl CrateIndex {
                 syn::Item::Type(t) => self.push_item(t.ident.to_string(), id, ItemKind::Alias(t)),
                 syn::Item::Fn(f) => self.push_item(f.sig.ident.to_string(), id, ItemKind::Fn(f)),
                 syn::Item::Const(c) => self.push_item(c.ident.to_string(), id, ItemKind::Const(c)),
+                syn::Item::Static(st) => self.push_item(st.ident.to_string(), id, ItemKind::Static(st)),
                 syn::Item::Impl(i) => {
                     if let Some(self_name) = type_last_name(&i.self_ty) {
                         let trait_name =
@@ -494,6 +502,41 @@ impl CrateIndex {
     /// The file text of a module.
     pub fn module_text(&self, module: ModId) -> &str {
         &self.files[self.modules[module].file].text
+    }
+
+    /// The complete body of a fn (or method) of `module` whose syntax tree is `block`. Indexing keeps only
+    /// single-expression bodies (see [`blank_fn_bodies`]); the few fns that must be evaluated in full (custom
+    /// schema functions) are parsed here again from the source text, once, with their real lines and columns.
+    pub fn full_block(&self, module: ModId, block: &syn::Block) -> Result<Rc<syn::Block>, CrdError> {
+        if !block.stmts.is_empty() {
+            return Ok(Rc::new(block.clone()));
+        }
+        let file = self.modules[module].file;
+        let (open, close) = (block.brace_token.span.open().start(), block.brace_token.span.close().end());
+        let key = (file, open.line, open.column);
+        if let Some(b) = self.full_blocks.borrow().get(&key) {
+            return Ok(Rc::clone(b));
+        }
+        let path = &self.files[file].path;
+        let text = self.files[file].text.strip_prefix('\u{feff}').unwrap_or(&self.files[file].text);
+        let (Some(from), Some(to)) =
+            (byte_offset(text, open.line, open.column), byte_offset(text, close.line, close.column))
+        else {
+            return Err(CrdError::at(
+                path,
+                block.brace_token.span.open(),
+                CrdErrorKind::Parse("fn body out of range".into()),
+            ));
+        };
+        // Padding keeps the lines and columns of the body's tokens those of the file.
+        let mut src = "\n".repeat(open.line.saturating_sub(1));
+        src.push_str(&" ".repeat(open.column));
+        src.push_str(&text[from..to]);
+        let parsed: syn::Block =
+            syn::parse_str(&src).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
+        let parsed = Rc::new(parsed);
+        self.full_blocks.borrow_mut().insert(key, Rc::clone(&parsed));
+        Ok(parsed)
     }
 
     /// The ids of the items named `name`, in order.
@@ -762,6 +805,17 @@ fn parse_items(text: &str) -> syn::Result<LazyItems> {
     syn::parse_str(text)
 }
 
+/// The byte offset of a 1-based line and 0-based column counted in chars (proc-macro2's `LineColumn`).
+fn byte_offset(text: &str, line: usize, column: usize) -> Option<usize> {
+    let start = if line <= 1 { 0 } else { text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)? };
+    let rest = &text[start..];
+    match rest.char_indices().nth(column) {
+        Some((i, _)) => Some(start + i),
+        None if rest.chars().count() == column => Some(text.len()),
+        None => None,
+    }
+}
+
 fn is_ident_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
 }
@@ -911,7 +965,8 @@ fn prescan(text: &str) -> Option<StubNames> {
             }
             if declare_next {
                 add(&mut out.declared);
-                declare_next = false;
+                // `static mut NAME`: the name comes next.
+                declare_next = word == b"mut";
             }
             prev_punct = 0;
             if raw.is_some() {
@@ -930,6 +985,11 @@ fn prescan(text: &str) -> Option<StubNames> {
                     declare_next = true;
                 }
                 b"type" | b"const" => declare_next = true,
+                // `static NAME` declares an item; `&'static str` is a lifetime.
+                b"static" if start == 0 || b[start - 1] != b'\'' => {
+                    in_fn_sig = false;
+                    declare_next = true;
+                }
                 b"trait" | b"union" | b"static" => in_fn_sig = false,
                 b"impl" => {
                     in_impl = true;
@@ -1382,6 +1442,7 @@ pub fn item_span(kind: &ItemKind) -> proc_macro2::Span {
         ItemKind::Alias(t) => t.ident.span(),
         ItemKind::Fn(f) => f.sig.ident.span(),
         ItemKind::Const(c) => c.span(),
+        ItemKind::Static(st) => st.ident.span(),
     }
 }
 
@@ -1451,6 +1512,43 @@ struct After { pub f: u8 }
     }
 
     #[test]
+    fn full_blocks_are_parsed_again_with_their_lines() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let src = "// é\npub struct S;\nimpl S {\n    fn m() -> u8 {\n        let a = \"}\";\n        1\n    }\n}\nfn f() -> u8 {\n  let x = 1;\n  x }\nfn one() -> u8 { 2 }\npub static ST: u8 = 3;\n";
+        std::fs::write(dir.path().join("lib.rs"), src).expect("write");
+        let force: BTreeSet<PathBuf> = [dir.path().join("lib.rs")].into();
+        let ix = CrateIndex::load_with(&SourceSet::new(dir.path()), &force).expect("load");
+        let f = ix.items.iter().find(|i| i.name == "f").expect("f");
+        let ItemKind::Fn(f) = &f.kind else { panic!("fn") };
+        assert!(f.block.stmts.is_empty(), "multi-statement bodies are not indexed");
+        let full = ix.full_block(0, &f.block).expect("parse");
+        assert_eq!(full.stmts.len(), 2);
+        assert_eq!(full.stmts[0].span().start().line, 10);
+        assert_eq!(full.stmts[1].span().start().column, 2);
+        assert!(Rc::ptr_eq(&full, &ix.full_block(0, &f.block).expect("cached")));
+        let m = ix.impls[0].item.items.iter().find_map(|i| match i {
+            syn::ImplItem::Fn(m) => Some(m),
+            _ => None,
+        });
+        let full = ix.full_block(0, &m.expect("method").block).expect("parse method");
+        assert_eq!(full.stmts.len(), 2);
+        assert_eq!(full.stmts[0].span().start().line, 5);
+        assert!(ix.items.iter().any(|i| i.name == "ST" && matches!(i.kind, ItemKind::Static(_))));
+        let one = ix.items.iter().find(|i| i.name == "one").expect("one");
+        let ItemKind::Fn(one) = &one.kind else { panic!("fn") };
+        assert_eq!(ix.full_block(0, &one.block).expect("kept").stmts.len(), 1);
+    }
+
+    #[test]
+    fn byte_offsets_count_chars() {
+        let text = "ab\nçd\n";
+        assert_eq!(byte_offset(text, 1, 1), Some(1));
+        assert_eq!(byte_offset(text, 2, 1), Some(5));
+        assert_eq!(byte_offset(text, 3, 0), Some(text.len()));
+        assert_eq!(byte_offset(text, 9, 0), None);
+    }
+
+    #[test]
     fn cfg_test_modules_are_skipped() {
         let src = "#[cfg(test)]\nmod tests { pub struct Hidden; }\nmod inline { pub struct Seen; }\n";
         let items = parse_items(src).unwrap().0;
@@ -1484,6 +1582,7 @@ mod stub_tests {
         let s = names(
             "use crate::{api::Kind1, api::Kind1Status as St};\n\
              pub const NAME: &str = \"x\";\n\
+             pub static SCHEMA: &'static str = \"{}\";\nstatic mut COUNTER: u8 = 0;\n\
              type Alias = u8;\n\
              pub struct Holder { f: fn(u8) -> u8 }\n\
              use other::Later;\n\
@@ -1492,10 +1591,10 @@ mod stub_tests {
              enum r#Raw { A }\n\
              #[cfg(test)]\nmod tests { pub struct InTests; use super::*; }\n",
         );
-        for declared in ["NAME", "Alias", "Holder", "run", "Raw", "r#Raw"] {
+        for declared in ["NAME", "Alias", "Holder", "run", "Raw", "r#Raw", "SCHEMA", "COUNTER"] {
             assert!(has_name(&s.declared, declared), "{declared}");
         }
-        for hidden in ["Hidden", "InTests", "Kind1"] {
+        for hidden in ["Hidden", "InTests", "Kind1", "str"] {
             assert!(!has_name(&s.declared, hidden), "{hidden}");
         }
         for used in ["Kind1", "Kind1Status", "St", "Later"] {
@@ -1651,11 +1750,12 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
 
     #[test]
     fn impls_in_stubs_count() {
-        let manual = "impl schemars::JsonSchema for crate::types::Other { }\n";
+        let manual = "impl schemars::JsonSchema for crate::types::Other {\n    fn json_schema(_: &mut SchemaGenerator) -> Schema {\n        let mut s = schemars::json_schema!({ \"type\": \"string\" });\n        s.insert(\"format\".into(), \"x\".into());\n        s\n    }\n}\n";
         let (lazy, full) = lazy_and_full(&refs(&crate_files(manual)));
-        let lazy = lazy.expect_err("hand-written JsonSchema");
-        assert_eq!(lazy, full.expect_err("hand-written JsonSchema"));
-        assert!(lazy.to_string().contains("hand-written `impl JsonSchema for Other`"), "{lazy}");
+        let (lazy, full) = (lazy.expect("hand-written JsonSchema"), full.expect("hand-written JsonSchema"));
+        assert_eq!(lazy, full);
+        let spec = &lazy[0].crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(spec["properties"]["other"], serde_json::json!({"type": "string", "format": "x"}));
     }
 
     #[test]

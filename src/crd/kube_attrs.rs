@@ -65,6 +65,8 @@ pub struct KubeAttrs {
     pub validations: Vec<Value>,
     /// `no_spec`.
     pub no_spec: bool,
+    /// `cel` (client-side CEL validation methods; needs a derived schema).
+    pub cel: bool,
 }
 
 fn err(span: Span, msg: impl Into<String>) -> syn::Error {
@@ -122,6 +124,7 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
         deprecated: None,
         validations: Vec::new(),
         no_spec: false,
+        cel: false,
     };
     let (mut group, mut version, mut kind) = (None, None, None);
     for item in attrs::meta_items(attrs_list, "kube")? {
@@ -146,9 +149,7 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
             "crates" => {
                 item.nested()?;
             }
-            "cel" => {
-                boolean(&item)?;
-            }
+            "cel" => k.cel = boolean(&item)?,
             "no_spec" => k.no_spec = boolean(&item)?,
             "served" => k.served = boolean(&item)?,
             "storage" => k.storage = boolean(&item)?,

@@ -362,6 +362,14 @@ fn targets_of_file(ix: &CrateIndex, fi: usize) -> Vec<Placed> {
                     target: Target::Other(format!("const `{}`", c.ident)),
                 });
             }
+            ItemKind::Static(st) => {
+                let decl = st.static_token.span.start().line;
+                out.push(Placed {
+                    start: first_line(&st.attrs, decl),
+                    decl,
+                    target: Target::Other(format!("static `{}`", st.ident)),
+                });
+            }
         }
     }
     out

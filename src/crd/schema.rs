@@ -4,7 +4,8 @@
 use serde_json::{Map, Value, json};
 use syn::spanned::Spanned;
 
-use super::attrs::{self, ContainerAttrs, FieldAttrs, RenameRule, SerdeDefault, Validation};
+use super::attrs::{self, ContainerAttrs, FieldAttrs, RenameRule, SerdeDefault, Validation, WithType, variant_name};
+use super::custom::{self, Subschemas};
 use super::defaults::Evaluator;
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, item_span, unraw};
@@ -399,13 +400,18 @@ impl<'a> Generator<'a> {
                  (e.g. store children as serde_json::Value with x-kubernetes-preserve-unknown-fields)",
             ));
         }
-        if let Some(imp) = ix.impls_of(&item.name).find(|i| i.trait_name.as_deref() == Some("JsonSchema")) {
-            return Err(CrdError::needs_compile(
-                ix.module_file(imp.module),
-                imp.item.impl_token.span,
-                format!("hand-written `impl JsonSchema for {}`", item.name),
-                "its schema comes from the impl's code",
-            ));
+        if let Some(imp) = custom::json_schema_impl(ix, id) {
+            if let Some(mi) = self.markers {
+                self.problems.extend(mi.item_problems(id).iter().cloned());
+            }
+            self.stack.push(id);
+            let result = custom::impl_schema(ix, self, imp, format!("`impl JsonSchema for {}`", item.name));
+            self.stack.pop();
+            let mut schema = result?;
+            if self.markers.is_some_and(|mi| !mi.item(id).is_empty()) {
+                crd_markers::add_placeholder(&mut schema, TYPE_KEY, crd_markers::type_ref(id));
+            }
+            return Ok(schema);
         }
         let (attrs_list, generics) = match &item.kind {
             ItemKind::Struct(s) => (&s.attrs, &s.generics),
@@ -428,8 +434,8 @@ impl<'a> Generator<'a> {
             return Err(CrdError::needs_compile(
                 file,
                 *span,
-                format!("`#[serde/schemars({what})]` on `{}`", item.name),
-                "the schema then comes from another type's or a function's code",
+                format!("`#[serde/schemars({what} = ..)]` on `{}`", item.name),
+                "the schema then depends on code run at compile or run time",
             ));
         }
         self.stack.push(id);
@@ -449,8 +455,12 @@ impl<'a> Generator<'a> {
         let ix = self.ix;
         let item = &ix.items[id];
         let m = item.module;
+        if let Some((path, span)) = &cattrs.schema_with {
+            let construct = format!("`#[schemars(schema_with = \"{path}\")]` on `{}`", item.name);
+            return custom::schema_with(ix, self, path, *span, m, construct);
+        }
         if let Some(with) = &cattrs.with {
-            return self.type_schema(with, m);
+            return self.with_schema(with, m);
         }
         match &item.kind {
             ItemKind::Struct(s) => match &s.fields {
@@ -494,20 +504,17 @@ impl<'a> Generator<'a> {
 
     /// `expr_for_field`: the field type's schema plus the field's metadata and validation.
     fn field_schema(&mut self, f: &FieldCtx) -> Result<Value, CrdError> {
-        let file = self.file(f.module);
-        if let Some((what, span)) = &f.attrs.custom_schema {
-            return Err(CrdError::needs_compile(
-                file,
-                *span,
-                format!("`#[schemars({what} = ..)]`"),
-                "the field's schema comes from a function's code",
-            ));
-        }
-        let ty = f.attrs.with.as_ref().unwrap_or(&f.field.ty);
-        let mut schema = if f.attrs.validation.required {
-            self.non_optional_schema(ty, f.module)?
-        } else {
-            self.type_schema(ty, f.module)?
+        let mut schema = match self.custom_field_schema(f) {
+            Some(custom) => custom?,
+            None => {
+                let with = f.attrs.with.as_ref();
+                match (with, f.attrs.validation.required) {
+                    (Some(w), false) => self.with_schema(w, f.module)?,
+                    (Some(w), true) => self.non_optional_schema(&w.ty, f.module)?,
+                    (None, false) => self.type_schema(&f.field.ty, f.module)?,
+                    (None, true) => self.non_optional_schema(&f.field.ty, f.module)?,
+                }
+            }
         };
         f.attrs.common.apply_metadata(&mut schema);
         apply_validation(&f.attrs.validation, &mut schema);
@@ -518,6 +525,44 @@ impl<'a> Generator<'a> {
             attrs::insert(&mut schema, "writeOnly", Value::Bool(true));
         }
         Ok(schema)
+    }
+
+    /// The schema of a field's `#[schemars(schema_with = ..)]` fn (`transform` needs compiling), if it has one.
+    fn custom_field_schema(&mut self, f: &FieldCtx) -> Option<Result<Value, CrdError>> {
+        let name = field_label(f.field);
+        if let Some(span) = f.attrs.transform {
+            return Some(Err(CrdError::needs_compile(
+                self.file(f.module),
+                span,
+                format!("`#[schemars(transform = ..)]` on field `{name}`"),
+                "a transform fn edits the schema at run time",
+            )));
+        }
+        let (path, span) = f.attrs.schema_with.as_ref()?;
+        let construct = format!("`#[schemars(schema_with = \"{path}\")]` on field `{name}`");
+        Some(custom::schema_with(self.ix, self, path, *span, f.module, construct))
+    }
+
+    /// `subschema_for::<T>()` of a `with = "T"`; a `#[serde(with = "x")]` schemars reads as a type but kubesmith
+    /// does not know (usually a module) needs compiling.
+    fn with_schema(&mut self, with: &WithType, m: ModId) -> Result<Value, CrdError> {
+        match self.type_schema(&with.ty, m) {
+            Err(e) if with.from_serde && matches!(e.kind, CrdErrorKind::UnresolvedType { .. }) => {
+                let ty = &with.ty;
+                let ty = quote::quote!(#ty).to_string().replace(' ', "");
+                Err(CrdError::needs_compile(
+                    self.file(m),
+                    with.span,
+                    format!("`#[serde(with = \"{ty}\")]`"),
+                    format!(
+                        "schemars takes `{ty}` for the schema type and kubesmith does not know it; if it is a module, \
+                         kube-derive does not compile either: add #[schemars(with = \"Type\")] or \
+                         #[schemars(schema_with = \"fn\")] to the field"
+                    ),
+                ))
+            }
+            other => other,
+        }
     }
 
     /// `expr_for_struct`.
@@ -564,10 +609,14 @@ impl<'a> Generator<'a> {
         }
         let ident = field.ident.as_ref().map(unraw).unwrap_or_default();
         let name = fa.rename.clone().unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
-        let ty = fa.with.clone().unwrap_or_else(|| field.ty.clone());
+        let ty = fa.with.as_ref().map_or_else(|| field.ty.clone(), |w| w.ty.clone());
         if fa.flatten {
-            let base = self.non_optional_schema(&ty, m)?;
-            let optional = self.is_option(&ty, m) && !fa.validation.required;
+            let fctx = FieldCtx { field, attrs: fa.clone(), module: m };
+            // A `schema_with` fn's type is never an Option to schemars.
+            let (base, optional) = match self.custom_field_schema(&fctx) {
+                Some(custom) => (custom?, false),
+                None => (self.non_optional_schema(&ty, m)?, self.is_option(&ty, m) && !fa.validation.required),
+            };
             let mut fs = base;
             if optional {
                 if let Value::Object(o) = &mut fs {
@@ -595,6 +644,14 @@ impl<'a> Generator<'a> {
         let marker_default = fmarkers.iter().any(|mk| mk.name == "kubebuilder:default" || mk.name == "default");
         let has_default = container_default.is_some() || fa.default.is_some();
         if !fa.skip_ser && has_default && !marker_default {
+            if let Some(span) = fa.serialize_with {
+                return Err(CrdError::needs_compile(
+                    file,
+                    span,
+                    format!("the default of field `{ident}`"),
+                    "schemars serializes it with the field's `#[serde(with/serialize_with)]` code",
+                ));
+            }
             let eval = Evaluator::new(ix, self.k8s);
             let value = match &fa.default {
                 Some(SerdeDefault::Default) => eval.default_of(&field.ty, m),
@@ -666,7 +723,9 @@ impl<'a> Generator<'a> {
         }
         let has_ssi = fa.skip_ser_if.is_some();
         let required_attr = fa.validation.required;
-        let is_option = self.is_option(&ty, m);
+        // schemars asks `_SchemarsSchemaWithFunction::_schemars_private_is_option()` of a `schema_with` field: false,
+        // so such an Option field is required (and its schema is not made nullable) unless it has a default.
+        let is_option = fa.schema_with.is_none() && self.is_option(&ty, m);
         let optional = if has_ssi && has_default {
             true
         } else if !has_ssi && !has_default && !required_attr {
@@ -717,27 +776,25 @@ impl<'a> Generator<'a> {
             if va.skip_de {
                 continue;
             }
-            if let Some((what, span)) = &va.custom_schema {
-                self.report(CrdError::needs_compile(
-                    file,
-                    *span,
-                    format!("`#[schemars({what})]` on variant `{}`", v.ident),
-                    "the variant's schema comes from a function's code",
-                ));
-                continue;
-            }
             variants.push((v, va));
         }
         if variants.is_empty() {
             return Ok(Value::Bool(false));
         }
+        // A variant's problem is reported and the next variant looked at, so every problem shows at once.
         if c.untagged {
             let mut any_of = Vec::new();
             for (v, va) in &variants {
-                let s = self.variant_payload(v, va, c, m)?;
+                let s = match self.variant_payload(id, v, va, c) {
+                    Ok(s) => s,
+                    Err(err) => {
+                        self.report(err);
+                        continue;
+                    }
+                };
                 let is_object = has_type(&s, "object") || s.get("properties").is_some();
                 if !is_object {
-                    return Err(CrdError::unsupported(
+                    self.report(CrdError::unsupported(
                         file,
                         v.ident.span(),
                         format!("untagged enum `{name}` with non-struct variant `{}`", v.ident),
@@ -745,6 +802,7 @@ impl<'a> Generator<'a> {
                          variants only, or a plain field type with #[schemars(extend(\"x-kubernetes-int-or-string\" \
                          = true))] for int-or-string values",
                     ));
+                    continue;
                 }
                 let mut s = s;
                 va.common.apply_metadata(&mut s);
@@ -754,12 +812,12 @@ impl<'a> Generator<'a> {
             return Ok(json!({ "anyOf": any_of }));
         }
         let is_unit = |v: &syn::Variant| matches!(v.fields, syn::Fields::Unit);
-        let has_unit = variants.iter().any(|(v, _)| is_unit(v));
-        let has_data = variants.iter().any(|(v, va)| !is_unit(v) || va.with.is_some());
+        let has_unit = variants.iter().any(|(v, va)| is_unit(v) && !has_custom_schema(va));
+        let has_data = variants.iter().any(|(v, va)| !is_unit(v) || has_custom_schema(va));
         if has_unit && has_data {
             let (unit, _) = variants
                 .iter()
-                .find(|(v, _)| is_unit(v))
+                .find(|(v, va)| is_unit(v) && !has_custom_schema(va))
                 .map(|(v, va)| (v, va))
                 .ok_or_else(|| CrdError::unsupported(file, e.ident.span(), "enum", "unreachable"))?;
             return Err(CrdError::unsupported(
@@ -772,7 +830,7 @@ impl<'a> Generator<'a> {
         }
         let (plain_units, complex): (Vec<_>, Vec<_>) = variants
             .iter()
-            .partition(|(v, va)| is_unit(v) && va.common.is_default() && va.with.is_none() && !va.untagged);
+            .partition(|(v, va)| is_unit(v) && va.common.is_default() && !has_custom_schema(va) && !va.untagged);
         let unit_schema = json!({
             "type": "string",
             "enum": plain_units.iter().map(|(v, va)| Value::String(variant_name(v, va, c))).collect::<Vec<_>>(),
@@ -786,10 +844,16 @@ impl<'a> Generator<'a> {
         }
         for (v, va) in complex {
             let vname = variant_name(v, va, c);
-            let mut s = if is_unit(v) && va.with.is_none() {
+            let mut s = if is_unit(v) && !has_custom_schema(va) {
                 json!({"type": "string", "const": vname})
             } else {
-                let payload = self.variant_payload(v, va, c, m)?;
+                let payload = match self.variant_payload(id, v, va, c) {
+                    Ok(p) => p,
+                    Err(err) => {
+                        self.report(err);
+                        continue;
+                    }
+                };
                 json!({
                     "type": "object",
                     "properties": { vname.clone(): payload },
@@ -804,17 +868,30 @@ impl<'a> Generator<'a> {
         Ok(json!({ "oneOf": one_of }))
     }
 
-    /// `expr_for_untagged_enum_variant` without the variant's own metadata.
+    /// `expr_for_untagged_enum_variant` without the variant's own metadata (`id`: the enum).
     fn variant_payload(
         &mut self,
+        id: ItemId,
         v: &syn::Variant,
         va: &attrs::VariantAttrs,
         c: &ContainerAttrs,
-        m: ModId,
     ) -> Result<Value, CrdError> {
         let ix = self.ix;
+        let m = ix.items[id].module;
+        if let Some(span) = va.transform {
+            return Err(CrdError::needs_compile(
+                self.file(m),
+                span,
+                format!("`#[schemars(transform = ..)]` on variant `{}`", v.ident),
+                "a transform fn edits the schema at run time",
+            ));
+        }
+        if let Some((path, span)) = &va.schema_with {
+            let construct = format!("`#[schemars(schema_with = \"{path}\")]` on variant `{}`", v.ident);
+            return custom::schema_with(ix, self, path, *span, m, construct);
+        }
         if let Some(with) = &va.with {
-            return self.type_schema(with, m);
+            return self.with_schema(with, m);
         }
         match &v.fields {
             syn::Fields::Unit => Ok(json!({"type": "null"})),
@@ -838,8 +915,18 @@ impl<'a> Generator<'a> {
     }
 }
 
-/// The serialized (deserialize) name of a variant.
-pub fn variant_name(v: &syn::Variant, va: &attrs::VariantAttrs, c: &ContainerAttrs) -> String {
-    let ident = unraw(&v.ident);
-    va.rename.clone().unwrap_or_else(|| c.rename_all.map_or(ident.clone(), |r| r.apply_to_variant(&ident)))
+/// Whether a variant's schema comes from elsewhere (`with`, `schema_with`): schemars' `is_default` is false.
+fn has_custom_schema(va: &attrs::VariantAttrs) -> bool {
+    va.with.is_some() || va.schema_with.is_some() || va.transform.is_some()
+}
+
+/// A field's name for messages (`0` for a newtype's field).
+fn field_label(field: &syn::Field) -> String {
+    field.ident.as_ref().map(unraw).unwrap_or_else(|| "0".into())
+}
+
+impl Subschemas for Generator<'_> {
+    fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Result<Value, CrdError> {
+        self.type_schema(ty, module)
+    }
 }

@@ -487,13 +487,18 @@ fn unknown_kube_key_is_an_error_with_location() {
 }
 
 #[test]
-fn manual_schema_and_hand_written_json_schema_are_errors() {
+fn manual_schema_without_an_impl_and_opaque_impls_need_compiling() {
     let manual = "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\", schema = \"manual\")]\npub struct KSpec {}\n";
-    let err = gen_files(&[("lib.rs", manual)]).expect_err("manual");
-    assert!(err.to_string().contains("schema = \"manual\""), "{err}");
+    let dir = write_crate(&[("lib.rs", manual)]);
+    let g = crd::generate_all(&SourceSet::new(&dir.path().join("src")), crd::K8sTable::default_table()).expect("crate");
+    assert!(g.problems.is_empty() && g.crds.is_empty(), "{:#?}", g.problems);
+    let because = &g.pending[0].versions[0].because;
+    assert!(because[0].to_string().contains("no `impl JsonSchema for K`"), "{}", because[0]);
+    assert_eq!(because[0].line, 2);
     let handwritten = "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"K\")]\npub struct KSpec { pub x: X }\npub struct X;\nimpl JsonSchema for X {}\n";
     let err = gen_files(&[("lib.rs", handwritten)]).expect_err("impl");
-    assert!(err.to_string().contains("hand-written `impl JsonSchema for X`"), "{err}");
+    assert!(matches!(err.kind, CrdErrorKind::NeedsCompile { .. }), "{err}");
+    assert!(err.to_string().contains("`impl JsonSchema for X` needs compiling"), "{err}");
     assert_eq!(err.line, 5);
 }
 
@@ -590,4 +595,138 @@ fn files_that_do_not_parse_and_missing_modules_are_reported_together() {
     let kinds: Vec<String> =
         all.all().iter().map(|e| format!("{}:{}", e.path.file_name().unwrap().to_string_lossy(), e.line)).collect();
     assert_eq!(kinds, ["a.rs:2", "b.rs:2", "lib.rs:2"], "{all}");
+}
+
+// ---- custom schemas ------------------------------------------------------------------------------------
+
+const CUSTOM_PROBLEMS: &str = r#"use kube::CustomResource;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "c.io", version = "v1", kind = "Compiled", namespaced)]
+pub struct CompiledSpec {
+    #[schemars(schema_with = "looped")]
+    pub a: String,
+    #[schemars(schema_with = "elsewhere::schema")]
+    pub b: String,
+    pub c: Choice,
+    #[schemars(transform = add_title)]
+    pub d: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub enum Choice {
+    #[schemars(schema_with = "formatted")]
+    One(String),
+    #[schemars(schema_with = "looped")]
+    Two(String),
+}
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "c.io", version = "v1", kind = "Mixed", namespaced)]
+pub struct MixedSpec {
+    #[schemars(schema_with = "looped")]
+    pub a: String,
+    pub pair: (u8, u8),
+}
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "c.io", version = "v1", kind = "Static", namespaced)]
+pub struct StaticSpec {
+    #[schemars(schema_with = "literal")]
+    pub a: Option<String>,
+}
+
+fn looped(_: &mut SchemaGenerator) -> Schema {
+    let mut s = json_schema!({});
+    for _ in 0..2 {}
+    s
+}
+
+fn formatted(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "description": format!("{}", 1) })
+}
+
+fn literal(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string" })
+}
+"#;
+
+#[test]
+fn every_custom_schema_problem_of_a_kind_is_reported() {
+    let dir = write_crate(&[("lib.rs", CUSTOM_PROBLEMS)]);
+    let g = crd::generate_all(&SourceSet::new(&dir.path().join("src")), crd::K8sTable::default_table()).expect("crate");
+    let names: Vec<&str> = g.crds.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["statics.c.io"]);
+    let a = &spec_schema(&g.crds[0].crd)["properties"]["a"];
+    assert_eq!(a, &json!({"type": "string"}), "an Option with schema_with is not nullable");
+    assert_eq!(spec_schema(&g.crds[0].crd)["required"], json!(["a"]), "nor optional");
+    // Both schema_with fields, both variants and the transform need compiling: the kind is pending, all five named.
+    assert_eq!(g.pending.len(), 1, "{:#?}", g.problems);
+    assert_eq!(g.pending[0].crd.name, "compileds.c.io");
+    let because: Vec<(usize, String)> =
+        g.pending[0].versions[0].because.iter().map(|e| (e.line, e.to_string())).collect();
+    let expect = [
+        (42, "`#[schemars(schema_with = \"looped\")]` on field `a` needs compiling: a `for` loop"),
+        (
+            10,
+            "`#[schemars(schema_with = \"elsewhere::schema\")]` on field `b` needs compiling: `elsewhere::schema` is not a fn",
+        ),
+        (13, "`#[schemars(transform = ..)]` on field `d`"),
+        (42, "`#[schemars(schema_with = \"looped\")]` on variant `Two` needs compiling: a `for` loop"),
+        (47, "`#[schemars(schema_with = \"formatted\")]` on variant `One` needs compiling: the macro `format!`"),
+    ];
+    assert_eq!(because.len(), 5, "{because:#?}");
+    for (line, needle) in expect {
+        assert!(because.iter().any(|(l, m)| *l == line && m.contains(needle)), "{needle} at {line} in {because:#?}");
+    }
+    // A kind with a real problem besides one that needs compiling reports both, and is not pending.
+    let mixed: Vec<(usize, bool)> = g
+        .problems
+        .iter()
+        .filter(|p| p.crd.as_deref() == Some("mixeds.c.io"))
+        .map(|p| (p.error.line, p.error.needs_compiling()))
+        .collect();
+    assert_eq!(mixed, [(30, false), (42, true)]);
+}
+
+#[test]
+fn serde_with_is_read_as_schemars_reads_it() {
+    let src = r#"
+mod as_text { pub fn serialize<S>(_: &u32, _: S) {} }
+#[derive(CustomResource)]
+#[kube(group = "w.io", version = "v1", kind = "W")]
+pub struct WSpec {
+    #[serde(with = "Text")]
+    pub typed: u32,
+    #[serde(with = "as_text")]
+    pub module: u32,
+    #[serde(default = "seven", with = "as_text")]
+    #[schemars(with = "String")]
+    pub defaulted: u32,
+}
+#[derive(JsonSchema)]
+pub struct Text(String);
+fn seven() -> u32 { 7 }
+"#;
+    let dir = write_crate(&[("lib.rs", src)]);
+    let g = crd::generate_all(&SourceSet::new(&dir.path().join("src")), crd::K8sTable::default_table()).expect("crate");
+    let because: Vec<String> = g.pending[0].versions[0].because.iter().map(|e| e.to_string()).collect();
+    assert_eq!(because.len(), 2, "{because:#?}");
+    assert!(
+        because[0].contains("`#[serde(with = \"as_text\")]` needs compiling: schemars takes `as_text`"),
+        "{because:#?}"
+    );
+    assert!(because[1].contains("the default of field `defaulted` needs compiling"), "{because:#?}");
+    let typed = src.replace("    #[serde(with = \"as_text\")]\n    pub module: u32,\n", "").replace(
+        "    #[serde(default = \"seven\", with = \"as_text\")]\n    #[schemars(with = \"String\")]\n    pub defaulted: u32,\n",
+        "",
+    );
+    let crd = gen_one(&typed);
+    assert_eq!(
+        spec_schema(&crd)["properties"]["typed"],
+        json!({"type": "string"}),
+        "serde's `with` names the schema type"
+    );
 }

@@ -1,0 +1,177 @@
+//! Custom schemas: the functions named by `#[schemars(schema_with = "f")]` (on fields, variants and
+//! containers), hand-written `impl JsonSchema` blocks of crate types and the root of `#[kube(schema =
+//! "manual")]`, found in the crate index and evaluated statically ([`eval`], with [`json`] for macro bodies)
+//! when their code is data. What only running the code can tell is a [`CrdErrorKind::NeedsCompile`] naming the
+//! construct, for the compiled fallback.
+
+pub mod eval;
+pub mod json;
+
+use proc_macro2::Span;
+use serde_json::Value;
+use syn::spanned::Spanned;
+
+use super::error::{CrdError, CrdErrorKind};
+use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
+use eval::Evaluator;
+pub use eval::Subschemas;
+
+fn want_fn(k: &ItemKind) -> bool {
+    matches!(k, ItemKind::Fn(_))
+}
+
+fn want_type(k: &ItemKind) -> bool {
+    matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
+}
+
+fn segs(p: &syn::Path) -> Vec<String> {
+    p.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+/// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`.
+/// `construct` names the attribute in errors.
+pub fn schema_with(
+    ix: &CrateIndex,
+    schemas: &mut dyn Subschemas,
+    path: &str,
+    at: Span,
+    module: ModId,
+    construct: String,
+) -> Result<Value, CrdError> {
+    let file = ix.module_file(module);
+    let parsed: syn::Path = syn::parse_str(path).map_err(|e| {
+        CrdError::at(
+            file,
+            at,
+            CrdErrorKind::Unsupported { construct: construct.clone(), fix: format!("`{path}` is not a path: {e}") },
+        )
+    })?;
+    let names = segs(&parsed);
+    if let Resolved::Item(id) = ix.resolve(module, &names, want_fn) {
+        if let ItemKind::Fn(f) = &ix.items[id].kind {
+            return Evaluator::new(ix, schemas, construct).schema_fn(&f.sig, &f.block, ix.items[id].module, None);
+        }
+    }
+    if names.len() >= 2 {
+        // An associated fn `Type::f` (`Self::f` would name schemars' wrapper type and not compile).
+        let owner = match ix.resolve(module, &names[..names.len() - 1], want_type) {
+            Resolved::Item(id) => Some(id),
+            _ => None,
+        };
+        if let Some(owner) = owner {
+            for imp in impls_for(ix, owner, None) {
+                for it in &imp.item.items {
+                    if let syn::ImplItem::Fn(m) = it {
+                        if m.sig.ident == names[names.len() - 1] {
+                            return Evaluator::new(ix, schemas, construct).schema_fn(
+                                &m.sig,
+                                &m.block,
+                                imp.module,
+                                Some(&imp.item.self_ty),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Err(CrdError::needs_compile(
+        file,
+        at,
+        construct,
+        format!("`{path}` is not a fn kubesmith finds in this crate's sources (another crate's, or made by a macro)"),
+    ))
+}
+
+/// The impl blocks of the crate item `id` (its self type resolves to it) of the trait named `trait_name`
+/// (`None`: inherent impls).
+fn impls_for<'a>(ix: &'a CrateIndex, id: ItemId, trait_name: Option<&'a str>) -> impl Iterator<Item = &'a ImplBlock> {
+    ix.impls_of(&ix.items[id].name).filter(move |imp| {
+        imp.trait_name.as_deref() == trait_name
+            && match &*imp.item.self_ty {
+                syn::Type::Path(p) => {
+                    matches!(ix.resolve(imp.module, &segs(&p.path), want_type), Resolved::Item(x) if x == id)
+                }
+                _ => false,
+            }
+    })
+}
+
+/// The hand-written `impl JsonSchema for T` of the crate item `id`, if there is one.
+pub fn json_schema_impl(ix: &CrateIndex, id: ItemId) -> Option<&ImplBlock> {
+    impls_for(ix, id, Some("JsonSchema")).next()
+}
+
+/// The hand-written `impl JsonSchema for <root>` of the root type kube-derive generates in `module` (that type
+/// is not in the index: it is matched by name and by the module its path leads to).
+pub fn root_impl<'a>(ix: &'a CrateIndex, root: &'a str, module: ModId) -> Option<&'a ImplBlock> {
+    let candidates: Vec<&ImplBlock> =
+        ix.impls_of(root).filter(|i| i.trait_name.as_deref() == Some("JsonSchema")).collect();
+    let targets_module = |imp: &ImplBlock| -> Option<bool> {
+        let syn::Type::Path(p) = &*imp.item.self_ty else { return Some(false) };
+        let names = segs(&p.path);
+        match ix.resolve(imp.module, &names, want_type) {
+            Resolved::External(full) if full.len() == 1 => Some(imp.module == module),
+            Resolved::External(full) => ix.module_of_path(imp.module, &full[..full.len() - 1]).map(|m| m == module),
+            _ => Some(false),
+        }
+    };
+    let decided: Vec<&ImplBlock> = candidates.iter().copied().filter(|i| targets_module(i) == Some(true)).collect();
+    match (decided.as_slice(), candidates.as_slice()) {
+        ([one], _) => Some(one),
+        (_, [only]) if targets_module(only).is_none() => Some(only),
+        _ => None,
+    }
+}
+
+/// `T::json_schema(generator)` of a hand-written impl. `construct` names it in errors.
+pub fn impl_schema(
+    ix: &CrateIndex,
+    schemas: &mut dyn Subschemas,
+    imp: &ImplBlock,
+    construct: String,
+) -> Result<Value, CrdError> {
+    let file = ix.module_file(imp.module);
+    if !imp.item.generics.params.is_empty() {
+        return Err(CrdError::needs_compile(
+            file,
+            imp.item.impl_token.span,
+            construct,
+            "a generic impl: the schema depends on the type arguments",
+        ));
+    }
+    let Some(m) = method(imp, "json_schema") else {
+        return Err(CrdError::needs_compile(
+            file,
+            imp.item.impl_token.span,
+            construct,
+            "it has no `json_schema` fn kubesmith can see (a macro may provide it)",
+        ));
+    };
+    Evaluator::new(ix, schemas, construct).schema_fn(&m.sig, &m.block, imp.module, Some(&imp.item.self_ty))
+}
+
+/// `T::schema_name()` of a hand-written impl (the root schema's `title` when it has none).
+pub fn impl_schema_name(
+    ix: &CrateIndex,
+    schemas: &mut dyn Subschemas,
+    imp: &ImplBlock,
+    construct: String,
+) -> Result<String, CrdError> {
+    let Some(m) = method(imp, "schema_name") else {
+        return Err(CrdError::needs_compile(
+            ix.module_file(imp.module),
+            imp.item.self_ty.span(),
+            construct,
+            "it has no `schema_name` fn kubesmith can see (a macro may provide it)",
+        ));
+    };
+    Evaluator::new(ix, schemas, construct).string_fn(&m.sig, &m.block, imp.module)
+}
+
+fn method<'a>(imp: &'a ImplBlock, name: &str) -> Option<&'a syn::ImplItemFn> {
+    imp.item.items.iter().find_map(|it| match it {
+        syn::ImplItem::Fn(m) if m.sig.ident == name => Some(m),
+        _ => None,
+    })
+}

@@ -1,0 +1,1486 @@
+//! Evaluating custom schema code without running it, when that code is data: `json_schema!`/`json!` literals,
+//! `serde_json::from_value`/`from_str`, `Schema::from`/`try_from`, consts and statics, locals edited by simple
+//! statements (`insert`, `remove`, `extend`, `push`, `ensure_object()`, `x["k"] = v`, `if let Some(o) =
+//! x.as_object_mut() { .. }`), calls of crate fns made of the same, and `generator.subschema_for::<T>()` /
+//! `T::json_schema(generator)` through the schema generator. Anything else stops with a
+//! [`CrdErrorKind::NeedsCompile`] at the construct, saying what it is: never a guess.
+
+use std::fmt::Display;
+
+use proc_macro2::Span;
+use serde_json::{Map, Value};
+use syn::spanned::Spanned;
+use syn::{Expr, Stmt};
+
+use super::json::{self, Key, Node};
+use crate::crd::attrs;
+use crate::crd::error::{CrdError, CrdErrorKind};
+use crate::crd::index::{CrateIndex, ItemKind, ModId, Resolved};
+
+type Res<T> = Result<T, CrdError>;
+
+/// What custom schema code asks of the schema generator: `generator.subschema_for::<T>()` of a type written in
+/// `module`, under kube's settings. With `inline_subschemas` that is `T::json_schema(generator)` (so both forms
+/// are evaluated alike), except for a type already being generated, where schemars leaves a `$ref` kube cannot
+/// resolve: the generator reports that as a recursive type. `Option<T>` is `T`'s schema made nullable
+/// (schemars' `allow_null`).
+pub trait Subschemas {
+    /// The schema of `ty`, or why it cannot be had.
+    fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Result<Value, CrdError>;
+}
+
+/// How deep calls and const references may nest (a cycle ends here).
+const MAX_DEPTH: usize = 24;
+
+/// What the evaluator knows kubesmith can do without compiling, for the end of every NeedsCompile reason.
+const EVALUATED: &str = "kubesmith evaluates json!/json_schema! literals, simple edits of them and subschema_for \
+                         without compiling";
+
+/// A value during evaluation.
+#[derive(Debug, Clone)]
+pub enum Val {
+    /// A JSON value: a `Schema`, a `serde_json::Value` or `Map`, a string, number or bool (an `Option`'s
+    /// `Some(x)` is `x`).
+    Json(Value),
+    /// A `Result` (`Schema::try_from`, `serde_json::from_value`, ...); `Err` holds why it fails.
+    Res(Result<Value, String>),
+    /// The `&mut SchemaGenerator` parameter.
+    Generator,
+}
+
+/// A local binding.
+#[derive(Debug, Clone)]
+enum Local {
+    /// An owned value.
+    Val(Val),
+    /// A `&mut` into another local's value (`let obj = schema.ensure_object();`).
+    Alias(Place),
+}
+
+/// A location inside a local's JSON value.
+#[derive(Debug, Clone)]
+struct Place {
+    /// Index of the local in [`Frame::locals`].
+    root: usize,
+    path: Vec<Seg>,
+}
+
+#[derive(Debug, Clone)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// One fn (or const initializer) being evaluated.
+struct Frame {
+    module: ModId,
+    /// The self type of the impl the fn belongs to (`Self`).
+    self_ty: Option<syn::Type>,
+    /// Locals, innermost last (a block truncates back to its start when it ends).
+    locals: Vec<(String, Local)>,
+}
+
+impl Frame {
+    fn new(module: ModId, self_ty: Option<syn::Type>) -> Self {
+        Self { module, self_ty, locals: Vec::new() }
+    }
+
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.locals.iter().rposition(|(n, _)| n == name)
+    }
+}
+
+/// What a block or statement produced.
+enum Out {
+    /// The block's trailing expression.
+    Value(Val),
+    /// `return x`.
+    Return(Val),
+    /// Nothing (statements only).
+    Unit,
+}
+
+/// Evaluates custom schema code for one construct (a `schema_with` attribute, an `impl JsonSchema`): errors
+/// name that construct.
+pub struct Evaluator<'a, 'g> {
+    ix: &'a CrateIndex,
+    schemas: &'g mut dyn Subschemas,
+    construct: String,
+    depth: usize,
+}
+
+fn path_segs(p: &syn::Path) -> Vec<String> {
+    p.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        _ => e,
+    }
+}
+
+fn want_fn(k: &ItemKind) -> bool {
+    matches!(k, ItemKind::Fn(_))
+}
+
+fn want_value(k: &ItemKind) -> bool {
+    matches!(k, ItemKind::Const(_) | ItemKind::Static(_))
+}
+
+/// What an expression is, for a NeedsCompile reason.
+fn describe(e: &Expr) -> String {
+    match strip(e) {
+        Expr::ForLoop(_) => "a `for` loop".into(),
+        Expr::While(_) => "a `while` loop".into(),
+        Expr::Loop(_) => "a `loop`".into(),
+        Expr::If(_) => "an `if`".into(),
+        Expr::Match(_) => "a `match`".into(),
+        Expr::Closure(_) => "a closure".into(),
+        Expr::Binary(b) => {
+            let op = &b.op;
+            format!("the operator `{}`", quote::quote!(#op))
+        }
+        Expr::Macro(m) => {
+            let path = &m.mac.path;
+            format!("the macro `{}!`", quote::quote!(#path).to_string().replace(' ', ""))
+        }
+        Expr::Call(c) => {
+            let func = &c.func;
+            format!("a call of `{}`", quote::quote!(#func).to_string().replace(' ', ""))
+        }
+        Expr::MethodCall(m) => format!("`.{}()`", m.method),
+        Expr::Struct(_) => "a struct literal".into(),
+        Expr::Unsafe(_) => "an `unsafe` block".into(),
+        Expr::Async(_) | Expr::Await(_) => "async code".into(),
+        other => format!("`{}`", short(&quote::quote!(#other).to_string())),
+    }
+}
+
+fn short(s: &str) -> String {
+    let s: String = s.chars().take(60).collect();
+    if s.len() == 60 { format!("{s}…") } else { s }
+}
+
+/// A value read as a JSON object key / string.
+fn as_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn is_schema(v: &Value) -> bool {
+    matches!(v, Value::Object(_) | Value::Bool(_))
+}
+
+/// `Schema::ensure_object`.
+fn ensure_object(v: &mut Value) -> Option<&mut Map<String, Value>> {
+    if let Value::Bool(b) = v {
+        let mut m = Map::new();
+        if !*b {
+            m.insert("not".into(), Value::Object(Map::new()));
+        }
+        *v = Value::Object(m);
+    }
+    v.as_object_mut()
+}
+
+impl<'a, 'g> Evaluator<'a, 'g> {
+    /// An evaluator for the code of `construct` (how errors name it).
+    pub fn new(ix: &'a CrateIndex, schemas: &'g mut dyn Subschemas, construct: String) -> Self {
+        Self { ix, schemas, construct, depth: 0 }
+    }
+
+    fn needs(&self, module: ModId, span: Span, why: impl Display) -> CrdError {
+        CrdError::needs_compile(self.ix.module_file(module), span, &self.construct, format!("{why}; {EVALUATED}"))
+    }
+
+    /// Code that would panic (or not compile) when kube-derive runs it.
+    fn fails(&self, module: ModId, span: Span, why: impl Display) -> CrdError {
+        CrdError::unsupported(
+            self.ix.module_file(module),
+            span,
+            format!("{}: {why}", self.construct),
+            "Kind::crd() would panic on it; fix the schema code",
+        )
+    }
+
+    /// A schema function (`fn(&mut SchemaGenerator) -> Schema`, or without the parameter): the schema it
+    /// returns. `self_ty` is `Self` for a method.
+    pub fn schema_fn(
+        &mut self,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        module: ModId,
+        self_ty: Option<&syn::Type>,
+    ) -> Res<Value> {
+        let args = if sig.inputs.is_empty() { Vec::new() } else { vec![Val::Generator] };
+        let v = self.call_fn(sig, block, module, self_ty.cloned(), args)?;
+        match v {
+            Val::Json(v) if is_schema(&v) => Ok(v),
+            Val::Json(v) => Err(self.fails(
+                module,
+                sig.ident.span(),
+                format!("`{}` returns {v}, which is not a schema (an object or a bool)", sig.ident),
+            )),
+            _ => Err(self.needs(module, sig.ident.span(), format!("`{}` does not return a schema value", sig.ident))),
+        }
+    }
+
+    /// A fn returning a string (`schema_name`).
+    pub fn string_fn(&mut self, sig: &syn::Signature, block: &syn::Block, module: ModId) -> Res<String> {
+        match self.call_fn(sig, block, module, None, Vec::new())? {
+            Val::Json(Value::String(s)) => Ok(s),
+            _ => Err(self.needs(module, sig.ident.span(), format!("`{}` does not return a string literal", sig.ident))),
+        }
+    }
+
+    fn call_fn(
+        &mut self,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        module: ModId,
+        self_ty: Option<syn::Type>,
+        args: Vec<Val>,
+    ) -> Res<Val> {
+        let at = sig.ident.span();
+        if self.depth > MAX_DEPTH {
+            return Err(self.needs(module, at, format!("calls nest too deeply at `{}` (recursion?)", sig.ident)));
+        }
+        if !sig.generics.params.is_empty() || sig.asyncness.is_some() {
+            return Err(self.needs(module, at, format!("`{}` is generic or async", sig.ident)));
+        }
+        if sig.inputs.len() != args.len() {
+            return Err(self.needs(
+                module,
+                at,
+                format!("`{}` takes {} arguments, called with {}", sig.ident, sig.inputs.len(), args.len()),
+            ));
+        }
+        let mut frame = Frame::new(module, self_ty);
+        for (input, arg) in sig.inputs.iter().zip(args) {
+            let syn::FnArg::Typed(pt) = input else {
+                return Err(self.needs(module, input.span(), format!("`{}` is a method taking `self`", sig.ident)));
+            };
+            if matches!(&*pt.ty, syn::Type::Reference(r) if r.mutability.is_some()) && !matches!(arg, Val::Generator) {
+                return Err(self.needs(
+                    module,
+                    pt.ty.span(),
+                    format!("`{}` edits a value through a `&mut` parameter", sig.ident),
+                ));
+            }
+            match &*pt.pat {
+                syn::Pat::Ident(pi) if pi.subpat.is_none() => {
+                    frame.locals.push((pi.ident.to_string(), Local::Val(arg)))
+                }
+                syn::Pat::Wild(_) => {}
+                other => return Err(self.needs(module, other.span(), "a parameter pattern")),
+            }
+        }
+        let block = self.ix.full_block(module, block)?;
+        self.depth += 1;
+        let out = self.block(&mut frame, &block);
+        self.depth -= 1;
+        match out? {
+            Out::Value(v) | Out::Return(v) => Ok(v),
+            Out::Unit => Ok(Val::Json(Value::Null)),
+        }
+    }
+
+    // ---- statements -------------------------------------------------------------------------------------
+
+    fn block(&mut self, f: &mut Frame, b: &syn::Block) -> Res<Out> {
+        let mark = f.locals.len();
+        let out = self.stmts(f, &b.stmts);
+        f.locals.truncate(mark);
+        out
+    }
+
+    fn stmts(&mut self, f: &mut Frame, stmts: &[Stmt]) -> Res<Out> {
+        for (i, stmt) in stmts.iter().enumerate() {
+            let last = i + 1 == stmts.len();
+            match stmt {
+                Stmt::Local(l) => self.local(f, l)?,
+                Stmt::Item(syn::Item::Use(_)) => {}
+                Stmt::Item(item) => return Err(self.needs(f.module, item.span(), "an item declared inside the fn")),
+                Stmt::Expr(Expr::If(i), None) if last && i.else_branch.is_some() => {
+                    return Err(self.needs(f.module, i.if_token.span, "an `if .. else` giving the value"));
+                }
+                Stmt::Expr(e, None) if last && !matches!(strip(e), Expr::If(_) | Expr::ForLoop(_) | Expr::While(_)) => {
+                    if let Expr::Return(r) = strip(e) {
+                        return self.ret(f, r);
+                    }
+                    return Ok(Out::Value(self.expr(f, e)?));
+                }
+                Stmt::Expr(e, _) => {
+                    if let Out::Return(v) = self.stmt_expr(f, e)? {
+                        return Ok(Out::Return(v));
+                    }
+                }
+                Stmt::Macro(m) if last && m.semi_token.is_none() => {
+                    return Ok(Out::Value(self.mac(f, &m.mac)?));
+                }
+                Stmt::Macro(m) => {
+                    // A value macro as a statement does nothing; any other macro is code.
+                    self.mac(f, &m.mac)?;
+                }
+            }
+        }
+        Ok(Out::Unit)
+    }
+
+    fn ret(&mut self, f: &mut Frame, r: &syn::ExprReturn) -> Res<Out> {
+        Ok(Out::Return(match &r.expr {
+            Some(e) => self.expr(f, e)?,
+            None => Val::Json(Value::Null),
+        }))
+    }
+
+    fn local(&mut self, f: &mut Frame, l: &syn::Local) -> Res<()> {
+        if l.init.as_ref().is_some_and(|i| i.diverge.is_some()) {
+            return Err(self.needs(f.module, l.span(), "a `let .. else`"));
+        }
+        let pat = match &l.pat {
+            syn::Pat::Type(pt) => &*pt.pat,
+            p => p,
+        };
+        let Some(init) = &l.init else {
+            return Err(self.needs(f.module, l.span(), "a `let` without a value"));
+        };
+        match pat {
+            syn::Pat::Ident(pi) if pi.subpat.is_none() => {
+                let local = if is_place_expr(&init.expr) {
+                    Local::Alias(self.place(f, &init.expr)?)
+                } else {
+                    Local::Val(self.expr(f, &init.expr)?)
+                };
+                f.locals.push((pi.ident.to_string(), local));
+                Ok(())
+            }
+            syn::Pat::Wild(_) => self.stmt_expr(f, &init.expr).map(|_| ()),
+            other => Err(self.needs(f.module, other.span(), "a `let` pattern")),
+        }
+    }
+
+    /// An expression statement: an edit, an assignment, `if let`, `return`, a nested block.
+    fn stmt_expr(&mut self, f: &mut Frame, e: &Expr) -> Res<Out> {
+        match strip(e) {
+            Expr::Return(r) => self.ret(f, r),
+            Expr::Assign(a) => {
+                let place = self.place(f, &a.left)?;
+                let v = self.json(f, &a.right)?;
+                *self.place_mut(f, &place, a.left.span())? = v;
+                Ok(Out::Unit)
+            }
+            Expr::MethodCall(mc) if is_edit(&mc.method.to_string()) => {
+                self.edit(f, mc)?;
+                Ok(Out::Unit)
+            }
+            Expr::If(i) => self.if_let(f, i),
+            Expr::Block(b) if b.label.is_none() => match self.block(f, &b.block)? {
+                Out::Return(v) => Ok(Out::Return(v)),
+                _ => Ok(Out::Unit),
+            },
+            Expr::Macro(m) => {
+                self.mac(f, &m.mac)?;
+                Ok(Out::Unit)
+            }
+            // A crate fn called for its effect: evaluated like any call (an edit through `&mut` stops there).
+            Expr::Call(_) => {
+                self.expr(f, e)?;
+                Ok(Out::Unit)
+            }
+            other => Err(self.needs(f.module, other.span(), describe(other))),
+        }
+    }
+
+    /// `if let Some(o) = x.as_object_mut() { .. } [else { .. }]` (also `as_array_mut()`, `get_mut("k")`).
+    fn if_let(&mut self, f: &mut Frame, i: &syn::ExprIf) -> Res<Out> {
+        let Expr::Let(l) = strip(&i.cond) else {
+            return Err(self.needs(f.module, i.cond.span(), "an `if` on a condition"));
+        };
+        let name = match &*l.pat {
+            syn::Pat::TupleStruct(ts) if ts.path.is_ident("Some") && ts.elems.len() == 1 => match &ts.elems[0] {
+                syn::Pat::Ident(pi) if pi.subpat.is_none() => Some(pi.ident.to_string()),
+                syn::Pat::Wild(_) => None,
+                other => return Err(self.needs(f.module, other.span(), "an `if let` pattern")),
+            },
+            other => return Err(self.needs(f.module, other.span(), "an `if let` pattern other than `Some(x)`")),
+        };
+        let Expr::MethodCall(mc) = strip(&l.expr) else {
+            return Err(self.needs(f.module, l.expr.span(), describe(&l.expr)));
+        };
+        let method = mc.method.to_string();
+        let base = self.place(f, &mc.receiver)?;
+        let found = match (method.as_str(), mc.args.len()) {
+            ("as_object_mut", 0) => matches!(self.read(f, &base), Some(Value::Object(_))).then_some(base),
+            ("as_array_mut", 0) => matches!(self.read(f, &base), Some(Value::Array(_))).then_some(base),
+            ("get_mut", 1) => {
+                let key = self.key(f, &mc.args[0])?;
+                let has = match (self.read(f, &base), &key) {
+                    (Some(Value::Object(o)), Seg::Key(k)) => o.contains_key(k),
+                    (Some(Value::Array(a)), Seg::Index(n)) => *n < a.len(),
+                    _ => false,
+                };
+                has.then(|| {
+                    let mut p = base;
+                    p.path.push(key);
+                    p
+                })
+            }
+            _ => return Err(self.needs(f.module, mc.method.span(), format!("`if let` on `.{method}()`"))),
+        };
+        let branch = match found {
+            Some(place) => {
+                let mark = f.locals.len();
+                if let Some(name) = name {
+                    f.locals.push((name, Local::Alias(place)));
+                }
+                let out = self.block(f, &i.then_branch);
+                f.locals.truncate(mark);
+                out?
+            }
+            None => match &i.else_branch {
+                Some((_, e)) => self.stmt_expr(f, e)?,
+                None => Out::Unit,
+            },
+        };
+        Ok(match branch {
+            Out::Return(v) => Out::Return(v),
+            _ => Out::Unit,
+        })
+    }
+
+    /// `x.insert(k, v)`, `x.remove(k)`, `x.extend(..)`, `x.push(v)`, `x.clear()`, `x.ensure_object()`,
+    /// `x.entry(k).or_insert(v)`.
+    fn edit(&mut self, f: &mut Frame, mc: &syn::ExprMethodCall) -> Res<()> {
+        let module = f.module;
+        let method = mc.method.to_string();
+        let span = mc.method.span();
+        if matches!(method.as_str(), "ensure_object" | "or_insert" | "or_default") {
+            self.place(f, &Expr::MethodCall(mc.clone()))?;
+            return Ok(());
+        }
+        let place = self.place(f, &mc.receiver)?;
+        let args: Vec<&Expr> = mc.args.iter().collect();
+        match (method.as_str(), args.as_slice()) {
+            ("insert", [k, v]) => {
+                let k = self.string(f, k)?;
+                let v = self.json(f, v)?;
+                match self.place_mut(f, &place, span)? {
+                    target @ (Value::Object(_) | Value::Bool(_)) => {
+                        if let Some(o) = ensure_object(target) {
+                            o.insert(k, v);
+                        }
+                        Ok(())
+                    }
+                    other => Err(self.needs(module, span, format!("`.insert` on {}", kind(other)))),
+                }
+            }
+            ("remove" | "shift_remove" | "swap_remove", [k]) => {
+                let key = self.key(f, k)?;
+                match (self.place_mut(f, &place, span)?, key) {
+                    (Value::Object(o), Seg::Key(k)) => {
+                        o.remove(&k);
+                        Ok(())
+                    }
+                    (Value::Bool(_), Seg::Key(_)) => Ok(()),
+                    (Value::Array(a), Seg::Index(n)) if n < a.len() => {
+                        a.remove(n);
+                        Ok(())
+                    }
+                    _ => Err(self.fails(f.module, span, "`.remove` of something that is not there")),
+                }
+            }
+            ("extend" | "append", [arg]) => {
+                let items = self.extend_items(f, arg)?;
+                match (self.place_mut(f, &place, span)?, items) {
+                    (target @ (Value::Object(_) | Value::Bool(_)), Value::Object(more)) => {
+                        if let Some(o) = ensure_object(target) {
+                            o.extend(more);
+                        }
+                        Ok(())
+                    }
+                    (Value::Array(a), Value::Array(more)) => {
+                        a.extend(more);
+                        Ok(())
+                    }
+                    _ => Err(self.needs(f.module, arg.span(), "`.extend` with values of another kind")),
+                }
+            }
+            ("push", [v]) => {
+                let v = self.json(f, v)?;
+                match self.place_mut(f, &place, span)? {
+                    Value::Array(a) => {
+                        a.push(v);
+                        Ok(())
+                    }
+                    other => Err(self.needs(module, span, format!("`.push` on {}", kind(other)))),
+                }
+            }
+            ("clear", []) => {
+                match self.place_mut(f, &place, span)? {
+                    Value::Object(o) => o.clear(),
+                    Value::Array(a) => a.clear(),
+                    Value::String(s) => s.clear(),
+                    _ => {}
+                }
+                Ok(())
+            }
+            _ => Err(self.needs(f.module, span, format!("`.{method}()` with {} arguments", args.len()))),
+        }
+    }
+
+    /// The argument of `extend`: an object (a map), or an array of values or of `(key, value)` pairs.
+    fn extend_items(&mut self, f: &mut Frame, arg: &Expr) -> Res<Value> {
+        let pairs: Option<Vec<&Expr>> = match strip(arg) {
+            Expr::Array(a) => Some(a.elems.iter().collect()),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => None,
+            _ => None,
+        };
+        if let Some(elems) =
+            pairs.filter(|e| e.iter().all(|x| matches!(strip(x), Expr::Tuple(t) if t.elems.len() == 2)))
+        {
+            let mut out = Map::new();
+            for el in elems {
+                if let Expr::Tuple(t) = strip(el) {
+                    let k = self.string(f, &t.elems[0])?;
+                    let v = self.json(f, &t.elems[1])?;
+                    out.insert(k, v);
+                }
+            }
+            return Ok(Value::Object(out));
+        }
+        self.json(f, arg)
+    }
+
+    // ---- places -----------------------------------------------------------------------------------------
+
+    /// A mutable location (`x`, `x["k"]`, `x.ensure_object()`, `x.as_object_mut().unwrap()`,
+    /// `x.get_mut("k").unwrap()`, `x.entry("k").or_insert(v)`, `&mut x`, `*x`).
+    fn place(&mut self, f: &mut Frame, e: &Expr) -> Res<Place> {
+        let module = f.module;
+        match strip(e) {
+            Expr::Reference(r) => self.place(f, &r.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.place(f, &u.expr),
+            Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+                let name = p.path.segments[0].ident.to_string();
+                match f.lookup(&name).map(|i| (i, &f.locals[i].1)) {
+                    Some((i, Local::Val(Val::Json(_)))) => Ok(Place { root: i, path: Vec::new() }),
+                    Some((_, Local::Alias(place))) => Ok(place.clone()),
+                    _ => Err(self.needs(f.module, p.span(), format!("`{name}` is not a local JSON value"))),
+                }
+            }
+            Expr::Index(ix) => {
+                let mut place = self.place(f, &ix.expr)?;
+                let key = self.key(f, &ix.index)?;
+                place.path.push(key);
+                Ok(place)
+            }
+            Expr::MethodCall(mc) => {
+                let method = mc.method.to_string();
+                let span = mc.method.span();
+                match (method.as_str(), mc.args.len()) {
+                    ("unwrap" | "expect", _) => {
+                        let Expr::MethodCall(inner) = strip(&mc.receiver) else {
+                            return Err(self.needs(f.module, mc.receiver.span(), describe(&mc.receiver)));
+                        };
+                        let base = self.place(f, &inner.receiver)?;
+                        let inner_method = inner.method.to_string();
+                        match (inner_method.as_str(), inner.args.len()) {
+                            ("as_object_mut", 0) | ("as_array_mut", 0) => {
+                                let ok = match self.read(f, &base) {
+                                    Some(Value::Object(_)) => inner_method == "as_object_mut",
+                                    Some(Value::Array(_)) => inner_method == "as_array_mut",
+                                    _ => false,
+                                };
+                                if ok {
+                                    Ok(base)
+                                } else {
+                                    Err(self.fails(
+                                        f.module,
+                                        span,
+                                        format!("`.{inner_method}().{method}()` on a value of another kind"),
+                                    ))
+                                }
+                            }
+                            ("get_mut", 1) => {
+                                let key = self.key(f, &inner.args[0])?;
+                                let present = match (self.read(f, &base), &key) {
+                                    (Some(Value::Object(o)), Seg::Key(k)) => o.contains_key(k),
+                                    (Some(Value::Array(a)), Seg::Index(n)) => *n < a.len(),
+                                    _ => false,
+                                };
+                                if !present {
+                                    return Err(self.fails(
+                                        f.module,
+                                        span,
+                                        "`.get_mut(..).unwrap()` of a key that is not there",
+                                    ));
+                                }
+                                let mut p = base;
+                                p.path.push(key);
+                                Ok(p)
+                            }
+                            _ => Err(self.needs(
+                                f.module,
+                                inner.method.span(),
+                                format!("`.{inner_method}().{method}()`"),
+                            )),
+                        }
+                    }
+                    ("ensure_object", 0) => {
+                        let base = self.place(f, &mc.receiver)?;
+                        match self.place_mut(f, &base, span)? {
+                            target @ (Value::Object(_) | Value::Bool(_)) => {
+                                ensure_object(target);
+                                Ok(base)
+                            }
+                            other => Err(self.needs(module, span, format!("`.ensure_object()` on {}", kind(other)))),
+                        }
+                    }
+                    ("or_insert" | "or_default", n) if n <= 1 => {
+                        let Expr::MethodCall(entry) = strip(&mc.receiver) else {
+                            return Err(self.needs(f.module, mc.receiver.span(), describe(&mc.receiver)));
+                        };
+                        if entry.method != "entry" || entry.args.len() != 1 {
+                            return Err(self.needs(
+                                f.module,
+                                entry.method.span(),
+                                format!("`.{}().{method}()`", entry.method),
+                            ));
+                        }
+                        let mut base = self.place(f, &entry.receiver)?;
+                        let k = self.string(f, &entry.args[0])?;
+                        let v = match mc.args.first() {
+                            Some(a) => self.json(f, a)?,
+                            None => Value::Null,
+                        };
+                        match self.place_mut(f, &base, span)? {
+                            Value::Object(o) => {
+                                o.entry(k.clone()).or_insert(v);
+                            }
+                            other => return Err(self.needs(module, span, format!("`.entry()` on {}", kind(other)))),
+                        }
+                        base.path.push(Seg::Key(k));
+                        Ok(base)
+                    }
+                    _ => Err(self.needs(f.module, span, format!("`.{method}()` where a value to edit is expected"))),
+                }
+            }
+            other => Err(self.needs(
+                f.module,
+                other.span(),
+                format!("{} where a value to edit is expected", describe(other)),
+            )),
+        }
+    }
+
+    /// The value at `place`, creating it the way `Value`'s `IndexMut` does (`null` becomes an object, a
+    /// missing key `null`).
+    fn place_mut<'f>(&self, f: &'f mut Frame, place: &Place, span: Span) -> Res<&'f mut Value> {
+        let module = f.module;
+        let mut cur = match &mut f.locals[place.root].1 {
+            Local::Val(Val::Json(v)) => v,
+            _ => return Err(self.needs(module, span, "an edit of something that is not a JSON value")),
+        };
+        for seg in &place.path {
+            cur = match seg {
+                Seg::Key(k) => {
+                    if cur.is_null() {
+                        *cur = Value::Object(Map::new());
+                    }
+                    match cur {
+                        Value::Object(o) => o.entry(k.clone()).or_insert(Value::Null),
+                        _ => return Err(self.fails(module, span, format!("indexing a non-object with \"{k}\""))),
+                    }
+                }
+                Seg::Index(n) => match cur {
+                    Value::Array(a) if *n < a.len() => &mut a[*n],
+                    _ => return Err(self.fails(module, span, format!("index {n} is out of bounds"))),
+                },
+            };
+        }
+        Ok(cur)
+    }
+
+    /// The value at `place`, if it is there.
+    fn read<'f>(&self, f: &'f Frame, place: &Place) -> Option<&'f Value> {
+        let Local::Val(Val::Json(root)) = &f.locals[place.root].1 else {
+            return None;
+        };
+        let mut cur = root;
+        for seg in &place.path {
+            cur = match seg {
+                Seg::Key(k) => cur.get(k)?,
+                Seg::Index(n) => cur.get(n)?,
+            };
+        }
+        Some(cur)
+    }
+
+    fn key(&mut self, f: &mut Frame, e: &Expr) -> Res<Seg> {
+        match self.json(f, e)? {
+            Value::String(s) => Ok(Seg::Key(s)),
+            Value::Number(n) if n.as_u64().is_some() => Ok(Seg::Index(n.as_u64().unwrap_or_default() as usize)),
+            _ => Err(self.needs(f.module, e.span(), "an index that is not a string or a number")),
+        }
+    }
+
+    // ---- expressions ------------------------------------------------------------------------------------
+
+    fn json(&mut self, f: &mut Frame, e: &Expr) -> Res<Value> {
+        match self.expr(f, e)? {
+            Val::Json(v) => Ok(v),
+            Val::Res(_) => Err(self.needs(f.module, e.span(), "a `Result` used as a value (unwrap it)")),
+            Val::Generator => Err(self.needs(f.module, e.span(), "the schema generator used as a value")),
+        }
+    }
+
+    fn string(&mut self, f: &mut Frame, e: &Expr) -> Res<String> {
+        let v = self.json(f, e)?;
+        as_string(&v).ok_or_else(|| self.needs(f.module, e.span(), format!("{v} where a string is expected")))
+    }
+
+    fn expr(&mut self, f: &mut Frame, e: &Expr) -> Res<Val> {
+        match e {
+            Expr::Paren(p) => self.expr(f, &p.expr),
+            Expr::Group(g) => self.expr(f, &g.expr),
+            Expr::Reference(r) => self.expr(f, &r.expr),
+            Expr::Cast(c) => {
+                let v = self.json(f, &c.expr)?;
+                let target = type_name(&c.ty).unwrap_or_default();
+                match (target.as_str(), &v) {
+                    ("f32" | "f64", Value::Number(n)) => {
+                        Ok(Val::Json(n.as_f64().map(Value::from).unwrap_or(Value::Null)))
+                    }
+                    (t, Value::Number(n)) if int_fits(t, n) => Ok(Val::Json(v)),
+                    _ => Err(self.needs(f.module, c.span(), format!("a cast to `{target}`"))),
+                }
+            }
+            Expr::Lit(l) => match attrs::expr_literal(e) {
+                Some(v) => Ok(Val::Json(v)),
+                None => Err(self.needs(f.module, l.span(), format!("the literal `{}`", quote::quote!(#l)))),
+            },
+            Expr::Unary(u) => match u.op {
+                syn::UnOp::Deref(_) => self.expr(f, &u.expr),
+                syn::UnOp::Neg(_) => match self.json(f, &u.expr)? {
+                    Value::Number(n) => Ok(Val::Json(match (n.as_i64(), n.as_f64()) {
+                        (Some(i), _) => Value::from(-i),
+                        (None, Some(x)) => Value::from(-x),
+                        _ => return Err(self.needs(f.module, u.span(), "negating this number")),
+                    })),
+                    _ => Err(self.needs(f.module, u.span(), "negating a non-number")),
+                },
+                syn::UnOp::Not(_) => match self.json(f, &u.expr)? {
+                    Value::Bool(b) => Ok(Val::Json(Value::Bool(!b))),
+                    _ => Err(self.needs(f.module, u.span(), "`!` on a non-bool")),
+                },
+                _ => Err(self.needs(f.module, u.span(), describe(e))),
+            },
+            Expr::Macro(m) => self.mac(f, &m.mac),
+            Expr::Path(p) => self.path(f, p),
+            Expr::Call(c) => self.call(f, c),
+            Expr::MethodCall(mc) => self.method(f, mc),
+            Expr::Try(t) => match self.expr(f, &t.expr)? {
+                Val::Res(Ok(v)) | Val::Json(v) => Ok(Val::Json(v)),
+                Val::Res(Err(why)) => Err(self.fails(f.module, t.span(), why)),
+                Val::Generator => Err(self.needs(f.module, t.span(), "`?` on the schema generator")),
+            },
+            Expr::Block(b) if b.label.is_none() => match self.block(f, &b.block)? {
+                Out::Value(v) | Out::Return(v) => Ok(v),
+                Out::Unit => Ok(Val::Json(Value::Null)),
+            },
+            Expr::Array(a) => {
+                let mut out = Vec::new();
+                for el in &a.elems {
+                    out.push(self.json(f, el)?);
+                }
+                Ok(Val::Json(Value::Array(out)))
+            }
+            Expr::Index(_) => {
+                let place = self.place(f, e)?;
+                match self.read(f, &place) {
+                    Some(v) => Ok(Val::Json(v.clone())),
+                    None => Err(self.fails(f.module, e.span(), "indexing a key that is not there")),
+                }
+            }
+            other => Err(self.needs(f.module, other.span(), describe(other))),
+        }
+    }
+
+    fn mac(&mut self, f: &mut Frame, m: &syn::Macro) -> Res<Val> {
+        let segs = path_segs(&m.path);
+        let name = segs.last().cloned().unwrap_or_default();
+        let from = segs.first().map(String::as_str).unwrap_or_default();
+        let ours = segs.len() == 1 || matches!(from, "serde_json" | "schemars");
+        let node = match name.as_str() {
+            "json_schema" if ours => json::json_schema_body(m.tokens.clone()),
+            "json" if ours => json::json_body(m.tokens.clone()),
+            "vec" if segs.len() == 1 => {
+                let items = m
+                    .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+                    .map_err(|_| self.needs(f.module, m.span(), "a `vec![x; n]`"))?;
+                let mut out = Vec::new();
+                for el in &items {
+                    out.push(self.json(f, el)?);
+                }
+                return Ok(Val::Json(Value::Array(out)));
+            }
+            _ => return Err(self.needs(f.module, m.path.span(), format!("the macro `{}!`", segs.join("::")))),
+        };
+        let node =
+            node.map_err(|e| self.needs(f.module, e.span(), format!("a `{name}!` body kubesmith cannot read ({e})")))?;
+        self.node(f, &node).map(Val::Json)
+    }
+
+    fn node(&mut self, f: &mut Frame, n: &Node) -> Res<Value> {
+        Ok(match n {
+            Node::Null => Value::Null,
+            Node::Bool(b) => Value::Bool(*b),
+            Node::Array(items) => {
+                let mut out = Vec::new();
+                for i in items {
+                    out.push(self.node(f, i)?);
+                }
+                Value::Array(out)
+            }
+            Node::Object(entries) => {
+                let mut out = Map::new();
+                for (k, v) in entries {
+                    let k = match k {
+                        Key::Str(s) => s.clone(),
+                        Key::Expr(e) => self.string(f, e)?,
+                    };
+                    out.insert(k, self.node(f, v)?);
+                }
+                Value::Object(out)
+            }
+            Node::Expr(e) => self.json(f, e)?,
+        })
+    }
+
+    fn path(&mut self, f: &mut Frame, p: &syn::ExprPath) -> Res<Val> {
+        let segs = path_segs(&p.path);
+        if p.qself.is_none() && segs.len() == 1 {
+            if let Some(i) = f.lookup(&segs[0]) {
+                return match f.locals[i].1.clone() {
+                    Local::Val(v) => Ok(v),
+                    Local::Alias(place) => self
+                        .read(f, &place)
+                        .cloned()
+                        .map(Val::Json)
+                        .ok_or_else(|| self.fails(f.module, p.span(), "reading a key that is not there")),
+                };
+            }
+            if segs[0] == "None" {
+                return Ok(Val::Json(Value::Null));
+            }
+        }
+        if segs.len() >= 2 && segs[segs.len() - 1] == "Null" && segs[segs.len() - 2] == "Value" {
+            return Ok(Val::Json(Value::Null));
+        }
+        match self.ix.resolve(f.module, &segs, want_value) {
+            Resolved::Item(id) => self.item_value(id, p.span()),
+            _ => Err(self.needs(
+                f.module,
+                p.span(),
+                format!("`{}` is not a local, const or static of this crate", segs.join("::")),
+            )),
+        }
+    }
+
+    /// The value of a crate const or static.
+    fn item_value(&mut self, id: usize, at: Span) -> Res<Val> {
+        let item = &self.ix.items[id];
+        let module = item.module;
+        if self.depth > MAX_DEPTH {
+            return Err(self.needs(module, at, format!("`{}` refers to itself", item.name)));
+        }
+        let expr = match &item.kind {
+            ItemKind::Const(c) => &*c.expr,
+            ItemKind::Static(s) => &*s.expr,
+            _ => return Err(self.needs(module, at, format!("`{}` is not a const or static", item.name))),
+        };
+        let mut frame = Frame::new(module, None);
+        self.depth += 1;
+        let v = self.lazy_init(&mut frame, expr);
+        self.depth -= 1;
+        v
+    }
+
+    /// A static's initializer: `LazyLock::new(|| ..)` / `Lazy::new(|| ..)` / `Lazy::new(f)` is the value the
+    /// closure or fn gives.
+    fn lazy_init(&mut self, f: &mut Frame, e: &Expr) -> Res<Val> {
+        if let Expr::Call(c) = strip(e) {
+            if let Expr::Path(p) = strip(&c.func) {
+                let segs = path_segs(&p.path);
+                let lazy = segs.len() >= 2
+                    && segs[segs.len() - 1] == "new"
+                    && matches!(segs[segs.len() - 2].as_str(), "LazyLock" | "Lazy" | "LazyCell");
+                if lazy && c.args.len() == 1 {
+                    return match strip(&c.args[0]) {
+                        Expr::Closure(cl) if cl.inputs.is_empty() => self.expr(f, &cl.body),
+                        Expr::Path(fp) => self.call_path(f, &fp.path, Vec::new(), fp.span()),
+                        other => Err(self.needs(f.module, other.span(), describe(other))),
+                    };
+                }
+            }
+        }
+        self.expr(f, e)
+    }
+
+    fn call(&mut self, f: &mut Frame, c: &syn::ExprCall) -> Res<Val> {
+        let Expr::Path(fp) = strip(&c.func) else {
+            return Err(self.needs(f.module, c.func.span(), "a call of a computed fn"));
+        };
+        let segs = path_segs(&fp.path);
+        let last = segs.last().map(String::as_str).unwrap_or_default();
+        let owner = if segs.len() >= 2 { segs[segs.len() - 2].as_str() } else { "" };
+        let args: Vec<&Expr> = c.args.iter().collect();
+        if let Some(q) = &fp.qself {
+            // `<T as JsonSchema>::json_schema(generator)`, `<T>::json_schema(generator)`.
+            if last == "json_schema" && args.len() == 1 {
+                return self.json_schema_of(f, &q.ty, args[0]);
+            }
+            return Err(self.needs(f.module, c.span(), describe(&Expr::Call(c.clone()))));
+        }
+        let from_serde_json = segs.len() == 1 || segs[0] == "serde_json";
+        match (owner, last, args.as_slice()) {
+            ("", "Ok", [x]) => return Ok(Val::Res(Ok(self.json(f, x)?))),
+            ("", "Some", [x]) => return Ok(Val::Json(self.json(f, x)?)),
+            (_, "from_value" | "to_value", [x]) if from_serde_json => return Ok(Val::Res(Ok(self.json(f, x)?))),
+            (_, "from_str", [x]) if from_serde_json => {
+                let text = self.string(f, x)?;
+                return Ok(Val::Res(
+                    serde_json::from_str(&text).map_err(|e| format!("the JSON text does not parse: {e}")),
+                ));
+            }
+            ("Schema" | "TryFrom", "try_from", [x]) => {
+                let v = self.json(f, x)?;
+                return Ok(Val::Res(if is_schema(&v) {
+                    Ok(v)
+                } else {
+                    Err(format!("`Schema::try_from` of {v}, which is not an object or a bool"))
+                }));
+            }
+            ("Schema" | "Value" | "String" | "Cow" | "From" | "Map", "from", [x])
+            | ("Cow", "Borrowed" | "Owned", [x]) => {
+                return self.converted(f, x);
+            }
+            ("Value", "Bool" | "String" | "Number" | "Array" | "Object", [x]) => {
+                return Ok(Val::Json(self.json(f, x)?));
+            }
+            ("Map" | "Schema", "new" | "default", []) => return Ok(Val::Json(Value::Object(Map::new()))),
+            ("Vec", "new", []) => return Ok(Val::Json(Value::Array(Vec::new()))),
+            ("String", "new", []) => return Ok(Val::Json(Value::String(String::new()))),
+            (_, "json_schema", [g]) if segs.len() >= 2 => {
+                let mut ty_path = fp.path.clone();
+                ty_path.segments.pop();
+                if let Some(p) = ty_path.segments.pop() {
+                    ty_path.segments.push(p.into_value());
+                }
+                let ty = syn::Type::Path(syn::TypePath { qself: None, path: ty_path });
+                return self.json_schema_of(f, &ty, g);
+            }
+            _ => {}
+        }
+        let mut vals = Vec::new();
+        for a in &args {
+            vals.push(self.expr(f, a)?);
+        }
+        self.call_path(f, &fp.path, vals, c.span())
+    }
+
+    /// `From::from`-like conversions keep the value (`Map::from([(k, v), ..])` builds an object).
+    fn converted(&mut self, f: &mut Frame, x: &Expr) -> Res<Val> {
+        if let Expr::Array(a) = strip(x) {
+            if !a.elems.is_empty() && a.elems.iter().all(|e| matches!(strip(e), Expr::Tuple(t) if t.elems.len() == 2)) {
+                return self.extend_items(f, x).map(Val::Json);
+            }
+        }
+        Ok(Val::Json(self.json(f, x)?))
+    }
+
+    /// `T::json_schema(generator)`: with kube's inlining, what `generator.subschema_for::<T>()` gives.
+    fn json_schema_of(&mut self, f: &mut Frame, ty: &syn::Type, g: &Expr) -> Res<Val> {
+        match self.expr(f, g)? {
+            Val::Generator => self.subschema(f, ty),
+            _ => Err(self.needs(f.module, g.span(), "`json_schema` called without the schema generator")),
+        }
+    }
+
+    /// A call of a crate fn (free, or associated with a crate type) with evaluated arguments.
+    fn call_path(&mut self, f: &mut Frame, path: &syn::Path, args: Vec<Val>, at: Span) -> Res<Val> {
+        let segs = path_segs(path);
+        let ix = self.ix;
+        if let Resolved::Item(id) = ix.resolve(f.module, &segs, want_fn) {
+            if let ItemKind::Fn(item) = &ix.items[id].kind {
+                return self.call_fn(&item.sig, &item.block, ix.items[id].module, None, args);
+            }
+        }
+        if segs.len() >= 2 {
+            let owner = &segs[segs.len() - 2];
+            let self_ty = if owner == "Self" {
+                f.self_ty.clone()
+            } else {
+                let mut p = path.clone();
+                p.segments.pop();
+                if let Some(last) = p.segments.pop() {
+                    p.segments.push(last.into_value());
+                }
+                Some(syn::Type::Path(syn::TypePath { qself: None, path: p }))
+            };
+            let name = self_ty.as_ref().and_then(type_name);
+            if let Some(name) = name {
+                let method = &segs[segs.len() - 1];
+                for imp in ix.impls_of(&name).filter(|i| i.trait_name.is_none()) {
+                    for it in &imp.item.items {
+                        if let syn::ImplItem::Fn(m) = it {
+                            if m.sig.ident == method {
+                                return self.call_fn(
+                                    &m.sig,
+                                    &m.block,
+                                    imp.module,
+                                    Some((*imp.item.self_ty).clone()),
+                                    args,
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Err(self.needs(f.module, at, format!("a call of `{}`, which is not a fn of this crate", segs.join("::"))))
+    }
+
+    fn method(&mut self, f: &mut Frame, mc: &syn::ExprMethodCall) -> Res<Val> {
+        let method = mc.method.to_string();
+        let span = mc.method.span();
+        if method == "subschema_for" {
+            let recv = self.expr(f, &mc.receiver)?;
+            let ty = mc.turbofish.as_ref().and_then(|t| match t.args.first() {
+                Some(syn::GenericArgument::Type(ty)) if t.args.len() == 1 => Some(ty.clone()),
+                _ => None,
+            });
+            return match (recv, ty, mc.args.is_empty()) {
+                (Val::Generator, Some(ty), true) => self.subschema(f, &ty),
+                _ => Err(self.needs(f.module, span, "`subschema_for` without the generator and one type argument")),
+            };
+        }
+        if is_edit(&method) {
+            return Err(self.needs(f.module, span, format!("the value of `.{method}()`")));
+        }
+        if !mc.args.is_empty() && !matches!(method.as_str(), "expect") {
+            return Err(self.needs(f.module, span, format!("`.{method}(..)`")));
+        }
+        let recv = self.expr(f, &mc.receiver)?;
+        match method.as_str() {
+            "unwrap" | "expect" => match recv {
+                Val::Res(Ok(v)) | Val::Json(v) => Ok(Val::Json(v)),
+                Val::Res(Err(why)) => Err(self.fails(f.module, span, why)),
+                Val::Generator => Err(self.needs(f.module, span, "unwrapping the schema generator")),
+            },
+            // Conversions between `&str`/`String`/`Cow`, `Value`, `Map` and `Schema` keep the JSON.
+            "into" | "to_owned" | "clone" | "to_value" | "into_owned" | "as_value" | "borrow" | "as_ref" | "cloned" => {
+                Ok(recv)
+            }
+            // `Value::to_string()` is JSON text (`"\"a\""`); only a `str`'s is the string itself.
+            "to_string" if is_str_expr(&mc.receiver) => Ok(recv),
+            "to_string" => Err(self.needs(f.module, span, "`.to_string()` of a value that may not be a `str`")),
+            "as_object" | "as_array" | "as_str" | "as_bool" | "as_object_mut" | "as_array_mut" => {
+                let Val::Json(v) = recv else {
+                    return Err(self.needs(f.module, span, format!("`.{method}()` of a non-JSON value")));
+                };
+                let fits = match method.as_str() {
+                    "as_object" | "as_object_mut" => v.is_object(),
+                    "as_array" | "as_array_mut" => v.is_array(),
+                    "as_str" => v.is_string(),
+                    _ => v.is_boolean(),
+                };
+                if fits {
+                    Ok(Val::Json(v))
+                } else {
+                    Err(self.needs(f.module, span, format!("`.{method}()` of {} (`None`)", kind(&v))))
+                }
+            }
+            _ => Err(self.needs(f.module, span, format!("`.{method}()`"))),
+        }
+    }
+
+    fn subschema(&mut self, f: &Frame, ty: &syn::Type) -> Res<Val> {
+        let ty = match (ty, &f.self_ty) {
+            (syn::Type::Path(p), Some(st)) if p.qself.is_none() && p.path.is_ident("Self") => st.clone(),
+            _ => ty.clone(),
+        };
+        match self.schemas.subschema_for(&ty, f.module) {
+            Ok(v) => Ok(Val::Json(v)),
+            Err(e) => match &e.kind {
+                CrdErrorKind::UnresolvedType { name, hint } => Err(self.needs(
+                    f.module,
+                    ty.span(),
+                    format!("`{name}` is not a type kubesmith can describe ({hint})"),
+                )),
+                _ => Err(e),
+            },
+        }
+    }
+}
+
+/// Whether casting the integer `n` to the integer type `t` keeps its value.
+fn int_fits(t: &str, n: &serde_json::Number) -> bool {
+    let (min, max): (i128, i128) = match t {
+        "i8" => (i8::MIN.into(), i8::MAX.into()),
+        "i16" => (i16::MIN.into(), i16::MAX.into()),
+        "i32" => (i32::MIN.into(), i32::MAX.into()),
+        "i64" | "isize" => (i64::MIN.into(), i64::MAX.into()),
+        "u8" => (0, u8::MAX.into()),
+        "u16" => (0, u16::MAX.into()),
+        "u32" => (0, u32::MAX.into()),
+        "u64" | "usize" => (0, u64::MAX.into()),
+        _ => return false,
+    };
+    let v: Option<i128> = n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from));
+    v.is_some_and(|v| (min..=max).contains(&v))
+}
+
+/// Whether `e` is a string literal (possibly through `&`, parentheses or `.as_str()`).
+fn is_str_expr(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Str(_)),
+        Expr::Reference(r) => is_str_expr(&r.expr),
+        _ => false,
+    }
+}
+
+/// Methods that edit their receiver.
+fn is_edit(method: &str) -> bool {
+    matches!(
+        method,
+        "insert"
+            | "remove"
+            | "shift_remove"
+            | "swap_remove"
+            | "extend"
+            | "append"
+            | "push"
+            | "clear"
+            | "ensure_object"
+            | "or_insert"
+            | "or_default"
+    )
+}
+
+/// Whether `let x = e;` binds a reference into another local (an alias) rather than a value.
+fn is_place_expr(e: &Expr) -> bool {
+    match strip(e) {
+        Expr::Reference(r) => r.mutability.is_some() && is_place_expr_inner(&r.expr),
+        Expr::MethodCall(mc) => match mc.method.to_string().as_str() {
+            "ensure_object" | "or_insert" | "or_default" => true,
+            "unwrap" | "expect" => matches!(
+                strip(&mc.receiver),
+                Expr::MethodCall(inner) if matches!(inner.method.to_string().as_str(), "as_object_mut" | "as_array_mut" | "get_mut")
+            ),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+fn is_place_expr_inner(e: &Expr) -> bool {
+    matches!(strip(e), Expr::Path(_) | Expr::Index(_)) || is_place_expr(e)
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a bool",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The last segment of a type path (`Foo` of `crate::a::Foo`).
+pub fn type_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        syn::Type::Group(g) => type_name(&g.elem),
+        syn::Type::Paren(p) => type_name(&p.elem),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::crd::index::SourceSet;
+
+    /// Schemas by type name; `Missing` is a type kubesmith does not know.
+    struct Fake;
+
+    impl Subschemas for Fake {
+        fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Res<Value> {
+            let _ = module;
+            match type_name(ty).as_deref() {
+                Some("String") => Ok(json!({"type": "string"})),
+                Some("Missing") => Err(CrdError {
+                    path: PathBuf::from("lib.rs"),
+                    line: 1,
+                    column: 1,
+                    kind: CrdErrorKind::UnresolvedType { name: "Missing".into(), hint: "not here".into() },
+                }),
+                Some(other) => Ok(json!({ "title": other })),
+                None => Ok(json!({})),
+            }
+        }
+    }
+
+    /// Evaluates the fn `name` of a crate whose `lib.rs` is `src` (as a `schema_with` fn).
+    fn eval(src: &str, name: &str) -> Res<Value> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = dir.path().join("lib.rs");
+        std::fs::write(&lib, src).expect("write");
+        let force: BTreeSet<PathBuf> = [lib].into();
+        let ix = CrateIndex::load_with(&SourceSet::new(dir.path()), &force).expect("load");
+        let mut fake = Fake;
+        let mut ev = Evaluator::new(&ix, &mut fake, "`test`".into());
+        if let Some(item) = ix.items.iter().find(|i| i.name == name) {
+            let ItemKind::Fn(f) = &item.kind else { panic!("{name} is not a fn") };
+            return ev.schema_fn(&f.sig, &f.block, item.module, None);
+        }
+        for imp in &ix.impls {
+            for it in &imp.item.items {
+                if let syn::ImplItem::Fn(m) = it {
+                    if m.sig.ident == name {
+                        return ev.schema_fn(&m.sig, &m.block, imp.module, Some(&imp.item.self_ty));
+                    }
+                }
+            }
+        }
+        panic!("no fn {name}")
+    }
+
+    fn ok(src: &str, name: &str) -> Value {
+        eval(src, name).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The NeedsCompile error of fn `name`, checked to be on the line of `at` and to mention `why`.
+    fn needs(src: &str, name: &str, at: &str, why: &str) {
+        let err = eval(src, name).expect_err("needs compiling");
+        assert!(matches!(err.kind, CrdErrorKind::NeedsCompile { .. }), "{err}");
+        let line = src.lines().position(|l| l.contains(at)).expect("marker line") + 1;
+        assert_eq!(err.line, line, "{err}");
+        assert!(err.to_string().contains(why), "{err}");
+        assert!(err.to_string().starts_with(&format!("{}:{line}:", err.path.display())), "{err}");
+    }
+
+    #[test]
+    fn literal_bodies() {
+        let src = r#"
+fn a(_: &mut SchemaGenerator) -> Schema { schemars::json_schema!({ "type": "object", "x-kubernetes-preserve-unknown-fields": true }) }
+fn b(_: &mut SchemaGenerator) -> Schema { Schema::try_from(serde_json::json!({ "type": "string", "enum": ["a", null], "minimum": -1 })).unwrap() }
+fn c(_: &mut SchemaGenerator) -> Schema { serde_json::from_value(json!({ "type": "integer" })).expect("valid") }
+fn d(_: &mut SchemaGenerator) -> Schema { json_schema!(true) }
+fn e(_: &mut SchemaGenerator) -> Schema { Schema::from(true) }
+fn f() -> Schema { let s: Schema = serde_json::from_value(json!({"type": "boolean"}))?; Ok(s).unwrap() }
+"#;
+        assert_eq!(ok(src, "a"), json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
+        assert_eq!(ok(src, "b"), json!({"type": "string", "enum": ["a", null], "minimum": -1}));
+        assert_eq!(ok(src, "c"), json!({"type": "integer"}));
+        assert_eq!(ok(src, "d"), json!(true));
+        assert_eq!(ok(src, "e"), json!(true));
+        assert_eq!(ok(src, "f"), json!({"type": "boolean"}));
+    }
+
+    #[test]
+    fn consts_statics_and_helper_fns() {
+        let src = r##"
+const TEXT: &str = r#"{"type": "object", "properties": {"a": {"type": "string"}}}"#;
+const DESCRIPTION: &str = "made of data";
+const KEY: &str = "x-kubernetes-map-type";
+static SHARED: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| json!({"type": "array"}));
+fn from_text(_: &mut SchemaGenerator) -> Schema { serde_json::from_str(TEXT).unwrap() }
+fn keyed(_: &mut SchemaGenerator) -> Schema { json_schema!({ "description": DESCRIPTION, (KEY): "atomic" }) }
+fn shared(_: &mut SchemaGenerator) -> Schema { Schema::try_from(SHARED.clone()).unwrap() }
+fn described(mut schema: Schema, text: &str) -> Schema { schema.insert("description".into(), text.into()); schema }
+fn wrapped(g: &mut SchemaGenerator) -> Result<Schema, serde_json::Error> { let s = base(g); Ok(s) }
+fn base(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<String>() }
+fn calls(g: &mut SchemaGenerator) -> Schema { described(wrapped(g).unwrap(), DESCRIPTION) }
+"##;
+        assert_eq!(ok(src, "from_text"), json!({"type": "object", "properties": {"a": {"type": "string"}}}));
+        assert_eq!(ok(src, "keyed"), json!({"description": "made of data", "x-kubernetes-map-type": "atomic"}));
+        assert_eq!(ok(src, "shared"), json!({"type": "array"}));
+        assert_eq!(ok(src, "calls"), json!({"type": "string", "description": "made of data"}));
+    }
+
+    #[test]
+    fn statements_edit_the_literal() {
+        let src = r#"
+fn inserts(_: &mut SchemaGenerator) -> Schema {
+    let mut schema = json_schema!(true);
+    schema.insert("type".to_owned(), "object".into());
+    schema.insert("nullable".into(), true.into());
+    schema.remove("nullable");
+    schema
+}
+fn ensures(_: &mut SchemaGenerator) -> Schema {
+    let mut schema = json_schema!(false);
+    schema.ensure_object().insert("description".into(), Value::String("no".into()));
+    let obj = schema.ensure_object();
+    obj.extend([("a".to_string(), json!(1)), ("b".to_string(), json!(2))]);
+    schema
+}
+fn indexes(_: &mut SchemaGenerator) -> Schema {
+    let mut value = json!({"type": "object"});
+    value["x-kubernetes-int-or-string"] = true.into();
+    value["properties"]["port"]["type"] = json!("integer");
+    value["required"] = json!([]);
+    value["required"].as_array_mut().unwrap().push("port".into());
+    Schema::try_from(value).unwrap()
+}
+fn extends(_: &mut SchemaGenerator) -> Schema {
+    let mut map = serde_json::Map::new();
+    map.insert("type".into(), "object".into());
+    map.extend(json!({"minProperties": 1}).as_object().cloned().unwrap());
+    let props = map.entry("properties").or_insert(json!({}));
+    props.as_object_mut().unwrap().insert("x".into(), json!({"type": "string"}));
+    Schema::from(map)
+}
+fn if_let(g: &mut SchemaGenerator) -> Schema {
+    let mut schema = g.subschema_for::<Inner>();
+    if let Some(obj) = schema.as_object_mut() {
+        obj.insert("x-kubernetes-embedded-resource".into(), true.into());
+        obj.remove("title");
+    }
+    if let Some(_) = schema.get_mut("missing") {
+        return json_schema!(false);
+    } else {
+        schema.insert("else".into(), json!(1));
+    }
+    schema
+}
+fn returns(_: &mut SchemaGenerator) -> Schema {
+    let schema = json_schema!({"type": "string"});
+    return schema;
+}
+"#;
+        assert_eq!(ok(src, "inserts"), json!({"type": "object"}));
+        assert_eq!(ok(src, "ensures"), json!({"not": {}, "description": "no", "a": 1, "b": 2}));
+        assert_eq!(
+            ok(src, "indexes"),
+            json!({"type": "object", "x-kubernetes-int-or-string": true, "properties": {"port": {"type": "integer"}}, "required": ["port"]})
+        );
+        assert_eq!(
+            ok(src, "extends"),
+            json!({"type": "object", "minProperties": 1, "properties": {"x": {"type": "string"}}})
+        );
+        assert_eq!(ok(src, "if_let"), json!({"x-kubernetes-embedded-resource": true, "else": 1}));
+        assert_eq!(ok(src, "returns"), json!({"type": "string"}));
+    }
+
+    #[test]
+    fn subschemas_of_known_types() {
+        let src = r#"
+fn nested(generator: &mut SchemaGenerator) -> Schema {
+    let item = generator.subschema_for::<Item>();
+    json_schema!({ "type": "array", "items": item, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] })
+}
+fn direct(g: &mut SchemaGenerator) -> Schema { Item::json_schema(g) }
+fn qualified(g: &mut SchemaGenerator) -> Schema { <Item as JsonSchema>::json_schema(g) }
+fn inline(g: &mut SchemaGenerator) -> Schema { json_schema!({ "properties": { "spec": g.subschema_for::<Spec>() } }) }
+pub struct Duration;
+impl JsonSchema for Duration {
+    fn schema_name() -> Cow<'static, str> { "Duration".into() }
+    fn json_schema(g: &mut SchemaGenerator) -> Schema { Self::json_schema_of_self(g) }
+}
+impl Duration {
+    fn json_schema_of_self(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Self>() }
+}
+"#;
+        assert_eq!(
+            ok(src, "nested"),
+            json!({"type": "array", "items": {"title": "Item"}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]})
+        );
+        assert_eq!(ok(src, "direct"), json!({"title": "Item"}));
+        assert_eq!(ok(src, "qualified"), json!({"title": "Item"}));
+        assert_eq!(ok(src, "inline"), json!({"properties": {"spec": {"title": "Spec"}}}));
+        assert_eq!(ok(src, "json_schema"), json!({"title": "Duration"}), "`Self` is the impl's type");
+    }
+
+    #[test]
+    fn code_that_is_not_data_needs_compiling() {
+        let src = r#"
+fn for_loop(_: &mut SchemaGenerator) -> Schema {
+    let mut s = json_schema!({});
+    for k in ["a", "b"] { s.insert(k.into(), true.into()); }
+    s
+}
+fn while_loop(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); while false {} s }
+fn plain_loop(_: &mut SchemaGenerator) -> Schema { loop { break json_schema!({}); } }
+fn condition(_: &mut SchemaGenerator) -> Schema { let s = if cfg!(test) { json_schema!(true) } else { json_schema!(false) }; s }
+fn matched(_: &mut SchemaGenerator) -> Schema { match 1 { _ => json_schema!({}) } }
+fn closure(_: &mut SchemaGenerator) -> Schema { let f = || json_schema!({}); f() }
+fn other_macro(_: &mut SchemaGenerator) -> Schema { json_schema!({ "description": format!("{}", 1) }) }
+fn wraps(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": 300 as u8 }) }
+fn json_text(_: &mut SchemaGenerator) -> Schema { let v = json!(1); json_schema!({ "description": v.to_string() }) }
+fn unknown_call(g: &mut SchemaGenerator) -> Schema { strip_docs(g.subschema_for::<Item>()) }
+fn other_crate(g: &mut SchemaGenerator) -> Schema { stackable::raw_object_schema(g) }
+fn unknown_method(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Item>().into_object() }
+fn operator(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maxLength": 63 - 10 }) }
+fn generic<T>(_: &mut SchemaGenerator) -> Schema { json_schema!({}) }
+fn uses_generic(g: &mut SchemaGenerator) -> Schema { generic::<u8>(g) }
+fn unknown_type(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Missing>() }
+fn let_else(_: &mut SchemaGenerator) -> Schema { let Some(s) = Some(json_schema!({})) else { panic!() }; s }
+fn if_value(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); if let Some(o) = s.as_object_mut() { json_schema!(true) } else { s } }
+fn edits(s: &mut Schema) { s.insert("a".into(), true.into()); }
+fn by_ref(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); edits(&mut s); s }
+"#;
+        needs(src, "for_loop", "for k in", "a `for` loop");
+        needs(src, "while_loop", "while false", "a `while` loop");
+        needs(src, "plain_loop", "loop {", "a `loop`");
+        needs(src, "condition", "if cfg!", "an `if`");
+        needs(src, "matched", "match 1", "a `match`");
+        needs(src, "closure", "let f = ||", "a closure");
+        needs(src, "other_macro", "format!", "the macro `format!`");
+        needs(src, "wraps", "300 as u8", "a cast to `u8`");
+        needs(src, "json_text", "v.to_string()", "`.to_string()` of a value that may not be a `str`");
+        needs(src, "unknown_call", "strip_docs(", "a call of `strip_docs`, which is not a fn of this crate");
+        needs(src, "other_crate", "stackable::", "`stackable::raw_object_schema`");
+        needs(src, "unknown_method", "into_object", "`.into_object()`");
+        needs(src, "operator", "63 - 10", "the operator `-`");
+        needs(src, "uses_generic", "fn generic<T>", "is generic");
+        needs(src, "unknown_type", "subschema_for::<Missing>", "`Missing` is not a type kubesmith can describe");
+        needs(src, "let_else", "let Some(s)", "a `let .. else`");
+        needs(src, "if_value", "fn if_value", "an `if .. else` giving the value");
+        needs(src, "by_ref", "fn edits(s: &mut Schema)", "`edits` edits a value through a `&mut` parameter");
+        let err = eval(src, "for_loop").expect_err("loop");
+        assert!(err.to_string().contains("`test` needs compiling"), "{err}");
+    }
+
+    #[test]
+    fn code_that_panics_is_an_error() {
+        let src = r#"
+fn array(_: &mut SchemaGenerator) -> Schema { Schema::try_from(json!([1])).unwrap() }
+fn text(_: &mut SchemaGenerator) -> Schema { serde_json::from_value(json!("x")).unwrap() }
+fn missing(_: &mut SchemaGenerator) -> Schema { let mut s = json!({}); let a = s.get_mut("a").unwrap(); Schema::try_from(s).unwrap() }
+"#;
+        for (name, why) in [
+            ("array", "not an object or a bool"),
+            ("text", "which is not a schema"),
+            ("missing", "a key that is not there"),
+        ] {
+            let err = eval(src, name).expect_err(name);
+            assert!(matches!(err.kind, CrdErrorKind::Unsupported { .. }), "{err}");
+            assert!(err.to_string().contains(why), "{name}: {err}");
+        }
+    }
+}
