@@ -40,6 +40,20 @@ pub struct GoodSpec {{
 pub struct KeyedSpec {{
     pub keyed: std::collections::BTreeMap<u32, String>,
 }}
+
+/// kube-derive turns this into a schema the API server rejects as non-structural.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[serde(untagged)]
+pub enum Amount {{
+    Text(String),
+    Number(i64),
+}}
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "p.example.org", version = "v1", kind = "Scalar")]
+pub struct ScalarSpec {{
+    pub amount: Amount,
+}}
 "#
     )
 }
@@ -56,8 +70,9 @@ fn every_problem_is_reported_and_nothing_is_written_without_keep_going() {
     let out = ks(dir.path()).args(["make", "manifests", "--crd-dir", "crds"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("2 problems:"), "{err}");
+    assert!(err.contains("4 problems:"), "{err}");
     assert!(err.contains("src/lib.rs:8:15: tuple type"), "{err}");
+    assert!(err.contains("untagged enum `Amount` with non-struct variant `Text`"), "{err}");
     assert!(err.contains("src/lib.rs:20:43: map key type `u32`"), "{err}");
     assert!(err.contains("--keep-going"), "{err}");
     assert_eq!(snapshot(dir.path()), before, "a failed run writes nothing");
@@ -80,7 +95,8 @@ fn keep_going_writes_every_kind_without_a_problem_and_keeps_the_others_files() {
     write(dir.path(), &[("crds/p.example.org_pairs.yaml", old_pair)]);
     let out = ks(dir.path()).args(["make", "manifests", "--crd-dir", "crds", "--keep-going"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("2 problems:"));
+    assert!(stderr(&out).contains("4 problems:"));
+    assert!(!dir.path().join("crds/p.example.org_scalars.yaml").exists(), "a non-structural kind stays an error");
     let good: Value =
         serde_yaml_ng::from_str(&std::fs::read_to_string(dir.path().join("crds/p.example.org_goods.yaml")).unwrap())
             .unwrap();
