@@ -10,6 +10,8 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
+pub use crate::source::syntax::{UseEntry, unraw};
+use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
 /// Source files as the tool sees them: disk, optionally overlaid with planned (not yet written) contents.
 #[derive(Debug, Clone)]
@@ -99,17 +101,6 @@ fn name_hash(name: &[u8]) -> u64 {
 
 fn has_name(set: &[u64], name: &str) -> bool {
     set.binary_search(&name_hash(name.as_bytes())).is_ok()
-}
-
-/// A `use` entry: `alias` stands for `path` (already absolute when it starts with `crate`).
-#[derive(Debug, Clone)]
-pub struct UseEntry {
-    /// Name introduced (empty for globs).
-    pub alias: String,
-    /// Path segments.
-    pub path: Vec<String>,
-    /// `use path::*`.
-    pub glob: bool,
 }
 
 /// A module of the crate.
@@ -583,48 +574,6 @@ fn is_crate_relative(path: &[String]) -> bool {
 fn known_external(full: &[String]) -> Option<Vec<String>> {
     let first = full.first()?.as_str();
     matches!(first, "k8s_openapi" | "std" | "core" | "alloc" | "serde_json" | "kube").then(|| full.to_vec())
-}
-
-fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseEntry>) {
-    match tree {
-        syn::UseTree::Path(p) => {
-            prefix.push(unraw(&p.ident));
-            flatten_use(&p.tree, prefix, out);
-            prefix.pop();
-        }
-        syn::UseTree::Name(n) => {
-            let name = unraw(&n.ident);
-            if name == "self" {
-                if let Some(last) = prefix.last() {
-                    out.push(UseEntry { alias: last.clone(), path: prefix.clone(), glob: false });
-                }
-            } else {
-                let mut path = prefix.clone();
-                path.push(name.clone());
-                out.push(UseEntry { alias: name, path, glob: false });
-            }
-        }
-        syn::UseTree::Rename(r) => {
-            let mut path = prefix.clone();
-            let name = unraw(&r.ident);
-            if name != "self" {
-                path.push(name);
-            }
-            out.push(UseEntry { alias: unraw(&r.rename), path, glob: false });
-        }
-        syn::UseTree::Glob(_) => out.push(UseEntry { alias: String::new(), path: prefix.clone(), glob: true }),
-        syn::UseTree::Group(g) => {
-            for t in &g.items {
-                flatten_use(t, prefix, out);
-            }
-        }
-    }
-}
-
-/// Identifier text without a leading `r#`.
-pub fn unraw(ident: &syn::Ident) -> String {
-    let s = ident.to_string();
-    s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
 }
 
 fn type_last_name(ty: &syn::Type) -> Option<String> {
@@ -1260,22 +1209,6 @@ fn lazy_item(input: syn::parse::ParseStream) -> syn::Result<Option<syn::Item>> {
         }
     }
     input.parse().map(Some)
-}
-
-fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .any(|a| a.path().is_ident("cfg") && a.meta.require_list().is_ok_and(|l| l.tokens.to_string().trim() == "test"))
-}
-
-fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find(|a| a.path().is_ident("path")).and_then(|a| match &a.meta {
-        syn::Meta::NameValue(nv) => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
-            _ => None,
-        },
-        _ => None,
-    })
 }
 
 /// The span of an item, for errors.
