@@ -18,8 +18,8 @@ pub struct ItemKey {
     pub index: usize,
 }
 
-/// A module of the program.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A module of the program (the default is the first crate's root).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ModKey {
     /// Crate index.
     pub krate: usize,
@@ -333,7 +333,10 @@ mod tests {
 
     use super::*;
 
-    fn program(crates: &[(&str, &str, &[(&str, &str)])]) -> Program {
+    /// `(crate name, root file, files)`.
+    type Spec<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+    fn program(crates: &[Spec]) -> Program {
         let mut out = Vec::new();
         for (name, root, files) in crates {
             let map: BTreeMap<PathBuf, String> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();

@@ -1,0 +1,1 @@
+//! Unit tests of RBAC inference, one per resolution pattern, on in-memory crates.
