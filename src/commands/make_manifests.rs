@@ -84,8 +84,10 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
     Ok(Targets { sources, crd_dir, rbac_dir, webhook_dir, max_description_length: args.max_description_length, k8s })
 }
 
-/// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files.
-pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
+/// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files. When the sources have
+/// RBAC markers, also compares them with what the code needs ([`crate::rbac::drift`]): its messages join the plan's
+/// notes and the drift is returned (`--check` fails on calls no marker grants).
+pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Option<crate::rbac::drift::Drift>> {
     let root = plan.root.clone();
     // The CRD generator reads and scans the crate's files; the RBAC and webhook markers come from that scan.
     let mut sets = Vec::new();
@@ -112,8 +114,12 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         }
     }
     let mut markers = None;
+    let mut drift = None;
     if let Some(rbac_dir) = &targets.rbac_dir {
         let markers = markers.insert(scan_markers(plan, &targets.sources, &sets)?);
+        if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
+            drift = Some(rbac_drift(plan, &targets.sources, markers)?);
+        }
         let mut roles = crate::rbac::generate(markers, ROLE_NAME);
         if roles.is_empty() {
             roles.push(serde_json::json!({
@@ -133,7 +139,38 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<()> {
         };
         plan_webhook_manifests_from(plan, webhook_dir, &markers)?;
     }
-    Ok(())
+    Ok(drift)
+}
+
+/// Infers what the code needs (files as the plan leaves them) and compares it with the RBAC markers; the
+/// inference's own warnings and the drift's messages become notes.
+fn rbac_drift(
+    plan: &mut Plan,
+    sources: &[PathBuf],
+    markers: &[crate::markers::Marker],
+) -> Result<crate::rbac::drift::Drift> {
+    let root = plan.root.clone();
+    let full: Vec<PathBuf> = sources.iter().map(|s| root.join(s)).collect();
+    let read = |p: &Path| -> std::io::Result<String> {
+        let rel = p.strip_prefix(&root).unwrap_or(p);
+        match plan.read(rel) {
+            Ok(Some(t)) => Ok(t),
+            Ok(None) => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+            Err(e) => Err(std::io::Error::other(e.to_string())),
+        }
+    };
+    let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
+    let inference = crate::rbac::infer::infer_with(&full, None, &read).map_err(|e| match e {
+        crate::rbac::infer::InferError::Source(e) => {
+            let e = crate::source::SourceError { path: PathBuf::from(display(&e.path)), ..e };
+            anyhow::Error::new(e).context("cannot read the sources to check the RBAC markers against the code")
+        }
+        other => anyhow::Error::new(other),
+    })?;
+    let drift = crate::rbac::drift::check(markers, &inference);
+    plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
+    plan.notes.extend(drift.messages(&display));
+    Ok(drift)
 }
 
 /// Plans `<dir>/manifests.yaml` from the `+kubebuilder:webhook` markers of the sources (as planned). Written even
@@ -280,12 +317,21 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
 pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
     let targets = targets(args, cwd)?;
     let mut plan = Plan::new(cwd);
-    plan_into(&mut plan, &targets)?;
+    let drift = plan_into(&mut plan, &targets)?;
     if args.check {
         for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {
             eprintln!("{note}");
         }
-        return crate::commands::check(&plan, "manifest", "kubesmith make manifests");
+        let missing = drift.map_or(0, |d| d.missing.len());
+        let files = crate::commands::check(&plan, "manifest", "kubesmith make manifests");
+        if missing > 0 {
+            files?;
+            anyhow::bail!(
+                "the code calls {missing} API resource(s) no RBAC marker grants: add the markers the warnings above show, \
+                 then run `kubesmith make manifests`"
+            );
+        }
+        return files;
     }
     crate::commands::finish(plan, args.dry_run)
 }
