@@ -189,7 +189,7 @@ mod tests {
         assert_eq!((drift.unused[0].line, drift.unused[0].grants.clone()), (1, vec!["list on secrets".to_string()]));
         let text = drift.messages(&|p| p.display().to_string());
         assert!(
-            text[0].starts_with("warning: src/run.rs:7: Api<X>::create needs create, patch on configmaps, "),
+            text[0].starts_with("warning: src/run.rs:7: Api<X>::patch needs create, patch on configmaps, "),
             "{text:?}"
         );
         assert!(text[1].starts_with("note: src/lib.rs:1: "), "{text:?}");

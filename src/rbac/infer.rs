@@ -107,7 +107,8 @@ impl Inference {
 }
 
 /// The crate roots of one source folder: `(crate name, root file, is a binary)`.
-fn roots_of(src: &Path) -> Vec<(String, PathBuf, bool)> {
+fn roots_of(src: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Vec<(String, PathBuf, bool)> {
+    let exists = |p: &Path| read(p).is_ok();
     if let Some(pkg) = Package::of_source_dir(src) {
         let mut out: Vec<(String, PathBuf, bool)> = Vec::new();
         if let Some(lib) = &pkg.lib {
@@ -128,10 +129,10 @@ fn roots_of(src: &Path) -> Vec<(String, PathBuf, bool)> {
         .map(|n| crate::source::workspace::crate_ident(&n.to_string_lossy()))
         .unwrap_or_else(|| "crate".into());
     let mut out = Vec::new();
-    if src.join("lib.rs").is_file() {
+    if exists(&src.join("lib.rs")) {
         out.push((name.clone(), src.join("lib.rs"), false));
     }
-    if src.join("main.rs").is_file() {
+    if exists(&src.join("main.rs")) {
         out.push((name.replace('_', "-"), src.join("main.rs"), true));
     }
     if let Ok(entries) = std::fs::read_dir(src.join("bin")) {
@@ -172,7 +173,7 @@ pub fn infer_with(
     let mut libs: Vec<usize> = Vec::new();
     let mut roots: Vec<(String, PathBuf, bool)> = Vec::new();
     for src in sources {
-        let found = roots_of(src);
+        let found = roots_of(src, read);
         if found.is_empty() {
             return Err(InferError::NoRoot(src.clone()));
         }
@@ -197,7 +198,9 @@ pub fn infer_with(
         Some(b) => {
             let one: Vec<_> = bins.iter().filter(|(n, _)| n == b).collect();
             if one.is_empty() {
-                let known = bins.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
+                let mut known = bins.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>();
+                known.sort_unstable();
+                let known = known.join(", ");
                 return Err(InferError::UnknownBin {
                     name: b.to_string(),
                     known: if known.is_empty() { "none".into() } else { known },

@@ -34,8 +34,8 @@ pub enum Ty {
     Ext(String, Vec<Ty>),
     /// A fn value.
     Fn(FnRef),
-    /// `dyn Trait` / `impl Trait` of traits of the sources.
-    Dyn(Vec<ItemKey>),
+    /// `dyn Trait` / `impl Trait` of traits of the sources, with the first trait's generic arguments.
+    Dyn(Vec<ItemKey>, Vec<Ty>),
     /// A tuple.
     Tuple(Vec<Ty>),
     /// An `ApiResource` of a known (or unknown) resource.
@@ -84,7 +84,7 @@ impl Ty {
     /// Whether `Unknown`, an unbound parameter or an opaque `dyn` appears in the type.
     pub fn is_vague(&self) -> bool {
         match self {
-            Ty::Unknown | Ty::Param(_) | Ty::Dyn(_) => true,
+            Ty::Unknown | Ty::Param(_) | Ty::Dyn(..) => true,
             Ty::Adt(_, a) | Ty::Ext(_, a) | Ty::Tuple(a) => a.iter().any(Ty::is_vague),
             _ => false,
         }
@@ -189,6 +189,7 @@ impl TypeCx<'_> {
         depth: usize,
     ) -> Ty {
         let mut traits = Vec::new();
+        let mut args = Vec::new();
         for b in bounds {
             let syn::TypeParamBound::Trait(t) = b else { continue };
             let last = t.path.segments.last();
@@ -205,11 +206,17 @@ impl TypeCx<'_> {
             }
             if let Res::Item(key) = self.prog.resolve(scope.at, &path_segs(&t.path), &scope.local_uses) {
                 if matches!(self.prog.item(key), syn::Item::Trait(_)) {
+                    if traits.is_empty() {
+                        if let Some(l) = last {
+                            args =
+                                segment_type_args(l).into_iter().map(|t| self.ty_depth(t, scope, depth + 1)).collect();
+                        }
+                    }
                     traits.push(key);
                 }
             }
         }
-        if traits.is_empty() { Ty::Unknown } else { Ty::Dyn(traits) }
+        if traits.is_empty() { Ty::Unknown } else { Ty::Dyn(traits, args) }
     }
 
     fn path_ty(&mut self, path: &syn::Path, scope: &Scope, depth: usize) -> Ty {
@@ -236,7 +243,7 @@ impl TypeCx<'_> {
     pub fn item_ty(&mut self, key: ItemKey, args: Vec<Ty>, depth: usize) -> Ty {
         match self.prog.item(key) {
             syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_) => Ty::Adt(key, args),
-            syn::Item::Trait(_) => Ty::Dyn(vec![key]),
+            syn::Item::Trait(_) => Ty::Dyn(vec![key], args),
             syn::Item::Type(alias) => {
                 let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
                 for (i, p) in alias.generics.type_params().enumerate() {
@@ -317,7 +324,9 @@ pub fn subst(ty: &Ty, map: &BTreeMap<String, Ty>) -> Ty {
 pub fn refine(declared: &Ty, actual: &Ty) -> Ty {
     match (declared, actual) {
         (d, Ty::Unknown) => d.clone(),
-        (Ty::Unknown | Ty::Param(_) | Ty::Dyn(_), a) => a.clone(),
+        (Ty::Unknown | Ty::Param(_) | Ty::Dyn(..), a) => a.clone(),
+        // `Api<DynamicObject>` built with the `ApiResource` of a known kind.
+        (Ty::Ext(n, _), Ty::Kind(k)) if n == "DynamicObject" => Ty::Kind(*k),
         (Ty::Adt(k1, a1), Ty::Adt(k2, a2)) if k1 == k2 && a1.len() == a2.len() => {
             Ty::Adt(*k1, a1.iter().zip(a2).map(|(d, a)| refine(d, a)).collect())
         }

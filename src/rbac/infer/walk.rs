@@ -76,6 +76,8 @@ struct Frame {
     file: PathBuf,
     bounds: BTreeMap<String, Vec<ItemKey>>,
     ret: Ty,
+    /// Initializers of locals that build RBAC rules (`let role = ClusterRole { .. PolicyRule { .. } .. }`).
+    rule_inits: HashMap<String, syn::Expr>,
 }
 
 impl Frame {
@@ -247,7 +249,7 @@ impl<'p> Engine<'p> {
                     }
                     _ => None,
                 },
-                FnRef::TraitDefault(key, _) => Some(Ty::Dyn(vec![key])),
+                FnRef::TraitDefault(key, _) => Some(Ty::Dyn(vec![key], Vec::new())),
                 FnRef::Free(_) => None,
             },
         };
@@ -259,7 +261,7 @@ impl<'p> Engine<'p> {
             }
             syn::ReturnType::Default => Ty::Tuple(Vec::new()),
         };
-        let mut fr = Frame { scope, vars: vec![HashMap::new()], file, bounds, ret };
+        let mut fr = Frame { scope, vars: vec![HashMap::new()], file, bounds, ret, rule_inits: HashMap::new() };
         for (i, input) in sig.inputs.iter().enumerate() {
             match input {
                 syn::FnArg::Receiver(_) => {
@@ -368,6 +370,18 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// The declared type of parameter `i` of `f`.
+    fn fn_param_ty(&mut self, f: FnRef, i: usize) -> Ty {
+        let Some((at, sig, _, _)) = self.fn_parts(f) else { return Ty::Unknown };
+        match sig.inputs.iter().nth(i) {
+            Some(syn::FnArg::Typed(pt)) => {
+                let s = Scope { at, ..Scope::default() };
+                self.tcx().ty(&pt.ty, &s)
+            }
+            _ => Ty::Unknown,
+        }
+    }
+
     /// The methods named `name` a receiver of type `recv` may call, with the impl's generic bindings.
     fn methods(&mut self, fr: &Frame, recv: &Ty, name: &str) -> Vec<(FnRef, Option<Ty>, BTreeMap<String, Ty>)> {
         let recv = recv.pointee().clone();
@@ -402,10 +416,10 @@ impl<'p> Engine<'p> {
             }
             return out;
         }
-        let traits: Vec<ItemKey> = match &recv {
-            Ty::Dyn(t) => t.clone(),
-            Ty::Param(p) => fr.bounds.get(p).cloned().unwrap_or_default(),
-            _ => Vec::new(),
+        let (traits, dyn_args): (Vec<ItemKey>, Vec<Ty>) = match &recv {
+            Ty::Dyn(t, a) => (t.clone(), a.clone()),
+            Ty::Param(p) => (fr.bounds.get(p).cloned().unwrap_or_default(), Vec::new()),
+            _ => (Vec::new(), Vec::new()),
         };
         if !traits.is_empty() {
             for t in traits {
@@ -415,18 +429,12 @@ impl<'p> Engine<'p> {
                         continue;
                     }
                     let key = self.impls[i].key;
-                    let self_ty = match self.prog.item(key) {
-                        syn::Item::Impl(imp) => {
-                            let s = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
-                            Some(self.tcx().ty(&imp.self_ty, &s))
-                        }
-                        _ => None,
-                    };
+                    let (self_ty, generics) = self.impl_for_trait_args(key, &dyn_args);
                     if let Some(idx) = impl_method(self.prog, key, name) {
-                        out.push((FnRef::Method(key, idx), self_ty, BTreeMap::new()));
+                        out.push((FnRef::Method(key, idx), self_ty, generics));
                         any = true;
                     } else if let Some(idx) = trait_default(self.prog, t, name) {
-                        out.push((FnRef::TraitDefault(t, idx), self_ty, BTreeMap::new()));
+                        out.push((FnRef::TraitDefault(t, idx), self_ty, generics));
                         any = true;
                     }
                 }
@@ -448,6 +456,32 @@ impl<'p> Engine<'p> {
             }
         }
         out
+    }
+
+    /// An impl of a trait seen through `dyn Trait<args>`: its generics bound by matching the impl's trait
+    /// arguments with `args`, and its self type under those bindings.
+    fn impl_for_trait_args(&mut self, key: ItemKey, args: &[Ty]) -> (Option<Ty>, BTreeMap<String, Ty>) {
+        let syn::Item::Impl(imp) = self.prog.item(key) else { return (None, BTreeMap::new()) };
+        let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
+        let mut names = BTreeSet::new();
+        for p in imp.generics.type_params() {
+            names.insert(p.ident.to_string());
+            scope.generics.insert(p.ident.to_string(), Ty::Param(p.ident.to_string()));
+        }
+        let mut out = BTreeMap::new();
+        if let Some((_, path, _)) = &imp.trait_ {
+            if let Some(last) = path.segments.last() {
+                let declared: Vec<Ty> = segment_type_args(last).into_iter().map(|t| self.tcx().ty(t, &scope)).collect();
+                for (d, a) in declared.iter().zip(args) {
+                    unify(d, a, &names, &mut out);
+                }
+            }
+        }
+        for (k, v) in &out {
+            scope.generics.insert(k.clone(), v.clone());
+        }
+        let self_ty = self.tcx().ty(&imp.self_ty, &scope);
+        (Some(self_ty), out)
     }
 
     /// The impl's generic parameters bound by matching its self type with `recv`.
@@ -507,6 +541,13 @@ impl<'p> Engine<'p> {
                         syn::Pat::Type(pt) => &*pt.pat,
                         p => p,
                     };
+                    if let (syn::Pat::Ident(id), Some(init)) = (pat, &l.init) {
+                        let mut found = Vec::new();
+                        collect_policy_rules(&init.expr, &mut found, &mut false);
+                        if !found.is_empty() {
+                            fr.rule_inits.insert(unraw(&id.ident), (*init.expr).clone());
+                        }
+                    }
                     self.bind_pat(fr, pat, ty);
                     Ty::Tuple(Vec::new())
                 }
@@ -1053,6 +1094,12 @@ impl<'p> Engine<'p> {
         let last = full[n - 1].as_str();
         let owner = if n >= 2 { full[n - 2].as_str() } else { "" };
         let line = Self::line(c);
+        // `Pod::default()`, `ConfigMap::new()`...: a value of that resource type.
+        if matches!(last, "default" | "new" | "from" | "clone") {
+            if let Some(r) = super::resources::k8s_path(&full[..n - 1]) {
+                return Ty::Kind(self.kinds.id(r));
+            }
+        }
         match (owner, last) {
             ("Api", ctor) if kube_api::api_constructor(ctor).is_some() => {
                 let s = fr.scope.clone();
@@ -1082,6 +1129,10 @@ impl<'p> Engine<'p> {
             ("Controller", "new" | "new_with") => {
                 let api = args.first().cloned().unwrap_or(Ty::Unknown);
                 let k = api.api_arg().cloned().unwrap_or(Ty::Unknown);
+                if k.is_vague() {
+                    // Told later by the reconciler's signature (`.run(reconcile, ..)` with `Arc<K>`).
+                    return Ty::ext("Controller", vec![Ty::Unknown]);
+                }
                 self.need_api(fr, &api, &[("", &["list", "watch"])], line, "Controller::new");
                 Ty::ext("Controller", vec![k])
             }
@@ -1209,6 +1260,15 @@ impl<'p> Engine<'p> {
                     let api = args.first().cloned().unwrap_or(Ty::Unknown);
                     self.need_api(fr, &api, &[("", &["list", "watch"])], line, &format!("Controller::{name}"));
                 }
+                let k = a.first().cloned().unwrap_or(Ty::Unknown);
+                if name == "run" && k.is_vague() {
+                    let from_reconciler = match args.first() {
+                        Some(Ty::Fn(f)) => self.fn_param_ty(*f, 0).pointee().clone(),
+                        _ => Ty::Unknown,
+                    };
+                    let api = Ty::ext("Api", vec![from_reconciler]);
+                    self.need_api(fr, &api, &[("", &["list", "watch"])], line, "Controller::new");
+                }
                 return Ty::ext("Controller", a.clone());
             }
             Ty::Ext(n, _) if n == "Recorder" => {
@@ -1227,8 +1287,8 @@ impl<'p> Engine<'p> {
                 }
                 return base.clone();
             }
-            Ty::Ext(n, _) if n == "Client" => {
-                if kube_api::is_raw_client_method(&name) {
+            Ty::Ext(n, _) if n == "Client" && kube_api::is_raw_client_method(&name) => {
+                {
                     self.warn(
                         fr,
                         line,
@@ -1238,7 +1298,7 @@ impl<'p> Engine<'p> {
                         ),
                     );
                 }
-                return if name == "clone" { base.clone() } else { Ty::Unknown };
+                return Ty::Unknown;
             }
             Ty::Kind(id) if name == "controller_owner_ref" => {
                 // An owner reference with blockOwnerDeletion: the API server (OwnerReferencesPermissionEnforcement)
@@ -1304,7 +1364,12 @@ impl<'p> Engine<'p> {
         match k.pointee() {
             Ty::Kind(id) => {
                 let r = self.kinds.list[*id].clone();
-                let what = format!("Api<{}>::{call}", r.kind);
+                let method = call.split(' ').next().unwrap_or_default();
+                let what = if kube_api::api_method(method).is_some() || kube_api::api_subresource_method(method).is_some() {
+                    format!("Api<{}>::{call}", r.kind)
+                } else {
+                    format!("{call}(Api<{}>)", r.kind)
+                };
                 for (sub, verbs) in access {
                     let resource = if sub.is_empty() { r.plural.clone() } else { format!("{}/{sub}", r.plural) };
                     for v in *verbs {
@@ -1366,7 +1431,11 @@ impl<'p> Engine<'p> {
         let mut rules = Vec::new();
         let mut unknown = false;
         for arg in &m.args {
-            collect_policy_rules(arg, &mut rules, &mut unknown);
+            let local = match strip_ref(arg) {
+                syn::Expr::Path(p) => p.path.get_ident().and_then(|id| fr.rule_inits.get(&unraw(id))),
+                _ => None,
+            };
+            collect_policy_rules(local.unwrap_or(arg), &mut rules, &mut unknown);
         }
         if rules.is_empty() {
             self.warn(
@@ -1483,6 +1552,17 @@ fn collect_policy_rules(e: &syn::Expr, out: &mut Vec<(Vec<String>, Vec<String>, 
                 return;
             }
             syn::visit::visit_expr_struct(self, s);
+        }
+
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            use syn::parse::Parser;
+            if let Ok(list) =
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(m.tokens.clone())
+            {
+                for e in &list {
+                    syn::visit::Visit::visit_expr(self, e);
+                }
+            }
         }
     }
     syn::visit::Visit::visit_expr(&mut V { out, unknown }, e);
