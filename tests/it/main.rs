@@ -13,4 +13,5 @@ mod e2e;
 mod golden;
 mod init;
 mod k8s_version;
+mod rbac_infer;
 mod support;
