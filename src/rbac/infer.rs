@@ -168,6 +168,9 @@ pub fn infer_with(
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
 ) -> Result<Inference, InferError> {
+    // Test modules never run in the operator: not even lexed.
+    let read_code = |p: &Path| read(p).map(|t| crate::crd::index::blank_test_modules(&t).into_owned());
+    let read: &dyn Fn(&Path) -> std::io::Result<String> = &read_code;
     let mut crates = Vec::new();
     let mut bins: Vec<(String, usize)> = Vec::new();
     let mut libs: Vec<usize> = Vec::new();
@@ -245,10 +248,15 @@ pub fn infer_with(
     for s in starts {
         engine.enter(s);
     }
-    let mut needs = engine.needs;
+    let mut needs = std::mem::take(&mut engine.needs);
+    let mut warnings = std::mem::take(&mut engine.warnings);
+    if crate::crd::forgets_index() {
+        // The process exits soon: freeing every syntax tree one by one is wasted time (see `crd::generate_with`).
+        std::mem::forget(engine);
+        std::mem::forget(prog);
+    }
     needs.sort();
     needs.dedup();
-    let mut warnings = engine.warnings;
     warnings.sort();
     warnings.dedup();
     Ok(Inference { needs, warnings, entries })

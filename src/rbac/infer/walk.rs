@@ -557,7 +557,9 @@ impl<'p> Engine<'p> {
                     if semi.is_some() { Ty::Tuple(Vec::new()) } else { t }
                 }
                 syn::Stmt::Macro(m) => {
-                    self.macro_tokens(fr, &m.mac.tokens);
+                    if may_call(&m.mac) {
+                        self.macro_tokens(fr, &m.mac.tokens);
+                    }
                     Ty::Unknown
                 }
                 syn::Stmt::Item(_) => Ty::Tuple(Vec::new()),
@@ -859,7 +861,9 @@ impl<'p> Engine<'p> {
                 ty
             }
             Expr::Macro(m) => {
-                self.macro_tokens(fr, &m.mac.tokens);
+                if may_call(&m.mac) {
+                    self.macro_tokens(fr, &m.mac.tokens);
+                }
                 Ty::Unknown
             }
             _ => Ty::Unknown,
@@ -1479,6 +1483,50 @@ impl<'p> Engine<'p> {
             self.warnings.push(w);
         }
     }
+}
+
+/// Whether a macro's arguments may hold calls that matter: not logging, formatting or assertions, whose
+/// arguments are values to print (re-parsing them on every walk was most of the walk's time).
+fn may_call(m: &syn::Macro) -> bool {
+    let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    !matches!(
+        name.as_str(),
+        "info"
+            | "debug"
+            | "warn"
+            | "error"
+            | "trace"
+            | "event"
+            | "span"
+            | "info_span"
+            | "debug_span"
+            | "format"
+            | "format_args"
+            | "print"
+            | "println"
+            | "eprint"
+            | "eprintln"
+            | "write"
+            | "writeln"
+            | "panic"
+            | "assert"
+            | "assert_eq"
+            | "assert_ne"
+            | "debug_assert"
+            | "debug_assert_eq"
+            | "unreachable"
+            | "todo"
+            | "unimplemented"
+            | "json"
+            | "concat"
+            | "stringify"
+            | "include_str"
+            | "env"
+            | "matches"
+            | "bail"
+            | "anyhow"
+            | "ensure"
+    )
 }
 
 fn strip_ref(e: &syn::Expr) -> &syn::Expr {
