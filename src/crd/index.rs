@@ -971,25 +971,20 @@ pub fn blank_test_modules(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains("#[cfg(test)]") {
         return std::borrow::Cow::Borrowed(text);
     }
+    // Only the places the attribute is written are looked at (inside a string or comment it cannot also be
+    // followed by `mod name {`, which `cfg_test_module_body` requires).
     let mut b = text.as_bytes().to_vec();
-    let mut i = 0;
-    while i < b.len() {
-        if let Some(next) = skip_literal(&b, i) {
-            i = next;
-            continue;
-        }
-        if b[i] == b'#' {
-            if let Some((open, close)) = cfg_test_module_body(&b, i) {
-                for c in &mut b[open + 1..close] {
-                    if *c != b'\n' {
-                        *c = b' ';
-                    }
+    let mut from = 0;
+    while let Some(at) = text[from..].find("#[cfg(test)]").map(|p| p + from) {
+        from = at + 1;
+        if let Some((open, close)) = cfg_test_module_body(&b, at) {
+            for c in &mut b[open + 1..close] {
+                if *c != b'\n' {
+                    *c = b' ';
                 }
-                i = close + 1;
-                continue;
             }
+            from = close + 1;
         }
-        i += 1;
     }
     std::borrow::Cow::Owned(String::from_utf8(b).unwrap_or_else(|_| text.to_string()))
 }

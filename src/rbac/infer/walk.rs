@@ -55,6 +55,9 @@ struct Instance {
     params: Vec<Ty>,
 }
 
+/// A type's address, module, generic bindings and `Self`.
+type TypeKey = (usize, ModKey, Vec<(String, Ty)>, Option<Ty>);
+
 /// Where an impl block's methods apply.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Head {
@@ -108,6 +111,8 @@ pub struct Engine<'p> {
     queue: VecDeque<Instance>,
     seen: HashSet<Instance>,
     per_fn: HashMap<FnRef, usize>,
+    /// Conversions of types written in the sources' items (signatures, fields, impl headers), by address.
+    type_cache: HashMap<TypeKey, Ty>,
     /// Accesses found.
     pub needs: Vec<Need>,
     /// Unresolved calls.
@@ -124,6 +129,7 @@ impl<'p> Engine<'p> {
             queue: VecDeque::new(),
             seen: HashSet::new(),
             per_fn: HashMap::new(),
+            type_cache: HashMap::new(),
             needs: Vec::new(),
             warnings: Vec::new(),
         };
@@ -171,6 +177,25 @@ impl<'p> Engine<'p> {
         TypeCx { prog: self.prog, kinds: &mut self.kinds }
     }
 
+    /// [`TypeCx::ty`] of a type written in an item of the program (which lives as long as the engine), cached.
+    fn item_type(&mut self, ty: &'p syn::Type, scope: &Scope) -> Ty {
+        if !scope.local_uses.is_empty() {
+            return self.tcx().ty(ty, scope);
+        }
+        let key: TypeKey = (
+            std::ptr::from_ref(ty) as usize,
+            scope.at,
+            scope.generics.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            scope.self_ty.clone(),
+        );
+        if let Some(t) = self.type_cache.get(&key) {
+            return t.clone();
+        }
+        let t = self.tcx().ty(ty, scope);
+        self.type_cache.insert(key, t.clone());
+        t
+    }
+
     // ----- functions -----
 
     /// Module, signature, body, and the generics (impl's, then fn's) of a fn.
@@ -214,6 +239,7 @@ impl<'p> Engine<'p> {
     }
 
     fn run(&mut self, inst: &Instance) {
+        let prog = self.prog;
         let Some((at, sig, block, gens)) = self.fn_parts(inst.f) else { return };
         let mut scope = Scope { at, ..Scope::default() };
         let mut bounds: BTreeMap<String, Vec<ItemKey>> = BTreeMap::new();
@@ -242,10 +268,10 @@ impl<'p> Engine<'p> {
         scope.self_ty = match &inst.self_ty {
             Some(t) => Some(t.clone()),
             None => match inst.f {
-                FnRef::Method(key, _) => match self.prog.item(key) {
+                FnRef::Method(key, _) => match prog.item(key) {
                     syn::Item::Impl(imp) => {
                         let s = scope.clone();
-                        Some(self.tcx().ty(&imp.self_ty, &s))
+                        Some(self.item_type(&imp.self_ty, &s))
                     }
                     _ => None,
                 },
@@ -257,7 +283,7 @@ impl<'p> Engine<'p> {
         let ret = match &sig.output {
             syn::ReturnType::Type(_, t) => {
                 let s = scope.clone();
-                self.tcx().ty(t, &s)
+                self.item_type(t, &s)
             }
             syn::ReturnType::Default => Ty::Tuple(Vec::new()),
         };
@@ -270,7 +296,7 @@ impl<'p> Engine<'p> {
                 }
                 syn::FnArg::Typed(pt) => {
                     let s = fr.scope.clone();
-                    let declared = self.tcx().ty(&pt.ty, &s);
+                    let declared = self.item_type(&pt.ty, &s);
                     let actual = inst.params.get(i).cloned().unwrap_or(Ty::Unknown);
                     self.bind_pat(&mut fr, &pt.pat, refine(&declared, &actual));
                 }
@@ -329,7 +355,7 @@ impl<'p> Engine<'p> {
                 syn::FnArg::Receiver(_) => declared.push(self_ty.clone().unwrap_or(Ty::Unknown)),
                 syn::FnArg::Typed(pt) => {
                     let s = scope.clone();
-                    declared.push(self.tcx().ty(&pt.ty, &s));
+                    declared.push(self.item_type(&pt.ty, &s));
                 }
             }
         }
@@ -364,7 +390,7 @@ impl<'p> Engine<'p> {
                 for (k, v) in &generics {
                     s.generics.insert(k.clone(), v.clone());
                 }
-                self.tcx().ty(t, &s)
+                self.item_type(t, &s)
             }
             syn::ReturnType::Default => Ty::Tuple(Vec::new()),
         }
@@ -376,7 +402,7 @@ impl<'p> Engine<'p> {
         match sig.inputs.iter().nth(i) {
             Some(syn::FnArg::Typed(pt)) => {
                 let s = Scope { at, ..Scope::default() };
-                self.tcx().ty(&pt.ty, &s)
+                self.item_type(&pt.ty, &s)
             }
             _ => Ty::Unknown,
         }
@@ -461,7 +487,8 @@ impl<'p> Engine<'p> {
     /// An impl of a trait seen through `dyn Trait<args>`: its generics bound by matching the impl's trait
     /// arguments with `args`, and its self type under those bindings.
     fn impl_for_trait_args(&mut self, key: ItemKey, args: &[Ty]) -> (Option<Ty>, BTreeMap<String, Ty>) {
-        let syn::Item::Impl(imp) = self.prog.item(key) else { return (None, BTreeMap::new()) };
+        let prog = self.prog;
+        let syn::Item::Impl(imp) = prog.item(key) else { return (None, BTreeMap::new()) };
         let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
         let mut names = BTreeSet::new();
         for p in imp.generics.type_params() {
@@ -471,7 +498,8 @@ impl<'p> Engine<'p> {
         let mut out = BTreeMap::new();
         if let Some((_, path, _)) = &imp.trait_ {
             if let Some(last) = path.segments.last() {
-                let declared: Vec<Ty> = segment_type_args(last).into_iter().map(|t| self.tcx().ty(t, &scope)).collect();
+                let declared: Vec<Ty> =
+                    segment_type_args(last).into_iter().map(|t| self.item_type(t, &scope)).collect();
                 for (d, a) in declared.iter().zip(args) {
                     unify(d, a, &names, &mut out);
                 }
@@ -480,20 +508,21 @@ impl<'p> Engine<'p> {
         for (k, v) in &out {
             scope.generics.insert(k.clone(), v.clone());
         }
-        let self_ty = self.tcx().ty(&imp.self_ty, &scope);
+        let self_ty = self.item_type(&imp.self_ty, &scope);
         (Some(self_ty), out)
     }
 
     /// The impl's generic parameters bound by matching its self type with `recv`.
     fn impl_bindings(&mut self, key: ItemKey, recv: &Ty) -> BTreeMap<String, Ty> {
-        let syn::Item::Impl(imp) = self.prog.item(key) else { return BTreeMap::new() };
+        let prog = self.prog;
+        let syn::Item::Impl(imp) = prog.item(key) else { return BTreeMap::new() };
         let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
         let mut names = BTreeSet::new();
         for p in imp.generics.type_params() {
             names.insert(p.ident.to_string());
             scope.generics.insert(p.ident.to_string(), Ty::Param(p.ident.to_string()));
         }
-        let declared = self.tcx().ty(&imp.self_ty, &scope);
+        let declared = self.item_type(&imp.self_ty, &scope);
         let mut out = BTreeMap::new();
         unify(&declared, recv, &names, &mut out);
         out
@@ -629,11 +658,12 @@ impl<'p> Engine<'p> {
 
     /// The type of field `name` of a struct type (through smart pointers).
     fn field_ty(&mut self, base: &Ty, name: &str) -> Ty {
+        let prog = self.prog;
         match base.pointee() {
             Ty::Adt(key, args) => {
                 let key = *key;
                 let args = args.clone();
-                let syn::Item::Struct(s) = self.prog.item(key) else { return Ty::Unknown };
+                let syn::Item::Struct(s) = prog.item(key) else { return Ty::Unknown };
                 let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
                 for (i, p) in s.generics.type_params().enumerate() {
                     scope.generics.insert(p.ident.to_string(), args.get(i).cloned().unwrap_or(Ty::Unknown));
@@ -643,7 +673,7 @@ impl<'p> Engine<'p> {
                     None => i.to_string() == name,
                 });
                 match field {
-                    Some((_, f)) => self.tcx().ty(&f.ty, &scope),
+                    Some((_, f)) => self.item_type(&f.ty, &scope),
                     None => Ty::Unknown,
                 }
             }
