@@ -48,6 +48,11 @@ pub fn k8s(path: &str) -> Option<&'static Resource> {
     table().get(path)
 }
 
+/// The k8s-openapi resource of a group, version and kind (`""` for core).
+pub fn k8s_gvk(group: &str, version: &str, kind: &str) -> Option<&'static Resource> {
+    table().values().find(|r| r.group == group && r.version == version && r.kind == kind)
+}
+
 /// The resource a full external path names (`k8s_openapi::api::core::v1::Pod`, also through `kube::k8s_openapi`).
 pub fn k8s_path(path: &[String]) -> Option<&'static Resource> {
     let rest = match path {

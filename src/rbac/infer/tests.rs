@@ -307,6 +307,19 @@ fn dynamic_objects_resolve_through_erase_and_warn_when_runtime_only() {
          }\n",
     );
     assert_eq!(triples(&inf), set(&["apps/deployments:list"]));
+    let literal = main_rs(
+        "use kube::api::{ApiResource, DynamicObject, GroupVersionKind};\n\
+         async fn main() {\n\
+           let c = Client::try_default().await.unwrap();\n\
+           let gvk = GroupVersionKind::gvk(\"batch\", \"v1\", \"CronJob\");\n\
+           Api::<DynamicObject>::all_with(c.clone(), &ApiResource::from_gvk(&gvk)).list(&Default::default()).await;\n\
+           let mon = GroupVersionKind::gvk(\"monitoring.coreos.com\", \"v1\", \"ServiceMonitor\");\n\
+           let ar = ApiResource::from_gvk_with_plural(&mon, \"servicemonitors\");\n\
+           Api::<DynamicObject>::namespaced_with(c, \"ns\", &ar).create(&Default::default(), &todo()).await;\n\
+         }\n",
+    );
+    assert_eq!(triples(&literal), set(&["batch/cronjobs:list", "monitoring.coreos.com/servicemonitors:create"]));
+    assert!(literal.warnings.is_empty(), "{:?}", literal.warnings);
     let lines: Vec<(usize, bool)> =
         inf.warnings.iter().map(|w| (w.line, w.message.contains("resources=<resource>,verbs=delete"))).collect();
     assert_eq!(lines, [(14, true), (15, false)], "{:?}", inf.warnings);

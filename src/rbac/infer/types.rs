@@ -40,6 +40,8 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// An `ApiResource` of a known (or unknown) resource.
     ApiResource(Option<KindId>),
+    /// A `GroupVersionKind` written with string literals: group, version, kind.
+    Gvk(String, String, String),
 }
 
 impl Ty {

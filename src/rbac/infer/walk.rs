@@ -1186,6 +1186,36 @@ impl<'p> Engine<'p> {
                 Some(Ty::Kind(k)) => Ty::ApiResource(Some(*k)),
                 _ => Ty::ApiResource(None),
             },
+            ("GroupVersionKind", "gvk") => match (c.args.first(), c.args.get(1), c.args.get(2)) {
+                (Some(g), Some(v), Some(k)) => match (string_lit(g), string_lit(v), string_lit(k)) {
+                    (Some(g), Some(v), Some(k)) => Ty::Gvk(g, v, k),
+                    _ => Ty::Unknown,
+                },
+                _ => Ty::Unknown,
+            },
+            ("ApiResource", "from_gvk" | "from_gvk_with_plural") => {
+                // A GroupVersionKind of literals: the resource of a known kind, or the plural written next to it.
+                let Some(Ty::Gvk(g, v, k)) = args.first() else { return Ty::ApiResource(None) };
+                let plural = c.args.get(1).and_then(string_lit);
+                let own = self.kinds.list.iter().position(|r| &r.group == g && &r.kind == k);
+                let known = match (own, super::resources::k8s_gvk(g, v, k)) {
+                    (Some(id), _) => Some(self.kinds.list[id].clone()),
+                    (None, Some(r)) => Some(r.clone()),
+                    (None, None) => None,
+                };
+                let r = match (known, plural) {
+                    (Some(r), None) => Some(r),
+                    (known, Some(p)) => Some(super::resources::Resource {
+                        group: g.clone(),
+                        version: v.clone(),
+                        kind: k.clone(),
+                        plural: p,
+                        namespaced: known.is_none_or(|r| r.namespaced),
+                    }),
+                    (None, None) => None,
+                };
+                Ty::ApiResource(r.map(|r| self.kinds.id(&r)))
+            }
             ("ApiResource", _) => Ty::ApiResource(None),
             ("Arc" | "Rc" | "Box" | "Mutex" | "RwLock", "new" | "from") => {
                 Ty::ext(owner, vec![args.first().cloned().unwrap_or(Ty::Unknown)])
