@@ -147,6 +147,12 @@ fn make_manifests_warns_about_calls_no_marker_grants() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = init(tmp.path(), "shop-operator", &[]);
     create_api(&dir, &["--group", "retail", "--version", "v1", "--kind", "Store"]);
+    create_api(&dir, &["--group", "retail", "--version", "v1", "--kind", "Region", "--namespaced=false"]);
+    ks(&dir)
+        .args(["create", "webhook", "--group", "retail", "--version", "v1", "--kind", "Store"])
+        .args(["--defaulting", "--programmatic-validation"])
+        .assert()
+        .success();
     // A fresh scaffold is drift-free: no warning, no note, and --check passes.
     let out = ks(&dir).args(["make", "manifests"]).assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
