@@ -162,9 +162,42 @@ pub fn infer_sources(sources: &[PathBuf], bin: Option<&str>) -> Result<Inference
     infer_with(sources, bin, &crate::source::modules::read_disk)
 }
 
+/// Infers the role every package of a workspace needs (each package's lib and bin targets, wherever their
+/// `[lib]`/`[[bin]]` paths put them), reading files from disk; `bin` restricts the entry points to one binary.
+pub fn infer_workspace(ws: &crate::source::Workspace, bin: Option<&str>) -> Result<Inference, InferError> {
+    let mut roots = Vec::new();
+    for pkg in &ws.packages {
+        if let Some(lib) = &pkg.lib {
+            roots.push((lib.name.clone(), lib.path.clone(), false));
+        }
+        roots.extend(pkg.bins.iter().map(|b| (b.name.clone(), b.path.clone(), true)));
+    }
+    if roots.is_empty() {
+        return Err(InferError::NoRoot(ws.root.clone()));
+    }
+    infer_roots(roots, bin, &crate::source::modules::read_disk)
+}
+
 /// [`infer_sources`] with files read by `read` (a plan's overlay, an in-memory test tree).
 pub fn infer_with(
     sources: &[PathBuf],
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+) -> Result<Inference, InferError> {
+    let mut roots: Vec<(String, PathBuf, bool)> = Vec::new();
+    for src in sources {
+        let found = roots_of(src, read);
+        if found.is_empty() {
+            return Err(InferError::NoRoot(src.clone()));
+        }
+        roots.extend(found);
+    }
+    infer_roots(roots, bin, read)
+}
+
+/// Inference over crate roots `(crate name, root file, is a binary)`.
+fn infer_roots(
+    mut roots: Vec<(String, PathBuf, bool)>,
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
 ) -> Result<Inference, InferError> {
@@ -174,14 +207,6 @@ pub fn infer_with(
     let mut crates = Vec::new();
     let mut bins: Vec<(String, usize)> = Vec::new();
     let mut libs: Vec<usize> = Vec::new();
-    let mut roots: Vec<(String, PathBuf, bool)> = Vec::new();
-    for src in sources {
-        let found = roots_of(src, read);
-        if found.is_empty() {
-            return Err(InferError::NoRoot(src.clone()));
-        }
-        roots.extend(found);
-    }
     // Libraries first, so a crate name resolves to the library even when a binary shares it.
     roots.sort_by_key(|(_, _, is_bin)| *is_bin);
     for (name, root, is_bin) in roots {
