@@ -32,6 +32,32 @@ pub enum Command {
     /// Work with OLM file-based catalogs.
     #[command(subcommand)]
     Catalog(CatalogCommand),
+    /// Work with the RBAC an operator needs.
+    #[command(subcommand)]
+    Rbac(RbacCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RbacCommand {
+    /// Print the ClusterRole the code needs, read from its kube-rs calls (never compiled); warnings on stderr.
+    #[command(after_help = "Examples:\n  kubesmith rbac infer\n  \
+        kubesmith rbac infer --source crates/api/src --source crates/operator/src --bin operator\n  \
+        kubesmith rbac infer --explain")]
+    Infer(RbacInferArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RbacInferArgs {
+    /// A crate's source folder (holding `lib.rs`, `main.rs` or `bin/`); repeat for the crates of a workspace, which
+    /// refer to each other by crate name. Default: `src`.
+    #[arg(long = "source", value_name = "DIR")]
+    pub sources: Vec<PathBuf>,
+    /// Start only from this binary's `fn main` (default: every binary; a library alone starts from its public fns).
+    #[arg(long, value_name = "NAME")]
+    pub bin: Option<String>,
+    /// Print each rule with the call sites that need it (file:line, call) instead of the YAML.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -7,13 +7,14 @@ pub mod create_webhook;
 pub mod init;
 pub mod make_bundle;
 pub mod make_manifests;
+pub mod rbac_infer;
 pub mod scaffold;
 
 use std::path::Path;
 
 use anyhow::Result;
 
-use crate::cli::{BundleCommand, CatalogCommand, Cli, Command, CreateCommand, MakeCommand};
+use crate::cli::{BundleCommand, CatalogCommand, Cli, Command, CreateCommand, MakeCommand, RbacCommand};
 use crate::plan::Plan;
 
 /// An error in what the user asked for (a bad name, conflicting flags): exit code 2.
@@ -47,6 +48,7 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Make(MakeCommand::Catalog(args)) => catalog::run_make(&args, cwd),
         Command::Bundle(BundleCommand::Validate(args)) => bundle_validate::run(&args, cwd),
         Command::Catalog(CatalogCommand::Validate(args)) => catalog::run_validate(&args, cwd),
+        Command::Rbac(RbacCommand::Infer(args)) => rbac_infer::run(&args, cwd),
     }
 }
 

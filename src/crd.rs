@@ -148,6 +148,12 @@ pub fn forget_index_when_done() {
     FORGET_INDEX.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Whether [`forget_index_when_done`] was called: other readers of the sources (RBAC inference) leak their
+/// syntax trees too then.
+pub fn forgets_index() -> bool {
+    FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
     let mi = MarkerIndex::build(ix);
     let mut problems: Vec<Problem> = Vec::new();

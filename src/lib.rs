@@ -14,6 +14,7 @@ pub mod project;
 pub mod rbac;
 pub mod render;
 pub mod rustfmt;
+pub mod source;
 pub mod webhook;
 pub mod yaml;
 

@@ -39,6 +39,9 @@ pub struct Problems {
     pub not_compiled: Vec<crd::PendingCrd>,
     /// The compiled fallback's failure (cargo's output) and the CRDs it was to complete.
     pub fallback: Option<(anyhow::Error, Vec<String>)>,
+    /// RBAC markers against the code, when the sources have markers (not a problem by itself: `--check` fails on
+    /// calls no marker grants).
+    pub drift: Option<crate::rbac::drift::Drift>,
 }
 
 impl Problems {
@@ -163,7 +166,9 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
 }
 
 /// Plans every generated manifest into `plan` (CRDs, role.yaml), removing stale CRD files. The CRDs of kinds with
-/// problems are left out (and their files kept); the problems are returned.
+/// problems are left out (and their files kept); the problems are returned. When the sources have RBAC markers,
+/// also compares them with what the code needs ([`crate::rbac::drift`]): its messages join the plan's notes and the
+/// drift is returned with the problems.
 pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     let root = plan.root.clone();
     let mut problems = Problems::default();
@@ -214,8 +219,12 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
         }
     }
     let mut markers = None;
+    let mut drift = None;
     if let Some(rbac_dir) = &targets.rbac_dir {
         let markers = markers.insert(scan_markers(plan, &targets.sources, &sets)?);
+        if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
+            drift = Some(rbac_drift(plan, &targets.sources, markers)?);
+        }
         let mut roles = crate::rbac::generate(markers, ROLE_NAME);
         if roles.is_empty() {
             roles.push(serde_json::json!({
@@ -235,6 +244,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
         };
         plan_webhook_manifests_from(plan, webhook_dir, &markers)?;
     }
+    problems.drift = drift;
     Ok(problems)
 }
 
@@ -242,6 +252,37 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
 fn crd_file_of(name: &str) -> Option<String> {
     let (plural, group) = name.split_once('.')?;
     Some(format!("{group}_{plural}.yaml"))
+}
+
+/// Infers what the code needs (files as the plan leaves them) and compares it with the RBAC markers; the
+/// inference's own warnings and the drift's messages become notes.
+fn rbac_drift(
+    plan: &mut Plan,
+    sources: &[PathBuf],
+    markers: &[crate::markers::Marker],
+) -> Result<crate::rbac::drift::Drift> {
+    let root = plan.root.clone();
+    let full: Vec<PathBuf> = sources.iter().map(|s| root.join(s)).collect();
+    let read = |p: &Path| -> std::io::Result<String> {
+        let rel = p.strip_prefix(&root).unwrap_or(p);
+        match plan.read(rel) {
+            Ok(Some(t)) => Ok(t),
+            Ok(None) => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+            Err(e) => Err(std::io::Error::other(e.to_string())),
+        }
+    };
+    let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
+    let inference = crate::rbac::infer::infer_with(&full, None, &read).map_err(|e| match e {
+        crate::rbac::infer::InferError::Source(e) => {
+            let e = crate::source::SourceError { path: PathBuf::from(display(&e.path)), ..e };
+            anyhow::Error::new(e).context("cannot read the sources to check the RBAC markers against the code")
+        }
+        other => anyhow::Error::new(other),
+    })?;
+    let drift = crate::rbac::drift::check(markers, &inference);
+    plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
+    plan.notes.extend(drift.messages(&display));
+    Ok(drift)
 }
 
 /// Plans `<dir>/manifests.yaml` from the `+kubebuilder:webhook` markers of the sources (as planned). Written even
@@ -394,8 +435,19 @@ pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
         for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {
             eprintln!("{note}");
         }
-        let checked = crate::commands::check(&plan, "manifest", "kubesmith make manifests");
-        return if problems.is_empty() { checked } else { Err(problems.into_error(cwd)) };
+        let missing = problems.drift.as_ref().map_or(0, |d| d.missing.len());
+        let files = crate::commands::check(&plan, "manifest", "kubesmith make manifests");
+        if !problems.is_empty() {
+            return Err(problems.into_error(cwd));
+        }
+        if missing > 0 {
+            files?;
+            anyhow::bail!(
+                "the code calls {missing} API resource(s) no RBAC marker grants: add the markers the warnings above show, \
+                 then run `kubesmith make manifests`"
+            );
+        }
+        return files;
     }
     if problems.is_empty() {
         return crate::commands::finish(plan, args.dry_run);

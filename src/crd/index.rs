@@ -12,6 +12,8 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
+pub use crate::source::syntax::{UseEntry, Vis, unraw};
+use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
 /// Source files as the tool sees them: disk, optionally overlaid with planned (not yet written) contents.
 #[derive(Debug, Clone)]
@@ -102,42 +104,6 @@ fn name_hash(name: &[u8]) -> u64 {
 
 fn has_name(set: &[u64], name: &str) -> bool {
     set.binary_search(&name_hash(name.as_bytes())).is_ok()
-}
-
-/// How far a module, a `use` or an item can be named, as far as naming kinds from outside their module matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub enum Vis {
-    /// Private (or `pub(super)` / `pub(in ..)`, which are treated as private).
-    #[default]
-    Private,
-    /// `pub(crate)`: anywhere in the crate.
-    Crate,
-    /// `pub`.
-    Public,
-}
-
-impl Vis {
-    /// The visibility syn read.
-    pub fn of(vis: &syn::Visibility) -> Self {
-        match vis {
-            syn::Visibility::Public(_) => Vis::Public,
-            syn::Visibility::Restricted(r) if r.path.is_ident("crate") && r.in_token.is_none() => Vis::Crate,
-            _ => Vis::Private,
-        }
-    }
-}
-
-/// A `use` entry: `alias` stands for `path` (already absolute when it starts with `crate`).
-#[derive(Debug, Clone)]
-pub struct UseEntry {
-    /// Name introduced (empty for globs).
-    pub alias: String,
-    /// Path segments.
-    pub path: Vec<String>,
-    /// `use path::*`.
-    pub glob: bool,
-    /// `pub use` (a re-export) or not.
-    pub vis: Vis,
 }
 
 /// A module of the crate.
@@ -722,50 +688,6 @@ fn known_external(full: &[String]) -> Option<Vec<String>> {
     matches!(first, "k8s_openapi" | "std" | "core" | "alloc" | "serde_json" | "kube").then(|| full.to_vec())
 }
 
-fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseEntry>) {
-    match tree {
-        syn::UseTree::Path(p) => {
-            prefix.push(unraw(&p.ident));
-            flatten_use(&p.tree, prefix, out);
-            prefix.pop();
-        }
-        syn::UseTree::Name(n) => {
-            let name = unraw(&n.ident);
-            if name == "self" {
-                if let Some(last) = prefix.last() {
-                    out.push(UseEntry { alias: last.clone(), path: prefix.clone(), glob: false, vis: Vis::Private });
-                }
-            } else {
-                let mut path = prefix.clone();
-                path.push(name.clone());
-                out.push(UseEntry { alias: name, path, glob: false, vis: Vis::Private });
-            }
-        }
-        syn::UseTree::Rename(r) => {
-            let mut path = prefix.clone();
-            let name = unraw(&r.ident);
-            if name != "self" {
-                path.push(name);
-            }
-            out.push(UseEntry { alias: unraw(&r.rename), path, glob: false, vis: Vis::Private });
-        }
-        syn::UseTree::Glob(_) => {
-            out.push(UseEntry { alias: String::new(), path: prefix.clone(), glob: true, vis: Vis::Private })
-        }
-        syn::UseTree::Group(g) => {
-            for t in &g.items {
-                flatten_use(t, prefix, out);
-            }
-        }
-    }
-}
-
-/// Identifier text without a leading `r#`.
-pub fn unraw(ident: &syn::Ident) -> String {
-    let s = ident.to_string();
-    s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
-}
-
 fn type_last_name(ty: &syn::Type) -> Option<String> {
     match ty {
         syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -1172,6 +1094,30 @@ fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// `text` with the bodies of its inline `#[cfg(test)]` modules blanked (newlines kept, so lines do not move): what a
+/// reader that skips test modules need not lex. Used by RBAC inference, which parses fn bodies.
+pub fn blank_test_modules(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("#[cfg(test)]") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    // Only the places the attribute is written are looked at (inside a string or comment it cannot also be
+    // followed by `mod name {`, which `cfg_test_module_body` requires).
+    let mut b = text.as_bytes().to_vec();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("#[cfg(test)]").map(|p| p + from) {
+        from = at + 1;
+        if let Some((open, close)) = cfg_test_module_body(&b, at) {
+            for c in &mut b[open + 1..close] {
+                if *c != b'\n' {
+                    *c = b' ';
+                }
+            }
+            from = close + 1;
+        }
+    }
+    std::borrow::Cow::Owned(String::from_utf8(b).unwrap_or_else(|_| text.to_string()))
+}
+
 /// When `#[cfg(test)]` at `at` starts an inline module (`#[cfg(test)] [#[..]].. [pub[(..)]] mod name {`), the
 /// positions of its braces. The index skips such modules, so their contents need not be lexed.
 fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)> {
@@ -1418,22 +1364,6 @@ fn lazy_item(input: syn::parse::ParseStream) -> syn::Result<Option<syn::Item>> {
     input.parse().map(Some)
 }
 
-fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .any(|a| a.path().is_ident("cfg") && a.meta.require_list().is_ok_and(|l| l.tokens.to_string().trim() == "test"))
-}
-
-fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find(|a| a.path().is_ident("path")).and_then(|a| match &a.meta {
-        syn::Meta::NameValue(nv) => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
-            _ => None,
-        },
-        _ => None,
-    })
-}
-
 /// The span of an item, for errors.
 pub fn item_span(kind: &ItemKind) -> proc_macro2::Span {
     match kind {
@@ -1449,6 +1379,15 @@ pub fn item_span(kind: &ItemKind) -> proc_macro2::Span {
 #[cfg(test)]
 mod lazy_tests {
     use super::*;
+
+    #[test]
+    fn test_modules_are_blanked_keeping_lines() {
+        let src = "fn a() {}\n#[cfg(test)]\nmod tests {\n    fn t() { \"}\"; }\n}\nfn b() {}\n";
+        let out = blank_test_modules(src);
+        assert_eq!(out.lines().count(), src.lines().count());
+        assert!(out.contains("mod tests {") && !out.contains("fn t()") && out.ends_with("}\nfn b() {}\n"), "{out}");
+        assert!(matches!(blank_test_modules("fn a() {}"), std::borrow::Cow::Borrowed(_)));
+    }
 
     #[test]
     fn multi_statement_bodies_are_blanked_keeping_lines() {

@@ -32,7 +32,6 @@ fn scaffolds_types_controller_samples_rbac_and_records_the_resource() {
     for needle in [
         "// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=",
         "// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/status,verbs=",
-        "// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/finalizers,verbs=update",
         "finalizer",
         "error_policy",
     ] {

@@ -14,4 +14,5 @@ mod golden;
 mod init;
 mod k8s_version;
 mod make_manifests_problems;
+mod rbac_infer;
 mod support;

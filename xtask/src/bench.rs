@@ -10,6 +10,10 @@
 //! the N runs, from the children's times in `/proc/self/stat` (1/100 s ticks summed over all runs, so the mean
 //! is finer than one run's 10 ms resolution). The load average is printed with the table.
 //! The aim is under 50 ms for 100 kinds.
+//!
+//! A second table times `kubesmith rbac infer` (the RBAC inference `make manifests` runs as its drift check when the
+//! sources hold RBAC markers) on the same projects and on the workspace fixture `tests/fixtures/rbac-infer/orchard`,
+//! whose operator makes every kind of API call inference reads.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -54,31 +58,50 @@ pub fn run(args: &[String]) -> Result<()> {
     println!();
     println!("| kinds | CRDs | median | min | max | CPU (user+sys, mean) | peak RSS |");
     println!("|------:|-----:|-------:|----:|----:|---------------:|---------:|");
+    let mut dirs = Vec::new();
     for n in kinds {
         let dir = scaffold(&exe, &base, n)?;
         run_ok(&exe, &dir, &["make", "manifests"])?;
-        let mut times = Vec::with_capacity(runs);
-        let cpu_before = children_cpu_ticks();
-        for _ in 0..runs {
-            let t = Instant::now();
-            run_ok(&exe, &dir, &["make", "manifests"])?;
-            times.push(t.elapsed());
-        }
-        let cpu = cpu_before.zip(children_cpu_ticks()).map(|(a, b)| (b - a) as f64 / 100.0 / runs.max(1) as f64);
-        times.sort();
         let crds = std::fs::read_dir(dir.join("config/crd/bases"))?.count();
-        let (rss, one_cpu) = peak_rss_kib(&exe, &dir)?;
-        let cpu = cpu.or(one_cpu);
-        println!(
-            "| {n} | {crds} | {} | {} | {} | {} | {} |",
-            ms(times[times.len() / 2]),
-            ms(times[0]),
-            ms(times[times.len() - 1]),
-            cpu.map(|s| format!("{:.1} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
-            rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into())
-        );
+        println!("| {n} | {crds} | {} |", measure(&exe, &dir, &["make", "manifests"], runs)?);
+        dirs.push((n.to_string(), dir));
     }
+    println!();
+    println!("kubesmith rbac infer, {runs} runs each");
+    println!();
+    println!("| sources | median | min | max | CPU (user+sys, mean) | peak RSS |");
+    println!("|--------|-------:|----:|----:|---------------:|---------:|");
+    for (n, dir) in &dirs {
+        println!("| {n} kinds | {} |", measure(&exe, dir, &["rbac", "infer"], runs)?);
+    }
+    let orchard = root().join("tests/fixtures/rbac-infer/orchard");
+    let args = ["rbac", "infer", "--source", "crates/orchard-types/src", "--source", "crates/orchard-controller/src"];
+    println!("| orchard fixture | {} |", measure(&exe, &orchard, &args, runs)?);
     Ok(())
+}
+
+/// `median | min | max | CPU | peak RSS` of `kubesmith <args>` in `dir` over `runs` runs (after one warm-up).
+fn measure(exe: &Path, dir: &Path, args: &[&str], runs: usize) -> Result<String> {
+    run_ok(exe, dir, args)?;
+    let mut times = Vec::with_capacity(runs);
+    let cpu_before = children_cpu_ticks();
+    for _ in 0..runs {
+        let t = Instant::now();
+        run_ok(exe, dir, args)?;
+        times.push(t.elapsed());
+    }
+    let cpu = cpu_before.zip(children_cpu_ticks()).map(|(a, b)| (b - a) as f64 / 100.0 / runs.max(1) as f64);
+    times.sort();
+    let (rss, one_cpu) = peak_rss_kib(exe, dir, args)?;
+    let cpu = cpu.or(one_cpu);
+    Ok(format!(
+        "{} | {} | {} | {} | {}",
+        ms(times[times.len() / 2]),
+        ms(times[0]),
+        ms(times[times.len() - 1]),
+        cpu.map(|s| format!("{:.1} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
+        rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into())
+    ))
 }
 
 /// User + sys time of the waited-for children of this process, in 1/100 s (`cutime` + `cstime` of
@@ -129,14 +152,14 @@ fn scaffold(exe: &Path, base: &Path, n: usize) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// Peak resident set size of one `make manifests` run in KiB, and its CPU seconds (user + sys) when known.
-fn peak_rss_kib(exe: &Path, dir: &Path) -> Result<(Option<u64>, Option<f64>)> {
+/// Peak resident set size of one `kubesmith <args>` run in KiB, and its CPU seconds (user + sys) when known.
+fn peak_rss_kib(exe: &Path, dir: &Path, args: &[&str]) -> Result<(Option<u64>, Option<f64>)> {
     let time = Path::new("/usr/bin/time");
     if time.exists() {
         let out = Command::new(time)
             .args(["-f", "%M %U %S"])
             .arg(exe)
-            .args(["make", "manifests"])
+            .args(args)
             .current_dir(dir)
             .stdout(Stdio::null())
             .output()?;
@@ -147,12 +170,8 @@ fn peak_rss_kib(exe: &Path, dir: &Path) -> Result<(Option<u64>, Option<f64>)> {
         return Ok((last.first().and_then(|v| v.parse().ok()), cpu));
     }
     // Fallback: poll the high-water mark until the process exits (may miss the last milliseconds).
-    let mut child = Command::new(exe)
-        .args(["make", "manifests"])
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()?;
+    let mut child =
+        Command::new(exe).args(args).current_dir(dir).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
     let status = format!("/proc/{}/status", child.id());
     let mut peak = None;
     loop {

@@ -5,6 +5,8 @@
 //! - `ci`           what `.ci/run` does: fmt, clippy, the whole test suite
 //! - `k8s-schemas [--check]`  regenerate `data/k8s-schemas/` from k8s-openapi 0.29 (every `v1_*` feature);
 //!   `--check` fails if the committed table differs
+//! - `k8s-resources [--check]`  regenerate `data/k8s-resources.tsv` (group, version, kind, plural, scope of every
+//!   k8s-openapi 0.29 resource type) from the crate's source; `--check` fails if the committed table differs
 //! - `conformance [--bless]`  compile the kube-derive corpus (`tests/conformance/kube-derive/input-*.rs`) and
 //!   compare every sample's `crd()` with kubesmith's static output; `--bless` rewrites the expected files
 //! - `bench`        `make manifests` wall time and peak memory on generated projects of 1, 10 and 100 kinds
@@ -17,6 +19,7 @@ use anyhow::{Context, Result, bail};
 mod bench;
 mod conformance;
 mod harness;
+mod k8s_resources;
 mod k8s_schemas;
 
 fn main() -> ExitCode {
@@ -25,11 +28,12 @@ fn main() -> ExitCode {
         Some("bless") => bless(args.iter().any(|a| a == "--lock")),
         Some("ci") => ci(),
         Some("k8s-schemas") => k8s_schemas::run(args.iter().any(|a| a == "--check")),
+        Some("k8s-resources") => k8s_resources::run(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance::run(args.iter().any(|a| a == "--bless")),
         Some("bench") => bench::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | conformance [--bless] | bench [--runs N]>"
+                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N]>"
             );
             return ExitCode::from(2);
         }

@@ -1,8 +1,10 @@
 //! Reconciler for `Memcached` (cache.example.com/v1alpha1, namespaced): finalizer, `Available` status condition, events.
 
-// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/finalizers,verbs=update
+// The markers grant what this file's calls need (`kubesmith make manifests` warns, with the marker to add, when
+// the code calls an API no marker grants): the controller lists and watches, the finalizer is a patch, status is
+// server-side applied to the status subresource.
+// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds,verbs=list;watch;patch
+// +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 use crate::{

@@ -5,7 +5,7 @@
 //! makes the update fail with 409 Conflict instead of overwriting). Expiry is judged from the lease's
 //! `renewTime`, so the replicas' clocks must be roughly in sync.
 
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
 
 use super::Shutdown;
 use k8s_openapi::{

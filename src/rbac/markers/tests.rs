@@ -264,3 +264,24 @@ fn markers_from_several_files_merge() {
     let objs = generate(&all, "manager-role");
     assert_eq!(objs[0]["rules"], json!([{ "apiGroups": ["a"], "resources": ["x", "y"], "verbs": ["get"] }]));
 }
+
+#[test]
+fn cluster_role_from_grants_merges_like_markers() {
+    let grants = [
+        ("apps", "deployments", "patch"),
+        ("", "secrets", "get"),
+        ("apps", "deployments", "create"),
+        ("", "configmaps", "get"),
+        ("apps", "deployments", "patch"),
+    ];
+    let role = super::cluster_role(grants, "manager-role");
+    let from_markers = generate(
+        &markers(
+            "// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=create;patch\n\
+             // +kubebuilder:rbac:groups=core,resources=secrets;configmaps,verbs=get\n",
+        ),
+        "manager-role",
+    );
+    assert_eq!(role, from_markers[0]);
+    assert_eq!(super::cluster_role([], "r")["rules"], json!([]));
+}

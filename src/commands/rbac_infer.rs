@@ -1,0 +1,74 @@
+//! `kubesmith rbac infer`: the ClusterRole the code needs (YAML on stdout), warnings on stderr; prints only.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::cli::RbacInferArgs;
+use crate::commands::UsageError;
+use crate::commands::make_manifests::ROLE_NAME;
+use crate::rbac::infer::{self, InferError, Inference};
+
+/// What the command prints.
+#[derive(Debug)]
+pub struct Report {
+    /// stdout.
+    pub out: String,
+    /// stderr lines.
+    pub warnings: Vec<String>,
+}
+
+/// `path` as the user should read it: relative to `cwd` when below it.
+pub fn display_path(path: &Path, cwd: &Path) -> String {
+    path.strip_prefix(cwd).unwrap_or(path).display().to_string()
+}
+
+/// The warnings of an inference, one `path:line: message` line each.
+pub fn warning_lines(inference: &Inference, cwd: &Path) -> Vec<String> {
+    inference
+        .warnings
+        .iter()
+        .map(|w| format!("warning: {}:{}: {}", display_path(&w.file, cwd), w.line, w.message))
+        .collect()
+}
+
+/// Computes the report for `args` in `cwd`.
+pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
+    let sources: Vec<PathBuf> = if args.sources.is_empty() { vec![PathBuf::from("src")] } else { args.sources.clone() };
+    for s in &sources {
+        if !cwd.join(s).is_dir() {
+            return Err(UsageError(format!(
+                "source folder {} does not exist: pass --source with a crate's src folder (holding lib.rs or main.rs)",
+                s.display()
+            ))
+            .into());
+        }
+    }
+    let full: Vec<PathBuf> = sources.iter().map(|s| cwd.join(s)).collect();
+    let inference = match infer::infer_sources(&full, args.bin.as_deref()) {
+        Ok(i) => i,
+        Err(e @ (InferError::UnknownBin { .. } | InferError::NoRoot(_))) => {
+            return Err(UsageError(e.to_string()).into());
+        }
+        Err(InferError::Source(e)) => {
+            let e = crate::source::SourceError { path: PathBuf::from(display_path(&e.path, cwd)), ..e };
+            return Err(anyhow::Error::new(e).context("cannot read the sources"));
+        }
+    };
+    let out = if args.explain {
+        inference.explain(ROLE_NAME, &|p| display_path(p, cwd))
+    } else {
+        crate::yaml::to_multi_doc_string(&[inference.cluster_role(ROLE_NAME)])
+    };
+    Ok(Report { out, warnings: warning_lines(&inference, cwd) })
+}
+
+/// Runs the command: prints the role (or the explanation) and the warnings.
+pub fn run(args: &RbacInferArgs, cwd: &Path) -> Result<()> {
+    let report = plan(args, cwd)?;
+    for w in &report.warnings {
+        eprintln!("{w}");
+    }
+    print!("{}", report.out);
+    Ok(())
+}

@@ -1,0 +1,316 @@
+//! RBAC from the code: the rules an operator's binaries need, read from how they call kube-rs, never compiled.
+//!
+//! [`infer_sources`] loads every `--source` crate (fully parsed, [`crate::source`]), registers the sources' own
+//! `#[derive(CustomResource)]` kinds, and walks ([`walk`]) from each binary's `fn main` (or one `--bin`; a library
+//! alone starts from its public fns) through every call it reaches. Each kube call on a known resource is a
+//! [`Need`] with its call site; what cannot be known statically (a `DynamicObject` with a run-time
+//! `ApiResource`, a generic `K` that comes from outside the sources, raw `Client::request`) is a [`Warning`]
+//! with file:line and the rule to add by hand, never a guess. [`Inference::cluster_role`] renders the needs
+//! with the marker generator's merge and sort rules.
+
+pub mod kube_api;
+pub mod resources;
+pub mod types;
+pub mod walk;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::source::{Crate, ItemKey, ModKey, Package, Program, SourceError};
+use types::{FnRef, Kinds};
+pub use walk::{Need, Warning};
+
+/// What inference found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Inference {
+    /// Every access with its call site, sorted, without duplicates.
+    pub needs: Vec<Need>,
+    /// Calls whose resource is unknown, sorted.
+    pub warnings: Vec<Warning>,
+    /// The entry points walked (`bin fleet-operator`, `lib fleet_api (public fns)`).
+    pub entries: Vec<String>,
+}
+
+/// Why inference could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum InferError {
+    /// A source file cannot be read or parsed.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// A source folder holds no crate root.
+    #[error("{} holds no crate root (lib.rs, main.rs or bin/*.rs): pass --source with a crate's src folder", .0.display())]
+    NoRoot(PathBuf),
+    /// `--bin` names no binary of the sources.
+    #[error("no binary named {name} in the sources (binaries: {known}): pass one of them to --bin")]
+    UnknownBin {
+        /// The name asked for.
+        name: String,
+        /// The binaries found.
+        known: String,
+    },
+}
+
+impl Inference {
+    /// The `(group, resource, verb)` triples needed.
+    pub fn grants(&self) -> BTreeSet<(String, String, String)> {
+        self.needs.iter().map(|n| (n.group.clone(), n.resource.clone(), n.verb.clone())).collect()
+    }
+
+    /// The ClusterRole `name` granting exactly the needs, merged and sorted like controller-gen's.
+    pub fn cluster_role(&self, name: &str) -> Value {
+        let grants = self.grants();
+        super::markers::cluster_role(grants.iter().map(|(g, r, v)| (g.as_str(), r.as_str(), v.as_str())), name)
+    }
+
+    /// The call sites of a triple.
+    pub fn sites<'a>(&'a self, group: &'a str, resource: &'a str, verb: &'a str) -> impl Iterator<Item = &'a Need> {
+        self.needs.iter().filter(move |n| n.group == group && n.resource == resource && n.verb == verb)
+    }
+
+    /// `--explain`: each rule of the role, then each resource and verb with the calls that need it.
+    pub fn explain(&self, name: &str, display: &dyn Fn(&Path) -> String) -> String {
+        let role = self.cluster_role(name);
+        let mut out = String::new();
+        let list = |v: &Value, key: &str| -> Vec<String> {
+            v[key].as_array().into_iter().flatten().filter_map(|x| x.as_str().map(str::to_string)).collect()
+        };
+        for rule in role["rules"].as_array().into_iter().flatten() {
+            let (groups, resources, verbs) = (list(rule, "apiGroups"), list(rule, "resources"), list(rule, "verbs"));
+            let shown: Vec<String> =
+                groups.iter().map(|g| if g.is_empty() { "\"\"".into() } else { g.clone() }).collect();
+            out.push_str(&format!(
+                "rule: apiGroups={} resources={} verbs={}\n",
+                shown.join(","),
+                resources.join(","),
+                verbs.join(",")
+            ));
+            for g in &groups {
+                for r in &resources {
+                    for v in &verbs {
+                        for site in self.sites(g, r, v) {
+                            let group = if g.is_empty() { "core" } else { g };
+                            out.push_str(&format!(
+                                "  {v} {r} ({group}): {}:{} {}\n",
+                                display(&site.file),
+                                site.line,
+                                site.call
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The crate roots of one source folder: `(crate name, root file, is a binary)`.
+fn roots_of(src: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Vec<(String, PathBuf, bool)> {
+    let exists = |p: &Path| read(p).is_ok();
+    if let Some(pkg) = Package::of_source_dir(src) {
+        let mut out: Vec<(String, PathBuf, bool)> = Vec::new();
+        if let Some(lib) = &pkg.lib {
+            out.push((lib.name.clone(), lib.path.clone(), false));
+        }
+        for b in &pkg.bins {
+            out.push((b.name.clone(), b.path.clone(), true));
+        }
+        // A package's targets outside this folder belong to another --source.
+        let inside: Vec<_> = out.iter().filter(|(_, p, _)| p.starts_with(src)).cloned().collect();
+        if !inside.is_empty() {
+            return inside;
+        }
+    }
+    let name = src
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| crate::source::workspace::crate_ident(&n.to_string_lossy()))
+        .unwrap_or_else(|| "crate".into());
+    let mut out = Vec::new();
+    if exists(&src.join("lib.rs")) {
+        out.push((name.clone(), src.join("lib.rs"), false));
+    }
+    if exists(&src.join("main.rs")) {
+        out.push((name.replace('_', "-"), src.join("main.rs"), true));
+    }
+    if let Ok(entries) = std::fs::read_dir(src.join("bin")) {
+        let mut bins: Vec<(String, PathBuf, bool)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let p = e.path();
+                let stem = p.file_stem()?.to_string_lossy().into_owned();
+                if p.extension().is_some_and(|x| x == "rs") {
+                    Some((stem, p, true))
+                } else if p.join("main.rs").is_file() {
+                    Some((stem, p.join("main.rs"), true))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        bins.sort();
+        out.extend(bins);
+    }
+    out
+}
+
+/// Infers the role the code in `sources` (crate source folders, e.g. `crates/x/src`) needs, reading files from
+/// disk; `bin` restricts the entry points to one binary.
+pub fn infer_sources(sources: &[PathBuf], bin: Option<&str>) -> Result<Inference, InferError> {
+    infer_with(sources, bin, &crate::source::modules::read_disk)
+}
+
+/// Infers the role every package of a workspace needs (each package's lib and bin targets, wherever their
+/// `[lib]`/`[[bin]]` paths put them), reading files from disk; `bin` restricts the entry points to one binary.
+pub fn infer_workspace(ws: &crate::source::Workspace, bin: Option<&str>) -> Result<Inference, InferError> {
+    let mut roots = Vec::new();
+    for pkg in &ws.packages {
+        if let Some(lib) = &pkg.lib {
+            roots.push((lib.name.clone(), lib.path.clone(), false));
+        }
+        roots.extend(pkg.bins.iter().map(|b| (b.name.clone(), b.path.clone(), true)));
+    }
+    if roots.is_empty() {
+        return Err(InferError::NoRoot(ws.root.clone()));
+    }
+    infer_roots(roots, bin, &crate::source::modules::read_disk)
+}
+
+/// [`infer_sources`] with files read by `read` (a plan's overlay, an in-memory test tree).
+pub fn infer_with(
+    sources: &[PathBuf],
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+) -> Result<Inference, InferError> {
+    let mut roots: Vec<(String, PathBuf, bool)> = Vec::new();
+    for src in sources {
+        let found = roots_of(src, read);
+        if found.is_empty() {
+            return Err(InferError::NoRoot(src.clone()));
+        }
+        roots.extend(found);
+    }
+    infer_roots(roots, bin, read)
+}
+
+/// Inference over crate roots `(crate name, root file, is a binary)`.
+fn infer_roots(
+    mut roots: Vec<(String, PathBuf, bool)>,
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+) -> Result<Inference, InferError> {
+    // Test modules never run in the operator: not even lexed.
+    let read_code = |p: &Path| read(p).map(|t| crate::crd::index::blank_test_modules(&t).into_owned());
+    let read: &dyn Fn(&Path) -> std::io::Result<String> = &read_code;
+    let mut crates = Vec::new();
+    let mut bins: Vec<(String, usize)> = Vec::new();
+    let mut libs: Vec<usize> = Vec::new();
+    // Libraries first, so a crate name resolves to the library even when a binary shares it.
+    roots.sort_by_key(|(_, _, is_bin)| *is_bin);
+    for (name, root, is_bin) in roots {
+        let crate_name = if is_bin { format!("{name} (bin)") } else { name.clone() };
+        crates.push(Crate::load(&crate_name, &root, read)?);
+        if is_bin {
+            bins.push((name, crates.len() - 1));
+        } else {
+            libs.push(crates.len() - 1);
+        }
+    }
+    let mut prog = Program::new(crates);
+    let kinds = register_kinds(&mut prog);
+    let mut entries = Vec::new();
+    let mut starts: Vec<FnRef> = Vec::new();
+    let chosen: Vec<&(String, usize)> = match bin {
+        Some(b) => {
+            let one: Vec<_> = bins.iter().filter(|(n, _)| n == b).collect();
+            if one.is_empty() {
+                let mut known = bins.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>();
+                known.sort_unstable();
+                let known = known.join(", ");
+                return Err(InferError::UnknownBin {
+                    name: b.to_string(),
+                    known: if known.is_empty() { "none".into() } else { known },
+                });
+            }
+            one
+        }
+        None => bins.iter().collect(),
+    };
+    for (name, k) in &chosen {
+        let main = prog
+            .module(ModKey { krate: *k, module: 0 })
+            .items
+            .iter()
+            .position(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == "main"));
+        if let Some(index) = main {
+            starts.push(FnRef::Free(ItemKey { krate: *k, module: 0, index }));
+            entries.push(format!("bin {name}"));
+        }
+    }
+    if chosen.is_empty() {
+        for &k in &libs {
+            entries.push(format!("lib {} (public fns)", prog.crates[k].name));
+            for (key, item) in prog.items().filter(|(key, _)| key.krate == k) {
+                match item {
+                    syn::Item::Fn(f) if is_pub(&f.vis) => starts.push(FnRef::Free(key)),
+                    syn::Item::Impl(imp) => {
+                        for (i, it) in imp.items.iter().enumerate() {
+                            if let syn::ImplItem::Fn(f) = it {
+                                if imp.trait_.is_some() || is_pub(&f.vis) {
+                                    starts.push(FnRef::Method(key, i));
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let mut engine = walk::Engine::new(&prog, kinds);
+    for s in starts {
+        engine.enter(s);
+    }
+    let mut needs = std::mem::take(&mut engine.needs);
+    let mut warnings = std::mem::take(&mut engine.warnings);
+    if crate::crd::forgets_index() {
+        // The process exits soon: freeing every syntax tree one by one is wasted time (see `crd::generate_with`).
+        std::mem::forget(engine);
+        std::mem::forget(prog);
+    }
+    needs.sort();
+    needs.dedup();
+    warnings.sort();
+    warnings.dedup();
+    Ok(Inference { needs, warnings, entries })
+}
+
+fn is_pub(vis: &syn::Visibility) -> bool {
+    matches!(vis, syn::Visibility::Public(_))
+}
+
+/// Registers the kind struct each `#[derive(CustomResource)]` spec generates, with its resource.
+fn register_kinds(prog: &mut Program) -> Kinds {
+    let mut kinds = Kinds::default();
+    let specs: Vec<(ItemKey, String, resources::Resource)> = prog
+        .items()
+        .filter_map(|(key, item)| match item {
+            syn::Item::Struct(s) if crate::crd::derives_custom_resource(&s.attrs) => {
+                resources::custom_resource(&s.attrs).map(|(name, r)| (key, name, r))
+            }
+            _ => None,
+        })
+        .collect();
+    for (key, name, r) in specs {
+        let g = prog.add_generated(ModKey { krate: key.krate, module: key.module }, &name);
+        let id = kinds.id(&r);
+        kinds.by_generated.insert(g, id);
+        kinds.spec_of.insert(id, key);
+    }
+    kinds
+}
+
+#[cfg(test)]
+mod tests;

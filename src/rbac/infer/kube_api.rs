@@ -1,0 +1,108 @@
+//! What kube-rs (kube 5, kube-runtime 5) calls need: the verbs and subresources of every `Api<K>` method, the
+//! constructors of `Api`, and the kube-runtime entry points that list and watch.
+//!
+//! Verbs the call site does not show are part of the table: `replace` is `update`; `entry` gets, then creates
+//! or replaces (`update`); `cordon`/`uncordon` and `Api<Deployment>::restart` patch; `evict` creates
+//! `pods/eviction`; `exec`/`attach`/`portforward` need `create` and `get` on their subresource (kubectl's
+//! grants: the WebSocket upgrade is a GET, SPDY a POST). A server-side apply (`Patch::Apply`) of the object
+//! itself may create it, so `patch` on the main resource with `Patch::Apply` adds `create` (see `walk`).
+
+/// One access an `Api<K>` method makes: subresource (`""` for the resource itself) and verbs.
+pub type Access = (&'static str, &'static [&'static str]);
+
+/// The accesses of `Api<K>::method`, or `None` for a method that makes no request (or is not kube's).
+pub fn api_method(method: &str) -> Option<&'static [Access]> {
+    Some(match method {
+        "get"
+        | "get_opt"
+        | "get_with"
+        | "get_metadata"
+        | "get_metadata_opt"
+        | "get_metadata_with"
+        | "get_metadata_opt_with" => &[("", &["get"])],
+        "list" | "list_metadata" => &[("", &["list"])],
+        "watch" | "watch_metadata" => &[("", &["watch"])],
+        "create" => &[("", &["create"])],
+        "replace" => &[("", &["update"])],
+        "patch" | "patch_metadata" | "cordon" | "uncordon" | "restart" => &[("", &["patch"])],
+        "delete" => &[("", &["delete"])],
+        "delete_collection" => &[("", &["deletecollection"])],
+        "entry" => &[("", &["get", "create", "update"])],
+        "get_status" => &[("status", &["get"])],
+        "patch_status" => &[("status", &["patch"])],
+        "replace_status" => &[("status", &["update"])],
+        "get_scale" => &[("scale", &["get"])],
+        "patch_scale" => &[("scale", &["patch"])],
+        "replace_scale" => &[("scale", &["update"])],
+        "evict" => &[("eviction", &["create"])],
+        "logs" | "log_stream" => &[("log", &["get"])],
+        "exec" => &[("exec", &["create", "get"])],
+        "attach" => &[("attach", &["create", "get"])],
+        "portforward" => &[("portforward", &["create", "get"])],
+        "get_ephemeral_containers" => &[("ephemeralcontainers", &["get"])],
+        "patch_ephemeral_containers" => &[("ephemeralcontainers", &["patch"])],
+        "replace_ephemeral_containers" => &[("ephemeralcontainers", &["update"])],
+        "create_token_request" => &[("token", &["create"])],
+        "get_approval" => &[("approval", &["get"])],
+        "patch_approval" => &[("approval", &["patch"])],
+        "get_resize" => &[("resize", &["get"])],
+        "patch_resize" => &[("resize", &["patch"])],
+        "replace_resize" => &[("resize", &["update"])],
+        _ => return None,
+    })
+}
+
+/// `Api<K>::*_subresource(name, ..)` methods: the verb; the subresource is their first argument.
+pub fn api_subresource_method(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "get_subresource" => "get",
+        "create_subresource" => "create",
+        "patch_subresource" => "patch",
+        "replace_subresource" => "update",
+        _ => return None,
+    })
+}
+
+/// Methods of `Api<K>` that give back a `K` (after `?`/`.await`).
+pub fn api_returns_object(method: &str) -> bool {
+    matches!(
+        method,
+        "get"
+            | "create"
+            | "replace"
+            | "patch"
+            | "get_status"
+            | "patch_status"
+            | "replace_status"
+            | "cordon"
+            | "uncordon"
+    )
+}
+
+/// Constructors `Api::<K>::*`; `true` for the `_with` ones, whose `K` may come from an `ApiResource` argument.
+pub fn api_constructor(name: &str) -> Option<bool> {
+    match name {
+        "all" | "namespaced" | "default_namespaced" => Some(false),
+        "all_with" | "namespaced_with" | "default_namespaced_with" => Some(true),
+        _ => None,
+    }
+}
+
+/// kube-runtime fns whose first argument is an `Api<K>` they list and watch.
+pub fn is_list_watch_fn(name: &str) -> bool {
+    matches!(name, "watcher" | "metadata_watcher" | "watch_object" | "await_condition")
+}
+
+/// `Controller<K>` methods whose first argument is an `Api<K2>` the controller lists and watches.
+pub fn is_controller_watch_method(name: &str) -> bool {
+    matches!(name, "owns" | "owns_with" | "watches" | "watches_with")
+}
+
+/// `Client` methods that send a request kubesmith cannot read the resource of.
+pub fn is_raw_client_method(name: &str) -> bool {
+    matches!(name, "request" | "request_text" | "request_stream" | "request_events" | "request_status" | "send")
+}
+
+/// The events `Recorder` publishes `events.k8s.io/v1` Events: kube 5 creates a new event and patches one that
+/// repeats (its series count) within the dedup window.
+pub const RECORDER: (&str, &str, &[&str]) = ("events.k8s.io", "events", &["create", "patch"]);

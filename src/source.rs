@@ -1,0 +1,13 @@
+//! Reading Rust without compiling it, shared by the CRD generator, RBAC inference and adoption: cargo workspaces
+//! (members, lib and bin roots), fully parsed crates (modules from a root), and path resolution across crates.
+//!
+//! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it.
+
+pub mod modules;
+pub mod program;
+pub mod syntax;
+pub mod workspace;
+
+pub use modules::{Crate, SourceError};
+pub use program::{ItemKey, ModKey, Program, Res};
+pub use workspace::{Package, Target, Workspace};

@@ -1,0 +1,253 @@
+//! Fully parsed crates: the module tree from a crate root following `mod` declarations (inline, `x.rs`,
+//! `x/mod.rs`, `#[path]`), every module's items with their fn bodies, `#[cfg(test)]` modules left out.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::syntax::{UseEntry, flatten_use, is_cfg_test, path_attr, unraw};
+
+/// Index of a module in [`Crate::modules`].
+pub type ModId = usize;
+
+/// A source file that cannot be read or parsed, or a `mod` whose file is missing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}:{column}: {message}", path.display())]
+pub struct SourceError {
+    /// File.
+    pub path: PathBuf,
+    /// 1-based line (0 when the file could not be read).
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong, with the fix.
+    pub message: String,
+}
+
+impl SourceError {
+    fn at(path: &Path, span: proc_macro2::Span, message: String) -> Self {
+        let start = span.start();
+        Self { path: path.to_path_buf(), line: start.line, column: start.column + 1, message }
+    }
+}
+
+/// One module of a crate.
+#[derive(Debug)]
+pub struct Module {
+    /// `["crate", "api", "v1"]`.
+    pub path: Vec<String>,
+    /// The file the module's items are written in.
+    pub file: PathBuf,
+    /// Parent module.
+    pub parent: Option<ModId>,
+    /// Child modules by name.
+    pub children: BTreeMap<String, ModId>,
+    /// `use` declarations of the module (flattened).
+    pub uses: Vec<UseEntry>,
+    /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
+    pub pub_uses: Vec<bool>,
+    /// Every item but `mod` and `use`, in source order.
+    pub items: Vec<syn::Item>,
+}
+
+/// A crate: the module tree below one crate root, every file fully parsed.
+#[derive(Debug)]
+pub struct Crate {
+    /// The name other crates use for it (`fleet_api`).
+    pub name: String,
+    /// Modules; index 0 is the crate root.
+    pub modules: Vec<Module>,
+}
+
+impl Crate {
+    /// Loads the crate rooted at `root` (`src/lib.rs`, `src/main.rs`, ...), reading files with `read`.
+    pub fn load(
+        name: &str,
+        root: &Path,
+        read: &dyn Fn(&Path) -> std::io::Result<String>,
+    ) -> Result<Crate, SourceError> {
+        let mut krate = Crate { name: name.to_string(), modules: Vec::new() };
+        let dir = root.parent().map(Path::to_path_buf).unwrap_or_default();
+        krate.load_file(read, root, vec!["crate".into()], None, dir)?;
+        Ok(krate)
+    }
+
+    fn load_file(
+        &mut self,
+        read: &dyn Fn(&Path) -> std::io::Result<String>,
+        path: &Path,
+        mod_path: Vec<String>,
+        parent: Option<ModId>,
+        mod_dir: PathBuf,
+    ) -> Result<ModId, SourceError> {
+        let text = read(path).map_err(|e| SourceError {
+            path: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            message: format!("cannot read the file: {e}"),
+        })?;
+        let file = parse_file(&text).map_err(|e| {
+            SourceError::at(
+                path,
+                e.span(),
+                format!("does not parse as Rust: {e} (fix the syntax; kubesmith never compiles it)"),
+            )
+        })?;
+        let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        self.load_items(read, path, &file_dir, file.items, mod_path, parent, mod_dir, false)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn load_items(
+        &mut self,
+        read: &dyn Fn(&Path) -> std::io::Result<String>,
+        file: &Path,
+        file_dir: &Path,
+        items: Vec<syn::Item>,
+        mod_path: Vec<String>,
+        parent: Option<ModId>,
+        mod_dir: PathBuf,
+        inline: bool,
+    ) -> Result<ModId, SourceError> {
+        let id = self.modules.len();
+        self.modules.push(Module {
+            path: mod_path.clone(),
+            file: file.to_path_buf(),
+            parent,
+            children: BTreeMap::new(),
+            uses: Vec::new(),
+            pub_uses: Vec::new(),
+            items: Vec::new(),
+        });
+        if let (Some(p), Some(name)) = (parent, mod_path.last()) {
+            self.modules[p].children.insert(name.clone(), id);
+        }
+        for item in items {
+            match item {
+                syn::Item::Use(u) => {
+                    let mut out = Vec::new();
+                    flatten_use(&u.tree, &mut Vec::new(), &mut out);
+                    let public = !matches!(u.vis, syn::Visibility::Inherited);
+                    let m = &mut self.modules[id];
+                    m.pub_uses.extend(std::iter::repeat_n(public, out.len()));
+                    m.uses.extend(out);
+                }
+                syn::Item::Mod(m) => {
+                    if is_cfg_test(&m.attrs) {
+                        continue;
+                    }
+                    let name = unraw(&m.ident);
+                    let mut child_path = mod_path.clone();
+                    child_path.push(name.clone());
+                    let path_attr = path_attr(&m.attrs);
+                    match m.content {
+                        Some((_, items)) => {
+                            let dir = mod_dir.join(path_attr.as_deref().unwrap_or(&name));
+                            self.load_items(read, file, file_dir, items, child_path, Some(id), dir, true)?;
+                        }
+                        None => {
+                            let candidates: Vec<PathBuf> = match &path_attr {
+                                Some(p) if inline => vec![mod_dir.join(p)],
+                                Some(p) => vec![file_dir.join(p)],
+                                None => vec![mod_dir.join(format!("{name}.rs")), mod_dir.join(&name).join("mod.rs")],
+                            };
+                            let Some(found) = candidates.iter().find(|p| read(p).is_ok()).cloned() else {
+                                let looked = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
+                                return Err(SourceError::at(
+                                    file,
+                                    m.ident.span(),
+                                    format!(
+                                        "module `{name}` not found (looked for {}): create the file or remove the `mod` line",
+                                        looked.join(", ")
+                                    ),
+                                ));
+                            };
+                            let child_dir = if path_attr.is_some() || found.file_name().is_some_and(|f| f == "mod.rs") {
+                                found.parent().map(Path::to_path_buf).unwrap_or_default()
+                            } else {
+                                mod_dir.join(&name)
+                            };
+                            self.load_file(read, &found, child_path, Some(id), child_dir)?;
+                        }
+                    }
+                }
+                other => self.modules[id].items.push(other),
+            }
+        }
+        Ok(id)
+    }
+
+    /// The module a path like `crate::a::b`, `super::x`, `self::y` or `a::b` (a child of `from`) names.
+    pub fn module_of_path(&self, from: ModId, path: &[String]) -> Option<ModId> {
+        let mut cur = from;
+        let mut rest = path;
+        match rest.first().map(String::as_str) {
+            Some("crate") => {
+                cur = 0;
+                rest = &rest[1..];
+            }
+            Some("self") => rest = &rest[1..],
+            _ => {}
+        }
+        for seg in rest {
+            cur = if seg == "super" { self.modules[cur].parent? } else { *self.modules[cur].children.get(seg)? };
+        }
+        Some(cur)
+    }
+}
+
+/// [`syn::parse_file`] with a leading BOM and a shebang line tolerated (line numbers kept).
+fn parse_file(text: &str) -> syn::Result<syn::File> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.starts_with("#!") && !text.starts_with("#![") {
+        let end = text.find('\n').unwrap_or(text.len());
+        return syn::parse_file(&format!("{}{}", " ".repeat(end), &text[end..]));
+    }
+    syn::parse_file(text)
+}
+
+/// Reads files from disk.
+pub fn read_disk(path: &Path) -> std::io::Result<String> {
+    std::fs::read_to_string(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(files: &[(&str, &str)]) -> impl Fn(&Path) -> std::io::Result<String> {
+        let map: BTreeMap<PathBuf, String> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+        move |p: &Path| map.get(p).cloned().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+    }
+
+    #[test]
+    fn follows_file_inline_mod_rs_and_path_modules_skipping_tests() {
+        let read = memory(&[
+            (
+                "src/lib.rs",
+                "pub mod a; mod b; #[path = \"other/c_impl.rs\"] mod c; mod inline { pub fn f() {} }\n#[cfg(test)] mod tests;\npub use a::Thing;",
+            ),
+            ("src/a.rs", "pub struct Thing; mod deep;"),
+            ("src/a/deep.rs", "fn d() {}"),
+            ("src/b/mod.rs", "fn body() { let x = 1; let y = x + 1; }"),
+            ("src/other/c_impl.rs", "fn c() {}"),
+        ]);
+        let krate = Crate::load("demo", Path::new("src/lib.rs"), &read).unwrap();
+        let paths: Vec<String> = krate.modules.iter().map(|m| m.path.join("::")).collect();
+        assert_eq!(paths, ["crate", "crate::a", "crate::a::deep", "crate::b", "crate::c", "crate::inline"]);
+        assert_eq!(krate.modules[0].uses[0].path, ["a", "Thing"]);
+        assert!(krate.modules[0].pub_uses[0]);
+        let syn::Item::Fn(f) = &krate.modules[3].items[0] else { panic!("fn expected") };
+        assert_eq!(f.block.stmts.len(), 2, "fn bodies are parsed in full");
+        assert_eq!(krate.module_of_path(2, &["super".into(), "super".into(), "b".into()]), Some(3));
+    }
+
+    #[test]
+    fn missing_module_and_syntax_errors_name_the_place() {
+        let read = memory(&[("src/main.rs", "mod gone;\n"), ("src/x.rs", "fn (")]);
+        let err = Crate::load("demo", Path::new("src/main.rs"), &read).unwrap_err();
+        assert_eq!((err.line, err.column), (1, 5));
+        assert!(err.message.contains("src/gone.rs"), "{err}");
+        let err = Crate::load("demo", Path::new("src/x.rs"), &read).unwrap_err();
+        assert!(err.to_string().starts_with("src/x.rs:1:"), "{err}");
+    }
+}

@@ -1,0 +1,403 @@
+//! Several fully parsed crates that refer to each other by crate name, and path resolution across them: what a
+//! path written in a module names (an item, a module, a name a derive generates, or a path outside the sources),
+//! through `use` (renames, globs, `pub use` re-exports), `crate`/`self`/`super` and other crates' names.
+
+use std::collections::HashMap;
+
+use super::modules::{Crate, ModId};
+use super::syntax::{UseEntry, unraw};
+
+/// An item of the program: `crates[krate].modules[module].items[index]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ItemKey {
+    /// Crate index.
+    pub krate: usize,
+    /// Module index in the crate.
+    pub module: ModId,
+    /// Item index in the module.
+    pub index: usize,
+}
+
+/// A module of the program (the default is the first crate's root).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModKey {
+    /// Crate index.
+    pub krate: usize,
+    /// Module index in the crate.
+    pub module: ModId,
+}
+
+/// What a path names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Res {
+    /// An item of the sources.
+    Item(ItemKey),
+    /// An item of the sources followed by associated names (`Type::new`, `Enum::Variant`).
+    Assoc(ItemKey, Vec<String>),
+    /// A name registered with [`Program::add_generated`] (e.g. the kind struct `#[derive(CustomResource)]` makes).
+    Generated(usize),
+    /// A generated name followed by associated names.
+    GeneratedAssoc(usize, Vec<String>),
+    /// A module of the sources.
+    Module(ModKey),
+    /// Not in the sources: the full path as far as known (`["k8s_openapi", "api", "core", "v1", "Pod"]`).
+    External(Vec<String>),
+}
+
+/// The crates of a program.
+#[derive(Debug, Default)]
+pub struct Program {
+    /// The crates.
+    pub crates: Vec<Crate>,
+    by_crate_name: HashMap<String, Vec<usize>>,
+    /// Names per module: name → item indexes (several when a type and a fn share a name).
+    names: HashMap<ModKey, HashMap<String, Vec<usize>>>,
+    generated: Vec<(ModKey, String)>,
+    generated_names: HashMap<(ModKey, String), usize>,
+}
+
+const MAX_DEPTH: usize = 24;
+
+/// The name an item declares, if it is one a path can name.
+pub fn item_name(item: &syn::Item) -> Option<String> {
+    let ident = match item {
+        syn::Item::Fn(f) => &f.sig.ident,
+        syn::Item::Struct(s) => &s.ident,
+        syn::Item::Enum(e) => &e.ident,
+        syn::Item::Type(t) => &t.ident,
+        syn::Item::Trait(t) => &t.ident,
+        syn::Item::Const(c) => &c.ident,
+        syn::Item::Static(s) => &s.ident,
+        syn::Item::Union(u) => &u.ident,
+        _ => return None,
+    };
+    Some(unraw(ident))
+}
+
+impl Program {
+    /// A program of `crates`; several crates may share a name (a package's bins), the first one with a lib
+    /// root wins for paths that name it.
+    pub fn new(crates: Vec<Crate>) -> Program {
+        let mut p = Program { crates, ..Program::default() };
+        for (k, c) in p.crates.iter().enumerate() {
+            p.by_crate_name.entry(c.name.clone()).or_default().push(k);
+            for (m, module) in c.modules.iter().enumerate() {
+                let names = p.names.entry(ModKey { krate: k, module: m }).or_default();
+                for (i, item) in module.items.iter().enumerate() {
+                    if let Some(n) = item_name(item) {
+                        names.entry(n).or_default().push(i);
+                    }
+                }
+            }
+        }
+        p
+    }
+
+    /// Registers a name that a derive macro generates in `module` (e.g. `Widget` from `WidgetSpec`); returns its id.
+    pub fn add_generated(&mut self, module: ModKey, name: &str) -> usize {
+        let id = self.generated.len();
+        self.generated.push((module, name.to_string()));
+        self.generated_names.insert((module, name.to_string()), id);
+        id
+    }
+
+    /// The item behind a key.
+    pub fn item(&self, key: ItemKey) -> &syn::Item {
+        &self.crates[key.krate].modules[key.module].items[key.index]
+    }
+
+    /// The module of an item.
+    pub fn module(&self, m: ModKey) -> &super::modules::Module {
+        &self.crates[m.krate].modules[m.module]
+    }
+
+    /// Crate indexes named `name` (lib crates first if several).
+    pub fn crates_named(&self, name: &str) -> &[usize] {
+        self.by_crate_name.get(name).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Every item of every crate with its key.
+    pub fn items(&self) -> impl Iterator<Item = (ItemKey, &syn::Item)> {
+        self.crates.iter().enumerate().flat_map(|(k, c)| {
+            c.modules.iter().enumerate().flat_map(move |(m, module)| {
+                module.items.iter().enumerate().map(move |(i, item)| (ItemKey { krate: k, module: m, index: i }, item))
+            })
+        })
+    }
+
+    /// The external glob imports of a module (`use k8s_openapi::api::core::v1::*`), as paths.
+    pub fn external_globs(&self, at: ModKey, local: &[UseEntry]) -> Vec<Vec<String>> {
+        local
+            .iter()
+            .chain(&self.module(at).uses)
+            .filter(|u| u.glob)
+            .filter(|u| matches!(self.resolve_prefix(at, &u.path, &[], 0), Res::External(_)))
+            .map(|u| u.path.clone())
+            .collect()
+    }
+
+    /// What `segs`, written in module `at` (with the extra `use` entries `local` of an enclosing fn body), names.
+    pub fn resolve(&self, at: ModKey, segs: &[String], local: &[UseEntry]) -> Res {
+        self.resolve_depth(at, segs, local, 0)
+    }
+
+    fn resolve_depth(&self, at: ModKey, segs: &[String], local: &[UseEntry], depth: usize) -> Res {
+        if segs.is_empty() || depth > MAX_DEPTH {
+            return Res::External(segs.to_vec());
+        }
+        if segs.len() == 1 {
+            return self.resolve_name(at, &segs[0], local, depth);
+        }
+        match self.resolve_prefix(at, &segs[..segs.len() - 1], local, depth) {
+            Res::Module(m) => match self.name_in_module(m, &segs[segs.len() - 1], depth + 1) {
+                Some(r) => r,
+                None => Res::External(segs.to_vec()),
+            },
+            Res::Item(key) => Res::Assoc(key, vec![segs[segs.len() - 1].clone()]),
+            Res::Assoc(key, mut rest) => {
+                rest.push(segs[segs.len() - 1].clone());
+                Res::Assoc(key, rest)
+            }
+            Res::Generated(g) => Res::GeneratedAssoc(g, vec![segs[segs.len() - 1].clone()]),
+            Res::GeneratedAssoc(g, mut rest) => {
+                rest.push(segs[segs.len() - 1].clone());
+                Res::GeneratedAssoc(g, rest)
+            }
+            Res::External(mut p) => {
+                p.push(segs[segs.len() - 1].clone());
+                Res::External(p)
+            }
+        }
+    }
+
+    /// Resolves a path used as a prefix (a module, a type, or something external).
+    fn resolve_prefix(&self, at: ModKey, segs: &[String], local: &[UseEntry], depth: usize) -> Res {
+        let Some(first) = segs.first() else {
+            return Res::Module(at);
+        };
+        let mut cur = match first.as_str() {
+            "crate" => Res::Module(ModKey { krate: at.krate, module: 0 }),
+            "self" => Res::Module(at),
+            "super" => match self.module(at).parent {
+                Some(p) => Res::Module(ModKey { krate: at.krate, module: p }),
+                None => return Res::External(segs.to_vec()),
+            },
+            _ => self.resolve_name(at, first, local, depth),
+        };
+        for seg in &segs[1..] {
+            cur = match cur {
+                Res::Module(m) if seg == "super" => match self.module(m).parent {
+                    Some(p) => Res::Module(ModKey { krate: m.krate, module: p }),
+                    None => return Res::External(segs.to_vec()),
+                },
+                Res::Module(m) => match self.name_in_module(m, seg, depth + 1) {
+                    Some(r) => r,
+                    None => return Res::External(segs.to_vec()),
+                },
+                Res::Item(key) => Res::Assoc(key, vec![seg.clone()]),
+                Res::Assoc(key, mut rest) => {
+                    rest.push(seg.clone());
+                    Res::Assoc(key, rest)
+                }
+                Res::Generated(g) => Res::GeneratedAssoc(g, vec![seg.clone()]),
+                Res::GeneratedAssoc(g, mut rest) => {
+                    rest.push(seg.clone());
+                    Res::GeneratedAssoc(g, rest)
+                }
+                Res::External(mut p) => {
+                    p.push(seg.clone());
+                    Res::External(p)
+                }
+            };
+        }
+        cur
+    }
+
+    /// A single name in scope at `at`: local `use`s, the module's items, its `use`s, child modules, its globs,
+    /// then crate names; anything else is external (std's prelude, a dependency).
+    fn resolve_name(&self, at: ModKey, name: &str, local: &[UseEntry], depth: usize) -> Res {
+        if let Some(u) = local.iter().rev().find(|u| !u.glob && u.alias == name) {
+            return self.resolve_use(at, &u.path, depth + 1);
+        }
+        if let Some(r) = self.name_in_module(at, name, depth + 1) {
+            return r;
+        }
+        for u in local.iter().chain(&self.module(at).uses).filter(|u| u.glob) {
+            if let Res::Module(m) = self.resolve_use_prefix(at, &u.path, depth + 1) {
+                if let Some(r) = self.name_in_module(m, name, depth + 1) {
+                    return r;
+                }
+            }
+        }
+        if let Some(&k) = self.crates_named(name).first() {
+            return Res::Module(ModKey { krate: k, module: 0 });
+        }
+        Res::External(vec![name.to_string()])
+    }
+
+    /// A name defined in or imported into module `m`: items, generated names, child modules, `use` aliases.
+    fn name_in_module(&self, m: ModKey, name: &str, depth: usize) -> Option<Res> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        if let Some(&g) = self.generated_names.get(&(m, name.to_string())) {
+            return Some(Res::Generated(g));
+        }
+        if let Some(idx) = self.names.get(&m).and_then(|n| n.get(name)) {
+            // A type and a fn may share a name; prefer the type (the fn is found through the value path).
+            let pick =
+                idx.iter().copied().find(|&i| !matches!(self.module(m).items[i], syn::Item::Fn(_))).unwrap_or(idx[0]);
+            return Some(Res::Item(ItemKey { krate: m.krate, module: m.module, index: pick }));
+        }
+        if let Some(&child) = self.module(m).children.get(name) {
+            return Some(Res::Module(ModKey { krate: m.krate, module: child }));
+        }
+        if let Some(u) = self.module(m).uses.iter().find(|u| !u.glob && u.alias == name) {
+            return Some(self.resolve_use(m, &u.path, depth + 1));
+        }
+        for u in self.module(m).uses.iter().filter(|u| u.glob) {
+            if let Res::Module(inner) = self.resolve_use_prefix(m, &u.path, depth + 1) {
+                if inner != m {
+                    if let Some(r) = self.name_in_module(inner, name, depth + 1) {
+                        return Some(r);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// A `use` path written in `at`: `crate::`/`self::`/`super::`, a child module, another crate, or external.
+    fn resolve_use(&self, at: ModKey, path: &[String], depth: usize) -> Res {
+        if depth > MAX_DEPTH || path.is_empty() {
+            return Res::External(path.to_vec());
+        }
+        if path.len() == 1 {
+            if let Some(&k) = self.crates_named(&path[0]).first() {
+                return Res::Module(ModKey { krate: k, module: 0 });
+            }
+            return Res::External(path.to_vec());
+        }
+        match self.resolve_use_prefix(at, &path[..path.len() - 1], depth) {
+            Res::Module(m) => {
+                self.name_in_module(m, &path[path.len() - 1], depth + 1).unwrap_or_else(|| Res::External(path.to_vec()))
+            }
+            Res::Item(key) => Res::Assoc(key, vec![path[path.len() - 1].clone()]),
+            Res::Generated(g) => Res::GeneratedAssoc(g, vec![path[path.len() - 1].clone()]),
+            _ => Res::External(path.to_vec()),
+        }
+    }
+
+    fn resolve_use_prefix(&self, at: ModKey, path: &[String], depth: usize) -> Res {
+        let Some(first) = path.first() else {
+            return Res::Module(at);
+        };
+        let start = match first.as_str() {
+            "crate" | "self" | "super" => return self.resolve_prefix(at, path, &[], depth),
+            _ if self.module(at).children.contains_key(first.as_str()) => {
+                return self.resolve_prefix(at, path, &[], depth);
+            }
+            _ => match self.crates_named(first).first() {
+                Some(&k) => ModKey { krate: k, module: 0 },
+                None => return Res::External(path.to_vec()),
+            },
+        };
+        let mut cur = Res::Module(start);
+        for seg in &path[1..] {
+            cur = match cur {
+                Res::Module(m) if seg == "super" => match self.module(m).parent {
+                    Some(p) => Res::Module(ModKey { krate: m.krate, module: p }),
+                    None => return Res::External(path.to_vec()),
+                },
+                Res::Module(m) => match self.name_in_module(m, seg, depth + 1) {
+                    Some(r) => r,
+                    None => return Res::External(path.to_vec()),
+                },
+                _ => return Res::External(path.to_vec()),
+            };
+        }
+        cur
+    }
+
+    /// Where a generated name lives and what it is called.
+    pub fn generated(&self, id: usize) -> (ModKey, &str) {
+        let (m, n) = &self.generated[id];
+        (*m, n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    /// `(crate name, root file, files)`.
+    type Spec<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+    fn program(crates: &[Spec]) -> Program {
+        let mut out = Vec::new();
+        for (name, root, files) in crates {
+            let map: BTreeMap<PathBuf, String> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+            let read =
+                move |p: &Path| map.get(p).cloned().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
+            out.push(Crate::load(name, Path::new(root), &read).unwrap());
+        }
+        Program::new(out)
+    }
+
+    fn segs(p: &str) -> Vec<String> {
+        p.split("::").map(str::to_string).collect()
+    }
+
+    fn name_of(p: &Program, r: &Res) -> String {
+        match r {
+            Res::Item(k) => item_name(p.item(*k)).unwrap(),
+            Res::Generated(g) => p.generated(*g).1.to_string(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn resolves_across_crates_re_exports_renames_and_globs() {
+        let mut p = program(&[
+            (
+                "ops_api",
+                "a/lib.rs",
+                &[
+                    (
+                        "a/lib.rs",
+                        "pub mod kinds; pub use kinds::{Engine as Motor, EngineSpec};\npub mod prelude { pub use crate::kinds::*; }",
+                    ),
+                    ("a/kinds.rs", "pub struct EngineSpec; pub fn helper() {}"),
+                ],
+            ),
+            (
+                "ops",
+                "b/main.rs",
+                &[(
+                    "b/main.rs",
+                    "use ops_api::Motor as M; use ops_api::prelude::*; use k8s_openapi::api::core::v1 as corev1;\nmod inner { use super::*; }\nfn main() {}",
+                )],
+            ),
+        ]);
+        let kinds = ModKey { krate: 0, module: 1 };
+        p.add_generated(kinds, "Engine");
+        let main = ModKey { krate: 1, module: 0 };
+        assert_eq!(name_of(&p, &p.resolve(main, &segs("M"), &[])), "Engine");
+        assert_eq!(name_of(&p, &p.resolve(main, &segs("helper"), &[])), "helper");
+        assert_eq!(name_of(&p, &p.resolve(main, &segs("ops_api::kinds::EngineSpec"), &[])), "EngineSpec");
+        assert_eq!(p.resolve(main, &segs("corev1::Pod"), &[]), Res::External(segs("k8s_openapi::api::core::v1::Pod")));
+        assert_eq!(p.resolve(main, &segs("Option"), &[]), Res::External(segs("Option")));
+        let inner = ModKey { krate: 1, module: 1 };
+        assert_eq!(p.resolve(inner, &segs("corev1::Pod"), &[]), Res::External(segs("k8s_openapi::api::core::v1::Pod")));
+        let local =
+            vec![UseEntry { alias: "Api".into(), path: segs("kube::api::Api"), glob: false, vis: Default::default() }];
+        assert_eq!(p.resolve(main, &segs("Api::all"), &local), Res::External(segs("kube::api::Api::all")));
+        match p.resolve(main, &segs("ops_api::Motor::new"), &[]) {
+            Res::GeneratedAssoc(_, rest) => assert_eq!(rest, ["new"]),
+            other => panic!("{other:?}"),
+        }
+    }
+}

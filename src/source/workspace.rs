@@ -1,0 +1,297 @@
+//! Cargo layout: a workspace's members (root `[workspace] members` globs minus `exclude`), and each package's crate
+//! name and targets (lib root, bin roots) by Cargo's conventions and its `[lib]` / `[[bin]]` paths.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use toml_edit::{DocumentMut, Item};
+
+/// A cargo workspace (or a lone package, which is its own one-member workspace).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workspace {
+    /// Folder of the root `Cargo.toml`.
+    pub root: PathBuf,
+    /// Members, sorted by folder; the root package first when the root manifest has one.
+    pub packages: Vec<Package>,
+}
+
+/// One package: its crate name and the root file of each of its targets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Package {
+    /// `name` of `[package]` (`fleet-operator`).
+    pub name: String,
+    /// Folder of its `Cargo.toml`.
+    pub dir: PathBuf,
+    /// The library target, if any.
+    pub lib: Option<Target>,
+    /// The binary targets, sorted by name.
+    pub bins: Vec<Target>,
+}
+
+/// A compilation target: the crate name other code uses for it and its root file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The target's name (`[lib] name` or the package name with `-` → `_`; a bin's own name).
+    pub name: String,
+    /// Its crate root (`src/lib.rs`, `src/main.rs`, `src/bin/x.rs`, ...).
+    pub path: PathBuf,
+}
+
+impl Package {
+    /// The name code uses for the library crate: `[lib] name`, else the package name with `-` → `_`.
+    pub fn crate_name(&self) -> String {
+        self.lib.as_ref().map(|l| l.name.clone()).unwrap_or_else(|| crate_ident(&self.name))
+    }
+
+    /// Reads the package whose `Cargo.toml` is in `dir`.
+    pub fn load(dir: &Path) -> Result<Package> {
+        let manifest = dir.join("Cargo.toml");
+        let doc = read_manifest(&manifest)?;
+        package_from(dir, &doc, &manifest)
+    }
+
+    /// The package a source folder belongs to: the nearest folder at or above `src_dir` whose `Cargo.toml` has a
+    /// `[package]` table (`crates/x/src` → `crates/x`). `None` when there is none.
+    pub fn of_source_dir(src_dir: &Path) -> Option<Package> {
+        let mut dir = Some(src_dir);
+        while let Some(d) = dir {
+            let manifest = d.join("Cargo.toml");
+            if manifest.is_file() {
+                let doc = read_manifest(&manifest).ok()?;
+                return doc.get("package").is_some().then(|| package_from(d, &doc, &manifest).ok()).flatten();
+            }
+            dir = d.parent().filter(|p| !p.as_os_str().is_empty());
+        }
+        None
+    }
+
+    /// Every target root: the lib first, then the bins.
+    pub fn targets(&self) -> impl Iterator<Item = &Target> {
+        self.lib.iter().chain(&self.bins)
+    }
+}
+
+impl Workspace {
+    /// The workspace whose root `Cargo.toml` is in `dir`: its members when it has `[workspace]` (plus the root
+    /// package if it also has `[package]`), else the single package.
+    pub fn discover(dir: &Path) -> Result<Workspace> {
+        let manifest = dir.join("Cargo.toml");
+        if !manifest.is_file() {
+            bail!("no Cargo.toml in {}: run this in the root of a crate or a cargo workspace", dir.display());
+        }
+        let doc = read_manifest(&manifest)?;
+        let mut packages = Vec::new();
+        if doc.get("package").is_some() {
+            packages.push(package_from(dir, &doc, &manifest)?);
+        }
+        if let Some(ws) = doc.get("workspace") {
+            let strings = |key: &str| -> Vec<String> {
+                ws.get(key)
+                    .and_then(Item::as_array)
+                    .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default()
+            };
+            let exclude: Vec<PathBuf> = strings("exclude").iter().map(|e| normalize(&dir.join(e))).collect();
+            let mut members = Vec::new();
+            for pattern in strings("members") {
+                for found in expand_member(dir, &pattern)? {
+                    let found = normalize(&found);
+                    if found == normalize(dir) || exclude.iter().any(|e| found.starts_with(e)) {
+                        continue;
+                    }
+                    if found.join("Cargo.toml").is_file() && !members.contains(&found) {
+                        members.push(found);
+                    }
+                }
+            }
+            members.sort();
+            for member in members {
+                packages.push(Package::load(&member)?);
+            }
+        }
+        if packages.is_empty() {
+            bail!("{} has neither [package] nor [workspace] members", manifest.display());
+        }
+        Ok(Workspace { root: dir.to_path_buf(), packages })
+    }
+
+    /// The package whose library crate is named `crate_name`.
+    pub fn package_by_crate(&self, crate_name: &str) -> Option<&Package> {
+        self.packages.iter().find(|p| p.crate_name() == crate_name)
+    }
+}
+
+/// `fleet-api` → `fleet_api`.
+pub fn crate_ident(package: &str) -> String {
+    package.replace('-', "_")
+}
+
+fn read_manifest(path: &Path) -> Result<DocumentMut> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    text.parse::<DocumentMut>().with_context(|| format!("{} is not valid TOML", path.display()))
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir if out.file_name().is_some() => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The folders a `members` entry names (a glob like `crates/*` or a plain path).
+fn expand_member(root: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
+    if !pattern.contains(['*', '?', '[']) {
+        return Ok(vec![root.join(pattern)]);
+    }
+    let full = root.join(pattern);
+    let text = full.to_str().with_context(|| format!("workspace member pattern {pattern} is not UTF-8"))?;
+    let paths = glob::glob(text).with_context(|| format!("invalid workspace member pattern {pattern:?}"))?;
+    Ok(paths.filter_map(std::result::Result::ok).filter(|p| p.is_dir()).collect())
+}
+
+fn package_from(dir: &Path, doc: &DocumentMut, manifest: &Path) -> Result<Package> {
+    let name = doc
+        .get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(Item::as_str)
+        .with_context(|| format!("{} has no [package] name", manifest.display()))?
+        .to_string();
+    let flag = |key: &str| doc.get("package").and_then(|p| p.get(key)).and_then(Item::as_bool);
+    let autobins = flag("autobins").unwrap_or(true);
+
+    let lib_table = doc.get("lib");
+    let lib_path = lib_table.and_then(|l| l.get("path")).and_then(Item::as_str).map(|p| dir.join(p));
+    let lib_name = lib_table.and_then(|l| l.get("name")).and_then(Item::as_str).map(str::to_string);
+    let lib_path = lib_path.or_else(|| Some(dir.join("src/lib.rs")).filter(|p| p.is_file()));
+    let lib = lib_path.map(|path| Target { name: lib_name.unwrap_or_else(|| crate_ident(&name)), path });
+
+    let mut bins: Vec<Target> = Vec::new();
+    if let Some(list) = doc.get("bin").and_then(Item::as_array_of_tables) {
+        for t in list {
+            let Some(bin) = t.get("name").and_then(Item::as_str) else {
+                continue;
+            };
+            let path = match t.get("path").and_then(Item::as_str) {
+                Some(p) => dir.join(p),
+                None if bin == name => dir.join("src/main.rs"),
+                None => {
+                    let file = dir.join(format!("src/bin/{bin}.rs"));
+                    if file.is_file() { file } else { dir.join(format!("src/bin/{bin}/main.rs")) }
+                }
+            };
+            bins.push(Target { name: bin.to_string(), path });
+        }
+    }
+    if autobins {
+        let mut auto = Vec::new();
+        if dir.join("src/main.rs").is_file() {
+            auto.push(Target { name: name.clone(), path: dir.join("src/main.rs") });
+        }
+        if let Ok(entries) = std::fs::read_dir(dir.join("src/bin")) {
+            for e in entries.flatten() {
+                let p = e.path();
+                let stem = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                if p.is_file() && p.extension().is_some_and(|x| x == "rs") {
+                    auto.push(Target { name: stem, path: p });
+                } else if p.join("main.rs").is_file() {
+                    auto.push(Target { name: stem, path: p.join("main.rs") });
+                }
+            }
+        }
+        for t in auto {
+            if !bins.iter().any(|b| b.name == t.name || b.path == t.path) {
+                bins.push(t);
+            }
+        }
+    }
+    bins.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Package { name, dir: dir.to_path_buf(), lib, bins })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, files: &[(&str, &str)]) {
+        for (rel, text) in files {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+    }
+
+    #[test]
+    fn workspace_members_globs_exclude_and_targets() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        write(
+            root,
+            &[
+                ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\", \"tools/cli\"]\nexclude = [\"crates/old\"]\n"),
+                ("crates/core-api/Cargo.toml", "[package]\nname = \"core-api\"\n[lib]\nname = \"coreapi\"\n"),
+                ("crates/core-api/src/lib.rs", ""),
+                ("crates/old/Cargo.toml", "[package]\nname = \"old\"\n"),
+                ("crates/notes/README.md", "not a package"),
+                (
+                    "tools/cli/Cargo.toml",
+                    "[package]\nname = \"ops-cli\"\n[[bin]]\nname = \"opsctl\"\npath = \"main.rs\"\n",
+                ),
+                ("tools/cli/main.rs", "fn main() {}"),
+                ("tools/cli/src/main.rs", "fn main() {}"),
+                ("tools/cli/src/bin/gen.rs", "fn main() {}"),
+                ("tools/cli/src/bin/migrate/main.rs", "fn main() {}"),
+            ],
+        );
+        let ws = Workspace::discover(root).unwrap();
+        let names: Vec<&str> = ws.packages.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["core-api", "ops-cli"]);
+        let api = &ws.packages[0];
+        assert_eq!(api.crate_name(), "coreapi");
+        assert_eq!(api.lib.as_ref().unwrap().path, root.join("crates/core-api/src/lib.rs"));
+        assert!(api.bins.is_empty());
+        let cli = &ws.packages[1];
+        assert!(cli.lib.is_none());
+        assert_eq!(cli.crate_name(), "ops_cli");
+        let bins: Vec<(&str, PathBuf)> =
+            cli.bins.iter().map(|b| (b.name.as_str(), b.path.strip_prefix(root).unwrap().to_path_buf())).collect();
+        assert_eq!(
+            bins,
+            [
+                ("gen", PathBuf::from("tools/cli/src/bin/gen.rs")),
+                ("migrate", PathBuf::from("tools/cli/src/bin/migrate/main.rs")),
+                ("ops-cli", PathBuf::from("tools/cli/src/main.rs")),
+                ("opsctl", PathBuf::from("tools/cli/main.rs")),
+            ]
+        );
+        assert_eq!(ws.package_by_crate("coreapi").map(|p| p.name.as_str()), Some("core-api"));
+    }
+
+    #[test]
+    fn single_package_and_source_dir_lookup() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        write(
+            root,
+            &[
+                ("Cargo.toml", "[package]\nname = \"memcached-operator\"\nautobins = false\n"),
+                ("src/lib.rs", ""),
+                ("src/main.rs", "fn main() {}"),
+            ],
+        );
+        let ws = Workspace::discover(root).unwrap();
+        assert_eq!(ws.packages.len(), 1);
+        assert!(ws.packages[0].bins.is_empty(), "autobins = false");
+        let pkg = Package::of_source_dir(&root.join("src")).unwrap();
+        assert_eq!(pkg.crate_name(), "memcached_operator");
+        let err = Workspace::discover(&root.join("src")).unwrap_err().to_string();
+        assert!(err.contains("no Cargo.toml"), "{err}");
+    }
+}
