@@ -146,6 +146,30 @@ impl ProjectFile {
         self.plugins.get(PLUGIN_KEY)?.get("crd")?.get("compile")?.as_bool()
     }
 
+    /// The crate source folders `make manifests` reads (`plugins["rust.kubesmith.io/v1alpha1"].sources`, written by
+    /// `kubesmith adopt` for workspaces); empty means `src`.
+    pub fn sources(&self) -> Vec<PathBuf> {
+        let list = self.plugins.get(PLUGIN_KEY).and_then(|p| p.get("sources")).and_then(|s| s.as_array());
+        list.into_iter().flatten().filter_map(|s| s.as_str()).map(PathBuf::from).collect()
+    }
+
+    /// Whether the manager's role is inferred from the code (`rbac: {infer: true}`, set by `kubesmith adopt`)
+    /// rather than only read from `+kubebuilder:rbac` markers, and the binary it is inferred for.
+    pub fn rbac_inferred(&self) -> Option<Option<String>> {
+        let rbac = self.plugins.get(PLUGIN_KEY)?.get("rbac")?;
+        if rbac.get("infer")?.as_bool()? {
+            Some(rbac.get("bin").and_then(|b| b.as_str()).map(str::to_string))
+        } else {
+            None
+        }
+    }
+
+    /// Whether `kubesmith adopt` made this project around an existing crate (its sources are the user's own
+    /// layout: `create api` and `create webhook` do not apply).
+    pub fn adopted(&self) -> bool {
+        self.plugins.get(PLUGIN_KEY).and_then(|p| p.get("adopted")).and_then(|a| a.as_bool()).unwrap_or(false)
+    }
+
     /// The resources with this group and kind, any version.
     pub fn versions_of<'a>(&'a self, group: &'a str, kind: &'a str) -> impl Iterator<Item = &'a Resource> + 'a {
         self.resources.iter().filter(move |r| r.group == group && r.kind == kind && r.domain == self.domain)

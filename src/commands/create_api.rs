@@ -69,8 +69,6 @@ struct Layout {
     controller: PathBuf,
     /// Multigroup only: `src/controller/<group>.rs`.
     controller_group_file: Option<PathBuf>,
-    sample: PathBuf,
-    roles: [(PathBuf, &'static str); 3],
 }
 
 pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
@@ -183,16 +181,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         finalizer: format!("{plural}.{qualified_group}/finalizer"),
         field_manager: pf.project_name.clone(),
     };
-    let layout = layout(
-        pf.multigroup,
-        &args.group,
-        &group_mod,
-        &version_mod,
-        &kind_mod,
-        &role_prefix,
-        &args.version,
-        &kind_lower,
-    );
+    let layout = layout(pf.multigroup, &group_mod, &version_mod, &kind_mod);
 
     let mut plan = Plan::new(cwd);
     if let Some(w) = version_warning {
@@ -209,29 +198,15 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     if args.resource {
         scaffold(&mut plan, &layout.types, render::render("api/src/api/kind.rs.hbs", &ctx)?);
         plan_api_modules(&mut plan, pf.multigroup, &layout, &group_mod, &version_mod, &kind_mod, &ctx)?;
-        scaffold(&mut plan, &layout.sample, render::render("api/config/samples/sample.yaml.hbs", &ctx)?);
-        let sample_entry = format!("- {}", file_name(&layout.sample));
-        insert_yaml(&mut plan, "config/samples/kustomization.yaml", markers::SAMPLES, &sample_entry)?;
+        let sample = render::render("api/config/samples/sample.yaml.hbs", &ctx)?;
+        let first_version = existing_versions.iter().all(|r| r.api.is_none());
+        plan_kind_config(&mut plan, &ctx, sample, first_version, args.force)?;
         if let Some(storage) = storage_version {
             plan.notes.push(format!(
                 "note: {} {} stays the storage version; {} is served with `storage = false` (move storage with \
                  `kubesmith create webhook --conversion`, or by editing the #[kube(...)] attributes)",
                 args.kind, storage.version, args.version
             ));
-        }
-        if existing_versions.iter().all(|r| r.api.is_none()) {
-            for (path, template) in &layout.roles {
-                scaffold(&mut plan, path, render::render(template, &ctx)?);
-                insert_yaml(
-                    &mut plan,
-                    "config/rbac/kustomization.yaml",
-                    markers::RBAC_KIND_ROLES,
-                    &format!("- {}", file_name(path)),
-                )?;
-            }
-            let crd_entry = format!("- bases/{qualified_group}_{plural}.yaml");
-            insert_yaml(&mut plan, "config/crd/kustomization.yaml", markers::CRD_RESOURCES, &crd_entry)?;
-            enable(&mut plan, "config/default/kustomization.yaml", "crd")?;
         }
     }
 
@@ -287,17 +262,69 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     Ok(plan)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn layout(
-    multigroup: bool,
+/// The `config/` part of a kind: its sample (listed in `config/samples`), and for its first version the admin,
+/// editor and viewer roles (listed in `config/rbac`), its CRD in `config/crd` and the CRD section of the default
+/// overlay. Shared by `create api` and `kubesmith adopt`.
+pub fn plan_kind_config(
+    plan: &mut Plan,
+    ctx: &ApiContext,
+    sample: String,
+    first_version: bool,
+    force: bool,
+) -> Result<()> {
+    let (sample_path, roles) = config_layout(&ctx.group, &ctx.role_prefix, &ctx.version, &ctx.kind_lower);
+    let scaffold = |plan: &mut Plan, path: &Path, contents: String| {
+        if force && plan.exists(path) {
+            plan.overwrite(path, contents);
+        } else {
+            plan.create(path, contents);
+        }
+    };
+    scaffold(plan, &sample_path, sample);
+    insert_yaml(
+        plan,
+        "config/samples/kustomization.yaml",
+        markers::SAMPLES,
+        &format!("- {}", file_name(&sample_path)),
+    )?;
+    if first_version {
+        for (path, template) in &roles {
+            scaffold(plan, path, render::render(template, ctx)?);
+            insert_yaml(
+                plan,
+                "config/rbac/kustomization.yaml",
+                markers::RBAC_KIND_ROLES,
+                &format!("- {}", file_name(path)),
+            )?;
+        }
+        let crd_entry = format!("- bases/{}_{}.yaml", ctx.qualified_group, ctx.plural);
+        insert_yaml(plan, "config/crd/kustomization.yaml", markers::CRD_RESOURCES, &crd_entry)?;
+        enable(plan, "config/default/kustomization.yaml", "crd")?;
+    }
+    Ok(())
+}
+
+/// Where a kind's sample and roles go.
+fn config_layout(
     group: &str,
-    group_mod: &ModuleName,
-    version_mod: &ModuleName,
-    kind_mod: &ModuleName,
     role_prefix: &str,
     version: &str,
     kind_lower: &str,
-) -> Layout {
+) -> (PathBuf, [(PathBuf, &'static str); 3]) {
+    let role_file = role_prefix.replace('-', "_");
+    let sample = PathBuf::from(format!(
+        "config/samples/{}_{version}_{kind_lower}.yaml",
+        if group.is_empty() { "core" } else { group }
+    ));
+    let roles = [
+        (PathBuf::from(format!("config/rbac/{role_file}_admin_role.yaml")), "api/config/rbac/admin_role.yaml.hbs"),
+        (PathBuf::from(format!("config/rbac/{role_file}_editor_role.yaml")), "api/config/rbac/editor_role.yaml.hbs"),
+        (PathBuf::from(format!("config/rbac/{role_file}_viewer_role.yaml")), "api/config/rbac/viewer_role.yaml.hbs"),
+    ];
+    (sample, roles)
+}
+
+fn layout(multigroup: bool, group_mod: &ModuleName, version_mod: &ModuleName, kind_mod: &ModuleName) -> Layout {
     let (api_dir, controller_dir) = if multigroup {
         (
             PathBuf::from(format!("src/api/{}", group_mod.file)),
@@ -306,28 +333,12 @@ fn layout(
     } else {
         (PathBuf::from("src/api"), PathBuf::from("src/controller"))
     };
-    let role_file = role_prefix.replace('-', "_");
     Layout {
         types: api_dir.join(&version_mod.file).join(format!("{}.rs", kind_mod.file)),
         version_mod_file: api_dir.join(format!("{}.rs", version_mod.file)),
         group_mod_file: multigroup.then(|| PathBuf::from(format!("src/api/{}.rs", group_mod.file))),
         controller: controller_dir.join(format!("{}.rs", kind_mod.file)),
         controller_group_file: multigroup.then(|| PathBuf::from(format!("src/controller/{}.rs", group_mod.file))),
-        sample: PathBuf::from(format!(
-            "config/samples/{}_{version}_{kind_lower}.yaml",
-            if group.is_empty() { "core" } else { group }
-        )),
-        roles: [
-            (PathBuf::from(format!("config/rbac/{role_file}_admin_role.yaml")), "api/config/rbac/admin_role.yaml.hbs"),
-            (
-                PathBuf::from(format!("config/rbac/{role_file}_editor_role.yaml")),
-                "api/config/rbac/editor_role.yaml.hbs",
-            ),
-            (
-                PathBuf::from(format!("config/rbac/{role_file}_viewer_role.yaml")),
-                "api/config/rbac/viewer_role.yaml.hbs",
-            ),
-        ],
     }
 }
 

@@ -29,6 +29,12 @@ pub struct InitContext {
     pub leader_election_id: String,
     pub namespace: String,
     pub multigroup: bool,
+    /// `kubesmith adopt` renders the `config/` tree around an operator it did not scaffold: no scaffold-specific
+    /// manager flags, probes, metrics endpoint, leader-election or metrics roles.
+    pub adopted: bool,
+    /// The manager image's name and tag in `config/manager/kustomization.yaml` (`controller`, `latest`).
+    pub image_name: String,
+    pub image_tag: String,
 }
 
 /// The files kubesmith refuses to initialize over, whatever `--force` says.
@@ -68,6 +74,9 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         leader_election_id: format!("{:08x}.{}", names::fnv32a(&project_name), args.domain),
         namespace: format!("{project_name}-system"),
         multigroup: args.multigroup,
+        adopted: false,
+        image_name: "controller".into(),
+        image_tag: "latest".into(),
         project_name,
     };
 

@@ -159,12 +159,16 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         .cloned()
         .unwrap_or(file_base);
 
-    let descriptions = if cwd.join("src").is_dir() {
-        crate::olm::descriptors::descriptions(&crate::crd::SourceSet::new(&cwd.join("src")))
-            .map_err(|e| anyhow::anyhow!("reading the CSV markers in src/: {e}"))?
-    } else {
-        Vec::new()
-    };
+    let mut sources = project.as_ref().map(|p| p.file.sources()).unwrap_or_default();
+    if sources.is_empty() {
+        sources.push(std::path::PathBuf::from("src"));
+    }
+    let mut descriptions = Vec::new();
+    for src in sources.iter().filter(|s| cwd.join(s).is_dir()) {
+        let found = crate::olm::descriptors::descriptions(&crate::crd::SourceSet::new(&cwd.join(src)))
+            .map_err(|e| anyhow::anyhow!("reading the CSV markers in {}: {e}", src.display()))?;
+        descriptions.extend(found);
+    }
     let out_dir = &args.output_dir;
     let csv_file = format!("{}.clusterserviceversion.yaml", package.to_ascii_lowercase());
     let csv_path = out_dir.join("manifests").join(&csv_file);

@@ -28,6 +28,9 @@ pub struct Targets {
     pub k8s: &'static K8sTable,
     /// Whether kinds whose schema needs running code may be compiled (`--no-compile`, PROJECT `crd.compile`).
     pub compile: bool,
+    /// `Some(bin)` when the role is inferred from the code (PROJECT `rbac: {infer: true, bin}`, made by `kubesmith
+    /// adopt`): role.yaml then grants what the code needs plus what markers add.
+    pub rbac_infer: Option<Option<String>>,
 }
 
 /// What kept some CRDs from being planned: every problem of every kind, and a failed compiled fallback.
@@ -126,7 +129,13 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
         Some(v) => K8sTable::for_version(v.dotted()).expect("every --k8s-version value has a table"),
         None => project_k8s(project.as_ref())?,
     };
-    let sources = if args.sources.is_empty() { vec![PathBuf::from("src")] } else { args.sources.clone() };
+    let project_sources = project.as_ref().map(|p| p.file.sources()).unwrap_or_default();
+    let sources = match (args.sources.is_empty(), project_sources.is_empty()) {
+        (false, _) => args.sources.clone(),
+        (true, false) => project_sources,
+        (true, true) => vec![PathBuf::from("src")],
+    };
+    let rbac_infer = project.as_ref().and_then(|p| p.file.rbac_inferred());
     let (crd_dir, rbac_dir, webhook_dir) = if in_project {
         (
             Some(args.crd_dir.clone().unwrap_or_else(|| PathBuf::from("config/crd/bases"))),
@@ -162,6 +171,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
         max_description_length: args.max_description_length,
         k8s,
         compile,
+        rbac_infer,
     })
 }
 
@@ -222,10 +232,13 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     let mut drift = None;
     if let Some(rbac_dir) = &targets.rbac_dir {
         let markers = markers.insert(scan_markers(plan, &targets.sources, &sets)?);
-        if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
+        let mut grants = markers.clone();
+        if let Some(bin) = &targets.rbac_infer {
+            grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref())?);
+        } else if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
             drift = Some(rbac_drift(plan, &targets.sources, markers)?);
         }
-        let mut roles = crate::rbac::generate(markers, ROLE_NAME);
+        let mut roles = crate::rbac::generate(&grants, ROLE_NAME);
         if roles.is_empty() {
             roles.push(serde_json::json!({
                 "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -254,13 +267,29 @@ fn crd_file_of(name: &str) -> Option<String> {
     Some(format!("{group}_{plural}.yaml"))
 }
 
-/// Infers what the code needs (files as the plan leaves them) and compares it with the RBAC markers; the
-/// inference's own warnings and the drift's messages become notes.
-fn rbac_drift(
-    plan: &mut Plan,
-    sources: &[PathBuf],
-    markers: &[crate::markers::Marker],
-) -> Result<crate::rbac::drift::Drift> {
+/// What the code needs (files as the plan leaves them), as one `+kubebuilder:rbac` marker per resource so it merges
+/// with the markers' own rules; the inference's warnings become notes.
+pub fn inferred_grants(plan: &mut Plan, sources: &[PathBuf], bin: Option<&str>) -> Result<Vec<crate::markers::Marker>> {
+    let inference = infer_in_plan(plan, sources, bin)?;
+    let root = plan.root.clone();
+    plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
+    let mut by_resource: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
+    for (group, resource, verb) in inference.grants() {
+        by_resource.entry((group, resource)).or_default().push(verb);
+    }
+    let text: String = by_resource
+        .into_iter()
+        .map(|((group, resource), verbs)| {
+            let group = if group.is_empty() { String::new() } else { group };
+            format!("// +{}:groups={group},resources={resource},verbs={}\n", crate::rbac::RBAC_MARKER, verbs.join(";"))
+        })
+        .collect();
+    crate::markers::scan(Path::new("<inferred>"), &text)
+        .map_err(|e| anyhow::anyhow!("kubesmith wrote an RBAC rule it cannot read back (a bug): {e}"))
+}
+
+/// Runs RBAC inference over the sources as the plan leaves them.
+fn infer_in_plan(plan: &Plan, sources: &[PathBuf], bin: Option<&str>) -> Result<crate::rbac::infer::Inference> {
     let root = plan.root.clone();
     let full: Vec<PathBuf> = sources.iter().map(|s| root.join(s)).collect();
     let read = |p: &Path| -> std::io::Result<String> {
@@ -272,13 +301,25 @@ fn rbac_drift(
         }
     };
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
-    let inference = crate::rbac::infer::infer_with(&full, None, &read).map_err(|e| match e {
+    crate::rbac::infer::infer_with(&full, bin, &read).map_err(|e| match e {
         crate::rbac::infer::InferError::Source(e) => {
             let e = crate::source::SourceError { path: PathBuf::from(display(&e.path)), ..e };
-            anyhow::Error::new(e).context("cannot read the sources to check the RBAC markers against the code")
+            anyhow::Error::new(e).context("cannot read the sources to infer the RBAC the code needs")
         }
         other => anyhow::Error::new(other),
-    })?;
+    })
+}
+
+/// Infers what the code needs (files as the plan leaves them) and compares it with the RBAC markers; the
+/// inference's own warnings and the drift's messages become notes.
+fn rbac_drift(
+    plan: &mut Plan,
+    sources: &[PathBuf],
+    markers: &[crate::markers::Marker],
+) -> Result<crate::rbac::drift::Drift> {
+    let root = plan.root.clone();
+    let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
+    let inference = infer_in_plan(plan, sources, None)?;
     let drift = crate::rbac::drift::check(markers, &inference);
     plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
     plan.notes.extend(drift.messages(&display));

@@ -245,8 +245,10 @@ pub fn build(base: &Value, docs: Vec<Value>, opts: &Options) -> Result<Generated
     for d in &mut c.deployments {
         let pod = &mut d["spec"]["template"]["spec"];
         for container in containers_mut(pod) {
+            // The placeholder of a scaffold, or the manager container of an adopted operator (its image is set).
+            let is_manager = container["name"] == "manager";
             if let (Some(new), Some(old)) = (&opts.image, container["image"].as_str())
-                && let Some(img) = replace_image(old, new)
+                && let Some(img) = replace_image(old, new).or_else(|| is_manager.then(|| new.to_string()))
             {
                 container["image"] = json!(img);
             }
