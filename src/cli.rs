@@ -20,6 +20,13 @@ pub enum Command {
     #[command(after_help = "Example:\n  mkdir memcached-operator && cd memcached-operator\n  \
         kubesmith init --domain example.com --owner \"The Memcached Authors\"")]
     Init(InitArgs),
+    /// Make an existing kube-rs crate or cargo workspace a kubesmith project without touching its sources: PROJECT,
+    /// and the config/ tree with its kinds' CRDs, samples and the RBAC its code needs.
+    #[command(
+        after_help = "Examples:\n  kubesmith adopt --domain example.org --image quay.io/me/fleet-operator:0.1.0\n  \
+        kubesmith adopt --bin fleet-operator --dry-run"
+    )]
+    Adopt(AdoptArgs),
     /// Add something to the project.
     #[command(subcommand)]
     Create(CreateCommand),
@@ -180,6 +187,33 @@ pub struct InitArgs {
     #[arg(long)]
     pub multigroup: bool,
     /// Scaffold even if the folder holds files other than a PROJECT or Cargo.toml.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AdoptArgs {
+    /// Domain of the API groups (default: the longest common suffix of the kinds' groups, leaving each group a
+    /// name of its own: `fleet.example.org` and `infra.example.org` give `example.org`).
+    #[arg(long)]
+    pub domain: Option<String>,
+    /// Project name (default: the binary's package, else the root package, else the folder's name).
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// The operator's image, set in `config/manager/kustomization.yaml`.
+    #[arg(long, value_name = "REGISTRY/IMG:TAG")]
+    pub image: Option<String>,
+    /// The binary the manager Deployment runs, whose reachable code the role is inferred from (default: the only
+    /// binary; with several, every binary counts).
+    #[arg(long, value_name = "NAME")]
+    pub bin: Option<String>,
+    /// Kubernetes version whose k8s-openapi schemas embedded types get.
+    #[arg(long, value_enum, default_value_t = K8sVersion::V1_37)]
+    pub k8s_version: K8sVersion,
+    /// Overwrite config/ files that already exist (only files adopt itself generates; never sources).
     #[arg(long)]
     pub force: bool,
     /// Print the files that would be written, write nothing.

@@ -1,5 +1,6 @@
 //! Dispatch from parsed arguments to the command that computes a plan, then applies or prints it.
 
+pub mod adopt;
 pub mod bundle_validate;
 pub mod catalog;
 pub mod create_api;
@@ -33,6 +34,10 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
     match cli.command {
         Command::Init(args) => {
             let plan = init::plan(&args, cwd)?;
+            finish(plan, args.dry_run)
+        }
+        Command::Adopt(args) => {
+            let plan = adopt::plan(&args, cwd)?;
             finish(plan, args.dry_run)
         }
         Command::Create(CreateCommand::Api(args)) => {

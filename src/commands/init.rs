@@ -127,7 +127,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
 }
 
 /// `memcached-operator` → `Memcached Operator`.
-fn display_name(project: &str) -> String {
+pub fn display_name(project: &str) -> String {
     project
         .split('-')
         .filter(|w| !w.is_empty())

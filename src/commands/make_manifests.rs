@@ -31,6 +31,8 @@ pub struct Targets {
     /// `Some(bin)` when the role is inferred from the code (PROJECT `rbac: {infer: true, bin}`, made by `kubesmith
     /// adopt`): role.yaml then grants what the code needs plus what markers add.
     pub rbac_infer: Option<Option<String>>,
+    /// Whether CRD files this run does not produce are removed (`kubesmith adopt` never removes anything).
+    pub remove_stale: bool,
 }
 
 /// What kept some CRDs from being planned: every problem of every kind, and a failed compiled fallback.
@@ -172,6 +174,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
         k8s,
         compile,
         rbac_infer,
+        remove_stale: true,
     })
 }
 
@@ -218,7 +221,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
             }
         }
         // A kind with a problem keeps its file; when a problem belongs to no kind, no file is removed.
-        if let Some(failed) = problems.failed_crds() {
+        if let Some(failed) = problems.failed_crds().filter(|_| targets.remove_stale) {
             let kept: Vec<PathBuf> =
                 failed.iter().filter_map(|name| crd_file_of(name)).map(|f| crd_dir.join(f)).collect();
             for stale in stale_crds(&root, crd_dir, &written)? {

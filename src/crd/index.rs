@@ -426,9 +426,9 @@ impl CrateIndex {
             if best.as_ref().is_some_and(|b| b.len() <= self.modules[m].path.len()) {
                 break;
             }
-            if self.exposes(m, home, name, vis, external, 0) {
+            if let Some(exposed) = self.exposed_name(m, home, name, vis, external, 0) {
                 let mut path = self.modules[m].path.clone();
-                path.push(name.to_string());
+                path.push(exposed);
                 best = Some(path);
                 continue;
             }
@@ -443,25 +443,34 @@ impl CrateIndex {
         best
     }
 
-    /// Whether `name` (of `home`, visibility `vis`) can be named as `<module m>::name` by whoever can see `m`.
-    fn exposes(&self, m: ModId, home: ModId, name: &str, vis: Vis, external: bool, depth: usize) -> bool {
+    /// The name under which `name` (of `home`, visibility `vis`) can be named as `<module m>::<it>` by whoever can
+    /// see `m`: itself where it is defined, or what a re-export calls it (`pub use x::Foo as Bar`, `pub use x::*`).
+    fn exposed_name(
+        &self,
+        m: ModId,
+        home: ModId,
+        name: &str,
+        vis: Vis,
+        external: bool,
+        depth: usize,
+    ) -> Option<String> {
         if depth > 8 {
-            return false;
+            return None;
         }
         let enough = |v: Vis| if external { v == Vis::Public } else { v >= Vis::Crate || m == 0 };
         if m == home {
-            return enough(vis);
+            return enough(vis).then(|| name.to_string());
         }
-        self.modules[m].uses.iter().filter(|u| enough(u.vis)).any(|u| {
-            let target = if u.glob {
-                self.module_of_path(m, &u.path)
-            } else if u.alias == name && u.path.last().map(String::as_str) == Some(name) {
-                self.module_of_path(m, &u.path[..u.path.len() - 1])
-            } else {
-                None
-            };
-            // What a re-export points at must itself be visible to `m`: within the crate, crate-visible is enough.
-            target.is_some_and(|t| t != m && self.exposes(t, home, name, vis, false, depth + 1))
+        // What a re-export points at must itself be visible to `m`: within the crate, crate-visible is enough.
+        self.modules[m].uses.iter().filter(|u| enough(u.vis)).find_map(|u| {
+            if u.glob {
+                let t = self.module_of_path(m, &u.path).filter(|t| *t != m)?;
+                return self.exposed_name(t, home, name, vis, false, depth + 1);
+            }
+            let (last, prefix) = u.path.split_last()?;
+            let t = self.module_of_path(m, prefix).filter(|t| *t != m)?;
+            (self.exposed_name(t, home, name, vis, false, depth + 1).as_deref() == Some(last.as_str()))
+                .then(|| u.alias.clone())
         })
     }
 
@@ -1638,6 +1647,10 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         ];
         let short = Some("crate::Thing".to_string());
         assert_eq!(paths_of(&reexport, &["crate", "inner", "deep"], "Thing"), (short.clone(), short));
+        let renamed =
+            [("lib.rs", "mod inner;\npub use inner::Thing as Other;\n"), ("inner.rs", "pub struct ThingSpec;\n")];
+        let other = Some("crate::Other".to_string());
+        assert_eq!(paths_of(&renamed, &["crate", "inner"], "Thing"), (other.clone(), other));
         let hidden = [("lib.rs", "mod a;\n"), ("a.rs", "mod b { pub struct HidSpec; }\n")];
         assert_eq!(paths_of(&hidden, &["crate", "a", "b"], "Hid"), (None, None));
     }

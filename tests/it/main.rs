@@ -1,6 +1,7 @@
 //! kubesmith's integration tests: most drive the real binary in a temporary folder; `crd_*` and
 //! `conformance_live` call the CRD generator library.
 
+mod adopt;
 mod bundle;
 mod cli;
 mod conformance_live;

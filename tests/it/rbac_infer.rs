@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{create_api, init, ks, read};
 
-fn orchard() -> PathBuf {
+pub(crate) fn orchard() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer/orchard")
 }
 
 const SOURCES: [&str; 4] = ["--source", "crates/orchard-types/src", "--source", "crates/orchard-controller/src"];
 
 /// `(group, resource, verb)` of every rule of the ClusterRole YAML `text`.
-fn triples(text: &str) -> BTreeSet<(String, String, String)> {
+pub(crate) fn triples(text: &str) -> BTreeSet<(String, String, String)> {
     let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).expect("the role is YAML");
     assert_eq!(doc["kind"], "ClusterRole");
     assert_eq!(doc["metadata"]["name"], "manager-role");
@@ -33,12 +33,12 @@ fn triples(text: &str) -> BTreeSet<(String, String, String)> {
     out
 }
 
-fn set(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
+pub(crate) fn set(items: &[(&str, &str, &str)]) -> BTreeSet<(String, String, String)> {
     items.iter().map(|(g, r, v)| (g.to_string(), r.to_string(), v.to_string())).collect()
 }
 
 /// What `orchard-controller`'s main reaches, worked out by hand from the fixture's sources.
-const CONTROLLER: &[(&str, &str, &str)] = &[
+pub(crate) const CONTROLLER: &[(&str, &str, &str)] = &[
     // Controller::new(Api<Tree>) lists and watches; the finalizer patches; status is merge-patched.
     ("grove.example.net", "trees", "list"),
     ("grove.example.net", "trees", "watch"),

@@ -1,0 +1,402 @@
+//! `kubesmith adopt`: makes an existing kube-rs crate or cargo workspace a kubesmith project without touching its
+//! sources — PROJECT (its kinds, where its sources are, RBAC inferred from the code) and the `config/` tree `init`
+//! and `create api` would give, with the CRDs, the role the code needs and one minimal sample per kind.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use crate::cli::AdoptArgs;
+use crate::commands::UsageError;
+use crate::commands::create_api::{ApiContext, plan_kind_config};
+use crate::commands::init::InitContext;
+use crate::commands::make_manifests::{self, Targets};
+use crate::crd::kinds::{KindDecl, kinds};
+use crate::crd::{K8sTable, SourceSet};
+use crate::names;
+use crate::plan::{Action, Plan};
+use crate::project::{self, ProjectFile, Resource, ResourceApi};
+use crate::source::Workspace;
+
+/// `config/` files of `init` an adopted operator does not use: the scaffold's leader election and secure metrics.
+const NOT_ADOPTED: &[&str] = &[
+    "config/rbac/leader_election_role.yaml",
+    "config/rbac/leader_election_role_binding.yaml",
+    "config/rbac/metrics_auth_role.yaml",
+    "config/rbac/metrics_auth_role_binding.yaml",
+    "config/rbac/metrics_reader_role.yaml",
+];
+
+pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
+    if !cwd.join("Cargo.toml").is_file() {
+        bail!(
+            "{} is not a crate: there is no Cargo.toml; run `kubesmith adopt` in the root of a kube-rs crate or cargo \
+             workspace (or `kubesmith init` to start a new operator)",
+            cwd.display()
+        );
+    }
+    if cwd.join(project::PROJECT_FILE).exists() {
+        bail!(
+            "{} is already a kubesmith project (it has a PROJECT file): run `kubesmith make manifests` to regenerate \
+             its manifests; remove PROJECT first to adopt it again",
+            cwd.display()
+        );
+    }
+    let ws = Workspace::discover(cwd)?;
+    let sources = source_dirs(&ws, cwd);
+    let found = find_kinds(cwd, &sources)?;
+    if found.is_empty() {
+        let looked: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
+        bail!(
+            "no #[derive(CustomResource)] kind found in {} (looked in {}): adopt makes a project around an operator's \
+             custom resources; add one, or check that the crate holding them is a member of the workspace",
+            cwd.display(),
+            if looked.is_empty() { "no crate source folder".to_string() } else { looked.join(", ") }
+        );
+    }
+    let bins: Vec<(&str, &str)> =
+        ws.packages.iter().flat_map(|p| p.bins.iter().map(move |b| (p.name.as_str(), b.name.as_str()))).collect();
+    let bin = match &args.bin {
+        Some(b) if !bins.iter().any(|(_, n)| n == b) => {
+            let known: Vec<&str> = bins.iter().map(|(_, n)| *n).collect();
+            return Err(UsageError(format!(
+                "--bin {b}: the workspace has no such binary (it has: {})",
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            ))
+            .into());
+        }
+        Some(b) => Some(b.clone()),
+        None if bins.len() == 1 => Some(bins[0].1.to_string()),
+        None => None,
+    };
+    let groups: BTreeSet<&str> = found.iter().map(|k| k.group.as_str()).collect();
+    let domain = match &args.domain {
+        Some(d) => d.clone(),
+        None => common_domain(&groups),
+    };
+    if !domain.is_empty() {
+        names::validate_domain(&domain).map_err(UsageError::from)?;
+    }
+    let project_name = match &args.project_name {
+        Some(n) => n.clone(),
+        None => default_project_name(&ws, bin.as_deref(), &bins, cwd),
+    };
+    names::validate_project_name(&project_name).map_err(UsageError::from)?;
+    let (image_name, image_tag) = split_image(args.image.as_deref().unwrap_or("controller:latest"));
+
+    let mut draft = Plan::new(cwd);
+    let ctx = InitContext {
+        crate_name: names::crate_name(&project_name),
+        display_name: crate::commands::init::display_name(&project_name),
+        domain: domain.clone(),
+        repo: String::new(),
+        owner: String::new(),
+        license_apache2: false,
+        year: crate::clock::year(crate::clock::now()).to_string(),
+        k8s_version: args.k8s_version.dotted().to_string(),
+        k8s_feature: args.k8s_version.feature(),
+        kubesmith_version: env!("CARGO_PKG_VERSION").to_string(),
+        leader_election_id: format!("{:08x}.{domain}", names::fnv32a(&project_name)),
+        namespace: format!("{project_name}-system"),
+        multigroup: groups.len() > 1,
+        adopted: true,
+        image_name,
+        image_tag,
+        project_name: project_name.clone(),
+    };
+    for (path, contents) in crate::render::render_set("init", &ctx)? {
+        if path.starts_with("config/") && !NOT_ADOPTED.contains(&path.as_str()) {
+            draft.create(path, contents);
+        }
+    }
+
+    // The manifests as `make manifests` will keep them: CRDs, and the role the code needs.
+    let k8s = K8sTable::for_version(args.k8s_version.dotted()).expect("every --k8s-version value has a table");
+    let targets = Targets {
+        sources: sources.clone(),
+        crd_dir: Some(PathBuf::from("config/crd/bases")),
+        rbac_dir: Some(PathBuf::from("config/rbac")),
+        webhook_dir: None,
+        max_description_length: None,
+        k8s,
+        compile: true,
+        rbac_infer: Some(bin.clone()),
+        remove_stale: false,
+    };
+    let problems = make_manifests::plan_into(&mut draft, &targets)?;
+    if !problems.is_empty() {
+        draft.notes.push(format!(
+            "warning: some CRDs could not be generated yet; fix these, then run `kubesmith make manifests`:\n{:#}",
+            problems.into_error(cwd)
+        ));
+    }
+
+    let mut resources = Vec::new();
+    let mut first_versions: BTreeSet<(String, String)> = BTreeSet::new();
+    for k in &found {
+        let (group, res_domain) = split_group(&k.group, &domain);
+        let kind_lower = k.kind.to_ascii_lowercase();
+        let role_prefix = if groups.len() > 1 { format!("{group}-{kind_lower}") } else { kind_lower.clone() };
+        let api = ApiContext {
+            project_name: project_name.clone(),
+            crate_name: ctx.crate_name.clone(),
+            domain: res_domain.clone(),
+            group: group.clone(),
+            qualified_group: k.group.clone(),
+            version: k.version.clone(),
+            kind: k.kind.clone(),
+            kind_lower: kind_lower.clone(),
+            kind_file: kind_lower.clone(),
+            controller_name: role_prefix.clone(),
+            plural: k.plural.clone(),
+            custom_plural: k.plural != names::kube_plural(&kind_lower),
+            kind_module: kind_lower.clone(),
+            api_module_path: String::new(),
+            controller_module_path: String::new(),
+            namespaced: k.namespaced,
+            storage: k.storage,
+            role_prefix,
+            sample_name: format!("{kind_lower}-sample"),
+            finalizer: String::new(),
+            field_manager: project_name.clone(),
+        };
+        let sample = sample_text(&draft, k, &api)?;
+        let first = first_versions.insert((k.group.clone(), k.kind.clone()));
+        plan_kind_config(&mut draft, &api, sample, first, false)?;
+        resources.push(Resource {
+            api: Some(ResourceApi { crd_version: "v1".into(), namespaced: k.namespaced }),
+            controller: false,
+            domain: res_domain,
+            group,
+            kind: k.kind.clone(),
+            path: rust_path(&ws, cwd, k),
+            plural: if k.plural == names::kube_plural(&kind_lower) { String::new() } else { k.plural.clone() },
+            version: k.version.clone(),
+            webhooks: None,
+        });
+    }
+
+    let mut settings = serde_json::Map::new();
+    settings.insert("adopted".into(), json!(true));
+    settings.insert("k8sVersion".into(), json!(ctx.k8s_version));
+    let mut rbac = serde_json::Map::new();
+    if let Some(b) = &bin {
+        rbac.insert("bin".into(), json!(b));
+    }
+    rbac.insert("infer".into(), json!(true));
+    settings.insert("rbac".into(), Value::Object(rbac));
+    let list: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
+    settings.insert("sources".into(), json!(list));
+    let mut plugins = serde_json::Map::new();
+    plugins.insert(project::PLUGIN_KEY.into(), Value::Object(settings));
+    let file = ProjectFile {
+        cli_version: ctx.kubesmith_version.clone(),
+        domain: domain.clone(),
+        layout: vec![project::LAYOUT.into()],
+        multigroup: groups.len() > 1,
+        plugins,
+        project_name: project_name.clone(),
+        version: "3".into(),
+        resources,
+        ..Default::default()
+    };
+    draft.create(project::PROJECT_FILE, file.to_yaml());
+
+    let mut plan = settle(draft, args.force)?;
+    let kinds_list: Vec<String> = found.iter().map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
+    plan.notes.push(format!(
+        "adopted {} kind(s): {}; the manager's role is inferred from {}\nnext: `kubectl kustomize config/default`, \
+         `kubesmith make manifests` (keeps CRDs and the role current), `kubesmith make bundle --version 0.1.0`",
+        found.len(),
+        kinds_list.join(", "),
+        match &bin {
+            Some(b) => format!("what binary `{b}` reaches"),
+            None => "what every binary of the workspace reaches (pass --bin to pick the manager's)".to_string(),
+        }
+    ));
+    Ok(plan)
+}
+
+/// The crate source folders of the workspace (relative to `cwd`): the folder of each package's lib and bin roots.
+fn source_dirs(ws: &Workspace, cwd: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for pkg in &ws.packages {
+        for t in pkg.targets() {
+            let Some(dir) = t.path.parent() else { continue };
+            // The CRD generator reads a folder's lib.rs or main.rs; `src/bin/x.rs` belongs to that binary alone.
+            let is_root = |f: &str| t.path.file_name().is_some_and(|n| n == f);
+            if !(is_root("lib.rs") || is_root("main.rs")) {
+                continue;
+            }
+            let rel = dir.strip_prefix(cwd).map(Path::to_path_buf).unwrap_or_else(|_| dir.to_path_buf());
+            if !out.contains(&rel) {
+                out.push(rel);
+            }
+        }
+    }
+    out
+}
+
+/// Every kind of every source folder, once per group/version/kind.
+fn find_kinds(cwd: &Path, sources: &[PathBuf]) -> Result<Vec<KindDecl>> {
+    let mut out: Vec<KindDecl> = Vec::new();
+    let mut problems = Vec::new();
+    for src in sources {
+        match kinds(&SourceSet::new(&cwd.join(src))) {
+            Ok(found) => {
+                for k in found {
+                    if !out.iter().any(|o| o.group == k.group && o.version == k.version && o.kind == k.kind) {
+                        out.push(k);
+                    }
+                }
+            }
+            Err(e) => problems.extend(e.into_vec()),
+        }
+    }
+    if !problems.is_empty() {
+        bail!("cannot read the crate's kinds: {}", crate::crd::CrdErrors::new(problems));
+    }
+    Ok(out)
+}
+
+/// The longest common suffix of the groups' labels that still leaves every group a label of its own.
+fn common_domain(groups: &BTreeSet<&str>) -> String {
+    let labels: Vec<Vec<&str>> = groups.iter().map(|g| g.split('.').rev().collect()).collect();
+    let Some(first) = labels.first() else { return String::new() };
+    let shortest = labels.iter().map(Vec::len).min().unwrap_or(0);
+    let mut n = 0;
+    while n + 1 < shortest && labels.iter().all(|l| l[n] == first[n]) {
+        n += 1;
+    }
+    let mut suffix: Vec<&str> = first[..n].to_vec();
+    suffix.reverse();
+    suffix.join(".")
+}
+
+/// `(group, domain)` of a resource entry: `fleet.example.org` with domain `example.org` → (`fleet`, `example.org`);
+/// a group outside the domain keeps its own (`monitoring.coreos.com` → (`monitoring`, `coreos.com`)).
+fn split_group(group: &str, domain: &str) -> (String, String) {
+    if !domain.is_empty() {
+        if let Some(g) = group.strip_suffix(&format!(".{domain}")) {
+            return (g.to_string(), domain.to_string());
+        }
+        if group == domain {
+            return (String::new(), domain.to_string());
+        }
+    }
+    match group.split_once('.') {
+        Some((g, d)) => (g.to_string(), d.to_string()),
+        None => (group.to_string(), String::new()),
+    }
+}
+
+/// The binary's package, else the root package, else the folder.
+fn default_project_name(ws: &Workspace, bin: Option<&str>, bins: &[(&str, &str)], cwd: &Path) -> String {
+    if let Some((pkg, _)) = bin.and_then(|b| bins.iter().find(|(_, n)| *n == b)) {
+        return pkg.to_string();
+    }
+    if let Some(root) = ws.packages.iter().find(|p| p.dir == cwd) {
+        return root.name.clone();
+    }
+    cwd.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_else(|| "operator".into())
+}
+
+/// `registry/name:tag` → (`registry/name`, `tag`); no tag → `latest`.
+fn split_image(image: &str) -> (String, String) {
+    match image.rsplit_once(':') {
+        Some((name, tag)) if !tag.contains('/') => (name.to_string(), tag.to_string()),
+        _ => (image.to_string(), "latest".to_string()),
+    }
+}
+
+/// The Rust path of a kind's type as other crates name it (`fleet_api::Widget`), or as its own crate does.
+fn rust_path(ws: &Workspace, cwd: &Path, k: &KindDecl) -> String {
+    let krate = ws
+        .packages
+        .iter()
+        .filter(|p| k.file.starts_with(&p.dir) || cwd.join(&k.file).starts_with(&p.dir))
+        .max_by_key(|p| p.dir.components().count())
+        .map(|p| p.crate_name())
+        .unwrap_or_else(|| "crate".into());
+    match &k.path {
+        Some(path) => std::iter::once(krate).chain(path.iter().skip(1).cloned()).collect::<Vec<_>>().join("::"),
+        None => format!("{krate}::{}", k.kind),
+    }
+}
+
+/// The sample of a kind: the least object its generated CRD accepts, else an empty spec to fill in.
+fn sample_text(plan: &Plan, k: &KindDecl, api: &ApiContext) -> Result<String> {
+    let crd_path = Path::new("config/crd/bases").join(format!("{}_{}.yaml", k.group, k.plural));
+    let crd = plan.read(&crd_path)?.and_then(|t| crate::yaml::from_str(&t).ok());
+    let labels = [("app.kubernetes.io/name", api.project_name.as_str()), ("app.kubernetes.io/managed-by", "kustomize")];
+    let object = crd.as_ref().and_then(|c| crate::crd::sample::sample_object(c, &k.version, &api.sample_name, &labels));
+    match object {
+        Some(o) => Ok(format!(
+            "# The least {} its schema accepts, made by `kubesmith adopt`: fill in values that show what the\n\
+             # operator does. `make bundle` copies it into the CSV's alm-examples.\n{}",
+            k.kind,
+            crate::yaml::to_string(&o)
+        )),
+        None => crate::render::render("api/config/samples/sample.yaml.hbs", api).context("rendering a sample"),
+    }
+}
+
+/// The final plan: every path must be PROJECT or under `config/` (adopt never writes anywhere else, sources
+/// least of all); an existing file is a clash, listed with every other, unless `force` (then overwritten).
+fn settle(draft: Plan, force: bool) -> Result<Plan> {
+    let root = draft.root.clone();
+    let mut plan = Plan::new(&root);
+    plan.notes = draft.notes.clone();
+    let mut clashes = Vec::new();
+    for op in draft.ops() {
+        let allowed = op.path == Path::new(project::PROJECT_FILE) || op.path.starts_with("config");
+        if !allowed || op.action == Action::Delete {
+            bail!(
+                "kubesmith adopt planned to touch {} (a bug: adopt only writes PROJECT and config/)",
+                op.path.display()
+            );
+        }
+        let Some(contents) = op.contents.clone() else { continue };
+        let exists = std::fs::symlink_metadata(root.join(&op.path)).is_ok();
+        match (exists, force) {
+            (false, _) => plan.create(op.path.clone(), contents),
+            (true, true) => plan.overwrite(op.path.clone(), contents),
+            (true, false) => clashes.push(op.path.display().to_string()),
+        }
+    }
+    if !clashes.is_empty() {
+        bail!(
+            "kubesmith adopt would overwrite {} existing file(s): {}; move them away, or pass --force to overwrite \
+             them (only these generated config files; sources are never written)",
+            clashes.len(),
+            clashes.join(", ")
+        );
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains_are_the_common_suffix_leaving_each_group_a_name() {
+        let set = |g: &[&'static str]| g.iter().copied().collect::<BTreeSet<&str>>();
+        assert_eq!(common_domain(&set(&["fleet.example.org", "infra.example.org"])), "example.org");
+        assert_eq!(common_domain(&set(&["fleet.example.org"])), "example.org");
+        assert_eq!(common_domain(&set(&["a.x.example.org", "b.example.org"])), "example.org");
+        assert_eq!(common_domain(&set(&["fleet.example.org", "other.io"])), "");
+        assert_eq!(common_domain(&set(&["stable"])), "");
+    }
+
+    #[test]
+    fn groups_split_around_the_domain() {
+        assert_eq!(split_group("fleet.example.org", "example.org"), ("fleet".into(), "example.org".into()));
+        assert_eq!(split_group("monitoring.coreos.com", "example.org"), ("monitoring".into(), "coreos.com".into()));
+        assert_eq!(split_group("example.org", "example.org"), ("".into(), "example.org".into()));
+        assert_eq!(split_image("quay.io/me/op:1.2"), ("quay.io/me/op".into(), "1.2".into()));
+        assert_eq!(split_image("localhost:5000/op"), ("localhost:5000/op".into(), "latest".into()));
+    }
+}
