@@ -597,7 +597,7 @@ impl<'a> Generator<'a> {
         let marker_default = fmarkers.iter().any(|mk| mk.name == "kubebuilder:default" || mk.name == "default");
         let has_default = container_default.is_some() || fa.default.is_some();
         if !fa.skip_ser && has_default && !marker_default {
-            let eval = Evaluator::new(ix, self.k8s);
+            let eval = Evaluator::new(ix, self.k8s).with_owner(owner);
             let value = match &fa.default {
                 Some(SerdeDefault::Default) => eval.default_of(&field.ty, m),
                 Some(SerdeDefault::Path(p, _)) => eval.call_default_fn(p, &field.ty, m),

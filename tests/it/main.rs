@@ -4,6 +4,7 @@
 mod bundle;
 mod cli;
 mod conformance_live;
+mod conformance_suite;
 mod crd_conformance;
 mod crd_generate;
 mod crd_markers;
