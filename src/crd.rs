@@ -400,11 +400,18 @@ fn root_schema_with(
         return Ok(root);
     }
     let mut root = transform::rewrite(root).map_err(|c| {
+        let fix = if c.0.starts_with("property") {
+            "kube-derive's crd() panics on it: give that property the same schema (type, format and doc comment) in \
+             every variant that has it, or rename it in one of them"
+        } else {
+            "kube-derive's crd() panics on it: use only externally tagged enums whose variants do not mix unit and \
+             data variants"
+        };
         CrdError::unsupported(
             file,
             s.ident.span(),
             format!("schema of `{}` is rejected by kube's structural rewriter ({})", s.ident, c.0),
-            "use only externally tagged enums whose variants do not mix unit and data variants",
+            fix,
         )
     })?;
     markers::apply::apply_schema(&mut root, mi)?;

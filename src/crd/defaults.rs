@@ -42,8 +42,6 @@ pub fn predicate_holds(pred: &str, v: &Value) -> Option<bool> {
 pub struct Evaluator<'a> {
     ix: &'a CrateIndex,
     k8s: &'a K8sTable,
-    /// The type whose serde attributes name the defaults (`Self` in `default = "Self::f"`).
-    owner: Option<ItemId>,
 }
 
 fn want_fn(k: &ItemKind) -> bool {
@@ -93,6 +91,22 @@ fn strip(e: &Expr) -> &Expr {
     }
 }
 
+/// `u16::MAX`, `i64::MIN` and the like.
+fn primitive_const(e: &Expr) -> Option<Value> {
+    let Expr::Path(p) = e else { return None };
+    let segs = path_segs(&p.path);
+    let [ty, c] = segs.as_slice() else { return None };
+    macro_rules! bounds {
+        ($($t:ident),*) => {
+            match (ty.as_str(), c.as_str()) {
+                $((stringify!($t), "MAX") => Some(json!($t::MAX)), (stringify!($t), "MIN") => Some(json!($t::MIN)),)*
+                _ => None,
+            }
+        };
+    }
+    bounds!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize)
+}
+
 /// `Default::default()`, `T::default()`, `<T>::default()`, `T::new()` of containers.
 fn is_default_call(e: &Expr) -> bool {
     let Expr::Call(c) = e else { return false };
@@ -126,14 +140,7 @@ fn derives(attrs_list: &[syn::Attribute], name: &str) -> bool {
 impl<'a> Evaluator<'a> {
     /// An evaluator over the crate index.
     pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
-        Self { ix, k8s, owner: None }
-    }
-
-    /// The type whose fields' serde attributes name the defaults: serde calls `default = "..."` paths from
-    /// inside its impl, so `Self::f` there is that type's associated fn.
-    pub fn with_owner(mut self, owner: Option<ItemId>) -> Self {
-        self.owner = owner;
-        self
+        Self { ix, k8s }
     }
 
     fn classify(&self, ty: &syn::Type, m: ModId) -> Res<Ty> {
@@ -374,10 +381,18 @@ impl<'a> Evaluator<'a> {
         self.struct_fields_of(body, id, scope, 0)
     }
 
-    /// The body of the fn a serde `default = "path"` names, written in module `m` of the owner type.
+    /// The body of the fn a serde `default = "path"` names, written in module `m`.
     fn default_fn(&self, path: &str, m: ModId) -> Res<(&'a Expr, Scope)> {
         let p: syn::Path = syn::parse_str(path).map_err(|e| format!("invalid default path `{path}`: {e}"))?;
-        let scope = Scope { module: m, self_ty: self.owner };
+        if p.segments.first().is_some_and(|s| s.ident == "Self") {
+            // serde_derive calls the path from its own visitor type, where `Self` is that visitor.
+            return Err(format!(
+                "`{path}` does not compile there: serde calls it from its generated visitor, where `Self` is not \
+                 the type; name the type instead (`TypeName::{}`)",
+                p.segments.iter().skip(1).map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::")
+            ));
+        }
+        let scope = Scope { module: m, self_ty: None };
         self.callee(&path_segs(&p), scope)?.ok_or_else(|| {
             let segs = path_segs(&p);
             match segs.as_slice() {
@@ -443,7 +458,9 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                 }
-                let v = attrs::expr_literal(e).ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
+                let v = attrs::expr_literal(e)
+                    .or_else(|| primitive_const(e))
+                    .ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
                 match (kind, &v) {
                     (ScalarKind::Str, Value::String(_)) | (ScalarKind::Bool, Value::Bool(_)) => Ok(v),
                     (ScalarKind::Int, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(v),

@@ -342,6 +342,22 @@ impl CrateIndex {
                 syn::Item::Fn(f) => self.push_item(f.sig.ident.to_string(), id, ItemKind::Fn(f)),
                 syn::Item::Const(c) => self.push_item(c.ident.to_string(), id, ItemKind::Const(c)),
                 syn::Item::Union(u) => self.unions.push((id, u)),
+                // An immutable static is data like a const (a default may name it).
+                syn::Item::Static(st) if matches!(st.mutability, syn::StaticMutability::None) => {
+                    let c = syn::ItemConst {
+                        attrs: st.attrs,
+                        vis: st.vis,
+                        const_token: syn::Token![const](st.static_token.span),
+                        ident: st.ident,
+                        generics: syn::Generics::default(),
+                        colon_token: st.colon_token,
+                        ty: st.ty,
+                        eq_token: st.eq_token,
+                        expr: st.expr,
+                        semi_token: st.semi_token,
+                    };
+                    self.push_item(c.ident.to_string(), id, ItemKind::Const(c))
+                }
                 syn::Item::Impl(i) => {
                     if let Some(self_name) = type_last_name(&i.self_ty) {
                         let trait_name =
@@ -848,7 +864,11 @@ fn prescan(text: &str) -> Option<StubNames> {
                     declare_next = true;
                 }
                 b"type" | b"const" => declare_next = true,
-                b"trait" | b"union" | b"static" => in_fn_sig = false,
+                b"static" => {
+                    in_fn_sig = false;
+                    declare_next = true;
+                }
+                b"trait" | b"union" => in_fn_sig = false,
                 b"impl" => {
                     in_impl = true;
                     if !in_fn_sig {

@@ -597,7 +597,7 @@ impl<'a> Generator<'a> {
         let marker_default = fmarkers.iter().any(|mk| mk.name == "kubebuilder:default" || mk.name == "default");
         let has_default = container_default.is_some() || fa.default.is_some();
         if !fa.skip_ser && has_default && !marker_default {
-            let eval = Evaluator::new(ix, self.k8s).with_owner(owner);
+            let eval = Evaluator::new(ix, self.k8s);
             let value = match &fa.default {
                 Some(SerdeDefault::Default) => eval.default_of(&field.ty, m),
                 Some(SerdeDefault::Path(p, _)) => eval.call_default_fn(p, &field.ty, m),
@@ -730,7 +730,12 @@ impl<'a> Generator<'a> {
             variants.push((v, va));
         }
         if variants.is_empty() {
-            return Ok(Value::Bool(false));
+            return Err(CrdError::unsupported(
+                file,
+                e.ident.span(),
+                format!("enum `{name}` without variants"),
+                "kube-derive emits the schema `not: {}` with no type, which the API server rejects; give it a variant",
+            ));
         }
         if c.untagged {
             let mut any_of = Vec::new();
@@ -767,8 +772,11 @@ impl<'a> Generator<'a> {
                 file,
                 unit.ident.span(),
                 format!("enum `{name}` mixes unit variant `{}` with data variants", unit.ident),
-                "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the unit \
-                 variant an empty struct body (`{} {{}}`) or split the enum",
+                format!(
+                    "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the \
+                     unit variant an empty struct body (`{} {{}}`) or split the enum",
+                    unit.ident
+                ),
             ));
         }
         let (plain_units, complex): (Vec<_>, Vec<_>) = variants

@@ -15,7 +15,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::conformance_suite::{SuiteRun, suite_files};
-use crate::crd_conformance::{SAMPLES, check_against, corpus_dir, diff, strip_expected};
+use crate::crd_conformance::{REFUSED, SAMPLES, check_against, check_refused, corpus_dir, diff, strip_expected};
 use crate::e2e::shared_target;
 use crate::support::blessing;
 
@@ -202,6 +202,18 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
         };
         let want = strip_expected(sample, serde_json::from_str(live).unwrap());
         if let Err(e) = check_against(sample, &want) {
+            problems.push(e);
+        }
+    }
+    // 3. kube-derive still panics on (or emits what the API server rejects for) every sample kubesmith refuses.
+    for r in REFUSED {
+        let (panic, json) = (format!("{}.PANIC.txt", r.name), format!("{}.json", r.name));
+        match (r.rejected_because, files.contains_key(&panic), files.contains_key(&json)) {
+            (None, true, _) | (Some(_), _, true) => {}
+            (None, _, _) => problems.push(format!("kube-derive no longer panics on {}: kubesmith refuses it", r.name)),
+            (Some(_), _, _) => problems.push(format!("the corpus produced no {json}")),
+        }
+        if let Err(e) = check_refused(r) {
             problems.push(e);
         }
     }
