@@ -8,6 +8,7 @@ mod conformance_suite;
 mod crd_conformance;
 mod crd_generate;
 mod crd_markers;
+mod crd_refusals;
 mod create_api;
 mod create_webhook;
 mod e2e;
