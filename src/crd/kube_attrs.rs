@@ -678,6 +678,50 @@ mod tests {
         }
     }
 
+    fn parse_str(attrs: &str) -> syn::Result<KubeAttrs> {
+        let item: syn::ItemStruct = syn::parse_str(&format!("{attrs}\nstruct S {{}}")).expect("item");
+        parse(&item.attrs, Span::call_site())
+    }
+
+    fn errors(attrs: &str) -> Vec<String> {
+        parse_str(attrs).err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn values_read_like_darling() {
+        // A JSON printcolumn is deserialized into kube-derive's struct: unknown JSON keys are dropped; booleans
+        // may be strings.
+        let k = parse_str(
+            r##"#[kube(group = "g", version = "v1", kind = "K", namespaced = "true", storage = "false",
+                printcolumn = r#"{"name": "X", "type": "string", "jsonPath": ".x", "extra": 1}"#)]"##,
+        )
+        .expect("valid");
+        assert!(k.namespaced && !k.storage);
+        assert_eq!(k.printcolumns, [json!({"name": "X", "type": "string", "jsonPath": ".x"})]);
+    }
+
+    #[test]
+    fn every_attribute_error_is_reported() {
+        let errs = errors(
+            r#"#[kube(version = "v1", shortnames = "k", schema = "Manual", attr = "serde(default)")]
+               #[kube(version = "v2", printcolumn(name = "X"), scale(spec_replicas_path = ".a", spec_replicas_path = ".b"))]"#,
+        );
+        let want = [
+            "unknown field `shortnames` in #[kube(...)]: did you mean `shortname`?",
+            "unknown value `Manual` for #[kube(schema = \"...\")]: did you mean `manual`?",
+            "cannot set `serde` attributes",
+            "duplicate field `version`",
+            "missing field `json_path` in #[kube(printcolumn(...))]",
+            "duplicate field `spec_replicas_path` in #[kube(scale(...))]",
+            "missing field `group`",
+            "missing field `kind`",
+        ];
+        for w in want {
+            assert!(errs.iter().any(|e| e.contains(w)), "{w:?} missing from {errs:#?}");
+        }
+        assert_eq!(errs.len(), want.len(), "{errs:#?}");
+    }
+
     #[test]
     fn cel_rule_forms() {
         let e: Expr = syn::parse_quote!(

@@ -387,7 +387,7 @@ fn expected_errors(stderr: &str) -> Vec<ExpectedError> {
         let Some(message) = l.strip_prefix("error: ") else { continue };
         let location = lines[i + 1..].iter().find_map(|l| l.trim_start().strip_prefix("--> "));
         let line = location
-            .and_then(|loc| loc.rsplitn(3, ':').nth(1))
+            .and_then(|loc| loc.rsplit(':').nth(1))
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| panic!("no location for {l:?}"));
         out.push(ExpectedError { message: message.to_string(), line });

@@ -5,6 +5,7 @@ mod bundle;
 mod cli;
 mod conformance_live;
 mod conformance_suite;
+mod crd_assoc_defaults;
 mod crd_conformance;
 mod crd_generate;
 mod crd_markers;
