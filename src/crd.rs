@@ -148,6 +148,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
     let crate_level = ix.problems.iter().chain(mi.loose_problems());
     problems.extend(crate_level.map(|e| Problem { crd: None, error: e.clone() }));
     let mut versions: Vec<VersionOutcome> = Vec::new();
+    let mut built = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
         let spec = match &item.kind {
             ItemKind::Struct(s) => SpecItem::of_struct(s),
@@ -155,11 +156,12 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
             _ => None,
         };
         if let Some(spec) = spec {
+            built.push((item.module, spec.derive_span));
             versions.push(version_crd(ix, &mi, id, &spec, k8s));
         }
     }
     // Never silent: a derive kubesmith cannot build from is a problem of its kind.
-    for u in spec::unbuildable(ix) {
+    for u in spec::unbuildable(ix, &built) {
         versions.push(VersionOutcome { key: u.key, result: Err(vec![u.error]) });
     }
     let mut out = merge_all(ix, versions, &mut problems);

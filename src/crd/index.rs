@@ -978,7 +978,7 @@ pub(crate) fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
 }
 
 #[inline(never)]
-fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     let at = |k: usize| b.get(k).copied().unwrap_or(0);
     match b[i] {

@@ -131,6 +131,40 @@ const KEYS: [(&str, bool); 26] = [
     ("no_spec", false),
 ];
 
+/// The entry of [`KEYS`] for `name` (a `match`: this runs for every key of every kind).
+fn key_of(name: &str) -> Option<(&'static str, bool)> {
+    let i = match name {
+        "group" => 0,
+        "version" => 1,
+        "kind" => 2,
+        "root" => 3,
+        "namespaced" => 4,
+        "plural" => 5,
+        "singular" => 6,
+        "shortname" => 7,
+        "category" => 8,
+        "status" => 9,
+        "scale" => 10,
+        "printcolumn" => 11,
+        "selectable" => 12,
+        "doc" => 13,
+        "annotation" => 14,
+        "label" => 15,
+        "derive" => 16,
+        "attr" => 17,
+        "schema" => 18,
+        "served" => 19,
+        "storage" => 20,
+        "deprecated" => 21,
+        "validation" => 22,
+        "cel" => 23,
+        "crates" => 24,
+        "no_spec" => 25,
+        _ => return None,
+    };
+    Some(KEYS[i])
+}
+
 /// Where a key's value is (the key itself for flags and lists), as rustc reports darling's value errors.
 fn value_span(item: &MetaItem) -> Span {
     match &item.value {
@@ -194,6 +228,35 @@ fn schema_mode(item: &MetaItem) -> syn::Result<SchemaMode> {
     }
 }
 
+/// Whether `s` parses as a path, as kube-derive parses `derive`, `status` and `crates` values. The common
+/// `Name` / `a::b::Name` form is checked without syn's parser.
+fn check_path(s: &str) -> syn::Result<()> {
+    // Anything but plain identifiers (generics, keywords, odd spacing) is left to syn.
+    if s.strip_prefix("::").unwrap_or(s).split("::").all(plain_ident) {
+        return Ok(());
+    }
+    syn::parse_str::<syn::Path>(s).map(|_| ())
+}
+
+/// Whether `s` is an ASCII identifier that is no keyword (`self`, `super`, `crate` and `Self` included).
+fn plain_ident(s: &str) -> bool {
+    const KEYWORDS: [&str; 40] = [
+        "_", "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false", "fn",
+        "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
+        "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "gen",
+        "try",
+    ];
+    s.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && !KEYWORDS.contains(&s)
+}
+
+/// Whether kube-derive can name a type `s` (`Ident::new` panics on anything else).
+pub fn is_type_name(s: &str) -> bool {
+    (plain_ident(s) && !matches!(s, "self" | "super" | "crate" | "Self"))
+        || (!s.is_ascii() && syn::parse_str::<syn::Ident>(s).is_ok())
+}
+
 /// `#[kube(crates(kube = "::kube", ...))]`: known keys whose values are paths.
 fn crates(item: &MetaItem) -> syn::Result<()> {
     const CRATES: [&str; 7] = ["kube", "kube_core", "k8s_openapi", "schemars", "serde", "serde_json", "std"];
@@ -205,7 +268,7 @@ fn crates(item: &MetaItem) -> syn::Result<()> {
             ));
         }
         let path = string(&n)?;
-        syn::parse_str::<syn::Path>(&path)
+        check_path(&path)
             .map_err(|e| err(value_span(&n), format!("`crates({} = \"{path}\")` is not a path: {e}", n.name)))?;
     }
     Ok(())
@@ -245,7 +308,7 @@ pub fn parse(attrs_list: &[syn::Attribute], derive_span: Span) -> syn::Result<Ku
     let mut errors: Vec<syn::Error> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for item in attrs::meta_items(attrs_list, "kube")? {
-        let Some(&(key, multiple)) = KEYS.iter().find(|(k, _)| *k == item.name) else {
+        let Some((key, multiple)) = key_of(&item.name) else {
             errors.push(unknown_key(&item));
             continue;
         };
@@ -297,7 +360,7 @@ fn read_key(
         "category" => k.categories.push(string(item)?),
         "status" => {
             let path = string(item)?;
-            syn::parse_str::<syn::Path>(&path)
+            check_path(&path)
                 .map_err(|e| err(value_span(item), format!("`status = \"{path}\"` is not a type path: {e}")))?;
             k.status = Some((path, item.span));
         }
@@ -307,7 +370,7 @@ fn read_key(
         "label" => k.labels.push(pair(item)?),
         "derive" => {
             let path = string(item)?;
-            syn::parse_str::<syn::Path>(&path)
+            check_path(&path)
                 .map_err(|e| err(value_span(item), format!("`derive = \"{path}\"` is not a path: {e}")))?;
         }
         "attr" => root_attr(item)?,
@@ -685,6 +748,14 @@ mod tests {
 
     fn errors(attrs: &str) -> Vec<String> {
         parse_str(attrs).err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn key_lookup_matches_the_key_table() {
+        for (i, (k, _)) in KEYS.iter().enumerate() {
+            assert_eq!(key_of(k), Some(KEYS[i]));
+        }
+        assert_eq!(key_of("listKind"), None);
     }
 
     #[test]
