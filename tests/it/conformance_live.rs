@@ -2,7 +2,12 @@
 //! binary each) against the corpus' exact dependency set (`input-Cargo.toml` + `input-Cargo.lock`: kube 5.0.0,
 //! k8s-openapi 0.29.0, schemars 1.2.3), run them, and check that
 //! 1. what they print is what `out/` holds (else: `cargo xtask conformance --bless`, then review the diff), and
-//! 2. kubesmith's static output for every sample in `crd_conformance::SAMPLES` equals the live `crd()`.
+//! 2. kubesmith's static output for every sample in `crd_conformance::SAMPLES` equals the live `crd()`, and
+//! 3. kube-derive still panics on (or emits what the API server rejects for) every sample kubesmith refuses
+//!    (`crd_conformance::REFUSED`).
+//!
+//! The same harness build holds kube-derive's own test files as binaries (`conformance_suite`), so the heavy
+//! dependencies compile once for both.
 //!
 //! The harness crate lives under `CARGO_TARGET_TMPDIR` and builds in the e2e tests' shared target folder.
 //! `KUBESMITH_SKIP_E2E=1` skips it; `KUBESMITH_BLESS=1` (what `cargo xtask conformance --bless` sets) rewrites
