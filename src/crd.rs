@@ -17,6 +17,7 @@ pub mod size;
 pub mod spec;
 pub mod transform;
 pub mod types;
+pub mod unbuildable;
 
 use std::collections::BTreeMap;
 
@@ -161,7 +162,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
         }
     }
     // Never silent: a derive kubesmith cannot build from is a problem of its kind.
-    for u in spec::unbuildable(ix, &built) {
+    for u in unbuildable::find(ix, &built) {
         versions.push(VersionOutcome { key: u.key, result: Err(vec![u.error]) });
     }
     let mut out = merge_all(ix, versions, &mut problems);
