@@ -9,7 +9,8 @@
 //!   defined inside a fn body (no `main` can reach it) must be refused by kubesmith at its derive;
 //! - every compile-fail case `tests/ui/*.rs` goes through the real `kubesmith make manifests`, which must exit 1,
 //!   leave the tree as it was and report, at the line of each error kube-derive's `.stderr` reports, a problem
-//!   naming everything that error names in backquotes.
+//!   naming everything that error names in backquotes. No ui case is excluded: each is refused for a reason
+//!   that bears on the CRD (or on whether there is one).
 //!
 //! Both need kube-derive's sources (and the harness build), so `KUBESMITH_SKIP_E2E=1` skips them.
 
