@@ -18,8 +18,10 @@ pub mod markers;
 pub mod sample;
 pub mod schema;
 pub mod size;
+pub mod spec;
 pub mod transform;
 pub mod types;
+pub mod unbuildable;
 
 use std::collections::BTreeMap;
 
@@ -33,6 +35,7 @@ use index::{CrateIndex, ItemId, ItemKind};
 use kube_attrs::{KubeAttrs, SchemaMode};
 use markers::MarkerIndex;
 use schema::Generator;
+use spec::SpecItem;
 
 /// One generated CRD (all versions of a group/kind merged).
 #[derive(Debug, Clone, PartialEq)]
@@ -161,12 +164,21 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
     let crate_level = ix.problems.iter().chain(mi.loose_problems());
     problems.extend(crate_level.map(|e| Problem { crd: None, error: e.clone() }));
     let mut versions: Vec<VersionOutcome> = Vec::new();
+    let mut built = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
-        if let ItemKind::Struct(s) = &item.kind {
-            if derives_custom_resource(&s.attrs) {
-                versions.push(version_crd(ix, &mi, id, s, k8s));
-            }
+        let spec = match &item.kind {
+            ItemKind::Struct(s) => SpecItem::of_struct(s),
+            ItemKind::Enum(e) => SpecItem::of_enum(e),
+            _ => None,
+        };
+        if let Some(spec) = spec {
+            built.push((item.module, spec.derive_span));
+            versions.push(version_crd(ix, &mi, id, &spec, k8s));
         }
+    }
+    // Never silent: a derive kubesmith cannot build from is a problem of its kind.
+    for u in unbuildable::find(ix, &built) {
+        versions.push(VersionOutcome { key: u.key, result: Err(vec![u.error]) });
     }
     let mut out = merge_all(ix, versions, &mut problems);
     out.crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
@@ -182,11 +194,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
 
 /// Whether `attrs` hold a `#[derive(..., CustomResource)]`.
 pub fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
-        a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-            .map(|l| l.iter().any(|p| p.segments.last().is_some_and(|s| s.ident == "CustomResource")))
-            .unwrap_or(false)
-    })
+    spec::custom_resource_derive(attrs).is_some()
 }
 
 /// One `Kind::crd()` output plus where it came from.
@@ -207,18 +215,22 @@ struct VersionOutcome {
     result: Result<VersionCrd, Vec<CrdError>>,
 }
 
-fn kube_err(ix: &CrateIndex, id: ItemId, e: syn::Error) -> CrdError {
-    CrdError::at(ix.module_file(ix.items[id].module), e.span(), CrdErrorKind::KubeAttr(e.to_string()))
+/// Every error of a (possibly combined) `syn::Error` about `#[kube(...)]` of item `id`.
+fn kube_errs(ix: &CrateIndex, id: ItemId, e: syn::Error) -> Vec<CrdError> {
+    let file = ix.module_file(ix.items[id].module);
+    e.into_iter().map(|e| CrdError::at(file, e.span(), CrdErrorKind::KubeAttr(e.to_string()))).collect()
 }
 
-fn version_crd(ix: &CrateIndex, mi: &MarkerIndex, id: ItemId, s: &syn::ItemStruct, k8s: &K8sTable) -> VersionOutcome {
-    let k = match kube_attrs::parse(&s.attrs, s.ident.span()) {
+fn version_crd(ix: &CrateIndex, mi: &MarkerIndex, id: ItemId, s: &SpecItem, k8s: &K8sTable) -> VersionOutcome {
+    let k = match s.kube_attrs() {
         Ok(k) => k,
-        Err(e) => return VersionOutcome { key: None, result: Err(vec![kube_err(ix, id, e)]) },
+        Err(e) => return VersionOutcome { key: None, result: Err(kube_errs(ix, id, e)) },
     };
-    let singular = k.singular.clone().unwrap_or_else(|| k.kind.to_ascii_lowercase());
-    let plural = k.plural.clone().unwrap_or_else(|| kube_attrs::to_plural(&singular));
-    let key = Some((k.group.clone(), k.kind.clone(), format!("{plural}.{}", k.group)));
+    let key = Some(spec::crd_key(&k));
+    let refused = spec::compile_errors(ix.module_file(ix.items[id].module), s, &k);
+    if !refused.is_empty() {
+        return VersionOutcome { key, result: Err(refused) };
+    }
     VersionOutcome { key, result: version_crd_of(ix, mi, id, s, k, k8s) }
 }
 
@@ -226,22 +238,11 @@ fn version_crd_of(
     ix: &CrateIndex,
     mi: &MarkerIndex,
     id: ItemId,
-    s: &syn::ItemStruct,
+    s: &SpecItem,
     k: KubeAttrs,
     k8s: &K8sTable,
 ) -> Result<VersionCrd, Vec<CrdError>> {
-    let m = ix.items[id].module;
-    let file = ix.module_file(m);
     let root_name = k.root.clone().unwrap_or_else(|| k.kind.clone());
-    if s.ident == root_name {
-        return Err(vec![CrdError::at(
-            file,
-            s.ident.span(),
-            CrdErrorKind::KubeAttr(format!(
-                "kind = \"{root_name}\" must not equal the struct name; rename the spec struct (e.g. {root_name}Spec)"
-            )),
-        )]);
-    }
     let mut compile = Vec::new();
     let schema = match k.schema.0 {
         SchemaMode::Disabled => json!({}),
@@ -324,7 +325,7 @@ fn root_schema(
     ix: &CrateIndex,
     mi: &MarkerIndex,
     id: ItemId,
-    s: &syn::ItemStruct,
+    s: &SpecItem,
     k: &KubeAttrs,
     root_name: &str,
     k8s: &K8sTable,
@@ -344,7 +345,7 @@ fn root_schema_with(
     g: &mut Generator,
     mi: &MarkerIndex,
     id: ItemId,
-    s: &syn::ItemStruct,
+    s: &SpecItem,
     k: &KubeAttrs,
     root_name: &str,
 ) -> Result<Value, CrdError> {
@@ -413,7 +414,7 @@ fn finish_root(
     g: &mut Generator,
     mi: &MarkerIndex,
     file: &std::path::Path,
-    s: &syn::ItemStruct,
+    s: &SpecItem,
     root: Value,
 ) -> Result<Value, CrdError> {
     if g.has_problems() {
@@ -421,11 +422,18 @@ fn finish_root(
         return Ok(root);
     }
     let mut root = transform::rewrite(root).map_err(|c| {
+        let fix = if c.0.starts_with("property") {
+            "kube-derive's crd() panics on it: give that property the same schema (type, format and doc comment) in \
+             every variant that has it, or rename it in one of them"
+        } else {
+            "kube-derive's crd() panics on it: use only externally tagged enums whose variants do not mix unit and \
+             data variants"
+        };
         CrdError::unsupported(
             file,
             s.ident.span(),
             format!("schema of `{}` is rejected by kube's structural rewriter ({})", s.ident, c.0),
-            "use only externally tagged enums whose variants do not mix unit and data variants",
+            fix,
         )
     })?;
     markers::apply::apply_schema(&mut root, mi)?;
@@ -437,7 +445,7 @@ fn finish_root(
 fn manual_root(g: &mut Generator, m: index::ModId, k: &KubeAttrs, root_name: &str) -> Result<Value, CrdError> {
     let ix = g.ix;
     let file = ix.module_file(m);
-    if k.cel {
+    if k.cel.is_some() {
         return Err(CrdError::unsupported(
             file,
             k.schema.1,

@@ -314,7 +314,7 @@ fn unknown_argument(def: &MarkerDef, name: &str) -> String {
 }
 
 /// The candidate closest to `name` by edit distance, if reasonably close.
-fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<(&'a str, usize)> {
+pub(crate) fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<(&'a str, usize)> {
     let lower = name.to_lowercase();
     let mut best: Option<(&'a str, usize)> = None;
     for c in candidates {

@@ -73,6 +73,12 @@ struct Layout {
 
 pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     let project = Project::load(cwd)?;
+    if project.file.adopted() {
+        anyhow::bail!(
+            "this project was adopted (`kubesmith adopt`): its sources keep their own layout, which `kubesmith create api` \
+             does not scaffold into; add the code to your crate, then `kubesmith make manifests` picks it up"
+        );
+    }
     let pf = &project.file;
     names::validate_group(&args.group, &pf.domain).map_err(UsageError::from)?;
     let version_warning = names::validate_version(&args.version).map_err(UsageError::from)?;

@@ -83,6 +83,12 @@ impl Part {
 
 pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
     let project = Project::load(cwd)?;
+    if project.file.adopted() {
+        anyhow::bail!(
+            "this project was adopted (`kubesmith adopt`): its sources keep their own layout, which `kubesmith create webhook` \
+             does not scaffold into; add the code to your crate, then `kubesmith make manifests` picks it up"
+        );
+    }
     let pf = &project.file;
     if !(args.defaulting || args.programmatic_validation || args.conversion) {
         return Err(UsageError(

@@ -12,6 +12,14 @@ use super::types::{ScalarKind, Ty, classify};
 
 type Res<T> = Result<T, String>;
 
+/// Where an expression is written: the module its names resolve in, and the type `Self` stands for (inside
+/// an impl block, or a serde attribute of a type).
+#[derive(Debug, Clone, Copy)]
+struct Scope {
+    module: ModId,
+    self_ty: Option<ItemId>,
+}
+
 /// Whether a `skip_serializing_if` predicate holds for a serialized value; `None` when unknown.
 pub fn predicate_holds(pred: &str, v: &Value) -> Option<bool> {
     let last = pred.rsplit("::").next().unwrap_or(pred);
@@ -39,7 +47,10 @@ fn want_fn(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Fn(_))
 }
 fn want_const(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Const(_))
+    matches!(k, ItemKind::Const(_) | ItemKind::Static(syn::ItemStatic { mutability: syn::StaticMutability::None, .. }))
+}
+fn want_type(k: &ItemKind) -> bool {
+    matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
 }
 
 fn path_segs(p: &syn::Path) -> Vec<String> {
@@ -79,6 +90,22 @@ fn strip(e: &Expr) -> &Expr {
     }
 }
 
+/// `u16::MAX`, `i64::MIN` and the like.
+fn primitive_const(e: &Expr) -> Option<Value> {
+    let Expr::Path(p) = e else { return None };
+    let segs = path_segs(&p.path);
+    let [ty, c] = segs.as_slice() else { return None };
+    macro_rules! bounds {
+        ($($t:ident),*) => {
+            match (ty.as_str(), c.as_str()) {
+                $((stringify!($t), "MAX") => Some(json!($t::MAX)), (stringify!($t), "MIN") => Some(json!($t::MIN)),)*
+                _ => None,
+            }
+        };
+    }
+    bounds!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize)
+}
+
 /// `Default::default()`, `T::default()`, `<T>::default()`, `T::new()` of containers.
 fn is_default_call(e: &Expr) -> bool {
     let Expr::Call(c) = e else { return false };
@@ -92,8 +119,9 @@ fn is_default_call(e: &Expr) -> bool {
     last == "default"
 }
 
-fn fn_body_expr(f: &syn::ItemFn) -> Option<&Expr> {
-    match f.block.stmts.as_slice() {
+/// The expression a fn body is made of: `{ expr }` or `{ return expr; }`.
+fn block_expr(block: &syn::Block) -> Option<&Expr> {
+    match block.stmts.as_slice() {
         [syn::Stmt::Expr(e, None)] => Some(e),
         [syn::Stmt::Expr(Expr::Return(r), _)] => r.expr.as_deref(),
         _ => None,
@@ -156,17 +184,144 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    fn default_impl_body(&self, id: ItemId) -> Option<(&'a Expr, ModId)> {
-        let item = &self.ix.items[id];
-        self.ix.impls_of(&item.name).filter(|i| i.trait_name.as_deref() == Some("Default")).find_map(|i| {
+    fn default_impl_body(&self, id: ItemId) -> Option<(&'a Expr, Scope)> {
+        let (f, scope) = self.impl_fn(id, "default", |t| t == Some("Default"))?;
+        match f.block.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => Some((e, scope)),
+            _ => None,
+        }
+    }
+
+    /// The fn `name` without parameters of an impl block of item `id` (`inherent`: which impls to look in, by
+    /// trait name), with the scope of its body.
+    fn impl_fn(&self, id: ItemId, name: &str, which: fn(Option<&str>) -> bool) -> Option<(&'a syn::ImplItemFn, Scope)> {
+        self.impls_for(id).filter(|i| which(i.trait_name.as_deref())).find_map(|i| {
             i.item.items.iter().find_map(|ii| match ii {
-                syn::ImplItem::Fn(f) if f.sig.ident == "default" => match f.block.stmts.as_slice() {
-                    [syn::Stmt::Expr(e, None)] => Some((e, i.module)),
-                    _ => None,
-                },
+                syn::ImplItem::Fn(f) if f.sig.ident == name && f.sig.inputs.is_empty() => {
+                    Some((f, Scope { module: i.module, self_ty: Some(id) }))
+                }
                 _ => None,
             })
         })
+    }
+
+    /// The impl blocks whose self type is item `id` (not merely a type of the same name elsewhere).
+    fn impls_for(&self, id: ItemId) -> impl Iterator<Item = &'a super::index::ImplBlock> + 'a {
+        let ix: &'a CrateIndex = self.ix;
+        ix.impls_of(&ix.items[id].name).filter(move |i| match &*i.item.self_ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                matches!(ix.resolve(i.module, &path_segs(&p.path), want_type), Resolved::Item(t) if t == id)
+            }
+            _ => false,
+        })
+    }
+
+    /// The item a type path written in `scope` names (`Self` included), through type aliases.
+    fn type_item(&self, segs: &[String], scope: Scope) -> Option<ItemId> {
+        let mut id = match segs {
+            [one] if one == "Self" => scope.self_ty?,
+            _ => match self.ix.resolve(scope.module, segs, want_type) {
+                Resolved::Item(id) => id,
+                _ => return None,
+            },
+        };
+        for _ in 0..8 {
+            let ItemKind::Alias(a) = &self.ix.items[id].kind else { return Some(id) };
+            let syn::Type::Path(p) = &*a.ty else { return None };
+            let m = self.ix.items[id].module;
+            id = match self.ix.resolve(m, &path_segs(&p.path), want_type) {
+                Resolved::Item(t) => t,
+                _ => return None,
+            };
+        }
+        None
+    }
+
+    /// The body of the fn without arguments a call path names: a crate fn, or an associated fn (`Type::f`,
+    /// `Self::f`) of an inherent impl (else of a trait impl) of a crate type. `Ok(None)`: not a crate fn.
+    fn callee(&self, segs: &[String], scope: Scope) -> Res<Option<(&'a Expr, Scope)>> {
+        let name = segs.last().map(String::as_str).unwrap_or_default();
+        let found = if segs.len() >= 2 {
+            match self.type_item(&segs[..segs.len() - 1], scope) {
+                Some(t) => self
+                    .impl_fn(t, name, |tr| tr.is_none())
+                    .or_else(|| self.impl_fn(t, name, |tr| tr.is_some()))
+                    .map(|(f, sc)| (&f.block, f.sig.ident.to_string(), sc)),
+                None => None,
+            }
+        } else {
+            None
+        };
+        let found = match found {
+            Some(f) => Some(f),
+            None => match self.ix.resolve(scope.module, segs, want_fn) {
+                Resolved::Item(id) => match &self.ix.items[id].kind {
+                    ItemKind::Fn(f) => Some((
+                        &*f.block,
+                        f.sig.ident.to_string(),
+                        Scope { module: self.ix.items[id].module, self_ty: None },
+                    )),
+                    _ => None,
+                },
+                _ => None,
+            },
+        };
+        let Some((block, fname, sc)) = found else { return Ok(None) };
+        let body = block_expr(block).ok_or_else(|| format!("the body of `{fname}` is not a single expression"))?;
+        Ok(Some((body, sc)))
+    }
+
+    /// The value expression of a const (or immutable static) a path names: a crate const, or an associated
+    /// const (`Type::C`, `Self::C`) of a crate type.
+    fn constant(&self, segs: &[String], scope: Scope) -> Option<(&'a Expr, Scope)> {
+        if segs.len() >= 2 {
+            if let Some(t) = self.type_item(&segs[..segs.len() - 1], scope) {
+                let name = &segs[segs.len() - 1];
+                let found = self.impls_for(t).find_map(|i| {
+                    i.item.items.iter().find_map(|ii| match ii {
+                        syn::ImplItem::Const(c) if c.ident == name => {
+                            Some((&c.expr, Scope { module: i.module, self_ty: Some(t) }))
+                        }
+                        _ => None,
+                    })
+                });
+                if found.is_some() {
+                    return found;
+                }
+            }
+        }
+        match self.ix.resolve(scope.module, segs, want_const) {
+            Resolved::Item(id) => match &self.ix.items[id].kind {
+                ItemKind::Const(c) => Some((&*c.expr, Scope { module: self.ix.items[id].module, self_ty: None })),
+                ItemKind::Static(st) => Some((&*st.expr, Scope { module: self.ix.items[id].module, self_ty: None })),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// `e` with calls of crate fns without arguments and paths of crate consts replaced by what they evaluate
+    /// to (repeatedly), with the scope that is then in effect.
+    fn deref<'e>(&self, e: &'e Expr, scope: Scope, depth: usize) -> Res<(&'e Expr, Scope)>
+    where
+        'a: 'e,
+    {
+        let (mut e, mut scope) = (strip(e), scope);
+        for _ in depth..24 {
+            let next = match e {
+                Expr::Call(c) if c.args.is_empty() && !is_default_call(e) => match &*c.func {
+                    Expr::Path(p) if p.qself.is_none() => self.callee(&path_segs(&p.path), scope)?,
+                    _ => None,
+                },
+                Expr::Path(p) if p.qself.is_none() => self.constant(&path_segs(&p.path), scope),
+                _ => None,
+            };
+            match next {
+                Some((n, sc)) => (e, scope) = (strip(n), sc),
+                None => return Ok((e, scope)),
+            }
+        }
+        Err("default values nest too deeply".into())
     }
 
     fn item_default(&self, id: ItemId, depth: usize) -> Res<Value> {
@@ -184,10 +339,10 @@ impl<'a> Evaluator<'a> {
                         )?;
                     return self.serialize_variant(id, v, None);
                 }
-                let (body, m) = self
+                let (body, scope) = self
                     .default_impl_body(id)
                     .ok_or_else(|| format!("no evaluable `impl Default for {}`", item.name))?;
-                self.eval_item(body, id, m, depth)
+                self.eval_item(body, id, scope, depth)
             }
             _ => Err(format!("`{}` has no statically known default", item.name)),
         }
@@ -214,30 +369,39 @@ impl<'a> Evaluator<'a> {
             }
             return Ok(out);
         }
-        let (body, m) = self
+        let (body, scope) = self
             .default_impl_body(id)
             .ok_or_else(|| format!("`{}` has neither #[derive(Default)] nor an evaluable `impl Default`", item.name))?;
-        self.struct_fields_of(body, id, m, depth + 1)
+        self.struct_fields_of(body, id, scope, depth + 1)
     }
 
     /// Fields of the struct value built by `path()`.
     pub fn call_default_fn_fields(&self, path: &str, id: ItemId, m: ModId) -> Res<Map<String, Value>> {
-        let (body, fm) = self.default_fn(path, m)?;
-        self.struct_fields_of(body, id, fm, 0)
+        let (body, scope) = self.default_fn(path, m)?;
+        self.struct_fields_of(body, id, scope, 0)
     }
 
-    fn default_fn(&self, path: &str, m: ModId) -> Res<(&'a Expr, ModId)> {
+    /// The body of the fn a serde `default = "path"` names, written in module `m`.
+    fn default_fn(&self, path: &str, m: ModId) -> Res<(&'a Expr, Scope)> {
         let p: syn::Path = syn::parse_str(path).map_err(|e| format!("invalid default path `{path}`: {e}"))?;
-        match self.ix.resolve(m, &path_segs(&p), want_fn) {
-            Resolved::Item(id) => {
-                let ItemKind::Fn(f) = &self.ix.items[id].kind else {
-                    return Err(format!("`{path}` is not a fn"));
-                };
-                let body = fn_body_expr(f).ok_or_else(|| format!("the body of `{path}` is not a single expression"))?;
-                Ok((body, self.ix.items[id].module))
-            }
-            _ => Err(format!("fn `{path}` not found in this crate")),
+        if p.segments.first().is_some_and(|s| s.ident == "Self") {
+            // serde_derive calls the path from its own visitor type, where `Self` is that visitor.
+            return Err(format!(
+                "`{path}` does not compile there: serde calls it from its generated visitor, where `Self` is not \
+                 the type; name the type instead (`TypeName::{}`)",
+                p.segments.iter().skip(1).map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::")
+            ));
         }
+        let scope = Scope { module: m, self_ty: None };
+        self.callee(&path_segs(&p), scope)?.ok_or_else(|| {
+            let segs = path_segs(&p);
+            match segs.as_slice() {
+                [.., ty, f] if self.type_item(&segs[..segs.len() - 1], scope).is_some() => {
+                    format!("`{ty}` has no associated fn `{f}` without parameters in this crate")
+                }
+                _ => format!("fn `{path}` not found in this crate"),
+            }
+        })
     }
 
     /// `serde_json::to_value(path())`.
@@ -246,12 +410,12 @@ impl<'a> Evaluator<'a> {
         if last == "default" && matches!(self.ix.resolve(m, &[path.to_string()], want_fn), Resolved::External(_)) {
             return self.default_of(ty, m);
         }
-        let (body, fm) = self.default_fn(path, m)?;
-        self.eval_depth(body, ty, m, fm, 0)
+        let (body, scope) = self.default_fn(path, m)?;
+        self.eval_depth(body, ty, m, scope, 0)
     }
 
-    /// Evaluate an expression of type `ty` (written in module `tm`), the expression being in module `em`.
-    fn eval_depth(&self, e: &Expr, ty: &syn::Type, tm: ModId, em: ModId, depth: usize) -> Res<Value> {
+    /// Evaluate an expression of type `ty` (written in module `tm`), the expression being written in `em`.
+    fn eval_depth(&self, e: &Expr, ty: &syn::Type, tm: ModId, em: Scope, depth: usize) -> Res<Value> {
         if depth > 24 {
             return Err("default values nest too deeply".into());
         }
@@ -260,27 +424,9 @@ impl<'a> Evaluator<'a> {
             return self.default_depth(ty, tm, depth + 1);
         }
         // Calls of crate fns without arguments, and crate consts.
-        if let Expr::Call(c) = e {
-            if c.args.is_empty() {
-                if let Expr::Path(p) = &*c.func {
-                    if let Resolved::Item(id) = self.ix.resolve(em, &path_segs(&p.path), want_fn) {
-                        if let ItemKind::Fn(f) = &self.ix.items[id].kind {
-                            let body = fn_body_expr(f)
-                                .ok_or_else(|| format!("the body of `{}` is not a single expression", f.sig.ident))?;
-                            return self.eval_depth(body, ty, tm, self.ix.items[id].module, depth + 1);
-                        }
-                    }
-                }
-            }
-        }
-        if let Expr::Path(p) = e {
-            if p.path.segments.len() <= 2 {
-                if let Resolved::Item(id) = self.ix.resolve(em, &path_segs(&p.path), want_const) {
-                    if let ItemKind::Const(c) = &self.ix.items[id].kind {
-                        return self.eval_depth(&c.expr, ty, tm, self.ix.items[id].module, depth + 1);
-                    }
-                }
-            }
+        let (e, em) = self.deref(e, em, depth)?;
+        if is_default_call(e) {
+            return self.default_depth(ty, tm, depth + 1);
         }
         let unsupported = || Err(format!("`{}` is not a literal expression", quote::quote!(#e)));
         match self.classify(ty, tm)? {
@@ -312,7 +458,9 @@ impl<'a> Evaluator<'a> {
                         }
                     }
                 }
-                let v = attrs::expr_literal(e).ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
+                let v = attrs::expr_literal(e)
+                    .or_else(|| primitive_const(e))
+                    .ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
                 match (kind, &v) {
                     (ScalarKind::Str, Value::String(_)) | (ScalarKind::Bool, Value::Bool(_)) => Ok(v),
                     (ScalarKind::Int, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(v),
@@ -419,8 +567,8 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Evaluate an expression whose type is the crate item `id`.
-    fn eval_item(&self, e: &Expr, id: ItemId, em: ModId, depth: usize) -> Res<Value> {
-        let e = strip(e);
+    fn eval_item(&self, e: &Expr, id: ItemId, em: Scope, depth: usize) -> Res<Value> {
+        let (e, em) = self.deref(e, em, depth)?;
         if is_default_call(e) {
             return self.item_default(id, depth + 1);
         }
@@ -484,12 +632,13 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Rust-field-name → serialized value for a struct literal of struct `id`.
-    fn struct_fields_of(&self, e: &Expr, id: ItemId, em: ModId, depth: usize) -> Res<Map<String, Value>> {
+    fn struct_fields_of(&self, e: &Expr, id: ItemId, em: Scope, depth: usize) -> Res<Map<String, Value>> {
         let item = &self.ix.items[id];
         let ItemKind::Struct(s) = &item.kind else {
             return Err(format!("`{}` is not a struct", item.name));
         };
-        match strip(e) {
+        let (e, em) = self.deref(e, em, depth)?;
+        match e {
             Expr::Struct(lit) => self.fields_from_literal(&s.fields, lit, item.module, em, Some(id), depth),
             other if is_default_call(other) => self.item_default_fields_depth(id, depth + 1),
             other => Err(format!("`{}` is not a struct literal", quote::quote!(#other))),
@@ -501,14 +650,17 @@ impl<'a> Evaluator<'a> {
         fields: &syn::Fields,
         lit: &syn::ExprStruct,
         tm: ModId,
-        em: ModId,
+        em: Scope,
         owner: Option<ItemId>,
         depth: usize,
     ) -> Res<Map<String, Value>> {
         let mut out = Map::new();
         let rest = match (&lit.rest, owner) {
-            (Some(r), Some(id)) if is_default_call(strip(r)) => Some(self.item_default_fields_depth(id, depth + 1)?),
-            (Some(r), _) => return Err(format!("`..{}` is not evaluable", quote::quote!(#r))),
+            (Some(r), Some(id)) => Some(
+                self.struct_fields_of(r, id, em, depth + 1)
+                    .map_err(|why| format!("`..{}` is not evaluable ({why})", quote::quote!(#r)))?,
+            ),
+            (Some(r), None) => return Err(format!("`..{}` is not evaluable", quote::quote!(#r))),
             (None, _) => None,
         };
         for f in fields.iter() {

@@ -180,6 +180,8 @@ pub struct CrateIndex {
     pub items: Vec<Item>,
     /// Impl blocks (of parsed files; look them up with [`CrateIndex::impls_of`]).
     pub impls: Vec<ImplBlock>,
+    /// Unions (never a schema; kept so a `#[derive(CustomResource)]` on one is reported).
+    pub unions: Vec<(ModId, syn::ItemUnion)>,
     /// Files that do not parse and `mod` declarations without a file: reported, the rest of the crate still read.
     pub problems: Vec<CrdError>,
     /// Stub files (indexes into `files`) a lookup needed.
@@ -340,6 +342,7 @@ impl CrateIndex {
                 syn::Item::Type(t) => self.push_item(t.ident.to_string(), id, ItemKind::Alias(t)),
                 syn::Item::Fn(f) => self.push_item(f.sig.ident.to_string(), id, ItemKind::Fn(f)),
                 syn::Item::Const(c) => self.push_item(c.ident.to_string(), id, ItemKind::Const(c)),
+                syn::Item::Union(u) => self.unions.push((id, u)),
                 syn::Item::Static(st) => self.push_item(st.ident.to_string(), id, ItemKind::Static(st)),
                 syn::Item::Impl(i) => {
                     if let Some(self_name) = type_last_name(&i.self_ty) {
@@ -1017,7 +1020,7 @@ fn prescan(text: &str) -> Option<StubNames> {
 
 /// If a comment, string, char or byte literal starts at `i`, the index just after it.
 #[inline(always)]
-fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
     // Most bytes cannot start one: decide those without the call.
     let next = b.get(i + 1).copied().unwrap_or(0);
     let may = match b[i] {
@@ -1031,7 +1034,7 @@ fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
 }
 
 #[inline(never)]
-fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     let at = |k: usize| b.get(k).copied().unwrap_or(0);
     match b[i] {
@@ -1129,7 +1132,7 @@ pub fn blank_test_modules(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// When `#[cfg(test)]` at `at` starts an inline module (`#[cfg(test)] [#[..]].. [pub[(..)]] mod name {`), the
 /// positions of its braces. The index skips such modules, so their contents need not be lexed.
-fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)> {
+pub(crate) fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)> {
     const CFG_TEST: &[u8] = b"#[cfg(test)]";
     if !b[at..].starts_with(CFG_TEST) {
         return None;

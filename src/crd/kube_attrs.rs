@@ -65,8 +65,8 @@ pub struct KubeAttrs {
     pub validations: Vec<Value>,
     /// `no_spec`.
     pub no_spec: bool,
-    /// `cel` (client-side CEL validation methods; needs a derived schema).
-    pub cel: bool,
+    /// `cel`, where it is given.
+    pub cel: Option<Span>,
 }
 
 fn err(span: Span, msg: impl Into<String>) -> syn::Error {
@@ -82,6 +82,8 @@ fn boolean(item: &MetaItem) -> syn::Result<bool> {
         MetaValue::Flag => Ok(true),
         MetaValue::Expr(e) => match attrs::expr_literal(e) {
             Some(Value::Bool(b)) => Ok(b),
+            // darling reads a string through `str::parse::<bool>`.
+            Some(Value::String(s)) if s == "true" || s == "false" => Ok(s == "true"),
             _ => Err(err(item.span, format!("#[kube({} = ..)] expects true or false", item.name))),
         },
         MetaValue::List(_) => Err(err(item.span, format!("#[kube({} = ..)] expects true or false", item.name))),
@@ -99,8 +101,184 @@ fn pair(item: &MetaItem) -> syn::Result<(String, String)> {
     }
 }
 
-/// Parse all `#[kube(...)]` attributes of a spec struct.
-pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<KubeAttrs> {
+/// Every key kube-derive 5 accepts in `#[kube(...)]`, and whether it may be given more than once.
+const KEYS: [(&str, bool); 26] = [
+    ("group", false),
+    ("version", false),
+    ("kind", false),
+    ("root", false),
+    ("namespaced", false),
+    ("plural", false),
+    ("singular", false),
+    ("shortname", true),
+    ("category", true),
+    ("status", false),
+    ("scale", false),
+    ("printcolumn", true),
+    ("selectable", true),
+    ("doc", false),
+    ("annotation", true),
+    ("label", true),
+    ("derive", true),
+    ("attr", true),
+    ("schema", false),
+    ("served", false),
+    ("storage", false),
+    ("deprecated", false),
+    ("validation", true),
+    ("cel", false),
+    ("crates", false),
+    ("no_spec", false),
+];
+
+/// The entry of [`KEYS`] for `name` (a `match`: this runs for every key of every kind).
+fn key_of(name: &str) -> Option<(&'static str, bool)> {
+    let i = match name {
+        "group" => 0,
+        "version" => 1,
+        "kind" => 2,
+        "root" => 3,
+        "namespaced" => 4,
+        "plural" => 5,
+        "singular" => 6,
+        "shortname" => 7,
+        "category" => 8,
+        "status" => 9,
+        "scale" => 10,
+        "printcolumn" => 11,
+        "selectable" => 12,
+        "doc" => 13,
+        "annotation" => 14,
+        "label" => 15,
+        "derive" => 16,
+        "attr" => 17,
+        "schema" => 18,
+        "served" => 19,
+        "storage" => 20,
+        "deprecated" => 21,
+        "validation" => 22,
+        "cel" => 23,
+        "crates" => 24,
+        "no_spec" => 25,
+        _ => return None,
+    };
+    Some(KEYS[i])
+}
+
+/// Where a key's value is (the key itself for flags and lists), as rustc reports darling's value errors.
+fn value_span(item: &MetaItem) -> Span {
+    match &item.value {
+        MetaValue::Expr(e) => syn::spanned::Spanned::span(e.as_ref()),
+        _ => item.span,
+    }
+}
+
+/// `unknown #[kube] key`, with kube-derive's (darling's) suggestion of the closest key.
+fn unknown_key(item: &MetaItem) -> syn::Error {
+    let names = KEYS.iter().map(|(k, _)| *k);
+    let hint = match crate::markers::closest(&item.name, names.clone()) {
+        Some((s, _)) => format!("did you mean `{s}`?"),
+        None => format!("kube-derive accepts {}", names.collect::<Vec<_>>().join(", ")),
+    };
+    err(item.span, format!("unknown field `{}` in #[kube(...)]: {hint}", item.name))
+}
+
+/// `#[kube(attr = "...")]`: any attribute but `derive`, `serde` and `schemars`, which kube-derive refuses.
+fn root_attr(item: &MetaItem) -> syn::Result<()> {
+    let text = string(item)?;
+    let span = value_span(item);
+    let meta: syn::Meta = syn::parse_str(&text).map_err(|e| {
+        err(span, format!("`kube(attr = \"{text}\")` is not an attribute ({e}); write it without `#[]`"))
+    })?;
+    let Some(ident) = meta.path().get_ident() else { return Ok(()) };
+    if ident == "derive" {
+        return Err(err(
+            span,
+            "`kube(attr = \"...\")` cannot set derives: kube-derive refuses `derive` there; use \
+             `kube(derive = \"...\")` once per derive",
+        ));
+    }
+    if ident == "serde" || ident == "schemars" {
+        return Err(err(
+            span,
+            format!(
+                "`kube(attr = \"...\")` cannot set `{ident}` attributes: kube-derive refuses `derive`, `serde` and \
+                 `schemars` there (they would conflict with the attributes it generates on the root type); remove it"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `#[kube(schema = "...")]`, with darling's suggestion for a near miss.
+fn schema_mode(item: &MetaItem) -> syn::Result<SchemaMode> {
+    let value = string(item)?;
+    match value.as_str() {
+        "derived" => Ok(SchemaMode::Derived),
+        "manual" => Ok(SchemaMode::Manual),
+        "disabled" => Ok(SchemaMode::Disabled),
+        other => {
+            let values = ["derived", "disabled", "manual"];
+            let hint = match crate::markers::closest(other, values.iter().copied()) {
+                Some((s, _)) => format!("did you mean `{s}`?"),
+                None => "use `derived`, `disabled` or `manual`".to_string(),
+            };
+            Err(err(value_span(item), format!("unknown value `{other}` for #[kube(schema = \"...\")]: {hint}")))
+        }
+    }
+}
+
+/// Whether `s` parses as a path, as kube-derive parses `derive`, `status` and `crates` values. The common
+/// `Name` / `a::b::Name` form is checked without syn's parser.
+fn check_path(s: &str) -> syn::Result<()> {
+    // Anything but plain identifiers (generics, keywords, odd spacing) is left to syn.
+    if s.strip_prefix("::").unwrap_or(s).split("::").all(plain_ident) {
+        return Ok(());
+    }
+    syn::parse_str::<syn::Path>(s).map(|_| ())
+}
+
+/// Whether `s` is an ASCII identifier that is no keyword (`self`, `super`, `crate` and `Self` included).
+fn plain_ident(s: &str) -> bool {
+    const KEYWORDS: [&str; 40] = [
+        "_", "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false", "fn",
+        "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "static",
+        "struct", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become", "box", "gen",
+        "try",
+    ];
+    s.bytes().next().is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        && !KEYWORDS.contains(&s)
+}
+
+/// Whether kube-derive can name a type `s` (`Ident::new` panics on anything else).
+pub fn is_type_name(s: &str) -> bool {
+    (plain_ident(s) && !matches!(s, "self" | "super" | "crate" | "Self"))
+        || (!s.is_ascii() && syn::parse_str::<syn::Ident>(s).is_ok())
+}
+
+/// `#[kube(crates(kube = "::kube", ...))]`: known keys whose values are paths.
+fn crates(item: &MetaItem) -> syn::Result<()> {
+    const CRATES: [&str; 7] = ["kube", "kube_core", "k8s_openapi", "schemars", "serde", "serde_json", "std"];
+    for n in item.nested()? {
+        if !CRATES.contains(&n.name.as_str()) {
+            return Err(err(
+                n.span,
+                format!("unknown field `{}` in #[kube(crates(...))]: use {}", n.name, CRATES.join(", ")),
+            ));
+        }
+        let path = string(&n)?;
+        check_path(&path)
+            .map_err(|e| err(value_span(&n), format!("`crates({} = \"{path}\")` is not a path: {e}", n.name)))?;
+    }
+    Ok(())
+}
+
+/// Parse all `#[kube(...)]` attributes of a spec struct or enum the way kube-derive's darling parser does:
+/// unknown keys (with a suggestion), keys given twice, values of the wrong kind and missing `group`, `version`
+/// or `kind` are errors, all of them reported (`derive_span`: the `CustomResource` of the derive, where
+/// kube-derive reports a missing key).
+pub fn parse(attrs_list: &[syn::Attribute], derive_span: Span) -> syn::Result<KubeAttrs> {
     let mut k = KubeAttrs {
         group: String::new(),
         version: String::new(),
@@ -118,138 +296,207 @@ pub fn parse(attrs_list: &[syn::Attribute], spec_span: Span) -> syn::Result<Kube
         doc: None,
         annotations: Vec::new(),
         labels: Vec::new(),
-        schema: (SchemaMode::Derived, spec_span),
+        schema: (SchemaMode::Derived, derive_span),
         served: true,
         storage: true,
         deprecated: None,
         validations: Vec::new(),
         no_spec: false,
-        cel: false,
+        cel: None,
     };
     let (mut group, mut version, mut kind) = (None, None, None);
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
     for item in attrs::meta_items(attrs_list, "kube")? {
-        match item.name.as_str() {
-            "group" => group = Some(string(&item)?),
-            "version" => version = Some(string(&item)?),
-            "kind" => kind = Some(string(&item)?),
-            "root" => k.root = Some(string(&item)?),
-            "namespaced" => k.namespaced = boolean(&item)?,
-            "plural" => k.plural = Some(string(&item)?),
-            "singular" => k.singular = Some(string(&item)?),
-            "shortname" => k.shortnames.push(string(&item)?),
-            "category" => k.categories.push(string(&item)?),
-            "status" => k.status = Some((string(&item)?, item.span)),
-            "selectable" => k.selectable.push(string(&item)?),
-            "doc" => k.doc = Some(string(&item)?),
-            "annotation" => k.annotations.push(pair(&item)?),
-            "label" => k.labels.push(pair(&item)?),
-            "derive" | "attr" => {
-                string(&item)?;
-            }
-            "crates" => {
-                item.nested()?;
-            }
-            "cel" => k.cel = boolean(&item)?,
-            "no_spec" => k.no_spec = boolean(&item)?,
-            "served" => k.served = boolean(&item)?,
-            "storage" => k.storage = boolean(&item)?,
-            "deprecated" => {
-                k.deprecated = Some(match &item.value {
-                    MetaValue::Flag => None,
-                    _ => Some(string(&item)?),
-                })
-            }
-            "schema" => {
-                let mode = match string(&item)?.as_str() {
-                    "derived" => SchemaMode::Derived,
-                    "manual" => SchemaMode::Manual,
-                    "disabled" => SchemaMode::Disabled,
-                    other => {
-                        return Err(err(
-                            item.span,
-                            format!(
-                                "unknown #[kube(schema = \"{other}\")]: use \"derived\", \"manual\" or \"disabled\""
-                            ),
-                        ));
-                    }
-                };
-                k.schema = (mode, item.span);
-            }
-            "scale" => k.scale = Some(scale(&item)?),
-            "printcolumn" => k.printcolumns.push(printcolumn(&item)?),
-            "validation" => {
-                let MetaValue::Expr(e) = &item.value else {
-                    return Err(err(item.span, "#[kube(validation = ..)] expects a CEL rule"));
-                };
-                k.validations.push(rule(e).ok_or_else(|| {
-                    err(
-                        item.span,
-                        "this validation rule cannot be evaluated statically; use a string, (\"rule\", \"message\") or a \
-                         Rule::new(\"..\").message(\"..\") chain of literals",
-                    )
-                })?);
-            }
-            other => {
-                return Err(err(
-                    item.span,
-                    format!(
-                        "unknown #[kube] key `{other}`; kube-derive accepts group, version, kind, root, namespaced, \
-                         plural, singular, shortname, category, status, scale, printcolumn, selectable, doc, \
-                         annotation, label, derive, attr, schema, served, storage, deprecated, validation, cel, \
-                         crates, no_spec"
-                    ),
-                ));
-            }
+        let Some((key, multiple)) = key_of(&item.name) else {
+            errors.push(unknown_key(&item));
+            continue;
+        };
+        if !multiple && seen.contains(&key) {
+            errors.push(err(item.span, format!("duplicate field `{key}` in #[kube(...)]: give it once")));
+            continue;
+        }
+        seen.push(key);
+        if let Err(e) = read_key(&mut k, &item, (&mut group, &mut version, &mut kind)) {
+            errors.push(e);
         }
     }
-    let missing =
-        |what: &str| err(spec_span, format!("#[derive(CustomResource)] needs #[kube({what} = \"...\")]; add it"));
-    k.group = group.ok_or_else(|| missing("group"))?;
-    k.version = version.ok_or_else(|| missing("version"))?;
-    k.kind = kind.ok_or_else(|| missing("kind"))?;
-    Ok(k)
+    let mut missing = |what: &str, value: Option<String>, out: &mut String| {
+        match value {
+        Some(v) => *out = v,
+        None => errors.push(err(
+            derive_span,
+            format!("missing field `{what}` in #[kube(...)]: #[derive(CustomResource)] needs group, version and kind; add {what} = \"...\""),
+        )),
+    }
+    };
+    missing("group", group, &mut k.group);
+    missing("version", version, &mut k.version);
+    missing("kind", kind, &mut k.kind);
+    match errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok(k),
+    }
+}
+
+/// One key of `#[kube(...)]` into `k` (`gvk`: where group, version and kind go).
+fn read_key(
+    k: &mut KubeAttrs,
+    item: &MetaItem,
+    gvk: (&mut Option<String>, &mut Option<String>, &mut Option<String>),
+) -> syn::Result<()> {
+    match item.name.as_str() {
+        "group" => *gvk.0 = Some(string(item)?),
+        "version" => *gvk.1 = Some(string(item)?),
+        "kind" => *gvk.2 = Some(string(item)?),
+        "root" => k.root = Some(string(item)?),
+        "namespaced" => k.namespaced = boolean(item)?,
+        "plural" => k.plural = Some(string(item)?),
+        "singular" => k.singular = Some(string(item)?),
+        "shortname" => k.shortnames.push(string(item)?),
+        "category" => k.categories.push(string(item)?),
+        "status" => {
+            let path = string(item)?;
+            check_path(&path)
+                .map_err(|e| err(value_span(item), format!("`status = \"{path}\"` is not a type path: {e}")))?;
+            k.status = Some((path, item.span));
+        }
+        "selectable" => k.selectable.push(string(item)?),
+        "doc" => k.doc = Some(string(item)?),
+        "annotation" => k.annotations.push(pair(item)?),
+        "label" => k.labels.push(pair(item)?),
+        "derive" => {
+            let path = string(item)?;
+            check_path(&path)
+                .map_err(|e| err(value_span(item), format!("`derive = \"{path}\"` is not a path: {e}")))?;
+        }
+        "attr" => root_attr(item)?,
+        "crates" => crates(item)?,
+        "cel" => k.cel = boolean(item)?.then_some(item.span),
+        "no_spec" => k.no_spec = boolean(item)?,
+        "served" => k.served = boolean(item)?,
+        "storage" => k.storage = boolean(item)?,
+        "deprecated" => {
+            k.deprecated = Some(match &item.value {
+                MetaValue::Flag => None,
+                _ => Some(string(item)?),
+            })
+        }
+        "schema" => k.schema = (schema_mode(item)?, value_span(item)),
+        "scale" => k.scale = Some(scale(item)?),
+        "printcolumn" => k.printcolumns.push(printcolumn(item)?),
+        "validation" => {
+            let MetaValue::Expr(e) = &item.value else {
+                return Err(err(item.span, "#[kube(validation = ..)] expects a CEL rule"));
+            };
+            k.validations.push(rule(e).ok_or_else(|| {
+                err(
+                    item.span,
+                    "this validation rule cannot be evaluated statically; use a string, (\"rule\", \"message\") or a \
+                     Rule::new(\"..\").message(\"..\") chain of literals",
+                )
+            })?);
+        }
+        other => return Err(err(item.span, format!("unknown field `{other}` in #[kube(...)]"))),
+    }
+    Ok(())
+}
+
+/// A typed sub-attribute (`scale(...)`, `printcolumn(...)`) as kube-derive reads it: either a JSON string
+/// deserialized into its struct (unknown JSON keys ignored, like serde does there) or a list of `key = value`s
+/// (unknown, duplicate and missing keys are errors). `keys`: (Rust key, JSON key, required).
+fn typed_sub(item: &MetaItem, keys: &[(&str, &str, bool)]) -> syn::Result<Value> {
+    let what = &item.name;
+    let mut out = Map::new();
+    if let Some(s) = item.str_value() {
+        let span = value_span(item);
+        let json: Map<String, Value> =
+            serde_json::from_str(&s).map_err(|e| err(span, format!("invalid {what} JSON: {e}")))?;
+        for (_, key, required) in keys {
+            match json.get(*key) {
+                Some(Value::Null) | None if *required => {
+                    return Err(err(span, format!("invalid {what} JSON: missing field `{key}`")));
+                }
+                Some(Value::Null) | None => {}
+                Some(v) => {
+                    let ok = if *key == "priority" {
+                        v.as_i64().is_some_and(|p| i32::try_from(p).is_ok())
+                    } else {
+                        v.is_string()
+                    };
+                    if !ok {
+                        return Err(err(span, format!("invalid {what} JSON: invalid type for field `{key}`")));
+                    }
+                    out.insert((*key).to_string(), v.clone());
+                }
+            }
+        }
+        return Ok(Value::Object(out));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for n in item.nested()? {
+        let Some((rust, key, _)) = keys.iter().find(|(r, _, _)| *r == n.name) else {
+            let known: Vec<&str> = keys.iter().map(|(r, _, _)| *r).collect();
+            return Err(err(
+                n.span,
+                format!("unknown field `{}` in #[kube({what}(...))]: use {}", n.name, known.join(", ")),
+            ));
+        };
+        if seen.contains(rust) {
+            return Err(err(n.span, format!("duplicate field `{rust}` in #[kube({what}(...))]: give it once")));
+        }
+        seen.push(rust);
+        let value = if *key == "priority" {
+            match &n.value {
+                MetaValue::Expr(e) => attrs::expr_literal(e)
+                    .filter(|v| v.as_i64().is_some_and(|p| i32::try_from(p).is_ok()))
+                    .ok_or_else(|| err(n.span, "priority must be an i32 literal"))?,
+                _ => return Err(err(n.span, "priority must be an i32 literal")),
+            }
+        } else {
+            Value::String(string(&n)?)
+        };
+        out.insert((*key).to_string(), value);
+    }
+    for (rust, key, required) in keys {
+        if *required && !out.contains_key(*key) {
+            // darling names printcolumn's `type_` by its JSON name.
+            let shown = if *rust == "type_" { "type" } else { rust };
+            return Err(err(
+                item.span,
+                format!("missing field `{shown}` in #[kube({what}(...))]: add {rust} = \"...\""),
+            ));
+        }
+    }
+    Ok(Value::Object(out))
 }
 
 fn scale(item: &MetaItem) -> syn::Result<Value> {
-    if let Some(s) = item.str_value() {
-        return serde_json::from_str(&s).map_err(|e| err(item.span, format!("invalid scale JSON: {e}")));
-    }
-    let mut out = Map::new();
-    for n in item.nested()? {
-        let key = match n.name.as_str() {
-            "spec_replicas_path" => "specReplicasPath",
-            "status_replicas_path" => "statusReplicasPath",
-            "label_selector_path" => "labelSelectorPath",
-            other => return Err(err(n.span, format!("unknown scale key `{other}`"))),
-        };
-        out.insert(key.into(), Value::String(string(&n)?));
-    }
-    Ok(Value::Object(out))
+    typed_sub(
+        item,
+        &[
+            ("label_selector_path", "labelSelectorPath", false),
+            ("spec_replicas_path", "specReplicasPath", true),
+            ("status_replicas_path", "statusReplicasPath", true),
+        ],
+    )
 }
 
 fn printcolumn(item: &MetaItem) -> syn::Result<Value> {
-    if let Some(s) = item.str_value() {
-        return serde_json::from_str(&s).map_err(|e| err(item.span, format!("invalid printcolumn JSON: {e}")));
-    }
-    let mut out = Map::new();
-    for n in item.nested()? {
-        let (key, value) = match n.name.as_str() {
-            "name" => ("name", Value::String(string(&n)?)),
-            "type_" => ("type", Value::String(string(&n)?)),
-            "json_path" => ("jsonPath", Value::String(string(&n)?)),
-            "description" => ("description", Value::String(string(&n)?)),
-            "format" => ("format", Value::String(string(&n)?)),
-            "priority" => match &n.value {
-                MetaValue::Expr(e) => {
-                    ("priority", attrs::expr_literal(e).ok_or_else(|| err(n.span, "priority must be an integer"))?)
-                }
-                _ => return Err(err(n.span, "priority must be an integer")),
-            },
-            other => return Err(err(n.span, format!("unknown printcolumn key `{other}`"))),
-        };
-        out.insert(key.into(), value);
-    }
-    Ok(Value::Object(out))
+    typed_sub(
+        item,
+        &[
+            ("description", "description", false),
+            ("format", "format", false),
+            ("json_path", "jsonPath", true),
+            ("name", "name", true),
+            ("priority", "priority", false),
+            ("type_", "type", true),
+        ],
+    )
 }
 
 fn lit_string(e: &Expr) -> Option<String> {
@@ -492,6 +739,58 @@ mod tests {
         ] {
             assert_eq!(to_plural(s), p, "{s}");
         }
+    }
+
+    fn parse_str(attrs: &str) -> syn::Result<KubeAttrs> {
+        let item: syn::ItemStruct = syn::parse_str(&format!("{attrs}\nstruct S {{}}")).expect("item");
+        parse(&item.attrs, Span::call_site())
+    }
+
+    fn errors(attrs: &str) -> Vec<String> {
+        parse_str(attrs).err().map(|e| e.into_iter().map(|e| e.to_string()).collect()).unwrap_or_default()
+    }
+
+    #[test]
+    fn key_lookup_matches_the_key_table() {
+        for (i, (k, _)) in KEYS.iter().enumerate() {
+            assert_eq!(key_of(k), Some(KEYS[i]));
+        }
+        assert_eq!(key_of("listKind"), None);
+    }
+
+    #[test]
+    fn values_read_like_darling() {
+        // A JSON printcolumn is deserialized into kube-derive's struct: unknown JSON keys are dropped; booleans
+        // may be strings.
+        let k = parse_str(
+            r##"#[kube(group = "g", version = "v1", kind = "K", namespaced = "true", storage = "false",
+                printcolumn = r#"{"name": "X", "type": "string", "jsonPath": ".x", "extra": 1}"#)]"##,
+        )
+        .expect("valid");
+        assert!(k.namespaced && !k.storage);
+        assert_eq!(k.printcolumns, [json!({"name": "X", "type": "string", "jsonPath": ".x"})]);
+    }
+
+    #[test]
+    fn every_attribute_error_is_reported() {
+        let errs = errors(
+            r#"#[kube(version = "v1", shortnames = "k", schema = "Manual", attr = "serde(default)")]
+               #[kube(version = "v2", printcolumn(name = "X"), scale(spec_replicas_path = ".a", spec_replicas_path = ".b"))]"#,
+        );
+        let want = [
+            "unknown field `shortnames` in #[kube(...)]: did you mean `shortname`?",
+            "unknown value `Manual` for #[kube(schema = \"...\")]: did you mean `manual`?",
+            "cannot set `serde` attributes",
+            "duplicate field `version`",
+            "missing field `json_path` in #[kube(printcolumn(...))]",
+            "duplicate field `spec_replicas_path` in #[kube(scale(...))]",
+            "missing field `group`",
+            "missing field `kind`",
+        ];
+        for w in want {
+            assert!(errs.iter().any(|e| e.contains(w)), "{w:?} missing from {errs:#?}");
+        }
+        assert_eq!(errs.len(), want.len(), "{errs:#?}");
     }
 
     #[test]

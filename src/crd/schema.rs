@@ -779,7 +779,12 @@ impl<'a> Generator<'a> {
             variants.push((v, va));
         }
         if variants.is_empty() {
-            return Ok(Value::Bool(false));
+            return Err(CrdError::unsupported(
+                file,
+                e.ident.span(),
+                format!("enum `{name}` without variants"),
+                "kube-derive emits the schema `not: {}` with no type, which the API server rejects; give it a variant",
+            ));
         }
         // A variant's problem is reported and the next variant looked at, so every problem shows at once.
         if c.untagged {
@@ -824,8 +829,11 @@ impl<'a> Generator<'a> {
                 file,
                 unit.ident.span(),
                 format!("enum `{name}` mixes unit variant `{}` with data variants", unit.ident),
-                "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the unit \
-                 variant an empty struct body (`{} {{}}`) or split the enum",
+                format!(
+                    "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the \
+                     unit variant an empty struct body (`{} {{}}`) or split the enum",
+                    unit.ident
+                ),
             ));
         }
         let (plain_units, complex): (Vec<_>, Vec<_>) = variants

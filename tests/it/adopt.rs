@@ -118,6 +118,14 @@ fn adopt_then_manifests_bundle_and_validate_pass_with_no_edit() {
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(snapshot(&dir.join("crates")), crates_before);
 
+    // Scaffolding into the operator's own layout is refused, with the way forward.
+    let before = snapshot(&dir);
+    let out =
+        ks(&dir).args(["create", "api", "--group", "grove", "--version", "v1", "--kind", "Seed"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("this project was adopted"), "{}", text(&out));
+    assert_eq!(snapshot(&dir), before);
+
     // A second adopt is refused and changes nothing.
     let before = snapshot(&dir);
     let out = ks(&dir).args(["adopt"]).output().unwrap();

@@ -5,6 +5,11 @@
 //! 2. kubesmith's static output for every sample in `crd_conformance::SAMPLES` equals the live `crd()`, and
 //! 3. for every sample in `crd_conformance::COMPILED` kubesmith leaves exactly the schema to the compiled
 //!    fallback, naming each construct, and the rest of its CRD equals the live `crd()`.
+//! 3. kube-derive still panics on (or emits what the API server rejects for) every sample kubesmith refuses
+//!    (`crd_conformance::REFUSED`).
+//!
+//! The same harness build holds kube-derive's own test files as binaries (`conformance_suite`), so the heavy
+//! dependencies compile once for both.
 //!
 //! The harness crate lives under `CARGO_TARGET_TMPDIR` and builds in the e2e tests' shared target folder.
 //! `KUBESMITH_SKIP_E2E=1` skips it; `KUBESMITH_BLESS=1` (what `cargo xtask conformance --bless` sets) rewrites
@@ -16,7 +21,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::crd_conformance::{COMPILED, SAMPLES, check_against, check_pending, corpus_dir, diff, strip_expected};
+use crate::conformance_suite::{SuiteRun, suite_files};
+use crate::crd_conformance::{
+    COMPILED, REFUSED, SAMPLES, check_against, check_pending, check_refused, corpus_dir, diff, strip_expected,
+};
 use crate::e2e::shared_target;
 use crate::support::blessing;
 
@@ -43,27 +51,58 @@ fn inputs() -> Vec<(String, String)> {
     out
 }
 
-/// Builds the harness and runs every input binary; returns the files they wrote (name → contents).
-pub(crate) fn run_harness() -> BTreeMap<String, String> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kube-derive-harness");
+/// The harness crate's folder (under `CARGO_TARGET_TMPDIR`, never part of the repository).
+fn harness_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("kube-derive-harness")
+}
+
+/// Writes the harness crate's manifest, lock file (the corpus' exact dependency set) and corpus binaries;
+/// returns its folder.
+pub(crate) fn harness_manifest() -> PathBuf {
+    let dir = harness_dir();
+    for (stem, src) in inputs() {
+        write_if_changed(&dir.join("src/bin").join(format!("{stem}.rs")), &src);
+    }
     let manifest = std::fs::read_to_string(corpus_dir().join("input-Cargo.toml")).unwrap();
     write_if_changed(
         &dir.join("Cargo.toml"),
         &format!("{manifest}\n# Not part of the kubesmith workspace.\n[workspace]\n"),
     );
     write_if_changed(&dir.join("Cargo.lock"), &std::fs::read_to_string(corpus_dir().join("input-Cargo.lock")).unwrap());
-    let inputs = inputs();
+    dir
+}
+
+/// What the harness printed: the corpus outputs (name → contents) and, per kube-derive test file, the
+/// `crd()` outcome of every kind it defines at module level.
+pub(crate) struct HarnessRun {
+    pub(crate) corpus: BTreeMap<String, String>,
+    pub(crate) suite: Vec<SuiteRun>,
+}
+
+/// Builds the harness once per test process (the corpus and kube-derive's own tests share one build) and runs
+/// every binary.
+pub(crate) fn harness() -> &'static HarnessRun {
+    static RUN: std::sync::OnceLock<HarnessRun> = std::sync::OnceLock::new();
+    RUN.get_or_init(run_harness)
+}
+
+/// Builds the harness and runs every input binary.
+fn run_harness() -> HarnessRun {
+    let dir = harness_manifest();
+    let suite = suite_files();
+    let mut bins = inputs();
+    bins.extend(suite.iter().filter_map(|f| f.harness_bin()));
     let bin_dir = dir.join("src/bin");
     if let Ok(entries) = std::fs::read_dir(&bin_dir) {
         for e in entries {
             let p = e.unwrap().path();
             let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
-            if !inputs.iter().any(|(s, _)| *s == stem) {
+            if !bins.iter().any(|(s, _)| *s == stem) {
                 std::fs::remove_file(p).unwrap();
             }
         }
     }
-    for (stem, src) in &inputs {
+    for (stem, src) in &bins {
         write_if_changed(&bin_dir.join(format!("{stem}.rs")), src);
     }
     let started = std::time::Instant::now();
@@ -76,9 +115,13 @@ pub(crate) fn run_harness() -> BTreeMap<String, String> {
         .output()
         .expect("cannot run cargo");
     eprintln!("conformance: building the kube-derive harness took {:.1}s", started.elapsed().as_secs_f64());
-    assert!(out.status.success(), "the kube-derive corpus does not compile:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "the kube-derive harness does not compile:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let results = tempfile::tempdir().unwrap();
-    for (stem, _) in &inputs {
+    for (stem, _) in &bins {
         let exe = shared_target().join("debug").join(stem);
         let run = Command::new(&exe)
             .arg(results.path())
@@ -86,15 +129,16 @@ pub(crate) fn run_harness() -> BTreeMap<String, String> {
             .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
         assert!(run.status.success(), "{stem} failed:\n{}", String::from_utf8_lossy(&run.stderr));
     }
-    let mut files = BTreeMap::new();
+    let mut corpus = BTreeMap::new();
     for e in std::fs::read_dir(results.path()).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if is_output(&name) {
-            files.insert(name, std::fs::read_to_string(&p).unwrap());
+        if p.is_file() && is_output(&name) {
+            corpus.insert(name, std::fs::read_to_string(&p).unwrap());
         }
     }
-    files
+    let suite = suite.into_iter().map(|f| f.collect(results.path())).collect();
+    HarnessRun { corpus, suite }
 }
 
 /// The files `out/` keeps: CRDs and raw schemas as JSON, and kube-derive's panic messages.
@@ -126,9 +170,9 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
         eprintln!("KUBESMITH_SKIP_E2E is set: skipping the live kube-derive conformance run");
         return;
     }
-    let files = run_harness();
+    let files = &harness().corpus;
     if blessing() {
-        bless(&files);
+        bless(files);
         return;
     }
     let mut problems = Vec::new();
@@ -141,7 +185,7 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
         }
         committed.push(name);
     }
-    for (name, live) in &files {
+    for (name, live) in files {
         let Ok(old) = std::fs::read_to_string(out_dir().join(name)) else {
             problems.push(format!("out/{name} is missing"));
             continue;
@@ -178,6 +222,18 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
             continue;
         };
         if let Err(e) = check_pending(sample, because, &serde_json::from_str(live).unwrap()) {
+            problems.push(e);
+        }
+    }
+    // 3. kube-derive still panics on (or emits what the API server rejects for) every sample kubesmith refuses.
+    for r in REFUSED {
+        let (panic, json) = (format!("{}.PANIC.txt", r.name), format!("{}.json", r.name));
+        match (r.rejected_because, files.contains_key(&panic), files.contains_key(&json)) {
+            (None, true, _) | (Some(_), _, true) => {}
+            (None, _, _) => problems.push(format!("kube-derive no longer panics on {}: kubesmith refuses it", r.name)),
+            (Some(_), _, _) => problems.push(format!("the corpus produced no {json}")),
+        }
+        if let Err(e) = check_refused(r) {
             problems.push(e);
         }
     }

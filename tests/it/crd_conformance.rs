@@ -38,7 +38,7 @@ fn cut_input(sample: &Sample) -> String {
             // Look ahead until the struct line for kind/version.
             let mut j = i;
             let mut header = String::new();
-            while j < lines.len() && !lines[j].contains("pub struct") {
+            while j < lines.len() && !lines[j].contains("pub struct") && !lines[j].contains("pub enum") {
                 header.push_str(lines[j]);
                 j += 1;
             }
@@ -180,6 +180,7 @@ const SCHEMA: &str = "input-schema_samples.rs";
 const COVERAGE: &str = "input-coverage.rs";
 const CUSTOM: &str = "input-custom_schemas.rs";
 const OPERATORS: &str = "input-operator_shapes.rs";
+const ENUM_SPECS: &str = "input-enum_specs.rs";
 
 macro_rules! conformance {
     ($($test:ident: $name:literal, $input:expr, [$(($kind:literal, $ver:expr)),*], [$(($f:literal, $p:literal)),*];)*) => {
@@ -234,6 +235,12 @@ conformance! {
     op_analytics_cluster: "op-analytics-cluster", OPERATORS, [("AnalyticsCluster", None)], [];
     op_traffic_route: "op-traffic-route", OPERATORS, [("TrafficRoute", None)], [];
     op_listable: "op-listable", OPERATORS, [("Listable", None)], [];
+    enum_spec_tagged: "enum-spec-tagged", ENUM_SPECS, [("BackupTarget", None)], [];
+    enum_spec_renamed: "enum-spec-renamed", ENUM_SPECS, [("Sink", None)], [];
+    enum_spec_unit: "enum-spec-unit", ENUM_SPECS, [("Mode", None)], [];
+    enum_spec_documented_unit: "enum-spec-documented-unit", ENUM_SPECS, [("Tier", None)], [];
+    enum_spec_untagged: "enum-spec-untagged", ENUM_SPECS, [("Source", None)], [];
+    assoc_defaults: "assoc-defaults", "input-assoc_defaults.rs", [("Tuned", None)], [];
 }
 
 /// Samples whose schema code only compiling can run, with what kubesmith must name as the reason: kubesmith
@@ -292,6 +299,90 @@ pub(crate) fn check_pending(sample: &Sample, because: &[&str], want: &Value) -> 
     }
 }
 
+/// A corpus sample kubesmith refuses: kube-derive's `crd()` panics on it (`out/<name>.PANIC.txt`), or it emits a
+/// CRD the API server rejects (`out/<name>.json`, with the reason in `rejected_because`).
+pub(crate) struct Refused {
+    pub(crate) name: &'static str,
+    input: &'static str,
+    /// The kind kept deriving CustomResource.
+    keep: &'static [(&'static str, Option<&'static str>)],
+    /// What kubesmith's refusal must say.
+    needles: &'static [&'static str],
+    /// `None`: kube-derive panics; else why the API server rejects kube-derive's CRD.
+    pub(crate) rejected_because: Option<&'static str>,
+}
+
+/// Samples kubesmith refuses (checked statically here, and live by `conformance_live`: kube-derive still panics
+/// on them, or still emits what the API server rejects).
+pub(crate) const REFUSED: &[Refused] = &[
+    Refused {
+        name: "enum-spec-mixed",
+        input: ENUM_SPECS,
+        keep: &[("Mixed", None)],
+        needles: &["enum `MixedSpec` mixes unit variant `Off` with data variants", "`Off {}`"],
+        rejected_because: None,
+    },
+    Refused {
+        name: "enum-spec-internally-tagged",
+        input: ENUM_SPECS,
+        keep: &[("Shape", None)],
+        needles: &["internally tagged enum `ShapeSpec` (tag = \"type\")"],
+        rejected_because: None,
+    },
+    Refused {
+        name: "enum-spec-adjacently-tagged",
+        input: ENUM_SPECS,
+        keep: &[("Event", None)],
+        needles: &["adjacently tagged enum `EventSpec` (tag = \"kind\", content = \"data\")"],
+        rejected_because: None,
+    },
+    Refused {
+        name: "enum-spec-untagged-conflict",
+        input: ENUM_SPECS,
+        keep: &[("Port", None)],
+        needles: &["schema of `PortSpec`", "property \"port\"", "same schema"],
+        rejected_because: None,
+    },
+    Refused {
+        name: "enum-spec-untagged-scalar",
+        input: ENUM_SPECS,
+        keep: &[("Threshold", None)],
+        needles: &["untagged enum `ThresholdSpec` with non-struct variant `Count`"],
+        rejected_because: Some("the spec is an anyOf of scalars without a type: not a structural schema"),
+    },
+    Refused {
+        name: "enum-spec-empty",
+        input: ENUM_SPECS,
+        keep: &[("Nothing", None)],
+        needles: &["enum `NothingSpec` without variants"],
+        rejected_because: Some("the spec is `not: {}` without a type: not a structural schema"),
+    },
+];
+
+/// kubesmith's refusal of `r`, checked: it names the construct, at file:line:col of the crate.
+pub(crate) fn check_refused(r: &Refused) -> Result<(), String> {
+    let sample = Sample { name: r.name, input: r.input, keep: r.keep, strip: &[] };
+    let err = match run(&cut_input(&sample)) {
+        Ok(crds) => {
+            return Err(format!(
+                "{}: kubesmith generates {:?}",
+                r.name,
+                crds.iter().map(|c| &c.name).collect::<Vec<_>>()
+            ));
+        }
+        Err(e) => e,
+    };
+    let msg = err.to_string();
+    let prefix = format!("{}:{}:{}: ", err.path.display(), err.line, err.column);
+    if err.line <= 1 || !msg.starts_with(&prefix) {
+        return Err(format!("{}: the refusal has no useful location: {msg}", r.name));
+    }
+    match r.needles.iter().find(|n| !msg.contains(*n)) {
+        Some(n) => Err(format!("{}: the refusal {msg:?} does not say {n:?}", r.name)),
+        None => Ok(()),
+    }
+}
+
 #[test]
 fn cs_compiled_is_left_to_the_fallback_naming_every_construct() {
     for (sample, because) in COMPILED {
@@ -299,6 +390,12 @@ fn cs_compiled_is_left_to_the_fallback_naming_every_construct() {
             panic!("{e}");
         }
     }
+}
+
+#[test]
+fn enum_specs_and_samples_kube_derive_cannot_turn_into_a_valid_crd_are_refused() {
+    let problems: Vec<String> = REFUSED.iter().filter_map(|r| check_refused(r).err()).collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// Samples where kube-derive panics or emits a CRD the API server rejects: kubesmith must report them.

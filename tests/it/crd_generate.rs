@@ -477,13 +477,14 @@ fn unknown_kube_key_is_an_error_with_location() {
     let err = gen_files(&[("lib.rs", src)]).expect_err("unknown key");
     assert!(matches!(err.kind, CrdErrorKind::KubeAttr(_)));
     assert_eq!((err.line, err.column), (2, 52));
-    assert!(err.to_string().contains("unknown #[kube] key `listKind`"), "{err}");
+    assert!(err.to_string().contains("unknown field `listKind` in #[kube(...)]: kube-derive accepts group"), "{err}");
     let missing = gen_files(&[(
         "lib.rs",
         "#[derive(kube::CustomResource)]\n#[kube(version = \"v1\", kind = \"K\")]\npub struct KSpec {}\n",
     )])
     .expect_err("missing group");
-    assert!(missing.to_string().contains("needs #[kube(group = \"...\")]"), "{missing}");
+    assert!(missing.to_string().contains("missing field `group` in #[kube(...)]"), "{missing}");
+    assert_eq!((missing.line, missing.column), (1, 16), "at the derive's CustomResource");
 }
 
 #[test]

@@ -3,8 +3,10 @@
 //! The work is done by the integration test `conformance_live` (`tests/it/conformance_live.rs`), which CI runs as
 //! part of `cargo test --workspace`: it builds a harness crate from `tests/conformance/kube-derive/input-*.rs`
 //! with the corpus' exact `Cargo.lock` (kube 5.0.0), runs every binary, checks `out/` holds what they print and
-//! that kubesmith's static output equals kube-derive's for every listed sample. This task runs it (and the
-//! static `crd_conformance` tests) even when `KUBESMITH_SKIP_E2E` is set; `--bless` rewrites `out/` instead.
+//! that kubesmith's static output equals kube-derive's for every listed sample; the same build holds kube-derive's
+//! own test files, read from cargo's registry (`conformance_suite`), whose kinds kubesmith must match and whose
+//! compile-fail cases it must refuse. This task runs them (and the static `crd_conformance` tests) even when
+//! `KUBESMITH_SKIP_E2E` is set; `--bless` rewrites `out/` instead.
 
 use anyhow::{Result, bail};
 

@@ -8,7 +8,8 @@
 //! - `k8s-resources [--check]`  regenerate `data/k8s-resources.tsv` (group, version, kind, plural, scope of every
 //!   k8s-openapi 0.29 resource type) from the crate's source; `--check` fails if the committed table differs
 //! - `conformance [--bless]`  compile the kube-derive corpus (`tests/conformance/kube-derive/input-*.rs`) and
-//!   compare every sample's `crd()` with kubesmith's static output; `--bless` rewrites the expected files
+//!   kube-derive's own tests (from cargo's registry), compare every `crd()` with kubesmith's static output and
+//!   run kube-derive's compile-fail cases through `make manifests`; `--bless` rewrites the expected files
 //! - `bench`        `make manifests` wall time and peak memory on generated projects of 1, 10 and 100 kinds
 
 use std::path::{Path, PathBuf};

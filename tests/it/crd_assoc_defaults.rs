@@ -1,0 +1,115 @@
+//! Defaults that name associated items: `Type::f` resolved to the impl blocks of that very type (not of a type
+//! of the same name elsewhere), across files the lazy index first leaves unparsed, trait impls after inherent
+//! ones, `Self::` inside impl blocks, and the errors for what is not data.
+
+use kubesmith::crd::{self, CrdErrors, GeneratedCrd, SourceSet};
+use serde_json::{Value, json};
+
+fn generate(files: &[(&str, &str)]) -> Result<Vec<GeneratedCrd>, CrdErrors> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (path, text) in files {
+        let p = dir.path().join("src").join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    crd::generate(&SourceSet::new(&dir.path().join("src")))
+}
+
+fn spec_props(crds: &[GeneratedCrd]) -> Value {
+    crds[0].crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"].clone()
+}
+
+const SPEC: &str = r#"use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use crate::a::Config;
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "g.io", version = "v1", kind = "Foo")]
+pub struct FooSpec {
+    #[serde(default = "Config::standard")]
+    pub a: Config,
+    #[serde(default = "crate::b::Config::standard")]
+    pub b: crate::b::Config,
+    #[serde(default = "FooSpec::retries")]
+    pub retries: u8,
+    #[serde(default = "FooSpec::label")]
+    pub label: String,
+}
+"#;
+
+/// Two types named `Config`, each with its own `standard()`, in files the spec does not otherwise need parsed.
+const A: &str = r#"#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, schemars::JsonSchema)]
+pub struct Config { pub size: u32 }
+impl Config {
+    pub fn standard() -> Self { Self { size: Self::SIZE } }
+    const SIZE: u32 = 1;
+}
+"#;
+
+const B: &str = r#"#[derive(serde::Serialize, serde::Deserialize, Clone, Debug, schemars::JsonSchema)]
+pub struct Config { pub size: u32 }
+impl Config {
+    pub fn standard() -> Config { Config { size: crate::limits::MAX } }
+}
+"#;
+
+/// The spec's impls live in yet another file: an inherent fn, and a trait fn found after the inherent impls.
+const IMPLS: &str = r#"use crate::FooSpec;
+pub static RETRIES: u8 = 7;
+impl FooSpec {
+    pub fn retries() -> u8 { RETRIES }
+}
+pub trait Labelled { fn label() -> String; }
+impl Labelled for FooSpec {
+    fn label() -> String { String::from("from-trait") }
+}
+"#;
+
+#[test]
+fn crd_associated_fn_defaults_resolve_to_the_type_the_path_names_across_files() {
+    let lib = format!("pub mod a;\npub mod b;\npub mod impls;\npub mod limits;\n{SPEC}");
+    let crds = generate(&[
+        ("lib.rs", &lib),
+        ("a.rs", A),
+        ("b.rs", B),
+        ("impls.rs", IMPLS),
+        ("limits.rs", "pub const MAX: u32 = u32::MAX;\n"),
+    ])
+    .unwrap_or_else(|e| panic!("{e}"));
+    let p = spec_props(&crds);
+    assert_eq!(p["a"]["default"], json!({"size": 1}));
+    assert_eq!(p["b"]["default"], json!({"size": u32::MAX}));
+    assert_eq!(p["retries"]["default"], json!(7));
+    assert_eq!(p["label"]["default"], json!("from-trait"));
+}
+
+#[test]
+fn crd_associated_fn_defaults_that_are_not_data_are_errors_naming_the_field() {
+    let lib = format!("pub mod a;\npub mod b;\npub mod impls;\npub mod limits;\n{SPEC}");
+    let impls = IMPLS.replace("{ RETRIES }", "{ let r = RETRIES; r }");
+    let err = generate(&[
+        ("lib.rs", &lib),
+        ("a.rs", A),
+        ("b.rs", B),
+        ("impls.rs", &impls),
+        ("limits.rs", "pub const MAX: u32 = u32::MAX;\n"),
+    ])
+    .expect_err("a body of statements");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("field `retries`") && msg.contains("the body of `retries` is not a single expression"),
+        "{msg}"
+    );
+    assert_eq!(err.first().line, 16, "{msg}");
+    let missing = SPEC.replace("FooSpec::label", "FooSpec::nothing");
+    let lib = format!("pub mod a;\npub mod b;\npub mod impls;\npub mod limits;\n{missing}");
+    let err = generate(&[
+        ("lib.rs", &lib),
+        ("a.rs", A),
+        ("b.rs", B),
+        ("impls.rs", IMPLS),
+        ("limits.rs", "pub const MAX: u32 = u32::MAX;\n"),
+    ])
+    .expect_err("no such associated fn");
+    assert!(err.to_string().contains("`FooSpec` has no associated fn `nothing` without parameters"), "{err}");
+}
