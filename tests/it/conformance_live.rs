@@ -4,9 +4,10 @@
 //! 1. what they print is what `out/` holds (else: `cargo xtask conformance --bless`, then review the diff), and
 //! 2. kubesmith's static output for every sample in `crd_conformance::SAMPLES` equals the live `crd()`, and
 //! 3. for every sample in `crd_conformance::COMPILED` kubesmith leaves exactly the schema to the compiled
-//!    fallback, naming each construct, and the rest of its CRD equals the live `crd()`.
-//! 3. kube-derive still panics on (or emits what the API server rejects for) every sample kubesmith refuses
-//!    (`crd_conformance::REFUSED`).
+//!    fallback, naming each construct, and the rest of its CRD equals the live `crd()`,
+//! 4. kube-derive still panics on (or emits what the API server rejects for) every sample kubesmith refuses
+//!    (`crd_conformance::REFUSED`), and
+//! 5. `make manifests` with the compiled fallback gives the live `crd()` of every `COMPILED` sample.
 //!
 //! The same harness build holds kube-derive's own test files as binaries (`conformance_suite`), so the heavy
 //! dependencies compile once for both.
@@ -225,7 +226,7 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
             problems.push(e);
         }
     }
-    // 3. kube-derive still panics on (or emits what the API server rejects for) every sample kubesmith refuses.
+    // 4. kube-derive still panics on (or emits what the API server rejects for) every sample kubesmith refuses.
     for r in REFUSED {
         let (panic, json) = (format!("{}.PANIC.txt", r.name), format!("{}.json", r.name));
         match (r.rejected_because, files.contains_key(&panic), files.contains_key(&json)) {
@@ -237,6 +238,47 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
             problems.push(e);
         }
     }
+    // 5. The compiled fallback completes those samples exactly as kube-derive's crd() (the real binary, cargo and
+    //    the corpus' own lock file).
+    for (sample, _) in COMPILED {
+        let Some(live) = files.get(&format!("{}.json", sample.name)) else { continue };
+        if let Err(e) = fallback_matches(sample, &serde_json::from_str(live).unwrap()) {
+            problems.push(e);
+        }
+    }
     assert!(problems.is_empty(), "live conformance with kube-derive failed:\n  {}", problems.join("\n  "));
     eprintln!("conformance: {} live outputs match out/; kubesmith matches {} samples", files.len(), SAMPLES.len());
+}
+
+/// `make manifests` on a package holding just `sample` (the corpus' dependencies and lock file), compiling what it
+/// must in the shared target folder, gives kube-derive's CRD `want`.
+fn fallback_matches(sample: &crate::crd_conformance::Sample, want: &Value) -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = std::fs::read_to_string(corpus_dir().join("input-Cargo.toml")).unwrap();
+    let lock = std::fs::read_to_string(corpus_dir().join("input-Cargo.lock")).unwrap();
+    let rename = |t: &str| t.replace("name = \"scratch\"", "name = \"fallback-sample\"");
+    write_if_changed(&dir.path().join("Cargo.toml"), &format!("{}\n[workspace]\n", rename(&manifest)));
+    write_if_changed(&dir.path().join("Cargo.lock"), &rename(&lock));
+    write_if_changed(&dir.path().join("src/lib.rs"), &crate::crd_conformance::cut_input(sample));
+    let out = crate::support::ks(dir.path())
+        .args(["make", "manifests", "--crd-dir", "out"])
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() || !said.contains("note: compiled ") {
+        return Err(format!("{}: make manifests with the compiled fallback failed:\n{said}", sample.name));
+    }
+    let name = format!(
+        "{}_{}.yaml",
+        want["spec"]["group"].as_str().unwrap(),
+        want["spec"]["names"]["plural"].as_str().unwrap()
+    );
+    let got: Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.path().join("out").join(&name)).unwrap()).unwrap();
+    match diff(&got, want, "") {
+        Some(d) => Err(format!("{}: the compiled fallback's CRD differs from kube-derive's at {d}", sample.name)),
+        None => Ok(()),
+    }
 }

@@ -27,7 +27,7 @@ fn corpus(file: &str) -> String {
 }
 
 /// The input with only the wanted specs deriving CustomResource and the stripped fields removed.
-fn cut_input(sample: &Sample) -> String {
+pub(crate) fn cut_input(sample: &Sample) -> String {
     let src = corpus(sample.input);
     let lines: Vec<&str> = src.lines().collect();
     let mut out: Vec<String> = Vec::new();
