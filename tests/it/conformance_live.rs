@@ -250,16 +250,18 @@ fn kube_derive_corpus_compiled_live_matches_out_and_kubesmith() {
     eprintln!("conformance: {} live outputs match out/; kubesmith matches {} samples", files.len(), SAMPLES.len());
 }
 
-/// `make manifests` on a package holding just `sample` (the corpus' dependencies and lock file), compiling what it
-/// must in the shared target folder, gives kube-derive's CRD `want`.
+/// `make manifests` on a package made of `sample`'s input file (the corpus' dependencies and lock file), compiling
+/// what it must in the shared target folder, gives kube-derive's CRD `want` for the sample's kind.
 fn fallback_matches(sample: &crate::crd_conformance::Sample, want: &Value) -> Result<(), String> {
     let dir = tempfile::tempdir().unwrap();
     let manifest = std::fs::read_to_string(corpus_dir().join("input-Cargo.toml")).unwrap();
     let lock = std::fs::read_to_string(corpus_dir().join("input-Cargo.lock")).unwrap();
-    let rename = |t: &str| t.replace("name = \"scratch\"", "name = \"fallback-sample\"");
-    write_if_changed(&dir.path().join("Cargo.toml"), &format!("{}\n[workspace]\n", rename(&manifest)));
-    write_if_changed(&dir.path().join("Cargo.lock"), &rename(&lock));
-    write_if_changed(&dir.path().join("src/lib.rs"), &crate::crd_conformance::cut_input(sample));
+    // The corpus' package name too (`scratch`): a sample may print `env!("CARGO_PKG_NAME")` into its schema.
+    write_if_changed(&dir.path().join("Cargo.toml"), &format!("{manifest}\n[workspace]\n"));
+    write_if_changed(&dir.path().join("Cargo.lock"), &lock);
+    // The whole input file, as it compiles: its other kinds are generated statically beside the compiled one.
+    let input = std::fs::read_to_string(corpus_dir().join(sample.input)).unwrap();
+    write_if_changed(&dir.path().join("src/lib.rs"), &input);
     let out = crate::support::ks(dir.path())
         .args(["make", "manifests", "--crd-dir", "out"])
         .env("CARGO_TARGET_DIR", shared_target())

@@ -14,7 +14,7 @@ const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/kub
 pub(crate) struct Sample {
     /// Output file stem (`out/<name>.json`).
     pub(crate) name: &'static str,
-    input: &'static str,
+    pub(crate) input: &'static str,
     /// (kind, version) of the specs that keep `#[derive(CustomResource)]`.
     keep: &'static [(&'static str, Option<&'static str>)],
     /// Rust fields removed from the input (constructs kubesmith rejects on purpose); their
@@ -27,7 +27,7 @@ fn corpus(file: &str) -> String {
 }
 
 /// The input with only the wanted specs deriving CustomResource and the stripped fields removed.
-pub(crate) fn cut_input(sample: &Sample) -> String {
+fn cut_input(sample: &Sample) -> String {
     let src = corpus(sample.input);
     let lines: Vec<&str> = src.lines().collect();
     let mut out: Vec<String> = Vec::new();
@@ -303,7 +303,7 @@ pub(crate) fn check_pending(sample: &Sample, because: &[&str], want: &Value) -> 
 /// CRD the API server rejects (`out/<name>.json`, with the reason in `rejected_because`).
 pub(crate) struct Refused {
     pub(crate) name: &'static str,
-    input: &'static str,
+    pub(crate) input: &'static str,
     /// The kind kept deriving CustomResource.
     keep: &'static [(&'static str, Option<&'static str>)],
     /// What kubesmith's refusal must say.
