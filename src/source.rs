@@ -3,8 +3,10 @@
 //!
 //! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it.
 
+pub mod cache;
 pub mod modules;
 pub mod program;
+pub mod skeleton;
 pub mod syntax;
 pub mod workspace;
 

@@ -65,15 +65,26 @@ impl Crate {
         root: &Path,
         read: &dyn Fn(&Path) -> std::io::Result<String>,
     ) -> Result<Crate, SourceError> {
+        Crate::load_with(name, root, read, &parse_items)
+    }
+
+    /// [`Crate::load`] with each file's text turned into items by `parse` (e.g. from a cache of skeletons).
+    pub fn load_with(
+        name: &str,
+        root: &Path,
+        read: &dyn Fn(&Path) -> std::io::Result<String>,
+        parse: ParseFn<'_>,
+    ) -> Result<Crate, SourceError> {
         let mut krate = Crate { name: name.to_string(), modules: Vec::new() };
         let dir = root.parent().map(Path::to_path_buf).unwrap_or_default();
-        krate.load_file(read, root, vec!["crate".into()], None, dir)?;
+        krate.load_file(read, parse, root, vec!["crate".into()], None, dir)?;
         Ok(krate)
     }
 
     fn load_file(
         &mut self,
         read: &dyn Fn(&Path) -> std::io::Result<String>,
+        parse: ParseFn<'_>,
         path: &Path,
         mod_path: Vec<String>,
         parent: Option<ModId>,
@@ -85,21 +96,16 @@ impl Crate {
             column: 0,
             message: format!("cannot read the file: {e}"),
         })?;
-        let file = parse_file(&text).map_err(|e| {
-            SourceError::at(
-                path,
-                e.span(),
-                format!("does not parse as Rust: {e} (fix the syntax; kubesmith never compiles it)"),
-            )
-        })?;
+        let items = parse(path, &text)?;
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        self.load_items(read, path, &file_dir, file.items, mod_path, parent, mod_dir, false)
+        self.load_items(read, parse, path, &file_dir, items, mod_path, parent, mod_dir, false)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn load_items(
         &mut self,
         read: &dyn Fn(&Path) -> std::io::Result<String>,
+        parse: ParseFn<'_>,
         file: &Path,
         file_dir: &Path,
         items: Vec<syn::Item>,
@@ -142,7 +148,7 @@ impl Crate {
                     match m.content {
                         Some((_, items)) => {
                             let dir = mod_dir.join(path_attr.as_deref().unwrap_or(&name));
-                            self.load_items(read, file, file_dir, items, child_path, Some(id), dir, true)?;
+                            self.load_items(read, parse, file, file_dir, items, child_path, Some(id), dir, true)?;
                         }
                         None => {
                             let candidates: Vec<PathBuf> = match &path_attr {
@@ -166,7 +172,7 @@ impl Crate {
                             } else {
                                 mod_dir.join(&name)
                             };
-                            self.load_file(read, &found, child_path, Some(id), child_dir)?;
+                            self.load_file(read, parse, &found, child_path, Some(id), child_dir)?;
                         }
                     }
                 }
@@ -195,8 +201,22 @@ impl Crate {
     }
 }
 
+/// Turns a file's text into its items: [`parse_items`], or another reader of the same text.
+pub type ParseFn<'a> = &'a dyn Fn(&Path, &str) -> Result<Vec<syn::Item>, SourceError>;
+
+/// A file's items, parsed in full with syn (a syntax error names the place and the fix).
+pub fn parse_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceError> {
+    parse_file(text).map(|f| f.items).map_err(|e| {
+        SourceError::at(
+            path,
+            e.span(),
+            format!("does not parse as Rust: {e} (fix the syntax; kubesmith never compiles it)"),
+        )
+    })
+}
+
 /// [`syn::parse_file`] with a leading BOM and a shebang line tolerated (line numbers kept).
-fn parse_file(text: &str) -> syn::Result<syn::File> {
+pub fn parse_file(text: &str) -> syn::Result<syn::File> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.starts_with("#!") && !text.starts_with("#![") {
         let end = text.find('\n').unwrap_or(text.len());

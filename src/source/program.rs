@@ -8,7 +8,7 @@ use super::modules::{Crate, ModId};
 use super::syntax::{UseEntry, unraw};
 
 /// An item of the program: `crates[krate].modules[module].items[index]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct ItemKey {
     /// Crate index.
     pub krate: usize,
@@ -19,7 +19,7 @@ pub struct ItemKey {
 }
 
 /// A module of the program (the default is the first crate's root).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct ModKey {
     /// Crate index.
     pub krate: usize,

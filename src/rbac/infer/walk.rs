@@ -9,15 +9,17 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+
 use syn::spanned::Spanned;
 
 use super::kube_api;
-use super::types::{FnRef, Kinds, Scope, Ty, TypeCx, path_segs, refine, segment_type_args, subst, unify};
+use super::types::{FnRef, KindId, Kinds, Scope, Ty, TypeCx, path_segs, refine, segment_type_args, subst, unify};
 use crate::source::syntax::{UseEntry, flatten_use, unraw};
 use crate::source::{ItemKey, ModKey, Program, Res};
 
 /// One access the code needs, where it is made.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Need {
     /// API group.
     pub group: String,
@@ -34,7 +36,7 @@ pub struct Need {
 }
 
 /// A call whose resource cannot be known statically.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Warning {
     /// File of the call.
     pub file: PathBuf,
@@ -47,12 +49,41 @@ pub struct Warning {
 /// Most instances (distinct argument types) read per fn; past it the fn is read once with its declared types.
 const MAX_INSTANCES_PER_FN: usize = 24;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Instance {
-    f: FnRef,
-    self_ty: Option<Ty>,
-    generics: BTreeMap<String, Ty>,
-    params: Vec<Ty>,
+/// One reading of a fn: the fn with the types it is read with.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Instance {
+    /// The fn.
+    pub f: FnRef,
+    /// `Self`, when known from the caller.
+    pub self_ty: Option<Ty>,
+    /// Generic parameters bound by the caller.
+    pub generics: BTreeMap<String, Ty>,
+    /// The argument types.
+    pub params: Vec<Ty>,
+}
+
+impl Instance {
+    /// The same instance with every resource id replaced by `map(id)`.
+    pub fn map_kinds(&self, map: &dyn Fn(KindId) -> KindId) -> Instance {
+        Instance {
+            f: self.f,
+            self_ty: self.self_ty.as_ref().map(|t| t.map_kinds(map)),
+            generics: self.generics.iter().map(|(k, v)| (k.clone(), v.map_kinds(map))).collect(),
+            params: self.params.iter().map(|t| t.map_kinds(map)).collect(),
+        }
+    }
+}
+
+/// What reading one instance did, all that a later run needs to replay it without reading the body: the
+/// needs found, the warnings raised and the instances queued, in order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Effects {
+    /// Needs, in the order found.
+    pub needs: Vec<Need>,
+    /// Warnings raised (before de-duplication).
+    pub warnings: Vec<Warning>,
+    /// Instances queued, as asked (before the per-fn cap).
+    pub pushed: Vec<Instance>,
 }
 
 /// A type's address, module, generic bindings and `Self`.
@@ -117,6 +148,20 @@ pub struct Engine<'p> {
     pub needs: Vec<Need>,
     /// Unresolved calls.
     pub warnings: Vec<Warning>,
+    /// When `Some`, every instance read or replayed is recorded here with its effects, in order.
+    pub recorded: Option<Vec<(Instance, Effects)>>,
+    /// Effects of instances read by an earlier run that are still valid: replayed instead of read.
+    pub replay: HashMap<Instance, Effects>,
+    /// Files whose fn bodies are not loaded (skeletons): reading an instance there that is not in
+    /// [`Engine::replay`] stops the walk and names the file in [`Engine::missing`].
+    pub bodiless: HashSet<PathBuf>,
+    /// The bodiless file the walk needed.
+    pub missing: Option<PathBuf>,
+    /// Whether a read depended on the order resources were met (`ApiResource::from_gvk` looks the kind up in
+    /// that list), which a replay cannot reproduce.
+    pub order_dependent: bool,
+    /// The effects of the instance being read, while recording.
+    current: Option<Effects>,
 }
 
 impl<'p> Engine<'p> {
@@ -132,6 +177,12 @@ impl<'p> Engine<'p> {
             type_cache: HashMap::new(),
             needs: Vec::new(),
             warnings: Vec::new(),
+            recorded: None,
+            replay: HashMap::new(),
+            bodiless: HashSet::new(),
+            missing: None,
+            order_dependent: false,
+            current: None,
         };
         for (key, item) in prog.items() {
             let syn::Item::Impl(imp) = item else { continue };
@@ -158,11 +209,46 @@ impl<'p> Engine<'p> {
     pub fn enter(&mut self, f: FnRef) {
         self.push(Instance { f, self_ty: None, generics: BTreeMap::new(), params: Vec::new() });
         while let Some(inst) = self.queue.pop_front() {
+            if self.missing.is_some() {
+                return;
+            }
+            if let Some(effects) = self.replay.remove(&inst) {
+                self.needs.extend(effects.needs.iter().cloned());
+                for w in &effects.warnings {
+                    self.add_warning(w.clone());
+                }
+                for p in &effects.pushed {
+                    self.push(p.clone());
+                }
+                if let Some(r) = &mut self.recorded {
+                    r.push((inst, effects));
+                }
+                continue;
+            }
+            if !self.bodiless.is_empty() {
+                let file = &self.prog.module(inst.f.module()).file;
+                if self.bodiless.contains(file) {
+                    self.missing = Some(file.clone());
+                    return;
+                }
+            }
+            let recording = self.recorded.is_some();
+            let needs_before = self.needs.len();
+            if recording {
+                self.current = Some(Effects::default());
+            }
             self.run(&inst);
+            if let (Some(mut effects), Some(r)) = (self.current.take(), self.recorded.as_mut()) {
+                effects.needs = self.needs[needs_before..].to_vec();
+                r.push((inst, effects));
+            }
         }
     }
 
     fn push(&mut self, mut inst: Instance) {
+        if let Some(c) = &mut self.current {
+            c.pushed.push(inst.clone());
+        }
         let count = self.per_fn.entry(inst.f).or_default();
         if *count >= MAX_INSTANCES_PER_FN {
             inst = Instance { f: inst.f, self_ty: None, generics: BTreeMap::new(), params: Vec::new() };
@@ -1197,6 +1283,7 @@ impl<'p> Engine<'p> {
                 // A GroupVersionKind of literals: the resource of a known kind, or the plural written next to it.
                 let Some(Ty::Gvk(g, v, k)) = args.first() else { return Ty::ApiResource(None) };
                 let plural = c.args.get(1).and_then(string_lit);
+                self.order_dependent = true;
                 let own = self.kinds.list.iter().position(|r| &r.group == g && &r.kind == k);
                 let known = match (own, super::resources::k8s_gvk(g, v, k)) {
                     (Some(id), _) => Some(self.kinds.list[id].clone()),
@@ -1539,6 +1626,13 @@ impl<'p> Engine<'p> {
 
     fn warn(&mut self, fr: &Frame, line: usize, message: String) {
         let w = Warning { file: fr.file.clone(), line, message };
+        if let Some(c) = &mut self.current {
+            c.warnings.push(w.clone());
+        }
+        self.add_warning(w);
+    }
+
+    fn add_warning(&mut self, w: Warning) {
         if !self.warnings.contains(&w) {
             self.warnings.push(w);
         }
