@@ -8,6 +8,7 @@
 //! with file:line and the rule to add by hand, never a guess. [`Inference::cluster_role`] renders the needs
 //! with the marker generator's merge and sort rules.
 
+pub mod cache;
 pub mod kube_api;
 pub mod resources;
 pub mod types;
@@ -23,7 +24,7 @@ use types::{FnRef, Kinds};
 pub use walk::{Need, Warning};
 
 /// What inference found.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Inference {
     /// Every access with its call site, sorted, without duplicates.
     pub needs: Vec<Need>,
@@ -175,7 +176,8 @@ pub fn infer_workspace(ws: &crate::source::Workspace, bin: Option<&str>) -> Resu
     if roots.is_empty() {
         return Err(InferError::NoRoot(ws.root.clone()));
     }
-    infer_roots(roots, bin, &crate::source::modules::read_disk)
+    let cache = roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root));
+    infer_roots(roots, bin, &crate::source::modules::read_disk, cache.as_ref())
 }
 
 /// [`infer_sources`] with files read by `read` (a plan's overlay, an in-memory test tree).
@@ -184,6 +186,25 @@ pub fn infer_with(
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
 ) -> Result<Inference, InferError> {
+    let roots = roots_of_sources(sources, read)?;
+    let cache = roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root));
+    infer_roots(roots, bin, read, cache.as_ref())
+}
+
+/// [`infer_with`] with `cache` (or none) instead of the one beside the sources.
+pub fn infer_with_cache(
+    sources: &[PathBuf],
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+    cache: Option<&cache::Cache>,
+) -> Result<Inference, InferError> {
+    infer_roots(roots_of_sources(sources, read)?, bin, read, cache)
+}
+
+fn roots_of_sources(
+    sources: &[PathBuf],
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+) -> Result<Vec<(String, PathBuf, bool)>, InferError> {
     let mut roots: Vec<(String, PathBuf, bool)> = Vec::new();
     for src in sources {
         let found = roots_of(src, read);
@@ -192,18 +213,61 @@ pub fn infer_with(
         }
         roots.extend(found);
     }
-    infer_roots(roots, bin, read)
+    Ok(roots)
 }
 
-/// Inference over crate roots `(crate name, root file, is a binary)`.
+/// Inference over crate roots `(crate name, root file, is a binary)`: through `cache` when there is one (see
+/// [`cache`]), else by reading every file.
 fn infer_roots(
+    roots: Vec<(String, PathBuf, bool)>,
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+    cache: Option<&cache::Cache>,
+) -> Result<Inference, InferError> {
+    match cache {
+        Some(c) => c.infer(roots, bin, read),
+        None => walk_roots(roots, bin, read, &parse_code, None, false).map(|w| w.inference),
+    }
+}
+
+/// A file's items, fully parsed; test modules are blanked first: they never run in the operator, not even lexed.
+fn parse_code(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceError> {
+    crate::source::modules::parse_items(path, &crate::crd::index::blank_test_modules(text))
+}
+
+/// Effects of instances read by an earlier run over the same program, to replay.
+struct Replay<'a> {
+    /// The resources the instances' kind ids index.
+    kinds: &'a [resources::Resource],
+    /// Instances with their effects.
+    entries: &'a [(walk::Instance, walk::Effects)],
+    /// Files whose instances are read again (changed since): their entries are dropped.
+    changed: &'a std::collections::HashSet<PathBuf>,
+    /// Files loaded without fn bodies (filled while loading).
+    bodiless: &'a std::cell::RefCell<std::collections::HashSet<PathBuf>>,
+}
+
+/// What one walk gave.
+struct Walked {
+    inference: Inference,
+    /// Every instance read or replayed with its effects, kind ids indexing `kinds` (when recording).
+    recorded: Vec<(walk::Instance, walk::Effects)>,
+    kinds: Vec<resources::Resource>,
+    order_dependent: bool,
+    /// A bodiless file the walk needed (the walk stopped).
+    missing: Option<PathBuf>,
+}
+
+/// Loads the crates (each file's items by `parse`) and walks from the entry points, replaying `replay`'s
+/// effects where it can and recording every instance's when `record`.
+fn walk_roots(
     mut roots: Vec<(String, PathBuf, bool)>,
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
-) -> Result<Inference, InferError> {
-    // Test modules never run in the operator: not even lexed.
-    let read_code = |p: &Path| read(p).map(|t| crate::crd::index::blank_test_modules(&t).into_owned());
-    let read: &dyn Fn(&Path) -> std::io::Result<String> = &read_code;
+    parse: crate::source::modules::ParseFn<'_>,
+    replay: Option<Replay<'_>>,
+    record: bool,
+) -> Result<Walked, InferError> {
     let mut crates = Vec::new();
     let mut bins: Vec<(String, usize)> = Vec::new();
     let mut libs: Vec<usize> = Vec::new();
@@ -211,7 +275,7 @@ fn infer_roots(
     roots.sort_by_key(|(_, _, is_bin)| *is_bin);
     for (name, root, is_bin) in roots {
         let crate_name = if is_bin { format!("{name} (bin)") } else { name.clone() };
-        crates.push(Crate::load(&crate_name, &root, read)?);
+        crates.push(Crate::load_with(&crate_name, &root, read, parse)?);
         if is_bin {
             bins.push((name, crates.len() - 1));
         } else {
@@ -270,11 +334,32 @@ fn infer_roots(
         }
     }
     let mut engine = walk::Engine::new(&prog, kinds);
+    if record {
+        engine.recorded = Some(Vec::new());
+    }
+    if let Some(r) = replay {
+        let ids: Vec<types::KindId> = r.kinds.iter().map(|res| engine.kinds.id(res)).collect();
+        let map = |k: types::KindId| ids.get(k).copied().unwrap_or(k);
+        for (inst, effects) in r.entries {
+            if r.changed.contains(&prog.module(inst.f.module()).file) {
+                continue;
+            }
+            let mut effects = effects.clone();
+            for p in &mut effects.pushed {
+                *p = p.map_kinds(&map);
+            }
+            engine.replay.insert(inst.map_kinds(&map), effects);
+        }
+        engine.bodiless = r.bodiless.take();
+    }
     for s in starts {
         engine.enter(s);
     }
     let mut needs = std::mem::take(&mut engine.needs);
     let mut warnings = std::mem::take(&mut engine.warnings);
+    let recorded = engine.recorded.take().unwrap_or_default();
+    let kinds = std::mem::take(&mut engine.kinds.list);
+    let (order_dependent, missing) = (engine.order_dependent, engine.missing.take());
     if crate::crd::forgets_index() {
         // The process exits soon: freeing every syntax tree one by one is wasted time (see `crd::generate_with`).
         std::mem::forget(engine);
@@ -284,7 +369,7 @@ fn infer_roots(
     needs.dedup();
     warnings.sort();
     warnings.dedup();
-    Ok(Inference { needs, warnings, entries })
+    Ok(Walked { inference: Inference { needs, warnings, entries }, recorded, kinds, order_dependent, missing })
 }
 
 fn is_pub(vis: &syn::Visibility) -> bool {
