@@ -10,6 +10,6 @@ pub mod skeleton;
 pub mod syntax;
 pub mod workspace;
 
-pub use modules::{Crate, SourceError};
+pub use modules::{Crate, ItemKind, SourceError};
 pub use program::{ItemKey, ModKey, Program, Res};
 pub use workspace::{Package, Target, Workspace};

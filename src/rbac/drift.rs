@@ -83,7 +83,12 @@ pub fn check(markers: &[Marker], inference: &Inference) -> Drift {
     let rbac: Vec<Grant> = markers
         .iter()
         .filter(|m| m.name == RBAC_MARKER)
-        .map(|m| Grant { marker: m, groups: m.strings("groups"), resources: m.strings("resources"), verbs: m.strings("verbs") })
+        .map(|m| Grant {
+            marker: m,
+            groups: m.strings("groups"),
+            resources: m.strings("resources"),
+            verbs: m.strings("verbs"),
+        })
         .collect();
     // What the markers without wildcards grant, as triples; the others are asked one by one.
     let mut exact: HashSet<(&str, &str, &str)> = HashSet::new();

@@ -226,48 +226,68 @@ fn infer_roots(
 ) -> Result<Inference, InferError> {
     match cache {
         Some(c) => c.infer(roots, bin, read),
-        None => walk_roots(roots, bin, read, &parse_code, None, false).map(|w| w.inference),
+        None => walk_roots(roots, bin, read, &parse_code, None, false, None).map(|w| w.inference),
     }
 }
 
-/// A file's items, fully parsed; test modules are blanked first: they never run in the operator, not even lexed.
-fn parse_code(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceError> {
+/// A file's entries, fully parsed; test modules are blanked first: they never run in the operator, not even lexed.
+fn parse_code(path: &Path, text: &str) -> Result<Vec<crate::source::modules::Entry>, SourceError> {
+    parse_code_items(path, text).map(crate::source::modules::entries)
+}
+
+/// [`parse_code`]'s syn items.
+fn parse_code_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceError> {
     crate::source::modules::parse_items(path, &crate::crd::index::blank_test_modules(text))
 }
+
+/// A `#[derive(CustomResource)]` spec: where it is, the kind struct it generates, its resource.
+type Spec = (ItemKey, String, resources::Resource);
 
 /// Effects of instances read by an earlier run over the same program, to replay.
 struct Replay<'a> {
     /// The resources the instances' kind ids index.
     kinds: &'a [resources::Resource],
     /// Instances with their effects.
-    entries: &'a [(walk::Instance, walk::Effects)],
+    entries: Vec<(walk::Instance, walk::Effects)>,
     /// Files whose instances are read again (changed since): their entries are dropped.
     changed: &'a std::collections::HashSet<PathBuf>,
     /// Files loaded without fn bodies (filled while loading).
     bodiless: &'a std::cell::RefCell<std::collections::HashSet<PathBuf>>,
 }
 
+/// The effects of the instances of one file's fns.
+pub(crate) type Group = (PathBuf, Vec<(walk::Instance, walk::Effects)>);
+
 /// What one walk gave.
 struct Walked {
     inference: Inference,
-    /// Every instance read or replayed with its effects, kind ids indexing `kinds` (when recording).
-    recorded: Vec<(walk::Instance, walk::Effects)>,
+    /// Every instance read or replayed with its effects, by the file of its fn (when recording).
+    recorded: Vec<Group>,
     kinds: Vec<resources::Resource>,
+    specs: Vec<Spec>,
     order_dependent: bool,
     /// A bodiless file the walk needed (the walk stopped).
     missing: Option<PathBuf>,
 }
 
-/// Loads the crates (each file's items by `parse`) and walks from the entry points, replaying `replay`'s
-/// effects where it can and recording every instance's when `record`.
-fn walk_roots(
+/// The program of some crate roots, its kinds and where the walk starts.
+struct Loaded {
+    prog: Program,
+    kinds: Kinds,
+    specs: Vec<Spec>,
+    starts: Vec<FnRef>,
+    entries: Vec<String>,
+}
+
+/// Loads the crates (each file's items by `parse`), registers their kinds (`specs` when already known) and
+/// finds the entry points.
+fn load(
     mut roots: Vec<(String, PathBuf, bool)>,
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
     parse: crate::source::modules::ParseFn<'_>,
-    replay: Option<Replay<'_>>,
-    record: bool,
-) -> Result<Walked, InferError> {
+    specs: Option<&[Spec]>,
+) -> Result<Loaded, InferError> {
     let mut crates = Vec::new();
     let mut bins: Vec<(String, usize)> = Vec::new();
     let mut libs: Vec<usize> = Vec::new();
@@ -283,7 +303,11 @@ fn walk_roots(
         }
     }
     let mut prog = Program::new(crates);
-    let kinds = register_kinds(&mut prog);
+    let specs = match specs {
+        Some(s) => s.to_vec(),
+        None => custom_resources(&prog),
+    };
+    let kinds = register_kinds(&mut prog, &specs);
     let mut entries = Vec::new();
     let mut starts: Vec<FnRef> = Vec::new();
     let chosen: Vec<&(String, usize)> = match bin {
@@ -303,11 +327,9 @@ fn walk_roots(
         None => bins.iter().collect(),
     };
     for (name, k) in &chosen {
-        let main = prog
-            .module(ModKey { krate: *k, module: 0 })
-            .items
-            .iter()
-            .position(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == "main"));
+        let main = prog.module(ModKey { krate: *k, module: 0 }).items.iter().position(|i| {
+            i.kind() == crate::source::ItemKind::Fn && matches!(i.get(), syn::Item::Fn(f) if f.sig.ident == "main")
+        });
         if let Some(index) = main {
             starts.push(FnRef::Free(ItemKey { krate: *k, module: 0, index }));
             entries.push(format!("bin {name}"));
@@ -333,6 +355,21 @@ fn walk_roots(
             }
         }
     }
+    Ok(Loaded { prog, kinds, specs, starts, entries })
+}
+
+/// Loads the crates and walks from the entry points, replaying `replay`'s effects where it can and recording
+/// every instance's when `record`.
+fn walk_roots(
+    roots: Vec<(String, PathBuf, bool)>,
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+    parse: crate::source::modules::ParseFn<'_>,
+    replay: Option<Replay<'_>>,
+    record: bool,
+    specs: Option<&[Spec]>,
+) -> Result<Walked, InferError> {
+    let Loaded { prog, kinds, specs, starts, entries } = load(roots, bin, read, parse, specs)?;
     let mut engine = walk::Engine::new(&prog, kinds);
     if record {
         engine.recorded = Some(Vec::new());
@@ -340,11 +377,10 @@ fn walk_roots(
     if let Some(r) = replay {
         let ids: Vec<types::KindId> = r.kinds.iter().map(|res| engine.kinds.id(res)).collect();
         let map = |k: types::KindId| ids.get(k).copied().unwrap_or(k);
-        for (inst, effects) in r.entries {
+        for (inst, mut effects) in r.entries {
             if r.changed.contains(&prog.module(inst.f.module()).file) {
                 continue;
             }
-            let mut effects = effects.clone();
             for p in &mut effects.pushed {
                 *p = p.map_kinds(&map);
             }
@@ -357,7 +393,17 @@ fn walk_roots(
     }
     let mut needs = std::mem::take(&mut engine.needs);
     let mut warnings = std::mem::take(&mut engine.warnings);
-    let recorded = engine.recorded.take().unwrap_or_default();
+    let mut recorded: Vec<Group> = Vec::new();
+    let mut group_of: std::collections::HashMap<&Path, usize> = std::collections::HashMap::new();
+    for (inst, effects) in engine.recorded.take().unwrap_or_default() {
+        let file = &prog.module(inst.f.module()).file;
+        let g = *group_of.entry(file).or_insert_with(|| {
+            recorded.push((file.clone(), Vec::new()));
+            recorded.len() - 1
+        });
+        recorded[g].1.push((inst, effects));
+    }
+    drop(group_of);
     let kinds = std::mem::take(&mut engine.kinds.list);
     let (order_dependent, missing) = (engine.order_dependent, engine.missing.take());
     if crate::crd::forgets_index() {
@@ -369,30 +415,34 @@ fn walk_roots(
     needs.dedup();
     warnings.sort();
     warnings.dedup();
-    Ok(Walked { inference: Inference { needs, warnings, entries }, recorded, kinds, order_dependent, missing })
+    let inference = Inference { needs, warnings, entries };
+    Ok(Walked { inference, recorded, kinds, specs, order_dependent, missing })
 }
 
 fn is_pub(vis: &syn::Visibility) -> bool {
     matches!(vis, syn::Visibility::Public(_))
 }
 
-/// Registers the kind struct each `#[derive(CustomResource)]` spec generates, with its resource.
-fn register_kinds(prog: &mut Program) -> Kinds {
-    let mut kinds = Kinds::default();
-    let specs: Vec<(ItemKey, String, resources::Resource)> = prog
-        .items()
+/// The `#[derive(CustomResource)]` specs of the program.
+fn custom_resources(prog: &Program) -> Vec<Spec> {
+    prog.items_of(crate::source::ItemKind::Struct)
         .filter_map(|(key, item)| match item {
             syn::Item::Struct(s) if crate::crd::derives_custom_resource(&s.attrs) => {
                 resources::custom_resource(&s.attrs).map(|(name, r)| (key, name, r))
             }
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Registers the kind struct each spec generates, with its resource.
+fn register_kinds(prog: &mut Program, specs: &[Spec]) -> Kinds {
+    let mut kinds = Kinds::default();
     for (key, name, r) in specs {
-        let g = prog.add_generated(ModKey { krate: key.krate, module: key.module }, &name);
-        let id = kinds.id(&r);
+        let g = prog.add_generated(ModKey { krate: key.krate, module: key.module }, name);
+        let id = kinds.id(r);
         kinds.by_generated.insert(g, id);
-        kinds.spec_of.insert(id, key);
+        kinds.spec_of.insert(id, *key);
     }
     kinds
 }

@@ -46,7 +46,143 @@ pub struct Module {
     /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
     pub pub_uses: Vec<bool>,
     /// Every item but `mod` and `use`, in source order.
-    pub items: Vec<syn::Item>,
+    pub items: Vec<Slot>,
+}
+
+/// What kind of item a [`Slot`] holds, known without building it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ItemKind {
+    /// `fn`.
+    Fn,
+    /// `struct`.
+    Struct,
+    /// `enum`.
+    Enum,
+    /// `union`.
+    Union,
+    /// `type` alias.
+    Alias,
+    /// `trait`.
+    Trait,
+    /// `const`.
+    Const,
+    /// `static`.
+    Static,
+    /// `impl` block.
+    Impl,
+    /// Anything else.
+    Other,
+}
+
+impl ItemKind {
+    /// The kind of a syn item.
+    pub fn of(item: &syn::Item) -> ItemKind {
+        match item {
+            syn::Item::Fn(_) => ItemKind::Fn,
+            syn::Item::Struct(_) => ItemKind::Struct,
+            syn::Item::Enum(_) => ItemKind::Enum,
+            syn::Item::Union(_) => ItemKind::Union,
+            syn::Item::Type(_) => ItemKind::Alias,
+            syn::Item::Trait(_) => ItemKind::Trait,
+            syn::Item::Const(_) => ItemKind::Const,
+            syn::Item::Static(_) => ItemKind::Static,
+            syn::Item::Impl(_) => ItemKind::Impl,
+            _ => ItemKind::Other,
+        }
+    }
+}
+
+/// One item of a module: parsed, or built from a stored skeleton the first time it is looked at. Its kind and the
+/// name it declares are known either way.
+pub struct Slot {
+    kind: ItemKind,
+    name: Option<String>,
+    item: std::cell::OnceCell<syn::Item>,
+    make: Option<Box<dyn Fn() -> syn::Item>>,
+}
+
+impl std::fmt::Debug for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slot").field("kind", &self.kind).field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl Slot {
+    /// A parsed item.
+    pub fn ready(item: syn::Item) -> Slot {
+        let name = crate::source::program::item_name(&item);
+        Slot { kind: ItemKind::of(&item), name, item: std::cell::OnceCell::from(item), make: None }
+    }
+
+    /// An item of `kind` declaring `name`, built by `make` when first asked for.
+    pub fn lazy(kind: ItemKind, name: Option<String>, make: Box<dyn Fn() -> syn::Item>) -> Slot {
+        Slot { kind, name, item: std::cell::OnceCell::new(), make: Some(make) }
+    }
+
+    /// The item.
+    pub fn get(&self) -> &syn::Item {
+        self.item.get_or_init(|| match &self.make {
+            Some(make) => make(),
+            None => syn::Item::Verbatim(proc_macro2::TokenStream::new()),
+        })
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> ItemKind {
+        self.kind
+    }
+
+    /// The name it declares, if a path can name it (raw identifiers without `r#`).
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+/// A file's top-level content as the module loader reads it.
+#[derive(Debug)]
+pub enum Entry {
+    /// A `use` item, flattened, and whether it is `pub` (any visibility written).
+    Use(Vec<UseEntry>, bool),
+    /// A `mod` (never a `#[cfg(test)]` one): name, `#[path]`, inline content, where its name is written.
+    Mod {
+        /// Name.
+        name: String,
+        /// `#[path = ".."]`.
+        path: Option<String>,
+        /// `mod x { .. }` content.
+        content: Option<Vec<Entry>>,
+        /// The name's span, for errors (none when loaded from a skeleton).
+        span: Option<proc_macro2::Span>,
+    },
+    /// Any other item.
+    Item(Slot),
+}
+
+/// The entries of parsed items.
+pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            syn::Item::Use(u) => {
+                let mut list = Vec::new();
+                flatten_use(&u.tree, &mut Vec::new(), &mut list);
+                out.push(Entry::Use(list, !matches!(u.vis, syn::Visibility::Inherited)));
+            }
+            syn::Item::Mod(m) => {
+                if is_cfg_test(&m.attrs) {
+                    continue;
+                }
+                out.push(Entry::Mod {
+                    name: unraw(&m.ident),
+                    path: path_attr(&m.attrs),
+                    span: Some(m.ident.span()),
+                    content: m.content.map(|(_, inner)| entries(inner)),
+                });
+            }
+            other => out.push(Entry::Item(Slot::ready(other))),
+        }
+    }
+    out
 }
 
 /// A crate: the module tree below one crate root, every file fully parsed.
@@ -65,7 +201,7 @@ impl Crate {
         root: &Path,
         read: &dyn Fn(&Path) -> std::io::Result<String>,
     ) -> Result<Crate, SourceError> {
-        Crate::load_with(name, root, read, &parse_items)
+        Crate::load_with(name, root, read, &parse_entries)
     }
 
     /// [`Crate::load`] with each file's text turned into items by `parse` (e.g. from a cache of skeletons).
@@ -108,7 +244,7 @@ impl Crate {
         parse: ParseFn<'_>,
         file: &Path,
         file_dir: &Path,
-        items: Vec<syn::Item>,
+        items: Vec<Entry>,
         mod_path: Vec<String>,
         parent: Option<ModId>,
         mod_dir: PathBuf,
@@ -129,24 +265,16 @@ impl Crate {
         }
         for item in items {
             match item {
-                syn::Item::Use(u) => {
-                    let mut out = Vec::new();
-                    flatten_use(&u.tree, &mut Vec::new(), &mut out);
-                    let public = !matches!(u.vis, syn::Visibility::Inherited);
+                Entry::Use(out, public) => {
                     let m = &mut self.modules[id];
                     m.pub_uses.extend(std::iter::repeat_n(public, out.len()));
                     m.uses.extend(out);
                 }
-                syn::Item::Mod(m) => {
-                    if is_cfg_test(&m.attrs) {
-                        continue;
-                    }
-                    let name = unraw(&m.ident);
+                Entry::Mod { name, path: path_attr, content, span } => {
                     let mut child_path = mod_path.clone();
                     child_path.push(name.clone());
-                    let path_attr = path_attr(&m.attrs);
-                    match m.content {
-                        Some((_, items)) => {
+                    match content {
+                        Some(items) => {
                             let dir = mod_dir.join(path_attr.as_deref().unwrap_or(&name));
                             self.load_items(read, parse, file, file_dir, items, child_path, Some(id), dir, true)?;
                         }
@@ -158,14 +286,14 @@ impl Crate {
                             };
                             let Some(found) = candidates.iter().find(|p| read(p).is_ok()).cloned() else {
                                 let looked = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
-                                return Err(SourceError::at(
-                                    file,
-                                    m.ident.span(),
-                                    format!(
-                                        "module `{name}` not found (looked for {}): create the file or remove the `mod` line",
-                                        looked.join(", ")
-                                    ),
-                                ));
+                                let message = format!(
+                                    "module `{name}` not found (looked for {}): create the file or remove the `mod` line",
+                                    looked.join(", ")
+                                );
+                                return Err(match span {
+                                    Some(span) => SourceError::at(file, span, message),
+                                    None => SourceError { path: file.to_path_buf(), line: 0, column: 0, message },
+                                });
                             };
                             let child_dir = if path_attr.is_some() || found.file_name().is_some_and(|f| f == "mod.rs") {
                                 found.parent().map(Path::to_path_buf).unwrap_or_default()
@@ -176,7 +304,7 @@ impl Crate {
                         }
                     }
                 }
-                other => self.modules[id].items.push(other),
+                Entry::Item(slot) => self.modules[id].items.push(slot),
             }
         }
         Ok(id)
@@ -201,8 +329,13 @@ impl Crate {
     }
 }
 
-/// Turns a file's text into its items: [`parse_items`], or another reader of the same text.
-pub type ParseFn<'a> = &'a dyn Fn(&Path, &str) -> Result<Vec<syn::Item>, SourceError>;
+/// Turns a file's text into its entries: [`parse_entries`], or another reader of the same text.
+pub type ParseFn<'a> = &'a dyn Fn(&Path, &str) -> Result<Vec<Entry>, SourceError>;
+
+/// A file's entries, parsed in full with syn.
+pub fn parse_entries(path: &Path, text: &str) -> Result<Vec<Entry>, SourceError> {
+    parse_items(path, text).map(entries)
+}
 
 /// A file's items, parsed in full with syn (a syntax error names the place and the fix).
 pub fn parse_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceError> {
@@ -256,7 +389,7 @@ mod tests {
         assert_eq!(paths, ["crate", "crate::a", "crate::a::deep", "crate::b", "crate::c", "crate::inline"]);
         assert_eq!(krate.modules[0].uses[0].path, ["a", "Thing"]);
         assert!(krate.modules[0].pub_uses[0]);
-        let syn::Item::Fn(f) = &krate.modules[3].items[0] else { panic!("fn expected") };
+        let syn::Item::Fn(f) = krate.modules[3].items[0].get() else { panic!("fn expected") };
         assert_eq!(f.block.stmts.len(), 2, "fn bodies are parsed in full");
         assert_eq!(krate.module_of_path(2, &["super".into(), "super".into(), "b".into()]), Some(3));
     }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::modules::{Crate, ModId};
+use super::modules::{Crate, ItemKind, ModId};
 use super::syntax::{UseEntry, unraw};
 
 /// An item of the program: `crates[krate].modules[module].items[index]`.
@@ -84,8 +84,8 @@ impl Program {
             for (m, module) in c.modules.iter().enumerate() {
                 let names = p.names.entry(ModKey { krate: k, module: m }).or_default();
                 for (i, item) in module.items.iter().enumerate() {
-                    if let Some(n) = item_name(item) {
-                        names.entry(n).or_default().push(i);
+                    if let Some(n) = item.name() {
+                        names.entry(n.to_string()).or_default().push(i);
                     }
                 }
             }
@@ -103,7 +103,7 @@ impl Program {
 
     /// The item behind a key.
     pub fn item(&self, key: ItemKey) -> &syn::Item {
-        &self.crates[key.krate].modules[key.module].items[key.index]
+        self.crates[key.krate].modules[key.module].items[key.index].get()
     }
 
     /// The module of an item.
@@ -120,7 +120,25 @@ impl Program {
     pub fn items(&self) -> impl Iterator<Item = (ItemKey, &syn::Item)> {
         self.crates.iter().enumerate().flat_map(|(k, c)| {
             c.modules.iter().enumerate().flat_map(move |(m, module)| {
-                module.items.iter().enumerate().map(move |(i, item)| (ItemKey { krate: k, module: m, index: i }, item))
+                module
+                    .items
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, item)| (ItemKey { krate: k, module: m, index: i }, item.get()))
+            })
+        })
+    }
+
+    /// Every item of one kind with its key (items of other kinds are not built).
+    pub fn items_of(&self, kind: ItemKind) -> impl Iterator<Item = (ItemKey, &syn::Item)> {
+        self.crates.iter().enumerate().flat_map(move |(k, c)| {
+            c.modules.iter().enumerate().flat_map(move |(m, module)| {
+                module
+                    .items
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, item)| item.kind() == kind)
+                    .map(move |(i, item)| (ItemKey { krate: k, module: m, index: i }, item.get()))
             })
         })
     }
@@ -245,8 +263,7 @@ impl Program {
         }
         if let Some(idx) = self.names.get(&m).and_then(|n| n.get(name)) {
             // A type and a fn may share a name; prefer the type (the fn is found through the value path).
-            let pick =
-                idx.iter().copied().find(|&i| !matches!(self.module(m).items[i], syn::Item::Fn(_))).unwrap_or(idx[0]);
+            let pick = idx.iter().copied().find(|&i| self.module(m).items[i].kind() != ItemKind::Fn).unwrap_or(idx[0]);
             return Some(Res::Item(ItemKey { krate: m.krate, module: m.module, index: pick }));
         }
         if let Some(&child) = self.module(m).children.get(name) {

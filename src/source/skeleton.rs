@@ -8,9 +8,12 @@
 //!
 //! [`Skeleton::items`] rebuilds syn items with empty fn bodies: equal to the parsed ones in everything listed above.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
-use super::syntax::{is_cfg_test, path_attr};
+use super::modules::{Entry, ItemKind, Slot};
+use super::syntax::{UseEntry, is_cfg_test, path_attr};
 
 /// The skeleton of one file (or inline module).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -195,6 +198,138 @@ impl Skeleton {
     /// The syn items again, fn bodies empty.
     pub fn items(&self) -> Vec<syn::Item> {
         self.items.iter().map(Item::to_syn).collect()
+    }
+}
+
+// ----- stored form -----
+
+/// The outline of a stored skeleton: `use`s and `mod`s as they are, other items by kind, name and where their
+/// encoded [`Item`] is in the body.
+#[derive(Serialize, Deserialize)]
+enum Node {
+    Use(Vis, UseTree),
+    Mod(String, Option<String>, Option<Vec<Node>>),
+    Item(ItemKind, Option<String>, u32, u32),
+}
+
+/// A parsed file's skeleton, encoded so that its outline reads at once and each item only when it is looked at:
+/// the outline's length, the outline, then the items. Equal skeletons encode to equal bytes.
+pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool) -> Vec<u8> {
+    fn outline(list: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool, body: &mut Vec<u8>) -> Vec<Node> {
+        let mut out = Vec::with_capacity(list.len());
+        for i in list {
+            match i {
+                syn::Item::Use(u) => out.push(Node::Use(vis(&u.vis), use_tree(&u.tree))),
+                syn::Item::Mod(m) if is_cfg_test(&m.attrs) => {}
+                syn::Item::Mod(m) => out.push(Node::Mod(
+                    m.ident.to_string(),
+                    path_attr(&m.attrs),
+                    m.content.as_ref().map(|(_, inner)| outline(inner, keep_attrs, body)),
+                )),
+                other => {
+                    let at = body.len();
+                    let _ = bincode::serialize_into(&mut *body, &item(other, keep_attrs));
+                    out.push(Node::Item(
+                        ItemKind::of(other),
+                        super::program::item_name(other),
+                        at as u32,
+                        (body.len() - at) as u32,
+                    ));
+                }
+            }
+        }
+        out
+    }
+    let mut body = Vec::new();
+    let head = bincode::serialize(&outline(items, keep_attrs, &mut body)).unwrap_or_default();
+    let mut out = Vec::with_capacity(4 + head.len() + body.len());
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&body);
+    out
+}
+
+/// The module loader's entries of an [`encode`]d skeleton; items are built from `bytes` when first looked at.
+pub fn entries(bytes: &Arc<[u8]>) -> Option<Vec<Entry>> {
+    let head_len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let head: Vec<Node> = bincode::deserialize(bytes.get(4..4 + head_len)?).ok()?;
+    let body = 4 + head_len;
+    fn convert(nodes: Vec<Node>, bytes: &Arc<[u8]>, body: usize) -> Option<Vec<Entry>> {
+        let mut out = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            out.push(match n {
+                Node::Use(v, tree) => {
+                    let mut list = Vec::new();
+                    flatten(&tree, &mut Vec::new(), &mut list);
+                    Entry::Use(list, v != Vis::Inherited)
+                }
+                Node::Mod(name, path, content) => Entry::Mod {
+                    name: unraw(&name).to_string(),
+                    path,
+                    content: match content {
+                        Some(inner) => Some(convert(inner, bytes, body)?),
+                        None => None,
+                    },
+                    span: None,
+                },
+                Node::Item(kind, name, at, len) => {
+                    let (at, len) = (body + at as usize, len as usize);
+                    bytes.get(at..at + len)?;
+                    let bytes = Arc::clone(bytes);
+                    Entry::Item(Slot::lazy(
+                        kind,
+                        name,
+                        Box::new(move || {
+                            bincode::deserialize::<Item>(&bytes[at..at + len]).map_or(Item::Other, |i| i).to_syn()
+                        }),
+                    ))
+                }
+            });
+        }
+        Some(out)
+    }
+    convert(head, bytes, body)
+}
+
+fn unraw(s: &str) -> &str {
+    s.strip_prefix("r#").unwrap_or(s)
+}
+
+/// [`super::syntax::flatten_use`] of a stored tree.
+fn flatten(tree: &UseTree, prefix: &mut Vec<String>, out: &mut Vec<UseEntry>) {
+    let entry = |alias: String, path: Vec<String>, glob: bool| UseEntry { alias, path, glob, vis: Default::default() };
+    match tree {
+        UseTree::Path(name, rest) => {
+            prefix.push(unraw(name).to_string());
+            flatten(rest, prefix, out);
+            prefix.pop();
+        }
+        UseTree::Name(name) => {
+            let name = unraw(name);
+            if name == "self" {
+                if let Some(last) = prefix.last() {
+                    out.push(entry(last.clone(), prefix.clone(), false));
+                }
+            } else {
+                let mut path = prefix.clone();
+                path.push(name.to_string());
+                out.push(entry(name.to_string(), path, false));
+            }
+        }
+        UseTree::Rename(name, alias) => {
+            let mut path = prefix.clone();
+            let name = unraw(name);
+            if name != "self" {
+                path.push(name.to_string());
+            }
+            out.push(entry(unraw(alias).to_string(), path, false));
+        }
+        UseTree::Glob => out.push(entry(String::new(), prefix.clone(), true)),
+        UseTree::Group(list) => {
+            for t in list {
+                flatten(t, prefix, out);
+            }
+        }
     }
 }
 
@@ -846,5 +981,36 @@ mod tests {
         assert!(matches!(&t.items[2], syn::TraitItem::Fn(f) if f.default.is_some()));
         let syn::Item::Use(u) = &rebuilt[1] else { panic!() };
         assert!(!matches!(u.vis, syn::Visibility::Inherited));
+    }
+
+    /// What the module loader reads: flattened uses, mods, item kinds and names, and each item once built.
+    fn outline(list: Vec<Entry>) -> Vec<String> {
+        let keep = |s: &syn::ItemStruct| s.ident == "KSpec";
+        list.into_iter()
+            .map(|e| match e {
+                Entry::Use(u, public) => {
+                    format!("use {public} {:?}", u.iter().map(|x| (&x.alias, &x.path, x.glob)).collect::<Vec<_>>())
+                }
+                Entry::Mod { name, path, content, .. } => format!("mod {name} {path:?} {:?}", content.map(outline)),
+                Entry::Item(slot) => {
+                    let file = syn::File { shebang: None, attrs: Vec::new(), items: vec![slot.get().clone()] };
+                    format!("{:?} {:?} {:?}", slot.kind(), slot.name(), Skeleton::of(&file, &keep))
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stored_skeletons_load_like_parsed_files() {
+        let file = syn::parse_file(SAMPLE).unwrap();
+        let keep = |s: &syn::ItemStruct| s.ident == "KSpec";
+        let bytes: Arc<[u8]> = encode(&file.items, &keep).into();
+        let stored = outline(entries(&bytes).unwrap());
+        let parsed = outline(crate::source::modules::entries(file.items.clone()));
+        assert_eq!(stored, parsed);
+        assert_eq!(stored.len(), 15);
+        let rebuilt = Skeleton::of(&file, &keep).items();
+        assert_eq!(&encode(&rebuilt, &keep)[..], &bytes[..], "equal skeletons encode to equal bytes");
+        assert!(entries(&bytes[..bytes.len() - 1].to_vec().into()).is_none());
     }
 }

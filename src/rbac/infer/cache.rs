@@ -20,16 +20,20 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{InferError, Inference, Replay, Walked, parse_code, resources::Resource, walk, walk_roots};
+use super::{
+    InferError, Inference, Loaded, Replay, Spec, load, parse_code_items, resources::Resource, walk, walk_roots,
+};
 use crate::source::SourceError;
 use crate::source::cache::{CacheDir, decode_sections, encode_sections, fingerprint};
-use crate::source::skeleton::Skeleton;
+use crate::source::modules::{Entry, entries};
+use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
@@ -48,10 +52,60 @@ struct Head {
     inference: Inference,
 }
 
+/// The outline of the stored effects: the resources their kind ids index, the specs, and where each file's group
+/// of instances is in the section.
 #[derive(Serialize, Deserialize)]
-struct Memo {
+struct MemoHead {
     kinds: Vec<Resource>,
-    entries: Vec<(walk::Instance, walk::Effects)>,
+    specs: Vec<Spec>,
+    groups: Vec<(PathBuf, u32, u32)>,
+}
+
+/// The stored effects, each file's group decoded only when needed.
+struct Memo<'a> {
+    head: MemoHead,
+    body: &'a [u8],
+}
+
+impl<'a> Memo<'a> {
+    fn decode(bytes: &'a [u8]) -> Option<Memo<'a>> {
+        let (head, body) = split_outline(bytes)?;
+        let head: MemoHead = bincode::deserialize(head).ok()?;
+        head.groups
+            .iter()
+            .all(|(_, at, len)| body.len() >= (*at as usize) + (*len as usize))
+            .then_some(Memo { head, body })
+    }
+
+    fn group(&self, i: usize) -> Option<Vec<(walk::Instance, walk::Effects)>> {
+        let (_, at, len) = &self.head.groups[i];
+        bincode::deserialize(&self.body[*at as usize..(*at + *len) as usize]).ok()
+    }
+
+    fn group_bytes(&self, i: usize) -> &'a [u8] {
+        let (_, at, len) = &self.head.groups[i];
+        &self.body[*at as usize..(*at + *len) as usize]
+    }
+}
+
+/// `[outline length][outline][body]`.
+fn split_outline(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let n = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    Some((bytes.get(4..4 + n)?, bytes.get(4 + n..)?))
+}
+
+fn join_outline(head: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(4 + head.len() + body.len());
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(head);
+    out.extend_from_slice(body);
+    out
+}
+
+/// A group to store: freshly recorded, or the stored bytes of an unchanged one.
+enum GroupOut<'a> {
+    New(&'a [(walk::Instance, walk::Effects)]),
+    Stored(&'a [u8]),
 }
 
 /// The inference cache of one set of crate roots.
@@ -65,6 +119,9 @@ pub struct Cache {
 pub enum Outcome {
     /// Nothing changed: the stored inference.
     Unchanged,
+    /// Files changed inside fn bodies, and reading their fns again queued exactly what it did before: only their
+    /// needs and warnings were replaced.
+    Reread,
     /// Files changed inside fn bodies: `parsed` files read in full, the rest from skeletons and stored effects.
     Replayed {
         /// Files parsed in full.
@@ -92,7 +149,13 @@ impl Reads {
     }
 
     fn fingerprint(&self, read: &dyn Fn(&Path) -> std::io::Result<String>, path: &Path) -> Option<u128> {
-        let _ = self.get(read, path);
+        if !self.files.borrow().contains_key(path) {
+            let got = read(path).ok().map(|t| {
+                let h = fingerprint(t.as_bytes());
+                (t, h)
+            });
+            self.files.borrow_mut().insert(path.to_path_buf(), got);
+        }
         self.files.borrow().get(path).and_then(|e| e.as_ref().map(|(_, h)| *h))
     }
 
@@ -100,6 +163,9 @@ impl Reads {
         self.files.borrow().iter().map(|(p, e)| (p.clone(), e.as_ref().map(|(_, h)| *h))).collect()
     }
 }
+
+/// What a changed file is now: its fingerprint and parsed items.
+type Parsed = HashMap<PathBuf, (u128, Vec<syn::Item>)>;
 
 impl Cache {
     /// The cache for crates whose first root is `root` (an absolute path, as the commands give), when there is a
@@ -144,24 +210,30 @@ impl Cache {
         let sections = stored.as_deref().and_then(|b| decode_sections(b, FORMAT));
         let head: Option<Head> = sections.as_ref().and_then(|s| s.get(0)).and_then(|b| bincode::deserialize(b).ok());
         let mut known: HashMap<u128, &[u8]> = HashMap::new();
-        if let Some(head) = head.filter(|h| h.roots == roots && h.bin.as_deref() == bin) {
-            let changed: Vec<&(PathBuf, Option<u128>)> =
-                head.probes.iter().filter(|(p, h)| reads.fingerprint(read, p) != *h).collect();
-            if changed.is_empty() {
-                self.last.set(Some(Outcome::Unchanged));
-                return Ok(head.inference);
-            }
-            let sections = sections.as_ref().expect("a head was decoded from them");
-            if let Some(bytes) = sections.get(2) {
-                known = skeleton_index(bytes).unwrap_or_default();
-            }
-            let memo: Option<Memo> =
-                if head.replayable { sections.get(1).and_then(|b| bincode::deserialize(b).ok()) } else { None };
-            if let Some(memo) = memo {
-                let changed: Vec<(PathBuf, u128)> =
-                    changed.iter().map(|(p, h)| (p.clone(), h.unwrap_or_default())).collect();
-                if let Some(done) = self.replay(&roots, bin, read, &reads, &known, memo, &changed) {
-                    return Ok(done);
+        if let (Some(head), Some(sections)) = (head, &sections) {
+            if head.roots == roots && head.bin.as_deref() == bin {
+                let changed: Vec<(PathBuf, Option<u128>)> =
+                    head.probes.iter().filter(|(p, h)| reads.fingerprint(read, p) != *h).cloned().collect();
+                if changed.is_empty() {
+                    self.last.set(Some(Outcome::Unchanged));
+                    return Ok(head.inference);
+                }
+                if let Some(bytes) = sections.get(2) {
+                    known = skeleton_index(bytes).unwrap_or_default();
+                }
+                let memo = if head.replayable { sections.get(1).and_then(Memo::decode) } else { None };
+                if let Some(memo) = memo {
+                    let ctx = Ctx { roots: &roots, bin, read, reads: &reads, known: &known };
+                    if let Some(parsed) = ctx.same_skeletons(&changed) {
+                        let changed: HashSet<PathBuf> = parsed.keys().cloned().collect();
+                        let parsed = RefCell::new(parsed);
+                        if let Some(done) = self.reread(&ctx, &head, &memo, &parsed) {
+                            return Ok(done);
+                        }
+                        if let Some(done) = self.replay(&ctx, &memo, &parsed, &changed) {
+                            return Ok(done);
+                        }
+                    }
                 }
             }
         }
@@ -179,75 +251,124 @@ impl Cache {
     ) -> Result<Inference, InferError> {
         let skeletons: RefCell<Vec<(u128, Vec<u8>)>> = RefCell::default();
         let read_once = |p: &Path| reads.get(read, p);
-        let parse = |path: &Path, text: &str| -> Result<Vec<syn::Item>, SourceError> {
-            let items = parse_code(path, text)?;
+        let parse = |path: &Path, text: &str| -> Result<Vec<Entry>, SourceError> {
+            let items = parse_code_items(path, text)?;
             let hash = fingerprint(text.as_bytes());
             let bytes = match known.get(&hash) {
                 Some(b) => b.to_vec(),
                 None => encode_skeleton(&items),
             };
             skeletons.borrow_mut().push((hash, bytes));
-            Ok(items)
+            Ok(entries(items))
         };
-        let walked = walk_roots(roots.clone(), bin, &read_once, &parse, None, true)?;
+        let walked = walk_roots(roots.clone(), bin, &read_once, &parse, None, true, None)?;
         self.last.set(Some(Outcome::Full));
-        self.store(roots, bin, reads, &walked, &skeletons.into_inner());
+        let groups: Vec<(&Path, GroupOut)> =
+            walked.recorded.iter().map(|(p, g)| (p.as_path(), GroupOut::New(g))).collect();
+        let memo = MemoHead { kinds: walked.kinds.clone(), specs: walked.specs.clone(), groups: Vec::new() };
+        let replayable = !walked.order_dependent;
+        self.store(roots, bin, reads, &walked.inference, replayable, memo, &groups, &skeletons.into_inner());
         Ok(walked.inference)
     }
 
-    /// The run after an edit that left every changed file's skeleton as it was: changed files parsed, the others
-    /// loaded from their skeletons, stored effects replayed. `None` when that cannot give the full read's result.
-    #[allow(clippy::too_many_arguments)]
-    fn replay(
-        &self,
-        roots: &Roots,
-        bin: Option<&str>,
-        read: &dyn Fn(&Path) -> std::io::Result<String>,
-        reads: &Reads,
-        known: &HashMap<u128, &[u8]>,
-        memo: Memo,
-        changed: &[(PathBuf, u128)],
-    ) -> Option<Inference> {
-        // Every changed path existed before and still does, with the same skeleton.
-        let mut parsed: HashMap<PathBuf, (u128, Vec<syn::Item>)> = HashMap::new();
-        for (path, old) in changed {
-            let text = reads.get(read, path).ok()?;
-            let stored = known.get(old)?;
-            let items = parse_code(path, &text).ok()?;
-            if encode_skeleton(&items) != *stored {
+    /// After an edit inside fn bodies: the changed files' instances read again, alone. When each queues exactly
+    /// what it queued before, the rest of the walk is what it was, and the inference is the stored one with the
+    /// changed files' needs and warnings (a need or warning is always in the file of the fn that makes it)
+    /// replaced. `None` when a changed instance queues anything else.
+    fn reread(&self, ctx: &Ctx, head: &Head, memo: &Memo, parsed: &RefCell<Parsed>) -> Option<Inference> {
+        let in_full: HashSet<PathBuf> = parsed.borrow().keys().cloned().collect();
+        let groups: Vec<usize> =
+            (0..memo.head.groups.len()).filter(|&i| in_full.contains(&memo.head.groups[i].0)).collect();
+        let mut stored = Vec::new();
+        for &i in &groups {
+            stored.push(memo.group(i)?);
+        }
+        let skeletons: RefCell<Vec<(u128, Vec<u8>)>> = RefCell::default();
+        let parse = ctx.parser(&in_full, parsed, &skeletons, None);
+        let read_once = |p: &Path| ctx.reads.get(ctx.read, p);
+        let Loaded { prog, kinds, entries, .. } =
+            load(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(&memo.head.specs)).ok()?;
+        let mut engine = walk::Engine::new(&prog, kinds);
+        // Stored kind ids are kept as they are: the own kinds come first in the same order, the others after.
+        for (i, r) in memo.head.kinds.iter().enumerate() {
+            if engine.kinds.id(r) != i {
                 return None;
             }
-            parsed.insert(path.clone(), (fingerprint(text.as_bytes()), items));
         }
-        let changed: HashSet<PathBuf> = parsed.keys().cloned().collect();
+        let mut fresh: Vec<Vec<(walk::Instance, walk::Effects)>> = Vec::new();
+        let (mut needs, mut warnings) = (Vec::new(), Vec::new());
+        for group in stored {
+            let mut out = Vec::new();
+            for (inst, old) in group {
+                let new = engine.read_alone(&inst);
+                if new.pushed != old.pushed || engine.order_dependent || engine.missing.is_some() {
+                    return None;
+                }
+                needs.extend(new.needs.iter().cloned());
+                warnings.extend(new.warnings.iter().cloned());
+                out.push((inst, new));
+            }
+            fresh.push(out);
+        }
+        let changed: HashSet<&Path> = in_full.iter().map(PathBuf::as_path).collect();
+        needs.extend(head.inference.needs.iter().filter(|n| !changed.contains(n.file.as_path())).cloned());
+        warnings.extend(head.inference.warnings.iter().filter(|w| !changed.contains(w.file.as_path())).cloned());
+        needs.sort();
+        needs.dedup();
+        warnings.sort();
+        warnings.dedup();
+        let inference = Inference { needs, warnings, entries };
+        if inference.entries != head.inference.entries {
+            return None;
+        }
+        let kinds = engine.kinds.list.clone();
+        if crate::crd::forgets_index() {
+            std::mem::forget(engine);
+            std::mem::forget(prog);
+        }
+        self.last.set(Some(Outcome::Reread));
+        let mut out: Vec<(&Path, GroupOut)> = Vec::new();
+        let mut next = fresh.iter();
+        for (i, (path, _, _)) in memo.head.groups.iter().enumerate() {
+            if groups.contains(&i) {
+                out.push((path, GroupOut::New(next.next()?)));
+            } else {
+                out.push((path, GroupOut::Stored(memo.group_bytes(i))));
+            }
+        }
+        let head_out = MemoHead { kinds, specs: memo.head.specs.clone(), groups: Vec::new() };
+        let skeletons = ctx.all_skeletons(skeletons.take());
+        self.store(ctx.roots.clone(), ctx.bin, ctx.reads, &inference, true, head_out, &out, &skeletons);
+        Some(inference)
+    }
+
+    /// After an edit inside fn bodies: changed files parsed, the others loaded from their skeletons, and a walk
+    /// that replays the stored effects of every instance whose fn is in an unchanged file. `None` when that cannot
+    /// give the full read's result.
+    fn replay(
+        &self,
+        ctx: &Ctx,
+        memo: &Memo,
+        parsed: &RefCell<Parsed>,
+        changed: &HashSet<PathBuf>,
+    ) -> Option<Inference> {
+        let mut stored = Vec::new();
+        for i in 0..memo.head.groups.len() {
+            if !changed.contains(&memo.head.groups[i].0) {
+                stored.extend(memo.group(i)?);
+            }
+        }
         let mut in_full: HashSet<PathBuf> = changed.clone();
-        let parsed = RefCell::new(parsed);
         for _ in 0..=MAX_EXTRA_FILES {
             let bodiless: RefCell<HashSet<PathBuf>> = RefCell::default();
             let skeletons: RefCell<Vec<(u128, Vec<u8>)>> = RefCell::default();
-            let read_once = |p: &Path| reads.get(read, p);
-            let parse = |path: &Path, text: &str| -> Result<Vec<syn::Item>, SourceError> {
-                let hash = fingerprint(text.as_bytes());
-                let stored = known.get(&hash).copied();
-                if in_full.contains(path) {
-                    let items = match parsed.borrow_mut().remove(path) {
-                        Some((_, items)) => items,
-                        None => parse_code(path, text)?,
-                    };
-                    let bytes = stored.map(<[u8]>::to_vec).unwrap_or_else(|| encode_skeleton(&items));
-                    skeletons.borrow_mut().push((hash, bytes));
-                    return Ok(items);
-                }
-                let no_skeleton =
-                    || SourceError { path: path.into(), line: 0, column: 0, message: "no stored skeleton".into() };
-                let bytes = stored.ok_or_else(no_skeleton)?;
-                let skeleton: Skeleton = bincode::deserialize(bytes).map_err(|_| no_skeleton())?;
-                skeletons.borrow_mut().push((hash, bytes.to_vec()));
-                bodiless.borrow_mut().insert(path.to_path_buf());
-                Ok(skeleton.items())
+            let walked = {
+                let parse = ctx.parser(&in_full, parsed, &skeletons, Some(&bodiless));
+                let read_once = |p: &Path| ctx.reads.get(ctx.read, p);
+                let replay = Replay { kinds: &memo.head.kinds, entries: stored.clone(), changed, bodiless: &bodiless };
+                walk_roots(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(replay), true, Some(&memo.head.specs))
+                    .ok()?
             };
-            let replay = Replay { kinds: &memo.kinds, entries: &memo.entries, changed: &changed, bodiless: &bodiless };
-            let walked = walk_roots(roots.clone(), bin, &read_once, &parse, Some(replay), true).ok()?;
             match walked.missing.clone() {
                 // An unchanged file whose body is needed: load it in full too, and walk again.
                 Some(file) => {
@@ -258,7 +379,21 @@ impl Cache {
                 None if walked.order_dependent => return None,
                 None => {
                     self.last.set(Some(Outcome::Replayed { parsed: in_full.len() }));
-                    self.store(roots.clone(), bin, reads, &walked, &skeletons.into_inner());
+                    let groups: Vec<(&Path, GroupOut)> =
+                        walked.recorded.iter().map(|(p, g)| (p.as_path(), GroupOut::New(g))).collect();
+                    let head =
+                        MemoHead { kinds: walked.kinds.clone(), specs: walked.specs.clone(), groups: Vec::new() };
+                    let skeletons = ctx.all_skeletons(skeletons.take());
+                    self.store(
+                        ctx.roots.clone(),
+                        ctx.bin,
+                        ctx.reads,
+                        &walked.inference,
+                        true,
+                        head,
+                        &groups,
+                        &skeletons,
+                    );
                     return Some(walked.inference);
                 }
             }
@@ -266,17 +401,41 @@ impl Cache {
         None
     }
 
-    fn store(&self, roots: Roots, bin: Option<&str>, reads: &Reads, walked: &Walked, skeletons: &[(u128, Vec<u8>)]) {
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &self,
+        roots: Roots,
+        bin: Option<&str>,
+        reads: &Reads,
+        inference: &Inference,
+        replayable: bool,
+        mut memo: MemoHead,
+        groups: &[(&Path, GroupOut)],
+        skeletons: &[(u128, Vec<u8>)],
+    ) {
         let name = Self::file_name(&roots, bin);
         let head = Head {
             roots,
             bin: bin.map(str::to_string),
             probes: reads.probes(),
-            replayable: !walked.order_dependent,
-            inference: walked.inference.clone(),
+            replayable,
+            inference: inference.clone(),
         };
-        let memo = Memo { kinds: walked.kinds.clone(), entries: walked.recorded.clone() };
-        let (Ok(head), Ok(memo)) = (bincode::serialize(&head), bincode::serialize(&memo)) else { return };
+        let mut body = Vec::new();
+        for (path, g) in groups {
+            let at = body.len();
+            match g {
+                GroupOut::New(list) => {
+                    if bincode::serialize_into(&mut body, list).is_err() {
+                        return;
+                    }
+                }
+                GroupOut::Stored(bytes) => body.extend_from_slice(bytes),
+            }
+            memo.groups.push((path.to_path_buf(), at as u32, (body.len() - at) as u32));
+        }
+        let (Ok(head), Ok(outline)) = (bincode::serialize(&head), bincode::serialize(&memo)) else { return };
+        let memo = join_outline(&outline, &body);
         let mut index = Vec::new();
         let mut seen = HashSet::new();
         for (hash, bytes) in skeletons {
@@ -288,6 +447,77 @@ impl Cache {
         }
         // A cache that cannot be written is no cache: the result stands.
         let _ = self.dir.write(&name, &encode_sections(FORMAT, &[&head, &memo, &index]));
+    }
+}
+
+/// What the runs after an edit share.
+struct Ctx<'a> {
+    roots: &'a Roots,
+    bin: Option<&'a str>,
+    read: &'a dyn Fn(&Path) -> std::io::Result<String>,
+    reads: &'a Reads,
+    known: &'a HashMap<u128, &'a [u8]>,
+}
+
+impl<'a> Ctx<'a> {
+    /// The changed files parsed, when each existed before and still does, with the same skeleton.
+    fn same_skeletons(&self, changed: &[(PathBuf, Option<u128>)]) -> Option<Parsed> {
+        let mut parsed = HashMap::new();
+        for (path, old) in changed {
+            let text = self.reads.get(self.read, path).ok()?;
+            let stored = self.known.get(&(*old)?)?;
+            let items = parse_code_items(path, &text).ok()?;
+            if encode_skeleton(&items) != *stored {
+                return None;
+            }
+            parsed.insert(path.clone(), (fingerprint(text.as_bytes()), items));
+        }
+        Some(parsed)
+    }
+
+    /// Entries of files in `in_full` from their parsed items (parsed again when taken already), of the others
+    /// from their stored skeletons (noted in `bodiless`); every file's skeleton is noted in `skeletons`.
+    fn parser<'p>(
+        &'p self,
+        in_full: &'p HashSet<PathBuf>,
+        parsed: &'p RefCell<Parsed>,
+        skeletons: &'p RefCell<Vec<(u128, Vec<u8>)>>,
+        bodiless: Option<&'p RefCell<HashSet<PathBuf>>>,
+    ) -> impl Fn(&Path, &str) -> Result<Vec<Entry>, SourceError> + 'p {
+        move |path: &Path, text: &str| {
+            let hash = fingerprint(text.as_bytes());
+            let stored = self.known.get(&hash).copied();
+            if in_full.contains(path) {
+                let items = match parsed.borrow_mut().remove(path) {
+                    Some((_, items)) => items,
+                    None => parse_code_items(path, text)?,
+                };
+                let bytes = stored.map(<[u8]>::to_vec).unwrap_or_else(|| encode_skeleton(&items));
+                skeletons.borrow_mut().push((hash, bytes));
+                return Ok(entries(items));
+            }
+            let no_skeleton =
+                || SourceError { path: path.into(), line: 0, column: 0, message: "no stored skeleton".into() };
+            let bytes = stored.ok_or_else(no_skeleton)?;
+            let list = skeleton::entries(&Arc::from(bytes)).ok_or_else(no_skeleton)?;
+            skeletons.borrow_mut().push((hash, Vec::new()));
+            if let Some(b) = bodiless {
+                b.borrow_mut().insert(path.to_path_buf());
+            }
+            Ok(list)
+        }
+    }
+
+    /// The skeletons to store: those noted while loading, the stored bytes standing in for empty ones.
+    fn all_skeletons(&self, mut noted: Vec<(u128, Vec<u8>)>) -> Vec<(u128, Vec<u8>)> {
+        for (hash, bytes) in &mut noted {
+            if bytes.is_empty() {
+                if let Some(b) = self.known.get(hash) {
+                    *bytes = b.to_vec();
+                }
+            }
+        }
+        noted
     }
 }
 
@@ -313,9 +543,7 @@ fn skeleton_index(mut bytes: &[u8]) -> Option<HashMap<u128, &[u8]>> {
 /// A file's skeleton, encoded: struct attributes are kept for `#[derive(CustomResource)]` specs, which register
 /// kinds.
 fn encode_skeleton(items: &[syn::Item]) -> Vec<u8> {
-    let file = syn::File { shebang: None, attrs: Vec::new(), items: items.to_vec() };
-    let skeleton = Skeleton::of(&file, &|s| crate::crd::derives_custom_resource(&s.attrs));
-    bincode::serialize(&skeleton).unwrap_or_default()
+    skeleton::encode(items, &|s| crate::crd::derives_custom_resource(&s.attrs))
 }
 
 #[cfg(test)]

@@ -184,7 +184,7 @@ impl<'p> Engine<'p> {
             order_dependent: false,
             current: None,
         };
-        for (key, item) in prog.items() {
+        for (key, item) in prog.items_of(crate::source::ItemKind::Impl) {
             let syn::Item::Impl(imp) = item else { continue };
             let at = ModKey { krate: key.krate, module: key.module };
             let head = match &*imp.self_ty {
@@ -243,6 +243,17 @@ impl<'p> Engine<'p> {
                 r.push((inst, effects));
             }
         }
+    }
+
+    /// Reads one instance alone (nothing it queues is read) and gives its effects.
+    pub fn read_alone(&mut self, inst: &Instance) -> Effects {
+        let needs_before = self.needs.len();
+        self.current = Some(Effects::default());
+        self.run(inst);
+        let mut effects = self.current.take().unwrap_or_default();
+        effects.needs = self.needs.split_off(needs_before);
+        self.queue.clear();
+        effects
     }
 
     fn push(&mut self, mut inst: Instance) {

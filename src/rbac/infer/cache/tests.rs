@@ -120,17 +120,19 @@ fn cold_warm_and_edited_runs_equal_the_full_read() {
     assert!(first.needs.len() >= 5 && first.needs.iter().any(|n| n.resource == "widgets"), "{first:?}");
     assert_eq!(tree.check(&cache), Outcome::Unchanged, "warm");
 
-    // A body edit that moves every line below it and adds a call: only that file is parsed.
+    // A body edit that moves every line below it and adds a call: only that file is parsed, and only its fns
+    // are read again.
     tree.edit(
         "/ws/op/src/controller.rs",
         "pods.list(&Default::default()).await;\n",
         "pods.list(&Default::default()).await;\n\n\n        let cms: Api<k8s_openapi::api::core::v1::ConfigMap> = Api::all(c.clone());\n        cms.delete(\"y\", &Default::default()).await;\n",
     );
-    assert_eq!(tree.check(&cache), Outcome::Replayed { parsed: 1 });
+    assert_eq!(tree.check(&cache), Outcome::Reread);
     assert_eq!(tree.check(&cache), Outcome::Unchanged);
     assert_ne!(tree.infer(None), first);
 
-    // A generic helper in an unchanged file called with a new type: that file is read in full as well.
+    // A generic helper in an unchanged file called with a new type: the walk is replayed, and that file is read in
+    // full as well.
     tree.edit(
         "/ws/op/src/controller.rs",
         "helpers::touch::<Secret>(&c).await;",
@@ -142,7 +144,7 @@ fn cold_warm_and_edited_runs_equal_the_full_read() {
     // A comment and a test-module edit in another file.
     tree.edit("/ws/op/src/helpers.rs", "/// Reads one object", "// an edit\n/// Reads one object");
     tree.edit("/ws/op/src/helpers.rs", "fn t() {", "fn t2() {");
-    assert_eq!(tree.check(&cache), Outcome::Replayed { parsed: 1 });
+    assert_eq!(tree.check(&cache), Outcome::Reread);
 
     // An item edit (a new fn) or a new `use`: everything is read again.
     tree.edit("/ws/op/src/controller.rs", "fn error_policy", "fn extra() {}\nfn error_policy");
