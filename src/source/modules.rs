@@ -41,12 +41,56 @@ pub struct Module {
     pub parent: Option<ModId>,
     /// Child modules by name.
     pub children: BTreeMap<String, ModId>,
-    /// `use` declarations of the module (flattened).
-    pub uses: Vec<UseEntry>,
-    /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
-    pub pub_uses: Vec<bool>,
+    /// `use` declarations of the module, flattened when first asked for.
+    uses: std::cell::OnceCell<(Vec<UseEntry>, Vec<bool>)>,
+    /// The module's `use` items, until [`Module::uses`] flattens them.
+    use_items: std::cell::RefCell<Vec<UseList>>,
     /// Every item but `mod` and `use`, in source order.
     pub items: Vec<Slot>,
+}
+
+impl Module {
+    /// `use` declarations of the module (flattened).
+    pub fn uses(&self) -> &[UseEntry] {
+        &self.flat_uses().0
+    }
+
+    /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
+    pub fn pub_uses(&self) -> &[bool] {
+        &self.flat_uses().1
+    }
+
+    fn flat_uses(&self) -> &(Vec<UseEntry>, Vec<bool>) {
+        self.uses.get_or_init(|| {
+            let (mut uses, mut public) = (Vec::new(), Vec::new());
+            for list in self.use_items.take() {
+                let (entries, p) = match list {
+                    UseList::Ready(e, p) => (e, p),
+                    UseList::Lazy(make) => make(),
+                };
+                public.extend(std::iter::repeat_n(p, entries.len()));
+                uses.extend(entries);
+            }
+            (uses, public)
+        })
+    }
+}
+
+/// One `use` item: flattened, or flattened from a stored skeleton when the module's uses are first looked at.
+pub enum UseList {
+    /// Its entries and whether it is `pub` (any visibility written).
+    Ready(Vec<UseEntry>, bool),
+    /// Gives them when asked.
+    Lazy(Box<dyn FnOnce() -> (Vec<UseEntry>, bool)>),
+}
+
+impl std::fmt::Debug for UseList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UseList::Ready(e, p) => f.debug_tuple("Ready").field(e).field(p).finish(),
+            UseList::Lazy(_) => f.write_str("Lazy"),
+        }
+    }
 }
 
 /// What kind of item a [`Slot`] holds, known without building it.
@@ -141,8 +185,8 @@ impl Slot {
 /// A file's top-level content as the module loader reads it.
 #[derive(Debug)]
 pub enum Entry {
-    /// A `use` item, flattened, and whether it is `pub` (any visibility written).
-    Use(Vec<UseEntry>, bool),
+    /// A `use` item.
+    Use(UseList),
     /// A `mod` (never a `#[cfg(test)]` one): name, `#[path]`, inline content, where its name is written.
     Mod {
         /// Name.
@@ -166,7 +210,7 @@ pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
             syn::Item::Use(u) => {
                 let mut list = Vec::new();
                 flatten_use(&u.tree, &mut Vec::new(), &mut list);
-                out.push(Entry::Use(list, !matches!(u.vis, syn::Visibility::Inherited)));
+                out.push(Entry::Use(UseList::Ready(list, !matches!(u.vis, syn::Visibility::Inherited))));
             }
             syn::Item::Mod(m) => {
                 if is_cfg_test(&m.attrs) {
@@ -256,8 +300,8 @@ impl Crate {
             file: file.to_path_buf(),
             parent,
             children: BTreeMap::new(),
-            uses: Vec::new(),
-            pub_uses: Vec::new(),
+            uses: Default::default(),
+            use_items: Default::default(),
             items: Vec::new(),
         });
         if let (Some(p), Some(name)) = (parent, mod_path.last()) {
@@ -265,11 +309,7 @@ impl Crate {
         }
         for item in items {
             match item {
-                Entry::Use(out, public) => {
-                    let m = &mut self.modules[id];
-                    m.pub_uses.extend(std::iter::repeat_n(public, out.len()));
-                    m.uses.extend(out);
-                }
+                Entry::Use(list) => self.modules[id].use_items.get_mut().push(list),
                 Entry::Mod { name, path: path_attr, content, span } => {
                     let mut child_path = mod_path.clone();
                     child_path.push(name.clone());
@@ -387,8 +427,8 @@ mod tests {
         let krate = Crate::load("demo", Path::new("src/lib.rs"), &read).unwrap();
         let paths: Vec<String> = krate.modules.iter().map(|m| m.path.join("::")).collect();
         assert_eq!(paths, ["crate", "crate::a", "crate::a::deep", "crate::b", "crate::c", "crate::inline"]);
-        assert_eq!(krate.modules[0].uses[0].path, ["a", "Thing"]);
-        assert!(krate.modules[0].pub_uses[0]);
+        assert_eq!(krate.modules[0].uses()[0].path, ["a", "Thing"]);
+        assert!(krate.modules[0].pub_uses()[0]);
         let syn::Item::Fn(f) = krate.modules[3].items[0].get() else { panic!("fn expected") };
         assert_eq!(f.block.stmts.len(), 2, "fn bodies are parsed in full");
         assert_eq!(krate.module_of_path(2, &["super".into(), "super".into(), "b".into()]), Some(3));

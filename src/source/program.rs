@@ -147,7 +147,7 @@ impl Program {
     pub fn external_globs(&self, at: ModKey, local: &[UseEntry]) -> Vec<Vec<String>> {
         local
             .iter()
-            .chain(&self.module(at).uses)
+            .chain(self.module(at).uses())
             .filter(|u| u.glob)
             .filter(|u| matches!(self.resolve_prefix(at, &u.path, &[], 0), Res::External(_)))
             .map(|u| u.path.clone())
@@ -240,7 +240,7 @@ impl Program {
         if let Some(r) = self.name_in_module(at, name, depth + 1) {
             return r;
         }
-        for u in local.iter().chain(&self.module(at).uses).filter(|u| u.glob) {
+        for u in local.iter().chain(self.module(at).uses()).filter(|u| u.glob) {
             if let Res::Module(m) = self.resolve_use_prefix(at, &u.path, depth + 1) {
                 if let Some(r) = self.name_in_module(m, name, depth + 1) {
                     return r;
@@ -269,10 +269,10 @@ impl Program {
         if let Some(&child) = self.module(m).children.get(name) {
             return Some(Res::Module(ModKey { krate: m.krate, module: child }));
         }
-        if let Some(u) = self.module(m).uses.iter().find(|u| !u.glob && u.alias == name) {
+        if let Some(u) = self.module(m).uses().iter().find(|u| !u.glob && u.alias == name) {
             return Some(self.resolve_use(m, &u.path, depth + 1));
         }
-        for u in self.module(m).uses.iter().filter(|u| u.glob) {
+        for u in self.module(m).uses().iter().filter(|u| u.glob) {
             if let Res::Module(inner) = self.resolve_use_prefix(m, &u.path, depth + 1) {
                 if inner != m {
                     if let Some(r) = self.name_in_module(inner, name, depth + 1) {

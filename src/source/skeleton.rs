@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::modules::{Entry, ItemKind, Slot};
+use super::modules::{Entry, ItemKind, Slot, UseList};
 use super::syntax::{UseEntry, is_cfg_test, path_attr};
 
 /// The skeleton of one file (or inline module).
@@ -207,7 +207,7 @@ impl Skeleton {
 /// encoded [`Item`] is in the body.
 #[derive(Serialize, Deserialize)]
 enum Node {
-    Use(Vis, UseTree),
+    Use(u32, u32),
     Mod(String, Option<String>, Option<Vec<Node>>),
     Item(ItemKind, Option<String>, u32, u32),
 }
@@ -219,7 +219,11 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
         let mut out = Vec::with_capacity(list.len());
         for i in list {
             match i {
-                syn::Item::Use(u) => out.push(Node::Use(vis(&u.vis), use_tree(&u.tree))),
+                syn::Item::Use(u) => {
+                    let at = body.len();
+                    let _ = bincode::serialize_into(&mut *body, &(vis(&u.vis), use_tree(&u.tree)));
+                    out.push(Node::Use(at as u32, (body.len() - at) as u32));
+                }
                 syn::Item::Mod(m) if is_cfg_test(&m.attrs) => {}
                 syn::Item::Mod(m) => out.push(Node::Mod(
                     m.ident.to_string(),
@@ -258,10 +262,20 @@ pub fn entries(bytes: &Arc<[u8]>) -> Option<Vec<Entry>> {
         let mut out = Vec::with_capacity(nodes.len());
         for n in nodes {
             out.push(match n {
-                Node::Use(v, tree) => {
-                    let mut list = Vec::new();
-                    flatten(&tree, &mut Vec::new(), &mut list);
-                    Entry::Use(list, v != Vis::Inherited)
+                Node::Use(at, len) => {
+                    let (at, len) = (body + at as usize, len as usize);
+                    bytes.get(at..at + len)?;
+                    let bytes = Arc::clone(bytes);
+                    Entry::Use(UseList::Lazy(Box::new(move || {
+                        let mut list = Vec::new();
+                        match bincode::deserialize::<(Vis, UseTree)>(&bytes[at..at + len]) {
+                            Ok((v, tree)) => {
+                                flatten(&tree, &mut Vec::new(), &mut list);
+                                (list, v != Vis::Inherited)
+                            }
+                            Err(_) => (list, false),
+                        }
+                    })))
                 }
                 Node::Mod(name, path, content) => Entry::Mod {
                     name: unraw(&name).to_string(),
@@ -988,7 +1002,11 @@ mod tests {
         let keep = |s: &syn::ItemStruct| s.ident == "KSpec";
         list.into_iter()
             .map(|e| match e {
-                Entry::Use(u, public) => {
+                Entry::Use(list) => {
+                    let (u, public) = match list {
+                        UseList::Ready(u, p) => (u, p),
+                        UseList::Lazy(make) => make(),
+                    };
                     format!("use {public} {:?}", u.iter().map(|x| (&x.alias, &x.path, x.glob)).collect::<Vec<_>>())
                 }
                 Entry::Mod { name, path, content, .. } => format!("mod {name} {path:?} {:?}", content.map(outline)),

@@ -18,7 +18,7 @@
 //! is the one a full read gives: the cache only skips work whose outcome it already knows.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -33,7 +33,7 @@ use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
@@ -134,7 +134,7 @@ pub enum Outcome {
 /// Files read in this run, each once: the text (or `None` when it cannot be read) and its fingerprint.
 #[derive(Default)]
 struct Reads {
-    files: RefCell<BTreeMap<PathBuf, Option<(String, u128)>>>,
+    files: RefCell<HashMap<PathBuf, Option<(String, u128)>>>,
 }
 
 impl Reads {
@@ -160,7 +160,10 @@ impl Reads {
     }
 
     fn probes(&self) -> Vec<(PathBuf, Option<u128>)> {
-        self.files.borrow().iter().map(|(p, e)| (p.clone(), e.as_ref().map(|(_, h)| *h))).collect()
+        let mut out: Vec<_> =
+            self.files.borrow().iter().map(|(p, e)| (p.clone(), e.as_ref().map(|(_, h)| *h))).collect();
+        out.sort();
+        out
     }
 }
 
