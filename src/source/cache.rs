@@ -94,20 +94,21 @@ pub fn target_dir(source_dir: &Path) -> Option<PathBuf> {
 pub fn fingerprint(bytes: &[u8]) -> u128 {
     const K1: u64 = 0x9E37_79B9_7F4A_7C15;
     const K2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+    let word = |c: &[u8]| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    // Each step is a bijection of the lane for a given word and injective in the word, so texts that differ in one
+    // word always differ in the result.
     let mut a: u64 = 0x243F_6A88_85A3_08D3 ^ bytes.len() as u64;
     let mut b: u64 = 0x1319_8A2E_0370_7344;
-    let mut chunks = bytes.chunks_exact(8);
+    let mut chunks = bytes.chunks_exact(16);
     for c in &mut chunks {
-        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-        a = (a ^ w).wrapping_mul(K1).rotate_left(31);
-        b = (b.rotate_left(27) ^ w).wrapping_mul(K2).wrapping_add(a);
+        a = (a ^ word(&c[..8])).wrapping_mul(K1).rotate_left(31);
+        b = (b ^ word(&c[8..])).wrapping_mul(K2).rotate_left(29);
     }
     let rest = chunks.remainder();
-    let mut tail = [0u8; 8];
+    let mut tail = [0u8; 16];
     tail[..rest.len()].copy_from_slice(rest);
-    let w = u64::from_le_bytes(tail) ^ ((rest.len() as u64) << 59);
-    a = (a ^ w).wrapping_mul(K1).rotate_left(31);
-    b = (b.rotate_left(27) ^ w).wrapping_mul(K2).wrapping_add(a);
+    a = (a ^ word(&tail[..8]) ^ ((rest.len() as u64) << 59)).wrapping_mul(K1).rotate_left(31);
+    b = (b ^ word(&tail[8..])).wrapping_mul(K2).rotate_left(29);
     let hi = fmix64(a ^ b.rotate_left(17));
     let lo = fmix64(b ^ hi);
     (u128::from(hi) << 64) | u128::from(lo)

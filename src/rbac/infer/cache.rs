@@ -33,13 +33,22 @@ use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
 
 /// The crate roots of a run: `(crate name, root file, is a binary)`.
 type Roots = Vec<(String, PathBuf, bool)>;
+
+#[derive(Serialize)]
+struct HeadRef<'a> {
+    roots: &'a Roots,
+    bin: Option<&'a str>,
+    probes: Vec<(PathBuf, Option<u128>)>,
+    replayable: bool,
+    inference: &'a Inference,
+}
 
 #[derive(Serialize, Deserialize)]
 struct Head {
@@ -159,6 +168,27 @@ impl Reads {
         self.files.borrow().get(path).and_then(|e| e.as_ref().map(|(_, h)| *h))
     }
 
+    /// The fingerprint of a file already read.
+    fn known(&self, path: &Path) -> Option<u128> {
+        self.files.borrow().get(path).and_then(|e| e.as_ref().map(|(_, h)| *h))
+    }
+
+    /// [`Reads::get`], except that a file outside `full` that was read already gives an empty text: it is loaded
+    /// from its skeleton, which does not need it.
+    fn get_for(
+        &self,
+        read: &dyn Fn(&Path) -> std::io::Result<String>,
+        path: &Path,
+        full: &HashSet<PathBuf>,
+    ) -> std::io::Result<String> {
+        if !full.contains(path) {
+            if let Some(known) = self.files.borrow().get(path) {
+                return known.as_ref().map(|_| String::new()).ok_or_else(|| std::io::ErrorKind::NotFound.into());
+            }
+        }
+        self.get(read, path)
+    }
+
     fn probes(&self) -> Vec<(PathBuf, Option<u128>)> {
         let mut out: Vec<_> =
             self.files.borrow().iter().map(|(p, e)| (p.clone(), e.as_ref().map(|(_, h)| *h))).collect();
@@ -225,12 +255,13 @@ impl Cache {
                     known = skeleton_index(bytes).unwrap_or_default();
                 }
                 let memo = if head.replayable { sections.get(1).and_then(Memo::decode) } else { None };
+                let mut head = head;
                 if let Some(memo) = memo {
                     let ctx = Ctx { roots: &roots, bin, read, reads: &reads, known: &known };
                     if let Some(parsed) = ctx.same_skeletons(&changed) {
                         let changed: HashSet<PathBuf> = parsed.keys().cloned().collect();
                         let parsed = RefCell::new(parsed);
-                        if let Some(done) = self.reread(&ctx, &head, &memo, &parsed) {
+                        if let Some(done) = self.reread(&ctx, &mut head, &memo, &parsed) {
                             return Ok(done);
                         }
                         if let Some(done) = self.replay(&ctx, &memo, &parsed, &changed) {
@@ -256,7 +287,7 @@ impl Cache {
         let read_once = |p: &Path| reads.get(read, p);
         let parse = |path: &Path, text: &str| -> Result<Vec<Entry>, SourceError> {
             let items = parse_code_items(path, text)?;
-            let hash = fingerprint(text.as_bytes());
+            let hash = reads.known(path).unwrap_or_else(|| fingerprint(text.as_bytes()));
             let bytes = match known.get(&hash) {
                 Some(b) => b.to_vec(),
                 None => encode_skeleton(&items),
@@ -278,7 +309,7 @@ impl Cache {
     /// what it queued before, the rest of the walk is what it was, and the inference is the stored one with the
     /// changed files' needs and warnings (a need or warning is always in the file of the fn that makes it)
     /// replaced. `None` when a changed instance queues anything else.
-    fn reread(&self, ctx: &Ctx, head: &Head, memo: &Memo, parsed: &RefCell<Parsed>) -> Option<Inference> {
+    fn reread(&self, ctx: &Ctx, head: &mut Head, memo: &Memo, parsed: &RefCell<Parsed>) -> Option<Inference> {
         let in_full: HashSet<PathBuf> = parsed.borrow().keys().cloned().collect();
         let groups: Vec<usize> =
             (0..memo.head.groups.len()).filter(|&i| in_full.contains(&memo.head.groups[i].0)).collect();
@@ -288,7 +319,7 @@ impl Cache {
         }
         let skeletons: RefCell<Vec<(u128, Vec<u8>)>> = RefCell::default();
         let parse = ctx.parser(&in_full, parsed, &skeletons, None);
-        let read_once = |p: &Path| ctx.reads.get(ctx.read, p);
+        let read_once = |p: &Path| ctx.reads.get_for(ctx.read, p, &in_full);
         let Loaded { prog, kinds, entries, .. } =
             load(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(&memo.head.specs)).ok()?;
         let mut engine = walk::Engine::new(&prog, kinds);
@@ -314,16 +345,20 @@ impl Cache {
             fresh.push(out);
         }
         let changed: HashSet<&Path> = in_full.iter().map(PathBuf::as_path).collect();
-        needs.extend(head.inference.needs.iter().filter(|n| !changed.contains(n.file.as_path())).cloned());
-        warnings.extend(head.inference.warnings.iter().filter(|w| !changed.contains(w.file.as_path())).cloned());
+        if loaded_entries_differ(&entries, &head.inference.entries) {
+            return None;
+        }
+        needs.extend(
+            std::mem::take(&mut head.inference.needs).into_iter().filter(|n| !changed.contains(n.file.as_path())),
+        );
+        warnings.extend(
+            std::mem::take(&mut head.inference.warnings).into_iter().filter(|w| !changed.contains(w.file.as_path())),
+        );
         needs.sort();
         needs.dedup();
         warnings.sort();
         warnings.dedup();
         let inference = Inference { needs, warnings, entries };
-        if inference.entries != head.inference.entries {
-            return None;
-        }
         let kinds = engine.kinds.list.clone();
         if crate::crd::forgets_index() {
             std::mem::forget(engine);
@@ -367,7 +402,7 @@ impl Cache {
             let skeletons: RefCell<Vec<(u128, Vec<u8>)>> = RefCell::default();
             let walked = {
                 let parse = ctx.parser(&in_full, parsed, &skeletons, Some(&bodiless));
-                let read_once = |p: &Path| ctx.reads.get(ctx.read, p);
+                let read_once = |p: &Path| ctx.reads.get_for(ctx.read, p, &in_full);
                 let replay = Replay { kinds: &memo.head.kinds, entries: stored.clone(), changed, bodiless: &bodiless };
                 walk_roots(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(replay), true, Some(&memo.head.specs))
                     .ok()?
@@ -417,13 +452,7 @@ impl Cache {
         skeletons: &[(u128, Vec<u8>)],
     ) {
         let name = Self::file_name(&roots, bin);
-        let head = Head {
-            roots,
-            bin: bin.map(str::to_string),
-            probes: reads.probes(),
-            replayable,
-            inference: inference.clone(),
-        };
+        let head = HeadRef { roots: &roots, bin, probes: reads.probes(), replayable, inference };
         let mut body = Vec::new();
         for (path, g) in groups {
             let at = body.len();
@@ -488,7 +517,7 @@ impl<'a> Ctx<'a> {
         bodiless: Option<&'p RefCell<HashSet<PathBuf>>>,
     ) -> impl Fn(&Path, &str) -> Result<Vec<Entry>, SourceError> + 'p {
         move |path: &Path, text: &str| {
-            let hash = fingerprint(text.as_bytes());
+            let hash = self.reads.known(path).unwrap_or_else(|| fingerprint(text.as_bytes()));
             let stored = self.known.get(&hash).copied();
             if in_full.contains(path) {
                 let items = match parsed.borrow_mut().remove(path) {
@@ -522,6 +551,11 @@ impl<'a> Ctx<'a> {
         }
         noted
     }
+}
+
+/// Whether the entry points differ (they cannot when the skeletons are the same; checked all the same).
+fn loaded_entries_differ(now: &[String], stored: &[String]) -> bool {
+    now != stored
 }
 
 /// The stored skeletons by the fingerprint of their file's text.
