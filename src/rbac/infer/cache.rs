@@ -33,7 +33,7 @@ use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
@@ -87,14 +87,90 @@ impl<'a> Memo<'a> {
     }
 
     fn group(&self, i: usize) -> Option<Vec<(walk::Instance, walk::Effects)>> {
-        let (_, at, len) = &self.head.groups[i];
-        bincode::deserialize(&self.body[*at as usize..(*at + *len) as usize]).ok()
+        let (file, at, len) = &self.head.groups[i];
+        let mut list: Vec<(walk::Instance, walk::Effects)> =
+            bincode::deserialize(&self.body[*at as usize..(*at + *len) as usize]).ok()?;
+        // The group's file is stored once (see `encode_group`).
+        for (_, e) in &mut list {
+            for n in &mut e.needs {
+                if n.file.as_os_str().is_empty() {
+                    n.file.clone_from(file);
+                }
+            }
+            for w in &mut e.warnings {
+                if w.file.as_os_str().is_empty() {
+                    w.file.clone_from(file);
+                }
+            }
+        }
+        Some(list)
     }
 
     fn group_bytes(&self, i: usize) -> &'a [u8] {
         let (_, at, len) = &self.head.groups[i];
         &self.body[*at as usize..(*at + *len) as usize]
     }
+}
+
+/// A [`walk::Need`] as stored, its file left empty when it is the group's.
+#[derive(Serialize)]
+struct NeedOut<'a> {
+    group: &'a str,
+    resource: &'a str,
+    verb: &'a str,
+    file: &'a Path,
+    line: usize,
+    call: &'a str,
+}
+
+/// A [`walk::Warning`] as stored.
+#[derive(Serialize)]
+struct WarningOut<'a> {
+    file: &'a Path,
+    line: usize,
+    message: &'a str,
+}
+
+/// [`walk::Effects`] as stored.
+#[derive(Serialize)]
+struct EffectsOut<'a> {
+    needs: Vec<NeedOut<'a>>,
+    warnings: Vec<WarningOut<'a>>,
+    pushed: &'a [walk::Instance],
+}
+
+/// The effects of one file's instances, encoded as `Vec<(Instance, Effects)>` with every need's and warning's
+/// file left empty when it is `file` (always, as a need or warning is in the file of the fn that makes it).
+fn encode_group(file: &Path, list: &[(walk::Instance, walk::Effects)], out: &mut Vec<u8>) -> bool {
+    let none = Path::new("");
+    let rows: Vec<(&walk::Instance, EffectsOut)> = list
+        .iter()
+        .map(|(inst, e)| {
+            let needs = e
+                .needs
+                .iter()
+                .map(|n| NeedOut {
+                    group: &n.group,
+                    resource: &n.resource,
+                    verb: &n.verb,
+                    file: if n.file.as_os_str() == file.as_os_str() { none } else { &n.file },
+                    line: n.line,
+                    call: &n.call,
+                })
+                .collect();
+            let warnings = e
+                .warnings
+                .iter()
+                .map(|w| WarningOut {
+                    file: if w.file.as_os_str() == file.as_os_str() { none } else { &w.file },
+                    line: w.line,
+                    message: &w.message,
+                })
+                .collect();
+            (inst, EffectsOut { needs, warnings, pushed: &e.pushed })
+        })
+        .collect();
+    bincode::serialize_into(out, &rows).is_ok()
 }
 
 /// `[outline length][outline][body]`.
@@ -458,7 +534,7 @@ impl Cache {
             let at = body.len();
             match g {
                 GroupOut::New(list) => {
-                    if bincode::serialize_into(&mut body, list).is_err() {
+                    if !encode_group(path, list, &mut body) {
                         return;
                     }
                 }
