@@ -141,7 +141,7 @@ impl ItemKind {
 pub struct Slot {
     kind: ItemKind,
     name: Option<String>,
-    item: std::cell::OnceCell<syn::Item>,
+    item: std::cell::OnceCell<Box<syn::Item>>,
     make: Option<Box<dyn Fn() -> syn::Item>>,
 }
 
@@ -155,7 +155,7 @@ impl Slot {
     /// A parsed item.
     pub fn ready(item: syn::Item) -> Slot {
         let name = crate::source::program::item_name(&item);
-        Slot { kind: ItemKind::of(&item), name, item: std::cell::OnceCell::from(item), make: None }
+        Slot { kind: ItemKind::of(&item), name, item: std::cell::OnceCell::from(Box::new(item)), make: None }
     }
 
     /// An item of `kind` declaring `name`, built by `make` when first asked for.
@@ -165,9 +165,11 @@ impl Slot {
 
     /// The item.
     pub fn get(&self) -> &syn::Item {
-        self.item.get_or_init(|| match &self.make {
-            Some(make) => make(),
-            None => syn::Item::Verbatim(proc_macro2::TokenStream::new()),
+        self.item.get_or_init(|| {
+            Box::new(match &self.make {
+                Some(make) => make(),
+                None => syn::Item::Verbatim(proc_macro2::TokenStream::new()),
+            })
         })
     }
 
