@@ -50,9 +50,17 @@ impl CacheDir {
 
     /// Writes `file` atomically (a temporary sibling renamed into place), creating the folder when needed.
     pub fn write(&self, file: &str, bytes: &[u8]) -> std::io::Result<()> {
+        self.write_parts(file, &[bytes])
+    }
+
+    /// [`CacheDir::write`] of the concatenation of `parts`.
+    pub fn write_parts(&self, file: &str, parts: &[&[u8]]) -> std::io::Result<()> {
+        use std::io::Write;
         std::fs::create_dir_all(&self.dir)?;
         let tmp = self.dir.join(format!(".{file}.{}.tmp", std::process::id()));
-        let res = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, self.dir.join(file)));
+        let res = std::fs::File::create(&tmp)
+            .and_then(|mut f| parts.iter().try_for_each(|p| f.write_all(p)))
+            .and_then(|()| std::fs::rename(&tmp, self.dir.join(file)));
         if res.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
@@ -124,8 +132,17 @@ fn fmix64(mut k: u64) -> u64 {
 
 /// A cache file of `sections` for `format` of this kubesmith version.
 pub fn encode_sections(format: u32, sections: &[&[u8]]) -> Vec<u8> {
+    let mut out = encode_header(format, sections);
+    for s in sections {
+        out.extend_from_slice(s);
+    }
+    out
+}
+
+/// What precedes `sections` in a cache file ([`encode_sections`] without them, to write them as they are).
+pub fn encode_header(format: u32, sections: &[&[u8]]) -> Vec<u8> {
     let version = env!("CARGO_PKG_VERSION").as_bytes();
-    let mut out = Vec::with_capacity(64 + sections.iter().map(|s| s.len() + 24).sum::<usize>());
+    let mut out = Vec::with_capacity(64 + sections.len() * 24);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&format.to_le_bytes());
     out.extend_from_slice(&(version.len() as u32).to_le_bytes());
@@ -134,9 +151,6 @@ pub fn encode_sections(format: u32, sections: &[&[u8]]) -> Vec<u8> {
     for s in sections {
         out.extend_from_slice(&(s.len() as u64).to_le_bytes());
         out.extend_from_slice(&fingerprint(s).to_le_bytes());
-    }
-    for s in sections {
-        out.extend_from_slice(s);
     }
     out
 }

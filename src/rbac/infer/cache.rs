@@ -28,12 +28,12 @@ use super::{
     InferError, Inference, Loaded, Replay, Spec, load, parse_code_items, resources::Resource, walk, walk_roots,
 };
 use crate::source::SourceError;
-use crate::source::cache::{CacheDir, decode_sections, encode_sections, fingerprint};
+use crate::source::cache::{CacheDir, decode_sections, encode_header, fingerprint};
 use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
@@ -219,29 +219,30 @@ pub enum Outcome {
 /// Files read in this run, each once: the text (or `None` when it cannot be read) and its fingerprint.
 #[derive(Default)]
 struct Reads {
-    files: RefCell<HashMap<PathBuf, Option<(String, u128)>>>,
+    /// Path → `None` when it cannot be read, else its text (kept only when a reader asked for it) and fingerprint.
+    files: RefCell<HashMap<PathBuf, Option<(Option<String>, u128)>>>,
 }
 
 impl Reads {
     fn get(&self, read: &dyn Fn(&Path) -> std::io::Result<String>, path: &Path) -> std::io::Result<String> {
-        if let Some(known) = self.files.borrow().get(path) {
-            return known.as_ref().map(|(t, _)| t.clone()).ok_or_else(|| std::io::ErrorKind::NotFound.into());
+        match self.files.borrow().get(path) {
+            Some(None) => return Err(std::io::ErrorKind::NotFound.into()),
+            Some(Some((Some(t), _))) => return Ok(t.clone()),
+            _ => {}
         }
         let got = read(path);
-        let entry = got.as_ref().ok().map(|t| (t.clone(), fingerprint(t.as_bytes())));
+        let entry = got.as_ref().ok().map(|t| (Some(t.clone()), fingerprint(t.as_bytes())));
         self.files.borrow_mut().insert(path.to_path_buf(), entry);
         got
     }
 
+    /// The fingerprint of a file's text (the text is not kept).
     fn fingerprint(&self, read: &dyn Fn(&Path) -> std::io::Result<String>, path: &Path) -> Option<u128> {
         if !self.files.borrow().contains_key(path) {
-            let got = read(path).ok().map(|t| {
-                let h = fingerprint(t.as_bytes());
-                (t, h)
-            });
+            let got = read(path).ok().map(|t| (None, fingerprint(t.as_bytes())));
             self.files.borrow_mut().insert(path.to_path_buf(), got);
         }
-        self.files.borrow().get(path).and_then(|e| e.as_ref().map(|(_, h)| *h))
+        self.known(path)
     }
 
     /// The fingerprint of a file already read.
@@ -377,7 +378,9 @@ impl Cache {
             walked.recorded.iter().map(|(p, g)| (p.as_path(), GroupOut::New(g))).collect();
         let memo = MemoHead { kinds: walked.kinds.clone(), specs: walked.specs.clone(), groups: Vec::new() };
         let replayable = !walked.order_dependent;
-        self.store(roots, bin, reads, &walked.inference, replayable, memo, &groups, &skeletons.into_inner());
+        let skeletons = skeletons.into_inner();
+        let skeletons: Vec<(u128, &[u8])> = skeletons.iter().map(|(h, b)| (*h, b.as_slice())).collect();
+        self.store(roots, bin, reads, &walked.inference, replayable, memo, &groups, &skeletons);
         Ok(walked.inference)
     }
 
@@ -451,7 +454,8 @@ impl Cache {
             }
         }
         let head_out = MemoHead { kinds, specs: memo.head.specs.clone(), groups: Vec::new() };
-        let skeletons = ctx.all_skeletons(skeletons.take());
+        let noted = skeletons.take();
+        let skeletons = ctx.all_skeletons(&noted);
         self.store(ctx.roots.clone(), ctx.bin, ctx.reads, &inference, true, head_out, &out, &skeletons);
         Some(inference)
     }
@@ -497,7 +501,8 @@ impl Cache {
                         walked.recorded.iter().map(|(p, g)| (p.as_path(), GroupOut::New(g))).collect();
                     let head =
                         MemoHead { kinds: walked.kinds.clone(), specs: walked.specs.clone(), groups: Vec::new() };
-                    let skeletons = ctx.all_skeletons(skeletons.take());
+                    let noted = skeletons.take();
+                    let skeletons = ctx.all_skeletons(&noted);
                     self.store(
                         ctx.roots.clone(),
                         ctx.bin,
@@ -525,7 +530,7 @@ impl Cache {
         replayable: bool,
         mut memo: MemoHead,
         groups: &[(&Path, GroupOut)],
-        skeletons: &[(u128, Vec<u8>)],
+        skeletons: &[(u128, &[u8])],
     ) {
         let name = Self::file_name(&roots, bin);
         let head = HeadRef { roots: &roots, bin, probes: reads.probes(), replayable, inference };
@@ -554,7 +559,8 @@ impl Cache {
             }
         }
         // A cache that cannot be written is no cache: the result stands.
-        let _ = self.dir.write(&name, &encode_sections(FORMAT, &[&head, &memo, &index]));
+        let header = encode_header(FORMAT, &[&head, &memo, &index]);
+        let _ = self.dir.write_parts(&name, &[&header, &head, &memo, &index]);
     }
 }
 
@@ -617,15 +623,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// The skeletons to store: those noted while loading, the stored bytes standing in for empty ones.
-    fn all_skeletons(&self, mut noted: Vec<(u128, Vec<u8>)>) -> Vec<(u128, Vec<u8>)> {
-        for (hash, bytes) in &mut noted {
-            if bytes.is_empty() {
-                if let Some(b) = self.known.get(hash) {
-                    *bytes = b.to_vec();
-                }
-            }
-        }
+    fn all_skeletons<'n>(&'n self, noted: &'n [(u128, Vec<u8>)]) -> Vec<(u128, &'n [u8])> {
         noted
+            .iter()
+            .map(|(hash, bytes)| match self.known.get(hash) {
+                Some(b) if bytes.is_empty() => (*hash, *b),
+                _ => (*hash, bytes.as_slice()),
+            })
+            .collect()
     }
 }
 
