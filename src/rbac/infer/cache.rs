@@ -269,7 +269,7 @@ impl Reads {
     fn probes(&self) -> Vec<(PathBuf, Option<u128>)> {
         let mut out: Vec<_> =
             self.files.borrow().iter().map(|(p, e)| (p.clone(), e.as_ref().map(|(_, h)| *h))).collect();
-        out.sort();
+        out.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
         out
     }
 }
