@@ -253,6 +253,11 @@ struct Replay<'a> {
     changed: &'a std::collections::HashSet<PathBuf>,
     /// Files loaded without fn bodies (filled while loading).
     bodiless: &'a std::cell::RefCell<std::collections::HashSet<PathBuf>>,
+    /// Whether entries that looked at a module of a changed file are dropped too (the files' items changed).
+    check_deps: bool,
+    /// The module tree and impl signature the entries were recorded with: when the program's differ, the walk
+    /// stops at once (`Walked::stale`).
+    expect: Option<(&'a [String], &'a [String])>,
 }
 
 /// The effects of the instances of one file's fns.
@@ -268,6 +273,14 @@ struct Walked {
     order_dependent: bool,
     /// A bodiless file the walk needed (the walk stopped).
     missing: Option<PathBuf>,
+    /// The program's module tree ([`Program::tree`]).
+    tree: Vec<String>,
+    /// The impls as method lookups see them ([`walk::Engine::impl_signature`]).
+    impls: Vec<String>,
+    /// The files of the specs.
+    spec_files: Vec<PathBuf>,
+    /// The program is not the one the replayed entries were recorded with: nothing was walked.
+    stale: bool,
 }
 
 /// The program of some crate roots, its kinds and where the walk starts.
@@ -371,14 +384,38 @@ fn walk_roots(
 ) -> Result<Walked, InferError> {
     let Loaded { prog, kinds, specs, starts, entries } = load(roots, bin, read, parse, specs)?;
     let mut engine = walk::Engine::new(&prog, kinds);
+    let tree = prog.tree();
+    let impls = engine.impl_signature();
+    let spec_files: Vec<PathBuf> =
+        specs.iter().map(|(k, _, _)| prog.module(ModKey { krate: k.krate, module: k.module }).file.clone()).collect();
+    if let Some((t, i)) = replay.as_ref().and_then(|r| r.expect) {
+        if t != tree.as_slice() || i != impls.as_slice() {
+            let inference = Inference::default();
+            return Ok(Walked {
+                inference,
+                recorded: Vec::new(),
+                kinds: Vec::new(),
+                specs,
+                order_dependent: false,
+                missing: None,
+                tree,
+                impls,
+                spec_files,
+                stale: true,
+            });
+        }
+    }
     if record {
         engine.recorded = Some(Vec::new());
     }
     if let Some(r) = replay {
         let ids: Vec<types::KindId> = r.kinds.iter().map(|res| engine.kinds.id(res)).collect();
         let map = |k: types::KindId| ids.get(k).copied().unwrap_or(k);
+        let changed_dep = |m: &ModKey| {
+            prog.crates.get(m.krate).and_then(|c| c.modules.get(m.module)).is_none_or(|md| r.changed.contains(&md.file))
+        };
         for (inst, mut effects) in r.entries {
-            if r.changed.contains(&prog.module(inst.f.module()).file) {
+            if changed_dep(&inst.f.module()) || (r.check_deps && effects.deps.iter().any(changed_dep)) {
                 continue;
             }
             for p in &mut effects.pushed {
@@ -416,7 +453,7 @@ fn walk_roots(
     warnings.sort();
     warnings.dedup();
     let inference = Inference { needs, warnings, entries };
-    Ok(Walked { inference, recorded, kinds, specs, order_dependent, missing })
+    Ok(Walked { inference, recorded, kinds, specs, order_dependent, missing, tree, impls, spec_files, stale: false })
 }
 
 fn is_pub(vis: &syn::Visibility) -> bool {

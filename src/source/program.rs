@@ -54,6 +54,8 @@ pub struct Program {
     names: HashMap<ModKey, HashMap<String, Vec<usize>>>,
     generated: Vec<(ModKey, String)>,
     generated_names: HashMap<(ModKey, String), usize>,
+    /// Modules looked at since [`Program::watch`], while watching.
+    touched: std::cell::RefCell<Option<std::collections::BTreeSet<ModKey>>>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -103,11 +105,38 @@ impl Program {
 
     /// The item behind a key.
     pub fn item(&self, key: ItemKey) -> &syn::Item {
+        self.touch(ModKey { krate: key.krate, module: key.module });
         self.crates[key.krate].modules[key.module].items[key.index].get()
+    }
+
+    /// Starts noting every module whose names, `use`s or items are looked at (what a result depends on).
+    pub fn watch(&self) {
+        *self.touched.borrow_mut() = Some(Default::default());
+    }
+
+    /// The modules looked at since [`Program::watch`], in order; stops watching.
+    pub fn watched(&self) -> Vec<ModKey> {
+        self.touched.borrow_mut().take().map(|s| s.into_iter().collect()).unwrap_or_default()
+    }
+
+    fn touch(&self, m: ModKey) {
+        if let Some(t) = self.touched.borrow_mut().as_mut() {
+            t.insert(m);
+        }
+    }
+
+    /// The module tree: each module's crate, path and file, in order (equal trees give equal keys).
+    pub fn tree(&self) -> Vec<String> {
+        self.crates
+            .iter()
+            .enumerate()
+            .flat_map(|(k, c)| c.modules.iter().map(move |m| format!("{k} {} {}", m.path.join("::"), m.file.display())))
+            .collect()
     }
 
     /// The module of an item.
     pub fn module(&self, m: ModKey) -> &super::modules::Module {
+        self.touch(m);
         &self.crates[m.krate].modules[m.module]
     }
 
@@ -255,6 +284,7 @@ impl Program {
 
     /// A name defined in or imported into module `m`: items, generated names, child modules, `use` aliases.
     fn name_in_module(&self, m: ModKey, name: &str, depth: usize) -> Option<Res> {
+        self.touch(m);
         if depth > MAX_DEPTH {
             return None;
         }

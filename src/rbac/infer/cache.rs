@@ -25,7 +25,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    InferError, Inference, Loaded, Replay, Spec, load, parse_code_items, resources::Resource, walk, walk_roots,
+    InferError, Inference, Loaded, Replay, Spec, Walked, load, parse_code_items, resources::Resource, walk, walk_roots,
 };
 use crate::source::SourceError;
 use crate::source::cache::{CacheDir, decode_sections, encode_header, fingerprint};
@@ -33,7 +33,7 @@ use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 6;
+const FORMAT: u32 = 7;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
@@ -67,6 +67,9 @@ struct Head {
 struct MemoHead {
     kinds: Vec<Resource>,
     specs: Vec<Spec>,
+    spec_files: Vec<PathBuf>,
+    tree: Vec<String>,
+    impls: Vec<String>,
     groups: Vec<(PathBuf, u32, u32)>,
 }
 
@@ -137,6 +140,8 @@ struct EffectsOut<'a> {
     needs: Vec<NeedOut<'a>>,
     warnings: Vec<WarningOut<'a>>,
     pushed: &'a [walk::Instance],
+    deps: &'a [crate::source::ModKey],
+    impls: bool,
 }
 
 /// The effects of one file's instances, encoded as `Vec<(Instance, Effects)>` with every need's and warning's
@@ -167,7 +172,7 @@ fn encode_group(file: &Path, list: &[(walk::Instance, walk::Effects)], out: &mut
                     message: &w.message,
                 })
                 .collect();
-            (inst, EffectsOut { needs, warnings, pushed: &e.pushed })
+            (inst, EffectsOut { needs, warnings, pushed: &e.pushed, deps: &e.deps, impls: e.impls })
         })
         .collect();
     bincode::serialize_into(out, &rows).is_ok()
@@ -335,14 +340,22 @@ impl Cache {
                 let mut head = head;
                 if let Some(memo) = memo {
                     let ctx = Ctx { roots: &roots, bin, read, reads: &reads, known: &known };
-                    if let Some(parsed) = ctx.same_skeletons(&changed) {
+                    if let Some((parsed, same)) = ctx.parse_changed(&changed) {
                         let changed: HashSet<PathBuf> = parsed.keys().cloned().collect();
                         let parsed = RefCell::new(parsed);
-                        if let Some(done) = self.reread(&ctx, &mut head, &memo, &parsed) {
-                            return Ok(done);
-                        }
-                        if let Some(done) = self.replay(&ctx, &memo, &parsed, &changed) {
-                            return Ok(done);
+                        if same {
+                            if let Some(done) = self.reread(&ctx, &mut head, &memo, &parsed) {
+                                return Ok(done);
+                            }
+                            if let Some(done) = self.replay(&ctx, &memo, &parsed, &changed, false) {
+                                return Ok(done);
+                            }
+                        } else if !memo.head.spec_files.iter().any(|f| changed.contains(f))
+                            && !parsed.borrow().values().any(|(_, items)| has_custom_resource(items))
+                        {
+                            if let Some(done) = self.replay(&ctx, &memo, &parsed, &changed, true) {
+                                return Ok(done);
+                            }
                         }
                     }
                 }
@@ -376,7 +389,7 @@ impl Cache {
         self.last.set(Some(Outcome::Full));
         let groups: Vec<(&Path, GroupOut)> =
             walked.recorded.iter().map(|(p, g)| (p.as_path(), GroupOut::New(g))).collect();
-        let memo = MemoHead { kinds: walked.kinds.clone(), specs: walked.specs.clone(), groups: Vec::new() };
+        let memo = memo_head(&walked);
         let replayable = !walked.order_dependent;
         let skeletons = skeletons.into_inner();
         let skeletons: Vec<(u128, &[u8])> = skeletons.iter().map(|(h, b)| (*h, b.as_slice())).collect();
@@ -453,22 +466,31 @@ impl Cache {
                 out.push((path, GroupOut::Stored(memo.group_bytes(i))));
             }
         }
-        let head_out = MemoHead { kinds, specs: memo.head.specs.clone(), groups: Vec::new() };
+        let head_out = MemoHead {
+            kinds,
+            specs: memo.head.specs.clone(),
+            spec_files: memo.head.spec_files.clone(),
+            tree: memo.head.tree.clone(),
+            impls: memo.head.impls.clone(),
+            groups: Vec::new(),
+        };
         let noted = skeletons.take();
         let skeletons = ctx.all_skeletons(&noted);
         self.store(ctx.roots.clone(), ctx.bin, ctx.reads, &inference, true, head_out, &out, &skeletons);
         Some(inference)
     }
 
-    /// After an edit inside fn bodies: changed files parsed, the others loaded from their skeletons, and a walk
-    /// that replays the stored effects of every instance whose fn is in an unchanged file. `None` when that cannot
-    /// give the full read's result.
+    /// After an edit: changed files parsed, the others loaded from their skeletons, and a walk that replays the
+    /// stored effects of every instance whose fn is in an unchanged file. When the changed files' items changed
+    /// (`items_changed`), the module tree and the impls must be the ones recorded, and instances that looked at a
+    /// module of a changed file are read again too. `None` when that cannot give the full read's result.
     fn replay(
         &self,
         ctx: &Ctx,
         memo: &Memo,
         parsed: &RefCell<Parsed>,
         changed: &HashSet<PathBuf>,
+        items_changed: bool,
     ) -> Option<Inference> {
         let mut stored = Vec::new();
         for i in 0..memo.head.groups.len() {
@@ -483,10 +505,20 @@ impl Cache {
             let walked = {
                 let parse = ctx.parser(&in_full, parsed, &skeletons, Some(&bodiless));
                 let read_once = |p: &Path| ctx.reads.get_for(ctx.read, p, &in_full);
-                let replay = Replay { kinds: &memo.head.kinds, entries: stored.clone(), changed, bodiless: &bodiless };
+                let replay = Replay {
+                    kinds: &memo.head.kinds,
+                    entries: stored.clone(),
+                    changed,
+                    bodiless: &bodiless,
+                    check_deps: items_changed,
+                    expect: items_changed.then_some((memo.head.tree.as_slice(), memo.head.impls.as_slice())),
+                };
                 walk_roots(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(replay), true, Some(&memo.head.specs))
                     .ok()?
             };
+            if walked.stale {
+                return None;
+            }
             match walked.missing.clone() {
                 // An unchanged file whose body is needed: load it in full too, and walk again.
                 Some(file) => {
@@ -499,8 +531,7 @@ impl Cache {
                     self.last.set(Some(Outcome::Replayed { parsed: in_full.len() }));
                     let groups: Vec<(&Path, GroupOut)> =
                         walked.recorded.iter().map(|(p, g)| (p.as_path(), GroupOut::New(g))).collect();
-                    let head =
-                        MemoHead { kinds: walked.kinds.clone(), specs: walked.specs.clone(), groups: Vec::new() };
+                    let head = memo_head(&walked);
                     let noted = skeletons.take();
                     let skeletons = ctx.all_skeletons(&noted);
                     self.store(
@@ -574,19 +605,19 @@ struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    /// The changed files parsed, when each existed before and still does, with the same skeleton.
-    fn same_skeletons(&self, changed: &[(PathBuf, Option<u128>)]) -> Option<Parsed> {
+    /// The changed files parsed, when each existed before and still does, and whether each has the skeleton
+    /// stored for its old text.
+    fn parse_changed(&self, changed: &[(PathBuf, Option<u128>)]) -> Option<(Parsed, bool)> {
         let mut parsed = HashMap::new();
+        let mut same = true;
         for (path, old) in changed {
             let text = self.reads.get(self.read, path).ok()?;
             let stored = self.known.get(&(*old)?)?;
             let items = parse_code_items(path, &text).ok()?;
-            if encode_skeleton(&items) != *stored {
-                return None;
-            }
+            same = same && encode_skeleton(&items) == *stored;
             parsed.insert(path.clone(), (fingerprint(text.as_bytes()), items));
         }
-        Some(parsed)
+        Some((parsed, same))
     }
 
     /// Entries of files in `in_full` from their parsed items (parsed again when taken already), of the others
@@ -632,6 +663,27 @@ impl<'a> Ctx<'a> {
             })
             .collect()
     }
+}
+
+/// The outline of the effects a walk recorded (groups are added as they are written).
+fn memo_head(walked: &Walked) -> MemoHead {
+    MemoHead {
+        kinds: walked.kinds.clone(),
+        specs: walked.specs.clone(),
+        spec_files: walked.spec_files.clone(),
+        tree: walked.tree.clone(),
+        impls: walked.impls.clone(),
+        groups: Vec::new(),
+    }
+}
+
+/// Whether items (inline modules included) hold a `#[derive(CustomResource)]` struct.
+fn has_custom_resource(items: &[syn::Item]) -> bool {
+    items.iter().any(|i| match i {
+        syn::Item::Struct(s) => crate::crd::derives_custom_resource(&s.attrs),
+        syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, inner)| has_custom_resource(inner)),
+        _ => false,
+    })
 }
 
 /// Whether the entry points differ (they cannot when the skeletons are the same; checked all the same).

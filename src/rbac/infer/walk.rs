@@ -84,6 +84,10 @@ pub struct Effects {
     pub warnings: Vec<Warning>,
     /// Instances queued, as asked (before the per-fn cap).
     pub pushed: Vec<Instance>,
+    /// The modules whose names, `use`s or items the reading looked at.
+    pub deps: Vec<ModKey>,
+    /// Whether it looked methods up in the impls of the sources.
+    pub impls: bool,
 }
 
 /// A type's address, module, generic bindings and `Self`.
@@ -236,22 +240,70 @@ impl<'p> Engine<'p> {
             let needs_before = self.needs.len();
             if recording {
                 self.current = Some(Effects::default());
+                self.prog.watch();
             }
             self.run(&inst);
             if let (Some(mut effects), Some(r)) = (self.current.take(), self.recorded.as_mut()) {
                 effects.needs = self.needs[needs_before..].to_vec();
+                effects.deps = self.prog.watched();
                 r.push((inst, effects));
             }
         }
+    }
+
+    /// The impls of the sources as methods are looked up in them: each impl's file, self type, trait and fns, in
+    /// order, written without item indexes (equal lists give equal lookups, but for impls whose module changed).
+    pub fn impl_signature(&self) -> Vec<String> {
+        let desc = |k: &ItemKey| {
+            let m = self.prog.module(ModKey { krate: k.krate, module: k.module });
+            format!(
+                "{}::{}",
+                m.path.join("::"),
+                crate::source::program::item_name(self.prog.item(*k)).unwrap_or_default()
+            )
+        };
+        let out = self
+            .impls
+            .iter()
+            .map(|i| {
+                let head = match &i.head {
+                    Some(Head::Item(k)) => desc(k),
+                    Some(Head::Generated(g)) => format!("generated {g}"),
+                    Some(Head::Ext(n)) => format!("ext {n}"),
+                    None => String::new(),
+                };
+                let fns: Vec<String> = match self.prog.item(i.key) {
+                    syn::Item::Impl(imp) => imp
+                        .items
+                        .iter()
+                        .map(|it| match it {
+                            syn::ImplItem::Fn(f) => f.sig.ident.to_string(),
+                            _ => "-".into(),
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let file = &self.prog.module(ModKey { krate: i.key.krate, module: i.key.module }).file;
+                format!(
+                    "{} | {head} | {} | {}",
+                    file.display(),
+                    i.trait_key.as_ref().map(desc).unwrap_or_default(),
+                    fns.join(",")
+                )
+            })
+            .collect();
+        out
     }
 
     /// Reads one instance alone (nothing it queues is read) and gives its effects.
     pub fn read_alone(&mut self, inst: &Instance) -> Effects {
         let needs_before = self.needs.len();
         self.current = Some(Effects::default());
+        self.prog.watch();
         self.run(inst);
         let mut effects = self.current.take().unwrap_or_default();
         effects.needs = self.needs.split_off(needs_before);
+        effects.deps = self.prog.watched();
         self.queue.clear();
         effects
     }
@@ -507,6 +559,9 @@ impl<'p> Engine<'p> {
 
     /// The methods named `name` a receiver of type `recv` may call, with the impl's generic bindings.
     fn methods(&mut self, fr: &Frame, recv: &Ty, name: &str) -> Vec<(FnRef, Option<Ty>, BTreeMap<String, Ty>)> {
+        if let Some(c) = &mut self.current {
+            c.impls = true;
+        }
         let recv = recv.pointee().clone();
         let head = match &recv {
             Ty::Adt(k, _) => Some(Head::Item(*k)),

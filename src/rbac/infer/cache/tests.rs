@@ -146,10 +146,36 @@ fn cold_warm_and_edited_runs_equal_the_full_read() {
     tree.edit("/ws/op/src/helpers.rs", "fn t() {", "fn t2() {");
     assert_eq!(tree.check(&cache), Outcome::Reread);
 
-    // An item edit (a new fn) or a new `use`: everything is read again.
+    // Item edits (a new fn, a new `use`, a field's type, a signature, a fn renamed away): the walk is replayed, and
+    // every instance that looked at a changed file's modules is read again.
+    let replayed = |o: Outcome| matches!(o, Outcome::Replayed { .. });
     tree.edit("/ws/op/src/controller.rs", "fn error_policy", "fn extra() {}\nfn error_policy");
-    assert_eq!(tree.check(&cache), Outcome::Full);
+    assert!(replayed(tree.check(&cache)));
     tree.edit("/ws/op/src/store.rs", "use kube::Api;", "use kube::Api;\nuse kube::Client;");
+    assert!(replayed(tree.check(&cache)));
+    tree.edit(
+        "/ws/op/src/store.rs",
+        "pub struct Store<K> { pub api: Api<K> }",
+        "pub struct Store<K> { pub api: Api<k8s_openapi::api::core::v1::Service>, pub k: Option<K> }",
+    );
+    assert!(replayed(tree.check(&cache)));
+    assert!(tree.infer(None).needs.iter().any(|n| n.resource == "services"));
+    tree.edit(
+        "/ws/op/src/helpers.rs",
+        "pub async fn touch<K: Resource>(c: &Client) {",
+        "pub async fn touch<K: Resource>(c: &Client) -> Api<K> {",
+    );
+    assert!(replayed(tree.check(&cache)));
+    tree.edit("/ws/op/src/helpers.rs", "pub async fn touch<", "pub async fn touched<");
+    assert!(replayed(tree.check(&cache)));
+    assert!(!tree.infer(None).needs.iter().any(|n| n.resource == "configmaps" && n.verb == "get"));
+    tree.edit("/ws/op/src/helpers.rs", "pub async fn touched<", "pub async fn touch<");
+    assert!(replayed(tree.check(&cache)));
+    // A new method in an impl: the impls are not those recorded, everything is read again.
+    tree.edit("/ws/op/src/store.rs", "pub async fn drop_all", "pub fn extra(&self) {}\n        pub async fn drop_all");
+    assert_eq!(tree.check(&cache), Outcome::Full);
+    // A new module: another module tree.
+    tree.edit("/ws/op/src/store.rs", "use kube::Api;", "use kube::Api;\nmod inner { pub fn f() {} }");
     assert_eq!(tree.check(&cache), Outcome::Full);
     // A trait impl's body now calls through a trait object: reached or not, equal.
     tree.edit(
@@ -270,4 +296,62 @@ fn only_the_cache_folder_is_written() {
     assert_eq!(added.len(), 1, "{added:?}");
     assert!(added[0].starts_with(root.join("target/kubesmith/rbac-cache")), "{added:?}");
     assert!(before.iter().all(|f| after.contains(f)), "a file outside the cache changed");
+}
+
+#[test]
+fn every_edit_of_every_file_of_the_orchard_fixture_equals_the_full_read() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer/orchard");
+    let sources = [root.join("crates/orchard-types/src"), root.join("crates/orchard-controller/src")];
+    let mut files = BTreeMap::new();
+    let mut stack: Vec<PathBuf> = sources.to_vec();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.insert(p.clone(), std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    assert!(files.len() >= 4, "{files:?}");
+    let tree = RefCell::new(files.clone());
+    let read = |p: &Path| -> std::io::Result<String> {
+        match tree.borrow().get(p) {
+            Some(t) => Ok(t.clone()),
+            None => crate::source::modules::read_disk(p),
+        }
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = Cache::at(&tmp.path().join("rbac-cache"));
+    let check = |what: &str| {
+        let cached = infer_with_cache(&sources, None, &read, Some(&cache)).unwrap();
+        let full = infer_with_cache(&sources, None, &read, None).unwrap();
+        assert_eq!(cached, full, "{what} ({:?})", cache.last_outcome());
+        cache.last_outcome().unwrap()
+    };
+    check("cold");
+    assert_eq!(check("warm"), Outcome::Unchanged);
+    let edits: [(&str, fn(&str) -> String); 4] = [
+        ("a line added at the top", |t| format!("\n{t}")),
+        ("a fn added", |t| format!("{t}\nfn zz_added() {{}}\n")),
+        ("a use added", |t| format!("{t}\nuse std::fmt::Write as _;\n")),
+        ("the first `pub fn` made private", |t| t.replacen("pub fn ", "fn ", 1)),
+    ];
+    let mut outcomes = Vec::new();
+    for (path, text) in &files {
+        for (what, edit) in &edits {
+            let edited = edit(text);
+            if &edited == text {
+                continue;
+            }
+            tree.borrow_mut().insert(path.clone(), edited);
+            let o = check(&format!("{what} in {}", path.display()));
+            outcomes.push(o);
+            tree.borrow_mut().insert(path.clone(), text.clone());
+            check(&format!("{} restored", path.display()));
+        }
+    }
+    assert!(outcomes.iter().any(|o| matches!(o, Outcome::Replayed { .. })), "{outcomes:?}");
+    assert!(outcomes.contains(&Outcome::Reread), "{outcomes:?}");
 }
