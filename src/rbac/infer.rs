@@ -271,8 +271,8 @@ struct Walked {
     kinds: Vec<resources::Resource>,
     specs: Vec<Spec>,
     order_dependent: bool,
-    /// A bodiless file the walk needed (the walk stopped).
-    missing: Option<PathBuf>,
+    /// The bodiless files the walk needed (their instances were skipped).
+    missing: Vec<PathBuf>,
     /// The program's module tree ([`Program::tree`]).
     tree: Vec<String>,
     /// The impls as method lookups see them ([`walk::Engine::impl_signature`]).
@@ -397,7 +397,7 @@ fn walk_roots(
                 kinds: Vec::new(),
                 specs,
                 order_dependent: false,
-                missing: None,
+                missing: Vec::new(),
                 tree,
                 impls,
                 spec_files,
@@ -442,7 +442,7 @@ fn walk_roots(
     }
     drop(group_of);
     let kinds = std::mem::take(&mut engine.kinds.list);
-    let (order_dependent, missing) = (engine.order_dependent, engine.missing.take());
+    let (order_dependent, missing) = (engine.order_dependent, std::mem::take(&mut engine.missing));
     if crate::crd::forgets_index() {
         // The process exits soon: freeing every syntax tree one by one is wasted time (see `crd::generate_with`).
         std::mem::forget(engine);

@@ -427,7 +427,7 @@ impl Cache {
             let mut out = Vec::new();
             for (inst, old) in group {
                 let new = engine.read_alone(&inst);
-                if new.pushed != old.pushed || engine.order_dependent || engine.missing.is_some() {
+                if new.pushed != old.pushed || engine.order_dependent || !engine.missing.is_empty() {
                     return None;
                 }
                 needs.extend(new.needs.iter().cloned());
@@ -519,15 +519,17 @@ impl Cache {
             if walked.stale {
                 return None;
             }
-            match walked.missing.clone() {
-                // An unchanged file whose body is needed: load it in full too, and walk again.
-                Some(file) => {
-                    if !in_full.insert(file) {
+            match walked.missing.is_empty() {
+                // Unchanged files whose bodies are needed: load them in full too, and walk again.
+                false => {
+                    let before = in_full.len();
+                    in_full.extend(walked.missing.iter().cloned());
+                    if in_full.len() == before {
                         return None;
                     }
                 }
-                None if walked.order_dependent => return None,
-                None => {
+                true if walked.order_dependent => return None,
+                true => {
                     self.last.set(Some(Outcome::Replayed { parsed: in_full.len() }));
                     let groups: Vec<(&Path, GroupOut)> =
                         walked.recorded.iter().map(|(p, g)| (p.as_path(), GroupOut::New(g))).collect();

@@ -46,6 +46,60 @@ pub struct Warning {
     pub message: String,
 }
 
+/// A fast hasher for the walk's own maps (instances, fn refs, type keys): FxHash's multiply–rotate, which is
+/// plenty for keys that are not chosen by an adversary.
+#[derive(Default, Clone, Copy)]
+pub struct Fx;
+
+impl std::hash::BuildHasher for Fx {
+    type Hasher = FxHasher;
+    fn build_hasher(&self) -> FxHasher {
+        FxHasher(0)
+    }
+}
+
+/// The hasher of [`Fx`].
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(tail) ^ rest.len() as u64);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 /// Most instances (distinct argument types) read per fn; past it the fn is read once with its declared types.
 const MAX_INSTANCES_PER_FN: usize = 24;
 
@@ -144,10 +198,10 @@ pub struct Engine<'p> {
     pub kinds: Kinds,
     impls: Vec<ImplInfo>,
     queue: VecDeque<Instance>,
-    seen: HashSet<Instance>,
-    per_fn: HashMap<FnRef, usize>,
+    seen: HashSet<Instance, Fx>,
+    per_fn: HashMap<FnRef, usize, Fx>,
     /// Conversions of types written in the sources' items (signatures, fields, impl headers), by address.
-    type_cache: HashMap<TypeKey, Ty>,
+    type_cache: HashMap<TypeKey, Ty, Fx>,
     /// Accesses found.
     pub needs: Vec<Need>,
     /// Unresolved calls.
@@ -155,12 +209,12 @@ pub struct Engine<'p> {
     /// When `Some`, every instance read or replayed is recorded here with its effects, in order.
     pub recorded: Option<Vec<(Instance, Effects)>>,
     /// Effects of instances read by an earlier run that are still valid: replayed instead of read.
-    pub replay: HashMap<Instance, Effects>,
+    pub replay: HashMap<Instance, Effects, Fx>,
     /// Files whose fn bodies are not loaded (skeletons): reading an instance there that is not in
     /// [`Engine::replay`] stops the walk and names the file in [`Engine::missing`].
     pub bodiless: HashSet<PathBuf>,
-    /// The bodiless file the walk needed.
-    pub missing: Option<PathBuf>,
+    /// The bodiless files the walk needed (their instances were skipped).
+    pub missing: Vec<PathBuf>,
     /// Whether a read depended on the order resources were met (`ApiResource::from_gvk` looks the kind up in
     /// that list), which a replay cannot reproduce.
     pub order_dependent: bool,
@@ -176,15 +230,15 @@ impl<'p> Engine<'p> {
             kinds,
             impls: Vec::new(),
             queue: VecDeque::new(),
-            seen: HashSet::new(),
-            per_fn: HashMap::new(),
-            type_cache: HashMap::new(),
+            seen: HashSet::default(),
+            per_fn: HashMap::default(),
+            type_cache: HashMap::default(),
             needs: Vec::new(),
             warnings: Vec::new(),
             recorded: None,
-            replay: HashMap::new(),
+            replay: HashMap::default(),
             bodiless: HashSet::new(),
-            missing: None,
+            missing: Vec::new(),
             order_dependent: false,
             current: None,
         };
@@ -213,9 +267,6 @@ impl<'p> Engine<'p> {
     pub fn enter(&mut self, f: FnRef) {
         self.push(Instance { f, self_ty: None, generics: BTreeMap::new(), params: Vec::new() });
         while let Some(inst) = self.queue.pop_front() {
-            if self.missing.is_some() {
-                return;
-            }
             if let Some(effects) = self.replay.remove(&inst) {
                 self.needs.extend(effects.needs.iter().cloned());
                 for w in &effects.warnings {
@@ -232,8 +283,10 @@ impl<'p> Engine<'p> {
             if !self.bodiless.is_empty() {
                 let file = &self.prog.module(inst.f.module()).file;
                 if self.bodiless.contains(file) {
-                    self.missing = Some(file.clone());
-                    return;
+                    if !self.missing.contains(file) {
+                        self.missing.push(file.clone());
+                    }
+                    continue;
                 }
             }
             let recording = self.recorded.is_some();
