@@ -411,9 +411,11 @@ fn walk_roots(
     if let Some(r) = replay {
         let ids: Vec<types::KindId> = r.kinds.iter().map(|res| engine.kinds.id(res)).collect();
         let map = |k: types::KindId| ids.get(k).copied().unwrap_or(k);
-        let changed_dep = |m: &ModKey| {
-            prog.crates.get(m.krate).and_then(|c| c.modules.get(m.module)).is_none_or(|md| r.changed.contains(&md.file))
-        };
+        // The modules of the changed files, by crate and module index.
+        let changed_mods: Vec<Vec<bool>> =
+            prog.crates.iter().map(|c| c.modules.iter().map(|m| r.changed.contains(&m.file)).collect()).collect();
+        let changed_dep =
+            |m: &ModKey| changed_mods.get(m.krate).and_then(|c| c.get(m.module)).is_none_or(|&changed| changed);
         for (inst, mut effects) in r.entries {
             if changed_dep(&inst.f.module()) || (r.check_deps && effects.deps.iter().any(changed_dep)) {
                 continue;
