@@ -3,11 +3,13 @@
 //!
 //! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it.
 
+pub mod cache;
 pub mod modules;
 pub mod program;
+pub mod skeleton;
 pub mod syntax;
 pub mod workspace;
 
-pub use modules::{Crate, SourceError};
+pub use modules::{Crate, ItemKind, SourceError};
 pub use program::{ItemKey, ModKey, Program, Res};
 pub use workspace::{Package, Target, Workspace};

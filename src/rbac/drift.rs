@@ -1,7 +1,7 @@
 //! Drift between the RBAC markers and the code: calls no marker grants (with the marker line to add), and
 //! marker grants no reachable call uses.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::infer::Inference;
@@ -57,22 +57,60 @@ fn core(g: &str) -> &str {
     if g == "core" { "" } else { g }
 }
 
-/// Whether `m` grants `verb` on `group`/`resource` (wildcards honoured; `core` is the core group).
-fn grants(m: &Marker, group: &str, resource: &str, verb: &str) -> bool {
-    let groups = m.strings("groups");
-    let resources = m.strings("resources");
-    let verbs = m.strings("verbs");
-    groups.iter().any(|g| g == "*" || core(g) == group)
-        && resources.iter().any(|r| r == "*" || r == resource)
-        && verbs.iter().any(|v| v == "*" || v == verb)
+/// A marker's lists, read once.
+struct Grant<'a> {
+    marker: &'a Marker,
+    groups: Vec<String>,
+    resources: Vec<String>,
+    verbs: Vec<String>,
+}
+
+impl Grant<'_> {
+    /// Whether it grants `verb` on `group`/`resource` (wildcards honoured; `core` is the core group).
+    fn grants(&self, group: &str, resource: &str, verb: &str) -> bool {
+        self.groups.iter().any(|g| g == "*" || core(g) == group)
+            && self.resources.iter().any(|r| r == "*" || r == resource)
+            && self.verbs.iter().any(|v| v == "*" || v == verb)
+    }
+
+    fn has_wildcard(&self) -> bool {
+        [&self.groups, &self.resources, &self.verbs].iter().any(|l| l.iter().any(|x| x == "*"))
+    }
 }
 
 /// Compares the RBAC markers among `markers` with what `inference` found.
 pub fn check(markers: &[Marker], inference: &Inference) -> Drift {
-    let rbac: Vec<&Marker> = markers.iter().filter(|m| m.name == RBAC_MARKER).collect();
+    let rbac: Vec<Grant> = markers
+        .iter()
+        .filter(|m| m.name == RBAC_MARKER)
+        .map(|m| Grant {
+            marker: m,
+            groups: m.strings("groups"),
+            resources: m.strings("resources"),
+            verbs: m.strings("verbs"),
+        })
+        .collect();
+    // What the markers without wildcards grant, as triples; the others are asked one by one.
+    let mut exact: HashSet<(&str, &str, &str)> = HashSet::new();
+    let mut wildcards: Vec<&Grant> = Vec::new();
+    for g in &rbac {
+        if g.has_wildcard() {
+            wildcards.push(g);
+            continue;
+        }
+        for group in &g.groups {
+            for r in &g.resources {
+                for v in &g.verbs {
+                    exact.insert((core(group), r, v));
+                }
+            }
+        }
+    }
     let mut missing: BTreeMap<(String, String), Missing> = BTreeMap::new();
     for n in &inference.needs {
-        if rbac.iter().any(|m| grants(m, &n.group, &n.resource, &n.verb)) {
+        if exact.contains(&(n.group.as_str(), n.resource.as_str(), n.verb.as_str()))
+            || wildcards.iter().any(|m| m.grants(&n.group, &n.resource, &n.verb))
+        {
             continue;
         }
         let entry = missing.entry((n.group.clone(), n.resource.clone())).or_insert_with(|| Missing {
@@ -88,21 +126,22 @@ pub fn check(markers: &[Marker], inference: &Inference) -> Drift {
             entry.verbs.sort();
         }
     }
-    let needed = inference.grants();
+    let needed: HashSet<(&str, &str, &str)> =
+        inference.needs.iter().map(|n| (n.group.as_str(), n.resource.as_str(), n.verb.as_str())).collect();
     let mut unused = Vec::new();
     for m in &rbac {
-        if !m.strings("urls").is_empty() {
+        if !m.marker.strings("urls").is_empty() {
             continue;
         }
         let mut phrases: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for g in m.strings("groups") {
-            for r in m.strings("resources") {
-                for v in m.strings("verbs") {
+        for g in &m.groups {
+            for r in &m.resources {
+                for v in &m.verbs {
                     if [g.as_str(), r.as_str(), v.as_str()].contains(&"*") {
                         continue;
                     }
-                    if !needed.contains(&(core(&g).to_string(), r.clone(), v.clone())) {
-                        phrases.entry(r.clone()).or_default().insert(v);
+                    if !needed.contains(&(core(g), r.as_str(), v.as_str())) {
+                        phrases.entry(r.clone()).or_default().insert(v.clone());
                     }
                 }
             }
@@ -112,7 +151,7 @@ pub fn check(markers: &[Marker], inference: &Inference) -> Drift {
                 .into_iter()
                 .map(|(r, vs)| format!("{} on {r}", vs.into_iter().collect::<Vec<_>>().join(", ")))
                 .collect();
-            unused.push(Unused { file: m.file.clone(), line: m.line, grants });
+            unused.push(Unused { file: m.marker.file.clone(), line: m.marker.line, grants });
         }
     }
     Drift { missing: missing.into_values().collect(), unused }

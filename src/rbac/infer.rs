@@ -8,6 +8,7 @@
 //! with file:line and the rule to add by hand, never a guess. [`Inference::cluster_role`] renders the needs
 //! with the marker generator's merge and sort rules.
 
+pub mod cache;
 pub mod kube_api;
 pub mod resources;
 pub mod types;
@@ -23,7 +24,7 @@ use types::{FnRef, Kinds};
 pub use walk::{Need, Warning};
 
 /// What inference found.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Inference {
     /// Every access with its call site, sorted, without duplicates.
     pub needs: Vec<Need>,
@@ -175,7 +176,8 @@ pub fn infer_workspace(ws: &crate::source::Workspace, bin: Option<&str>) -> Resu
     if roots.is_empty() {
         return Err(InferError::NoRoot(ws.root.clone()));
     }
-    infer_roots(roots, bin, &crate::source::modules::read_disk)
+    let cache = roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root));
+    infer_roots(roots, bin, &crate::source::modules::read_disk, cache.as_ref())
 }
 
 /// [`infer_sources`] with files read by `read` (a plan's overlay, an in-memory test tree).
@@ -184,6 +186,25 @@ pub fn infer_with(
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
 ) -> Result<Inference, InferError> {
+    let roots = roots_of_sources(sources, read)?;
+    let cache = roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root));
+    infer_roots(roots, bin, read, cache.as_ref())
+}
+
+/// [`infer_with`] with `cache` (or none) instead of the one beside the sources.
+pub fn infer_with_cache(
+    sources: &[PathBuf],
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+    cache: Option<&cache::Cache>,
+) -> Result<Inference, InferError> {
+    infer_roots(roots_of_sources(sources, read)?, bin, read, cache)
+}
+
+fn roots_of_sources(
+    sources: &[PathBuf],
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+) -> Result<Vec<(String, PathBuf, bool)>, InferError> {
     let mut roots: Vec<(String, PathBuf, bool)> = Vec::new();
     for src in sources {
         let found = roots_of(src, read);
@@ -192,18 +213,94 @@ pub fn infer_with(
         }
         roots.extend(found);
     }
-    infer_roots(roots, bin, read)
+    Ok(roots)
 }
 
-/// Inference over crate roots `(crate name, root file, is a binary)`.
+/// Inference over crate roots `(crate name, root file, is a binary)`: through `cache` when there is one (see
+/// [`cache`]), else by reading every file.
 fn infer_roots(
+    roots: Vec<(String, PathBuf, bool)>,
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+    cache: Option<&cache::Cache>,
+) -> Result<Inference, InferError> {
+    match cache {
+        Some(c) => c.infer(roots, bin, read),
+        None => walk_roots(roots, bin, read, &parse_code, None, false, None).map(|w| w.inference),
+    }
+}
+
+/// A file's entries, fully parsed; test modules are blanked first: they never run in the operator, not even lexed.
+fn parse_code(path: &Path, text: &str) -> Result<Vec<crate::source::modules::Entry>, SourceError> {
+    parse_code_items(path, text).map(crate::source::modules::entries)
+}
+
+/// [`parse_code`]'s syn items.
+fn parse_code_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceError> {
+    crate::source::modules::parse_items(path, &crate::crd::index::blank_test_modules(text))
+}
+
+/// A `#[derive(CustomResource)]` spec: where it is, the kind struct it generates, its resource.
+type Spec = (ItemKey, String, resources::Resource);
+
+/// Effects of instances read by an earlier run over the same program, to replay.
+struct Replay<'a> {
+    /// The resources the instances' kind ids index.
+    kinds: &'a [resources::Resource],
+    /// Instances with their effects.
+    entries: Vec<(walk::Instance, walk::Effects)>,
+    /// Files whose instances are read again (changed since): their entries are dropped.
+    changed: &'a std::collections::HashSet<PathBuf>,
+    /// Files loaded without fn bodies (filled while loading).
+    bodiless: &'a std::cell::RefCell<std::collections::HashSet<PathBuf>>,
+    /// Whether entries that looked at a module of a changed file are dropped too (the files' items changed).
+    check_deps: bool,
+    /// The module tree and impl signature the entries were recorded with: when the program's differ, the walk
+    /// stops at once (`Walked::stale`).
+    expect: Option<(&'a [String], &'a [String])>,
+}
+
+/// The effects of the instances of one file's fns.
+pub(crate) type Group = (PathBuf, Vec<(walk::Instance, walk::Effects)>);
+
+/// What one walk gave.
+struct Walked {
+    inference: Inference,
+    /// Every instance read or replayed with its effects, by the file of its fn (when recording).
+    recorded: Vec<Group>,
+    kinds: Vec<resources::Resource>,
+    specs: Vec<Spec>,
+    order_dependent: bool,
+    /// The bodiless files the walk needed (their instances were skipped).
+    missing: Vec<PathBuf>,
+    /// The program's module tree ([`Program::tree`]).
+    tree: Vec<String>,
+    /// The impls as method lookups see them ([`walk::Engine::impl_signature`]).
+    impls: Vec<String>,
+    /// The files of the specs.
+    spec_files: Vec<PathBuf>,
+    /// The program is not the one the replayed entries were recorded with: nothing was walked.
+    stale: bool,
+}
+
+/// The program of some crate roots, its kinds and where the walk starts.
+struct Loaded {
+    prog: Program,
+    kinds: Kinds,
+    specs: Vec<Spec>,
+    starts: Vec<FnRef>,
+    entries: Vec<String>,
+}
+
+/// Loads the crates (each file's items by `parse`), registers their kinds (`specs` when already known) and
+/// finds the entry points.
+fn load(
     mut roots: Vec<(String, PathBuf, bool)>,
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
-) -> Result<Inference, InferError> {
-    // Test modules never run in the operator: not even lexed.
-    let read_code = |p: &Path| read(p).map(|t| crate::crd::index::blank_test_modules(&t).into_owned());
-    let read: &dyn Fn(&Path) -> std::io::Result<String> = &read_code;
+    parse: crate::source::modules::ParseFn<'_>,
+    specs: Option<&[Spec]>,
+) -> Result<Loaded, InferError> {
     let mut crates = Vec::new();
     let mut bins: Vec<(String, usize)> = Vec::new();
     let mut libs: Vec<usize> = Vec::new();
@@ -211,7 +308,7 @@ fn infer_roots(
     roots.sort_by_key(|(_, _, is_bin)| *is_bin);
     for (name, root, is_bin) in roots {
         let crate_name = if is_bin { format!("{name} (bin)") } else { name.clone() };
-        crates.push(Crate::load(&crate_name, &root, read)?);
+        crates.push(Crate::load_with(&crate_name, &root, read, parse)?);
         if is_bin {
             bins.push((name, crates.len() - 1));
         } else {
@@ -219,7 +316,11 @@ fn infer_roots(
         }
     }
     let mut prog = Program::new(crates);
-    let kinds = register_kinds(&mut prog);
+    let specs = match specs {
+        Some(s) => s.to_vec(),
+        None => custom_resources(&prog),
+    };
+    let kinds = register_kinds(&mut prog, &specs);
     let mut entries = Vec::new();
     let mut starts: Vec<FnRef> = Vec::new();
     let chosen: Vec<&(String, usize)> = match bin {
@@ -239,11 +340,9 @@ fn infer_roots(
         None => bins.iter().collect(),
     };
     for (name, k) in &chosen {
-        let main = prog
-            .module(ModKey { krate: *k, module: 0 })
-            .items
-            .iter()
-            .position(|i| matches!(i, syn::Item::Fn(f) if f.sig.ident == "main"));
+        let main = prog.module(ModKey { krate: *k, module: 0 }).items.iter().position(|i| {
+            i.kind() == crate::source::ItemKind::Fn && matches!(i.get(), syn::Item::Fn(f) if f.sig.ident == "main")
+        });
         if let Some(index) = main {
             starts.push(FnRef::Free(ItemKey { krate: *k, module: 0, index }));
             entries.push(format!("bin {name}"));
@@ -269,12 +368,83 @@ fn infer_roots(
             }
         }
     }
+    Ok(Loaded { prog, kinds, specs, starts, entries })
+}
+
+/// Loads the crates and walks from the entry points, replaying `replay`'s effects where it can and recording
+/// every instance's when `record`.
+fn walk_roots(
+    roots: Vec<(String, PathBuf, bool)>,
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+    parse: crate::source::modules::ParseFn<'_>,
+    replay: Option<Replay<'_>>,
+    record: bool,
+    specs: Option<&[Spec]>,
+) -> Result<Walked, InferError> {
+    let Loaded { prog, kinds, specs, starts, entries } = load(roots, bin, read, parse, specs)?;
     let mut engine = walk::Engine::new(&prog, kinds);
+    let tree = prog.tree();
+    let impls = engine.impl_signature();
+    let spec_files: Vec<PathBuf> =
+        specs.iter().map(|(k, _, _)| prog.module(ModKey { krate: k.krate, module: k.module }).file.clone()).collect();
+    if let Some((t, i)) = replay.as_ref().and_then(|r| r.expect) {
+        if t != tree.as_slice() || i != impls.as_slice() {
+            let inference = Inference::default();
+            return Ok(Walked {
+                inference,
+                recorded: Vec::new(),
+                kinds: Vec::new(),
+                specs,
+                order_dependent: false,
+                missing: Vec::new(),
+                tree,
+                impls,
+                spec_files,
+                stale: true,
+            });
+        }
+    }
+    if record {
+        engine.recorded = Some(Vec::new());
+    }
+    if let Some(r) = replay {
+        let ids: Vec<types::KindId> = r.kinds.iter().map(|res| engine.kinds.id(res)).collect();
+        let map = |k: types::KindId| ids.get(k).copied().unwrap_or(k);
+        // The modules of the changed files, by crate and module index.
+        let changed_mods: Vec<Vec<bool>> =
+            prog.crates.iter().map(|c| c.modules.iter().map(|m| r.changed.contains(&m.file)).collect()).collect();
+        let changed_dep =
+            |m: &ModKey| changed_mods.get(m.krate).and_then(|c| c.get(m.module)).is_none_or(|&changed| changed);
+        for (inst, mut effects) in r.entries {
+            if changed_dep(&inst.f.module()) || (r.check_deps && effects.deps.iter().any(changed_dep)) {
+                continue;
+            }
+            for p in &mut effects.pushed {
+                *p = p.map_kinds(&map);
+            }
+            engine.replay.insert(inst.map_kinds(&map), effects);
+        }
+        engine.bodiless = r.bodiless.take();
+    }
     for s in starts {
         engine.enter(s);
     }
     let mut needs = std::mem::take(&mut engine.needs);
     let mut warnings = std::mem::take(&mut engine.warnings);
+    let mut recorded: Vec<Group> = Vec::new();
+    let mut group_of: std::collections::HashMap<&Path, usize> = std::collections::HashMap::new();
+    for (inst, effects) in engine.recorded.take().unwrap_or_default() {
+        let file = &prog.module(inst.f.module()).file;
+        let g = *group_of.entry(file).or_insert_with(|| {
+            recorded.push((file.clone(), Vec::new()));
+            recorded.len() - 1
+        });
+        recorded[g].1.push((inst, effects));
+    }
+    drop(group_of);
+    let kinds = std::mem::take(&mut engine.kinds.list);
+    let (order_dependent, missing) = (engine.order_dependent, std::mem::take(&mut engine.missing));
     if crate::crd::forgets_index() {
         // The process exits soon: freeing every syntax tree one by one is wasted time (see `crd::generate_with`).
         std::mem::forget(engine);
@@ -284,30 +454,34 @@ fn infer_roots(
     needs.dedup();
     warnings.sort();
     warnings.dedup();
-    Ok(Inference { needs, warnings, entries })
+    let inference = Inference { needs, warnings, entries };
+    Ok(Walked { inference, recorded, kinds, specs, order_dependent, missing, tree, impls, spec_files, stale: false })
 }
 
 fn is_pub(vis: &syn::Visibility) -> bool {
     matches!(vis, syn::Visibility::Public(_))
 }
 
-/// Registers the kind struct each `#[derive(CustomResource)]` spec generates, with its resource.
-fn register_kinds(prog: &mut Program) -> Kinds {
-    let mut kinds = Kinds::default();
-    let specs: Vec<(ItemKey, String, resources::Resource)> = prog
-        .items()
+/// The `#[derive(CustomResource)]` specs of the program.
+fn custom_resources(prog: &Program) -> Vec<Spec> {
+    prog.items_of(crate::source::ItemKind::Struct)
         .filter_map(|(key, item)| match item {
             syn::Item::Struct(s) if crate::crd::derives_custom_resource(&s.attrs) => {
                 resources::custom_resource(&s.attrs).map(|(name, r)| (key, name, r))
             }
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// Registers the kind struct each spec generates, with its resource.
+fn register_kinds(prog: &mut Program, specs: &[Spec]) -> Kinds {
+    let mut kinds = Kinds::default();
     for (key, name, r) in specs {
-        let g = prog.add_generated(ModKey { krate: key.krate, module: key.module }, &name);
-        let id = kinds.id(&r);
+        let g = prog.add_generated(ModKey { krate: key.krate, module: key.module }, name);
+        let id = kinds.id(r);
         kinds.by_generated.insert(g, id);
-        kinds.spec_of.insert(id, key);
+        kinds.spec_of.insert(id, *key);
     }
     kinds
 }

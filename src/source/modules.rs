@@ -41,12 +41,194 @@ pub struct Module {
     pub parent: Option<ModId>,
     /// Child modules by name.
     pub children: BTreeMap<String, ModId>,
-    /// `use` declarations of the module (flattened).
-    pub uses: Vec<UseEntry>,
-    /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
-    pub pub_uses: Vec<bool>,
+    /// `use` declarations of the module, flattened when first asked for.
+    uses: std::cell::OnceCell<(Vec<UseEntry>, Vec<bool>)>,
+    /// The module's `use` items, until [`Module::uses`] flattens them.
+    use_items: std::cell::RefCell<Vec<UseList>>,
     /// Every item but `mod` and `use`, in source order.
-    pub items: Vec<syn::Item>,
+    pub items: Vec<Slot>,
+}
+
+impl Module {
+    /// `use` declarations of the module (flattened).
+    pub fn uses(&self) -> &[UseEntry] {
+        &self.flat_uses().0
+    }
+
+    /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
+    pub fn pub_uses(&self) -> &[bool] {
+        &self.flat_uses().1
+    }
+
+    fn flat_uses(&self) -> &(Vec<UseEntry>, Vec<bool>) {
+        self.uses.get_or_init(|| {
+            let (mut uses, mut public) = (Vec::new(), Vec::new());
+            for list in self.use_items.take() {
+                let (entries, p) = match list {
+                    UseList::Ready(e, p) => (e, p),
+                    UseList::Lazy(make) => make(),
+                };
+                public.extend(std::iter::repeat_n(p, entries.len()));
+                uses.extend(entries);
+            }
+            (uses, public)
+        })
+    }
+}
+
+/// One `use` item: flattened, or flattened from a stored skeleton when the module's uses are first looked at.
+pub enum UseList {
+    /// Its entries and whether it is `pub` (any visibility written).
+    Ready(Vec<UseEntry>, bool),
+    /// Gives them when asked.
+    Lazy(Box<dyn FnOnce() -> (Vec<UseEntry>, bool)>),
+}
+
+impl std::fmt::Debug for UseList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UseList::Ready(e, p) => f.debug_tuple("Ready").field(e).field(p).finish(),
+            UseList::Lazy(_) => f.write_str("Lazy"),
+        }
+    }
+}
+
+/// What kind of item a [`Slot`] holds, known without building it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ItemKind {
+    /// `fn`.
+    Fn,
+    /// `struct`.
+    Struct,
+    /// `enum`.
+    Enum,
+    /// `union`.
+    Union,
+    /// `type` alias.
+    Alias,
+    /// `trait`.
+    Trait,
+    /// `const`.
+    Const,
+    /// `static`.
+    Static,
+    /// `impl` block.
+    Impl,
+    /// Anything else.
+    Other,
+}
+
+impl ItemKind {
+    /// The kind of a syn item.
+    pub fn of(item: &syn::Item) -> ItemKind {
+        match item {
+            syn::Item::Fn(_) => ItemKind::Fn,
+            syn::Item::Struct(_) => ItemKind::Struct,
+            syn::Item::Enum(_) => ItemKind::Enum,
+            syn::Item::Union(_) => ItemKind::Union,
+            syn::Item::Type(_) => ItemKind::Alias,
+            syn::Item::Trait(_) => ItemKind::Trait,
+            syn::Item::Const(_) => ItemKind::Const,
+            syn::Item::Static(_) => ItemKind::Static,
+            syn::Item::Impl(_) => ItemKind::Impl,
+            _ => ItemKind::Other,
+        }
+    }
+}
+
+/// One item of a module: parsed, or built from a stored skeleton the first time it is looked at. Its kind and the
+/// name it declares are known either way.
+pub struct Slot {
+    kind: ItemKind,
+    name: Option<String>,
+    item: std::cell::OnceCell<Box<syn::Item>>,
+    make: Option<Box<dyn Fn() -> syn::Item>>,
+}
+
+impl std::fmt::Debug for Slot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slot").field("kind", &self.kind).field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+impl Slot {
+    /// A parsed item.
+    pub fn ready(item: syn::Item) -> Slot {
+        let name = crate::source::program::item_name(&item);
+        Slot { kind: ItemKind::of(&item), name, item: std::cell::OnceCell::from(Box::new(item)), make: None }
+    }
+
+    /// An item of `kind` declaring `name`, built by `make` when first asked for.
+    pub fn lazy(kind: ItemKind, name: Option<String>, make: Box<dyn Fn() -> syn::Item>) -> Slot {
+        Slot { kind, name, item: std::cell::OnceCell::new(), make: Some(make) }
+    }
+
+    /// The item.
+    pub fn get(&self) -> &syn::Item {
+        self.item.get_or_init(|| {
+            Box::new(match &self.make {
+                Some(make) => make(),
+                None => syn::Item::Verbatim(proc_macro2::TokenStream::new()),
+            })
+        })
+    }
+
+    /// Its kind.
+    pub fn kind(&self) -> ItemKind {
+        self.kind
+    }
+
+    /// The name it declares, if a path can name it (raw identifiers without `r#`).
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+/// A file's top-level content as the module loader reads it.
+#[derive(Debug)]
+pub enum Entry {
+    /// A `use` item.
+    Use(UseList),
+    /// A `mod` (never a `#[cfg(test)]` one): name, `#[path]`, inline content, where its name is written.
+    Mod {
+        /// Name.
+        name: String,
+        /// `#[path = ".."]`.
+        path: Option<String>,
+        /// `mod x { .. }` content.
+        content: Option<Vec<Entry>>,
+        /// The name's span, for errors (none when loaded from a skeleton).
+        span: Option<proc_macro2::Span>,
+    },
+    /// Any other item.
+    Item(Slot),
+}
+
+/// The entries of parsed items.
+pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            syn::Item::Use(u) => {
+                let mut list = Vec::new();
+                flatten_use(&u.tree, &mut Vec::new(), &mut list);
+                out.push(Entry::Use(UseList::Ready(list, !matches!(u.vis, syn::Visibility::Inherited))));
+            }
+            syn::Item::Mod(m) => {
+                if is_cfg_test(&m.attrs) {
+                    continue;
+                }
+                out.push(Entry::Mod {
+                    name: unraw(&m.ident),
+                    path: path_attr(&m.attrs),
+                    span: Some(m.ident.span()),
+                    content: m.content.map(|(_, inner)| entries(inner)),
+                });
+            }
+            other => out.push(Entry::Item(Slot::ready(other))),
+        }
+    }
+    out
 }
 
 /// A crate: the module tree below one crate root, every file fully parsed.
@@ -65,15 +247,26 @@ impl Crate {
         root: &Path,
         read: &dyn Fn(&Path) -> std::io::Result<String>,
     ) -> Result<Crate, SourceError> {
+        Crate::load_with(name, root, read, &parse_entries)
+    }
+
+    /// [`Crate::load`] with each file's text turned into items by `parse` (e.g. from a cache of skeletons).
+    pub fn load_with(
+        name: &str,
+        root: &Path,
+        read: &dyn Fn(&Path) -> std::io::Result<String>,
+        parse: ParseFn<'_>,
+    ) -> Result<Crate, SourceError> {
         let mut krate = Crate { name: name.to_string(), modules: Vec::new() };
         let dir = root.parent().map(Path::to_path_buf).unwrap_or_default();
-        krate.load_file(read, root, vec!["crate".into()], None, dir)?;
+        krate.load_file(read, parse, root, vec!["crate".into()], None, dir)?;
         Ok(krate)
     }
 
     fn load_file(
         &mut self,
         read: &dyn Fn(&Path) -> std::io::Result<String>,
+        parse: ParseFn<'_>,
         path: &Path,
         mod_path: Vec<String>,
         parent: Option<ModId>,
@@ -85,24 +278,19 @@ impl Crate {
             column: 0,
             message: format!("cannot read the file: {e}"),
         })?;
-        let file = parse_file(&text).map_err(|e| {
-            SourceError::at(
-                path,
-                e.span(),
-                format!("does not parse as Rust: {e} (fix the syntax; kubesmith never compiles it)"),
-            )
-        })?;
+        let items = parse(path, &text)?;
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        self.load_items(read, path, &file_dir, file.items, mod_path, parent, mod_dir, false)
+        self.load_items(read, parse, path, &file_dir, items, mod_path, parent, mod_dir, false)
     }
 
     #[allow(clippy::too_many_arguments)]
     fn load_items(
         &mut self,
         read: &dyn Fn(&Path) -> std::io::Result<String>,
+        parse: ParseFn<'_>,
         file: &Path,
         file_dir: &Path,
-        items: Vec<syn::Item>,
+        items: Vec<Entry>,
         mod_path: Vec<String>,
         parent: Option<ModId>,
         mod_dir: PathBuf,
@@ -114,8 +302,8 @@ impl Crate {
             file: file.to_path_buf(),
             parent,
             children: BTreeMap::new(),
-            uses: Vec::new(),
-            pub_uses: Vec::new(),
+            uses: Default::default(),
+            use_items: Default::default(),
             items: Vec::new(),
         });
         if let (Some(p), Some(name)) = (parent, mod_path.last()) {
@@ -123,26 +311,14 @@ impl Crate {
         }
         for item in items {
             match item {
-                syn::Item::Use(u) => {
-                    let mut out = Vec::new();
-                    flatten_use(&u.tree, &mut Vec::new(), &mut out);
-                    let public = !matches!(u.vis, syn::Visibility::Inherited);
-                    let m = &mut self.modules[id];
-                    m.pub_uses.extend(std::iter::repeat_n(public, out.len()));
-                    m.uses.extend(out);
-                }
-                syn::Item::Mod(m) => {
-                    if is_cfg_test(&m.attrs) {
-                        continue;
-                    }
-                    let name = unraw(&m.ident);
+                Entry::Use(list) => self.modules[id].use_items.get_mut().push(list),
+                Entry::Mod { name, path: path_attr, content, span } => {
                     let mut child_path = mod_path.clone();
                     child_path.push(name.clone());
-                    let path_attr = path_attr(&m.attrs);
-                    match m.content {
-                        Some((_, items)) => {
+                    match content {
+                        Some(items) => {
                             let dir = mod_dir.join(path_attr.as_deref().unwrap_or(&name));
-                            self.load_items(read, file, file_dir, items, child_path, Some(id), dir, true)?;
+                            self.load_items(read, parse, file, file_dir, items, child_path, Some(id), dir, true)?;
                         }
                         None => {
                             let candidates: Vec<PathBuf> = match &path_attr {
@@ -152,25 +328,25 @@ impl Crate {
                             };
                             let Some(found) = candidates.iter().find(|p| read(p).is_ok()).cloned() else {
                                 let looked = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
-                                return Err(SourceError::at(
-                                    file,
-                                    m.ident.span(),
-                                    format!(
-                                        "module `{name}` not found (looked for {}): create the file or remove the `mod` line",
-                                        looked.join(", ")
-                                    ),
-                                ));
+                                let message = format!(
+                                    "module `{name}` not found (looked for {}): create the file or remove the `mod` line",
+                                    looked.join(", ")
+                                );
+                                return Err(match span {
+                                    Some(span) => SourceError::at(file, span, message),
+                                    None => SourceError { path: file.to_path_buf(), line: 0, column: 0, message },
+                                });
                             };
                             let child_dir = if path_attr.is_some() || found.file_name().is_some_and(|f| f == "mod.rs") {
                                 found.parent().map(Path::to_path_buf).unwrap_or_default()
                             } else {
                                 mod_dir.join(&name)
                             };
-                            self.load_file(read, &found, child_path, Some(id), child_dir)?;
+                            self.load_file(read, parse, &found, child_path, Some(id), child_dir)?;
                         }
                     }
                 }
-                other => self.modules[id].items.push(other),
+                Entry::Item(slot) => self.modules[id].items.push(slot),
             }
         }
         Ok(id)
@@ -195,8 +371,27 @@ impl Crate {
     }
 }
 
+/// Turns a file's text into its entries: [`parse_entries`], or another reader of the same text.
+pub type ParseFn<'a> = &'a dyn Fn(&Path, &str) -> Result<Vec<Entry>, SourceError>;
+
+/// A file's entries, parsed in full with syn.
+pub fn parse_entries(path: &Path, text: &str) -> Result<Vec<Entry>, SourceError> {
+    parse_items(path, text).map(entries)
+}
+
+/// A file's items, parsed in full with syn (a syntax error names the place and the fix).
+pub fn parse_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceError> {
+    parse_file(text).map(|f| f.items).map_err(|e| {
+        SourceError::at(
+            path,
+            e.span(),
+            format!("does not parse as Rust: {e} (fix the syntax; kubesmith never compiles it)"),
+        )
+    })
+}
+
 /// [`syn::parse_file`] with a leading BOM and a shebang line tolerated (line numbers kept).
-fn parse_file(text: &str) -> syn::Result<syn::File> {
+pub fn parse_file(text: &str) -> syn::Result<syn::File> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.starts_with("#!") && !text.starts_with("#![") {
         let end = text.find('\n').unwrap_or(text.len());
@@ -234,9 +429,9 @@ mod tests {
         let krate = Crate::load("demo", Path::new("src/lib.rs"), &read).unwrap();
         let paths: Vec<String> = krate.modules.iter().map(|m| m.path.join("::")).collect();
         assert_eq!(paths, ["crate", "crate::a", "crate::a::deep", "crate::b", "crate::c", "crate::inline"]);
-        assert_eq!(krate.modules[0].uses[0].path, ["a", "Thing"]);
-        assert!(krate.modules[0].pub_uses[0]);
-        let syn::Item::Fn(f) = &krate.modules[3].items[0] else { panic!("fn expected") };
+        assert_eq!(krate.modules[0].uses()[0].path, ["a", "Thing"]);
+        assert!(krate.modules[0].pub_uses()[0]);
+        let syn::Item::Fn(f) = krate.modules[3].items[0].get() else { panic!("fn expected") };
         assert_eq!(f.block.stmts.len(), 2, "fn bodies are parsed in full");
         assert_eq!(krate.module_of_path(2, &["super".into(), "super".into(), "b".into()]), Some(3));
     }

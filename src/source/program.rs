@@ -4,11 +4,11 @@
 
 use std::collections::HashMap;
 
-use super::modules::{Crate, ModId};
+use super::modules::{Crate, ItemKind, ModId};
 use super::syntax::{UseEntry, unraw};
 
 /// An item of the program: `crates[krate].modules[module].items[index]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct ItemKey {
     /// Crate index.
     pub krate: usize,
@@ -19,7 +19,7 @@ pub struct ItemKey {
 }
 
 /// A module of the program (the default is the first crate's root).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct ModKey {
     /// Crate index.
     pub krate: usize,
@@ -54,6 +54,8 @@ pub struct Program {
     names: HashMap<ModKey, HashMap<String, Vec<usize>>>,
     generated: Vec<(ModKey, String)>,
     generated_names: HashMap<(ModKey, String), usize>,
+    /// Modules looked at since [`Program::watch`], while watching.
+    touched: std::cell::RefCell<Option<std::collections::BTreeSet<ModKey>>>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -84,8 +86,8 @@ impl Program {
             for (m, module) in c.modules.iter().enumerate() {
                 let names = p.names.entry(ModKey { krate: k, module: m }).or_default();
                 for (i, item) in module.items.iter().enumerate() {
-                    if let Some(n) = item_name(item) {
-                        names.entry(n).or_default().push(i);
+                    if let Some(n) = item.name() {
+                        names.entry(n.to_string()).or_default().push(i);
                     }
                 }
             }
@@ -103,11 +105,38 @@ impl Program {
 
     /// The item behind a key.
     pub fn item(&self, key: ItemKey) -> &syn::Item {
-        &self.crates[key.krate].modules[key.module].items[key.index]
+        self.touch(ModKey { krate: key.krate, module: key.module });
+        self.crates[key.krate].modules[key.module].items[key.index].get()
+    }
+
+    /// Starts noting every module whose names, `use`s or items are looked at (what a result depends on).
+    pub fn watch(&self) {
+        *self.touched.borrow_mut() = Some(Default::default());
+    }
+
+    /// The modules looked at since [`Program::watch`], in order; stops watching.
+    pub fn watched(&self) -> Vec<ModKey> {
+        self.touched.borrow_mut().take().map(|s| s.into_iter().collect()).unwrap_or_default()
+    }
+
+    fn touch(&self, m: ModKey) {
+        if let Some(t) = self.touched.borrow_mut().as_mut() {
+            t.insert(m);
+        }
+    }
+
+    /// The module tree: each module's crate, path and file, in order (equal trees give equal keys).
+    pub fn tree(&self) -> Vec<String> {
+        self.crates
+            .iter()
+            .enumerate()
+            .flat_map(|(k, c)| c.modules.iter().map(move |m| format!("{k} {} {}", m.path.join("::"), m.file.display())))
+            .collect()
     }
 
     /// The module of an item.
     pub fn module(&self, m: ModKey) -> &super::modules::Module {
+        self.touch(m);
         &self.crates[m.krate].modules[m.module]
     }
 
@@ -120,7 +149,25 @@ impl Program {
     pub fn items(&self) -> impl Iterator<Item = (ItemKey, &syn::Item)> {
         self.crates.iter().enumerate().flat_map(|(k, c)| {
             c.modules.iter().enumerate().flat_map(move |(m, module)| {
-                module.items.iter().enumerate().map(move |(i, item)| (ItemKey { krate: k, module: m, index: i }, item))
+                module
+                    .items
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, item)| (ItemKey { krate: k, module: m, index: i }, item.get()))
+            })
+        })
+    }
+
+    /// Every item of one kind with its key (items of other kinds are not built).
+    pub fn items_of(&self, kind: ItemKind) -> impl Iterator<Item = (ItemKey, &syn::Item)> {
+        self.crates.iter().enumerate().flat_map(move |(k, c)| {
+            c.modules.iter().enumerate().flat_map(move |(m, module)| {
+                module
+                    .items
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, item)| item.kind() == kind)
+                    .map(move |(i, item)| (ItemKey { krate: k, module: m, index: i }, item.get()))
             })
         })
     }
@@ -129,7 +176,7 @@ impl Program {
     pub fn external_globs(&self, at: ModKey, local: &[UseEntry]) -> Vec<Vec<String>> {
         local
             .iter()
-            .chain(&self.module(at).uses)
+            .chain(self.module(at).uses())
             .filter(|u| u.glob)
             .filter(|u| matches!(self.resolve_prefix(at, &u.path, &[], 0), Res::External(_)))
             .map(|u| u.path.clone())
@@ -222,7 +269,7 @@ impl Program {
         if let Some(r) = self.name_in_module(at, name, depth + 1) {
             return r;
         }
-        for u in local.iter().chain(&self.module(at).uses).filter(|u| u.glob) {
+        for u in local.iter().chain(self.module(at).uses()).filter(|u| u.glob) {
             if let Res::Module(m) = self.resolve_use_prefix(at, &u.path, depth + 1) {
                 if let Some(r) = self.name_in_module(m, name, depth + 1) {
                     return r;
@@ -237,6 +284,7 @@ impl Program {
 
     /// A name defined in or imported into module `m`: items, generated names, child modules, `use` aliases.
     fn name_in_module(&self, m: ModKey, name: &str, depth: usize) -> Option<Res> {
+        self.touch(m);
         if depth > MAX_DEPTH {
             return None;
         }
@@ -245,17 +293,16 @@ impl Program {
         }
         if let Some(idx) = self.names.get(&m).and_then(|n| n.get(name)) {
             // A type and a fn may share a name; prefer the type (the fn is found through the value path).
-            let pick =
-                idx.iter().copied().find(|&i| !matches!(self.module(m).items[i], syn::Item::Fn(_))).unwrap_or(idx[0]);
+            let pick = idx.iter().copied().find(|&i| self.module(m).items[i].kind() != ItemKind::Fn).unwrap_or(idx[0]);
             return Some(Res::Item(ItemKey { krate: m.krate, module: m.module, index: pick }));
         }
         if let Some(&child) = self.module(m).children.get(name) {
             return Some(Res::Module(ModKey { krate: m.krate, module: child }));
         }
-        if let Some(u) = self.module(m).uses.iter().find(|u| !u.glob && u.alias == name) {
+        if let Some(u) = self.module(m).uses().iter().find(|u| !u.glob && u.alias == name) {
             return Some(self.resolve_use(m, &u.path, depth + 1));
         }
-        for u in self.module(m).uses.iter().filter(|u| u.glob) {
+        for u in self.module(m).uses().iter().filter(|u| u.glob) {
             if let Res::Module(inner) = self.resolve_use_prefix(m, &u.path, depth + 1) {
                 if inner != m {
                     if let Some(r) = self.name_in_module(inner, name, depth + 1) {

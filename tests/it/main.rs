@@ -18,5 +18,6 @@ mod golden;
 mod init;
 mod k8s_version;
 mod make_manifests_problems;
+mod rbac_cache;
 mod rbac_infer;
 mod support;

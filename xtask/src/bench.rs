@@ -11,7 +11,11 @@
 //! is finer than one run's 10 ms resolution). The load average is printed with the table.
 //! The aim is under 50 ms for 100 kinds.
 //!
-//! A second table times `kubesmith rbac infer` (the RBAC inference `make manifests` runs as its drift check when the
+//! Every project gets an (empty) `target/` folder, as a crate that has been built has: kubesmith keeps the cache of
+//! its RBAC inference there. A second table measures the edit–generate loop after an edit: before each of the N
+//! runs, one controller (`kind1.rs`) is modified (a statement added to, then removed from, a fn body).
+//!
+//! A third table times `kubesmith rbac infer` (the RBAC inference `make manifests` runs as its drift check when the
 //! sources hold RBAC markers) on the same projects and on the workspace fixture `tests/fixtures/rbac-infer/orchard`,
 //! whose operator makes every kind of API call inference reads.
 
@@ -61,10 +65,19 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut dirs = Vec::new();
     for n in kinds {
         let dir = scaffold(&exe, &base, n)?;
+        std::fs::create_dir_all(dir.join("target"))?;
         run_ok(&exe, &dir, &["make", "manifests"])?;
         let crds = std::fs::read_dir(dir.join("config/crd/bases"))?.count();
         println!("| {n} | {crds} | {} |", measure(&exe, &dir, &["make", "manifests"], runs)?);
         dirs.push((n.to_string(), dir));
+    }
+    println!();
+    println!("kubesmith make manifests after an edit of one controller, {runs} runs each");
+    println!();
+    println!("| kinds | median | min | max | CPU (user+sys, mean) |");
+    println!("|------:|-------:|----:|----:|---------------:|");
+    for (n, dir) in &dirs {
+        println!("| {n} | {} |", measure_after_edit(&exe, dir, runs)?);
     }
     println!();
     println!("kubesmith rbac infer, {runs} runs each");
@@ -102,6 +115,52 @@ fn measure(exe: &Path, dir: &Path, args: &[&str], runs: usize) -> Result<String>
         cpu.map(|s| format!("{:.1} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
         rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into())
     ))
+}
+
+/// `median | min | max | CPU` of `kubesmith make manifests` in `dir`, each run right after an edit of the body of a
+/// fn of the first kind's controller (a statement added, then removed again); the file is restored at the end.
+fn measure_after_edit(exe: &Path, dir: &Path, runs: usize) -> Result<String> {
+    let file = find_file(&dir.join("src/controller"), "kind1.rs").context("no controller kind1.rs")?;
+    let original = std::fs::read_to_string(&file)?;
+    let at = original.find("async fn cleanup(").context("no cleanup fn in the controller")?;
+    let open = at + original[at..].find("{\n").context("no cleanup body")? + 2;
+    let edited = format!(
+        "{}        debug!(controller = CONTROLLER_NAME, \"cleaning up\");\n{}",
+        &original[..open],
+        &original[open..]
+    );
+    run_ok(exe, dir, &["make", "manifests"])?;
+    let mut times = Vec::with_capacity(runs);
+    let cpu_before = children_cpu_ticks();
+    for i in 0..runs {
+        std::fs::write(&file, if i % 2 == 0 { &edited } else { &original })?;
+        let t = Instant::now();
+        run_ok(exe, dir, &["make", "manifests"])?;
+        times.push(t.elapsed());
+    }
+    let cpu = cpu_before.zip(children_cpu_ticks()).map(|(a, b)| (b - a) as f64 / 100.0 / runs.max(1) as f64);
+    std::fs::write(&file, &original)?;
+    run_ok(exe, dir, &["make", "manifests"])?;
+    times.sort();
+    Ok(format!(
+        "{} | {} | {} | {}",
+        ms(times[times.len() / 2]),
+        ms(times[0]),
+        ms(times[times.len() - 1]),
+        cpu.map(|s| format!("{:.1} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
+    ))
+}
+
+/// The first file named `name` below `dir`.
+fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in &entries {
+        if p.file_name().is_some_and(|f| f == name) {
+            return Some(p.clone());
+        }
+    }
+    entries.iter().filter(|p| p.is_dir()).find_map(|p| find_file(p, name))
 }
 
 /// User + sys time of the waited-for children of this process, in 1/100 s (`cutime` + `cstime` of

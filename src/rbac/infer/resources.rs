@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 const TABLE: &str = include_str!("../../../data/k8s-resources.tsv");
 
 /// A Kubernetes resource type.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct Resource {
     /// API group (`""` for core).
     pub group: String,

@@ -3,13 +3,15 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use crate::source::{ItemKey, ModKey, Program, Res, syntax::UseEntry};
 
 /// Index of a resource in [`Kinds`].
 pub type KindId = usize;
 
 /// A function inference can call: a free fn, a method of an `impl` block, or a trait's default method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum FnRef {
     /// `fn` item.
     Free(ItemKey),
@@ -20,7 +22,7 @@ pub enum FnRef {
 }
 
 /// A type as far as inference knows it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Ty {
     /// Not known.
     Unknown,
@@ -44,7 +46,29 @@ pub enum Ty {
     Gvk(String, String, String),
 }
 
+impl FnRef {
+    /// The module the fn is written in.
+    pub fn module(self) -> ModKey {
+        let (FnRef::Free(k) | FnRef::Method(k, _) | FnRef::TraitDefault(k, _)) = self;
+        ModKey { krate: k.krate, module: k.module }
+    }
+}
+
 impl Ty {
+    /// The same type with every resource id replaced by `map(id)`.
+    pub fn map_kinds(&self, map: &dyn Fn(KindId) -> KindId) -> Ty {
+        let all = |v: &[Ty]| v.iter().map(|t| t.map_kinds(map)).collect();
+        match self {
+            Ty::Kind(k) => Ty::Kind(map(*k)),
+            Ty::Adt(k, a) => Ty::Adt(*k, all(a)),
+            Ty::Ext(n, a) => Ty::Ext(n.clone(), all(a)),
+            Ty::Dyn(t, a) => Ty::Dyn(t.clone(), all(a)),
+            Ty::Tuple(a) => Ty::Tuple(all(a)),
+            Ty::ApiResource(k) => Ty::ApiResource(k.map(map)),
+            Ty::Unknown | Ty::Param(_) | Ty::Fn(_) | Ty::Gvk(..) => self.clone(),
+        }
+    }
+
     /// `Ext(name, args)`.
     pub fn ext(name: &str, args: Vec<Ty>) -> Ty {
         Ty::Ext(name.to_string(), args)

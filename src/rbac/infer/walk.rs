@@ -9,15 +9,17 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+
 use syn::spanned::Spanned;
 
 use super::kube_api;
-use super::types::{FnRef, Kinds, Scope, Ty, TypeCx, path_segs, refine, segment_type_args, subst, unify};
+use super::types::{FnRef, KindId, Kinds, Scope, Ty, TypeCx, path_segs, refine, segment_type_args, subst, unify};
 use crate::source::syntax::{UseEntry, flatten_use, unraw};
 use crate::source::{ItemKey, ModKey, Program, Res};
 
 /// One access the code needs, where it is made.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Need {
     /// API group.
     pub group: String,
@@ -34,7 +36,7 @@ pub struct Need {
 }
 
 /// A call whose resource cannot be known statically.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Warning {
     /// File of the call.
     pub file: PathBuf,
@@ -44,15 +46,102 @@ pub struct Warning {
     pub message: String,
 }
 
+/// A fast hasher for the walk's own maps (instances, fn refs, type keys): FxHash's multiply–rotate, which is
+/// plenty for keys that are not chosen by an adversary.
+#[derive(Default, Clone, Copy)]
+pub struct Fx;
+
+impl std::hash::BuildHasher for Fx {
+    type Hasher = FxHasher;
+    fn build_hasher(&self) -> FxHasher {
+        FxHasher(0)
+    }
+}
+
+/// The hasher of [`Fx`].
+pub struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]));
+        }
+        let mut tail = [0u8; 8];
+        let rest = chunks.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        self.add(u64::from_le_bytes(tail) ^ rest.len() as u64);
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 /// Most instances (distinct argument types) read per fn; past it the fn is read once with its declared types.
 const MAX_INSTANCES_PER_FN: usize = 24;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Instance {
-    f: FnRef,
-    self_ty: Option<Ty>,
-    generics: BTreeMap<String, Ty>,
-    params: Vec<Ty>,
+/// One reading of a fn: the fn with the types it is read with.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Instance {
+    /// The fn.
+    pub f: FnRef,
+    /// `Self`, when known from the caller.
+    pub self_ty: Option<Ty>,
+    /// Generic parameters bound by the caller.
+    pub generics: BTreeMap<String, Ty>,
+    /// The argument types.
+    pub params: Vec<Ty>,
+}
+
+impl Instance {
+    /// The same instance with every resource id replaced by `map(id)`.
+    pub fn map_kinds(&self, map: &dyn Fn(KindId) -> KindId) -> Instance {
+        Instance {
+            f: self.f,
+            self_ty: self.self_ty.as_ref().map(|t| t.map_kinds(map)),
+            generics: self.generics.iter().map(|(k, v)| (k.clone(), v.map_kinds(map))).collect(),
+            params: self.params.iter().map(|t| t.map_kinds(map)).collect(),
+        }
+    }
+}
+
+/// What reading one instance did, all that a later run needs to replay it without reading the body: the
+/// needs found, the warnings raised and the instances queued, in order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Effects {
+    /// Needs, in the order found.
+    pub needs: Vec<Need>,
+    /// Warnings raised (before de-duplication).
+    pub warnings: Vec<Warning>,
+    /// Instances queued, as asked (before the per-fn cap).
+    pub pushed: Vec<Instance>,
+    /// The modules whose names, `use`s or items the reading looked at.
+    pub deps: Vec<ModKey>,
+    /// Whether it looked methods up in the impls of the sources.
+    pub impls: bool,
 }
 
 /// A type's address, module, generic bindings and `Self`.
@@ -109,14 +198,28 @@ pub struct Engine<'p> {
     pub kinds: Kinds,
     impls: Vec<ImplInfo>,
     queue: VecDeque<Instance>,
-    seen: HashSet<Instance>,
-    per_fn: HashMap<FnRef, usize>,
+    seen: HashSet<Instance, Fx>,
+    per_fn: HashMap<FnRef, usize, Fx>,
     /// Conversions of types written in the sources' items (signatures, fields, impl headers), by address.
-    type_cache: HashMap<TypeKey, Ty>,
+    type_cache: HashMap<TypeKey, Ty, Fx>,
     /// Accesses found.
     pub needs: Vec<Need>,
     /// Unresolved calls.
     pub warnings: Vec<Warning>,
+    /// When `Some`, every instance read or replayed is recorded here with its effects, in order.
+    pub recorded: Option<Vec<(Instance, Effects)>>,
+    /// Effects of instances read by an earlier run that are still valid: replayed instead of read.
+    pub replay: HashMap<Instance, Effects, Fx>,
+    /// Files whose fn bodies are not loaded (skeletons): reading an instance there that is not in
+    /// [`Engine::replay`] stops the walk and names the file in [`Engine::missing`].
+    pub bodiless: HashSet<PathBuf>,
+    /// The bodiless files the walk needed (their instances were skipped).
+    pub missing: Vec<PathBuf>,
+    /// Whether a read depended on the order resources were met (`ApiResource::from_gvk` looks the kind up in
+    /// that list), which a replay cannot reproduce.
+    pub order_dependent: bool,
+    /// The effects of the instance being read, while recording.
+    current: Option<Effects>,
 }
 
 impl<'p> Engine<'p> {
@@ -127,13 +230,19 @@ impl<'p> Engine<'p> {
             kinds,
             impls: Vec::new(),
             queue: VecDeque::new(),
-            seen: HashSet::new(),
-            per_fn: HashMap::new(),
-            type_cache: HashMap::new(),
+            seen: HashSet::default(),
+            per_fn: HashMap::default(),
+            type_cache: HashMap::default(),
             needs: Vec::new(),
             warnings: Vec::new(),
+            recorded: None,
+            replay: HashMap::default(),
+            bodiless: HashSet::new(),
+            missing: Vec::new(),
+            order_dependent: false,
+            current: None,
         };
-        for (key, item) in prog.items() {
+        for (key, item) in prog.items_of(crate::source::ItemKind::Impl) {
             let syn::Item::Impl(imp) = item else { continue };
             let at = ModKey { krate: key.krate, module: key.module };
             let head = match &*imp.self_ty {
@@ -158,11 +267,104 @@ impl<'p> Engine<'p> {
     pub fn enter(&mut self, f: FnRef) {
         self.push(Instance { f, self_ty: None, generics: BTreeMap::new(), params: Vec::new() });
         while let Some(inst) = self.queue.pop_front() {
+            if let Some(effects) = self.replay.remove(&inst) {
+                self.needs.extend(effects.needs.iter().cloned());
+                for w in &effects.warnings {
+                    self.add_warning(w.clone());
+                }
+                for p in &effects.pushed {
+                    self.push(p.clone());
+                }
+                if let Some(r) = &mut self.recorded {
+                    r.push((inst, effects));
+                }
+                continue;
+            }
+            if !self.bodiless.is_empty() {
+                let file = &self.prog.module(inst.f.module()).file;
+                if self.bodiless.contains(file) {
+                    if !self.missing.contains(file) {
+                        self.missing.push(file.clone());
+                    }
+                    continue;
+                }
+            }
+            let recording = self.recorded.is_some();
+            let needs_before = self.needs.len();
+            if recording {
+                self.current = Some(Effects::default());
+                self.prog.watch();
+            }
             self.run(&inst);
+            if let (Some(mut effects), Some(r)) = (self.current.take(), self.recorded.as_mut()) {
+                effects.needs = self.needs[needs_before..].to_vec();
+                effects.deps = self.prog.watched();
+                r.push((inst, effects));
+            }
         }
     }
 
+    /// The impls of the sources as methods are looked up in them: each impl's file, self type, trait and fns, in
+    /// order, written without item indexes (equal lists give equal lookups, but for impls whose module changed).
+    pub fn impl_signature(&self) -> Vec<String> {
+        let desc = |k: &ItemKey| {
+            let m = self.prog.module(ModKey { krate: k.krate, module: k.module });
+            format!(
+                "{}::{}",
+                m.path.join("::"),
+                crate::source::program::item_name(self.prog.item(*k)).unwrap_or_default()
+            )
+        };
+        let out = self
+            .impls
+            .iter()
+            .map(|i| {
+                let head = match &i.head {
+                    Some(Head::Item(k)) => desc(k),
+                    Some(Head::Generated(g)) => format!("generated {g}"),
+                    Some(Head::Ext(n)) => format!("ext {n}"),
+                    None => String::new(),
+                };
+                let fns: Vec<String> = match self.prog.item(i.key) {
+                    syn::Item::Impl(imp) => imp
+                        .items
+                        .iter()
+                        .map(|it| match it {
+                            syn::ImplItem::Fn(f) => f.sig.ident.to_string(),
+                            _ => "-".into(),
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let file = &self.prog.module(ModKey { krate: i.key.krate, module: i.key.module }).file;
+                format!(
+                    "{} | {head} | {} | {}",
+                    file.display(),
+                    i.trait_key.as_ref().map(desc).unwrap_or_default(),
+                    fns.join(",")
+                )
+            })
+            .collect();
+        out
+    }
+
+    /// Reads one instance alone (nothing it queues is read) and gives its effects.
+    pub fn read_alone(&mut self, inst: &Instance) -> Effects {
+        let needs_before = self.needs.len();
+        self.current = Some(Effects::default());
+        self.prog.watch();
+        self.run(inst);
+        let mut effects = self.current.take().unwrap_or_default();
+        effects.needs = self.needs.split_off(needs_before);
+        effects.deps = self.prog.watched();
+        self.queue.clear();
+        effects
+    }
+
     fn push(&mut self, mut inst: Instance) {
+        if let Some(c) = &mut self.current {
+            c.pushed.push(inst.clone());
+        }
         let count = self.per_fn.entry(inst.f).or_default();
         if *count >= MAX_INSTANCES_PER_FN {
             inst = Instance { f: inst.f, self_ty: None, generics: BTreeMap::new(), params: Vec::new() };
@@ -410,6 +612,9 @@ impl<'p> Engine<'p> {
 
     /// The methods named `name` a receiver of type `recv` may call, with the impl's generic bindings.
     fn methods(&mut self, fr: &Frame, recv: &Ty, name: &str) -> Vec<(FnRef, Option<Ty>, BTreeMap<String, Ty>)> {
+        if let Some(c) = &mut self.current {
+            c.impls = true;
+        }
         let recv = recv.pointee().clone();
         let head = match &recv {
             Ty::Adt(k, _) => Some(Head::Item(*k)),
@@ -1197,6 +1402,7 @@ impl<'p> Engine<'p> {
                 // A GroupVersionKind of literals: the resource of a known kind, or the plural written next to it.
                 let Some(Ty::Gvk(g, v, k)) = args.first() else { return Ty::ApiResource(None) };
                 let plural = c.args.get(1).and_then(string_lit);
+                self.order_dependent = true;
                 let own = self.kinds.list.iter().position(|r| &r.group == g && &r.kind == k);
                 let known = match (own, super::resources::k8s_gvk(g, v, k)) {
                     (Some(id), _) => Some(self.kinds.list[id].clone()),
@@ -1539,6 +1745,13 @@ impl<'p> Engine<'p> {
 
     fn warn(&mut self, fr: &Frame, line: usize, message: String) {
         let w = Warning { file: fr.file.clone(), line, message };
+        if let Some(c) = &mut self.current {
+            c.warnings.push(w.clone());
+        }
+        self.add_warning(w);
+    }
+
+    fn add_warning(&mut self, w: Warning) {
         if !self.warnings.contains(&w) {
             self.warnings.push(w);
         }
