@@ -221,11 +221,15 @@ pub enum Outcome {
     Full,
 }
 
+/// A file read in this run: `None` when it cannot be read, else its text (kept only when a reader asked for it)
+/// and its fingerprint.
+type ReadFile = Option<(Option<String>, u128)>;
+
 /// Files read in this run, each once: the text (or `None` when it cannot be read) and its fingerprint.
 #[derive(Default)]
 struct Reads {
     /// Path → `None` when it cannot be read, else its text (kept only when a reader asked for it) and fingerprint.
-    files: RefCell<HashMap<PathBuf, Option<(Option<String>, u128)>>>,
+    files: RefCell<HashMap<PathBuf, ReadFile>>,
 }
 
 impl Reads {

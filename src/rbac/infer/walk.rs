@@ -315,8 +315,7 @@ impl<'p> Engine<'p> {
                 crate::source::program::item_name(self.prog.item(*k)).unwrap_or_default()
             )
         };
-        let out = self
-            .impls
+        self.impls
             .iter()
             .map(|i| {
                 let head = match &i.head {
@@ -344,8 +343,7 @@ impl<'p> Engine<'p> {
                     fns.join(",")
                 )
             })
-            .collect();
-        out
+            .collect()
     }
 
     /// Reads one instance alone (nothing it queues is read) and gives its effects.

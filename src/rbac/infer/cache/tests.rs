@@ -332,7 +332,8 @@ fn every_edit_of_every_file_of_the_orchard_fixture_equals_the_full_read() {
     };
     check("cold");
     assert_eq!(check("warm"), Outcome::Unchanged);
-    let edits: [(&str, fn(&str) -> String); 4] = [
+    type Edit = (&'static str, fn(&str) -> String);
+    let edits: [Edit; 4] = [
         ("a line added at the top", |t| format!("\n{t}")),
         ("a fn added", |t| format!("{t}\nfn zz_added() {{}}\n")),
         ("a use added", |t| format!("{t}\nuse std::fmt::Write as _;\n")),
