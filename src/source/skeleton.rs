@@ -221,7 +221,7 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
             match i {
                 syn::Item::Use(u) => {
                     let at = body.len();
-                    let _ = bincode::serialize_into(&mut *body, &(vis(&u.vis), use_tree(&u.tree)));
+                    let _ = postcard::to_io(&(vis(&u.vis), use_tree(&u.tree)), &mut *body);
                     out.push(Node::Use(at as u32, (body.len() - at) as u32));
                 }
                 syn::Item::Mod(m) if is_cfg_test(&m.attrs) => {}
@@ -232,7 +232,7 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
                 )),
                 other => {
                     let at = body.len();
-                    let _ = bincode::serialize_into(&mut *body, &item(other, keep_attrs));
+                    let _ = postcard::to_io(&item(other, keep_attrs), &mut *body);
                     out.push(Node::Item(
                         ItemKind::of(other),
                         super::program::item_name(other),
@@ -245,7 +245,7 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
         out
     }
     let mut body = Vec::new();
-    let head = bincode::serialize(&outline(items, keep_attrs, &mut body)).unwrap_or_default();
+    let head = postcard::to_allocvec(&outline(items, keep_attrs, &mut body)).unwrap_or_default();
     let mut out = Vec::with_capacity(4 + head.len() + body.len());
     out.extend_from_slice(&(head.len() as u32).to_le_bytes());
     out.extend_from_slice(&head);
@@ -256,7 +256,7 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
 /// The module loader's entries of an [`encode`]d skeleton; items are built from `bytes` when first looked at.
 pub fn entries(bytes: &Arc<[u8]>) -> Option<Vec<Entry>> {
     let head_len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
-    let head: Vec<Node> = bincode::deserialize(bytes.get(4..4 + head_len)?).ok()?;
+    let head: Vec<Node> = postcard::from_bytes(bytes.get(4..4 + head_len)?).ok()?;
     let body = 4 + head_len;
     fn convert(nodes: Vec<Node>, bytes: &Arc<[u8]>, body: usize) -> Option<Vec<Entry>> {
         let mut out = Vec::with_capacity(nodes.len());
@@ -268,7 +268,7 @@ pub fn entries(bytes: &Arc<[u8]>) -> Option<Vec<Entry>> {
                     let bytes = Arc::clone(bytes);
                     Entry::Use(UseList::Lazy(Box::new(move || {
                         let mut list = Vec::new();
-                        match bincode::deserialize::<(Vis, UseTree)>(&bytes[at..at + len]) {
+                        match postcard::from_bytes::<(Vis, UseTree)>(&bytes[at..at + len]) {
                             Ok((v, tree)) => {
                                 flatten(&tree, &mut Vec::new(), &mut list);
                                 (list, v != Vis::Inherited)
@@ -294,7 +294,7 @@ pub fn entries(bytes: &Arc<[u8]>) -> Option<Vec<Entry>> {
                         kind,
                         name,
                         Box::new(move || {
-                            bincode::deserialize::<Item>(&bytes[at..at + len]).map_or(Item::Other, |i| i).to_syn()
+                            postcard::from_bytes::<Item>(&bytes[at..at + len]).map_or(Item::Other, |i| i).to_syn()
                         }),
                     ))
                 }
@@ -975,8 +975,8 @@ mod tests {
         let file = syn::parse_file(SAMPLE).unwrap();
         let keep = |s: &syn::ItemStruct| s.ident == "KSpec";
         let sk = Skeleton::of(&file, &keep);
-        let bytes = bincode::serialize(&sk).unwrap();
-        let back: Skeleton = bincode::deserialize(&bytes).unwrap();
+        let bytes = postcard::to_allocvec(&sk).unwrap();
+        let back: Skeleton = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back, sk);
         let rebuilt = back.items();
         // Lowering the rebuilt items gives the same skeleton: nothing read by the walk was lost or changed.

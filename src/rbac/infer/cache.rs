@@ -33,7 +33,7 @@ use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 7;
+const FORMAT: u32 = 8;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
@@ -82,7 +82,7 @@ struct Memo<'a> {
 impl<'a> Memo<'a> {
     fn decode(bytes: &'a [u8]) -> Option<Memo<'a>> {
         let (head, body) = split_outline(bytes)?;
-        let head: MemoHead = bincode::deserialize(head).ok()?;
+        let head: MemoHead = postcard::from_bytes(head).ok()?;
         head.groups
             .iter()
             .all(|(_, at, len)| body.len() >= (*at as usize) + (*len as usize))
@@ -92,7 +92,7 @@ impl<'a> Memo<'a> {
     fn group(&self, i: usize) -> Option<Vec<(walk::Instance, walk::Effects)>> {
         let (file, at, len) = &self.head.groups[i];
         let mut list: Vec<(walk::Instance, walk::Effects)> =
-            bincode::deserialize(&self.body[*at as usize..(*at + *len) as usize]).ok()?;
+            postcard::from_bytes(&self.body[*at as usize..(*at + *len) as usize]).ok()?;
         // The group's file is stored once (see `encode_group`).
         for (_, e) in &mut list {
             for n in &mut e.needs {
@@ -175,7 +175,7 @@ fn encode_group(file: &Path, list: &[(walk::Instance, walk::Effects)], out: &mut
             (inst, EffectsOut { needs, warnings, pushed: &e.pushed, deps: &e.deps, impls: e.impls })
         })
         .collect();
-    bincode::serialize_into(out, &rows).is_ok()
+    postcard::to_io(&rows, out).is_ok()
 }
 
 /// `[outline length][outline][body]`.
@@ -327,7 +327,7 @@ impl Cache {
         let reads = Reads::default();
         let stored = self.dir.read(&name);
         let sections = stored.as_deref().and_then(|b| decode_sections(b, FORMAT));
-        let head: Option<Head> = sections.as_ref().and_then(|s| s.get(0)).and_then(|b| bincode::deserialize(b).ok());
+        let head: Option<Head> = sections.as_ref().and_then(|s| s.get(0)).and_then(|b| postcard::from_bytes(b).ok());
         let mut known: HashMap<u128, &[u8]> = HashMap::new();
         if let (Some(head), Some(sections)) = (head, &sections) {
             if head.roots == roots && head.bin.as_deref() == bin {
@@ -584,7 +584,7 @@ impl Cache {
             }
             memo.groups.push((path.to_path_buf(), at as u32, (body.len() - at) as u32));
         }
-        let (Ok(head), Ok(outline)) = (bincode::serialize(&head), bincode::serialize(&memo)) else { return };
+        let (Ok(head), Ok(outline)) = (postcard::to_allocvec(&head), postcard::to_allocvec(&memo)) else { return };
         let memo = join_outline(&outline, &body);
         let mut index = Vec::new();
         let mut seen = HashSet::new();
