@@ -56,10 +56,12 @@ pub enum RbacCommand {
 #[derive(Debug, Args)]
 pub struct RbacInferArgs {
     /// A crate's source folder (holding `lib.rs`, `main.rs` or `bin/`); repeat for the crates of a workspace, which
-    /// refer to each other by crate name. Default: `src`.
+    /// refer to each other by crate name. Default: the PROJECT's sources in a kubesmith project, else `src`, else
+    /// every member's at the root of a cargo workspace.
     #[arg(long = "source", value_name = "DIR")]
     pub sources: Vec<PathBuf>,
-    /// Start only from this binary's `fn main` (default: every binary; a library alone starts from its public fns).
+    /// Start only from this binary's `fn main` (default: PROJECT's `rbac.bin` when adopted, else every binary; a
+    /// library alone starts from its public fns).
     #[arg(long, value_name = "NAME")]
     pub bin: Option<String>,
     /// Print each rule with the call sites that need it (file:line, call) instead of the YAML.

@@ -45,7 +45,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         );
     }
     let ws = Workspace::discover(cwd)?;
-    let sources = source_dirs(&ws, cwd);
+    let sources = ws.source_dirs(cwd);
     let found = find_kinds(cwd, &sources)?;
     if found.is_empty() {
         let looked: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
@@ -217,26 +217,6 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         }
     ));
     Ok(plan)
-}
-
-/// The crate source folders of the workspace (relative to `cwd`): the folder of each package's lib and bin roots.
-fn source_dirs(ws: &Workspace, cwd: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for pkg in &ws.packages {
-        for t in pkg.targets() {
-            let Some(dir) = t.path.parent() else { continue };
-            // The CRD generator reads a folder's lib.rs or main.rs; `src/bin/x.rs` belongs to that binary alone.
-            let is_root = |f: &str| t.path.file_name().is_some_and(|n| n == f);
-            if !(is_root("lib.rs") || is_root("main.rs")) {
-                continue;
-            }
-            let rel = dir.strip_prefix(cwd).map(Path::to_path_buf).unwrap_or_else(|_| dir.to_path_buf());
-            if !out.contains(&rel) {
-                out.push(rel);
-            }
-        }
-    }
-    out
 }
 
 /// Every kind of every source folder, once per group/version/kind.

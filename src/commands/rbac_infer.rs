@@ -32,20 +32,47 @@ pub fn warning_lines(inference: &Inference, cwd: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The source folders and binary to infer for: the flags; else, in a kubesmith project, its PROJECT's `sources`
+/// and `rbac.bin` (what `make manifests` reads); else `src` when it exists; else, at the root of a cargo workspace,
+/// every member's source folders.
+fn sources_and_bin(args: &RbacInferArgs, cwd: &Path) -> Result<(Vec<PathBuf>, Option<String>)> {
+    if !args.sources.is_empty() {
+        return Ok((args.sources.clone(), args.bin.clone()));
+    }
+    if cwd.join(crate::project::PROJECT_FILE).is_file() {
+        let project = crate::project::Project::load(cwd)?;
+        let bin = args.bin.clone().or_else(|| project.file.rbac_inferred().flatten());
+        let sources = project.file.sources();
+        if !sources.is_empty() {
+            return Ok((sources, bin));
+        }
+        return Ok((vec![PathBuf::from("src")], bin));
+    }
+    if !cwd.join("src").is_dir() && cwd.join("Cargo.toml").is_file() {
+        let ws = crate::source::Workspace::discover(cwd)?;
+        let sources = ws.source_dirs(cwd);
+        if !sources.is_empty() {
+            return Ok((sources, args.bin.clone()));
+        }
+    }
+    Ok((vec![PathBuf::from("src")], args.bin.clone()))
+}
+
 /// Computes the report for `args` in `cwd`.
 pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
-    let sources: Vec<PathBuf> = if args.sources.is_empty() { vec![PathBuf::from("src")] } else { args.sources.clone() };
+    let (sources, bin) = sources_and_bin(args, cwd)?;
     for s in &sources {
         if !cwd.join(s).is_dir() {
             return Err(UsageError(format!(
-                "source folder {} does not exist: pass --source with a crate's src folder (holding lib.rs or main.rs)",
+                "source folder {} does not exist: pass --source with a crate's src folder (holding lib.rs or main.rs), \
+                 once per crate of a workspace",
                 s.display()
             ))
             .into());
         }
     }
     let full: Vec<PathBuf> = sources.iter().map(|s| cwd.join(s)).collect();
-    let inference = match infer::infer_sources(&full, args.bin.as_deref()) {
+    let inference = match infer::infer_sources(&full, bin.as_deref()) {
         Ok(i) => i,
         Err(e @ (InferError::UnknownBin { .. } | InferError::NoRoot(_))) => {
             return Err(UsageError(e.to_string()).into());

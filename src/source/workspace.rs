@@ -115,6 +115,26 @@ impl Workspace {
         Ok(Workspace { root: dir.to_path_buf(), packages })
     }
 
+    /// The crate source folders of the workspace (relative to `cwd`): the folder of each package's lib and bin roots.
+    pub fn source_dirs(&self, cwd: &Path) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for pkg in &self.packages {
+            for t in pkg.targets() {
+                let Some(dir) = t.path.parent() else { continue };
+                // The CRD generator reads a folder's lib.rs or main.rs; `src/bin/x.rs` belongs to that binary alone.
+                let is_root = |f: &str| t.path.file_name().is_some_and(|n| n == f);
+                if !(is_root("lib.rs") || is_root("main.rs")) {
+                    continue;
+                }
+                let rel = dir.strip_prefix(cwd).map(Path::to_path_buf).unwrap_or_else(|_| dir.to_path_buf());
+                if !out.contains(&rel) {
+                    out.push(rel);
+                }
+            }
+        }
+        out
+    }
+
     /// The package whose library crate is named `crate_name`.
     pub fn package_by_crate(&self, crate_name: &str) -> Option<&Package> {
         self.packages.iter().find(|p| p.crate_name() == crate_name)

@@ -106,6 +106,10 @@ fn adopt_then_manifests_bundle_and_validate_pass_with_no_edit() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("everything is up to date"), "{}", text(&out));
     ks(&dir).args(["make", "manifests", "--check"]).assert().success();
+    // `rbac infer` with no flag reads what PROJECT says: its sources, from its manager binary.
+    let out = ks(&dir).args(["rbac", "infer"]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(triples(&String::from_utf8(out.stdout.clone()).unwrap()), set(CONTROLLER));
     let rendered =
         std::process::Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(&dir).output().unwrap();
     assert!(rendered.status.success(), "{}", text(&rendered));

@@ -97,6 +97,9 @@ fn rbac_infer_without_bin_starts_from_every_binary() {
     let mut want = set(CONTROLLER);
     want.insert(("land.example.net".into(), "plotlands".into(), "list".into()));
     assert_eq!(triples(&String::from_utf8(out.get_output().stdout.clone()).unwrap()), want);
+    // At the root of a workspace with no `src/`, no --source means every member's source folders.
+    let out = ks(&orchard()).args(["rbac", "infer"]).assert().success();
+    assert_eq!(triples(&String::from_utf8(out.get_output().stdout.clone()).unwrap()), want);
     // The library alone starts from its public fns: the admin helper the binaries never call counts then.
     let lib = ks(&orchard()).args(["rbac", "infer", "--source", "crates/orchard-types/src"]).assert().success();
     let lib = triples(&String::from_utf8(lib.get_output().stdout.clone()).unwrap());
