@@ -1,5 +1,6 @@
 //! RBAC: the role from `+kubebuilder:rbac` markers ([`markers`]) and the role the code needs ([`infer`]).
 
+pub mod bound;
 pub mod drift;
 pub mod infer;
 pub mod markers;

@@ -239,7 +239,8 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
         if let Some(bin) = &targets.rbac_infer {
             grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref())?);
         } else if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
-            drift = Some(rbac_drift(plan, &targets.sources, markers)?);
+            let bound = bound_rules(plan, rbac_dir)?;
+            drift = Some(rbac_drift(plan, &targets.sources, markers, &bound)?);
         }
         let mut roles = crate::rbac::generate(&grants, ROLE_NAME);
         if roles.is_empty() {
@@ -319,14 +320,40 @@ fn rbac_drift(
     plan: &mut Plan,
     sources: &[PathBuf],
     markers: &[crate::markers::Marker],
+    bound: &[crate::rbac::bound::BoundRule],
 ) -> Result<crate::rbac::drift::Drift> {
     let root = plan.root.clone();
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
     let inference = infer_in_plan(plan, sources, None)?;
-    let drift = crate::rbac::drift::check(markers, &inference);
+    let drift = crate::rbac::drift::check(markers, bound, &inference);
     plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
     plan.notes.extend(drift.messages(&display));
     Ok(drift)
+}
+
+/// The rules the project's own roles in `rbac_dir` (as the plan leaves them; the generated role left out) grant
+/// the manager's service account: leader election, metrics authentication, roles the user added.
+fn bound_rules(plan: &Plan, rbac_dir: &Path) -> Result<Vec<crate::rbac::bound::BoundRule>> {
+    let dir = plan.root.join(rbac_dir);
+    let mut names: std::collections::BTreeSet<PathBuf> = std::collections::BTreeSet::new();
+    if dir.is_dir() {
+        for entry in std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
+            let name = entry?.file_name();
+            names.insert(rbac_dir.join(name));
+        }
+    }
+    names.extend(plan.ops().iter().filter(|op| op.path.parent() == Some(rbac_dir)).map(|op| op.path.clone()));
+    let mut files = Vec::new();
+    for rel in names {
+        let is_yaml = rel.extension().is_some_and(|e| e == "yaml" || e == "yml");
+        if !is_yaml || rel.file_name().is_some_and(|n| n == ROLE_FILE) {
+            continue;
+        }
+        if let Some(text) = plan.read(&rel)? {
+            files.push((rel, text));
+        }
+    }
+    Ok(crate::rbac::bound::manager_rules(&files, ROLE_NAME))
 }
 
 /// Plans `<dir>/manifests.yaml` from the `+kubebuilder:webhook` markers of the sources (as planned). Written even

@@ -296,7 +296,7 @@ pub fn build(base: &Value, docs: Vec<Value>, opts: &Options) -> Result<Generated
                         let rules = role["rules"].as_array().cloned().unwrap_or_default();
                         let target =
                             if binding_kind == "RoleBinding" { &mut permissions } else { &mut cluster_permissions };
-                        target.entry(sa).or_default().extend(rules);
+                        add_rules(target.entry(sa).or_default(), rules);
                         used_roles.insert((ref_kind.clone(), ref_name.clone()));
                     }
                     _ => rest.push(subject.clone()),
@@ -666,9 +666,89 @@ fn webhook_definitions(c: &Collected) -> Vec<Value> {
     out
 }
 
+/// Adds `rules` to a service account's list, leaving out what the list already grants: a rule equal to one there
+/// is dropped, and a plain rule (no `resourceNames`, no `nonResourceURLs`) that overlaps is cut to what is new, one
+/// rule per group and resource, so no (group, resource, verb) is listed twice for one service account (the
+/// manager role and a role of the project's own may both grant it).
+fn add_rules(list: &mut Vec<Value>, rules: Vec<Value>) {
+    fn strings(v: &Value) -> Vec<&str> {
+        v.as_array().into_iter().flatten().filter_map(Value::as_str).collect()
+    }
+    fn plain(rule: &Value) -> bool {
+        rule.get("resourceNames").is_none() && rule.get("nonResourceURLs").is_none()
+    }
+    fn groups(rule: &Value) -> Vec<&str> {
+        let g = strings(&rule["apiGroups"]);
+        if g.is_empty() { vec![""] } else { g }
+    }
+    for rule in rules {
+        if list.contains(&rule) {
+            continue;
+        }
+        if !plain(&rule) {
+            list.push(rule);
+            continue;
+        }
+        let granted = |g: &str, r: &str, v: &str| {
+            list.iter().filter(|e| plain(e)).any(|e| {
+                groups(e).iter().any(|x| *x == "*" || *x == g)
+                    && strings(&e["resources"]).iter().any(|x| *x == "*" || *x == r)
+                    && strings(&e["verbs"]).iter().any(|x| *x == "*" || *x == v)
+            })
+        };
+        let (gs, rs, vs) = (groups(&rule), strings(&rule["resources"]), strings(&rule["verbs"]));
+        let overlaps = gs.iter().any(|g| rs.iter().any(|r| vs.iter().any(|v| granted(g, r, v))));
+        if !overlaps {
+            list.push(rule);
+            continue;
+        }
+        let mut cut = Vec::new();
+        for g in &gs {
+            for r in &rs {
+                let verbs: Vec<&str> = vs.iter().copied().filter(|v| !granted(g, r, v)).collect();
+                if !verbs.is_empty() {
+                    cut.push(json!({"apiGroups": [g], "resources": [r], "verbs": verbs}));
+                }
+            }
+        }
+        list.extend(cut);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rules_granted_twice_to_one_service_account_are_listed_once() {
+        let mut list = Vec::new();
+        let manager = vec![
+            json!({"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]}),
+            json!({"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list"]}),
+        ];
+        add_rules(&mut list, manager.clone());
+        // An equal rule is dropped; an overlapping one keeps only what is new; a disjoint one is kept whole.
+        add_rules(
+            &mut list,
+            vec![
+                manager[0].clone(),
+                json!({"apiGroups": [""], "resources": ["secrets", "configmaps"], "verbs": ["get", "watch"]}),
+                json!({"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get"]}),
+                json!({"nonResourceURLs": ["/metrics"], "verbs": ["get"]}),
+            ],
+        );
+        assert_eq!(
+            list,
+            vec![
+                manager[0].clone(),
+                manager[1].clone(),
+                json!({"apiGroups": [""], "resources": ["secrets"], "verbs": ["watch"]}),
+                json!({"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "watch"]}),
+                json!({"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get"]}),
+                json!({"nonResourceURLs": ["/metrics"], "verbs": ["get"]}),
+            ]
+        );
+    }
 
     #[test]
     fn display_names() {

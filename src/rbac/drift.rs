@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::bound::BoundRule;
 use super::infer::Inference;
 use super::markers::RBAC_MARKER;
 use crate::markers::Marker;
@@ -78,8 +79,10 @@ impl Grant<'_> {
     }
 }
 
-/// Compares the RBAC markers among `markers` with what `inference` found.
-pub fn check(markers: &[Marker], inference: &Inference) -> Drift {
+/// Compares the RBAC markers among `markers` with what `inference` found. What `bound` grants (the project's
+/// own roles bound to the manager: leader election, metrics authentication) covers needs too, but is never
+/// reported as unused: those roles are not the markers' to trim.
+pub fn check(markers: &[Marker], bound: &[BoundRule], inference: &Inference) -> Drift {
     let rbac: Vec<Grant> = markers
         .iter()
         .filter(|m| m.name == RBAC_MARKER)
@@ -110,6 +113,7 @@ pub fn check(markers: &[Marker], inference: &Inference) -> Drift {
     for n in &inference.needs {
         if exact.contains(&(n.group.as_str(), n.resource.as_str(), n.verb.as_str()))
             || wildcards.iter().any(|m| m.grants(&n.group, &n.resource, &n.verb))
+            || bound.iter().any(|b| b.grants(&n.group, &n.resource, &n.verb))
         {
             continue;
         }
@@ -218,7 +222,7 @@ mod tests {
             ],
             ..Inference::default()
         };
-        let drift = check(&markers, &inference);
+        let drift = check(&markers, &[], &inference);
         assert_eq!(drift.missing.len(), 1);
         assert_eq!(
             drift.missing[0].marker(),
@@ -232,5 +236,35 @@ mod tests {
             "{text:?}"
         );
         assert!(text[1].starts_with("note: src/lib.rs:1: "), "{text:?}");
+    }
+
+    #[test]
+    fn a_role_bound_to_the_manager_covers_needs_and_is_never_unused() {
+        let markers = crate::markers::scan(
+            Path::new("src/lib.rs"),
+            "// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get\n",
+        )
+        .unwrap();
+        let bound = vec![BoundRule {
+            file: "config/rbac/leader_election_role.yaml".into(),
+            role: ("Role".into(), "leader-election-role".into()),
+            groups: vec!["coordination.k8s.io".into()],
+            resources: vec!["leases".into()],
+            verbs: vec!["get".into(), "create".into(), "update".into(), "delete".into()],
+        }];
+        let inference = Inference {
+            needs: vec![
+                need("apps", "deployments", "get"),
+                need("coordination.k8s.io", "leases", "get"),
+                need("coordination.k8s.io", "leases", "update"),
+                need("coordination.k8s.io", "leases", "patch"),
+            ],
+            ..Inference::default()
+        };
+        let drift = check(&markers, &bound, &inference);
+        // Only what the bound role does not grant is missing; its unused `delete` is no note.
+        assert_eq!(drift.missing.len(), 1);
+        assert_eq!(drift.missing[0].verbs, ["patch"]);
+        assert!(drift.unused.is_empty(), "{:?}", drift.unused);
     }
 }

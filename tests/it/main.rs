@@ -17,6 +17,7 @@ mod e2e;
 mod golden;
 mod init;
 mod k8s_version;
+mod least_privilege;
 mod make_manifests_problems;
 mod rbac_cache;
 mod rbac_infer;

@@ -169,9 +169,9 @@ fn make_manifests_warns_about_calls_no_marker_grants() {
     assert!(text.contains(marker), "{text}");
     std::fs::write(&controller, text.replace(marker, "")).unwrap();
     // And grant something no code uses.
-    let leader = dir.join("src/manager/leader.rs");
-    let text = read(&leader).replace("verbs=get;create;update", "verbs=get;create;update;delete");
-    std::fs::write(&leader, text).unwrap();
+    let text = read(&controller);
+    std::fs::write(&controller, format!("// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=delete\n{text}"))
+        .unwrap();
 
     let out = ks(&dir).args(["make", "manifests", "--check"]).assert().code(1);
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
@@ -187,7 +187,9 @@ fn make_manifests_warns_about_calls_no_marker_grants() {
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(text.contains(&want), "{text}");
     assert!(
-        text.contains("note: src/manager/leader.rs:8: this RBAC marker grants delete on leases that no code reachable from main uses"),
+        text.contains(
+            "note: src/controller/store.rs:1: this RBAC marker grants delete on deployments that no code reachable from main uses"
+        ),
         "{text}"
     );
 }

@@ -5,7 +5,8 @@
 //! makes the update fail with 409 Conflict instead of overwriting). Expiry is judged from the lease's
 //! `renewTime`, so the replicas' clocks must be roughly in sync.
 
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update
+// The Lease lives in the manager's own namespace: `config/rbac/leader_election_role.yaml` grants it there (a Role,
+// not the cluster-wide manager role, so the operator can never touch another component's Lease).
 
 use super::Shutdown;
 use k8s_openapi::{

@@ -1,7 +1,7 @@
 //! Prometheus `/metrics` endpoint (HTTPS + TokenReview/SubjectAccessReview auth by default) and the reconcile metrics controllers record.
 
-// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
-// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+// TokenReviews and SubjectAccessReviews are granted by `config/rbac/metrics_auth_role.yaml` (its own ClusterRole,
+// bound to the manager), not by markers: the manager role keeps to what the controllers ask for.
 
 use anyhow::Context as _;
 use axum::{
