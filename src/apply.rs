@@ -84,12 +84,27 @@ pub fn apply(plan: &Plan) -> Result<Outcome> {
     match result {
         Ok(()) => {
             tx.temps.clear();
+            for op in ops.iter().filter(|op| op.action == Action::Delete) {
+                remove_empty_folders(&plan.root, &op.path);
+            }
             Ok(outcome)
         }
         Err(e) => {
             tx.rollback();
             Err(e.context("nothing was changed: every file was restored to its previous state"))
         }
+    }
+}
+
+/// After a deletion: removes the folders above `path` (up to `root`, not included) that it left empty.
+fn remove_empty_folders(root: &Path, path: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir.filter(|d| !d.as_os_str().is_empty()) {
+        // `remove_dir` fails on a folder that still holds anything: then the folders above are not empty either.
+        if std::fs::remove_dir(root.join(d)).is_err() {
+            break;
+        }
+        dir = d.parent();
     }
 }
 

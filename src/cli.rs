@@ -27,6 +27,11 @@ pub enum Command {
         kubesmith adopt --bin fleet-operator --dry-run"
     )]
     Adopt(AdoptArgs),
+    /// Change the layout of a scaffolded project: `--multigroup` moves a single-group project's APIs,
+    /// controllers and webhooks below their group (`src/api/<group>/<version>`) so it can hold several groups.
+    #[command(after_help = "Examples:\n  kubesmith edit --multigroup\n  kubesmith edit --multigroup --dry-run\n  \
+        kubesmith create api --group ship --version v1 --kind Frigate   # a second group, once multigroup")]
+    Edit(EditArgs),
     /// Add something to the project.
     #[command(subcommand)]
     Create(CreateCommand),
@@ -219,6 +224,17 @@ pub struct AdoptArgs {
     #[arg(long)]
     pub force: bool,
     /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Move the project to the multigroup layout (`src/api/<group>/<version>`, `src/controller/<group>/<kind>`,
+    /// `src/webhook/<group>/<version>`), rewriting the module paths its code names; `--multigroup=true` also works.
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub multigroup: Option<bool>,
+    /// Print the files that would be moved and changed, write nothing.
     #[arg(long)]
     pub dry_run: bool,
 }

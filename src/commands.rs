@@ -8,6 +8,7 @@ pub mod create_webhook;
 pub mod init;
 pub mod make_bundle;
 pub mod make_manifests;
+pub mod multigroup;
 pub mod rbac_infer;
 pub mod scaffold;
 
@@ -40,6 +41,7 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
             let plan = adopt::plan(&args, cwd)?;
             finish(plan, args.dry_run)
         }
+        Command::Edit(args) => multigroup::run(&args, cwd),
         Command::Create(CreateCommand::Api(args)) => {
             let plan = create_api::plan(&args, cwd)?;
             finish(plan, args.dry_run)

@@ -1,6 +1,6 @@
 //! Plans: the list of file changes a command wants, computed without touching the disk.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -46,6 +46,8 @@ pub struct Plan {
     index: BTreeMap<PathBuf, usize>,
     /// Lines printed after the plan is applied (or with `--dry-run`): next steps, notes, warnings.
     pub notes: Vec<String>,
+    /// Rust files the formatter leaves as planned (user code that was not `rustfmt`-clean before the command).
+    pub verbatim: BTreeSet<PathBuf>,
 }
 
 impl Plan {

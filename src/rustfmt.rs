@@ -16,7 +16,7 @@ pub fn format_plan(plan: &mut Plan) -> Result<()> {
     let rust: Vec<_> = plan
         .ops()
         .iter()
-        .filter(|op| op.path.extension().is_some_and(|e| e == "rs"))
+        .filter(|op| op.path.extension().is_some_and(|e| e == "rs") && !plan.verbatim.contains(&op.path))
         .filter_map(|op| Some((op.path.clone(), op.contents.clone()?)))
         .collect();
     for (path, text) in rust {
