@@ -3,11 +3,13 @@
 pub mod adopt;
 pub mod bundle_validate;
 pub mod catalog;
+pub mod completion;
 pub mod create_api;
 pub mod create_webhook;
 pub mod init;
 pub mod make_bundle;
 pub mod make_manifests;
+pub mod markers;
 pub mod rbac_infer;
 pub mod scaffold;
 
@@ -54,6 +56,8 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Bundle(BundleCommand::Validate(args)) => bundle_validate::run(&args, cwd),
         Command::Catalog(CatalogCommand::Validate(args)) => catalog::run_validate(&args, cwd),
         Command::Rbac(RbacCommand::Infer(args)) => rbac_infer::run(&args, cwd),
+        Command::Completion(args) => completion::run(&args),
+        Command::Markers(args) => markers::run(&args),
     }
 }
 
