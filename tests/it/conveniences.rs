@@ -86,3 +86,63 @@ fn new_commands_have_help_with_examples() {
         assert!(text.contains("Examples:") && text.contains(&format!("kubesmith {cmd} ")), "{cmd}:\n{text}");
     }
 }
+
+fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn quiet_init_prints_nothing_on_stdout() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    let out = ks(&dir).args(["-q", "init", "--domain", "example.com"]).assert().success();
+    assert!(out.get_output().stdout.is_empty(), "{}", String::from_utf8_lossy(&out.get_output().stdout));
+    assert!(&dir.join("PROJECT").is_file());
+    // Errors are still reported.
+    let err = ks(&dir).args(["init", "--domain", "example.com", "--quiet"]).assert().code(1);
+    assert!(String::from_utf8_lossy(&err.get_output().stderr).contains("error: "));
+}
+
+#[test]
+fn verbose_init_prints_every_operation_and_timings() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("op");
+    std::fs::create_dir(&dir).unwrap();
+    let text = stdout_of(ks(&dir).args(["init", "--domain", "example.com", "--verbose"]));
+    let planned = text.lines().filter(|l| l.starts_with("  create ")).count();
+    let created = text.lines().filter(|l| l.starts_with("create ")).count();
+    assert!(planned > 10 && planned == created, "{planned} planned, {created} created:\n{text}");
+    for file in ["Cargo.toml", "PROJECT", "src/main.rs"] {
+        assert!(text.contains(&format!("  create    {file}\n")), "{file}:\n{text}");
+    }
+    let timing = regex::Regex::new(r"planned \d+ operation\(s\) in \d+\.\d ms").unwrap();
+    assert!(timing.is_match(&text), "{text}");
+    assert!(text.contains(" ms in all"), "{text}");
+    // -q and -v together are a usage error.
+    ks(&dir).args(["-q", "-v", "make", "manifests"]).assert().code(2);
+}
+
+#[test]
+fn no_escape_codes_without_a_terminal_or_with_no_color() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["a", "b", "c"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    // Not a terminal: plain.
+    let text =
+        stdout_of(ks(&dir.path().join("a")).args(["init", "--domain", "example.com"]).env_remove("CLICOLOR_FORCE"));
+    assert!(text.contains("create    PROJECT") && !text.contains("\x1b["), "{text:?}");
+    // Forced colour (what a terminal gets) colours the labels only ...
+    let text =
+        stdout_of(ks(&dir.path().join("b")).args(["init", "--domain", "example.com"]).env("CLICOLOR_FORCE", "1"));
+    assert!(text.contains("\x1b[32mcreate\x1b[0m    PROJECT"), "{text:?}");
+    // ... and NO_COLOR wins over it, on stdout and stderr (the second init in `c` fails: its error is checked).
+    for (sub, args) in [("c", vec!["init", "--domain", "example.com"]), ("c", vec!["init", "--domain", "example.com"])]
+    {
+        let out =
+            ks(&dir.path().join(sub)).args(&args).env("CLICOLOR_FORCE", "1").env("NO_COLOR", "1").output().unwrap();
+        let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(!all.contains("\x1b["), "{all:?}");
+    }
+}
