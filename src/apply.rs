@@ -9,8 +9,8 @@ use crate::plan::{Action, FileOp, Plan};
 /// What applying a plan did, for the summary printed to the user.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// Lines like `create    src/main.rs`, in plan order, for files that changed.
-    pub changed: Vec<String>,
+    /// What happened to each file that changed, in plan order.
+    pub changed: Vec<(Action, PathBuf)>,
     /// Files the plan touched whose contents were already right.
     pub unchanged: usize,
 }
@@ -77,7 +77,7 @@ pub fn apply(plan: &Plan) -> Result<Outcome> {
                     .with_context(|| format!("failed to move {} into place", dest.display()))?,
                 None => std::fs::remove_file(&dest).with_context(|| format!("failed to remove {}", dest.display()))?,
             }
-            outcome.changed.push(Plan::describe(op));
+            outcome.changed.push((op.action, op.path.clone()));
         }
         Ok(())
     })();
@@ -187,7 +187,7 @@ mod tests {
         plan.create("a/b/new.txt", "new".into());
         plan.overwrite("same.txt", "x".into());
         let out = apply(&plan).unwrap();
-        assert_eq!(out.changed, ["create    a/b/new.txt"]);
+        assert_eq!(out.changed, [(Action::Create, PathBuf::from("a/b/new.txt"))]);
         assert_eq!(out.unchanged, 1);
         assert_eq!(std::fs::read_to_string(dir.path().join("a/b/new.txt")).unwrap(), "new");
     }
@@ -226,7 +226,7 @@ mod tests {
         plan.delete("stale.yaml");
         plan.delete("absent.yaml");
         let out = apply(&plan).unwrap();
-        assert_eq!(out.changed, ["remove    stale.yaml"]);
+        assert_eq!(out.changed, [(Action::Delete, PathBuf::from("stale.yaml"))]);
         assert!(!dir.path().join("stale.yaml").exists());
     }
 }

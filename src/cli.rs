@@ -12,6 +12,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Print errors only (no created/updated files, no notes).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print every planned operation, unchanged files included, and how long planning and writing took.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,6 +53,42 @@ pub enum Command {
     /// Work with the RBAC an operator needs.
     #[command(subcommand)]
     Rbac(RbacCommand),
+    /// Print the shell completion script for bash, zsh, fish or powershell.
+    #[command(
+        after_help = "Examples:\n  kubesmith completion bash > ~/.local/share/bash-completion/completions/kubesmith\n  \
+        kubesmith completion zsh > \"${fpath[1]}/_kubesmith\"\n  \
+        kubesmith completion fish > ~/.config/fish/completions/kubesmith.fish\n  \
+        kubesmith completion powershell >> $PROFILE"
+    )]
+    Completion(CompletionArgs),
+    /// List every marker kubesmith understands, with its arguments, their types and meaning.
+    #[command(after_help = "Examples:\n  kubesmith markers\n  kubesmith markers kubebuilder:validation\n  \
+        kubesmith markers kubebuilder:rbac --output json\n  kubesmith markers --output markdown > docs/markers.md")]
+    Markers(MarkersArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Output format of `kubesmith markers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MarkersFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct MarkersArgs {
+    /// Only markers whose name starts with this (without `+`), e.g. `kubebuilder:validation`.
+    pub prefix: Option<String>,
+    /// Output format; `markdown` is the reference page `docs/markers.md`.
+    #[arg(long, value_enum, default_value_t = MarkersFormat::Text)]
+    pub output: MarkersFormat,
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,20 +3,24 @@
 pub mod adopt;
 pub mod bundle_validate;
 pub mod catalog;
+pub mod completion;
 pub mod create_api;
 pub mod create_webhook;
 pub mod init;
 pub mod make_bundle;
 pub mod make_manifests;
+pub mod markers;
 pub mod multigroup;
 pub mod rbac_infer;
 pub mod scaffold;
 
 use std::path::Path;
+use std::time::Instant;
 
 use anyhow::Result;
 
 use crate::cli::{BundleCommand, CatalogCommand, Cli, Command, CreateCommand, MakeCommand, RbacCommand};
+use crate::output;
 use crate::plan::Plan;
 
 /// An error in what the user asked for (a bad name, conflicting flags): exit code 2.
@@ -56,6 +60,8 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Bundle(BundleCommand::Validate(args)) => bundle_validate::run(&args, cwd),
         Command::Catalog(CatalogCommand::Validate(args)) => catalog::run_validate(&args, cwd),
         Command::Rbac(RbacCommand::Infer(args)) => rbac_infer::run(&args, cwd),
+        Command::Completion(args) => completion::run(&args),
+        Command::Markers(args) => markers::run(&args),
     }
 }
 
@@ -64,7 +70,7 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
 pub fn check(plan: &Plan, what: &str, command: &str) -> Result<()> {
     let ops = crate::apply::effective_ops(plan)?;
     if ops.is_empty() {
-        println!("{what} files are up to date");
+        output::info(format_args!("{what} files are up to date"));
         return Ok(());
     }
     for op in &ops {
@@ -73,31 +79,46 @@ pub fn check(plan: &Plan, what: &str, command: &str) -> Result<()> {
             _ if plan.root.join(&op.path).exists() => "stale",
             _ => "missing",
         };
-        println!("{state}: {}", op.path.display());
+        output::info(format_args!("{state}: {}", op.path.display()));
     }
     anyhow::bail!("{} {what} file(s) out of date: run `{command}` and commit the result", ops.len())
 }
 
-/// Applies the plan (or prints it for `--dry-run`) and prints the notes.
+/// Applies the plan (or prints it for `--dry-run`) and prints the notes; `-v` adds every planned operation and
+/// the time planning, formatting and writing took.
 pub fn finish(mut plan: Plan, dry_run: bool) -> Result<()> {
+    output::detail(format_args!("planned {} operation(s) in {}", plan.ops().len(), output::millis(output::elapsed())));
+    let started = Instant::now();
     crate::rustfmt::format_plan(&mut plan)?;
+    output::detail(format_args!("formatted the Rust files in {}", output::millis(started.elapsed())));
+    for op in plan.ops() {
+        output::planned(op.action.verb(), &op.path);
+    }
+    let started = Instant::now();
     if dry_run {
         let ops = crate::apply::effective_ops(&plan)?;
-        println!("dry run: {} file(s) would change, nothing was written", ops.len());
+        output::info(format_args!("dry run: {} file(s) would change, nothing was written", ops.len()));
         for op in ops {
-            println!("  {}", Plan::describe(op));
+            output::info(format_args!("  {}", Plan::describe(op)));
         }
     } else {
         let outcome = crate::apply::apply(&plan)?;
-        for line in &outcome.changed {
-            println!("{line}");
+        for (action, path) in &outcome.changed {
+            output::change(action.verb(), path);
         }
         if outcome.changed.is_empty() {
-            println!("everything is up to date: no file changed");
+            output::info("everything is up to date: no file changed");
         }
+        output::detail(format_args!(
+            "wrote {} file(s) ({} unchanged) in {}; {} in all",
+            outcome.changed.len(),
+            outcome.unchanged,
+            output::millis(started.elapsed()),
+            output::millis(output::elapsed())
+        ));
     }
     for note in &plan.notes {
-        println!("{note}");
+        output::info(note);
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ pub mod edit;
 pub mod markers;
 pub mod names;
 pub mod olm;
+pub mod output;
 pub mod plan;
 pub mod project;
 pub mod rbac;
@@ -26,10 +27,15 @@ use clap::Parser;
 /// (0 ok, 1 failure, 2 usage).
 pub fn run_cli() -> ExitCode {
     let cli = cli::Cli::parse();
+    output::init(match (cli.quiet, cli.verbose) {
+        (true, _) => output::Level::Quiet,
+        (_, true) => output::Level::Verbose,
+        _ => output::Level::Normal,
+    });
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("error: cannot read the current folder: {e}");
+            output::error(format_args!("cannot read the current folder: {e}"));
             return ExitCode::FAILURE;
         }
     };
@@ -38,7 +44,7 @@ pub fn run_cli() -> ExitCode {
     match commands::run(cli, &cwd) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            output::error(format_args!("{err:#}"));
             if err.downcast_ref::<commands::UsageError>().is_some() { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }

@@ -6,6 +6,7 @@
 //! against [`registry()`]: an unknown name or argument is an error with `file:line`, never silently
 //! ignored. Any other `// +something` comment is an ordinary comment.
 
+pub mod reference;
 mod registry;
 mod value;
 
@@ -13,7 +14,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use registry::{ArgDef, ArgType, MarkerDef, MarkerTarget, is_crd_marker, lookup, registry};
+pub use registry::{ArgDef, ArgType, MarkerDef, MarkerTarget, Section, is_crd_marker, lookup, registry};
 pub use value::MarkerValue;
 
 use value::Cursor;
@@ -314,7 +315,7 @@ fn unknown_argument(def: &MarkerDef, name: &str) -> String {
 }
 
 /// The candidate closest to `name` by edit distance, if reasonably close.
-pub(crate) fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<(&'a str, usize)> {
+pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<(&'a str, usize)> {
     let lower = name.to_lowercase();
     let mut best: Option<(&'a str, usize)> = None;
     for c in candidates {

@@ -19,7 +19,8 @@ pub enum Action {
 }
 
 impl Action {
-    fn verb(self) -> &'static str {
+    /// The word for it in kubesmith's output: `create`, `overwrite`, `update`, `remove`.
+    pub fn verb(self) -> &'static str {
         match self {
             Action::Create => "create",
             Action::Overwrite => "overwrite",

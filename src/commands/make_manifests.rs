@@ -504,7 +504,7 @@ pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
     let problems = plan_into(&mut plan, &targets)?;
     if args.check {
         for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {
-            eprintln!("{note}");
+            crate::output::warn(note);
         }
         let missing = problems.drift.as_ref().map_or(0, |d| d.missing.len());
         let files = crate::commands::check(&plan, "manifest", "kubesmith make manifests");
@@ -526,8 +526,8 @@ pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
     if args.keep_going || args.dry_run {
         crate::commands::finish(plan, args.dry_run)?;
     } else {
-        eprintln!(
-            "nothing was written: fix the problems below (or pass --keep-going to write the CRDs that have none)"
+        crate::output::warn(
+            "nothing was written: fix the problems below (or pass --keep-going to write the CRDs that have none)",
         );
     }
     Err(problems.into_error(cwd))

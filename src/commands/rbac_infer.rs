@@ -94,7 +94,7 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
 pub fn run(args: &RbacInferArgs, cwd: &Path) -> Result<()> {
     let report = plan(args, cwd)?;
     for w in &report.warnings {
-        eprintln!("{w}");
+        crate::output::warn(w);
     }
     print!("{}", report.out);
     Ok(())

@@ -445,3 +445,13 @@ fn plus_lines_match_str_lines() {
         assert_eq!(trim(&fast), trim(&naive), "{text:?}");
     }
 }
+
+#[test]
+fn every_example_in_the_registry_parses_as_its_marker() {
+    for def in registry() {
+        assert!(!def.example.is_empty(), "+{} has no example", def.name);
+        let markers = scan(Path::new("example.rs"), &def.example).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(markers.len(), 1, "{}", def.example);
+        assert_eq!(markers[0].name, def.name, "{}", def.example);
+    }
+}

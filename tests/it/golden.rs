@@ -43,3 +43,29 @@ fn scaffolded_tree_matches_golden() {
         }
     }
 }
+
+/// `docs/markers.md` is exactly `kubesmith markers --output markdown`.
+#[test]
+fn golden_markers_doc() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::support::ks(dir.path()).args(["markers", "--output", "markdown"]).assert().success();
+    let actual = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let path = repo_root().join("docs/markers.md");
+    if blessing() {
+        std::fs::write(&path, &actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    if actual != expected {
+        let line = actual
+            .lines()
+            .zip(expected.lines())
+            .position(|(a, e)| a != e)
+            .map_or_else(|| actual.lines().count().min(expected.lines().count()) + 1, |i| i + 1);
+        panic!(
+            "docs/markers.md differs from `kubesmith markers --output markdown` from line {line}: the registry \
+             (src/markers/registry.rs) or its guide (src/markers/guide.md) changed; run `cargo xtask bless` and \
+             review `git diff docs/markers.md`"
+        );
+    }
+}

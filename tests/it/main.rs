@@ -6,6 +6,7 @@ mod bundle;
 mod cli;
 mod conformance_live;
 mod conformance_suite;
+mod conveniences;
 mod crd_assoc_defaults;
 mod crd_conformance;
 mod crd_generate;

@@ -1,0 +1,133 @@
+//! What kubesmith says about its work: the file changes of a plan, notes, warnings and errors, at the level
+//! `-q`/`-v` chose, with coloured labels when the stream is a terminal and `NO_COLOR` is unset (anstream decides).
+//! A command's own product (YAML, a completion script, the marker reference, a validation report) is printed by
+//! the command and is not affected.
+
+use std::fmt::Display;
+use std::path::Path;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use anstyle::{AnsiColor, Style};
+
+/// How much to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// Errors only (`-q`).
+    Quiet,
+    /// File changes, notes and warnings.
+    Normal,
+    /// Also every planned operation and timings (`-v`).
+    Verbose,
+}
+
+static LEVEL: OnceLock<Level> = OnceLock::new();
+static START: OnceLock<Instant> = OnceLock::new();
+
+/// Sets the level and starts the clock; the first call wins.
+pub fn init(level: Level) {
+    let _ = LEVEL.set(level);
+    let _ = START.set(Instant::now());
+}
+
+/// The level set by [`init`] (normal before it).
+pub fn level() -> Level {
+    LEVEL.get().copied().unwrap_or(Level::Normal)
+}
+
+/// Time since [`init`].
+pub fn elapsed() -> Duration {
+    START.get().map(Instant::elapsed).unwrap_or_default()
+}
+
+/// `12.3 ms`.
+pub fn millis(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn style(label: &str) -> Style {
+    let color = match label {
+        "create" => AnsiColor::Green,
+        "update" | "overwrite" => AnsiColor::Yellow,
+        "remove" | "error" => AnsiColor::Red,
+        "warning" => AnsiColor::Yellow,
+        "unchanged" => return Style::new().dimmed(),
+        _ => AnsiColor::Cyan,
+    };
+    let style = Style::new().fg_color(Some(color.into()));
+    if matches!(label, "error" | "warning") { style.bold() } else { style }
+}
+
+/// `label` padded to `width`, coloured (anstream strips the colour where it does not belong).
+fn label(label: &str, width: usize) -> String {
+    let style = style(label);
+    format!("{style}{label}{style:#}{}", " ".repeat(width.saturating_sub(label.len())))
+}
+
+/// A line whose leading `warning:`/`note:`/`error:` gets its label's colour.
+fn labelled(text: &str) -> String {
+    for word in ["warning", "note", "error"] {
+        if let Some(rest) = text.strip_prefix(word).and_then(|r| r.strip_prefix(':')) {
+            return format!("{}:{rest}", label(word, 0));
+        }
+    }
+    text.to_string()
+}
+
+/// One file change (`create    src/main.rs`) on stdout, unless quiet.
+pub fn change(verb: &str, path: &Path) {
+    if level() >= Level::Normal {
+        anstream::println!("{} {}", label(verb, 9), path.display());
+    }
+}
+
+/// One planned operation, indented, on stdout, only when verbose.
+pub fn planned(verb: &str, path: &Path) {
+    if level() >= Level::Verbose {
+        anstream::println!("  {} {}", label(verb, 9), path.display());
+    }
+}
+
+/// A line of information on stdout (a note, next steps, a summary), unless quiet.
+pub fn info(text: impl Display) {
+    if level() >= Level::Normal {
+        anstream::println!("{}", labelled(&text.to_string()));
+    }
+}
+
+/// A line on stdout only when verbose (timings, unchanged files).
+pub fn detail(text: impl Display) {
+    if level() >= Level::Verbose {
+        anstream::println!("{}", labelled(&text.to_string()));
+    }
+}
+
+/// A warning or note on stderr, unless quiet.
+pub fn warn(text: impl Display) {
+    if level() >= Level::Normal {
+        anstream::eprintln!("{}", labelled(&text.to_string()));
+    }
+}
+
+/// An error on stderr, always: `error: <message>`.
+pub fn error(message: impl Display) {
+    anstream::eprintln!("{}: {message}", label("error", 0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_padded_after_the_colour() {
+        let l = label("create", 9);
+        assert!(l.starts_with("\x1b["), "{l:?}");
+        assert!(l.ends_with("create\x1b[0m   "), "{l:?}");
+    }
+
+    #[test]
+    fn only_a_leading_label_is_coloured() {
+        assert_eq!(labelled("next: run make"), "next: run make");
+        assert!(labelled("warning: x").ends_with("warning\x1b[0m: x"));
+    }
+}
