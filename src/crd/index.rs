@@ -728,6 +728,8 @@ impl syn::parse::Parse for LazyItems {
 
 fn parse_items(text: &str) -> syn::Result<LazyItems> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // On the whole text: the fn bodies blanked here may be parsed later (`full_block`).
+    crate::source::syntax::check_nesting(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
     let blanked = blank_fn_bodies(text);
     let text = blanked.as_str();
     if text.starts_with("#!") && !text.starts_with("#![") {

@@ -14,6 +14,7 @@ mod crd_refusals;
 mod create_api;
 mod create_webhook;
 mod e2e;
+mod fuzz_regressions;
 mod golden;
 mod init;
 mod k8s_version;
