@@ -978,8 +978,9 @@ fn prescan(text: &str) -> Option<StubNames> {
                         }
                         end += 1;
                     }
-                    let inner: Vec<u8> =
-                        b[k + 1..end.saturating_sub(1)].iter().copied().filter(|c| !c.is_ascii_whitespace()).collect();
+                    // Without the closing `]` when there is one (an unterminated `#[` runs to the end of the text).
+                    let close = if d == 0 { end - 1 } else { end };
+                    let inner: Vec<u8> = b[k + 1..close].iter().copied().filter(|c| !c.is_ascii_whitespace()).collect();
                     if inner == b"cfg(test)" {
                         cfg_test = true;
                     }

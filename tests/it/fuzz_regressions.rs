@@ -102,3 +102,17 @@ fn fuzz_yaml_nested_10000_deep_is_an_error() {
         assert!(kubesmith::olm::bundle::BundleFiles::documents(text.as_bytes()).is_err());
     }
 }
+
+/// Found by the `crd_generate` fuzz target: an attribute left open at the end of a file (`#[` as its last bytes,
+/// the fuzzer's input was `use <<<..kube::KubeSchema; .. #[`) made the lexical scan of the crate index slice
+/// backwards (`slice index starts at 197 but ends at 196`).
+#[test]
+fn fuzz_crd_unterminated_attribute_at_end_of_file_is_a_parse_problem() {
+    // A file that cannot declare a kind is not parsed (see `crd::index`): no problem, and no panic.
+    for lib in ["#[", "#[cfg(test)", "#  ["] {
+        let g = generate(lib).expect("a crate");
+        assert!(g.crds.is_empty() && g.problems.is_empty(), "{lib}: {}", problems(&g));
+    }
+    let g = generate("use kube::CustomResource;\n#[derive(CustomResource)").expect("a crate");
+    assert!(problems(&g).contains("lib.rs"), "{}", problems(&g));
+}
