@@ -186,10 +186,8 @@ pub fn check_nesting(text: &str) -> Result<(), String> {
                 depth += 1;
                 angles.push(0);
             }
-            b')' | b']' | b'}' => {
-                if angles.len() > 1 {
-                    depth -= 1 + angles.pop().unwrap_or(0);
-                }
+            b')' | b']' | b'}' if angles.len() > 1 => {
+                depth -= 1 + angles.pop().unwrap_or(0);
             }
             b';' => {
                 let a = angles.last_mut().expect("never empty");
