@@ -123,7 +123,10 @@ pub fn uncomment_blocks(path: &Path, text: &str, tag: &str, lang: Lang) -> Resul
 pub fn check(path: &Path, text: &str, lang: Lang) -> Result<()> {
     match lang {
         Lang::Rust => {
-            if let Err(e) = syn::parse_file(text) {
+            if let Err(e) = crate::source::syntax::check_nesting(text)
+                .map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))
+                .and_then(|()| syn::parse_file(text))
+            {
                 let at = e.span().start();
                 anyhow::bail!(
                     "{}:{}:{}: the file would not parse after kubesmith's edit ({e}); nothing was written. \

@@ -157,7 +157,7 @@ fn write_string(out: &mut String, s: &str, ind: usize) {
 }
 
 fn literal_block_ok(s: &str) -> bool {
-    s.chars().all(|c| c == '\n' || !c.is_control())
+    s.chars().all(|c| c == '\n' || printable(c))
         && !s.split('\n').any(|l| l.ends_with(' ') || l.ends_with('\t'))
         && !s.starts_with('\n')
 }
@@ -171,7 +171,7 @@ pub fn plain_or_quoted(s: &str) -> String {
 
 fn write_plain_or_quoted(out: &mut String, s: &str) {
     if s.is_empty() || needs_double_quotes(s) {
-        out.push_str(&serde_json::to_string(s).unwrap_or_default());
+        write_double_quoted(out, s);
     } else if needs_quotes(s) {
         out.push('\'');
         for (i, part) in s.split('\'').enumerate() {
@@ -187,7 +187,39 @@ fn write_plain_or_quoted(out: &mut String, s: &str) {
 }
 
 fn needs_double_quotes(s: &str) -> bool {
-    s.chars().any(|c| c.is_control())
+    s.chars().any(|c| !printable(c))
+}
+
+/// Whether YAML reads `c` as itself in a plain, single-quoted or literal scalar: its printable set (no C0/C1
+/// control, DEL, BOM, U+FFFE/U+FFFF) minus the characters YAML 1.1 takes for line breaks (NEL, U+2028, U+2029).
+fn printable(c: char) -> bool {
+    matches!(c, '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+        && !matches!(c, '\u{FEFF}' | '\u{2028}' | '\u{2029}')
+}
+
+/// A double-quoted scalar: the escapes JSON uses below U+0020 (the same bytes serde_json writes), and `\u`
+/// escapes for every other character YAML does not take as itself (JSON leaves DEL, C1 controls and U+2028 raw, which
+/// YAML rejects or reads as a line break).
+fn write_double_quoted(out: &mut String, s: &str) {
+    use std::fmt::Write as _;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if printable(c) => out.push(c),
+            // Every character above U+FFFF is printable.
+            c => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+        }
+    }
+    out.push('"');
 }
 
 fn needs_quotes(s: &str) -> bool {
@@ -250,6 +282,23 @@ mod tests {
     fn round_trip(v: Value) {
         let text = to_string(&v);
         assert_eq!(from_str(&text).unwrap(), v, "yaml was:\n{text}");
+    }
+
+    /// Found by the `yaml_roundtrip` fuzz target: DEL in a key (`"\u{1a}\u{1a}\u{7f}"`) was written raw inside
+    /// double quotes, which YAML rejects ("control characters are not allowed"); so were C1 controls, and NEL,
+    /// U+2028/U+2029 and BOM/U+FFFE were written plain, where YAML reads a line break or refuses them.
+    #[test]
+    fn fuzz_non_printable_characters_round_trip() {
+        for c in [
+            '\u{7f}', '\u{80}', '\u{85}', '\u{9f}', '\u{a0}', '\u{2028}', '\u{2029}', '\u{feff}', '\u{fffe}',
+            '\u{ffff}',
+        ] {
+            for s in [format!("{c}"), format!("a{c}b"), format!("line one\nline{c}two\n"), format!("\u{1a}\u{1a}{c}")] {
+                round_trip(json!({ s.clone(): s.clone(), "list": [s.clone(), {"k": s.clone()}] }));
+            }
+        }
+        assert_eq!(to_string(&json!("a\u{7f}\u{1a}")), "\"a\\u007f\\u001a\"\n");
+        assert_eq!(to_string(&json!("tab\there")), "\"tab\\there\"\n");
     }
 
     #[test]

@@ -513,6 +513,8 @@ fn rename_rule(item: &MetaItem) -> syn::Result<Option<RenameRule>> {
 fn parse_type(item: &MetaItem) -> syn::Result<syn::Type> {
     let s =
         item.str_value().ok_or_else(|| syn::Error::new(item.span, format!("expected `{} = \"Type\"`", item.name)))?;
+    // The string's contents are not part of the file's nesting check.
+    crate::source::syntax::check_nesting(&s).map_err(|m| syn::Error::new(item.span, m))?;
     syn::parse_str::<syn::Type>(&s).map_err(|e| syn::Error::new(item.span, e.to_string()))
 }
 

@@ -728,6 +728,8 @@ impl syn::parse::Parse for LazyItems {
 
 fn parse_items(text: &str) -> syn::Result<LazyItems> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // On the whole text: the fn bodies blanked here may be parsed later (`full_block`).
+    crate::source::syntax::check_nesting(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
     let blanked = blank_fn_bodies(text);
     let text = blanked.as_str();
     if text.starts_with("#!") && !text.starts_with("#![") {
@@ -976,8 +978,9 @@ fn prescan(text: &str) -> Option<StubNames> {
                         }
                         end += 1;
                     }
-                    let inner: Vec<u8> =
-                        b[k + 1..end.saturating_sub(1)].iter().copied().filter(|c| !c.is_ascii_whitespace()).collect();
+                    // Without the closing `]` when there is one (an unterminated `#[` runs to the end of the text).
+                    let close = if d == 0 { end - 1 } else { end };
+                    let inner: Vec<u8> = b[k + 1..close].iter().copied().filter(|c| !c.is_ascii_whitespace()).collect();
                     if inner == b"cfg(test)" {
                         cfg_test = true;
                     }

@@ -393,6 +393,7 @@ pub fn parse_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceErro
 /// [`syn::parse_file`] with a leading BOM and a shebang line tolerated (line numbers kept).
 pub fn parse_file(text: &str) -> syn::Result<syn::File> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    super::syntax::check_nesting(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
     if text.starts_with("#!") && !text.starts_with("#![") {
         let end = text.find('\n').unwrap_or(text.len());
         return syn::parse_file(&format!("{}{}", " ".repeat(end), &text[end..]));

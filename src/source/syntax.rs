@@ -1,4 +1,5 @@
-//! Small syntax helpers every reader of Rust source shares: `use` trees, identifiers, `#[cfg(test)]`, `#[path]`.
+//! Small syntax helpers every reader of Rust source shares: `use` trees, identifiers, `#[cfg(test)]`, `#[path]`,
+//! the nesting limit checked before syn parses a text.
 
 /// A `use` entry: `alias` stands for `path` (already absolute when it starts with `crate`).
 #[derive(Debug, Clone)]
@@ -98,4 +99,164 @@ pub fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
         },
         _ => None,
     })
+}
+
+/// The deepest nesting of brackets and generic arguments [`check_nesting`] lets syn parse: syn and the readers
+/// of its trees recurse once (or more) per level, so a deeper text would overflow the stack. Real code stays far
+/// below (serde_json and serde_yaml stop at 128).
+pub const MAX_NESTING: usize = 256;
+
+/// Refuses a text nested deeper than [`MAX_NESTING`] levels before syn parses it: `(`, `[`, `{` and the `<` of
+/// generic arguments (an upper bound: a `<` that is a comparison counts until the next `;` or closing bracket),
+/// outside comments, string and char literals. The error names the line and says what to do.
+pub fn check_nesting(text: &str) -> Result<(), String> {
+    let b = text.as_bytes();
+    let (mut i, mut line) = (0usize, 1usize);
+    // Per open bracket: the `<` counted inside it so far.
+    let mut angles: Vec<usize> = vec![0];
+    let mut depth = 0usize;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => line += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut level = 0usize;
+                while i < b.len() {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        level += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        level -= 1;
+                        i += 2;
+                        if level == 0 {
+                            break;
+                        }
+                    } else {
+                        line += usize::from(b[i] == b'\n');
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            b'r' if matches!(b.get(i + 1), Some(b'#' | b'"')) && raw_prefix_starts(b, i) => {
+                let hashes = b[i + 1..].iter().take_while(|&&x| x == b'#').count();
+                if b.get(i + 1 + hashes) == Some(&b'"') {
+                    let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
+                    i += hashes + 2;
+                    while i < b.len() && !b[i..].starts_with(&close) {
+                        line += usize::from(b[i] == b'\n');
+                        i += 1;
+                    }
+                    i += close.len();
+                    continue;
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    line += usize::from(b[i] == b'\n');
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                continue;
+            }
+            b'\'' => {
+                // A char literal (`'x'`, `'\n'`, `'\u{..}'`), else a lifetime or label: skip the quote only.
+                if b.get(i + 1) == Some(&b'\\') {
+                    i += 2;
+                    while i < b.len() && b[i] != b'\'' && b[i] != b'\n' {
+                        i += 1;
+                    }
+                    i += 1;
+                    continue;
+                }
+                let ch = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+                if ch > 0 && b.get(i + 1 + ch) == Some(&b'\'') {
+                    i += ch + 2;
+                    continue;
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                angles.push(0);
+            }
+            b')' | b']' | b'}' if angles.len() > 1 => {
+                depth -= 1 + angles.pop().unwrap_or(0);
+            }
+            b';' => {
+                let a = angles.last_mut().expect("never empty");
+                depth -= *a;
+                *a = 0;
+            }
+            b'<' if b.get(i + 1) != Some(&b'=') => {
+                depth += 1;
+                *angles.last_mut().expect("never empty") += 1;
+            }
+            b'>' if i > 0 && !matches!(b[i - 1], b'-' | b'=') && b.get(i + 1) != Some(&b'=') => {
+                let a = angles.last_mut().expect("never empty");
+                if *a > 0 {
+                    *a -= 1;
+                    depth -= 1;
+                }
+            }
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return Err(format!(
+                "line {line}: brackets and generic arguments nested deeper than {MAX_NESTING} levels; kubesmith \
+                 reads at most {MAX_NESTING} (split the type or expression, or move it out with a type alias or a \
+                 helper fn)"
+            ));
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Whether the `r` at `i` starts a raw string (`r"`, `br"`, `cr"`), not an identifier ending in `r`.
+fn raw_prefix_starts(b: &[u8], i: usize) -> bool {
+    let before = |k: usize| i >= k && is_ident_byte(b[i - k]);
+    !before(1) || (matches!(b[i - 1], b'b' | b'c') && !before(2))
+}
+
+fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_NESTING, check_nesting};
+
+    #[test]
+    fn nesting_counts_brackets_and_generic_arguments() {
+        let deep = |n: usize| format!("type T = {}u8{};", "Option<".repeat(n), ">".repeat(n));
+        assert!(check_nesting(&deep(MAX_NESTING - 1)).is_ok());
+        let e = check_nesting(&format!("\n{}", deep(MAX_NESTING + 1))).unwrap_err();
+        assert!(e.starts_with("line 2: brackets and generic arguments nested deeper than 256 levels"), "{e}");
+        assert!(check_nesting(&format!("fn f() {}{}", "{".repeat(300), "}".repeat(300))).is_err());
+        assert!(check_nesting(&format!("const X: u8 = {}1{};", "(".repeat(300), ")".repeat(300))).is_err());
+    }
+
+    #[test]
+    fn nesting_ignores_comments_literals_and_closed_levels() {
+        let many = "(".repeat(400);
+        for text in [
+            format!("// {many}\nfn f() {{}}"),
+            format!("/* /* {many} */ {many} */ fn f() {{}}"),
+            format!("const S: &str = \"\\\" {many}\";"),
+            format!("const S: &str = r#\"{many}\"#;"),
+            format!("const S: &[u8] = br\"{many}\\\";"),
+            "fn f<'a>(x: &'a str) -> char { let _ = ('(', '\\'', '{'); 'x' }".repeat(400),
+            "fn f(a: u8, b: u8) -> bool { a < b && b <= a }\n".repeat(400),
+            "type A = Vec<Vec<u8>>; fn g() -> Vec<u8> { vec![] }\n".repeat(400),
+        ] {
+            assert!(check_nesting(&text).is_ok(), "{text}");
+        }
+    }
 }

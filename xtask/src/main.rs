@@ -11,6 +11,8 @@
 //!   kube-derive's own tests (from cargo's registry), compare every `crd()` with kubesmith's static output and
 //!   run kube-derive's compile-fail cases through `make manifests`; `--bless` rewrites the expected files
 //! - `bench`        `make manifests` wall time and peak memory on generated projects of 1, 10 and 100 kinds
+//! - `fuzz [--time SECONDS] [TARGET...]`  build the libFuzzer targets of `fuzz/` (stable Rust, own target folder)
+//!   and run each (default: all) for SECONDS (default 60) from its seed corpus `fuzz/corpus/<target>/`
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -19,6 +21,7 @@ use anyhow::{Context, Result, bail};
 
 mod bench;
 mod conformance;
+mod fuzz;
 mod harness;
 mod k8s_resources;
 mod k8s_schemas;
@@ -32,9 +35,10 @@ fn main() -> ExitCode {
         Some("k8s-resources") => k8s_resources::run(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance::run(args.iter().any(|a| a == "--bless")),
         Some("bench") => bench::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N]>"
+                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] | fuzz [--time SECONDS] [TARGET...]>"
             );
             return ExitCode::from(2);
         }

@@ -1,0 +1,75 @@
+//! The `Memcached` custom resource (`cache.example.com/v1alpha1`, namespaced): spec and status types.
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// MemcachedSpec defines the desired state of Memcached.
+// +kubebuilder:storageversion
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[kube(
+    group = "cache.example.com",
+    version = "v1alpha1",
+    kind = "Memcached",
+    namespaced,
+    status = "MemcachedStatus",
+    doc = "Memcached is the Schema for the memcacheds API.",
+    derive = "PartialEq",
+    derive = "Default",
+    printcolumn(
+        name = "Available",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Available\")].status"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[serde(rename_all = "camelCase")]
+pub struct MemcachedSpec {
+    /// Foo is an example field of Memcached. Edit memcached.rs to remove/update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foo: Option<String>,
+}
+
+/// MemcachedStatus defines the observed state of Memcached.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MemcachedStatus {
+    /// Conditions represent the latest available observations of the Memcached's state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// The `.metadata.generation` that the status was computed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kube::CustomResourceExt;
+
+    #[test]
+    fn crd_has_scope_status_and_printer_columns() {
+        let crd = Memcached::crd();
+        let name = crd.metadata.name.as_deref();
+        assert_eq!(name, Some("memcacheds.cache.example.com"));
+        assert_eq!(crd.spec.scope, "Namespaced");
+        let version = &crd.spec.versions[0];
+        assert_eq!(version.name, "v1alpha1");
+        let status = version
+            .subresources
+            .as_ref()
+            .and_then(|s| s.status.as_ref());
+        assert!(status.is_some(), "status subresource enabled");
+        let columns: Vec<&str> = version
+            .additional_printer_columns
+            .iter()
+            .flatten()
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(columns, ["Available", "Age"]);
+    }
+}
