@@ -75,9 +75,18 @@ fn write_map(out: &mut String, m: &serde_json::Map<String, Value>, ind: usize) {
     }
 }
 
+/// YAML limits an implicit key (`key: value`) to 1024 characters; a longer one is written in the explicit form.
+const MAX_IMPLICIT_KEY: usize = 1024;
+
 /// Writes `key: value` assuming the cursor is already indented for this line.
 fn write_entry(out: &mut String, k: &str, v: &Value, ind: usize) {
+    let start = out.len();
     write_plain_or_quoted(out, k);
+    if out[start..].chars().count() > MAX_IMPLICIT_KEY {
+        let key = out.split_off(start);
+        write_explicit_entry(out, &key, v, ind);
+        return;
+    }
     out.push(':');
     match v {
         Value::Object(m) if !m.is_empty() => {
@@ -89,6 +98,32 @@ fn write_entry(out: &mut String, k: &str, v: &Value, ind: usize) {
             out.push('\n');
             indent(out, ind);
             write_seq(out, a, ind);
+        }
+        scalar => {
+            out.push(' ');
+            write_scalar(out, scalar, ind + 2);
+            out.push('\n');
+        }
+    }
+}
+
+/// Writes `? key` then `: value` on the next line at the map's indentation, the cursor already indented.
+fn write_explicit_entry(out: &mut String, key: &str, v: &Value, ind: usize) {
+    out.push_str("? ");
+    out.push_str(key);
+    out.push('\n');
+    indent(out, ind);
+    out.push(':');
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            out.push('\n');
+            indent(out, ind + 2);
+            write_map(out, m, ind + 2);
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push('\n');
+            indent(out, ind + 2);
+            write_seq(out, a, ind + 2);
         }
         scalar => {
             out.push(' ');
@@ -299,6 +334,23 @@ mod tests {
         }
         assert_eq!(to_string(&json!("a\u{7f}\u{1a}")), "\"a\\u007f\\u001a\"\n");
         assert_eq!(to_string(&json!("tab\there")), "\"tab\\there\"\n");
+    }
+
+    /// Found by the `project` fuzz target: a key of more than 1024 characters (tabs, escaped to `\t`) was written
+    /// as an implicit key, which YAML limits to 1024 characters, so the output did not parse back.
+    #[test]
+    fn fuzz_keys_longer_than_1024_characters_round_trip() {
+        for key in ["\t".repeat(600), "k".repeat(1025), "é".repeat(1100), "k".repeat(1024)] {
+            let v = json!({
+                key.clone(): "scalar",
+                "nested": { key.clone(): { "a": 1, key.clone(): [1, {key.clone(): null}] } },
+                "list": [{ key.clone(): ["x", "y"], "b": true }, { "c": { key.clone(): {} } }],
+            });
+            round_trip(v);
+        }
+        let text = to_string(&json!({ "k".repeat(1025): "v" }));
+        assert!(text.starts_with("? kkk") && text.ends_with("\n: v\n"), "{text}");
+        assert!(to_string(&json!({ "k".repeat(1024): "v" })).ends_with("k: v\n"));
     }
 
     #[test]

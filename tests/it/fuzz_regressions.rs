@@ -116,3 +116,16 @@ fn fuzz_crd_unterminated_attribute_at_end_of_file_is_a_parse_problem() {
     let g = generate("use kube::CustomResource;\n#[derive(CustomResource)").expect("a crate");
     assert!(problems(&g).contains("lib.rs"), "{}", problems(&g));
 }
+
+/// Found by the `project` fuzz target: a plugin key of more than 1024 characters (tabs) loaded, but kubesmith wrote
+/// it back as an implicit YAML key, which YAML limits to 1024 characters, so the PROJECT it wrote did not load.
+#[test]
+fn fuzz_project_with_a_key_longer_than_1024_characters_writes_back_a_loadable_file() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz/project-long-key");
+    let text = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
+    let project = kubesmith::project::ProjectFile::parse(&text, Path::new("PROJECT")).expect("the input loads");
+    let written = project.to_yaml();
+    let again = kubesmith::project::ProjectFile::parse(&written, Path::new("PROJECT"))
+        .unwrap_or_else(|e| panic!("the PROJECT kubesmith wrote does not load: {e}\n{written}"));
+    assert_eq!(again.to_yaml(), written);
+}
