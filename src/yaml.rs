@@ -82,7 +82,7 @@ const MAX_IMPLICIT_KEY: usize = 1024;
 fn write_entry(out: &mut String, k: &str, v: &Value, ind: usize) {
     let start = out.len();
     write_plain_or_quoted(out, k);
-    if out[start..].chars().count() > MAX_IMPLICIT_KEY {
+    if out.len() - start > MAX_IMPLICIT_KEY && out[start..].chars().count() > MAX_IMPLICIT_KEY {
         let key = out.split_off(start);
         write_explicit_entry(out, &key, v, ind);
         return;

@@ -61,11 +61,17 @@ fn service_accounts(binding: &Value) -> Vec<&str> {
 /// is bound to, the manager role itself left out. Files that are not YAML are skipped: they are not kubesmith's
 /// to judge, and kustomize reports them.
 pub fn manager_rules(files: &[(PathBuf, String)], manager_role: &str) -> Vec<BoundRule> {
-    let mut docs: Vec<Doc> = Vec::new();
-    for (file, text) in files {
-        let Ok(values) = crate::yaml::from_multi_doc_str(text) else { continue };
-        docs.extend(values.into_iter().filter(|v| v.is_object()).map(|value| Doc { file, value }));
-    }
+    // Only files that hold a binding are parsed first (a scaffold has a role file per kind and few bindings),
+    // then only the files that name a role those bindings refer to.
+    let parse = |keep: &dyn Fn(&str) -> bool| -> Vec<Doc> {
+        let mut docs = Vec::new();
+        for (file, text) in files.iter().filter(|(_, t)| keep(t)) {
+            let Ok(values) = crate::yaml::from_multi_doc_str(text) else { continue };
+            docs.extend(values.into_iter().filter(|v| v.is_object()).map(|value| Doc { file, value }));
+        }
+        docs
+    };
+    let mut docs = parse(&|t| t.contains("Binding"));
     let is_binding = |d: &Doc| matches!(str_at(&d.value, "/kind"), "RoleBinding" | "ClusterRoleBinding");
     let mut accounts: Vec<&str> = docs
         .iter()
@@ -78,19 +84,23 @@ pub fn manager_rules(files: &[(PathBuf, String)], manager_role: &str) -> Vec<Bou
         .collect();
     accounts.sort_unstable();
     accounts.dedup();
-    let mut refs: Vec<(&str, &str)> = docs
+    let mut refs: Vec<(String, String)> = docs
         .iter()
         .filter(|d| is_binding(d) && service_accounts(&d.value).iter().any(|a| accounts.contains(a)))
-        .map(|d| (str_at(&d.value, "/roleRef/kind"), str_at(&d.value, "/roleRef/name")))
-        .filter(|(kind, name)| !(*kind == "ClusterRole" && *name == manager_role))
+        .map(|d| (str_at(&d.value, "/roleRef/kind").to_string(), str_at(&d.value, "/roleRef/name").to_string()))
+        .filter(|(kind, name)| !(kind == "ClusterRole" && name == manager_role))
         .collect();
     refs.sort_unstable();
     refs.dedup();
+    if refs.is_empty() {
+        return Vec::new();
+    }
+    docs.extend(parse(&|t| !t.contains("Binding") && refs.iter().any(|(_, n)| t.contains(n.as_str()))));
     let mut out = Vec::new();
     for d in &docs {
         let kind = str_at(&d.value, "/kind");
         let name = str_at(&d.value, "/metadata/name");
-        if !matches!(kind, "Role" | "ClusterRole") || !refs.contains(&(kind, name)) {
+        if !matches!(kind, "Role" | "ClusterRole") || !refs.iter().any(|(k, n)| k == kind && n == name) {
             continue;
         }
         for rule in d.value.get("rules").and_then(Value::as_array).into_iter().flatten() {
