@@ -46,9 +46,62 @@ fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
     }
 }
 
+/// Refuses a plan that would write or remove a file outside the project through a symbolic link (or a `..`): a
+/// repository is untrusted input, and `config/crd/bases -> /etc` must not make `make manifests` write to `/etc`.
+/// Paths below a folder the user named on the command line (`Plan::outside_ok`) may go anywhere.
+pub fn confine(plan: &Plan) -> Result<()> {
+    let root = plan.root.canonicalize().with_context(|| format!("cannot resolve {}", plan.root.display()))?;
+    let allowed: Vec<PathBuf> = plan.outside_ok.iter().map(|d| plan.root.join(d)).collect();
+    for op in plan.ops() {
+        let full = plan.root.join(&op.path);
+        if allowed.iter().any(|a| full.starts_with(a)) {
+            continue;
+        }
+        let outside = |what: String| -> anyhow::Error {
+            anyhow::anyhow!(
+                "refusing to write {}: {what}, outside the project ({}); nothing was written. Replace the link with a \
+                 folder, or name the folder on the command line (e.g. --crd-dir, --output-dir) to write there on purpose",
+                op.path.display(),
+                root.display()
+            )
+        };
+        let Ok(rel) = full.strip_prefix(&plan.root) else {
+            return Err(outside(format!("{} is not below the project folder", full.display())));
+        };
+        let mut cur = plan.root.clone();
+        for comp in rel.components() {
+            match comp {
+                std::path::Component::Normal(c) => cur.push(c),
+                std::path::Component::CurDir => continue,
+                _ => return Err(outside(format!("{} leaves the project folder", op.path.display()))),
+            }
+            let meta = match std::fs::symlink_metadata(&cur) {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+                Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", cur.display())),
+            };
+            if !meta.file_type().is_symlink() {
+                continue;
+            }
+            let target = std::fs::read_link(&cur).with_context(|| format!("cannot read the link {}", cur.display()))?;
+            // A dangling link would be created at its target: judge that place.
+            let resolved = cur.canonicalize().unwrap_or_else(|_| match cur.parent() {
+                Some(parent) if target.is_relative() => parent.join(&target),
+                _ => target.clone(),
+            });
+            if !resolved.starts_with(&root) {
+                let link = cur.strip_prefix(&plan.root).unwrap_or(&cur);
+                return Err(outside(format!("{} is a symbolic link to {}", link.display(), target.display())));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Applies the plan. Every new content is first written to a temporary sibling; only when all of them are
 /// written are they renamed into place. Any failure restores the previous state of every touched path.
 pub fn apply(plan: &Plan) -> Result<Outcome> {
+    confine(plan)?;
     let ops = effective_ops(plan)?;
     let mut outcome = Outcome { unchanged: plan.ops().len() - ops.len(), ..Default::default() };
     let mut tx = Transaction::default();

@@ -4,6 +4,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// `make bundle`'s default `--output-dir`.
+pub const BUNDLE_DIR: &str = "bundle";
+/// `make catalog`'s default `--output-dir`.
+pub const CATALOG_DIR: &str = "catalog";
+
 /// Scaffold, generate and package Kubernetes operators written in Rust with kube-rs.
 #[derive(Debug, Parser)]
 #[command(name = "kubesmith", version, max_term_width = 110)]
@@ -410,7 +415,7 @@ pub struct MakeBundleArgs {
     #[arg(long, value_name = "RANGE")]
     pub skip_range: Option<String>,
     /// Bundle folder (bundle.Dockerfile goes next to it, in the current folder).
-    #[arg(long, default_value = "bundle")]
+    #[arg(long, default_value = BUNDLE_DIR)]
     pub output_dir: PathBuf,
     /// Write nothing; list missing, stale and extra files and exit 1 if there are any.
     #[arg(long)]
@@ -467,7 +472,7 @@ pub struct MakeCatalogArgs {
     #[arg(long)]
     pub default_channel: Option<String>,
     /// Catalog folder; the package goes in `<DIR>/<package>/catalog.yaml`, the Dockerfile in `<DIR>.Dockerfile`.
-    #[arg(long, default_value = "catalog")]
+    #[arg(long, default_value = CATALOG_DIR)]
     pub output_dir: PathBuf,
     /// Base image of the catalog image.
     #[arg(long, default_value = "quay.io/operator-framework/opm:latest")]

@@ -96,6 +96,7 @@ pub fn finish(mut plan: Plan, dry_run: bool) -> Result<()> {
     }
     let started = Instant::now();
     if dry_run {
+        crate::apply::confine(&plan)?;
         let ops = crate::apply::effective_ops(&plan)?;
         output::info(format_args!("dry run: {} file(s) would change, nothing was written", ops.len()));
         for op in ops {

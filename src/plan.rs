@@ -49,6 +49,9 @@ pub struct Plan {
     pub notes: Vec<String>,
     /// Rust files the formatter leaves as planned (user code that was not `rustfmt`-clean before the command).
     pub verbatim: BTreeSet<PathBuf>,
+    /// Folders the user named on the command line (`--crd-dir`, `--output-dir`, ...): writes below them may leave
+    /// the project through symbolic links; every other write must stay inside `root` (see `apply::confine`).
+    pub outside_ok: Vec<PathBuf>,
 }
 
 impl Plan {

@@ -61,6 +61,9 @@ pub fn plan(args: &MakeCatalogArgs, cwd: &Path) -> Result<Plan> {
     let package = &rendered[0].package;
     let out = &args.output_dir;
     let mut plan = Plan::new(cwd);
+    if out != Path::new(crate::cli::CATALOG_DIR) {
+        plan.outside_ok.push(out.clone());
+    }
     let file = out.join(package).join("catalog.yaml");
     plan.write(&file, crate::yaml::to_multi_doc_string(&docs))?;
     if let Ok(entries) = std::fs::read_dir(cwd.join(out).join(package)) {

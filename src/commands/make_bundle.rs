@@ -198,6 +198,9 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
     }
 
     let mut plan = Plan::new(cwd);
+    if args.output_dir != Path::new(crate::cli::BUNDLE_DIR) {
+        plan.outside_ok.push(args.output_dir.clone());
+    }
     plan.notes.extend(generated.notes.iter().cloned());
     let mut written = vec![csv_path.clone()];
     plan.write(&csv_path, crate::yaml::to_string(&generated.csv))?;

@@ -501,6 +501,7 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
 pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
     let targets = targets(args, cwd)?;
     let mut plan = Plan::new(cwd);
+    plan.outside_ok.extend([&args.crd_dir, &args.rbac_dir, &args.webhook_dir].into_iter().flatten().cloned());
     let problems = plan_into(&mut plan, &targets)?;
     if args.check {
         for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {

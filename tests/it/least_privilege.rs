@@ -155,3 +155,67 @@ fn a_call_covered_by_a_role_bound_to_the_manager_is_no_drift_and_one_no_role_cov
     assert!(said.contains("src/manager/leader.rs:"), "{said}");
     assert!(said.contains("resources=leases,verbs=create;get;update"), "{said}");
 }
+
+/// Every file under `dir`, with its bytes (empty when there is no such folder).
+fn files_under(dir: &Path) -> BTreeMap<std::path::PathBuf, Vec<u8>> {
+    if dir.exists() { crate::support::snapshot(dir) } else { BTreeMap::new() }
+}
+
+#[cfg(unix)]
+#[test]
+fn writes_never_follow_a_symbolic_link_out_of_the_project_unless_the_folder_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = standard_project(tmp.path());
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("keep.txt"), "not kubesmith's").unwrap();
+
+    // config/crd/bases made a link to a folder outside the project: refused, naming the link and its target.
+    let bases = dir.join("config/crd/bases");
+    std::fs::rename(&bases, tmp.path().join("bases-moved")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &bases).unwrap();
+    let before = files_under(&dir.join("src"));
+    for args in [&["make", "manifests"][..], &["make", "manifests", "--dry-run"][..]] {
+        let out = ks(&dir).args(args).output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {said}");
+        assert!(said.contains("config/crd/bases is a symbolic link to"), "{said}");
+        assert!(said.contains(&elsewhere.display().to_string()), "{said}");
+        assert!(said.contains("nothing was written"), "{said}");
+    }
+    assert_eq!(files_under(&elsewhere).len(), 1, "nothing written outside the project");
+    assert_eq!(files_under(&dir.join("src")), before);
+
+    // A dangling link (its target does not exist yet) is judged by where it points.
+    std::fs::remove_file(&bases).unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("not-yet"), &bases).unwrap();
+    ks(&dir).args(["make", "manifests"]).assert().code(1);
+    assert!(!tmp.path().join("not-yet").exists());
+
+    // A link that stays inside the project is followed.
+    std::fs::remove_file(&bases).unwrap();
+    std::fs::create_dir_all(dir.join("generated/crds")).unwrap();
+    std::os::unix::fs::symlink("../../generated/crds", &bases).unwrap();
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    assert!(dir.join("generated/crds/cache.example.com_memcacheds.yaml").is_file());
+
+    // Named on the command line, the folder outside may be written.
+    ks(&dir).args(["make", "manifests", "--crd-dir"]).arg(&elsewhere).assert().success();
+    assert!(elsewhere.join("cache.example.com_memcacheds.yaml").is_file());
+
+    // The same for make bundle's default folder, and its --output-dir given explicitly (with config/crd/bases a
+    // folder again: kustomize, which make bundle runs, refuses links out of a kustomization's folder itself).
+    std::fs::remove_file(&bases).unwrap();
+    std::fs::rename(tmp.path().join("bases-moved"), &bases).unwrap();
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    let outside_bundle = tmp.path().join("bundle-out");
+    std::fs::create_dir_all(&outside_bundle).unwrap();
+    std::os::unix::fs::symlink(&outside_bundle, dir.join("bundle")).unwrap();
+    let out = ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("bundle is a symbolic link to"), "{said}");
+    assert!(files_under(&outside_bundle).is_empty());
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0", "--output-dir"]).arg(&outside_bundle).assert().success();
+    assert!(outside_bundle.join("manifests").is_dir());
+}
