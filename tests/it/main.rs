@@ -18,6 +18,7 @@ mod e2e;
 mod edit_multigroup;
 mod fuzz_regressions;
 mod golden;
+mod guide;
 mod init;
 mod k8s_version;
 mod least_privilege;

@@ -1,6 +1,7 @@
 //! Developer tasks for kubesmith, run as `cargo xtask <task>`.
 //!
-//! - `bless`        rewrite the golden files (`tests/golden/`, `docs/markers.md`) from what kubesmith now produces
+//! - `bless`        rewrite the golden files (`tests/golden/`, `docs/markers.md`, the outputs in `docs/guide.md`)
+//!   from what kubesmith now produces
 //! - `bless --lock` also rebuild a scaffolded operator and refresh `tests/e2e/operator.Cargo.lock`
 //! - `ci`           what `.ci/run` does: fmt, clippy, the whole test suite
 //! - `k8s-schemas [--check]`  regenerate `data/k8s-schemas/` from k8s-openapi 0.29 (every `v1_*` feature);
@@ -70,20 +71,23 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Result<()> {
 }
 
 fn bless(lock: bool) -> Result<()> {
-    // `golden` also selects `golden_markers_doc`, which rewrites `docs/markers.md`.
+    // `golden` also selects `golden_markers_doc`, which rewrites `docs/markers.md`, and `golden_guide_transcript`,
+    // which rewrites the command outputs in `docs/guide.md`.
     let mut filter = vec!["test", "--test", "it", "--", "golden"];
     if lock {
         filter.push("e2e");
     }
     cargo(&filter, &[("KUBESMITH_BLESS", "1")])?;
     let status = Command::new("git")
-        .args(["status", "--short", "--", "tests/", "docs/markers.md"])
+        .args(["status", "--short", "--", "tests/", "docs/markers.md", "docs/guide.md"])
         .current_dir(root())
         .status()?;
     if !status.success() {
         bail!("git status failed");
     }
-    println!("blessed: review the changes above with `git diff tests/ docs/markers.md` before committing");
+    println!(
+        "blessed: review the changes above with `git diff tests/ docs/markers.md docs/guide.md` before committing"
+    );
     Ok(())
 }
 
