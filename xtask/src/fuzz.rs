@@ -6,7 +6,9 @@
 //! checks, `--target <host>` so the flags reach neither build scripts nor proc macros, in its own target folder
 //! (`target/fuzz/`) so the main build's artifacts are never rebuilt with coverage flags.
 //!
-//! Each run reads `fuzz/corpus/<target>/` (the committed seeds, never written) and keeps what it finds in
+//! Each run reads `fuzz/corpus/<target>/` (seeds of its own, never written), the repository files named in
+//! [`REPO_SEEDS`] (test inputs and the golden scaffold, copied to `target/fuzz/seeds/<target>/` so the seeds follow
+//! them instead of being copies that drift), and keeps what it finds in
 //! `target/fuzz/corpus/<target>/`; a crash or hang is written to `target/fuzz/artifacts/<target>/` and fails
 //! the command. Reproduce one with `target/fuzz/<host>/release/<target> <file>`.
 
@@ -20,6 +22,49 @@ use crate::root;
 /// Every target: `fuzz/fuzz_targets/<name>.rs`, seeds in `fuzz/corpus/<name>/`.
 pub const TARGETS: &[&str] =
     &["markers", "crd_generate", "project", "bundle_validate", "catalog_validate", "yaml_roundtrip"];
+
+/// Repository files that seed a target: a file, or a folder and a name prefix (every file of it starting so).
+const REPO_SEEDS: &[(&str, &str, &str)] = &[
+    ("crd_generate", "tests/conformance/kube-derive", "input-"),
+    ("crd_generate", "tests/golden/memcached-operator/src/api/v1alpha1/memcached.rs", ""),
+    ("markers", "tests/golden/memcached-operator/src/api/v1alpha1/memcached.rs", ""),
+    ("markers", "tests/golden/memcached-operator/src/controller/memcached.rs", ""),
+    ("markers", "tests/golden/memcached-operator/src/webhook/v1alpha1/memcached/validation.rs", ""),
+    (
+        "bundle_validate",
+        "tests/golden/memcached-operator/config/manifests/bases/memcached-operator.clusterserviceversion.yaml",
+        "",
+    ),
+    ("bundle_validate", "tests/fixtures/olm/operator-sdk-memcached-operator.clusterserviceversion.yaml", ""),
+    ("project", "tests/golden/memcached-operator/PROJECT", ""),
+];
+
+/// Copies `target`'s [`REPO_SEEDS`] into a fresh `<dir>/`; returns it.
+fn repo_seeds(root: &std::path::Path, target: &str, dir: PathBuf) -> Result<PathBuf> {
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (t, path, prefix) in REPO_SEEDS.iter().filter(|(t, ..)| *t == target) {
+        let path = root.join(path);
+        let files: Vec<PathBuf> = if path.is_dir() {
+            let mut found = Vec::new();
+            for entry in std::fs::read_dir(&path).with_context(|| format!("cannot list {}", path.display()))? {
+                let file = entry?.path();
+                if file.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(prefix)) {
+                    found.push(file);
+                }
+            }
+            found
+        } else {
+            vec![path]
+        };
+        for (i, file) in files.iter().enumerate() {
+            let name = file.file_name().context("a seed has no file name")?.to_string_lossy();
+            std::fs::copy(file, dir.join(format!("{t}-{i}-{name}")))
+                .with_context(|| format!("cannot copy the seed {}", file.display()))?;
+        }
+    }
+    Ok(dir)
+}
 
 const RUSTFLAGS: &[&str] = &[
     "-Cpasses=sancov-module",
@@ -63,6 +108,7 @@ pub fn run(args: &[String]) -> Result<()> {
             std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
         }
         let seeds: PathBuf = root.join("fuzz/corpus").join(t);
+        let from_repo = repo_seeds(&root, t, target_dir.join("seeds").join(t))?;
         println!("== fuzz {t} for {seconds} s");
         let status = Command::new(&exe)
             .arg(format!("-max_total_time={seconds}"))
@@ -73,7 +119,8 @@ pub fn run(args: &[String]) -> Result<()> {
             .arg("-print_final_stats=1")
             .arg(format!("-artifact_prefix={}/", artifacts.display()))
             .arg(&work)
-            .arg(&seeds)
+            .args(seeds.is_dir().then_some(&seeds))
+            .arg(&from_repo)
             .current_dir(&root)
             .status()
             .with_context(|| format!("cannot run {}", exe.display()))?;
