@@ -43,7 +43,8 @@ const REPO_SEEDS: &[(&str, &str, &str)] = &[
 fn repo_seeds(root: &std::path::Path, target: &str, dir: PathBuf) -> Result<PathBuf> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for (t, path, prefix) in REPO_SEEDS.iter().filter(|(t, ..)| *t == target) {
+    let mut n = 0;
+    for (_, path, prefix) in REPO_SEEDS.iter().filter(|(t, ..)| *t == target) {
         let path = root.join(path);
         let files: Vec<PathBuf> = if path.is_dir() {
             let mut found = Vec::new();
@@ -57,9 +58,10 @@ fn repo_seeds(root: &std::path::Path, target: &str, dir: PathBuf) -> Result<Path
         } else {
             vec![path]
         };
-        for (i, file) in files.iter().enumerate() {
+        for file in &files {
             let name = file.file_name().context("a seed has no file name")?.to_string_lossy();
-            std::fs::copy(file, dir.join(format!("{t}-{i}-{name}")))
+            n += 1;
+            std::fs::copy(file, dir.join(format!("{n}-{name}")))
                 .with_context(|| format!("cannot copy the seed {}", file.display()))?;
         }
     }
