@@ -141,15 +141,21 @@ pub enum CatalogCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum CreateCommand {
-    /// Add an API (a custom resource kind): Rust types, a reconciler, samples and RBAC.
+    /// Add an API (a custom resource kind): Rust types, a reconciler, samples and RBAC; or a reconciler for a
+    /// built-in type (`--group apps --kind Deployment --resource=false`) or another crate's (`--external-api-path`).
     #[command(after_help = "Examples:\n  kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  \
         kubesmith create api --group cache --version v1 --kind Cluster --namespaced=false\n  \
-        kubesmith create api --group cache --version v1beta1 --kind Memcached --controller=false")]
+        kubesmith create api --group cache --version v1beta1 --kind Memcached --controller=false\n  \
+        kubesmith create api --group apps --version v1 --kind Deployment --controller --resource=false\n  \
+        kubesmith create api --group cert-manager --version v1 --kind Issuer --resource=false \\\n      \
+        --external-api-path acme_crds::cert_manager::v1::Issuer --external-api-crate acme-crds@0.3 --external-api-domain io")]
     Api(CreateApiArgs),
-    /// Add admission (defaulting, validating) and conversion webhooks for an existing API.
+    /// Add admission (defaulting, validating) and conversion webhooks for an existing API, a built-in type or another
+    /// crate's (`--external-api-path`).
     #[command(
         after_help = "Examples:\n  kubesmith create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation\n  \
-        kubesmith create webhook --group cache --version v1alpha1 --kind Memcached --conversion --spoke v1beta1"
+        kubesmith create webhook --group cache --version v1alpha1 --kind Memcached --conversion --spoke v1beta1\n  \
+        kubesmith create webhook --group core --version v1 --kind Pod --defaulting"
     )]
     Webhook(CreateWebhookArgs),
 }
@@ -309,6 +315,17 @@ pub struct CreateApiArgs {
     /// Scaffold a reconciler and register it in the manager.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
     pub controller: bool,
+    /// Rust path of a type another crate defines (`cert_manager::v1::Issuer`, or its module `cert_manager::v1`);
+    /// the controller or webhooks are scaffolded over it. Only with --resource=false.
+    #[arg(long, value_name = "PATH")]
+    pub external_api_path: Option<String>,
+    /// The crate defining the external type, added to Cargo.toml: `NAME@VERSION` (a crates.io version
+    /// requirement) or `NAME@PATH` (a local crate folder, relative to the project). Needs --external-api-path.
+    #[arg(long, value_name = "NAME@VERSION")]
+    pub external_api_crate: Option<String>,
+    /// Domain of the external type's API group (`io` for `cert-manager.io`); default: the project's domain.
+    #[arg(long, value_name = "DOMAIN")]
+    pub external_api_domain: Option<String>,
     /// Replace the kind's scaffolded files if the API already exists.
     #[arg(long)]
     pub force: bool,
@@ -340,6 +357,17 @@ pub struct CreateWebhookArgs {
     /// A version converted to and from the hub (repeat, or separate with commas); must be an existing version.
     #[arg(long, value_delimiter = ',', requires = "conversion")]
     pub spoke: Vec<String>,
+    /// Rust path of a type another crate defines (`cert_manager::v1::Issuer`, or its module `cert_manager::v1`);
+    /// the webhooks are scaffolded over it.
+    #[arg(long, value_name = "PATH")]
+    pub external_api_path: Option<String>,
+    /// The crate defining the external type, added to Cargo.toml: `NAME@VERSION` (a crates.io version
+    /// requirement) or `NAME@PATH` (a local crate folder, relative to the project). Needs --external-api-path.
+    #[arg(long, value_name = "NAME@VERSION")]
+    pub external_api_crate: Option<String>,
+    /// Domain of the external type's API group (`io` for `cert-manager.io`); default: the project's domain.
+    #[arg(long, value_name = "DOMAIN")]
+    pub external_api_domain: Option<String>,
     /// Scaffold the requested webhooks' files again even if they exist (your edits to them are lost).
     #[arg(long)]
     pub force: bool,

@@ -1,6 +1,7 @@
 //! kubesmith: scaffold, generate and package Kubernetes operators written in Rust with kube-rs.
 
 pub mod apply;
+pub mod builtin;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -49,11 +49,20 @@ pub struct Resource {
     pub api: Option<ResourceApi>,
     #[serde(default, skip_serializing_if = "is_false")]
     pub controller: bool,
+    /// A Kubernetes built-in kind (k8s-openapi), which the project does not define.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub core: bool,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub domain: String,
+    /// Another crate's type (`--external-api-path`), which the project does not define.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub external: bool,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub group: String,
     pub kind: String,
+    /// The crate an external type comes from, as `--external-api-crate` named it (`NAME@VERSION`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub module: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub path: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -61,6 +70,13 @@ pub struct Resource {
     pub version: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhooks: Option<ResourceWebhooks>,
+}
+
+impl Resource {
+    /// A type the project does not define: a Kubernetes built-in or another crate's.
+    pub fn is_foreign(&self) -> bool {
+        self.core || self.external
+    }
 }
 
 /// The `api:` block of a resource.
@@ -170,14 +186,19 @@ impl ProjectFile {
         self.plugins.get(PLUGIN_KEY).and_then(|p| p.get("adopted")).and_then(|a| a.as_bool()).unwrap_or(false)
     }
 
-    /// The resources with this group and kind, any version.
+    /// The project's own resources with this group and kind, any version.
     pub fn versions_of<'a>(&'a self, group: &'a str, kind: &'a str) -> impl Iterator<Item = &'a Resource> + 'a {
-        self.resources.iter().filter(move |r| r.group == group && r.kind == kind && r.domain == self.domain)
+        self.own_resources().filter(move |r| r.group == group && r.kind == kind && r.domain == self.domain)
     }
 
-    /// The resource with exactly this group, version and kind.
+    /// The project's own resource with exactly this group, version and kind.
     pub fn find(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {
-        self.resources.iter().find(|r| r.group == group && r.kind == kind && r.version == version)
+        self.own_resources().find(|r| r.group == group && r.kind == kind && r.version == version)
+    }
+
+    /// The resources the project defines (not built-in or external types it reconciles or admits).
+    pub fn own_resources(&self) -> impl Iterator<Item = &Resource> {
+        self.resources.iter().filter(|r| !r.is_foreign())
     }
 }
 

@@ -174,7 +174,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
             path: rust_path(&ws, cwd, k),
             plural: if k.plural == names::kube_plural(&kind_lower) { String::new() } else { k.plural.clone() },
             version: k.version.clone(),
-            webhooks: None,
+            ..Resource::default()
         });
     }
 

@@ -7,7 +7,8 @@ use serde::Serialize;
 
 use crate::cli::CreateApiArgs;
 use crate::commands::UsageError;
-use crate::commands::scaffold::{enable, file_name, insert_rust, insert_yaml};
+use crate::commands::foreign::{self, Foreign};
+use crate::commands::scaffold::{KindModules, enable, file_name, insert_rust, insert_yaml};
 use crate::names::{self, ModuleName};
 use crate::plan::Plan;
 use crate::project::{Project, Resource, ResourceApi};
@@ -89,9 +90,27 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     if !args.resource && !args.controller {
         return Err(UsageError("nothing to do: --resource=false and --controller=false".into()).into());
     }
+    let external = foreign::ExternalFlags {
+        path: args.external_api_path.as_deref(),
+        krate: args.external_api_crate.as_deref(),
+        domain: args.external_api_domain.as_deref(),
+    };
+    let plural_flag = args.plural.as_deref();
+    if let Some(f) = foreign::for_api(
+        pf,
+        &args.group,
+        &args.version,
+        &args.kind,
+        args.resource,
+        args.namespaced,
+        plural_flag,
+        external,
+    )? {
+        return plan_foreign(args, &project, &f, cwd);
+    }
 
     if !pf.multigroup {
-        if let Some(other) = pf.resources.iter().find(|r| !r.group.eq_ignore_ascii_case(&args.group)) {
+        if let Some(other) = pf.own_resources().find(|r| !r.group.eq_ignore_ascii_case(&args.group)) {
             anyhow::bail!(
                 "this project holds APIs of group `{}` and is not multigroup; a second group `{}` needs the multigroup \
                  layout (`src/api/<group>/<version>`): start the project with `kubesmith init --multigroup`",
@@ -142,7 +161,8 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         }
     } else if !args.resource {
         anyhow::bail!(
-            "there is no API {}/{} kind {} in PROJECT to attach a controller to: drop --resource=false to scaffold its types",
+            "there is no API {}/{} kind {} in PROJECT to attach a controller to: drop --resource=false to scaffold its \
+             types, or pass --external-api-path for a type another crate defines",
             qualified_group,
             args.version,
             args.kind
@@ -228,7 +248,14 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
             );
         }
         scaffold(&mut plan, &layout.controller, render::render("api/src/controller/kind.rs.hbs", &ctx)?);
-        plan_controller_modules(&mut plan, &layout, &group_mod, &kind_mod, &ctx)?;
+        let modules = ControllerModules {
+            group_file: layout.controller_group_file.as_deref(),
+            group: &group_mod,
+            kind: &kind_mod,
+            crate_name: &ctx.crate_name,
+            module_path: &ctx.controller_module_path,
+        };
+        plan_controller_modules(&mut plan, &modules, &ctx)?;
     }
 
     if args.resource {
@@ -245,7 +272,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         path: format!("{}::{}", ctx.crate_name, api_module_path),
         plural: if plural == names::kube_plural(&kind_lower) { String::new() } else { plural.clone() },
         version: args.version.clone(),
-        webhooks: None,
+        ..Resource::default()
     };
     match file.resources.iter_mut().find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
     {
@@ -380,25 +407,30 @@ fn plan_api_modules(
     }
 }
 
-/// Declares the controller module and registers it in the manager.
-fn plan_controller_modules(
-    plan: &mut Plan,
-    layout: &Layout,
-    group_mod: &ModuleName,
-    kind_mod: &ModuleName,
-    ctx: &ApiContext,
-) -> Result<()> {
-    match &layout.controller_group_file {
+/// Where a controller module is declared.
+struct ControllerModules<'a> {
+    /// Multigroup only: `src/controller/<group>.rs`.
+    group_file: Option<&'a Path>,
+    group: &'a ModuleName,
+    kind: &'a ModuleName,
+    crate_name: &'a str,
+    /// `controller::memcached`
+    module_path: &'a str,
+}
+
+/// Declares the controller module and registers it in the manager. `group_ctx` renders a new group module.
+fn plan_controller_modules(plan: &mut Plan, m: &ControllerModules, group_ctx: &impl Serialize) -> Result<()> {
+    match m.group_file {
         Some(group_file) => {
             if !plan.exists(group_file) {
-                plan.create(group_file, render::render("api/src/controller/group.rs.hbs", ctx)?);
+                plan.create(group_file, render::render("api/src/controller/group.rs.hbs", group_ctx)?);
             }
-            insert_rust(plan, group_file, markers::CONTROLLER_MODULES, &[format!("pub mod {};", kind_mod.ident)])?;
+            insert_rust(plan, group_file, markers::CONTROLLER_MODULES, &[format!("pub mod {};", m.kind.ident)])?;
             insert_rust(
                 plan,
                 Path::new("src/controller.rs"),
                 markers::CONTROLLER_MODULES,
-                &[format!("pub mod {};", group_mod.ident)],
+                &[format!("pub mod {};", m.group.ident)],
             )?;
         }
         None => {
@@ -406,10 +438,135 @@ fn plan_controller_modules(
                 plan,
                 Path::new("src/controller.rs"),
                 markers::CONTROLLER_MODULES,
-                &[format!("pub mod {};", kind_mod.ident)],
+                &[format!("pub mod {};", m.kind.ident)],
             )?;
         }
     }
-    let registration = format!("{}::{}::registration(),", ctx.crate_name, ctx.controller_module_path);
+    let registration = format!("{}::{}::registration(),", m.crate_name, m.module_path);
     insert_rust(plan, Path::new("src/main.rs"), markers::CONTROLLERS, &[registration])
+}
+
+/// Values the controller template of a type the project does not define sees.
+#[derive(Debug, Clone, Serialize)]
+pub struct ForeignContext {
+    pub crate_name: String,
+    pub kind: String,
+    /// `k8s_openapi::api::apps::v1::Deployment`
+    pub type_path: String,
+    /// `apps/v1`, `v1`
+    pub api_version: String,
+    /// `apps`, `""` (core), `cert-manager.io`
+    pub marker_group: String,
+    /// The group for headings and the group module's doc (`apps`, `core`, `cert-manager.io`).
+    pub qualified_group: String,
+    pub plural: String,
+    pub namespaced: bool,
+    pub builtin: bool,
+    /// `acme-crds` for external types from a crate `--external-api-crate` added.
+    pub crate_dependency: String,
+    pub controller_name: String,
+}
+
+/// A controller for a built-in or external type: the reconciler, its registration, the dependency and the PROJECT
+/// entry (`core` / `external`); no types, CRD, sample or per-kind roles.
+fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path) -> Result<Plan> {
+    let pf = &project.file;
+    if !args.controller {
+        return Err(UsageError(format!(
+            "nothing to do: {} is not defined by this project (--resource=false) and --controller=false",
+            f.type_path
+        ))
+        .into());
+    }
+    let existing = foreign::find_foreign(pf, &args.group, &args.version, &args.kind);
+    if existing.is_some_and(|r| r.controller) && !args.force {
+        anyhow::bail!(
+            "{} {} already has a controller in this project; pass --force to scaffold it again (your edits are lost)",
+            f.api_version(),
+            f.kind
+        );
+    }
+    let modules = KindModules::new(pf.multigroup, &f.project_group, "", &f.version, &f.kind);
+    let (path, group_file, module_path, controller_name) = if pf.multigroup {
+        (
+            PathBuf::from(format!("src/controller/{}/{}.rs", modules.group.file, modules.kind.file)),
+            Some(PathBuf::from(format!("src/controller/{}.rs", modules.group.file))),
+            format!("controller::{}::{}", modules.group.ident, modules.kind.ident),
+            format!("{}-{}", f.project_group.replace('.', "-"), f.kind.to_ascii_lowercase()),
+        )
+    } else {
+        (
+            PathBuf::from(format!("src/controller/{}.rs", modules.kind.file)),
+            None,
+            format!("controller::{}", modules.kind.ident),
+            f.kind.to_ascii_lowercase(),
+        )
+    };
+    if plan_exists_unowned(cwd, &path, args.force) {
+        anyhow::bail!(
+            "{} already exists (another kind's controller?); pass --force to replace it, or move that file first",
+            path.display()
+        );
+    }
+    let ctx = ForeignContext {
+        crate_name: project.crate_name(),
+        kind: f.kind.clone(),
+        type_path: f.type_path.clone(),
+        api_version: f.api_version(),
+        marker_group: f.marker_group(),
+        qualified_group: if f.api_group.is_empty() { "core".into() } else { f.api_group.clone() },
+        plural: f.plural.clone(),
+        namespaced: f.namespaced,
+        builtin: f.builtin,
+        crate_dependency: f.dependency.as_ref().map(|d| d.name.clone()).unwrap_or_default(),
+        controller_name,
+    };
+    let mut plan = Plan::new(cwd);
+    let contents = render::render("api/src/controller/foreign.rs.hbs", &ctx)?;
+    if args.force && plan.exists(&path) {
+        plan.overwrite(&path, contents);
+    } else {
+        plan.create(&path, contents);
+    }
+    let m = ControllerModules {
+        group_file: group_file.as_deref(),
+        group: &modules.group,
+        kind: &modules.kind,
+        crate_name: &ctx.crate_name,
+        module_path: &module_path,
+    };
+    if !(args.force && existing.is_some_and(|r| r.controller)) {
+        plan_controller_modules(&mut plan, &m, &ctx)?;
+    }
+    if let Some(dep) = &f.dependency {
+        foreign::plan_dependency(&mut plan, dep)?;
+    }
+
+    let mut file = pf.clone();
+    let mut entry = f.project_entry();
+    entry.controller = true;
+    match file.resources.iter_mut().find(|r| existing.is_some_and(|e| *r == e)) {
+        Some(r) => {
+            r.controller = true;
+            if !entry.module.is_empty() {
+                r.module = entry.module;
+            }
+            r.path = entry.path;
+        }
+        None => file.resources.push(entry),
+    }
+    plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
+    plan.notes.push(format!(
+        "next: write the reconciler of {} ({}) in {}, then run `kubesmith make manifests` (RBAC from its markers) and \
+         `cargo test`",
+        f.kind,
+        f.api_version(),
+        path.display()
+    ));
+    Ok(plan)
+}
+
+/// True when `path` exists and is not to be replaced.
+fn plan_exists_unowned(cwd: &Path, path: &Path, force: bool) -> bool {
+    !force && cwd.join(path).exists()
 }

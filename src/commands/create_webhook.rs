@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::cli::CreateWebhookArgs;
 use crate::commands::UsageError;
+use crate::commands::foreign::{self, Foreign};
 use crate::commands::scaffold::{
     KindModules, create_if_missing, enable, insert_rust, insert_yaml, insert_yaml_block, scaffold_file,
 };
@@ -61,6 +62,20 @@ pub struct WebhookContext {
     /// Set for the per-spoke templates: the spoke version and its module path (`api::v1beta1`).
     pub spoke_version: String,
     pub spoke_api_module_path: String,
+    /// A type the project does not define (built-in or external): the `_foreign` templates.
+    pub foreign: bool,
+    /// Set for foreign types: the type's full Rust path (`k8s_openapi::api::core::v1::Pod`).
+    pub type_path: String,
+    /// `v1`, `apps/v1`, `cert-manager.io/v1`.
+    pub api_version: String,
+    /// The API group in reviews (`""` for core).
+    pub api_group: String,
+    /// The group as markers write it (`""` for core).
+    pub marker_group: String,
+    /// Set for foreign types: a k8s-openapi type (no `spec` needed in test objects).
+    pub builtin: bool,
+    /// The label the foreign defaulting and validation examples manage (`example.com/team`).
+    pub team_label: String,
 }
 
 /// The three webhook parts, in the order they are registered.
@@ -96,6 +111,14 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
                 .into(),
         )
         .into());
+    }
+    let external = foreign::ExternalFlags {
+        path: args.external_api_path.as_deref(),
+        krate: args.external_api_crate.as_deref(),
+        domain: args.external_api_domain.as_deref(),
+    };
+    if let Some(f) = foreign::for_webhook(pf, &args.group, &args.version, &args.kind, None, external)? {
+        return plan_foreign(args, &project, &f, cwd);
     }
     let Some(resource) = pf.find(&args.group, &args.version, &args.kind).filter(|r| r.api.is_some()) else {
         anyhow::bail!(
@@ -177,6 +200,13 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         validate_name: format!("v{kind_lower}-{}.kb.io", args.version),
         spoke_version: String::new(),
         spoke_api_module_path: String::new(),
+        foreign: false,
+        type_path: format!("crate::{}::{}", modules.version_path("api"), args.kind),
+        api_version: format!("{qualified_group}/{}", args.version),
+        api_group: qualified_group.clone(),
+        marker_group: qualified_group.clone(),
+        builtin: false,
+        team_label: String::new(),
     };
 
     let mut plan = Plan::new(cwd);
@@ -317,7 +347,9 @@ fn plan_kind_modules(
     }
     let registration = ctx.webhook_module_path.trim_start_matches("webhook::");
     insert_rust(plan, webhook_rs, markers::WEBHOOKS, &[format!("{registration}::registration(),")])?;
-    create_if_missing(plan, kind_file, || render::render("webhook/src/webhook/kind.rs.hbs", ctx))?;
+    let kind_template =
+        if ctx.foreign { "webhook/src/webhook/kind_foreign.rs.hbs" } else { "webhook/src/webhook/kind.rs.hbs" };
+    create_if_missing(plan, kind_file, || render::render(kind_template, ctx))?;
     create_if_missing(plan, test_file, || render::render("webhook/tests/webhook_kind.rs.hbs", ctx))
 }
 
@@ -331,13 +363,14 @@ fn plan_part(
     force: bool,
 ) -> Result<()> {
     let name = part.module();
+    let variant = if ctx.foreign { format!("{name}_foreign") } else { name.to_string() };
     let part_file = kind_file.with_extension("").join(format!("{name}.rs"));
-    scaffold_file(plan, &part_file, render::render(&format!("webhook/src/webhook/kind/{name}.rs.hbs"), ctx)?, force);
+    scaffold_file(plan, &part_file, render::render(&format!("webhook/src/webhook/kind/{variant}.rs.hbs"), ctx)?, force);
     insert_rust(plan, kind_file, markers::WEBHOOK_PARTS, &[format!("mod {name};")])?;
     insert_rust(plan, kind_file, markers::WEBHOOK_LIST, &[format!("{name}::webhook(),")])?;
     if part != Part::Conversion {
         // Conversion tests are per spoke (plan_spoke).
-        append_test(plan, test_file, &render::render(&format!("webhook/tests/parts/{name}.rs.hbs"), ctx)?)?;
+        append_test(plan, test_file, &render::render(&format!("webhook/tests/parts/{variant}.rs.hbs"), ctx)?)?;
     }
     match part {
         Part::Defaulting => enable(plan, "config/default/kustomization.yaml", "defaulting-webhook"),
@@ -377,6 +410,127 @@ fn plan_spoke(
         format!("let conversion = conversion.spoke::<crate::{}::{}>();", spoke_ctx.spoke_api_module_path, ctx.kind);
     insert_rust(plan, &conversion_file, markers::CONVERSION_SPOKES, &[line])?;
     append_test(plan, test_file, &render::render("webhook/tests/parts/conversion.rs.hbs", &spoke_ctx)?)
+}
+
+/// Defaulting and validating webhooks for a built-in or external type: the kind's webhook module, its parts and
+/// HTTPS tests, and the PROJECT entry (`core` / `external`); conversion is refused (there is no CRD of ours).
+fn plan_foreign(args: &CreateWebhookArgs, project: &Project, f: &Foreign, cwd: &Path) -> Result<Plan> {
+    let pf = &project.file;
+    if args.conversion {
+        return Err(UsageError(format!(
+            "--conversion: {} ({}) is not defined by this project, so it has no CRD of ours to convert; conversion \
+             webhooks serve the project's own multi-version kinds",
+            f.kind,
+            f.api_version()
+        ))
+        .into());
+    }
+    let modules = KindModules::new(pf.multigroup, &f.project_group, "", &f.version, &f.kind);
+    let dashed_group = f.api_group.replace('.', "-");
+    let kind_lower = f.kind.to_ascii_lowercase();
+    let test_name = format!(
+        "webhook_{}{}_{}",
+        if pf.multigroup { format!("{}_", modules.group.file) } else { String::new() },
+        modules.version.file,
+        modules.kind.file.trim_end_matches('_')
+    );
+    let ctx = WebhookContext {
+        project_name: pf.project_name.clone(),
+        crate_name: project.crate_name(),
+        qualified_group: if f.api_group.is_empty() { "core".into() } else { f.api_group.clone() },
+        version: f.version.clone(),
+        kind: f.kind.clone(),
+        kind_lower: kind_lower.clone(),
+        kind_file: modules.kind.file.clone(),
+        plural: f.plural.clone(),
+        namespaced: f.namespaced,
+        test_name: test_name.clone(),
+        api_module_path: String::new(),
+        webhook_module_path: format!("{}::{}", modules.version_path("webhook"), modules.kind.ident),
+        registration_name: format!("{kind_lower}-{}", f.version),
+        mutate_path: format!("/mutate-{dashed_group}-{}-{kind_lower}", f.version),
+        validate_path: format!("/validate-{dashed_group}-{}-{kind_lower}", f.version),
+        mutate_name: format!("m{kind_lower}-{}.kb.io", f.version),
+        validate_name: format!("v{kind_lower}-{}.kb.io", f.version),
+        spoke_version: String::new(),
+        spoke_api_module_path: String::new(),
+        foreign: true,
+        type_path: f.type_path.clone(),
+        api_version: f.api_version(),
+        api_group: f.api_group.clone(),
+        marker_group: f.marker_group(),
+        builtin: f.builtin,
+        team_label: format!("{}/team", pf.domain),
+    };
+    let existing_entry = foreign::find_foreign(pf, &args.group, &args.version, &args.kind);
+    let existing = existing_entry.and_then(|r| r.webhooks.clone()).unwrap_or_default();
+
+    let mut plan = Plan::new(cwd);
+    if pf.resources.iter().all(|r| r.webhooks.is_none()) {
+        plan_project_files(&mut plan, &ctx)?;
+    }
+    let kind_file = modules.version_dir("webhook").join(format!("{}.rs", modules.kind.file));
+    let test_file = PathBuf::from(format!("tests/{test_name}.rs"));
+    plan_kind_modules(&mut plan, &modules, &kind_file, &test_file, &ctx)?;
+    let wanted = [
+        (Part::Defaulting, args.defaulting, existing.defaulting),
+        (Part::Validation, args.programmatic_validation, existing.validation),
+    ];
+    let mut added = false;
+    for (part, asked, exists) in wanted {
+        if !asked {
+            continue;
+        }
+        if exists && !args.force {
+            plan.notes.push(format!(
+                "note: the {} webhook of {} {} already exists; left as it is (pass --force to scaffold it again)",
+                part.module(),
+                f.kind,
+                f.version
+            ));
+            continue;
+        }
+        plan_part(&mut plan, part, &kind_file, &test_file, &ctx, args.force)?;
+        added = true;
+    }
+    if !added {
+        plan.notes.push("nothing new to add: every requested webhook already exists".into());
+    }
+    if let Some(dep) = &f.dependency {
+        foreign::plan_dependency(&mut plan, dep)?;
+    }
+
+    let mut file = pf.clone();
+    let webhooks = ResourceWebhooks {
+        defaulting: existing.defaulting || args.defaulting,
+        validation: existing.validation || args.programmatic_validation,
+        webhook_version: "v1".into(),
+        ..ResourceWebhooks::default()
+    };
+    match file.resources.iter_mut().find(|r| existing_entry.is_some_and(|e| *r == e)) {
+        Some(r) => {
+            r.webhooks = Some(webhooks);
+            if let Some(dep) = &f.dependency {
+                r.module = dep.spec();
+            }
+        }
+        None => {
+            let mut entry = f.project_entry();
+            entry.webhooks = Some(webhooks);
+            file.resources.push(entry);
+        }
+    }
+    plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
+    crate::commands::make_manifests::plan_webhook_manifests(
+        &mut plan,
+        Path::new("config/webhook"),
+        &[PathBuf::from("src")],
+    )?;
+    plan.notes.push(format!(
+        "next: edit the webhooks in {}, then run `kubesmith make manifests` and `cargo test`",
+        kind_file.with_extension("").display()
+    ));
+    Ok(plan)
 }
 
 /// Appends a test block before the test file's marker, unless a test of the same name is already there.

@@ -69,6 +69,16 @@ pub fn plan(cwd: &Path) -> Result<Plan> {
              nothing to do"
         );
     }
+    if let Some(f) = pf.resources.iter().find(|r| r.is_foreign()) {
+        anyhow::bail!(
+            "{PROJECT_FILE}: the project has a controller or webhooks for {} {}/{}, a type it does not define; \
+             `kubesmith edit --multigroup` moves only the project's own APIs: remove that entry from PROJECT (keep its \
+             files), run `kubesmith edit --multigroup`, then move its modules below their group by hand",
+            f.kind,
+            f.group,
+            f.version
+        );
+    }
     let group = match pf.resources.first() {
         Some(r) => r.group.clone(),
         None => String::new(),
