@@ -95,17 +95,14 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         krate: args.external_api_crate.as_deref(),
         domain: args.external_api_domain.as_deref(),
     };
-    let plural_flag = args.plural.as_deref();
-    if let Some(f) = foreign::for_api(
-        pf,
-        &args.group,
-        &args.version,
-        &args.kind,
-        args.resource,
-        args.namespaced,
-        plural_flag,
-        external,
-    )? {
+    let named = foreign::Named {
+        group: &args.group,
+        version: &args.version,
+        kind: &args.kind,
+        plural: args.plural.as_deref(),
+        namespaced: args.namespaced,
+    };
+    if let Some(f) = foreign::for_api(pf, named, args.resource, external)? {
         return plan_foreign(args, &project, &f, cwd);
     }
 

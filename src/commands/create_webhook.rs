@@ -117,7 +117,9 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         krate: args.external_api_crate.as_deref(),
         domain: args.external_api_domain.as_deref(),
     };
-    if let Some(f) = foreign::for_webhook(pf, &args.group, &args.version, &args.kind, None, external)? {
+    let named =
+        foreign::Named { group: &args.group, version: &args.version, kind: &args.kind, plural: None, namespaced: true };
+    if let Some(f) = foreign::for_webhook(pf, named, external)? {
         return plan_foreign(args, &project, &f, cwd);
     }
     let Some(resource) = pf.find(&args.group, &args.version, &args.kind).filter(|r| r.api.is_some()) else {

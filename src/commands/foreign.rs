@@ -26,6 +26,16 @@ impl ExternalFlags<'_> {
     }
 }
 
+/// The type a command names: `--group`, `--version`, `--kind`, `--plural` and the scope.
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+    pub plural: Option<&'a str>,
+    pub namespaced: bool,
+}
+
 /// A type the project does not define.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Foreign {
@@ -150,16 +160,7 @@ impl Dependency {
 /// The foreign type a `create api` names, if it names one: an external type (any `--external-api-*` flag; needs
 /// `--resource=false`), or a built-in kind when `--resource=false` and PROJECT has no API of that group, version
 /// and kind. `Ok(None)`: the project's own API.
-pub fn for_api(
-    pf: &ProjectFile,
-    group: &str,
-    version: &str,
-    kind: &str,
-    resource: bool,
-    namespaced: bool,
-    plural: Option<&str>,
-    external: ExternalFlags<'_>,
-) -> Result<Option<Foreign>> {
+pub fn for_api(pf: &ProjectFile, n: Named<'_>, resource: bool, external: ExternalFlags<'_>) -> Result<Option<Foreign>> {
     if external.any() && resource {
         return Err(UsageError(
             "cannot use '--external-api-path', '--external-api-domain', or '--external-api-crate' when creating an \
@@ -171,41 +172,27 @@ pub fn for_api(
     if resource {
         return Ok(None);
     }
-    resolve(pf, group, version, kind, namespaced, plural, external)
+    resolve(pf, n, external)
 }
 
 /// The foreign type a `create webhook` names: an external type, or a built-in kind PROJECT has no own API for.
-pub fn for_webhook(
-    pf: &ProjectFile,
-    group: &str,
-    version: &str,
-    kind: &str,
-    plural: Option<&str>,
-    external: ExternalFlags<'_>,
-) -> Result<Option<Foreign>> {
+pub fn for_webhook(pf: &ProjectFile, n: Named<'_>, external: ExternalFlags<'_>) -> Result<Option<Foreign>> {
     // A webhook on an external type registered by an earlier `create api` needs no flags again.
     if !external.any() {
-        if let Some(r) = find_foreign(pf, group, version, kind).filter(|r| r.external) {
+        if let Some(r) = find_foreign(pf, n.group, n.version, n.kind).filter(|r| r.external) {
             let flags = ExternalFlags { path: Some(&r.path), krate: None, domain: Some(&r.domain) };
-            let mut f = external_type(group, version, kind, true, plural, flags)?;
+            let mut f = external_type(n, flags)?;
             f.dependency = None;
             return Ok(Some(f));
         }
     }
-    resolve(pf, group, version, kind, true, plural, external)
+    resolve(pf, n, external)
 }
 
-fn resolve(
-    pf: &ProjectFile,
-    group: &str,
-    version: &str,
-    kind: &str,
-    namespaced: bool,
-    plural: Option<&str>,
-    external: ExternalFlags<'_>,
-) -> Result<Option<Foreign>> {
+fn resolve(pf: &ProjectFile, n: Named<'_>, external: ExternalFlags<'_>) -> Result<Option<Foreign>> {
+    let Named { group, version, kind, plural, .. } = n;
     if external.any() {
-        return external_type(group, version, kind, namespaced, plural, external).map(Some);
+        return external_type(n, external).map(Some);
     }
     if pf.find(group, version, kind).is_some_and(|r| !r.core && !r.external) {
         return Ok(None);
@@ -249,14 +236,8 @@ fn resolve(
     }))
 }
 
-fn external_type(
-    group: &str,
-    version: &str,
-    kind: &str,
-    namespaced: bool,
-    plural: Option<&str>,
-    external: ExternalFlags<'_>,
-) -> Result<Foreign> {
+fn external_type(n: Named<'_>, external: ExternalFlags<'_>) -> Result<Foreign> {
+    let Named { group, version, kind, plural, namespaced } = n;
     let Some(path) = external.path else {
         let flag = if external.krate.is_some() { "--external-api-crate" } else { "--external-api-domain" };
         return Err(UsageError(format!("'{flag}' requires '--external-api-path' to be specified")).into());
@@ -386,6 +367,10 @@ mod tests {
         ExternalFlags { path, krate, domain }
     }
 
+    fn named<'a>(group: &'a str, version: &'a str, kind: &'a str) -> Named<'a> {
+        Named { group, version, kind, plural: None, namespaced: true }
+    }
+
     fn project() -> ProjectFile {
         ProjectFile { domain: "example.com".into(), version: "3".into(), ..ProjectFile::default() }
     }
@@ -393,7 +378,7 @@ mod tests {
     #[test]
     fn builtin_kinds_resolve_with_kubebuilders_project_fields() {
         let none = flags(None, None, None);
-        let f = for_api(&project(), "apps", "v1", "Deployment", false, true, None, none).unwrap().unwrap();
+        let f = for_api(&project(), named("apps", "v1", "Deployment"), false, none).unwrap().unwrap();
         assert_eq!((f.project_group.as_str(), f.project_domain.as_str(), f.api_group.as_str()), ("apps", "", "apps"));
         assert_eq!(f.type_path, "k8s_openapi::api::apps::v1::Deployment");
         assert_eq!(f.project_path, "k8s_openapi::api::apps::v1");
@@ -401,31 +386,27 @@ mod tests {
         let e = f.project_entry();
         assert!(e.core && !e.external && e.api.is_none());
 
-        let ing = for_api(&project(), "networking.k8s.io", "v1", "Ingress", false, true, None, none).unwrap().unwrap();
+        let ing = for_api(&project(), named("networking.k8s.io", "v1", "Ingress"), false, none).unwrap().unwrap();
         assert_eq!((ing.project_group.as_str(), ing.project_domain.as_str()), ("networking", "k8s.io"));
-        let pod = for_webhook(&project(), "core", "v1", "Pod", None, none).unwrap().unwrap();
+        let pod = for_webhook(&project(), named("core", "v1", "Pod"), none).unwrap().unwrap();
         assert_eq!(
             (pod.api_group.as_str(), pod.marker_group().as_str(), pod.api_version().as_str()),
             ("", "\"\"", "v1")
         );
 
         // the project's own API of that name wins; --resource=true is always the project's own
-        assert_eq!(for_api(&project(), "apps", "v1", "Deployment", true, true, None, none).unwrap(), None);
-        let err = for_api(&project(), "apps", "v1", "Deploymnt", false, true, None, none).unwrap_err().to_string();
+        assert_eq!(for_api(&project(), named("apps", "v1", "Deployment"), true, none).unwrap(), None);
+        let err = for_api(&project(), named("apps", "v1", "Deploymnt"), false, none).unwrap_err().to_string();
         assert!(err.contains("no kind `Deploymnt` in apps/v1") && err.contains("v1/Deployment"), "{err}");
-        assert_eq!(for_api(&project(), "cache", "v1", "Memcached", false, true, None, none).unwrap(), None);
+        assert_eq!(for_api(&project(), named("cache", "v1", "Memcached"), false, none).unwrap(), None);
     }
 
     #[test]
     fn external_types_take_a_type_or_module_path_and_a_crate() {
         let f = for_api(
             &project(),
-            "cert-manager",
-            "v1",
-            "Issuer",
+            named("cert-manager", "v1", "Issuer"),
             false,
-            true,
-            None,
             flags(Some("acme_crds::v1::Issuer"), Some("acme-crds@0.3"), Some("io")),
         )
         .unwrap()
@@ -434,7 +415,7 @@ mod tests {
         assert_eq!(f.type_path, "acme_crds::v1::Issuer");
         assert_eq!(f.project_entry().module, "acme-crds@0.3");
         assert!(f.project_entry().external);
-        let m = for_api(&project(), "g", "v1", "Issuer", false, true, None, flags(Some("acme_crds::v1"), None, None))
+        let m = for_api(&project(), named("g", "v1", "Issuer"), false, flags(Some("acme_crds::v1"), None, None))
             .unwrap()
             .unwrap();
         assert_eq!((m.type_path.as_str(), m.api_group.as_str()), ("acme_crds::v1::Issuer", "g"));
@@ -447,13 +428,13 @@ mod tests {
             assert!(e.downcast_ref::<UsageError>().is_some(), "{e}");
             e.to_string()
         };
-        let e = usage(for_api(&project(), "g", "v1", "K", true, true, None, flags(Some("a::b"), None, None)));
+        let e = usage(for_api(&project(), named("g", "v1", "K"), true, flags(Some("a::b"), None, None)));
         assert!(e.contains("'--resource=true'"), "{e}");
-        let e = usage(for_api(&project(), "g", "v1", "K", false, true, None, flags(None, Some("a@1"), None)));
+        let e = usage(for_api(&project(), named("g", "v1", "K"), false, flags(None, Some("a@1"), None)));
         assert_eq!(e, "'--external-api-crate' requires '--external-api-path' to be specified");
-        let e = usage(for_api(&project(), "g", "v1", "K", false, true, None, flags(Some("a::b"), Some("b@1"), None)));
+        let e = usage(for_api(&project(), named("g", "v1", "K"), false, flags(Some("a::b"), Some("b@1"), None)));
         assert!(e.contains("does not start with `b`"), "{e}");
-        let e = usage(for_api(&project(), "g", "v1", "K", false, true, None, flags(Some("a"), None, None)));
+        let e = usage(for_api(&project(), named("g", "v1", "K"), false, flags(Some("a"), None, None)));
         assert!(e.contains("not a Rust path"), "{e}");
     }
 
