@@ -99,7 +99,12 @@ impl Foreign {
             module: self.dependency.as_ref().map(Dependency::spec).unwrap_or_default(),
             path: self.project_path.clone(),
             version: self.version.clone(),
-            plural: String::new(),
+            // kubebuilder records a plural only when it is irregular; a built-in's comes from the table
+            plural: if self.builtin || self.plural == names::kube_plural(&self.kind.to_ascii_lowercase()) {
+                String::new()
+            } else {
+                self.plural.clone()
+            },
             ..Resource::default()
         }
     }

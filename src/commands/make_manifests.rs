@@ -305,13 +305,46 @@ fn infer_in_plan(plan: &Plan, sources: &[PathBuf], bin: Option<&str>) -> Result<
         }
     };
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
-    crate::rbac::infer::infer_with(&full, bin, &read).map_err(|e| match e {
+    let mut inference = crate::rbac::infer::infer_with(&full, bin, &read).map_err(|e| match e {
         crate::rbac::infer::InferError::Source(e) => {
             let e = crate::source::SourceError { path: PathBuf::from(display(&e.path)), ..e };
             anyhow::Error::new(e).context("cannot read the sources to infer the RBAC the code needs")
         }
         other => anyhow::Error::new(other),
-    })
+    })?;
+    inference.resolve_external(&external_types(plan));
+    Ok(inference)
+}
+
+/// The resources of the external types PROJECT records (`create api --external-api-path`), by type name.
+fn external_types(plan: &Plan) -> Vec<(String, crate::builtin::Resource)> {
+    let Ok(Some(text)) = plan.read(Path::new(crate::project::PROJECT_FILE)) else { return Vec::new() };
+    let Ok(pf) = crate::project::ProjectFile::parse(&text, Path::new(crate::project::PROJECT_FILE)) else {
+        return Vec::new();
+    };
+    pf.resources
+        .iter()
+        .filter(|r| r.external)
+        .map(|r| {
+            let last = r.path.rsplit("::").next().unwrap_or_default();
+            let type_name = if last.starts_with(|c: char| c.is_ascii_uppercase()) { last } else { &r.kind };
+            let group = match (r.group.is_empty(), r.domain.is_empty()) {
+                (_, true) => r.group.clone(),
+                (true, false) => r.domain.clone(),
+                (false, false) => format!("{}.{}", r.group, r.domain),
+            };
+            let lower = r.kind.to_ascii_lowercase();
+            let plural = if r.plural.is_empty() { crate::names::kube_plural(&lower) } else { r.plural.clone() };
+            let resource = crate::builtin::Resource {
+                group,
+                version: r.version.clone(),
+                kind: r.kind.clone(),
+                plural,
+                namespaced: true,
+            };
+            (type_name.to_string(), resource)
+        })
+        .collect()
 }
 
 /// Infers what the code needs (files as the plan leaves them) and compares it with the RBAC markers; the

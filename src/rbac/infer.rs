@@ -59,6 +59,36 @@ impl Inference {
         self.needs.iter().map(|n| (n.group.clone(), n.resource.clone(), n.verb.clone())).collect()
     }
 
+    /// Turns the warnings about calls on `Api<T>` with `T` another crate's type into needs, for the types
+    /// `known` names (type name, e.g. `Issuer` → its resource); the other warnings stay.
+    pub fn resolve_external(&mut self, known: &[(String, crate::builtin::Resource)]) {
+        let mut kept = Vec::new();
+        for w in std::mem::take(&mut self.warnings) {
+            let found =
+                w.unresolved.as_ref().and_then(|u| known.iter().find(|(n, _)| *n == u.type_name).map(|k| (u, k)));
+            let Some((u, (_, r))) = found else {
+                kept.push(w);
+                continue;
+            };
+            for (sub, verbs) in &u.access {
+                let resource = if sub.is_empty() { r.plural.clone() } else { format!("{}/{sub}", r.plural) };
+                for verb in verbs {
+                    self.needs.push(Need {
+                        group: r.group.clone(),
+                        resource: resource.clone(),
+                        verb: verb.clone(),
+                        file: w.file.clone(),
+                        line: w.line,
+                        call: format!("{}(Api<{}>)", u.call, u.type_name),
+                    });
+                }
+            }
+        }
+        self.warnings = kept;
+        self.needs.sort();
+        self.needs.dedup();
+    }
+
     /// The ClusterRole `name` granting exactly the needs, merged and sorted like controller-gen's.
     pub fn cluster_role(&self, name: &str) -> Value {
         let grants = self.grants();

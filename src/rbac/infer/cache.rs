@@ -33,7 +33,7 @@ use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 8;
+const FORMAT: u32 = 9;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
@@ -132,6 +132,7 @@ struct WarningOut<'a> {
     file: &'a Path,
     line: usize,
     message: &'a str,
+    unresolved: &'a Option<walk::Unresolved>,
 }
 
 /// [`walk::Effects`] as stored.
@@ -170,6 +171,7 @@ fn encode_group(file: &Path, list: &[(walk::Instance, walk::Effects)], out: &mut
                     file: if w.file.as_os_str() == file.as_os_str() { none } else { &w.file },
                     line: w.line,
                     message: &w.message,
+                    unresolved: &w.unresolved,
                 })
                 .collect();
             (inst, EffectsOut { needs, warnings, pushed: &e.pushed, deps: &e.deps, impls: e.impls })

@@ -44,6 +44,20 @@ pub struct Warning {
     pub line: usize,
     /// What cannot be resolved and the rule to add by hand.
     pub message: String,
+    /// Set when the call is on `Api<T>` with `T` a type from outside the sources that is no k8s-openapi
+    /// resource: a caller that knows `T`'s resource (PROJECT's external types) can resolve it.
+    pub unresolved: Option<Unresolved>,
+}
+
+/// The accesses of a call on `Api<T>` whose `T` is a type from another crate.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Unresolved {
+    /// The type's name (last path segment: `Issuer`).
+    pub type_name: String,
+    /// Subresource (`""` for the resource itself) and verbs.
+    pub access: Vec<(String, Vec<String>)>,
+    /// What is called (`Controller::new`).
+    pub call: String,
 }
 
 /// A fast hasher for the walk's own maps (instances, fn refs, type keys): FxHash's multiply–rotate, which is
@@ -1668,14 +1682,21 @@ impl<'p> Engine<'p> {
                      outside them): add the rule by hand (// +kubebuilder:rbac:groups=<group>,{hint})"
                 ),
             ),
-            Ty::Ext(n, _) => self.warn(
-                fr,
-                line,
-                format!(
+            Ty::Ext(n, _) => {
+                let message = format!(
                     "{call} on Api<{n}>: {n} is neither a k8s-openapi resource nor a CustomResource of the sources: add \
                      the rule by hand (// +kubebuilder:rbac:groups=<group>,{hint})"
-                ),
-            ),
+                );
+                let unresolved = Unresolved {
+                    type_name: n.clone(),
+                    access: access
+                        .iter()
+                        .map(|(sub, verbs)| (sub.to_string(), verbs.iter().map(|v| v.to_string()).collect()))
+                        .collect(),
+                    call: call.to_string(),
+                };
+                self.warn_with(fr, line, message, Some(unresolved))
+            }
             _ => self.warn(
                 fr,
                 line,
@@ -1742,7 +1763,11 @@ impl<'p> Engine<'p> {
     }
 
     fn warn(&mut self, fr: &Frame, line: usize, message: String) {
-        let w = Warning { file: fr.file.clone(), line, message };
+        self.warn_with(fr, line, message, None)
+    }
+
+    fn warn_with(&mut self, fr: &Frame, line: usize, message: String, unresolved: Option<Unresolved>) {
+        let w = Warning { file: fr.file.clone(), line, message, unresolved };
         if let Some(c) = &mut self.current {
             c.warnings.push(w.clone());
         }
