@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::cli::CreateApiArgs;
 use crate::commands::UsageError;
+use crate::commands::deploy_image::{self, DeployImage};
 use crate::commands::scaffold::{enable, file_name, insert_rust, insert_yaml};
 use crate::names::{self, ModuleName};
 use crate::plan::Plan;
@@ -89,6 +90,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     if !args.resource && !args.controller {
         return Err(UsageError("nothing to do: --resource=false and --controller=false".into()).into());
     }
+    let image = DeployImage::from_args(args, pf)?;
 
     if !pf.multigroup {
         if let Some(other) = pf.resources.iter().find(|r| !r.group.eq_ignore_ascii_case(&args.group)) {
@@ -202,9 +204,16 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     };
 
     if args.resource {
-        scaffold(&mut plan, &layout.types, render::render("api/src/api/kind.rs.hbs", &ctx)?);
+        let types = match &image {
+            Some(image) => image.types(&ctx, pf)?,
+            None => render::render("api/src/api/kind.rs.hbs", &ctx)?,
+        };
+        scaffold(&mut plan, &layout.types, types);
         plan_api_modules(&mut plan, pf.multigroup, &layout, &group_mod, &version_mod, &kind_mod, &ctx)?;
-        let sample = render::render("api/config/samples/sample.yaml.hbs", &ctx)?;
+        let sample = match &image {
+            Some(image) => image.sample(&ctx, pf)?,
+            None => render::render("api/config/samples/sample.yaml.hbs", &ctx)?,
+        };
         let first_version = existing_versions.iter().all(|r| r.api.is_none());
         plan_kind_config(&mut plan, &ctx, sample, first_version, args.force)?;
         if let Some(storage) = storage_version {
@@ -227,8 +236,15 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
                 args.version
             );
         }
-        scaffold(&mut plan, &layout.controller, render::render("api/src/controller/kind.rs.hbs", &ctx)?);
+        let controller = match &image {
+            Some(image) => image.controller(&ctx, pf)?,
+            None => render::render("api/src/controller/kind.rs.hbs", &ctx)?,
+        };
+        scaffold(&mut plan, &layout.controller, controller);
         plan_controller_modules(&mut plan, &layout, &group_mod, &kind_mod, &ctx)?;
+        if let Some(image) = &image {
+            image.plan_manager_env(&mut plan, &args.kind)?;
+        }
     }
 
     if args.resource {
@@ -257,6 +273,9 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
             r.path = entry.path;
         }
         None => file.resources.push(entry),
+    }
+    if args.controller {
+        deploy_image::record(&mut file, &pf.domain, &args.group, &args.version, &args.kind, image.as_ref());
     }
     plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
 
