@@ -275,7 +275,8 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         None => file.resources.push(entry),
     }
     if args.controller {
-        deploy_image::record(&mut file, &pf.domain, &args.group, &args.version, &args.kind, image.as_ref());
+        let note = deploy_image::record(&mut file, &pf.domain, &args.group, &args.version, &args.kind, image.as_ref());
+        plan.notes.extend(note);
     }
     plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
 

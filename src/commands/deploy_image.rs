@@ -163,9 +163,16 @@ impl DeployImage {
 }
 
 /// Records the deploy-image options of `group`/`kind` in PROJECT (kubebuilder's shape: options are strings), or,
-/// for a kind scaffolded again without `--image`, removes them. One entry per kind: its reconciler serves every
-/// version.
-pub fn record(project: &mut ProjectFile, domain: &str, group: &str, version: &str, kind: &str, image: Option<&DeployImage>) {
+/// for a kind whose controller is scaffolded again without `--image`, removes them, returning a note about the
+/// variable left in the manager's environment. One entry per kind: its reconciler serves every version.
+pub fn record(
+    project: &mut ProjectFile,
+    domain: &str,
+    group: &str,
+    version: &str,
+    kind: &str,
+    image: Option<&DeployImage>,
+) -> Option<String> {
     let same = |r: &Value| r["group"] == group && r["kind"] == kind;
     let entry = image.map(|options| {
         let mut opts = serde_json::Map::new();
@@ -185,24 +192,31 @@ pub fn record(project: &mut ProjectFile, domain: &str, group: &str, version: &st
         if let Some(entry) = entry {
             project.plugins.insert(PLUGIN_KEY.into(), json!({ "resources": [entry] }));
         }
-        return;
+        return None;
     };
     let resources = plugin.entry("resources").or_insert_with(|| json!([]));
     if !resources.is_array() {
         *resources = json!([]);
     }
     let list = resources.as_array_mut().expect("made an array above");
+    let mut note = None;
     match (list.iter().position(same), entry) {
         (Some(i), Some(entry)) => list[i] = entry,
         (None, Some(entry)) => list.push(entry),
         (Some(i), None) => {
             list.remove(i);
+            note = Some(format!(
+                "note: the new {kind} controller runs no image: {MANAGER_FILE} still sets {}, which nothing reads \
+                 now; remove it when you no longer need it",
+                image_env(kind)
+            ));
         }
         (None, None) => {}
     }
     if list.is_empty() {
         project.plugins.remove(PLUGIN_KEY);
     }
+    note
 }
 
 /// The deploy-image entries of PROJECT.
@@ -357,7 +371,10 @@ mod tests {
         assert_eq!(check_command("memcached,-o,modern").unwrap(), ["memcached", "-o", "modern"]);
         assert!(check_command("memcached,,-v").unwrap_err().0.contains("empty argument"));
         assert!(check_image("memcached 1.6").is_err() && check_image("").is_err());
-        assert_eq!(check_image("registry.example.com:5000/team/app@sha256:abc").unwrap(), "registry.example.com:5000/team/app@sha256:abc");
+        assert_eq!(
+            check_image("registry.example.com:5000/team/app@sha256:abc").unwrap(),
+            "registry.example.com:5000/team/app@sha256:abc"
+        );
     }
 
     #[test]
@@ -369,7 +386,8 @@ mod tests {
             container_port: Some(11211),
             run_as_user: Some(1001),
         };
-        let busybox = DeployImage { image: "busybox:1.36.1".into(), command: vec![], container_port: None, run_as_user: None };
+        let busybox =
+            DeployImage { image: "busybox:1.36.1".into(), command: vec![], container_port: None, run_as_user: None };
         record(&mut project, "example.com", "cache", "v1alpha1", "Memcached", Some(&memcached));
         record(&mut project, "example.com", "cache", "v1alpha1", "Busybox", Some(&busybox));
         assert_eq!(
@@ -386,8 +404,10 @@ mod tests {
         record(&mut project, "example.com", "cache", "v1", "Busybox", Some(&newer));
         assert_eq!(project.plugins[PLUGIN_KEY]["resources"][1]["options"]["image"], "busybox:1.37");
         assert_eq!(project.plugins[PLUGIN_KEY]["resources"][1]["version"], "v1");
-        record(&mut project, "example.com", "cache", "v1", "Busybox", None);
+        let note = record(&mut project, "example.com", "cache", "v1", "Busybox", None);
+        assert!(note.is_some_and(|n| n.contains("still sets BUSYBOX_IMAGE")));
         record(&mut project, "example.com", "cache", "v1alpha1", "Memcached", None);
+        assert_eq!(record(&mut project, "example.com", "cache", "v1alpha1", "Memcached", None), None);
         assert!(!project.plugins.contains_key(PLUGIN_KEY), "{:?}", project.plugins);
     }
 }
