@@ -210,3 +210,20 @@ fn force_replaces_the_image_and_a_plain_controller_drops_the_entry() {
     assert!(project["plugins"].get("deploy-image.rust.kubesmith.io/v1alpha1").is_none(), "{project}");
     assert!(!read(&dir.join("src/controller/busybox.rs")).contains("DEFAULT_IMAGE"));
 }
+
+#[test]
+fn the_reconciler_follows_the_k8s_openapi_shape_of_the_project_version() {
+    // k8s-openapi makes `Deployment.spec` required, and `DeploymentCondition`'s type and status optional, from
+    // Kubernetes 1.37 on; the reconciler is written for the version the project compiles against.
+    let parent = tempfile::tempdir().unwrap();
+    let old = init(parent.path(), "old-operator", &["--k8s-version", "1.33"]);
+    create_api(&old, &BUSYBOX);
+    let controller = read(&old.join("src/controller/busybox.rs"));
+    assert!(controller.contains("        spec: Some(spec),\n") && controller.contains("deployment.spec.as_ref()"));
+    assert!(controller.contains("c.type_.as_str(),"), "{controller}");
+    let (_t, new) = project();
+    create_api(&new, &BUSYBOX);
+    let controller = read(&new.join("src/controller/busybox.rs"));
+    assert!(controller.contains("        spec,\n") && controller.contains("Some(&deployment.spec)"));
+    assert!(controller.contains("c.type_.as_deref().unwrap_or_default(),"), "{controller}");
+}
