@@ -332,6 +332,19 @@ pub struct CreateApiArgs {
     /// Print the files that would be written, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Scaffold a controller that runs this container image as a Deployment of `spec.size` pods (kubebuilder's
+    /// deploy-image plugin), e.g. `memcached:1.6.26-alpine3.19`.
+    #[arg(long, value_name = "IMAGE", help_heading = "Deploy an image")]
+    pub image: Option<String>,
+    /// Command of the image's container, comma-separated (needs --image), e.g. `memcached,--memory-limit=64,-v`.
+    #[arg(long, value_name = "ARGS", help_heading = "Deploy an image")]
+    pub image_container_command: Option<String>,
+    /// Port the image's container listens on, added to the spec as `containerPort` (needs --image).
+    #[arg(long, value_name = "PORT", help_heading = "Deploy an image")]
+    pub image_container_port: Option<String>,
+    /// Non-root user id the image's processes run as (needs --image).
+    #[arg(long, value_name = "UID", help_heading = "Deploy an image")]
+    pub run_as_user: Option<String>,
 }
 
 #[derive(Debug, Args)]

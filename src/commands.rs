@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod completion;
 pub mod create_api;
 pub mod create_webhook;
+pub mod deploy_image;
 pub mod foreign;
 pub mod init;
 pub mod make_bundle;

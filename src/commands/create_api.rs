@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::cli::CreateApiArgs;
 use crate::commands::UsageError;
+use crate::commands::deploy_image::{self, DeployImage};
 use crate::commands::foreign::{self, Foreign};
 use crate::commands::scaffold::{KindModules, enable, file_name, insert_rust, insert_yaml};
 use crate::names::{self, ModuleName};
@@ -102,6 +103,8 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         plural: args.plural.as_deref(),
         namespaced: args.namespaced,
     };
+    // --image needs the project's own types and controller: checked before a foreign type is considered
+    let image = DeployImage::from_args(args, pf)?;
     if let Some(f) = foreign::for_api(pf, named, args.resource, external)? {
         return plan_foreign(args, &project, &f, cwd);
     }
@@ -219,9 +222,16 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     };
 
     if args.resource {
-        scaffold(&mut plan, &layout.types, render::render("api/src/api/kind.rs.hbs", &ctx)?);
+        let types = match &image {
+            Some(image) => image.types(&ctx, pf)?,
+            None => render::render("api/src/api/kind.rs.hbs", &ctx)?,
+        };
+        scaffold(&mut plan, &layout.types, types);
         plan_api_modules(&mut plan, pf.multigroup, &layout, &group_mod, &version_mod, &kind_mod, &ctx)?;
-        let sample = render::render("api/config/samples/sample.yaml.hbs", &ctx)?;
+        let sample = match &image {
+            Some(image) => image.sample(&ctx, pf)?,
+            None => render::render("api/config/samples/sample.yaml.hbs", &ctx)?,
+        };
         let first_version = existing_versions.iter().all(|r| r.api.is_none());
         plan_kind_config(&mut plan, &ctx, sample, first_version, args.force)?;
         if let Some(storage) = storage_version {
@@ -244,7 +254,11 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
                 args.version
             );
         }
-        scaffold(&mut plan, &layout.controller, render::render("api/src/controller/kind.rs.hbs", &ctx)?);
+        let controller = match &image {
+            Some(image) => image.controller(&ctx, pf)?,
+            None => render::render("api/src/controller/kind.rs.hbs", &ctx)?,
+        };
+        scaffold(&mut plan, &layout.controller, controller);
         let modules = ControllerModules {
             group_file: layout.controller_group_file.as_deref(),
             group: &group_mod,
@@ -253,6 +267,9 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
             module_path: &ctx.controller_module_path,
         };
         plan_controller_modules(&mut plan, &modules, &ctx)?;
+        if let Some(image) = &image {
+            image.plan_manager_env(&mut plan, &args.kind)?;
+        }
     }
 
     if args.resource {
@@ -281,6 +298,10 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
             r.path = entry.path;
         }
         None => file.resources.push(entry),
+    }
+    if args.controller {
+        let note = deploy_image::record(&mut file, &pf.domain, &args.group, &args.version, &args.kind, image.as_ref());
+        plan.notes.extend(note);
     }
     plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
 

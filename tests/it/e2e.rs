@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{blessing, repo_root, standard_project};
+use crate::support::{blessing, create_api, init, ks, repo_root, standard_project};
 
 pub(crate) fn shared_target() -> PathBuf {
     std::env::var_os("KUBESMITH_E2E_TARGET")
@@ -69,17 +69,51 @@ fn run(dir: &Path, program: &str, args: &[&str]) -> String {
     text
 }
 
+/// True (with a message) when `KUBESMITH_SKIP_E2E` asks to skip the end-to-end builds.
+fn skipped() -> bool {
+    let skip = std::env::var_os("KUBESMITH_SKIP_E2E").is_some();
+    if skip {
+        eprintln!("KUBESMITH_SKIP_E2E is set: skipping the end-to-end build of a scaffolded operator");
+    }
+    skip
+}
+
+/// Gives a scaffolded project the pinned lock file (unless blessing, which resolves it again).
+fn pin_lock(dir: &Path) {
+    if !blessing() {
+        std::fs::copy(lock_file(), dir.join("Cargo.lock")).expect("tests/e2e/operator.Cargo.lock exists");
+    }
+}
+
+/// `cargo build` with no warnings, `cargo fmt --check`, `cargo clippy -D warnings`, then `cargo test`; returns the
+/// tests' output and how many passed, at least `min_passed`, `expected` among them.
+fn build_lint_test(dir: &Path, min_passed: usize, expected: &[&str]) -> (String, usize) {
+    let build = run(dir, "cargo", &["build"]);
+    assert!(!build.contains("warning"), "the scaffolded operator builds with warnings:\n{build}");
+    run(dir, "cargo", &["fmt", "--check"]);
+    run(dir, "cargo", &["clippy", "--all-targets", "--", "-D", "warnings"]);
+    let tests = run(dir, "cargo", &["test"]);
+    let passed: usize = tests
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: ok. "))
+        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
+        .sum();
+    assert!(passed >= min_passed, "the scaffolded operator ran only {passed} tests:\n{tests}");
+    for test in expected {
+        assert!(tests.contains(&format!("{test} ... ok")), "the scaffolded operator did not pass `{test}`:\n{tests}");
+    }
+    eprintln!("e2e: the scaffolded operator passed {passed} tests");
+    (tests, passed)
+}
+
 #[test]
 fn scaffolded_operator_builds_tests_lints_and_renders() {
-    if std::env::var_os("KUBESMITH_SKIP_E2E").is_some() {
-        eprintln!("KUBESMITH_SKIP_E2E is set: skipping the end-to-end build of a scaffolded operator");
+    if skipped() {
         return;
     }
     let parent = tempfile::tempdir().unwrap();
     let dir = standard_project(parent.path());
-    if !blessing() {
-        std::fs::copy(lock_file(), dir.join("Cargo.lock")).expect("tests/e2e/operator.Cargo.lock exists");
-    }
+    pin_lock(&dir);
 
     // kustomize first: it is quick and needs nothing built.
     let rendered = run(&dir, "kubectl", &["kustomize", "config/default"]);
@@ -104,33 +138,23 @@ fn scaffolded_operator_builds_tests_lints_and_renders() {
         run(&dir, "kubectl", &["kustomize", sub]);
     }
     check_webhook_wiring(&rendered);
-    crate::support::ks(&dir).args(["make", "manifests", "--check"]).assert().success();
+    ks(&dir).args(["make", "manifests", "--check"]).assert().success();
 
-    let build = run(&dir, "cargo", &["build"]);
-    assert!(!build.contains("warning"), "the scaffolded operator builds with warnings:\n{build}");
-    run(&dir, "cargo", &["fmt", "--check"]);
-    run(&dir, "cargo", &["clippy", "--all-targets", "--", "-D", "warnings"]);
-    let tests = run(&dir, "cargo", &["test"]);
-    let passed: usize = tests
-        .lines()
-        .filter_map(|l| l.strip_prefix("test result: ok. "))
-        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
-        .sum();
-    assert!(passed >= 60, "the scaffolded operator ran only {passed} tests:\n{tests}");
-    for test in [
-        "defaulting_returns_a_json_patch_that_applies_and_defaults",
-        "validation_denies_with_its_message_and_warns_on_update",
-        "conversion_round_trips_hub_to_v1beta1_to_hub_without_loss",
-        "malformed_reviews_are_answered_with_errors_not_crashes",
-        "new_object_gets_finalizer",
-    ] {
-        assert!(tests.contains(&format!("{test} ... ok")), "the scaffolded operator did not pass `{test}`:\n{tests}");
-    }
-    eprintln!("e2e: the scaffolded operator passed {passed} tests");
+    build_lint_test(
+        &dir,
+        60,
+        &[
+            "defaulting_returns_a_json_patch_that_applies_and_defaults",
+            "validation_denies_with_its_message_and_warns_on_update",
+            "conversion_round_trips_hub_to_v1beta1_to_hub_without_loss",
+            "malformed_reviews_are_answered_with_errors_not_crashes",
+            "new_object_gets_finalizer",
+        ],
+    );
     compiled_fallback_on_the_scaffold(&dir);
 
     // A project with no API yet must build and lint cleanly too (shared code with nothing using it yet).
-    let bare = crate::support::init(parent.path(), "bare-operator", &[]);
+    let bare = init(parent.path(), "bare-operator", &[]);
     std::fs::copy(lock_file(), bare.join("Cargo.lock")).expect("lock file");
     run(&bare, "cargo", &["clippy", "--all-targets", "--", "-D", "warnings"]);
     run(&bare, "cargo", &["fmt", "--check"]);
@@ -139,6 +163,108 @@ fn scaffolded_operator_builds_tests_lints_and_renders() {
         std::fs::create_dir_all(lock_file().parent().unwrap()).unwrap();
         std::fs::copy(dir.join("Cargo.lock"), lock_file()).unwrap();
     }
+}
+
+/// The tutorial's operator (`create api --image`, kubebuilder's deploy-image plugin): Memcached with a command, a
+/// port and a user, Busybox with only an image; plus a controller for apps/v1 Deployments and a Pod defaulting
+/// webhook, types the project does not define. Each runs its image as a Deployment it owns; the manager's
+/// environment names the images, the role grants what the reconcilers call, and the project builds and passes its
+/// tests, clippy and rustfmt.
+#[test]
+fn tutorial_operator_builds_tests_lints_and_renders() {
+    if skipped() {
+        return;
+    }
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    create_api(
+        &dir,
+        &[
+            "--group",
+            "cache",
+            "--version",
+            "v1alpha1",
+            "--kind",
+            "Memcached",
+            "--image",
+            "memcached:1.6.26-alpine3.19",
+            "--image-container-command",
+            "memcached,--memory-limit=64,-o,modern,-v",
+            "--image-container-port",
+            "11211",
+            "--run-as-user",
+            "1001",
+        ],
+    );
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Busybox", "--image", "busybox:1.36.1"]);
+    // types the project does not define: a controller for apps/v1 Deployments and a Pod defaulting webhook
+    create_api(
+        &dir,
+        &["--group", "apps", "--version", "v1", "--kind", "Deployment", "--controller", "--resource=false"],
+    );
+    ks(&dir)
+        .args(["create", "webhook", "--group", "core", "--version", "v1", "--kind", "Pod", "--defaulting"])
+        .assert()
+        .success();
+    let out = ks(&dir).args(["make", "manifests"]).assert().success();
+    let said = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(!said.contains("warning"), "make manifests warns on the tutorial operator:\n{said}");
+    pin_lock(&dir);
+
+    let rendered = run(&dir, "kubectl", &["kustomize", "config/default"]);
+    let docs = kubesmith::yaml::from_multi_doc_str(&rendered).expect("kustomize output is YAML");
+    let manager = docs.iter().find(|d| d["kind"] == "Deployment").expect("the manager Deployment");
+    let env = &manager["spec"]["template"]["spec"]["containers"][0]["env"];
+    let value =
+        |name: &str| env.as_array().into_iter().flatten().find(|e| e["name"] == name).map(|e| e["value"].clone());
+    assert_eq!(value("MEMCACHED_IMAGE"), Some("memcached:1.6.26-alpine3.19".into()), "{env}");
+    assert_eq!(value("BUSYBOX_IMAGE"), Some("busybox:1.36.1".into()), "{env}");
+    let role = docs.iter().find(|d| d["metadata"]["name"] == "memcached-operator-manager-role").expect("manager role");
+    let grants = |group: &str, resource: &str, verb: &str| {
+        role["rules"].as_array().into_iter().flatten().any(|r| {
+            let has = |key: &str, v: &str| r[key].as_array().into_iter().flatten().any(|x| x == v);
+            has("apiGroups", group) && has("resources", resource) && has("verbs", verb)
+        })
+    };
+    for (group, resource, verb) in [
+        ("apps", "deployments", "create"),
+        ("apps", "deployments", "patch"),
+        ("apps", "deployments", "watch"),
+        ("", "pods", "list"),
+        ("cache.example.com", "memcacheds/finalizers", "update"),
+        ("cache.example.com", "busyboxes/status", "patch"),
+    ] {
+        assert!(grants(group, resource, verb), "the manager role does not grant {verb} on {group}/{resource}:\n{role}");
+    }
+    let pod_hooks: Vec<&serde_json::Value> = docs
+        .iter()
+        .filter(|d| d["kind"] == "MutatingWebhookConfiguration")
+        .flat_map(|d| d["webhooks"].as_array().into_iter().flatten())
+        .filter(|w| w["rules"][0]["resources"] == serde_json::json!(["pods"]))
+        .collect();
+    assert_eq!(pod_hooks.len(), 1, "one Pod defaulting webhook rendered:\n{rendered}");
+    assert_eq!(pod_hooks[0]["rules"][0]["apiGroups"], serde_json::json!([""]));
+    assert_eq!(pod_hooks[0]["clientConfig"]["service"]["path"], "/mutate--v1-pod");
+    for sub in ["config/samples", "config/manifests"] {
+        run(&dir, "kubectl", &["kustomize", sub]);
+    }
+    ks(&dir).args(["make", "manifests", "--check"]).assert().success();
+
+    build_lint_test(
+        &dir,
+        60,
+        &[
+            "controller::memcached::tests::new_object_gets_its_deployment_and_is_progressing",
+            "controller::memcached::tests::size_change_patches_replicas_and_records_the_scale",
+            "controller::memcached::tests::all_pods_ready_is_available",
+            "controller::memcached::tests::invalid_size_is_degraded_and_gets_no_deployment",
+            "controller::memcached::tests::deployment_runs_the_image_restricted_and_owned",
+            "controller::busybox::tests::failing_pod_makes_it_degraded_with_the_pod_reason",
+            "controller::deployment::tests::reconcile_writes_nothing_and_waits_for_the_next_change",
+            "webhook::v1::pod::defaulting::tests::defaulting_patch_adds_the_team_label_and_nothing_else",
+            "defaulting_labels_the_team_with_a_json_patch",
+        ],
+    );
 }
 
 /// A `schema_with` function only compiling can evaluate (a loop), on Cluster's `foo`: `make manifests` compiles that
@@ -154,7 +280,7 @@ fn compiled_fallback_on_the_scaffold(dir: &Path) {
            sizes.push(serde_json::Value::from(size));\n    }\n    schemars::json_schema!({\"type\": \"string\", \
            \"enum\": sizes})\n}\n";
     std::fs::write(&api, text).unwrap();
-    let out = crate::support::ks(dir)
+    let out = ks(dir)
         .args(["make", "manifests"])
         .env("CARGO_TARGET_DIR", shared_target())
         .env_remove("RUSTFLAGS")
@@ -176,7 +302,7 @@ fn compiled_fallback_on_the_scaffold(dir: &Path) {
     assert!(main.contains("crate_under_test::api::v1::Cluster"), "depends on the library: {main}");
     // Warm, --check compiles again and agrees.
     let started = std::time::Instant::now();
-    crate::support::ks(dir)
+    ks(dir)
         .args(["make", "manifests", "--check"])
         .env("CARGO_TARGET_DIR", shared_target())
         .env_remove("RUSTFLAGS")

@@ -14,6 +14,7 @@ mod crd_markers;
 mod crd_refusals;
 mod create_api;
 mod create_webhook;
+mod deploy_image;
 mod e2e;
 mod edit_multigroup;
 mod foreign_types;
