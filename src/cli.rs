@@ -240,6 +240,9 @@ pub struct InitArgs {
     /// License of the scaffolded project.
     #[arg(long, value_enum, default_value_t = License::Apache2)]
     pub license: License,
+    /// Year in the license notice (LICENSE, README). Default: this year (`SOURCE_DATE_EPOCH`'s when set).
+    #[arg(long, value_name = "YEAR", value_parser = clap::value_parser!(u16).range(1000..=9999))]
+    pub copyright_year: Option<u16>,
     /// Kubernetes version the operator is built against.
     #[arg(long, value_enum, default_value_t = K8sVersion::V1_37)]
     pub k8s_version: K8sVersion,
