@@ -23,9 +23,15 @@ impl Step {
         Step { args: args.into_iter().map(Into::into).collect() }
     }
 
+    /// `--flag value`, or `--flag=value` when the value starts with `-` (clap would take it for a flag).
     fn push(&mut self, flag: &str, value: impl Into<String>) {
-        self.args.push(flag.to_string());
-        self.args.push(value.into());
+        let value = value.into();
+        if value.starts_with('-') {
+            self.args.push(format!("{flag}={value}"));
+        } else {
+            self.args.push(flag.to_string());
+            self.args.push(value);
+        }
     }
 
     /// The command as a shell line: `kubesmith create api --group cache ...`.
@@ -272,7 +278,11 @@ pub fn deploy_image_flags(pf: &ProjectFile, r: &Resource) -> Result<Vec<String>>
         let Some(text) = value.as_str() else {
             anyhow::bail!("{what}: option `{name}` is {value}, not a string: write it quoted, as kubebuilder does");
         };
-        flags.extend([flag.to_string(), text.to_string()]);
+        if text.starts_with('-') {
+            flags.push(format!("{flag}={text}"));
+        } else {
+            flags.extend([flag.to_string(), text.to_string()]);
+        }
     }
     Ok(flags)
 }
@@ -508,9 +518,13 @@ mod tests {
         );
         assert!(s.notes.is_empty(), "{:?}", s.notes);
 
-        // only the image
-        pf.plugins[DEPLOY_IMAGE_KEY]["resources"][0]["options"] = serde_json::json!({ "image": "busybox:1.36" });
-        assert_eq!(deploy_image_flags(&pf, &pf.resources[0]).unwrap(), ["--image", "busybox:1.36"]);
+        // only the image; a value clap would take for a flag is joined to its flag
+        pf.plugins[DEPLOY_IMAGE_KEY]["resources"][0]["options"] =
+            serde_json::json!({ "image": "busybox:1.36", "containerCommand": "-c,sleep 1" });
+        assert_eq!(
+            deploy_image_flags(&pf, &pf.resources[0]).unwrap(),
+            ["--image", "busybox:1.36", "--image-container-command=-c,sleep 1"]
+        );
         // what cannot be replayed faithfully is an error naming the entry
         for (options, expect) in [
             (serde_json::json!({ "image": "busybox", "replicas": "2" }), "option `replicas`"),
@@ -535,6 +549,33 @@ mod tests {
         let mut go = project();
         go.layout = vec!["go.kubebuilder.io/v4".into()];
         assert!(script(&go).unwrap_err().to_string().contains("not kubesmith's"));
+    }
+
+    /// Every step parses through the real CLI, values that look like flags included.
+    #[test]
+    fn steps_parse_as_the_cli_parses_them() {
+        use clap::Parser;
+        let mut pf = project();
+        pf.plugins[project::PLUGIN_KEY]["owner"] = "-The Authors-".into();
+        let mut cluster = own("v1", "Cluster");
+        cluster.api = Some(ResourceApi { crd_version: "v1".into(), namespaced: false });
+        pf.resources = vec![cluster];
+        let s = script(&pf).unwrap();
+        assert!(s.steps[0].command_line().contains(" '--owner=-The Authors-' "), "{:?}", s.steps[0]);
+        for step in &s.steps {
+            let cli = crate::cli::Cli::try_parse_from(step.argv()).unwrap_or_else(|e| panic!("{step:?}: {e}"));
+            match cli.command {
+                crate::cli::Command::Init(a) => {
+                    assert_eq!(a.owner.as_deref(), Some("-The Authors-"));
+                    assert_eq!((a.copyright_year, a.k8s_version.dotted()), (Some(2025), "1.35"));
+                }
+                crate::cli::Command::Create(crate::cli::CreateCommand::Api(a)) => {
+                    assert!(!a.namespaced && a.controller && a.resource);
+                }
+                crate::cli::Command::Make(_) => {}
+                other => panic!("unexpected step {other:?}"),
+            }
+        }
     }
 
     #[test]
