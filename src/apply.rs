@@ -149,6 +149,71 @@ pub fn apply(plan: &Plan) -> Result<Outcome> {
     }
 }
 
+/// A folder a command fills (through [`apply`]) before it is published in one rename, or thrown away: `alpha
+/// generate` replays a project into one, so a failed replay leaves nothing behind. Removed when dropped unless
+/// published.
+#[derive(Debug)]
+pub struct Staging {
+    path: PathBuf,
+    published: bool,
+}
+
+impl Staging {
+    /// A new empty folder beside `dest` (same file system, so publishing is a rename): `.<name>.kubesmith-<pid>-<n>`.
+    pub fn beside(dest: &Path) -> Result<Staging> {
+        let parent = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        Staging::create(parent, &format!(".{name}.kubesmith"))
+    }
+
+    /// A new empty folder in the system's temporary folder, for work that is never published.
+    pub fn temporary(what: &str) -> Result<Staging> {
+        Staging::create(&std::env::temp_dir(), &format!("kubesmith-{what}"))
+    }
+
+    fn create(parent: &Path, stem: &str) -> Result<Staging> {
+        static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        loop {
+            let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let path = parent.join(format!("{stem}-{}-{n}", std::process::id()));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return Ok(Staging { path, published: false }),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e).with_context(|| format!("cannot create the folder {}", path.display())),
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Moves the folder to `dest`, which must be absent or an empty folder (then replaced).
+    pub fn publish(mut self, dest: &Path) -> Result<()> {
+        let was_empty_folder = dest.is_dir();
+        if was_empty_folder {
+            std::fs::remove_dir(dest)
+                .with_context(|| format!("{} is not empty: kubesmith will not write into it", dest.display()))?;
+        }
+        if let Err(e) = std::fs::rename(&self.path, dest) {
+            if was_empty_folder {
+                let _ = std::fs::create_dir(dest);
+            }
+            return Err(e).with_context(|| format!("failed to move {} to {}", self.path.display(), dest.display()));
+        }
+        self.published = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.published {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
 /// After a deletion: removes the folders above `path` (up to `root`, not included) that it left empty.
 fn remove_empty_folders(root: &Path, path: &Path) {
     let mut dir = path.parent();

@@ -58,6 +58,9 @@ pub enum Command {
     /// Work with the RBAC an operator needs.
     #[command(subcommand)]
     Rbac(RbacCommand),
+    /// Experimental: re-create the project from PROJECT with this kubesmith, or merge today's templates into it.
+    #[command(subcommand)]
+    Alpha(AlphaCommand),
     /// Print the shell completion script for bash, zsh, fish or powershell.
     #[command(
         after_help = "Examples:\n  kubesmith completion bash > ~/.local/share/bash-completion/completions/kubesmith\n  \
@@ -70,6 +73,52 @@ pub enum Command {
     #[command(after_help = "Examples:\n  kubesmith markers\n  kubesmith markers kubebuilder:validation\n  \
         kubesmith markers kubebuilder:rbac --output json\n  kubesmith markers --output markdown > docs/markers.md")]
     Markers(MarkersArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AlphaCommand {
+    /// Replay `init`, every `create api` and `create webhook` PROJECT records, then `make manifests`, into a new
+    /// folder (default: `<project>-generated` beside the project), to compare with the project and carry code over.
+    #[command(after_help = "Examples:\n  kubesmith alpha generate\n  \
+        kubesmith alpha generate --output-dir /tmp/memcached-operator-replay\n  \
+        kubesmith alpha generate --output-dir .   # in place, on a clean git tree: review with `git diff`")]
+    Generate(AlphaGenerateArgs),
+    /// Merge today's templates into the project with git: commits the replay of the project as scaffolded
+    /// (`kubesmith-ancestor`), the replay with this kubesmith (`kubesmith-upgrade`) and your tree
+    /// (`kubesmith-original`), then merges the upgrade into `kubesmith-merge`, leaving conflicts for you.
+    #[command(after_help = "Examples:\n  kubesmith alpha update\n  kubesmith alpha update --from-branch main\n  \
+        kubesmith alpha update --ancestor-binary ~/.cargo/bin/kubesmith-0.1.0")]
+    Update(AlphaUpdateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AlphaGenerateArgs {
+    /// The project to replay (the folder holding its PROJECT). Default: the current folder.
+    #[arg(long, value_name = "DIR")]
+    pub input_dir: Option<PathBuf>,
+    /// Where to write the replay: a new or empty folder. Default: `<project>-generated` beside the project. The
+    /// project itself (`--output-dir .`) only on a clean git tree: `.git`, `Cargo.lock` and ignored files are kept,
+    /// every other tracked file is replaced by the replay's.
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// Print the commands that would be replayed, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AlphaUpdateArgs {
+    /// The branch holding your project (default: the current branch); it is left as it is.
+    #[arg(long, value_name = "BRANCH")]
+    pub from_branch: Option<String>,
+    /// A kubesmith binary of the version that scaffolded the project (PROJECT's `cliVersion`): its `alpha generate`
+    /// makes the ancestor. Default: this kubesmith's templates stand for the ancestor's, so the merge brings no
+    /// template change made since that version.
+    #[arg(long, value_name = "PATH")]
+    pub ancestor_binary: Option<PathBuf>,
+    /// Check that the update can run and print the commands it would replay; create no branch.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Args)]
@@ -240,6 +289,9 @@ pub struct InitArgs {
     /// License of the scaffolded project.
     #[arg(long, value_enum, default_value_t = License::Apache2)]
     pub license: License,
+    /// Year in the license notice (LICENSE, README). Default: this year (`SOURCE_DATE_EPOCH`'s when set).
+    #[arg(long, value_name = "YEAR", value_parser = clap::value_parser!(u16).range(1000..=9999))]
+    pub copyright_year: Option<u16>,
     /// Kubernetes version the operator is built against.
     #[arg(long, value_enum, default_value_t = K8sVersion::V1_37)]
     pub k8s_version: K8sVersion,

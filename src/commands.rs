@@ -1,6 +1,8 @@
 //! Dispatch from parsed arguments to the command that computes a plan, then applies or prints it.
 
 pub mod adopt;
+pub mod alpha_generate;
+pub mod alpha_update;
 pub mod bundle_validate;
 pub mod catalog;
 pub mod completion;
@@ -14,6 +16,7 @@ pub mod make_manifests;
 pub mod markers;
 pub mod multigroup;
 pub mod rbac_infer;
+pub mod replay;
 pub mod scaffold;
 
 use std::path::Path;
@@ -21,7 +24,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::cli::{BundleCommand, CatalogCommand, Cli, Command, CreateCommand, MakeCommand, RbacCommand};
+use crate::cli::{AlphaCommand, BundleCommand, CatalogCommand, Cli, Command, CreateCommand, MakeCommand, RbacCommand};
 use crate::output;
 use crate::plan::Plan;
 
@@ -62,6 +65,8 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Bundle(BundleCommand::Validate(args)) => bundle_validate::run(&args, cwd),
         Command::Catalog(CatalogCommand::Validate(args)) => catalog::run_validate(&args, cwd),
         Command::Rbac(RbacCommand::Infer(args)) => rbac_infer::run(&args, cwd),
+        Command::Alpha(AlphaCommand::Generate(args)) => alpha_generate::run(&args, cwd),
+        Command::Alpha(AlphaCommand::Update(args)) => alpha_update::run(&args, cwd),
         Command::Completion(args) => completion::run(&args),
         Command::Markers(args) => markers::run(&args),
     }

@@ -573,6 +573,10 @@ fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path
         }
         None => file.resources.push(entry),
     }
+    if !f.builtin {
+        // a built-in's scope comes from k8s-openapi; an external type's is what --namespaced says
+        file.set_external_namespaced(&f.project_entry(), f.namespaced);
+    }
     plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
     plan.notes.push(format!(
         "next: write the reconciler of {} ({}) in {}, then run `kubesmith make manifests` (RBAC from its markers) and \

@@ -60,14 +60,15 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
     names::validate_project_name(&project_name).map_err(UsageError::from)?;
     names::validate_domain(&args.domain).map_err(UsageError::from)?;
     let repo = args.repo.clone().unwrap_or_default();
+    let year = args.copyright_year.map_or_else(|| crate::clock::year(crate::clock::now()), i64::from);
     let ctx = InitContext {
         crate_name: names::crate_name(&project_name),
         display_name: display_name(&project_name),
         domain: args.domain.clone(),
         repo: repo.clone(),
-        owner: args.owner.clone().unwrap_or_else(|| format!("The {project_name} authors")),
+        owner: args.owner.clone().unwrap_or_else(|| default_owner(&project_name)),
         license_apache2: args.license == License::Apache2,
-        year: crate::clock::year(crate::clock::now()).to_string(),
+        year: year.to_string(),
         k8s_version: args.k8s_version.dotted().to_string(),
         k8s_feature: args.k8s_version.feature(),
         kubesmith_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -105,7 +106,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
     }
 
     let mut plugins = serde_json::Map::new();
-    plugins.insert(project::PLUGIN_KEY.into(), serde_json::json!({ "k8sVersion": ctx.k8s_version }));
+    plugins.insert(project::PLUGIN_KEY.into(), plugin_settings(&ctx, year));
     let file = ProjectFile {
         cli_version: ctx.kubesmith_version.clone(),
         domain: ctx.domain.clone(),
@@ -124,6 +125,26 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         ctx.k8s_version, ctx.project_name
     ));
     Ok(plan)
+}
+
+/// The copyright owner when `--owner` names none: `The memcached-operator authors`.
+pub fn default_owner(project_name: &str) -> String {
+    format!("The {project_name} authors")
+}
+
+/// kubesmith's PROJECT settings from `init`: everything the scaffold depends on beyond kubebuilder's own fields
+/// (domain, projectName, repo, multigroup), so that `kubesmith alpha generate` can replay `init` exactly. The owner
+/// and the copyright year only appear in the Apache-2.0 notice, so they are recorded only with that license.
+fn plugin_settings(ctx: &InitContext, year: i64) -> serde_json::Value {
+    let mut settings = serde_json::json!({
+        "k8sVersion": ctx.k8s_version,
+        "license": if ctx.license_apache2 { project::LICENSE_APACHE2 } else { project::LICENSE_NONE },
+    });
+    if ctx.license_apache2 {
+        settings["owner"] = ctx.owner.clone().into();
+        settings["copyrightYear"] = year.into();
+    }
+    settings
 }
 
 /// `memcached-operator` → `Memcached Operator`.

@@ -531,11 +531,23 @@ pub fn rust_files(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Runs the command: plan, then `--check` (report and fail), `--dry-run` (print) or apply. With problems nothing
 /// is written unless `--keep-going` (every CRD without a problem is); either way they are all reported, exit 1.
-pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
+/// The plan of `make manifests` (without `--check`) when every kind could be planned, else every problem as one
+/// error: the step `kubesmith alpha generate` replays.
+pub fn plan(args: &MakeManifestsArgs, cwd: &Path) -> Result<Plan> {
+    let (plan, problems) = plan_with_problems(args, cwd)?;
+    if problems.is_empty() { Ok(plan) } else { Err(problems.into_error(cwd)) }
+}
+
+fn plan_with_problems(args: &MakeManifestsArgs, cwd: &Path) -> Result<(Plan, Problems)> {
     let targets = targets(args, cwd)?;
     let mut plan = Plan::new(cwd);
     plan.outside_ok.extend([&args.crd_dir, &args.rbac_dir, &args.webhook_dir].into_iter().flatten().cloned());
     let problems = plan_into(&mut plan, &targets)?;
+    Ok((plan, problems))
+}
+
+pub fn run(args: &MakeManifestsArgs, cwd: &Path) -> Result<()> {
+    let (plan, problems) = plan_with_problems(args, cwd)?;
     if args.check {
         for note in plan.notes.iter().filter(|n| n.starts_with("warning:")) {
             crate::output::warn(note);

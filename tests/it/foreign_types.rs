@@ -176,6 +176,28 @@ fn an_external_type_adds_its_crate_and_is_recorded_as_external() {
     assert!(read(&dir.join("config/rbac/role.yaml")).contains("- cert-manager.io\n  resources:\n  - issuers\n"));
 }
 
+/// The scope of an external type is what `--namespaced` says; kubebuilder's resource fields have no place for it
+/// (no `api` block), so kubesmith's plugin entry records a cluster-scoped one, for `alpha generate` to replay.
+#[test]
+fn a_cluster_scoped_external_type_is_recorded_in_kubesmiths_plugin_entry() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = project(parent.path());
+    ks(&dir)
+        .args(["create", "api", "--group", "cert-manager", "--version", "v1", "--kind", "ClusterIssuer"])
+        .args(["--resource=false", "--namespaced=false", "--external-api-domain", "io"])
+        .args(["--external-api-path", "acme_crds::v1::ClusterIssuer"])
+        .assert()
+        .success();
+    let controller = read(&dir.join("src/controller/cluster_issuer.rs"));
+    assert!(!controller.contains("\"namespace\": \"default\""), "{controller}");
+    let p = yaml(&dir.join("PROJECT"));
+    assert_eq!(
+        p["plugins"]["rust.kubesmith.io/v1alpha1"]["resources"],
+        serde_json::json!([{"domain": "io", "group": "cert-manager", "kind": "ClusterIssuer", "namespaced": false,
+                            "version": "v1"}])
+    );
+}
+
 #[test]
 fn external_flags_are_refused_like_kubebuilder_and_change_nothing() {
     let parent = tempfile::tempdir().unwrap();

@@ -14,6 +14,10 @@ fn writes_a_project_and_records_it() {
         "repo: https://github.com/example/memcached-operator",
         "version: '3'",
         "k8sVersion: '1.37'",
+        // what `alpha generate` needs to replay `init`
+        "license: apache2",
+        "owner: The memcached-operator authors",
+        "copyrightYear: 2026",
     ] {
         assert!(project.lines().any(|l| l.trim() == line.trim()), "PROJECT lacks `{line}`:\n{project}");
     }
@@ -51,7 +55,22 @@ fn k8s_version_and_license_are_honoured() {
     let dir = init(parent.path(), "op", &["--k8s-version", "1.33", "--license", "none"]);
     assert!(read(&dir.join("Cargo.toml")).contains("v1_33"));
     assert!(!dir.join("LICENSE").exists());
-    assert!(read(&dir.join("PROJECT")).contains("k8sVersion: '1.33'"));
+    let project = read(&dir.join("PROJECT"));
+    assert!(project.contains("k8sVersion: '1.33'"));
+    // without a license notice, its owner and year are not recorded
+    assert!(project.contains("license: none") && !project.contains("owner:") && !project.contains("copyrightYear"));
+}
+
+#[test]
+fn copyright_year_and_owner_are_recorded() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "op", &["--copyright-year", "2019", "--owner", "ACME Inc."]);
+    assert!(read(&dir.join("LICENSE")).starts_with("Copyright 2019 ACME Inc.\n"));
+    assert!(read(&dir.join("README.md")).contains("Copyright 2019 ACME Inc."));
+    let project = read(&dir.join("PROJECT"));
+    assert!(project.contains("copyrightYear: 2019\n") && project.contains("owner: ACME Inc.\n"), "{project}");
+    let bad = tempfile::tempdir().unwrap();
+    ks(bad.path()).args(["init", "--domain", "example.com", "--copyright-year", "99"]).assert().code(2);
 }
 
 #[test]

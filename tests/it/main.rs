@@ -2,6 +2,7 @@
 //! `conformance_live` call the CRD generator library.
 
 mod adopt;
+mod alpha;
 mod bundle;
 mod cli;
 mod conformance_live;
