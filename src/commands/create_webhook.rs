@@ -74,8 +74,14 @@ pub struct WebhookContext {
     pub marker_group: String,
     /// Set for foreign types: a k8s-openapi type (no `spec` needed in test objects).
     pub builtin: bool,
-    /// The label the foreign defaulting and validation examples manage (`example.com/team`).
+    /// The label the metadata-based defaulting and validation examples manage (`example.com/team`); empty when
+    /// the examples work on the scaffold's `spec.foo`.
     pub team_label: String,
+    /// The examples label objects with their team (the `_foreign` part templates): a foreign type, or one of the
+    /// project's kinds whose spec has no scaffolded `foo` (a `create api --image` kind, types the user rewrote).
+    pub label_examples: bool,
+    /// The `spec` of test objects for the label examples (`{}`, `{"size": 1}`).
+    pub spec_json: String,
 }
 
 /// The three webhook parts, in the order they are registered.
@@ -209,7 +215,24 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         marker_group: qualified_group.clone(),
         builtin: false,
         team_label: String::new(),
+        label_examples: false,
+        spec_json: "{}".into(),
     };
+    let types_file = modules.version_dir("api").join(format!("{}.rs", modules.kind.file));
+    let mut ctx = ctx;
+    if !has_foo(&std::fs::read_to_string(cwd.join(&types_file)).unwrap_or_default()) {
+        if args.conversion {
+            anyhow::bail!(
+                "--conversion: the conversion scaffold copies the spec's `foo` field between versions, and {} has no \
+                 `foo` in its spec; scaffold the defaulting and validation webhooks without --conversion, and write \
+                 the conversion (`From` impls between the versions) by hand",
+                types_file.display()
+            );
+        }
+        ctx.label_examples = true;
+        ctx.team_label = format!("{}/team", pf.domain);
+        ctx.spec_json = crate::commands::deploy_image::test_spec_json(pf, &args.group, &args.kind);
+    }
 
     let mut plan = Plan::new(cwd);
     let first_webhook_in_project = pf.resources.iter().all(|r| r.webhooks.is_none());
@@ -365,7 +388,7 @@ fn plan_part(
     force: bool,
 ) -> Result<()> {
     let name = part.module();
-    let variant = if ctx.foreign { format!("{name}_foreign") } else { name.to_string() };
+    let variant = if ctx.label_examples { format!("{name}_foreign") } else { name.to_string() };
     let part_file = kind_file.with_extension("").join(format!("{name}.rs"));
     scaffold_file(plan, &part_file, render::render(&format!("webhook/src/webhook/kind/{variant}.rs.hbs"), ctx)?, force);
     insert_rust(plan, kind_file, markers::WEBHOOK_PARTS, &[format!("mod {name};")])?;
@@ -463,6 +486,8 @@ fn plan_foreign(args: &CreateWebhookArgs, project: &Project, f: &Foreign, cwd: &
         marker_group: f.marker_group(),
         builtin: f.builtin,
         team_label: format!("{}/team", pf.domain),
+        label_examples: true,
+        spec_json: "{}".into(),
     };
     let existing_entry = foreign::find_foreign(pf, &args.group, &args.version, &args.kind);
     let existing = existing_entry.and_then(|r| r.webhooks.clone()).unwrap_or_default();
@@ -533,6 +558,11 @@ fn plan_foreign(args: &CreateWebhookArgs, project: &Project, f: &Foreign, cwd: &
         kind_file.with_extension("").display()
     ));
     Ok(plan)
+}
+
+/// Whether a kind's types file has the scaffold's `foo: Option<String>` field the spec-based examples use.
+fn has_foo(types: &str) -> bool {
+    types.lines().any(|l| l.trim() == "pub foo: Option<String>,")
 }
 
 /// Appends a test block before the test file's marker, unless a test of the same name is already there.

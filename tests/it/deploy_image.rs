@@ -227,3 +227,36 @@ fn the_reconciler_follows_the_k8s_openapi_shape_of_the_project_version() {
     assert!(controller.contains("        spec,\n") && controller.contains("Some(&deployment.spec)"));
     assert!(controller.contains("c.type_.as_deref().unwrap_or_default(),"), "{controller}");
 }
+
+/// Webhooks of a kind whose spec has no scaffolded `foo` (here an `--image` kind) get the examples that work on
+/// any object, the team label, with test objects carrying the kind's required `size`; a conversion webhook, which
+/// copies `foo` between versions, is refused with what to do instead.
+#[test]
+fn webhooks_of_an_image_kind_use_the_label_examples() {
+    let (_parent, dir) = project();
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached", "--image", "memcached:1.6"]);
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .args(["--defaulting", "--programmatic-validation"])
+        .assert()
+        .success();
+    let defaulting = read(&dir.join("src/webhook/v1alpha1/memcached/defaulting.rs"));
+    assert!(defaulting.contains("use crate::api::v1alpha1::Memcached;"), "{defaulting}");
+    assert!(defaulting.contains("failurePolicy=fail") && !defaulting.contains("spec.foo"), "{defaulting}");
+    assert!(defaulting.contains("\"spec\": {\"size\": 1},"), "{defaulting}");
+    let module = read(&dir.join("src/webhook/v1alpha1/memcached.rs"));
+    assert!(module.contains("pub const TEAM_LABEL: &str = \"example.com/team\";"), "{module}");
+    let test = read(&dir.join("tests/webhook_v1alpha1_memcached.rs"));
+    assert!(test.contains("async fn validation_denies_an_empty_team_and_warns_without_one()"), "{test}");
+
+    create_api(&dir, &["--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--controller=false"]);
+    let before = snapshot(&dir);
+    let out = ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .args(["--conversion", "--spoke", "v1beta1"])
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("has no `foo` in its spec"), "{err}");
+    assert_eq!(snapshot(&dir), before);
+}
