@@ -318,6 +318,24 @@ fn set_env(path: &Path, text: &str, env: &str, image: &str) -> Result<String> {
     Ok(out)
 }
 
+/// The smallest `spec` a test object of `group`/`kind` needs as JSON: `{"size": 1}` (and the port) for a
+/// deploy-image kind, else `{}`.
+pub fn test_spec_json(project: &ProjectFile, group: &str, kind: &str) -> String {
+    let entry = project
+        .plugins
+        .get(PLUGIN_KEY)
+        .and_then(|p| p.get("resources"))
+        .and_then(Value::as_array)
+        .and_then(|list| list.iter().find(|r| r["group"] == group && r["kind"] == kind));
+    match entry {
+        Some(r) => match r["options"]["containerPort"].as_str() {
+            Some(port) => format!("{{\"size\": 1, \"containerPort\": {port}}}"),
+            None => "{\"size\": 1}".into(),
+        },
+        None => "{}".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,23 +427,5 @@ mod tests {
         record(&mut project, "example.com", "cache", "v1alpha1", "Memcached", None);
         assert_eq!(record(&mut project, "example.com", "cache", "v1alpha1", "Memcached", None), None);
         assert!(!project.plugins.contains_key(PLUGIN_KEY), "{:?}", project.plugins);
-    }
-}
-
-/// The smallest `spec` a test object of `group`/`kind` needs as JSON: `{"size": 1}` (and the port) for a
-/// deploy-image kind, else `{}`.
-pub fn test_spec_json(project: &ProjectFile, group: &str, kind: &str) -> String {
-    let entry = project
-        .plugins
-        .get(PLUGIN_KEY)
-        .and_then(|p| p.get("resources"))
-        .and_then(Value::as_array)
-        .and_then(|list| list.iter().find(|r| r["group"] == group && r["kind"] == kind));
-    match entry {
-        Some(r) => match r["options"]["containerPort"].as_str() {
-            Some(port) => format!("{{\"size\": 1, \"containerPort\": {port}}}"),
-            None => "{\"size\": 1}".into(),
-        },
-        None => "{}".into(),
     }
 }
