@@ -16,6 +16,7 @@ mod create_api;
 mod create_webhook;
 mod e2e;
 mod edit_multigroup;
+mod formatting;
 mod fuzz_regressions;
 mod golden;
 mod guide;
