@@ -88,6 +88,27 @@ pub fn render(path: &str, ctx: &impl Serialize) -> Result<String> {
     render_str(path, text, ctx)
 }
 
+/// Whether `text` is an embedded Rust template without any handlebars expression, which renders to itself: a file
+/// kubesmith ships formatted (`rustfmt::format_plan` need not format it; a test keeps these templates clean).
+pub fn is_plain_rust_template(text: &str) -> bool {
+    plain_rust_templates().iter().any(|(_, t)| *t == text)
+}
+
+/// Every embedded Rust template without any handlebars expression: `(path, text)`.
+pub fn plain_rust_templates() -> &'static [(String, &'static str)] {
+    static PLAIN: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
+    PLAIN.get_or_init(|| {
+        let mut files = Vec::new();
+        collect(&TEMPLATES, &mut files);
+        files
+            .into_iter()
+            .filter(|f| f.path().to_string_lossy().ends_with(".rs.hbs"))
+            .filter_map(|f| Some((f.path().to_string_lossy().into_owned(), f.contents_utf8()?)))
+            .filter(|(_, t)| !t.contains("{{"))
+            .collect()
+    })
+}
+
 /// Renders every template under `set` (e.g. `init`), returning output paths and contents, sorted by path.
 pub fn render_set(set: &str, ctx: &impl Serialize) -> Result<Vec<(String, String)>> {
     let dir = TEMPLATES.get_dir(set).with_context(|| format!("internal error: template set `{set}` is missing"))?;

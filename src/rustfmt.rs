@@ -17,7 +17,9 @@
 //!   folder) goes through standard input.
 //!
 //! When the batch fails (a file `rustfmt` cannot parse), each file is formatted again on its own through standard
-//! input, so one broken file neither stops the others nor changes them.
+//! input, so one broken file neither stops the others nor changes them. Files kubesmith ships formatted (Rust
+//! templates without any expression, `render::is_plain_rust_template`) are not formatted again when no
+//! configuration file can apply (a test keeps those templates `rustfmt` clean).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -39,7 +41,7 @@ const BATCH_FILE: &str = "kubesmith-input.rs";
 /// Formats every `.rs` file the plan writes. Without a working `rustfmt` the files are kept as rendered and a
 /// note tells the user to run `cargo fmt`; a file `rustfmt` refuses is kept as planned, with a note naming it.
 pub fn format_plan(plan: &mut Plan) -> Result<()> {
-    let rust: Vec<(PathBuf, String)> = plan
+    let mut rust: Vec<(PathBuf, String)> = plan
         .ops()
         .iter()
         .filter(|op| op.path.extension().is_some_and(|e| e == "rs") && !plan.verbatim.contains(&op.path))
@@ -49,6 +51,9 @@ pub fn format_plan(plan: &mut Plan) -> Result<()> {
         return Ok(());
     }
     let settings = Settings::resolve(None);
+    if settings.default_style {
+        rust.retain(|(_, text)| !crate::render::is_plain_rust_template(text));
+    }
     let texts: Vec<&str> = rust.iter().map(|(_, text)| text.as_str()).collect();
     match format_with(&texts, &settings) {
         Err(Unavailable(why)) => {
@@ -196,6 +201,9 @@ struct Settings {
     /// The folder `rustfmt` works in on standard input; `None`: kubesmith's working folder.
     dir: Option<PathBuf>,
     batch: Batch,
+    /// No configuration file can apply (none from the working folder upward, none in the home or configuration
+    /// folders): `rustfmt`'s defaults.
+    default_style: bool,
 }
 
 enum Batch {
@@ -214,12 +222,12 @@ impl Settings {
             Some(dir) => find_config_upward(dir),
             None => std::env::current_dir().and_then(|cwd| find_config_upward(&cwd)),
         };
-        let batch = match found {
-            Ok(Some(file)) => Batch::Config(file),
-            Ok(None) => Batch::Search,
-            Err(_) => Batch::Never,
+        let (batch, default_style) = match found {
+            Ok(Some(file)) => (Batch::Config(file), false),
+            Ok(None) => (Batch::Search, !user_config_may_exist()),
+            Err(_) => (Batch::Never, false),
         };
-        Settings { dir, batch }
+        Settings { dir, batch, default_style }
     }
 }
 
@@ -247,6 +255,29 @@ fn config_in(dir: &Path) -> std::io::Result<Option<PathBuf>> {
         }
     }
     Ok(None)
+}
+
+/// Whether a configuration file may sit where `rustfmt` looks after the folders above the input: the home folder
+/// and the `rustfmt` folder of the user's configuration folder. Every place some platform uses is checked, so a
+/// `false` is certain.
+fn user_config_may_exist() -> bool {
+    #[allow(deprecated)] // `home_dir` is deprecated before Rust 1.87 (this crate supports 1.85).
+    let homes: Vec<PathBuf> = std::env::home_dir()
+        .into_iter()
+        .chain(["HOME", "USERPROFILE"].iter().filter_map(std::env::var_os).map(PathBuf::from))
+        .filter(|h| !h.as_os_str().is_empty())
+        .collect();
+    let mut dirs: Vec<PathBuf> = homes.clone();
+    for home in &homes {
+        dirs.push(home.join(".config/rustfmt"));
+        dirs.push(home.join("Library/Application Support/rustfmt"));
+    }
+    for var in ["XDG_CONFIG_HOME", "APPDATA"] {
+        if let Some(base) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            dirs.push(PathBuf::from(base).join("rustfmt"));
+        }
+    }
+    dirs.iter().any(|d| CONFIG_FILES.iter().any(|name| d.join(name).exists()))
 }
 
 /// Where `rustfmt`, given `text` as a file, looks for the out-of-line modules it declares (relative to the file's
@@ -555,11 +586,35 @@ mod tests {
         std::fs::create_dir_all(&work).unwrap();
         let settings = settings_in(&work);
         assert!(matches!(&settings.batch, Batch::Config(f) if f.ends_with("rustfmt.toml")));
+        assert!(!settings.default_style);
         let texts = ["fn  main( ){let x=1;}", "mod a;\nfn f(){ if true { g(); } }"];
         let results = format_with(&texts, &settings).unwrap();
         assert_eq!(results[0].as_deref(), Ok("fn main() {\n\tlet x = 1;\n}\n"));
         for (text, result) in texts.iter().zip(&results) {
             assert_eq!(result.as_ref().unwrap(), &format_in(Some(&work), text).unwrap());
+        }
+    }
+
+    /// `format_plan` leaves Rust templates without expressions as they are (under rustfmt's defaults): they must be
+    /// rustfmt clean.
+    #[test]
+    fn plain_rust_templates_are_rustfmt_clean() {
+        if !rustfmt_works() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings_in(dir.path());
+        assert!(matches!(settings.batch, Batch::Search), "no configuration in a fresh temporary folder");
+        let templates = crate::render::plain_rust_templates();
+        assert!(templates.len() >= 3, "init's webhook, metrics and health modules are plain templates");
+        let texts: Vec<&str> = templates.iter().map(|(_, t)| *t).collect();
+        for ((path, text), result) in templates.iter().zip(format_with(&texts, &settings).unwrap()) {
+            let formatted = result.unwrap_or_else(|e| panic!("rustfmt refuses template {path}: {e}"));
+            assert!(
+                formatted == *text,
+                "template {path} is not rustfmt clean: run `rustfmt --edition 2024 --config-path /dev/null` \
+                 on a copy and take its layout"
+            );
         }
     }
 }
