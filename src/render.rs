@@ -3,6 +3,9 @@
 //! A template's path mirrors the output path. Segments may hold `{{placeholders}}`; a `.hbs` suffix is
 //! removed and a leading `dot-` becomes `.` (so `dot-gitignore.hbs` writes `.gitignore`). Templates hold no
 //! logic beyond `{{#if}}`/`{{#each}}`: every value is computed in Rust and passed in a typed context.
+//!
+//! Templates that use only `{{name}}`, `{{#if}}`, `{{#unless}}` and `{{else}}` (all of them today) are rendered by
+//! `substitute`, which gives handlebars' output without compiling them (handlebars' parser was most of `init`).
 
 use std::sync::OnceLock;
 
@@ -43,41 +46,157 @@ const NOT_A_LOOKUP: &[&str] = &[
 ];
 
 /// The fast path of [`render_str`]: the output handlebars gives, without compiling the template (its parser costs
-/// ~1,000 instructions a byte), for the templates that hold nothing but text and `{{name}}`s of string fields.
-/// Such an expression is never standalone and its text is written unescaped, so the output is the text with each
-/// `{{name}}` replaced by the field's value. `None` for anything else (blocks, comments, `~`, paths, escapes, a
-/// field that is missing or not a string), which handlebars renders.
+/// ~1,000 instructions a byte), for templates made of text, `{{name}}`s of string fields and `{{#if name}}` /
+/// `{{#unless name}}` blocks (with an optional `{{else}}`) on fields that are booleans, strings or null. `None` for
+/// anything else (other helpers, comments, `~`, paths, escapes, a field missing or of another type), which
+/// handlebars renders.
+///
+/// Handlebars' rules kept: a `{{name}}` is written unescaped and is never standalone; a block tag alone on its line
+/// (only spaces or tabs around it, the template's start or end counting as a line end) is *standalone*: the spaces
+/// before it on that line go, and so do the spaces and the line break after it.
 fn substitute(template: &str, ctx: &impl Serialize) -> Option<String> {
-    let Some(first) = template.find("{{") else { return Some(template.to_string()) };
+    if !template.contains("{{") {
+        return Some(template.to_string());
+    }
+    let nodes = compile(template)?;
     let fields = serde_json::to_value(ctx).ok()?;
     let mut out = String::with_capacity(template.len() + template.len() / 8);
-    let mut rest = template;
-    let mut at = first;
-    loop {
+    render_nodes(&nodes, &fields, &mut out)?;
+    Some(out)
+}
+
+/// A compiled template of the fast path.
+enum Node<'t> {
+    Text(String),
+    Field(&'t str),
+    /// `{{#if cond}}then{{else}}otherwise{{/if}}`; `unless` negates.
+    Block {
+        unless: bool,
+        cond: &'t str,
+        then: Vec<Node<'t>>,
+        otherwise: Vec<Node<'t>>,
+    },
+}
+
+/// An open block while compiling: its nodes so far, and for a block its tag and the `then` part once `{{else}}` came.
+struct Frame<'t> {
+    nodes: Vec<Node<'t>>,
+    block: Option<(bool, &'t str, Option<Vec<Node<'t>>>)>,
+}
+
+fn compile(template: &str) -> Option<Vec<Node<'_>>> {
+    let mut stack = vec![Frame { nodes: Vec::new(), block: None }];
+    // Set by a standalone tag: the next text loses its leading spaces and first line break.
+    let mut trim_line = false;
+    let mut pos = 0;
+    while let Some(found) = template[pos..].find("{{") {
+        let at = pos + found;
         // `\{{` escapes the expression in handlebars; `{{{` is the raw form.
-        if rest[..at].ends_with('\\') || rest[at + 2..].starts_with('{') {
+        if template[..at].ends_with('\\') || template[at + 2..].starts_with('{') {
             return None;
         }
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 2..];
-        let end = after.find("}}")?;
-        let name = &after[..end];
-        let mut chars = name.chars();
-        let is_name = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !is_name || NOT_A_LOOKUP.contains(&name) {
-            return None;
+        if at > pos {
+            stack.last_mut()?.nodes.push(Node::Text(text_after(&template[pos..at], trim_line)));
+            trim_line = false;
         }
-        out.push_str(fields.get(name)?.as_str()?);
-        rest = &after[end + 2..];
-        match rest.find("{{") {
-            Some(next) => at = next,
-            None => {
-                out.push_str(rest);
-                return Some(out);
+        let end = at + 2 + template[at + 2..].find("}}")?;
+        let tag = &template[at + 2..end];
+        let after = end + 2;
+        if is_lookup(tag) {
+            stack.last_mut()?.nodes.push(Node::Field(tag));
+            pos = after;
+            continue;
+        }
+        let frame = stack.last_mut()?;
+        trim_line = standalone(template, at, after, &mut frame.nodes);
+        match tag {
+            "else" => match &mut frame.block {
+                Some((_, _, then @ None)) => *then = Some(std::mem::take(&mut frame.nodes)),
+                _ => return None,
+            },
+            "/if" | "/unless" => {
+                let (unless, cond, then) = frame.block.take()?;
+                if unless != (tag == "/unless") {
+                    return None;
+                }
+                let last = std::mem::take(&mut frame.nodes);
+                let (then, otherwise) = match then {
+                    Some(then) => (then, last),
+                    None => (last, Vec::new()),
+                };
+                stack.pop();
+                stack.last_mut()?.nodes.push(Node::Block { unless, cond, then, otherwise });
+            }
+            _ => {
+                let (unless, cond) = match (tag.strip_prefix("#if "), tag.strip_prefix("#unless ")) {
+                    (Some(cond), _) => (false, cond),
+                    (_, Some(cond)) => (true, cond),
+                    _ => return None,
+                };
+                if !is_lookup(cond) {
+                    return None;
+                }
+                stack.push(Frame { nodes: Vec::new(), block: Some((unless, cond, None)) });
+            }
+        }
+        pos = after;
+    }
+    if pos < template.len() {
+        stack.last_mut()?.nodes.push(Node::Text(text_after(&template[pos..], trim_line)));
+    }
+    let root = stack.pop()?;
+    (stack.is_empty() && root.block.is_none()).then_some(root.nodes)
+}
+
+/// Whether `name` is a plain field name handlebars looks up in the context.
+fn is_lookup(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !NOT_A_LOOKUP.contains(&name)
+}
+
+/// A text, without its leading spaces and first line break when it follows a standalone tag.
+fn text_after(text: &str, trim_line: bool) -> String {
+    if !trim_line {
+        return text.to_string();
+    }
+    let text = text.trim_start_matches([' ', '\t']);
+    text.strip_prefix("\r\n").or_else(|| text.strip_prefix('\n')).unwrap_or(text).to_string()
+}
+
+/// Whether the block tag at `at..after` is standalone; if so, and a line break precedes it, the spaces before it
+/// leave the text just before (the last node of the open block, when it is a text).
+fn standalone(template: &str, at: usize, after: usize, nodes: &mut [Node<'_>]) -> bool {
+    let rest = &template[after..];
+    if !(rest.is_empty() || rest.trim_start_matches([' ', '\t']).starts_with(['\n', '\r'])) {
+        return false;
+    }
+    let before = template[..at].trim_end_matches([' ', '\t']);
+    let leading = before.is_empty() || before.ends_with(['\n', '\r']);
+    if leading && let Some(Node::Text(text)) = nodes.last_mut() {
+        text.truncate(text.trim_end_matches([' ', '\t']).len());
+    }
+    at == 0 || leading
+}
+
+fn render_nodes(nodes: &[Node<'_>], fields: &serde_json::Value, out: &mut String) -> Option<()> {
+    for node in nodes {
+        match node {
+            Node::Text(text) => out.push_str(text),
+            Node::Field(name) => out.push_str(fields.get(*name)?.as_str()?),
+            Node::Block { unless, cond, then, otherwise } => {
+                let truthy = match fields.get(*cond)? {
+                    serde_json::Value::Bool(b) => *b,
+                    serde_json::Value::String(s) => !s.is_empty(),
+                    serde_json::Value::Null => false,
+                    _ => return None,
+                };
+                render_nodes(if truthy != *unless { then } else { otherwise }, fields, out)?;
             }
         }
     }
+    Some(())
 }
 
 /// Renders the embedded template at `path` (relative to `templates/`).
@@ -165,7 +284,8 @@ mod tests {
         assert!(render_str("t", "{{missing}}", &Ctx { ty: "" }).is_err());
     }
 
-    /// The fast path gives handlebars' output for every embedded template it takes, whatever the values hold.
+    /// The fast path gives handlebars' output for every embedded template, whatever the values hold and for every
+    /// combination of the blocks' conditions.
     #[test]
     fn substitution_equals_handlebars_on_every_template() {
         let mut files = Vec::new();
@@ -174,18 +294,73 @@ mod tests {
         let mut taken = 0;
         for (i, f) in files.iter().enumerate() {
             let text = f.contents_utf8().expect("templates are UTF-8");
-            let mut ctx = serde_json::Map::new();
-            for name in text.split("{{").skip(1).filter_map(|s| s.split("}}").next()) {
-                let value = values[(i + ctx.len()) % values.len()];
-                ctx.insert(name.trim().to_string(), serde_json::Value::String(value.to_string()));
+            let tags: Vec<&str> = text.split("{{").skip(1).filter_map(|s| s.split("}}").next()).collect();
+            let conditions: Vec<&str> = tags
+                .iter()
+                .filter_map(|t| t.strip_prefix("#if ").or_else(|| t.strip_prefix("#unless ")))
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            assert!(conditions.len() < 8, "template {} has few conditions", f.path().display());
+            let mut fields = serde_json::Map::new();
+            for name in &tags {
+                let value = values[(i + fields.len()) % values.len()];
+                fields.insert(name.to_string(), serde_json::Value::String(value.to_string()));
             }
-            if let Some(fast) = substitute(text, &ctx) {
-                let slow = registry().render_template(text, &ctx).unwrap();
-                assert_eq!(fast, slow, "template {}", f.path().display());
-                taken += 1;
+            let condition_values = |bits: usize, n: usize| serde_json::Value::Bool(bits & (1 << n) != 0);
+            let mut variants: Vec<serde_json::Map<String, serde_json::Value>> = (0..1usize << conditions.len())
+                .map(|bits| {
+                    let mut ctx = fields.clone();
+                    for (n, c) in conditions.iter().enumerate() {
+                        ctx.insert(c.to_string(), condition_values(bits, n));
+                    }
+                    ctx
+                })
+                .collect();
+            // Truthiness of strings and null as handlebars has it.
+            for value in [serde_json::Value::Null, "".into(), "x".into()] {
+                let mut ctx = fields.clone();
+                for c in &conditions {
+                    ctx.insert(c.to_string(), value.clone());
+                }
+                variants.push(ctx);
             }
+            let mut took = false;
+            for ctx in &variants {
+                if let Some(fast) = substitute(text, ctx) {
+                    let slow = registry().render_template(text, ctx).unwrap();
+                    assert_eq!(fast, slow, "template {} with {ctx:?}", f.path().display());
+                    took = true;
+                }
+            }
+            let known = |t: &&str| {
+                is_lookup(t)
+                    || matches!(*t, "else" | "/if" | "/unless")
+                    || t.strip_prefix("#if ").or_else(|| t.strip_prefix("#unless ")).is_some_and(is_lookup)
+            };
+            assert!(took || !tags.iter().all(known), "the fast path declines {}", f.path().display());
+            taken += usize::from(took);
         }
-        assert!(taken > files.len() / 2, "the fast path takes most templates ({taken} of {})", files.len());
+        assert!(taken > files.len() * 9 / 10, "the fast path takes most templates ({taken} of {})", files.len());
+    }
+
+    /// Standalone block tags lose their line; others keep the text around them (checked against handlebars).
+    #[test]
+    fn substitution_keeps_handlebars_whitespace_rules() {
+        let cases = [
+            "a\n{{#if yes}}\nb\n{{/if}}\nc\n",
+            "a\n  {{#if no}}  \nb\n  {{else}}\t\r\nc\n  {{/if}}",
+            "{{#if yes}}\nfirst line\n{{/if}}",
+            "x {{#if yes}}inline{{/if}} y\n",
+            "  {{#unless no}}\n    {{#if yes}}\n      {{name}}\n    {{/if}}\n  {{/unless}}\n",
+            "{{name}}\n{{#if yes}}{{name}}{{/if}}\n\n{{#if no}}\n{{else}}\n  z\n{{/if}}\n",
+            "line {{name}}\n  {{#if yes}} trailing\n{{/if}}\n",
+        ];
+        let ctx = serde_json::json!({"yes": true, "no": false, "name": "n"});
+        for case in cases {
+            let fast = substitute(case, &ctx).unwrap_or_else(|| panic!("the fast path takes {case:?}"));
+            assert_eq!(fast, registry().render_template(case, &ctx).unwrap(), "{case:?}");
+        }
     }
 
     #[test]
@@ -195,12 +370,13 @@ mod tests {
             name: &'static str,
             len: &'static str,
             flag: bool,
+            count: u32,
         }
-        let ctx = Ctx { name: "n", len: "l", flag: true };
+        let ctx = Ctx { name: "n", len: "l", flag: true, count: 1 };
         assert_eq!(substitute("a {{name}} b", &ctx).as_deref(), Some("a n b"));
         assert_eq!(substitute("no expression", &ctx).as_deref(), Some("no expression"));
+        assert_eq!(substitute("{{#if flag}}x{{else}}y{{/if}}", &ctx).as_deref(), Some("x"));
         for declined in [
-            "{{#if flag}}x{{/if}}",
             "{{ name }}",
             "{{~name}}",
             "{{!comment}}",
@@ -211,12 +387,22 @@ mod tests {
             "{{missing}}",
             "{{this.name}}",
             "{{name",
+            "{{#if count}}x{{/if}}",
+            "{{#if missing}}x{{/if}}",
+            "{{#if flag}}x{{/unless}}",
+            "{{#if flag}}x",
+            "x{{/if}}",
+            "{{else}}",
+            "{{#if flag}}a{{else}}b{{else}}c{{/if}}",
+            "{{#if flag}}a{{else if flag}}b{{/if}}",
+            "{{#each name}}x{{/each}}",
+            "{{#if (not flag)}}x{{/if}}",
         ] {
             assert_eq!(substitute(declined, &ctx), None, "{declined}");
         }
         // Declined templates still render through handlebars, strict as before.
         assert!(render_str("t", "{{missing}}", &ctx).is_err());
-        assert_eq!(render_str("t", "{{#if flag}}{{name}}{{/if}}", &ctx).unwrap(), "n");
+        assert_eq!(render_str("t", "{{#if (not flag)}}x{{else}}y{{/if}}", &ctx).unwrap(), "y");
     }
 
     #[test]
