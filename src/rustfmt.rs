@@ -262,11 +262,13 @@ fn config_in(dir: &Path) -> std::io::Result<Option<PathBuf>> {
 /// `false` is certain.
 fn user_config_may_exist() -> bool {
     #[allow(deprecated)] // `home_dir` is deprecated before Rust 1.87 (this crate supports 1.85).
-    let homes: Vec<PathBuf> = std::env::home_dir()
+    let mut homes: Vec<PathBuf> = std::env::home_dir()
         .into_iter()
         .chain(["HOME", "USERPROFILE"].iter().filter_map(std::env::var_os).map(PathBuf::from))
         .filter(|h| !h.as_os_str().is_empty())
         .collect();
+    homes.sort();
+    homes.dedup();
     let mut dirs: Vec<PathBuf> = homes.clone();
     for home in &homes {
         dirs.push(home.join(".config/rustfmt"));
