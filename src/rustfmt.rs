@@ -12,9 +12,10 @@
 //!   from the temporary folder reaches the same home and configuration folders, unless a folder above the temporary
 //!   one holds a configuration (checked; then every file goes through standard input).
 //! - **Modules.** On a file it also formats the out-of-line modules the file declares, and fails when one is
-//!   missing. Each file gets a folder of its own holding empty files where its `mod name;` declarations lead
-//!   (`child_modules`); a file whose modules cannot be placed (a `#[path]` attribute, which could lead out of the
-//!   folder) goes through standard input.
+//!   missing. Each file that declares such modules gets a folder of its own holding empty files where its
+//!   `mod name;` declarations lead (`child_modules`); the others sit in the temporary folder itself, under names
+//!   no `mod` declaration can lead to. A file whose modules cannot be placed (a `#[path]` attribute, which could
+//!   lead out of the folder) goes through standard input.
 //!
 //! When the batch fails (a file `rustfmt` cannot parse), each file is formatted again on its own through standard
 //! input, so one broken file neither stops the others nor changes them. Files kubesmith ships formatted (Rust
@@ -35,7 +36,8 @@ const EDITION: &str = "2024";
 /// The configuration file names `rustfmt` looks for in a folder, in its order.
 const CONFIG_FILES: [&str; 2] = [".rustfmt.toml", "rustfmt.toml"];
 
-/// The name of each file in its own folder of the batch: not a Rust identifier, so no `mod` declaration leads to it.
+/// The name of a file of the batch (in its own folder, or after its number): not a Rust identifier, so no `mod`
+/// declaration leads to it.
 const BATCH_FILE: &str = "kubesmith-input.rs";
 
 /// Formats every `.rs` file the plan writes. Without a working `rustfmt` the files are kept as rendered and a
@@ -165,16 +167,25 @@ fn format_batch(texts: &[&str], batchable: &[(usize, Vec<PathBuf>)], settings: &
         Batch::Search => None,
         Batch::Never => return None,
     };
+    // Every file operation counts on a busy disk: a file that declares no module sits in the folder itself.
     let mut files = Vec::with_capacity(batchable.len());
     for (n, (i, children)) in batchable.iter().enumerate() {
-        let folder = dir.path().join(n.to_string());
-        for child in children {
-            let child = folder.join(child);
-            std::fs::create_dir_all(child.parent()?).ok()?;
-            std::fs::write(&child, "").ok()?;
-        }
-        std::fs::create_dir_all(&folder).ok()?;
-        let file = folder.join(BATCH_FILE);
+        let file = if children.is_empty() {
+            dir.path().join(format!("{n}-{BATCH_FILE}"))
+        } else {
+            let folder = dir.path().join(n.to_string());
+            std::fs::create_dir(&folder).ok()?;
+            let mut made = std::collections::BTreeSet::new();
+            for child in children {
+                let child = folder.join(child);
+                let parent = child.parent()?;
+                if parent != folder && made.insert(parent.to_path_buf()) {
+                    std::fs::create_dir_all(parent).ok()?;
+                }
+                std::fs::write(&child, "").ok()?;
+            }
+            folder.join(BATCH_FILE)
+        };
         std::fs::write(&file, texts[*i]).ok()?;
         files.push(file);
     }
