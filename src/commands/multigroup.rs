@@ -327,8 +327,11 @@ fn plan_rbac_kustomization(plan: &mut Plan, moves: &[Move]) -> Result<()> {
 
 /// Rust files of the user's that were not `rustfmt`-clean stay as they are, but for the rewritten paths.
 fn keep_unformatted_user_code(plan: &mut Plan, originals: &[(PathBuf, String)]) {
-    for (path, original) in originals {
-        if crate::rustfmt::format(original).ok().as_deref() != Some(original.as_str()) {
+    let texts: Vec<&str> = originals.iter().map(|(_, original)| original.as_str()).collect();
+    // One rustfmt run for all of them; without rustfmt none counts as clean (format_plan then notes it).
+    let formatted = crate::rustfmt::format_all(&texts).unwrap_or_default();
+    for (n, (path, original)) in originals.iter().enumerate() {
+        if formatted.get(n).and_then(|r| r.as_ref().ok()) != Some(original) {
             plan.verbatim.insert(path.clone());
         }
     }

@@ -19,6 +19,7 @@ mod deploy_image;
 mod e2e;
 mod edit_multigroup;
 mod foreign_types;
+mod formatting;
 mod fuzz_regressions;
 mod golden;
 mod guide;

@@ -15,6 +15,11 @@
 //! its RBAC inference there. A second table measures the edit–generate loop after an edit: before each of the N
 //! runs, one controller (`kind1.rs`) is modified (a statement added to, then removed from, a fn body).
 //!
+//! The first table times scaffolding: `kubesmith init` and `kubesmith create api` (one kind) in a new project each run
+//! (in the system's temporary folder, `rustfmt` included: most of their time), and `cargo new` for reference, the
+//! yardstick of the regenerate check (init at most twice `cargo new`). `--scaffold-only` prints that table alone;
+//! `--exe PATH` measures that binary instead of building one (to compare two builds the same way).
+//!
 //! A third table times `kubesmith rbac infer` (the RBAC inference `make manifests` runs as its drift check when the
 //! sources hold RBAC markers) on the same projects and on the workspace fixture `tests/fixtures/rbac-infer/orchard`,
 //! whose operator makes every kind of API call inference reads.
@@ -30,6 +35,8 @@ use crate::root;
 pub fn run(args: &[String]) -> Result<()> {
     let mut runs = 20usize;
     let mut kinds = vec![1usize, 10, 100];
+    let mut scaffold_only = false;
+    let mut exe = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -37,20 +44,32 @@ pub fn run(args: &[String]) -> Result<()> {
             "--kinds" => {
                 kinds = it.next().context("--kinds 1,10,100")?.split(',').map(str::parse).collect::<Result<_, _>>()?
             }
-            other => bail!("unknown argument {other}; usage: cargo xtask bench [--runs N] [--kinds 1,10,100]"),
+            "--scaffold-only" => scaffold_only = true,
+            "--exe" => exe = Some(PathBuf::from(it.next().context("--exe PATH")?)),
+            other => bail!(
+                "unknown argument {other}; usage: cargo xtask bench [--runs N] [--kinds 1,10,100] [--scaffold-only] \
+                 [--exe PATH]"
+            ),
         }
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "--release", "--quiet", "-p", "kubesmith", "--bin", "kubesmith"])
-        .current_dir(root())
-        .status()?;
-    if !status.success() {
-        bail!("cargo build --release failed");
+    if runs == 0 {
+        bail!("--runs must be at least 1");
     }
-    let exe = root().join("target/release/kubesmith");
+    let exe = match exe {
+        Some(exe) => std::path::absolute(exe)?,
+        None => {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let status = Command::new(cargo)
+                .args(["build", "--release", "--quiet", "-p", "kubesmith", "--bin", "kubesmith"])
+                .current_dir(root())
+                .status()?;
+            if !status.success() {
+                bail!("cargo build --release failed");
+            }
+            root().join("target/release/kubesmith")
+        }
+    };
     let base = root().join("target/bench");
-    println!("kubesmith make manifests, {runs} runs each (release build, files up to date)");
     if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
         let load: Vec<&str> = load.split_whitespace().take(3).collect();
         println!(
@@ -59,6 +78,13 @@ pub fn run(args: &[String]) -> Result<()> {
             std::thread::available_parallelism().map_or(0, |n| n.get())
         );
     }
+    println!();
+    measure_scaffolding(&exe, runs)?;
+    if scaffold_only {
+        return Ok(());
+    }
+    println!();
+    println!("kubesmith make manifests, {runs} runs each (release build, files up to date)");
     println!();
     println!("| kinds | CRDs | median | min | max | CPU (user+sys, mean) | peak RSS |");
     println!("|------:|-----:|-------:|----:|----:|---------------:|---------:|");
@@ -91,6 +117,96 @@ pub fn run(args: &[String]) -> Result<()> {
     let args = ["rbac", "infer", "--source", "crates/orchard-types/src", "--source", "crates/orchard-controller/src"];
     println!("| orchard fixture | {} |", measure(&exe, &orchard, &args, runs)?);
     Ok(())
+}
+
+/// The scaffolding table: `kubesmith init` and `kubesmith create api` in a new project each run, and `cargo new` (the
+/// `cargo` on the `PATH`, as the regenerate check runs it) for reference; each after one warm-up run, all in the
+/// system's temporary folder.
+fn measure_scaffolding(exe: &Path, runs: usize) -> Result<()> {
+    // Outside the repository: its rustfmt.toml would format the projects (rustfmt looks for one from the working
+    // folder upward), and `cargo new` inside a workspace adds the package to its members.
+    let dir = std::env::temp_dir().join(format!("kubesmith-bench-scaffold-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let result = scaffolding_times(exe, &dir, runs);
+    std::fs::remove_dir_all(&dir)?;
+    let (init_times, api_times, new_times) = result?;
+    println!(
+        "kubesmith init and create api, {runs} runs each (release build, a new project each run, rustfmt included)"
+    );
+    println!();
+    println!("| command | median | min | max | CPU (user+sys, mean) |");
+    println!("|---------|-------:|----:|----:|---------------:|");
+    println!("| `kubesmith init` | {} |", init_times.row());
+    println!("| `kubesmith create api` | {} |", api_times.row());
+    println!("| `cargo new` (reference) | {} |", new_times.row());
+    println!();
+    println!(
+        "init / cargo new (medians): {:.2}× (the regenerate check wants at most 2×)",
+        init_times.median().as_secs_f64() / new_times.median().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Wall and CPU times of `init`, `create api` and `cargo new`, projects in `dir`.
+fn scaffolding_times(exe: &Path, dir: &Path, runs: usize) -> Result<(Timed, Timed, Timed)> {
+    let project = |i: usize| dir.join(format!("p{i}"));
+    let init = ["init", "--domain", "example.com", "--project-name", "p"];
+    let api = ["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
+    for i in 0..=runs {
+        std::fs::create_dir_all(project(i))?;
+    }
+    let cargo_new = |i: usize| -> Result<()> {
+        let target = dir.join(format!("c{i}"));
+        let status = Command::new("cargo").args(["new", "-q", "--vcs", "none"]).arg(&target).status()?;
+        if !status.success() {
+            bail!("`cargo new {}` failed", target.display());
+        }
+        Ok(())
+    };
+    // Warm-up: project and package `runs` are made before the measured ones.
+    run_ok(exe, &project(runs), &init)?;
+    run_ok(exe, &project(runs), &api)?;
+    cargo_new(runs)?;
+    let init_times = timed(runs, |i| run_ok(exe, &project(i), &init))?;
+    let api_times = timed(runs, |i| run_ok(exe, &project(i), &api))?;
+    let new_times = timed(runs, cargo_new)?;
+    Ok((init_times, api_times, new_times))
+}
+
+/// Wall times of `runs` runs of `run(i)` and their mean CPU time (this process' waited-for children).
+struct Timed {
+    times: Vec<Duration>,
+    cpu: Option<f64>,
+}
+
+impl Timed {
+    fn median(&self) -> Duration {
+        self.times[self.times.len() / 2]
+    }
+
+    /// `median | min | max | CPU`.
+    fn row(&self) -> String {
+        format!(
+            "{} | {} | {} | {}",
+            ms(self.median()),
+            ms(self.times[0]),
+            ms(self.times[self.times.len() - 1]),
+            self.cpu.map(|s| format!("{:.1} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
+        )
+    }
+}
+
+fn timed(runs: usize, mut run: impl FnMut(usize) -> Result<()>) -> Result<Timed> {
+    let mut times = Vec::with_capacity(runs);
+    let cpu_before = children_cpu_ticks();
+    for i in 0..runs {
+        let t = Instant::now();
+        run(i)?;
+        times.push(t.elapsed());
+    }
+    let cpu = cpu_before.zip(children_cpu_ticks()).map(|(a, b)| (b - a) as f64 / 100.0 / runs as f64);
+    times.sort();
+    Ok(Timed { times, cpu })
 }
 
 /// `median | min | max | CPU | peak RSS` of `kubesmith <args>` in `dir` over `runs` runs (after one warm-up).

@@ -11,7 +11,8 @@
 //! - `conformance [--bless]`  compile the kube-derive corpus (`tests/conformance/kube-derive/input-*.rs`) and
 //!   kube-derive's own tests (from cargo's registry), compare every `crd()` with kubesmith's static output and
 //!   run kube-derive's compile-fail cases through `make manifests`; `--bless` rewrites the expected files
-//! - `bench`        `make manifests` wall time and peak memory on generated projects of 1, 10 and 100 kinds
+//! - `bench`        `init` and `create api` wall and CPU time; `make manifests` wall time and peak memory on
+//!   generated projects of 1, 10 and 100 kinds
 //! - `fuzz [--time SECONDS] [TARGET...]`  build the libFuzzer targets of `fuzz/` (stable Rust, own target folder)
 //!   and run each (default: all) for SECONDS (default 60) from its seed corpus `fuzz/corpus/<target>/`
 
@@ -39,7 +40,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] | fuzz [--time SECONDS] [TARGET...]>"
+                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100] [--scaffold-only] [--exe PATH] | fuzz [--time SECONDS] [TARGET...]>"
             );
             return ExitCode::from(2);
         }
