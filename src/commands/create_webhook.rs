@@ -248,23 +248,7 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         (Part::Validation, args.programmatic_validation, existing.validation),
         (Part::Conversion, args.conversion, existing.conversion),
     ];
-    let mut added = Vec::new();
-    for (part, asked, exists) in wanted {
-        if !asked {
-            continue;
-        }
-        if exists && !args.force {
-            plan.notes.push(format!(
-                "note: the {} webhook of {} {} already exists; left as it is (pass --force to scaffold it again)",
-                part.module(),
-                args.kind,
-                args.version
-            ));
-            continue;
-        }
-        plan_part(&mut plan, part, &kind_file, &test_file, &ctx, args.force)?;
-        added.push(part);
-    }
+    let added = plan_parts(&mut plan, &wanted, &kind_file, &test_file, &ctx, args.force)?;
     let mut spokes = existing.spoke.clone();
     if args.conversion {
         for spoke in &args.spoke {
@@ -376,6 +360,36 @@ fn plan_kind_modules(
         if ctx.foreign { "webhook/src/webhook/kind_foreign.rs.hbs" } else { "webhook/src/webhook/kind.rs.hbs" };
     create_if_missing(plan, kind_file, || render::render(kind_template, ctx))?;
     create_if_missing(plan, test_file, || render::render("webhook/tests/webhook_kind.rs.hbs", ctx))
+}
+
+/// The parts asked for (`(part, asked, already there)`), each planned unless it exists and `force` is off (a
+/// note says so); returns the parts planned.
+fn plan_parts(
+    plan: &mut Plan,
+    wanted: &[(Part, bool, bool)],
+    kind_file: &Path,
+    test_file: &Path,
+    ctx: &WebhookContext,
+    force: bool,
+) -> Result<Vec<Part>> {
+    let mut added = Vec::new();
+    for &(part, asked, exists) in wanted {
+        if !asked {
+            continue;
+        }
+        if exists && !force {
+            plan.notes.push(format!(
+                "note: the {} webhook of {} {} already exists; left as it is (pass --force to scaffold it again)",
+                part.module(),
+                ctx.kind,
+                ctx.version
+            ));
+            continue;
+        }
+        plan_part(plan, part, kind_file, test_file, ctx, force)?;
+        added.push(part);
+    }
+    Ok(added)
 }
 
 /// One webhook part: its module, its registration line, its HTTPS test, and its kustomize section.
@@ -503,24 +517,7 @@ fn plan_foreign(args: &CreateWebhookArgs, project: &Project, f: &Foreign, cwd: &
         (Part::Defaulting, args.defaulting, existing.defaulting),
         (Part::Validation, args.programmatic_validation, existing.validation),
     ];
-    let mut added = false;
-    for (part, asked, exists) in wanted {
-        if !asked {
-            continue;
-        }
-        if exists && !args.force {
-            plan.notes.push(format!(
-                "note: the {} webhook of {} {} already exists; left as it is (pass --force to scaffold it again)",
-                part.module(),
-                f.kind,
-                f.version
-            ));
-            continue;
-        }
-        plan_part(&mut plan, part, &kind_file, &test_file, &ctx, args.force)?;
-        added = true;
-    }
-    if !added {
+    if plan_parts(&mut plan, &wanted, &kind_file, &test_file, &ctx, args.force)?.is_empty() {
         plan.notes.push("nothing new to add: every requested webhook already exists".into());
     }
     if let Some(dep) = &f.dependency {

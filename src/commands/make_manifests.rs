@@ -319,6 +319,10 @@ fn infer_in_plan(plan: &Plan, sources: &[PathBuf], bin: Option<&str>) -> Result<
 /// The resources of the external types PROJECT records (`create api --external-api-path`), by type name.
 fn external_types(plan: &Plan) -> Vec<(String, crate::builtin::Resource)> {
     let Ok(Some(text)) = plan.read(Path::new(crate::project::PROJECT_FILE)) else { return Vec::new() };
+    // Parsing PROJECT costs as much as the cached inference itself on a large project: only when it can matter.
+    if !text.contains("external: true") {
+        return Vec::new();
+    }
     let Ok(pf) = crate::project::ProjectFile::parse(&text, Path::new(crate::project::PROJECT_FILE)) else {
         return Vec::new();
     };

@@ -3,26 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{create_api, init, ks, read, snapshot};
-
-const MEMCACHED: [&str; 14] = [
-    "--group",
-    "cache",
-    "--version",
-    "v1alpha1",
-    "--kind",
-    "Memcached",
-    "--image",
-    "memcached:1.6.26-alpine3.19",
-    "--image-container-command",
-    "memcached,--memory-limit=64,-o,modern,-v",
-    "--image-container-port",
-    "11211",
-    "--run-as-user",
-    "1001",
-];
-const BUSYBOX: [&str; 8] =
-    ["--group", "cache", "--version", "v1alpha1", "--kind", "Busybox", "--image", "busybox:1.36.1"];
+use crate::support::{BUSYBOX, MEMCACHED, create_api, init, ks, read, snapshot};
 
 fn project() -> (tempfile::TempDir, PathBuf) {
     let parent = tempfile::tempdir().unwrap();

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{blessing, create_api, init, ks, repo_root, standard_project};
+use crate::support::{BUSYBOX, MEMCACHED, blessing, create_api, init, ks, repo_root, standard_project};
 
 pub(crate) fn shared_target() -> PathBuf {
     std::env::var_os("KUBESMITH_E2E_TARGET")
@@ -177,26 +177,8 @@ fn tutorial_operator_builds_tests_lints_and_renders() {
     }
     let parent = tempfile::tempdir().unwrap();
     let dir = init(parent.path(), "memcached-operator", &[]);
-    create_api(
-        &dir,
-        &[
-            "--group",
-            "cache",
-            "--version",
-            "v1alpha1",
-            "--kind",
-            "Memcached",
-            "--image",
-            "memcached:1.6.26-alpine3.19",
-            "--image-container-command",
-            "memcached,--memory-limit=64,-o,modern,-v",
-            "--image-container-port",
-            "11211",
-            "--run-as-user",
-            "1001",
-        ],
-    );
-    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Busybox", "--image", "busybox:1.36.1"]);
+    create_api(&dir, &MEMCACHED);
+    create_api(&dir, &BUSYBOX);
     // types the project does not define: a controller for apps/v1 Deployments and a Pod defaulting webhook
     create_api(
         &dir,

@@ -78,3 +78,24 @@ pub fn repo_root() -> PathBuf {
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
+
+/// `create api` arguments of the tutorial's Memcached (`--image` with a command, a port and a user).
+pub const MEMCACHED: [&str; 14] = [
+    "--group",
+    "cache",
+    "--version",
+    "v1alpha1",
+    "--kind",
+    "Memcached",
+    "--image",
+    "memcached:1.6.26-alpine3.19",
+    "--image-container-command",
+    "memcached,--memory-limit=64,-o,modern,-v",
+    "--image-container-port",
+    "11211",
+    "--run-as-user",
+    "1001",
+];
+/// `create api` arguments of a deploy-image kind with only an image.
+pub const BUSYBOX: [&str; 8] =
+    ["--group", "cache", "--version", "v1alpha1", "--kind", "Busybox", "--image", "busybox:1.36.1"];
