@@ -165,7 +165,9 @@ fn write_scalar(out: &mut String, v: &Value, ind: usize) {
 }
 
 fn write_string(out: &mut String, s: &str, ind: usize) {
-    if s.contains('\n') && literal_block_ok(s) {
+    // A document that is one string has no indentation for a literal block's lines, and libyaml reads a line at
+    // column 0 that starts with an indicator (`*`, `&`, `!`, `%`, `---`) as that token: quote it instead.
+    if s.contains('\n') && literal_block_ok(s) && ind > 0 {
         let chomp = if s.ends_with("\n\n") {
             "+"
         } else if s.ends_with('\n') {
@@ -400,6 +402,18 @@ mod tests {
         assert!(text.contains("description: |-\n    line one\n    line two\n"), "{text}");
         round_trip(v);
         round_trip(json!(["a\n\nb", "x\n\n"]));
+    }
+
+    /// Found by `cargo xtask fuzz yaml_roundtrip`: a document that is one multi-line string whose line starts with an
+    /// indicator was emitted as a literal block at column 0, which libyaml reads as an alias.
+    #[test]
+    fn a_document_that_is_a_multi_line_string_is_quoted() {
+        for s in ["*\n", "x\n*", "&a\n!b\n%c", "---\nx", "plain\ntext"] {
+            let text = to_string(&json!(s));
+            assert!(text.starts_with('"'), "{text}");
+            round_trip(json!(s));
+            assert_eq!(from_multi_doc_str(&to_multi_doc_string(&[json!(s), json!(s)])).unwrap(), [json!(s), json!(s)]);
+        }
     }
 
     #[test]
