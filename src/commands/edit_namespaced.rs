@@ -66,7 +66,7 @@ pub fn plan(cwd: &Path, namespaced: bool) -> Result<Plan> {
 
     // The code's RBAC markers name the manager's namespace (or no longer do).
     for source in &targets.sources {
-        for file in make_manifests::rust_files(&cwd.join(&source))? {
+        for file in make_manifests::rust_files(&cwd.join(source))? {
             let rel = file.strip_prefix(cwd).unwrap_or(&file).to_path_buf();
             let text = plan.read_existing(&rel)?;
             let new = if namespaced {
@@ -82,7 +82,8 @@ pub fn plan(cwd: &Path, namespaced: bool) -> Result<Plan> {
 
     // The binding and the per-kind helper roles change kind.
     let (cluster, scoped) = (("ClusterRoleBinding", "ClusterRole"), ("RoleBinding", "Role"));
-    let ((from_binding, from_role), (to_binding, to_role)) = if namespaced { (cluster, scoped) } else { (scoped, cluster) };
+    let ((from_binding, from_role), (to_binding, to_role)) =
+        if namespaced { (cluster, scoped) } else { (scoped, cluster) };
     if let Some(text) = plan.read(Path::new(ROLE_BINDING))? {
         let new = set_kind(&set_kind(&text, 0, from_binding, to_binding), 2, from_role, to_role);
         if new == text {
@@ -105,11 +106,7 @@ pub fn plan(cwd: &Path, namespaced: bool) -> Result<Plan> {
     // The Deployment tells the manager what to watch.
     if let Some(text) = plan.read(Path::new(MANAGER))? {
         let path = Path::new(MANAGER);
-        let new = if namespaced {
-            add_watch_namespace(path, &text)?
-        } else {
-            remove_watch_namespace(&text)
-        };
+        let new = if namespaced { add_watch_namespace(path, &text)? } else { remove_watch_namespace(&text) };
         if new != text {
             edit::check(path, &new, Lang::Yaml)?;
             plan.edit(MANAGER, new);
@@ -299,6 +296,9 @@ mod tests {
             scoped,
             "kind: RoleBinding\nroleRef:\n  kind: Role\n  name: manager-role\nsubjects:\n- kind: ServiceAccount\n"
         );
-        assert_eq!(set_kind(&set_kind(&scoped, 0, "RoleBinding", "ClusterRoleBinding"), 2, "Role", "ClusterRole"), binding);
+        assert_eq!(
+            set_kind(&set_kind(&scoped, 0, "RoleBinding", "ClusterRoleBinding"), 2, "Role", "ClusterRole"),
+            binding
+        );
     }
 }

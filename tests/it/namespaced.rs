@@ -49,7 +49,10 @@ fn init_namespaced_gives_a_role_in_the_managers_namespace_and_watch_namespace() 
     ));
     let roles = yaml_docs(&read(&dir.join("config/rbac/role.yaml")));
     assert_eq!(roles.len(), 1, "{roles:?}");
-    assert_eq!((roles[0]["kind"].as_str(), roles[0]["metadata"]["namespace"].as_str()), (Some("Role"), Some("op-system")));
+    assert_eq!(
+        (roles[0]["kind"].as_str(), roles[0]["metadata"]["namespace"].as_str()),
+        (Some("Role"), Some("op-system"))
+    );
     let rules = serde_json::to_string(&roles[0]["rules"]).unwrap();
     for grant in ["memcacheds", "busyboxes/finalizers", "deployments", "pods", "events"] {
         assert!(rules.contains(grant), "{grant} missing from {rules}");
@@ -73,11 +76,7 @@ fn init_namespaced_gives_a_role_in_the_managers_namespace_and_watch_namespace() 
     if let Some(roles) = rendered_roles(&dir) {
         let cluster: Vec<&str> =
             roles.iter().filter(|(k, _)| k.starts_with("Cluster")).map(|(_, n)| n.as_str()).collect();
-        assert_eq!(
-            cluster,
-            ["op-metrics-auth-role", "op-metrics-reader", "op-metrics-auth-rolebinding"],
-            "{roles:?}"
-        );
+        assert_eq!(cluster, ["op-metrics-auth-role", "op-metrics-reader", "op-metrics-auth-rolebinding"], "{roles:?}");
         assert!(roles.contains(&("Role".into(), "op-manager-role".into())), "{roles:?}");
         assert!(roles.contains(&("RoleBinding".into(), "op-manager-rolebinding".into())), "{roles:?}");
     }
@@ -99,7 +98,10 @@ fn a_namespaced_manager_refuses_controllers_of_cluster_scoped_kinds() {
         assert_eq!(snapshot(&dir), before, "{args:?} wrote something");
     }
     // The types alone are fine: no controller watches them.
-    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Cluster", "--namespaced=false", "--controller=false"]);
+    create_api(
+        &dir,
+        &["--group", "cache", "--version", "v1", "--kind", "Cluster", "--namespaced=false", "--controller=false"],
+    );
 }
 
 #[test]
@@ -153,7 +155,8 @@ fn edit_namespaced_keeps_the_users_own_markers_and_refuses_cluster_scoped_contro
 fn alpha_generate_replays_a_namespaced_project() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = project(tmp.path(), "op", &["--namespaced"]);
-    let out = ks(tmp.path()).args(["alpha", "generate", "--input-dir", "op", "--output-dir", "replay"]).assert().success();
+    let out =
+        ks(tmp.path()).args(["alpha", "generate", "--input-dir", "op", "--output-dir", "replay"]).assert().success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(stdout.contains("--namespaced"), "{stdout}");
     assert_same_tree(&tmp.path().join("replay"), &dir);
