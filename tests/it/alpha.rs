@@ -2,7 +2,6 @@
 //! multigroup, built-in and external types; refusals; in place on a clean git tree) and `kubesmith alpha update`
 //! (a three-way merge of today's templates that keeps the user's edits).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::support::{assert_same_tree, create_api, init, ks, read, repo_root, snapshot, standard_project};
