@@ -39,9 +39,11 @@ pub enum Command {
     )]
     Adopt(AdoptArgs),
     /// Change the layout of a scaffolded project: `--multigroup` moves a single-group project's APIs,
-    /// controllers and webhooks below their group (`src/api/<group>/<version>`) so it can hold several groups.
+    /// controllers and webhooks below their group (`src/api/<group>/<version>`) so it can hold several groups;
+    /// `--namespaced` makes the manager namespace-scoped (a Role, `WATCH_NAMESPACE`), `--namespaced=false` undoes it.
     #[command(after_help = "Examples:\n  kubesmith edit --multigroup\n  kubesmith edit --multigroup --dry-run\n  \
-        kubesmith create api --group ship --version v1 --kind Frigate   # a second group, once multigroup")]
+        kubesmith create api --group ship --version v1 --kind Frigate   # a second group, once multigroup\n  \
+        kubesmith edit --namespaced\n  kubesmith edit --namespaced=false")]
     Edit(EditArgs),
     /// Add something to the project.
     #[command(subcommand)]
@@ -298,6 +300,10 @@ pub struct InitArgs {
     /// Lay APIs out per group (`src/api/<group>/<version>`), allowing several groups.
     #[arg(long)]
     pub multigroup: bool,
+    /// A namespace-scoped manager: its RBAC is a Role and RoleBinding in its own namespace (`namespace=` on every
+    /// RBAC marker), its controllers watch the namespaces in `WATCH_NAMESPACE` (the manager's own by default).
+    #[arg(long)]
+    pub namespaced: bool,
     /// Scaffold even if the folder holds files other than a PROJECT or Cargo.toml.
     #[arg(long)]
     pub force: bool,
@@ -339,6 +345,12 @@ pub struct EditArgs {
     /// `src/webhook/<group>/<version>`), rewriting the module paths its code names; `--multigroup=true` also works.
     #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub multigroup: Option<bool>,
+    /// Make the manager namespace-scoped (`--namespaced`, `=true`): a Role and RoleBinding in its namespace,
+    /// `namespace=` on every RBAC marker of the code, `WATCH_NAMESPACE` in the manager's Deployment; or cluster-scoped
+    /// again (`--namespaced=false`).
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL",
+          conflicts_with = "multigroup")]
+    pub namespaced: Option<bool>,
     /// Print the files that would be moved and changed, write nothing.
     #[arg(long)]
     pub dry_run: bool,

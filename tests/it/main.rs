@@ -27,6 +27,7 @@ mod init;
 mod k8s_version;
 mod least_privilege;
 mod make_manifests_problems;
+mod namespaced;
 mod rbac_cache;
 mod rbac_infer;
 mod support;
