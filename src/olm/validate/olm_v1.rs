@@ -71,16 +71,22 @@ pub fn check(b: &BundleFiles) -> Vec<Finding> {
     for d in &entries {
         let t = s(d, "/type");
         let v = &d["value"];
-        let what = match t {
-            "olm.package" => format!("package {} '{}'", s(v, "/packageName"), s(v, "/version")),
-            "olm.gvk" => format!("API {}/{} {}", s(v, "/group"), s(v, "/version"), s(v, "/kind")),
-            _ => t.to_string(),
+        let (what, remove) = match t {
+            "olm.package" => (
+                format!("package {} '{}'", s(v, "/packageName"), s(v, "/version")),
+                " (`make bundle --depends-on-package=none`)",
+            ),
+            "olm.gvk" => (
+                format!("API {}/{} {}", s(v, "/group"), s(v, "/version"), s(v, "/kind")),
+                " (`make bundle --depends-on-gvk=none`)",
+            ),
+            _ => (format!("an {t} dependency"), ""),
         };
         err(format!(
             "metadata/dependencies.yaml requires {what}: OLM v1 does not resolve dependencies and refuses bundles \
              that declare them (olm.package.required, olm.gvk.required, olm.constraint), so that nothing is \
-             installed the cluster administrator did not ask for. Install the dependency yourself, document it, and \
-             remove it (`make bundle --depends-on-package=none --depends-on-gvk=none`)"
+             installed the cluster administrator did not ask for. Document the prerequisite for whoever installs \
+             the operator and remove the dependency from the bundle{remove}"
         ));
     }
     for kind in ["customresourcedefinitions", "apiservicedefinitions"] {
