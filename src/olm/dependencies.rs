@@ -340,6 +340,26 @@ mod tests {
         assert!(Dependency::from_entry(&json!({"type": "olm.label", "value": {"label": "x"}})).is_err());
     }
 
+    #[test]
+    fn catalog_properties_are_opm_renders() {
+        let mut files = BundleFiles::default();
+        let deps = "dependencies:\n- type: olm.package\n  value: {packageName: etcd, version: '>=0.9.0 <1.0.0'}\n\
+                    - type: olm.gvk\n  value: {group: etcd.io, kind: EtcdCluster, version: v1beta2}\n\
+                    - type: olm.label\n  value: {label: beta}\n\
+                    - type: olm.constraint\n  value: {failureMessage: no, cel: {rule: 'true'}}\n";
+        files.files.insert("metadata/dependencies.yaml".into(), deps.as_bytes().to_vec());
+        files.files.insert("metadata/annotations.yaml".into(), b"annotations: {a: b}\n".to_vec());
+        assert_eq!(
+            catalog_properties(&files),
+            vec![
+                json!({"type": "olm.package.required", "value": {"packageName": "etcd", "versionRange": ">=0.9.0 <1.0.0"}}),
+                json!({"type": "olm.gvk.required", "value": {"group": "etcd.io", "kind": "EtcdCluster", "version": "v1beta2"}}),
+                json!({"type": "olm.label.required", "value": {"label": "beta"}}),
+                json!({"type": "olm.constraint", "value": {"failureMessage": "no", "cel": {"rule": "true"}}}),
+            ]
+        );
+    }
+
     fn bundle(name: &str, props: Value) -> Value {
         json!({"schema": "olm.bundle", "name": name, "package": name.split('.').next().unwrap(), "properties": props})
     }
