@@ -177,7 +177,8 @@ pub enum BundleCommand {
     /// Check a bundle with operator-framework's validators and OLM's CSV schema.
     #[command(after_help = "Examples:\n  kubesmith bundle validate bundle\n  \
         kubesmith bundle validate bundle --select-optional suite=operatorframework --k8s-version 1.25\n  \
-        kubesmith bundle validate bundle --select-optional name=good-practices --output json")]
+        kubesmith bundle validate bundle --select-optional name=good-practices --output json\n  \
+        kubesmith bundle validate bundle --olm-v1")]
     Validate(BundleValidateArgs),
 }
 
@@ -185,7 +186,8 @@ pub enum BundleCommand {
 pub enum CatalogCommand {
     /// Check a file-based catalog with opm's rules and print its upgrade graph.
     #[command(
-        after_help = "Examples:\n  kubesmith catalog validate catalog\n  kubesmith catalog validate catalog --graph mermaid"
+        after_help = "Examples:\n  kubesmith catalog validate catalog\n  kubesmith catalog validate catalog --graph mermaid\n  \
+        kubesmith catalog validate catalog --resolve --with ../etcd-catalog"
     )]
     Validate(CatalogValidateArgs),
 }
@@ -223,7 +225,8 @@ pub enum MakeCommand {
     #[command(
         after_help = "Examples:\n  kubesmith make bundle --version 0.1.0 --image quay.io/me/memcached-operator:v0.1.0\n  \
         kubesmith make bundle --version 0.2.0 --channels fast,stable --default-channel stable --replaces memcached-operator.v0.1.0\n  \
-        kubesmith make bundle --version 0.2.0 --check"
+        kubesmith make bundle --version 0.2.0 --check\n  \
+        kubesmith make bundle --version 0.2.0 --depends-on-package etcd:'>=0.9.0 <1.0.0' --install-modes OwnNamespace,SingleNamespace"
     )]
     Bundle(MakeBundleArgs),
     /// Generate a file-based catalog (olm.package, olm.channel, olm.bundle) from bundle folders.
@@ -519,6 +522,21 @@ pub struct MakeBundleArgs {
     /// Installed versions that may upgrade straight to this one (`olm.skipRange`, e.g. '>=0.1.0 <0.2.0').
     #[arg(long, value_name = "RANGE")]
     pub skip_range: Option<String>,
+    /// A package the operator needs installed, at a version in a semver range: `NAME:RANGE` (e.g.
+    /// etcd:'>=0.9.0 <1.0.0'); repeat for several. Written to metadata/dependencies.yaml and recorded in PROJECT
+    /// (later runs keep them); replaces the recorded package dependencies; `none` removes them.
+    #[arg(long, value_name = "NAME:RANGE")]
+    pub depends_on_package: Vec<String>,
+    /// An API the operator needs some installed operator to provide: `GROUP/VERSION/KIND` (e.g.
+    /// etcd.database.coreos.com/v1beta2/EtcdCluster); repeat for several. Recorded like --depends-on-package;
+    /// `none` removes them.
+    #[arg(long, value_name = "GROUP/VERSION/KIND")]
+    pub depends_on_gvk: Vec<String>,
+    /// Supported install modes (OwnNamespace, SingleNamespace, MultiNamespace, AllNamespaces), comma separated,
+    /// instead of the project's (cluster-scoped: AllNamespaces; namespaced: the other three) or the base CSV's.
+    /// Recorded in PROJECT; `auto` drops the record.
+    #[arg(long, value_delimiter = ',', value_name = "MODE,...")]
+    pub install_modes: Vec<String>,
     /// Bundle folder (bundle.Dockerfile goes next to it, in the current folder).
     #[arg(long, default_value = BUNDLE_DIR)]
     pub output_dir: PathBuf,
@@ -548,6 +566,10 @@ pub struct BundleValidateArgs {
     /// Kubernetes version for `alpha-deprecated-apis` (e.g. `1.25`); default: the CSV's minKubeVersion.
     #[arg(long)]
     pub k8s_version: Option<String>,
+    /// Also report what OLM v1 (operator-controller's ClusterExtension) refuses or ignores: no AllNamespaces install
+    /// mode, dependencies, conversion webhooks beside other install modes, APIService definitions.
+    #[arg(long = "olm-v1")]
+    pub olm_v1: bool,
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub strict: bool,
@@ -597,6 +619,13 @@ pub struct CatalogValidateArgs {
     /// Print the upgrade graph of every channel.
     #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
     pub graph: GraphFormat,
+    /// Check that every bundle's dependencies (olm.package.required, olm.gvk.required) are provided by a bundle of
+    /// the catalog or of a --with catalog.
+    #[arg(long)]
+    pub resolve: bool,
+    /// Another catalog (folder or file) whose bundles may provide dependencies, for --resolve; repeat for several.
+    #[arg(long = "with", value_name = "CATALOG", requires = "resolve")]
+    pub with: Vec<PathBuf>,
     /// Output format of the findings.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,

@@ -1,5 +1,5 @@
-//! `kubesmith bundle validate DIR`: runs `crate::olm::validate` on a bundle folder and prints the findings.
-//! Errors exit 1; warnings exit 0 unless `--strict`.
+//! `kubesmith bundle validate DIR`: runs `crate::olm::validate` (and, with `--olm-v1`, `olm::validate::olm_v1`) on a
+//! bundle folder and prints the findings. Errors exit 1; warnings exit 0 unless `--strict`.
 
 use std::path::Path;
 
@@ -80,7 +80,10 @@ pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
         f.root = args.dir.display().to_string();
         f
     })?;
-    let findings = validate(&files, &suites);
+    let mut findings = validate(&files, &suites);
+    if args.olm_v1 {
+        findings.extend(crate::olm::validate::olm_v1::check(&files));
+    }
     let failing = report(&findings, args.output, args.strict, "All validation tests have completed successfully");
     if failing > 0 {
         let what = if args.strict { "error(s) or warning(s)" } else { "error(s)" };

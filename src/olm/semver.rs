@@ -1,5 +1,6 @@
 //! Strict semantic versions (semver 2.0.0, as blang/semver parses them) and blang-style ranges
-//! (`>=1.0.0 <2.0.0 || 3.0.0`), as OLM uses them for `spec.version`, `minKubeVersion` and `olm.skipRange`.
+//! (`>=1.0.0 <2.0.0 || 3.0.0`, wildcards `1.2.x`), as OLM uses them for `spec.version`, `minKubeVersion`,
+//! `olm.skipRange` and the version ranges of package dependencies.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -192,8 +193,16 @@ impl Range {
                 } else {
                     (Op::Eq, p.as_str())
                 };
-                let version = Version::parse(v).map_err(|e| format!("could not parse Range {s:?}: {e}"))?;
-                all.push((op, version));
+                if v.contains(".x") {
+                    for (op, version) in
+                        expand_wildcard(op, v).map_err(|e| format!("could not parse Range {s:?}: {e}"))?
+                    {
+                        all.push((op, version));
+                    }
+                } else {
+                    let version = Version::parse(v).map_err(|e| format!("could not parse Range {s:?}: {e}"))?;
+                    all.push((op, version));
+                }
                 i += 1;
             }
             if all.is_empty() {
@@ -204,6 +213,7 @@ impl Range {
         Ok(Range { any_of })
     }
 
+    /// Whether a version satisfies the range.
     pub fn contains(&self, v: &Version) -> bool {
         self.any_of.iter().any(|all| {
             all.iter().all(|(op, w)| match op {
@@ -216,6 +226,36 @@ impl Range {
             })
         })
     }
+}
+
+/// blang's wildcard expansion (`1.2.x`, `1.x`, `1.x.x`): the number of dot-separated parts decides whether the patch
+/// (three parts) or the minor (two parts) is the wildcard; `>=1.2.x` is `>=1.2.0`, `<=1.2.x` is `<1.3.0`, `>1.x` is
+/// `>=2.0.0`, `1.x` is `>=1.0.0 <2.0.0`, `!=1.2.x` is `<1.2.0 || >=1.3.0` written as blang does (`<1.2.0 >=1.3.0`,
+/// which no version satisfies).
+fn expand_wildcard(op: Op, v: &str) -> Result<Vec<(Op, Version)>, String> {
+    let parts = v.split('.').count();
+    let patch_wildcard = parts == 3 && v.ends_with(".x");
+    let minor_wildcard = parts == 2 && v.ends_with(".x");
+    let flat = v.replacen(".x.x", ".x", 1).replacen(".x", ".0", 1);
+    let flat = if flat.split('.').count() == 2 { format!("{flat}.0") } else { flat };
+    let base = Version::parse(&flat).map_err(|e| format!("invalid wildcard version {v:?}: {e}"))?;
+    let bumped = || {
+        let mut b = base.clone();
+        if patch_wildcard {
+            b.minor += 1;
+        } else if minor_wildcard {
+            b.major += 1;
+        }
+        b
+    };
+    Ok(match op {
+        Op::Ge => vec![(Op::Ge, base)],
+        Op::Gt => vec![(Op::Ge, bumped())],
+        Op::Lt => vec![(Op::Lt, base)],
+        Op::Le => vec![(Op::Lt, bumped())],
+        Op::Eq => vec![(Op::Ge, base.clone()), (Op::Lt, bumped())],
+        Op::Ne => vec![(Op::Lt, base.clone()), (Op::Ge, bumped())],
+    })
 }
 
 #[cfg(test)]
@@ -251,6 +291,14 @@ mod tests {
         assert!(r.contains(&Version::parse("2.1.0").unwrap()));
         assert!(!r.contains(&Version::parse("1.5.0").unwrap()));
         assert!(Range::parse(">=a").is_err());
+        // blang's wildcards.
+        let has = |r: &str, v: &str| Range::parse(r).unwrap().contains(&Version::parse(v).unwrap());
+        assert!(has("1.2.x", "1.2.9") && !has("1.2.x", "1.3.0") && !has("1.2.x", "1.1.9"));
+        assert!(has("1.x", "1.9.0") && !has("1.x", "2.0.0"));
+        assert!(has(">=0.9.x <1.x", "0.9.0") && !has(">=0.9.x <1.x", "1.0.0"));
+        assert!(has("<=1.2.x", "1.2.7") && !has("<=1.2.x", "1.3.0"));
+        assert!(has(">1.x", "2.0.0") && !has(">1.x", "1.9.9"));
+        assert!(Range::parse("1.y.x").is_err());
         assert!(Range::parse("").is_err());
     }
 }

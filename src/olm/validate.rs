@@ -89,6 +89,7 @@ pub fn validate(b: &BundleFiles, suites: &Suites) -> Vec<Finding> {
             csv_rules(csv, &mut out);
             schema(csv, &mut out);
             bundle_rules(l, csv, &mut out);
+            out.0.extend(super::install_modes::findings(csv, &l.crds));
             if suites.operatorhub {
                 operatorhub(csv, &mut out);
             }
@@ -1042,6 +1043,8 @@ fn deprecated_apis(l: &Loaded, csv: &Value, k8s: Option<&str>, out: &mut Out) {
         if target.is_some_and(|t| t >= (1, minor)) { out.err(msg) } else { out.warn(msg) }
     }
 }
+
+pub mod olm_v1;
 
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 mod adopt;
 mod alpha;
 mod bundle;
+mod bundle_olm;
 mod cli;
 mod conformance_live;
 mod conformance_suite;
