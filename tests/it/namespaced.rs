@@ -161,3 +161,30 @@ fn alpha_generate_replays_a_namespaced_project() {
     assert!(stdout.contains("--namespaced"), "{stdout}");
     assert_same_tree(&tmp.path().join("replay"), &dir);
 }
+
+#[test]
+fn a_namespaced_projects_bundle_installs_into_its_target_namespaces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project(tmp.path(), "op", &["--namespaced"]);
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).assert().success();
+    let csv = yaml_docs(&read(&dir.join("bundle/manifests/op.clusterserviceversion.yaml"))).remove(0);
+    let supported: Vec<&str> = csv["spec"]["installModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["supported"] == true)
+        .map(|m| m["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(supported, ["OwnNamespace", "SingleNamespace", "MultiNamespace"]);
+    let install = &csv["spec"]["install"]["spec"];
+    // The manager's Role is a namespaced permission, which OLM grants in each target namespace.
+    let permissions = serde_json::to_string(&install["permissions"]).unwrap();
+    assert!(permissions.contains("memcacheds") && permissions.contains("deployments"), "{permissions}");
+    let cluster = serde_json::to_string(&install["clusterPermissions"]).unwrap();
+    assert!(!cluster.contains("memcacheds"), "{cluster}");
+    // OLM tells the manager which namespaces to watch.
+    let env =
+        serde_json::to_string(&install["deployments"][0]["spec"]["template"]["spec"]["containers"][0]["env"]).unwrap();
+    assert!(env.contains(r#"{"name":"WATCH_NAMESPACE","valueFrom":{"fieldRef":{"fieldPath":"metadata.annotations['olm.targetNamespaces']"}}}"#), "{env}");
+    ks(&dir).args(["bundle", "validate", "bundle"]).assert().success();
+}
