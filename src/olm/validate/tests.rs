@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::olm::bundle as olm_bundle;
 
 /// A small bundle that passes every validator, optional suites included.
 struct Fixture {
@@ -77,11 +78,11 @@ fn fixture() -> Fixture {
         },
     });
     let annotations = json!({
-        bundle::MEDIATYPE: "registry+v1",
-        bundle::MANIFESTS: "manifests/",
-        bundle::METADATA: "metadata/",
-        bundle::PACKAGE: "foo-operator",
-        bundle::CHANNELS: "stable",
+        olm_bundle::MEDIATYPE: "registry+v1",
+        olm_bundle::MANIFESTS: "manifests/",
+        olm_bundle::METADATA: "metadata/",
+        olm_bundle::PACKAGE: "foo-operator",
+        olm_bundle::CHANNELS: "stable",
     });
     Fixture { csv, crd, annotations, extra: Vec::new(), drop: Vec::new(), dirs: Vec::new() }
 }
@@ -156,20 +157,20 @@ rule!(
     format_missing_annotation,
     Error,
     "Missing annotation \"operators.operatorframework.io.bundle.package.v1\"",
-    |f| f.annotations.as_object_mut().unwrap().remove(bundle::PACKAGE)
+    |f| f.annotations.as_object_mut().unwrap().remove(olm_bundle::PACKAGE)
 );
 rule!(format_wrong_mediatype, Error, "to have value \"registry+v1\" instead of \"plain\"", |f| f.annotations
-    [bundle::MEDIATYPE] =
+    [olm_bundle::MEDIATYPE] =
     json!("plain"));
-rule!(format_empty_channels, Error, "channels.v1\" to have non-empty value", |f| f.annotations[bundle::CHANNELS] =
+rule!(format_empty_channels, Error, "channels.v1\" to have non-empty value", |f| f.annotations[olm_bundle::CHANNELS] =
     json!(""));
 rule!(format_empty_default_channel, Error, "channel.default.v1\" to have non-empty value", |f| f.annotations
-    [bundle::DEFAULT_CHANNEL] =
+    [olm_bundle::DEFAULT_CHANNEL] =
     json!(""));
 rule!(format_default_channel_not_in_channels, Error, "default channel \"fast\" is not among", |f| f.annotations
-    [bundle::DEFAULT_CHANNEL] =
+    [olm_bundle::DEFAULT_CHANNEL] =
     json!("fast"));
-rule!(format_empty_channel_name, Error, "has an empty channel name", |f| f.annotations[bundle::CHANNELS] =
+rule!(format_empty_channel_name, Error, "has an empty channel name", |f| f.annotations[olm_bundle::CHANNELS] =
     json!("stable,,fast"));
 rule!(format_dependency_type, Error, "unsupported dependency type olm.nope", |f| f
     .extra
@@ -532,7 +533,7 @@ rule!(
     |f| f.csv["spec"]["customresourcedefinitions"]["owned"][0]["description"] = json!("")
 );
 rule!(good_channel_naming, Warning, "channel(s) [alpha] are not following the recommended naming convention", |f| f
-    .annotations[bundle::CHANNELS] =
+    .annotations[olm_bundle::CHANNELS] =
     json!("alpha"));
 rule!(
     good_crd_create_permission,
@@ -590,7 +591,7 @@ fn image_references() {
 
 #[test]
 fn label_value_names() {
-    assert!(name_problems("memcached-operator.v0.1.0").is_empty());
-    assert_eq!(name_problems("Bad_Name").len(), 1);
-    assert_eq!(name_problems(&"a".repeat(64)).len(), 1);
+    assert!(csv::name_problems("memcached-operator.v0.1.0").is_empty());
+    assert_eq!(csv::name_problems("Bad_Name").len(), 1);
+    assert_eq!(csv::name_problems(&"a".repeat(64)).len(), 1);
 }
