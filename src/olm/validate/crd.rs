@@ -1,134 +1,285 @@
-//! The CRD validator (operator-framework/api `internal/crd.go`: apiextensions' `ValidateCustomResourceDefinition`
-//! without schema and status errors).
+//! The CRD validator (operator-framework/api `internal/crd.go`): a v1 or v1beta1 CRD is defaulted and converted
+//! to the internal form as its own version defines them, then checked by apiextensions'
+//! `ValidateCustomResourceDefinition`, whose errors on schemas and status are dropped. Messages are api's
+//! `errors.Error` around apimachinery's `field.Error`: `Field spec.group, Value x: spec.group: Invalid value: …`.
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use super::csv::SUBDOMAIN_MSG;
-use super::{Out, s};
-use crate::names::{is_dns1035_label, is_dns1123_subdomain};
+use super::csv::{dns1035_problems, subdomain_problems};
+use super::go_fmt::{go_string_slice, list, quote};
+use super::{Level, Out, s};
 
-pub(super) fn crd_rules(crd: &Value, out: &mut Out) {
-    let name = s(crd, "/metadata/name");
-    let mut errs = Vec::new();
-    let group = s(crd, "/spec/group");
-    let plural = s(crd, "/spec/names/plural");
-    if !is_dns1123_subdomain(name) {
-        errs.push(format!("metadata.name: Invalid value: {name:?}: {SUBDOMAIN_MSG}"));
+/// The field errors of one CRD, rendered.
+#[derive(Default)]
+struct Errs(Vec<String>);
+
+impl Errs {
+    fn push(&mut self, field: &str, value: &str, body: String) {
+        self.0.push(format!("Field {field}, Value {value}: {field}: {body}"));
     }
-    if name != format!("{plural}.{group}") {
-        errs.push(format!("metadata.name: Invalid value: {name:?}: must be spec.names.plural+\".\"+spec.group"));
+    /// `field.Invalid` with a string value.
+    fn invalid(&mut self, field: &str, bad: &str, detail: &str) {
+        self.push(field, bad, format!("Invalid value: {}: {detail}", quote(bad)));
     }
-    if crd["metadata"].get("namespace").is_some_and(|n| n != "") {
-        errs.push("metadata.namespace: Forbidden: not allowed on this type".into());
+    /// `field.Required`.
+    fn required(&mut self, field: &str, detail: &str) {
+        let body = if detail.is_empty() { "Required value".to_string() } else { format!("Required value: {detail}") };
+        self.push(field, "", body);
     }
-    if group.is_empty() {
-        errs.push("spec.group: Required value".into());
-    } else {
-        if !is_dns1123_subdomain(group) {
-            errs.push(format!("spec.group: Invalid value: {group:?}: {SUBDOMAIN_MSG}"));
-        }
-        if group.split('.').count() < 2 {
-            errs.push(format!("spec.group: Invalid value: {group:?}: should be a domain with at least one dot"));
-        }
+    /// `field.Forbidden`.
+    fn forbidden(&mut self, field: &str, detail: &str) {
+        self.push(field, "", format!("Forbidden: {detail}"));
     }
-    match s(crd, "/spec/scope") {
-        "" => errs.push("spec.scope: Required value".into()),
-        "Cluster" | "Namespaced" => {}
-        other => errs
-            .push(format!("spec.scope: Unsupported value: {other:?}: supported values: \"Cluster\", \"Namespaced\"")),
-    }
-    let names = &crd["spec"]["names"];
-    for f in ["plural", "singular", "kind", "listKind"] {
-        let v = s(names, &format!("/{f}"));
-        if v.is_empty() {
-            // kube-derive and controller-gen always set these; listKind defaults to <Kind>List server-side.
-            if f != "listKind" && f != "singular" {
-                errs.push(format!("spec.names.{f}: Required value"));
-            }
-        } else if (f == "plural" || f == "singular") && !is_dns1035_label(v) {
-            errs.push(format!("spec.names.{f}: Invalid value: {v:?}: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"));
-        }
-    }
-    for (list, what) in [("shortNames", "shortNames"), ("categories", "categories")] {
-        for (i, v) in names[list].as_array().into_iter().flatten().enumerate() {
-            if !v.as_str().is_some_and(is_dns1035_label) {
-                errs.push(format!("spec.names.{what}[{i}]: Invalid value: {v}: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"));
-            }
-        }
-    }
-    let kind = s(names, "/kind");
-    let list_kind = s(names, "/listKind");
-    if !kind.is_empty() && kind == list_kind {
-        errs.push(format!("spec.names.listKind: Invalid value: {list_kind:?}: kind and listKind may not be the same"));
-    }
-    let versions = crd["spec"]["versions"].as_array().cloned().unwrap_or_default();
-    let mut seen = BTreeSet::new();
-    for (i, v) in versions.iter().enumerate() {
-        let vn = s(v, "/name");
-        if !is_dns1035_label(vn) {
-            errs.push(format!("spec.versions[{i}].name: Invalid value: {vn:?}: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"));
-        }
-        if !seen.insert(vn) {
-            errs.push(format!(
-                "spec.versions: Invalid value: {}: must contain unique version names",
-                serde_json::to_string(&versions.iter().map(|v| s(v, "/name")).collect::<Vec<_>>()).unwrap_or_default()
-            ));
-        }
-    }
-    let storage = versions.iter().filter(|v| v["storage"] == Value::Bool(true)).count();
-    if !versions.is_empty() && storage != 1 {
-        errs.push(format!(
-            "spec.versions: Invalid value: {}: must have exactly one version marked as storage version",
-            serde_json::to_string(&versions.iter().map(|v| s(v, "/name")).collect::<Vec<_>>()).unwrap_or_default()
-        ));
-    }
-    if versions.is_empty() && crd["spec"]["version"].is_null() {
-        errs.push("spec.versions: Invalid value: null: must have exactly one version marked as storage version".into());
-    }
-    let conv = &crd["spec"]["conversion"];
-    match s(conv, "/strategy") {
-        "" | "None" => {
-            if conv.get("webhook").is_some_and(|w| !w.is_null()) {
-                errs.push(
-                    "spec.conversion.webhook: Forbidden: should not be set when strategy is not set to Webhook".into(),
-                );
-            }
-        }
-        "Webhook" => {
-            let w = &conv["webhook"];
-            let cc = &w["clientConfig"];
-            if cc.is_null() {
-                errs.push(
-                    "spec.conversion.webhook.clientConfig: Required value: required when strategy is set to Webhook"
-                        .into(),
-                );
-            } else if cc.get("url").is_some() == cc.get("service").is_some() {
-                errs.push(
-                    "spec.conversion.webhook.clientConfig: Required value: exactly one of url or service is required"
-                        .into(),
-                );
-            }
-            let crv: Vec<&str> =
-                w["conversionReviewVersions"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-            if !crv.iter().any(|v| *v == "v1" || *v == "v1beta1") {
-                errs.push(format!("spec.conversion.webhook.conversionReviewVersions: Invalid value: {crv:?}: must include at least one of v1, v1beta1"));
-            }
-            if crd["spec"]["preserveUnknownFields"] == Value::Bool(true) {
-                errs.push("spec.conversion.strategy: Invalid value: \"Webhook\": must be None if spec.preserveUnknownFields is true".into());
-            }
-        }
-        other => errs.push(format!(
-            "spec.conversion.strategy: Unsupported value: {other:?}: supported values: \"None\", \"Webhook\""
-        )),
-    }
-    for e in errs {
-        out.err(format!("Value {}: {e}", crd_name_value(crd)));
+    /// `field.NotSupported`.
+    fn unsupported(&mut self, field: &str, bad: &str, valid: &[&str]) {
+        let valid: Vec<String> = valid.iter().map(|v| quote(v)).collect();
+        self.push(field, bad, format!("Unsupported value: {}: supported values: {}", quote(bad), valid.join(", ")));
     }
 }
 
-pub(super) fn crd_name_value(crd: &Value) -> String {
+/// What a CRD is once defaulted and converted to apiextensions' internal type, for the fields validated here.
+struct Internal {
+    /// `spec.versions` (`None`: Go's nil slice).
+    versions: Option<Vec<Value>>,
+    /// `spec.version`: v1beta1's field, else the first version's name.
+    version: String,
+    /// `spec.conversion` (`None` strategy when unset): strategy, `webhookClientConfig`, `conversionReviewVersions`.
+    conversion: (String, Option<Value>, Option<Vec<String>>),
+    preserve_unknown_fields: bool,
+}
+
+fn strings(v: &Value) -> Option<Vec<String>> {
+    v.as_array().map(|a| a.iter().map(|x| x.as_str().map(String::from).unwrap_or_else(|| x.to_string())).collect())
+}
+
+/// `SetDefaults_CustomResourceDefinition(Spec)` of the CRD's version, then the conversion to the internal type.
+fn internal(crd: &Value) -> Internal {
+    let spec = &crd["spec"];
+    let v1beta1 = s(crd, "/apiVersion") == "apiextensions.k8s.io/v1beta1";
+    let mut versions = spec["versions"].as_array().cloned();
+    let mut version = String::new();
+    let conv = spec.get("conversion").filter(|c| !c.is_null());
+    let mut conversion = match conv {
+        None => ("None".to_string(), None, None),
+        Some(c) if v1beta1 => (
+            s(c, "/strategy").to_string(),
+            c.get("webhookClientConfig").filter(|w| !w.is_null()).cloned(),
+            strings(&c["conversionReviewVersions"]),
+        ),
+        Some(c) => {
+            let hook = c.get("webhook").filter(|w| !w.is_null());
+            (
+                s(c, "/strategy").to_string(),
+                hook.and_then(|h| h.get("clientConfig")).filter(|w| !w.is_null()).cloned(),
+                hook.and_then(|h| strings(&h["conversionReviewVersions"])),
+            )
+        }
+    };
+    if v1beta1 {
+        version = s(spec, "/version").to_string();
+        if version.is_empty()
+            && let Some(first) = versions.as_ref().and_then(|v| v.first())
+        {
+            version = s(first, "/name").to_string();
+        }
+        if versions.as_ref().is_none_or(Vec::is_empty) && !version.is_empty() {
+            versions = Some(vec![json!({"name": version, "served": true, "storage": true})]);
+        }
+        let (strategy, _, reviews) = &mut conversion;
+        if strategy == "Webhook" && reviews.as_ref().is_none_or(Vec::is_empty) {
+            *reviews = Some(vec!["v1beta1".to_string()]);
+        }
+    } else if let Some(first) = versions.as_ref().and_then(|v| v.first()) {
+        version = s(first, "/name").to_string();
+    }
+    let preserve_unknown_fields = match spec.get("preserveUnknownFields").and_then(Value::as_bool) {
+        Some(p) => p,
+        None => v1beta1,
+    };
+    Internal { versions, version, conversion, preserve_unknown_fields }
+}
+
+pub(super) fn crd_rules(crd: &Value, out: &mut Out) {
+    let mut e = Errs::default();
+    let spec = &crd["spec"];
+    let int = internal(crd);
+    // ValidateObjectMeta, with the CRD's name function.
     let name = s(crd, "/metadata/name");
-    if name.is_empty() { "<unnamed CRD>".into() } else { name.to_string() }
+    let (group, plural) = (s(spec, "/group"), s(spec, "/names/plural"));
+    if name.is_empty() {
+        e.required("metadata.name", "name or generateName is required");
+    } else {
+        for p in subdomain_problems(name) {
+            e.invalid("metadata.name", name, &p);
+        }
+        if name != format!("{plural}.{group}") {
+            e.invalid("metadata.name", name, "must be spec.names.plural+\".\"+spec.group");
+        }
+    }
+    if crd["metadata"].get("namespace").is_some_and(|n| n != "" && !n.is_null()) {
+        e.forbidden("metadata.namespace", "not allowed on this type");
+    }
+    // validateCustomResourceDefinitionSpec.
+    let group_problems = subdomain_problems(group);
+    if group.is_empty() {
+        e.required("spec.group", "");
+    } else if !group_problems.is_empty() {
+        e.invalid("spec.group", group, &group_problems.join(","));
+    } else if group.split('.').count() < 2 {
+        e.invalid("spec.group", group, "should be a domain with at least one dot");
+    }
+    match s(spec, "/scope") {
+        "" if v1beta1_scope_default(crd) => {}
+        "" => e.required("spec.scope", ""),
+        "Cluster" | "Namespaced" => {}
+        other => e.unsupported("spec.scope", other, &["Cluster", "Namespaced"]),
+    }
+    let versions = int.versions.clone().unwrap_or_default();
+    let names: Vec<&str> = versions.iter().map(|v| s(v, "/name")).collect();
+    let mut seen = BTreeSet::new();
+    let mut unique = true;
+    for (i, vn) in names.iter().enumerate() {
+        unique &= seen.insert(*vn);
+        let p = dns1035_problems(vn);
+        if !p.is_empty() {
+            e.invalid(&format!("spec.versions[{i}].name"), vn, &p.join(","));
+        }
+    }
+    // Go prints the version structs themselves (with pointers); their names stand for them here, and the empty
+    // list is exactly Go's nil slice.
+    let shown = if int.versions.is_none() {
+        ("[]".to_string(), "[]apiextensions.CustomResourceDefinitionVersion(nil)".to_string())
+    } else {
+        (list(&names), serde_json::to_string(&names).unwrap_or_default())
+    };
+    if !unique {
+        e.push("spec.versions", &shown.0, format!("Invalid value: {}: must contain unique version names", shown.1));
+    }
+    if versions.iter().filter(|v| v["storage"] == Value::Bool(true)).count() != 1 {
+        e.push(
+            "spec.versions",
+            &shown.0,
+            format!("Invalid value: {}: must have exactly one version marked as storage version", shown.1),
+        );
+    }
+    if !int.version.is_empty() {
+        let p = dns1035_problems(&int.version);
+        if !p.is_empty() {
+            e.invalid("spec.version", &int.version, &p.join(","));
+        }
+        if names.first().is_some_and(|first| *first != int.version) {
+            e.invalid("spec.version", &int.version, "must match the first version in spec.versions");
+        }
+    }
+    let n = &spec["names"];
+    let (kind, list_kind) = (s(n, "/kind"), s(n, "/listKind"));
+    // kube-derive and controller-gen always set singular and listKind; the API server defaults them.
+    for f in ["plural", "kind"] {
+        if s(n, &format!("/{f}")).is_empty() {
+            e.required(&format!("spec.names.{f}"), "");
+        }
+    }
+    // ValidateCustomResourceDefinitionNames.
+    for f in ["plural", "singular"] {
+        let v = s(n, &format!("/{f}"));
+        let p = dns1035_problems(v);
+        if !v.is_empty() && !p.is_empty() {
+            e.invalid(&format!("spec.names.{f}"), v, &p.join(","));
+        }
+    }
+    for (f, v) in [("kind", kind), ("listKind", list_kind)] {
+        let p = dns1035_problems(&v.to_lowercase());
+        if !v.is_empty() && !p.is_empty() {
+            e.invalid(
+                &format!("spec.names.{f}"),
+                v,
+                &format!("may have mixed case, but should otherwise match: {}", p.join(",")),
+            );
+        }
+    }
+    for (i, v) in strings(&n["shortNames"]).unwrap_or_default().iter().enumerate() {
+        let p = dns1035_problems(v);
+        if !p.is_empty() {
+            e.invalid(&format!("spec.names.shortNames[{i}]"), v, &p.join(","));
+        }
+    }
+    if !kind.is_empty() && kind == list_kind {
+        e.invalid("spec.names.listKind", list_kind, "kind and listKind may not be the same");
+    }
+    for (i, v) in strings(&n["categories"]).unwrap_or_default().iter().enumerate() {
+        let p = dns1035_problems(v);
+        if !p.is_empty() {
+            e.invalid(&format!("spec.names.categories[{i}]"), v, &p.join(","));
+        }
+    }
+    let (strategy, client_config, reviews) = &int.conversion;
+    conversion(&mut e, strategy, client_config.as_ref(), reviews.as_deref());
+    if strategy == "Webhook" && int.preserve_unknown_fields {
+        e.push(
+            "spec.conversion.strategy",
+            strategy,
+            format!("Invalid value: {}: must be None if spec.preserveUnknownFields is true", quote(strategy)),
+        );
+    }
+    for m in e.0 {
+        out.push(Level::Error, m);
+    }
+}
+
+/// v1beta1 defaults an empty scope to `Namespaced`.
+fn v1beta1_scope_default(crd: &Value) -> bool {
+    s(crd, "/apiVersion") == "apiextensions.k8s.io/v1beta1"
+}
+
+/// `validateCustomResourceConversion` (creation: a recognized review version is required).
+fn conversion(e: &mut Errs, strategy: &str, client_config: Option<&Value>, reviews: Option<&[String]>) {
+    let cc_path = "spec.conversion.webhookClientConfig";
+    let rv_path = "spec.conversion.conversionReviewVersions";
+    match strategy {
+        "" => e.required("spec.conversion.strategy", ""),
+        "None" | "Webhook" => {}
+        other => e.unsupported("spec.conversion.strategy", other, &["None", "Webhook"]),
+    }
+    if strategy != "Webhook" {
+        if client_config.is_some() {
+            e.forbidden(cc_path, "should not be set when strategy is not set to Webhook");
+        }
+        if reviews.is_some_and(|r| !r.is_empty()) {
+            e.forbidden(rv_path, "should not be set when strategy is not set to Webhook");
+        }
+        return;
+    }
+    match client_config {
+        None => e.required(cc_path, "required when strategy is set to Webhook"),
+        Some(cc) => {
+            let has = |k: &str| cc.get(k).is_some_and(|v| !v.is_null());
+            if has("url") == has("service") {
+                e.required(cc_path, "exactly one of url or service is required");
+            }
+        }
+    }
+    let reviews = reviews.unwrap_or_default();
+    if reviews.is_empty() {
+        e.required(rv_path, "");
+        return;
+    }
+    let mut seen = BTreeSet::new();
+    for (i, v) in reviews.iter().enumerate() {
+        if !seen.insert(v) {
+            e.invalid(&format!("{rv_path}[{i}]"), v, "duplicate version");
+            continue;
+        }
+        for p in dns1035_problems(v) {
+            e.invalid(&format!("{rv_path}[{i}]"), v, &p);
+        }
+    }
+    if !reviews.iter().any(|v| v == "v1" || v == "v1beta1") {
+        e.push(
+            rv_path,
+            &list(reviews),
+            format!("Invalid value: {}: must include at least one of v1, v1beta1", go_string_slice(reviews)),
+        );
+    }
 }

@@ -23,7 +23,15 @@ pub(super) fn load(b: &BundleFiles, annotations: BTreeMap<String, String>, out: 
     for d in b.dirs.iter().filter(|d| d.parent() == Some(dir.as_path())) {
         out.err(format!("bundle manifests dir contains directory: {}", Path::new(&b.root).join(d).display()));
     }
-    let mut l = Loaded { csv: None, crds: Vec::new(), others: Vec::new(), annotations, size: 0, compressed: 0 };
+    let mut l = Loaded {
+        csv: None,
+        crds: Vec::new(),
+        others: Vec::new(),
+        objects: Vec::new(),
+        annotations,
+        size: 0,
+        compressed: 0,
+    };
     let mut any = false;
     for (p, bytes) in b.in_dir(&dir) {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -46,12 +54,13 @@ pub(super) fn load(b: &BundleFiles, annotations: BTreeMap<String, String>, out: 
                 out.err(format!("unable to decode object: Object 'Kind' is missing in {}", p.display()));
                 continue;
             }
+            l.objects.push(d.clone());
             match s(&d, "/kind") {
                 "ClusterServiceVersion" => {
                     if l.csv.is_some() {
                         out.err("invalid bundle: contains multiple CSVs");
                     } else {
-                        l.csv = Some((p.clone(), d));
+                        l.csv = Some((p.clone(), super::csv::typed(&d)));
                     }
                 }
                 "CustomResourceDefinition" => {
