@@ -176,7 +176,8 @@ pub struct RbacInferArgs {
 pub enum BundleCommand {
     /// Check a bundle with operator-framework's validators and OLM's CSV schema.
     #[command(after_help = "Examples:\n  kubesmith bundle validate bundle\n  \
-        kubesmith bundle validate bundle --select-optional suite=operatorframework --k8s-version 1.25\n  \
+        kubesmith bundle validate bundle --select-optional suite=operatorframework --optional-values k8s-version=1.25\n  \
+        kubesmith bundle validate bundle --select-optional name=community --optional-values index-path=bundle.Dockerfile\n  \
         kubesmith bundle validate bundle --select-optional name=good-practices --output json\n  \
         kubesmith bundle validate bundle --olm-v1")]
     Validate(BundleValidateArgs),
@@ -552,6 +553,8 @@ pub struct MakeBundleArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     Text,
+    /// JSON; `json-alpha1` is operator-sdk's name for it.
+    #[value(alias = "json-alpha1")]
     Json,
 }
 
@@ -559,11 +562,19 @@ pub enum OutputFormat {
 pub struct BundleValidateArgs {
     /// The bundle folder (holding manifests/ and metadata/).
     pub dir: PathBuf,
-    /// Optional validators: `name=operatorhub`, `name=good-practices`, `name=alpha-deprecated-apis` or
-    /// `suite=operatorframework` (all three); repeat or separate with commas.
+    /// Optional validators: `name=operatorhubv2`, `name=capabilities`, `name=categories`, `name=operatorhub`
+    /// (deprecated upstream), `name=community`, `name=alpha-deprecated-apis`, `name=good-practices`, or
+    /// `suite=operatorframework` (operatorhubv2, capabilities, categories, alpha-deprecated-apis, good-practices);
+    /// repeat or separate with commas.
     #[arg(long, value_delimiter = ',')]
     pub select_optional: Vec<String>,
-    /// Kubernetes version for `alpha-deprecated-apis` (e.g. `1.25`); default: the CSV's minKubeVersion.
+    /// Values for the optional validators, as operator-sdk spells them: `k8s-version=1.25` (the Kubernetes version
+    /// for alpha-deprecated-apis, operatorhub, operatorhubv2; default: the CSV's minKubeVersion),
+    /// `index-path=./bundle.Dockerfile` (the bundle image's Dockerfile, for community); repeat or separate with
+    /// commas. Custom categories come from the JSON file named by `OPERATOR_BUNDLE_CATEGORIES`.
+    #[arg(long, value_delimiter = ',', value_name = "KEY=VALUE")]
+    pub optional_values: Vec<String>,
+    /// The same as `--optional-values k8s-version=VERSION`.
     #[arg(long)]
     pub k8s_version: Option<String>,
     /// Also report what OLM v1 (operator-controller's ClusterExtension) refuses or ignores: no AllNamespaces install
@@ -574,7 +585,7 @@ pub struct BundleValidateArgs {
     #[arg(long)]
     pub strict: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, short = 'o', value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 }
 

@@ -120,7 +120,7 @@ pub fn run_validate(args: &CatalogValidateArgs, cwd: &Path) -> Result<()> {
             GraphFormat::None => {}
         }
     }
-    let failing = super::bundle_validate::report(&findings, args.output, false, "catalog is valid");
+    let failing = super::bundle_validate::report(&findings, args.output, false, "catalog is valid", false);
     if failing > 0 {
         bail!("catalog {} is invalid: {failing} error(s)", args.dir.display());
     }

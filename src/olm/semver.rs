@@ -97,6 +97,112 @@ impl Version {
     }
 }
 
+/// blang/semver's `Parse`, with its error texts (operator-framework prints them): strict like [`Version::parse`].
+pub fn parse_blang(s: &str) -> Result<Version, String> {
+    fn uint(s: &str) -> Result<u64, String> {
+        s.parse().map_err(|_| {
+            let why = if s.is_empty() { "invalid syntax" } else { "value out of range" };
+            format!("strconv.ParseUint: parsing {}: {why}", quote_go(s))
+        })
+    }
+    fn numeric(part: &str, what: &str, capital: &str) -> Result<u64, String> {
+        if !part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("Invalid character(s) found in {what} number {}", quote_go(part)));
+        }
+        if part.len() > 1 && part.starts_with('0') {
+            return Err(format!("{capital} number must not contain leading zeroes {}", quote_go(part)));
+        }
+        uint(part)
+    }
+    if s.is_empty() {
+        return Err("Version string empty".into());
+    }
+    let parts: Vec<&str> = s.splitn(3, '.').collect();
+    if parts.len() != 3 {
+        return Err("No Major.Minor.Patch elements found".into());
+    }
+    let major = numeric(parts[0], "major", "Major")?;
+    let minor = numeric(parts[1], "minor", "Minor")?;
+    let mut patch = parts[2];
+    let mut build: Vec<&str> = Vec::new();
+    let mut pre: Vec<&str> = Vec::new();
+    if let Some((p, b)) = patch.split_once('+') {
+        build = b.split('.').collect();
+        patch = p;
+    }
+    if let Some((p, r)) = patch.split_once('-') {
+        pre = r.split('.').collect();
+        patch = p;
+    }
+    let patch = numeric(patch, "patch", "Patch")?;
+    let mut v = Version { major, minor, patch, pre: Vec::new(), build: Vec::new() };
+    for id in pre {
+        if id.is_empty() {
+            return Err("Prerelease is empty".into());
+        }
+        if id.bytes().all(|b| b.is_ascii_digit()) {
+            if id.len() > 1 && id.starts_with('0') {
+                return Err(format!("Numeric PreRelease version must not contain leading zeroes {}", quote_go(id)));
+            }
+            v.pre.push(Pre::Num(uint(id)?));
+        } else if ident_ok(id) {
+            v.pre.push(Pre::Alpha(id.to_string()));
+        } else {
+            return Err(format!("Invalid character(s) found in prerelease {}", quote_go(id)));
+        }
+    }
+    for id in build {
+        if id.is_empty() {
+            return Err("Build meta data is empty".into());
+        }
+        if !ident_ok(id) {
+            return Err(format!("Invalid character(s) found in build meta data {}", quote_go(id)));
+        }
+        v.build.push(id.to_string());
+    }
+    Ok(v)
+}
+
+/// blang/semver v4's `ParseTolerant`: trims spaces and a leading `v`, drops leading zeros, fills a short
+/// `1` or `1.2` with zeros; then [`parse_blang`].
+pub fn parse_tolerant(s: &str) -> Result<Version, String> {
+    let s = s.trim();
+    let s = s.strip_prefix('v').unwrap_or(s);
+    let mut parts: Vec<String> = s
+        .splitn(3, '.')
+        .map(|p| {
+            if p.len() > 1 {
+                let t = p.trim_start_matches('0');
+                if t.is_empty() || !t.as_bytes()[0].is_ascii_digit() { format!("0{t}") } else { t.to_string() }
+            } else {
+                p.to_string()
+            }
+        })
+        .collect();
+    if parts.len() < 3 {
+        if parts.last().is_some_and(|p| p.contains(['+', '-'])) {
+            return Err("Short version cannot contain PreRelease/Build meta data".into());
+        }
+        while parts.len() < 3 {
+            parts.push("0".into());
+        }
+    }
+    parse_blang(&parts.join("."))
+}
+
+/// Go's `%q` for the ASCII texts these messages quote.
+fn quote_go(s: &str) -> String {
+    format!("{s:?}")
+}
+
+impl Version {
+    /// blang's `Compare` >= 0: precedence without build metadata.
+    pub fn ge(&self, other: &Version) -> bool {
+        let strip = |v: &Version| Version { build: Vec::new(), ..v.clone() };
+        strip(self) >= strip(other)
+    }
+}
+
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}.{}", self.major, self.minor, self.patch)?;
@@ -270,6 +376,23 @@ mod tests {
             assert!(Version::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(Version::parse_canonical("1.2.3-rc.1").unwrap().to_string(), "1.2.3-rc.1");
+    }
+
+    #[test]
+    fn blang_parsing_and_tolerance() {
+        assert_eq!(parse_blang("1.2").unwrap_err(), "No Major.Minor.Patch elements found");
+        assert_eq!(parse_blang("x.1.2").unwrap_err(), "Invalid character(s) found in major number \"x\"");
+        assert_eq!(parse_blang("1.02.0").unwrap_err(), "Minor number must not contain leading zeroes \"02\"");
+        assert_eq!(parse_blang("1..0").unwrap_err(), "strconv.ParseUint: parsing \"\": invalid syntax");
+        assert_eq!(parse_blang("1.2.3-").unwrap_err(), "Prerelease is empty");
+        assert_eq!(parse_blang("1.2.3+a_b").unwrap_err(), "Invalid character(s) found in build meta data \"a_b\"");
+        assert_eq!(parse_tolerant(" v1.25 ").unwrap().to_string(), "1.25.0");
+        assert_eq!(parse_tolerant("4.08").unwrap().to_string(), "4.8.0");
+        assert_eq!(parse_tolerant("4.8.1").unwrap().to_string(), "4.8.1");
+        assert_eq!(parse_tolerant("1.2-rc").unwrap_err(), "Short version cannot contain PreRelease/Build meta data");
+        assert_eq!(parse_tolerant("banana").unwrap_err(), "Invalid character(s) found in major number \"0banana\"");
+        assert!(parse_tolerant("4.9.0+b").unwrap().ge(&parse_tolerant("4.9").unwrap()));
+        assert!(!parse_tolerant("4.8.9").unwrap().ge(&parse_tolerant("4.9").unwrap()));
     }
 
     #[test]

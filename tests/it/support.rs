@@ -8,7 +8,10 @@ use assert_cmd::Command;
 /// A `kubesmith` command running in `dir`, with a fixed year so outputs are reproducible.
 pub fn ks(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("kubesmith").expect("the kubesmith binary is built for tests");
-    cmd.current_dir(dir).env("SOURCE_DATE_EPOCH", "1767225600").env_remove("RUST_LOG");
+    cmd.current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1767225600")
+        .env_remove("RUST_LOG")
+        .env_remove("OPERATOR_BUNDLE_CATEGORIES");
     cmd
 }
 
