@@ -7,7 +7,7 @@
 //! a bundle (file names, `annotations.yaml`, `bundle.Dockerfile`) and loads one from disk; `validate` holds the
 //! operator-framework/api validators; `schema` checks an object against a structural schema (OLM's CSV CRD is
 //! embedded from `data/olm/`); `catalog` renders and validates file-based catalogs; `semver` parses versions and
-//! ranges.
+//! ranges; `upgrade` compares a release's CRDs with the previous release's (safe CRD upgrades).
 
 pub mod bundle;
 pub mod catalog;
@@ -15,4 +15,5 @@ pub mod csv;
 pub mod descriptors;
 pub mod schema;
 pub mod semver;
+pub mod upgrade;
 pub mod validate;

@@ -1,4 +1,5 @@
-//! `kubesmith bundle validate DIR`: runs `crate::olm::validate` on a bundle folder and prints the findings.
+//! `kubesmith bundle validate DIR`: runs `crate::olm::validate` on a bundle folder (and, with `--previous OLD`,
+//! `crate::olm::upgrade` against the release it upgrades) and prints the findings.
 //! Errors exit 1; warnings exit 0 unless `--strict`.
 
 use std::path::Path;
@@ -6,9 +7,10 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use crate::cli::{BundleValidateArgs, OutputFormat};
+use crate::cli::{BundleValidateArgs, OutputFormat, UpgradeArgs};
 use crate::commands::UsageError;
 use crate::olm::bundle::BundleFiles;
+use crate::olm::upgrade::{self, Previous, Release};
 use crate::olm::validate::{Finding, Level, Suites, validate};
 
 const OPTIONAL: &[&str] = &["operatorhub", "good-practices", "alpha-deprecated-apis"];
@@ -74,13 +76,28 @@ pub fn report(findings: &[Finding], format: OutputFormat, strict: bool, success:
     failing
 }
 
+/// The release given with `--previous`, read relative to `cwd`.
+pub fn previous(args: &UpgradeArgs, cwd: &Path) -> Result<Option<Previous>> {
+    let Some(path) = &args.previous else {
+        return Ok(None);
+    };
+    Ok(Some(Previous::load(&cwd.join(path), &path.display().to_string())?))
+}
+
+pub fn options(args: &UpgradeArgs) -> upgrade::Options {
+    upgrade::Options { allow_breaking: args.allow_breaking }
+}
+
 pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
     let suites = suites(args)?;
     let files = BundleFiles::load(&cwd.join(&args.dir)).map(|mut f| {
         f.root = args.dir.display().to_string();
         f
     })?;
-    let findings = validate(&files, &suites);
+    let mut findings = validate(&files, &suites);
+    if let Some(previous) = previous(&args.upgrade, cwd)? {
+        findings.extend(upgrade::check(&Release::from_bundle(&files)?, &previous, options(&args.upgrade)));
+    }
     let failing = report(&findings, args.output, args.strict, "All validation tests have completed successfully");
     if failing > 0 {
         let what = if args.strict { "error(s) or warning(s)" } else { "error(s)" };

@@ -1,5 +1,6 @@
 //! `kubesmith make catalog` (a file-based catalog for one package from bundle folders, plus
-//! `<dir>.Dockerfile`) and `kubesmith catalog validate` (opm's rules, and the upgrade graph).
+//! `<dir>.Dockerfile`) and `kubesmith catalog validate` (opm's rules, the upgrade graph, and the CRD upgrade rules
+//! along its edges).
 
 use std::path::{Path, PathBuf};
 
@@ -94,8 +95,10 @@ pub fn run_make(args: &MakeCatalogArgs, cwd: &Path) -> Result<()> {
 
 pub fn run_validate(args: &CatalogValidateArgs, cwd: &Path) -> Result<()> {
     let docs = catalog::load_dir(&cwd.join(&args.dir))?;
-    let (packages, findings) = catalog::validate(&docs);
-    if args.output == OutputFormat::Text && findings.is_empty() {
+    let (packages, mut findings) = catalog::validate(&docs);
+    let opts = crate::olm::upgrade::Options { allow_breaking: args.allow_breaking };
+    findings.extend(crate::olm::upgrade::check_catalog(&packages, opts));
+    if args.output == OutputFormat::Text && !findings.iter().any(|f| f.level == Level::Error) {
         match args.graph {
             GraphFormat::Text => print!("{}", catalog::graph_text(&packages)),
             GraphFormat::Mermaid => print!("{}", catalog::graph_mermaid(&packages)),

@@ -1,6 +1,7 @@
 //! `kubesmith make bundle`: renders `config/manifests` with `kubectl kustomize`, builds the CSV over the user's
 //! base CSV (`crate::olm::csv`) and plans `bundle/manifests`, `bundle/metadata/annotations.yaml`,
-//! `bundle/tests/scorecard/config.yaml` and `bundle.Dockerfile`, removing files that no longer belong.
+//! `bundle/tests/scorecard/config.yaml` and `bundle.Dockerfile`, removing files that no longer belong. With
+//! `--previous OLD` it first runs the safe CRD upgrade check (`crate::olm::upgrade`) and writes nothing if it fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,6 +14,8 @@ use crate::commands::UsageError;
 use crate::olm::bundle::Metadata;
 use crate::olm::csv::{self, Options};
 use crate::olm::semver::{Range, Version};
+use crate::olm::upgrade::{self, Release};
+use crate::olm::validate::Level;
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project};
 
@@ -197,7 +200,10 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         );
     }
 
+    let upgrade_notes = check_upgrade(args, cwd, &package, &generated)?;
+
     let mut plan = Plan::new(cwd);
+    plan.notes.extend(upgrade_notes);
     if args.output_dir != Path::new(crate::cli::BUNDLE_DIR) {
         plan.outside_ok.push(args.output_dir.clone());
     }
@@ -242,6 +248,30 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         "next: `kubesmith bundle validate {shown_dir}`, then `make bundle-build bundle-push` (bundle.Dockerfile)"
     ));
     Ok(plan)
+}
+
+/// `--previous OLD`: the safe CRD upgrade check on the bundle about to be written. Errors stop the command before
+/// anything is written; warnings become notes.
+fn check_upgrade(args: &MakeBundleArgs, cwd: &Path, package: &str, generated: &csv::Generated) -> Result<Vec<String>> {
+    let Some(previous) = super::bundle_validate::previous(&args.upgrade, cwd)? else {
+        return Ok(Vec::new());
+    };
+    let mut objects = vec![generated.csv.clone()];
+    objects.extend(generated.manifests.iter().map(|(_, o)| o.clone()));
+    let shown = args.output_dir.display().to_string();
+    let new = Release::from_objects(&shown, Some(package.to_string()), args.channels.clone(), &objects);
+    let findings = upgrade::check(&new, &previous, super::bundle_validate::options(&args.upgrade));
+    let (errors, warnings): (Vec<_>, Vec<_>) = findings.iter().partition(|f| f.level == Level::Error);
+    if !errors.is_empty() {
+        let all: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
+        bail!(
+            "the bundle would break the upgrade from {} ({} error(s)); nothing was written:\n  {}",
+            args.upgrade.previous.as_deref().unwrap_or(Path::new("")).display(),
+            errors.len(),
+            all.join("\n  ")
+        );
+    }
+    Ok(warnings.iter().map(|f| format!("warning: {}", f.message)).collect())
 }
 
 /// Runs the command: plan, then `--check`, `--dry-run` or apply.

@@ -1,0 +1,3 @@
+//! Unit tests of the upgrade rules on hand-written CRDs, with exact messages.
+
+use super::*;
