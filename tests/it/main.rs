@@ -30,3 +30,4 @@ mod make_manifests_problems;
 mod rbac_cache;
 mod rbac_infer;
 mod support;
+mod upgrade;
