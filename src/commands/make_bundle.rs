@@ -265,7 +265,7 @@ fn check_upgrade(args: &MakeBundleArgs, cwd: &Path, package: &str, generated: &c
     if !errors.is_empty() {
         let all: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
         bail!(
-            "the bundle would break the upgrade from {} ({} error(s)); nothing was written:\n  {}",
+            "the upgrade check against --previous {} failed with {} error(s); nothing was written:\n  {}",
             args.upgrade.previous.as_deref().unwrap_or(Path::new("")).display(),
             errors.len(),
             all.join("\n  ")

@@ -564,3 +564,217 @@ fn upgrade_table_versions() {
     let failures = run(&base, &rows);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// `make bundle` of 0.2.0 into `b2` with these changes allowed (so that it can be compared afterwards).
+fn release_b2(dir: &Path, extra: &[&str]) {
+    let out = ks(dir)
+        .args(["make", "bundle", "--version", "0.2.0", "--output-dir", "b2"])
+        .args(REPLACES)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", output(&out));
+}
+
+fn make_catalog(dir: &Path, bundles: &[&str]) {
+    let mut cmd = ks(dir);
+    cmd.args(["make", "catalog", "--bundle-image", "example.com/memcached-operator-bundle:v{version}"]);
+    for b in bundles {
+        cmd.args(["--bundle", b]);
+    }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", output(&out));
+}
+
+const CATALOG: &str = "catalog/memcached-operator/catalog.yaml";
+
+#[test]
+fn previous_as_a_catalog_or_a_folder_of_crds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = types_base(tmp.path());
+    make_catalog(&dir, &["b1"]);
+    std::fs::create_dir(dir.join("old-crds")).unwrap();
+    let crd_file = "config/crd/bases/cache.example.com_memcacheds.yaml";
+    std::fs::copy(dir.join(crd_file), dir.join("old-crds/memcacheds.yaml")).unwrap();
+
+    // Unchanged: the catalog entry 0.2.0 replaces passes, and so does the CRD folder.
+    release_b2(&dir, &[]);
+    for previous in [CATALOG, "old-crds"] {
+        let out = ks(&dir).args(["bundle", "validate", "b2", "--previous", previous]).output().unwrap();
+        assert!(out.status.success() && !output(&out).contains("upgrade"), "{previous}: {}", output(&out));
+    }
+
+    // A breaking change is reported against the catalog entry and against the CRD folder.
+    edit(&dir, TYPES, "Maximum=10", "Maximum=5");
+    manifests(&dir);
+    let before = snapshot(&dir);
+    let out = ks(&dir)
+        .args(["make", "bundle", "--version", "0.2.0", "--output-dir", "b2", "--previous", CATALOG])
+        .args(REPLACES)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", output(&out));
+    assert_eq!(snapshot(&dir), before, "a refused make bundle writes nothing");
+    release_b2(&dir, &["--previous", CATALOG, "--allow-breaking"]);
+    let out = ks(&dir).args(["bundle", "validate", "b2", "--previous", CATALOG]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        output(&out).contains(&format!(
+            "Error: upgrade from memcached-operator.v0.1.0 ({CATALOG}): {CRD}, version v1alpha1, field spec.size: \
+             maximum lowered from 10 to 5"
+        )),
+        "{}",
+        output(&out)
+    );
+    let out =
+        ks(&dir).args(["bundle", "validate", "b2", "--previous", "old-crds", "--output", "json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["passed"], false);
+    assert!(
+        report["outputs"].as_array().unwrap().iter().any(|o| o["type"] == "error"
+            && o["message"].as_str().unwrap().starts_with(&format!(
+                "upgrade from old-crds: {CRD}, version v1alpha1, field spec.size: maximum lowered"
+            ))),
+        "{report}"
+    );
+
+    // Required -> optional is safe (the previous CRD required `port`; the new one does not).
+    let old = read(&dir.join("old-crds/memcacheds.yaml"));
+    let required = "            required:\n            - size\n";
+    assert!(old.contains(required), "{old}");
+    std::fs::write(
+        dir.join("old-crds/memcacheds.yaml"),
+        old.replace(required, "            required:\n            - port\n            - size\n"),
+    )
+    .unwrap();
+    edit(&dir, TYPES, "Maximum=5", "Maximum=10");
+    manifests(&dir);
+    let out = ks(&dir)
+        .args(["make", "bundle", "--version", "0.2.0", "--output-dir", "b2", "--previous", "old-crds"])
+        .args(REPLACES)
+        .output()
+        .unwrap();
+    assert!(out.status.success() && !output(&out).contains("upgrade"), "{}", output(&out));
+
+    // A catalog whose bundles carry no CRD: an error naming what is missing, even with --allow-breaking.
+    let catalog = read(&dir.join(CATALOG));
+    let stripped: Vec<serde_json::Value> = kubesmith::yaml::from_multi_doc_str(&catalog)
+        .unwrap()
+        .into_iter()
+        .map(|mut d| {
+            if let Some(props) = d["properties"].as_array_mut() {
+                props.retain(|p| p["type"] != "olm.bundle.object");
+            }
+            d
+        })
+        .collect();
+    std::fs::write(dir.join("image-only.yaml"), kubesmith::yaml::to_multi_doc_string(&stripped)).unwrap();
+    let out = ks(&dir)
+        .args(["bundle", "validate", "b2", "--previous", "image-only.yaml", "--allow-breaking"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        output(&out).contains(
+            "Error: upgrade from memcached-operator.v0.1.0 (image-only.yaml): bundle memcached-operator.v0.1.0 in \
+             catalog image-only.yaml carries no CustomResourceDefinition: it provides cache.example.com/v1alpha1 \
+             Memcached (olm.gvk) but no olm.bundle.object property holds the CRD"
+        ),
+        "{}",
+        output(&out)
+    );
+
+    // Not a bundle, catalog or CRD: said, with what to pass.
+    let out = ks(&dir).args(["bundle", "validate", "b2", "--previous", "src"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        output(&out).contains("--previous src holds no CustomResourceDefinition and no catalog"),
+        "{}",
+        output(&out)
+    );
+    // --allow-breaking means nothing without --previous.
+    let out = ks(&dir).args(["bundle", "validate", "b2", "--allow-breaking"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", output(&out));
+}
+
+#[test]
+fn owned_crd_versions_must_match_the_crds_shipped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = types_base(tmp.path());
+    release_b2(&dir, &[]);
+    let csv = dir.join("b2/manifests/memcached-operator.clusterserviceversion.yaml");
+    let text = read(&csv);
+    assert!(text.contains("    version: v1alpha1\n"), "{text}");
+    std::fs::write(&csv, text.replace("    version: v1alpha1\n", "    version: v1beta1\n")).unwrap();
+    let out = ks(&dir).args(["bundle", "validate", "b2", "--previous", "b1", "--allow-breaking"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        output(&out).contains(&format!(
+            "Error: {CRD}: memcached-operator.v0.2.0 does not own served version(s) v1alpha1 (owned: v1beta1; served: \
+             v1alpha1); list exactly the served versions in spec.customresourcedefinitions.owned"
+        )),
+        "{}",
+        output(&out)
+    );
+}
+
+#[test]
+fn catalog_validate_checks_crds_along_every_upgrade_edge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = types_base(tmp.path());
+    edit(&dir, TYPES, "    Fast,\n    Safe,\n", "    Fast,\n");
+    manifests(&dir);
+    release_b2(&dir, &["--previous", "b1", "--allow-breaking"]);
+    make_catalog(&dir, &["b1", "b2"]);
+    let out = ks(&dir).args(["catalog", "validate", "catalog"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", output(&out));
+    assert!(
+        output(&out).contains(&format!(
+            "Error: upgrade memcached-operator.v0.1.0 -> memcached-operator.v0.2.0: {CRD}, version v1alpha1, field \
+             spec.mode: enum value \"Safe\" removed"
+        )),
+        "{}",
+        output(&out)
+    );
+    let out = ks(&dir).args(["catalog", "validate", "catalog", "--allow-breaking"]).output().unwrap();
+    assert!(out.status.success(), "{}", output(&out));
+    assert!(output(&out).contains("(allowed by --allow-breaking)"), "{}", output(&out));
+    assert!(output(&out).contains("channel alpha (head: memcached-operator.v0.2.0)"), "{}", output(&out));
+
+    // A compatible 0.2.0: the catalog is valid and says nothing about CRDs.
+    edit(&dir, TYPES, "    Fast,\n", "    Fast,\n    Safe,\n    Auto,\n");
+    manifests(&dir);
+    release_b2(&dir, &["--previous", "b1"]);
+    make_catalog(&dir, &["b1", "b2"]);
+    let out = ks(&dir).args(["catalog", "validate", "catalog"]).output().unwrap();
+    assert!(out.status.success() && !output(&out).contains("upgrade"), "{}", output(&out));
+    assert!(output(&out).contains("catalog is valid"), "{}", output(&out));
+}
+
+#[test]
+fn the_makefile_passes_previous_bundle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = types_base(tmp.path());
+    edit(&dir, TYPES, "Maximum=10", "Maximum=5");
+    let kubesmith = assert_cmd::cargo::cargo_bin("kubesmith");
+    let make = |extra: &[&str]| {
+        std::process::Command::new("make")
+            .arg("bundle")
+            .arg(format!("KUBESMITH={}", kubesmith.display()))
+            .args(["VERSION=0.2.0", "BUNDLE_METADATA_OPTS=--replaces memcached-operator.v0.1.0"])
+            .args(extra)
+            .current_dir(&dir)
+            .env("SOURCE_DATE_EPOCH", "1767225600")
+            .output()
+            .expect("make runs")
+    };
+    let out = make(&["PREVIOUS_BUNDLE=b1"]);
+    assert!(!out.status.success(), "{}", output(&out));
+    assert!(output(&out).contains("field spec.size: maximum lowered from 10 to 5"), "{}", output(&out));
+    assert!(!dir.join("bundle").exists(), "nothing written");
+    // Without PREVIOUS_BUNDLE the target makes the bundle as before.
+    let out = make(&[]);
+    assert!(out.status.success(), "{}", output(&out));
+    assert!(dir.join("bundle/manifests").is_dir());
+}

@@ -262,8 +262,8 @@ impl Walk<'_> {
                             path,
                             "became nullable (a `T` became `Option<T>`?); OLM v1 refuses any change of `nullable`"
                                 .into(),
-                            "keep it non-nullable: to make the field optional, give the non-Option field \
-                             `#[serde(default)]`"
+                            "keep the type as it was (`#[serde(default)]` would add a default, which OLM v1 \
+                             refuses too); make the field optional in a new API version"
                                 .into(),
                         );
                     }
@@ -303,17 +303,18 @@ impl Walk<'_> {
             let seg = Seg::Prop(name.to_string());
             let existed = old_props.contains_key(&seg);
             path.push(seg);
-            let what = if existed {
-                "became required (it was optional), so objects stored without it no longer validate"
+            let (what, fix) = if existed {
+                (
+                    "became required (it was optional), so objects stored without it no longer validate",
+                    "keep it optional, as it was (`Option<T>`)",
+                )
             } else {
-                "new required field, so objects stored without it no longer validate"
+                (
+                    "new required field, so objects stored without it no longer validate",
+                    "make it optional: `Option<T>`, or `#[serde(default)]`",
+                )
             };
-            self.push(
-                Rule::RequiredAdded,
-                path,
-                what.into(),
-                "keep it optional: `Option<T>` or `#[serde(default)]` (a default for it is a change of its own)".into(),
-            );
+            self.push(Rule::RequiredAdded, path, what.into(), fix.into());
             path.pop();
         }
     }

@@ -170,8 +170,7 @@ fn new_required_fields_are_refused_and_required_to_optional_is_not() {
         diff(old.clone(), became.clone()),
         [format!(
             "{CRD}, version v1, field spec.size: became required (it was optional), so objects stored without it no \
-             longer validate; keep it optional: `Option<T>` or `#[serde(default)]` (a default for it is a change of \
-             its own)"
+             longer validate; keep it optional, as it was (`Option<T>`)"
         )]
     );
     // Required -> optional is safe.
