@@ -116,7 +116,7 @@ impl Release {
 /// The release given with `--previous`.
 #[derive(Debug, Clone)]
 pub enum Previous {
-    Bundle(Release),
+    Bundle(Box<Release>),
     /// Catalog documents; the predecessors are the entries of NEW's channels that NEW replaces or skips.
     Catalog {
         shown: String,
@@ -161,7 +161,7 @@ impl Previous {
             if path.join("manifests").is_dir() && path.join("metadata").is_dir() {
                 let mut files = BundleFiles::load(path)?;
                 files.root = shown.to_string();
-                return Ok(Previous::Bundle(Release::from_bundle(&files)?));
+                return Ok(Previous::Bundle(Box::new(Release::from_bundle(&files)?)));
             }
             yaml_files(path)?
         } else if path.is_file() {

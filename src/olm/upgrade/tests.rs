@@ -510,7 +510,7 @@ fn an_upgrade_edge_must_lead_from_old_to_new() {
 fn allow_breaking_turns_breaking_errors_into_warnings_only() {
     let old = release(csv("widgets.v0.1.0", "0.1.0", &["v1"]), vec![one(obj(json!({"size": {"type": "integer"}})))]);
     let new = release(csv("widgets.v0.2.0", "0.2.0", &["v1"]), vec![one(obj(json!({"size": {"type": "string"}})))]);
-    let previous = Previous::Bundle(old);
+    let previous = Previous::Bundle(Box::new(old));
     let strict = check(&new, &previous, Options::default());
     assert_eq!(strict.iter().map(|f| f.level).collect::<Vec<_>>(), [Level::Error, Level::Error]);
     assert!(strict[0].message.starts_with("upgrade from widgets.v0.1.0: no upgrade edge"), "{}", strict[0].message);
@@ -560,8 +560,8 @@ fn a_catalog_as_previous_compares_with_the_bundles_new_replaces_or_skips() {
     let docs = catalog(
         json!([{"name": "widgets.v0.1.0"}, {"name": "widgets.v0.1.1", "replaces": "widgets.v0.1.0"}]),
         vec![
-            catalog_bundle("widgets.v0.1.0", "0.1.0", &[v1.clone()], true),
-            catalog_bundle("widgets.v0.1.1", "0.1.1", &[v1.clone()], true),
+            catalog_bundle("widgets.v0.1.0", "0.1.0", std::slice::from_ref(&v1), true),
+            catalog_bundle("widgets.v0.1.1", "0.1.1", std::slice::from_ref(&v1), true),
         ],
     );
     let previous = Previous::Catalog { shown: "catalog.yaml".into(), docs };
@@ -615,7 +615,7 @@ fn catalog_validate_checks_every_edge_that_carries_crds() {
             {"name": "widgets.v0.3.0", "replaces": "widgets.v0.2.0", "skipRange": ">=0.1.0 <0.3.0"}
         ]),
         vec![
-            catalog_bundle("widgets.v0.1.0", "0.1.0", &[v1.clone()], true),
+            catalog_bundle("widgets.v0.1.0", "0.1.0", std::slice::from_ref(&v1), true),
             catalog_bundle("widgets.v0.2.0", "0.2.0", &[v1], true),
             catalog_bundle("widgets.v0.3.0", "0.3.0", &[v2], true),
         ],
