@@ -96,7 +96,10 @@ pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
     })?;
     let mut findings = validate(&files, &suites);
     if let Some(previous) = previous(&args.upgrade, cwd)? {
-        findings.extend(upgrade::check(&Release::from_bundle(&files)?, &previous, options(&args.upgrade)));
+        match Release::from_bundle(&files) {
+            Ok(new) => findings.extend(upgrade::check(&new, &previous, options(&args.upgrade))),
+            Err(e) => findings.push(Finding { level: Level::Error, message: format!("upgrade check not run: {e:#}") }),
+        }
     }
     let failing = report(&findings, args.output, args.strict, "All validation tests have completed successfully");
     if failing > 0 {

@@ -420,10 +420,20 @@ impl Walk<'_> {
 
     fn bound(&mut self, path: &[Seg], key: &str, a: Option<&Value>, b: Option<&Value>, minimum: bool) {
         let num = |v: Option<&Value>| v.and_then(Value::as_f64);
-        let (rule, verb, beyond) = if minimum {
-            (Rule::MinimumTightened, "raised", "smaller")
-        } else {
-            (Rule::MaximumTightened, "lowered", "larger")
+        if (a.is_some() && num(a).is_none()) || (b.is_some() && num(b).is_none()) {
+            return self.unknown(path, &format!("`{key}`"), a, b);
+        }
+        let (rule, verb) =
+            if minimum { (Rule::MinimumTightened, "raised") } else { (Rule::MaximumTightened, "lowered") };
+        let beyond = match key {
+            "minimum" => "smaller values",
+            "maximum" => "larger values",
+            "minLength" => "shorter strings",
+            "maxLength" => "longer strings",
+            "minItems" => "fewer items",
+            "maxItems" => "more items",
+            "minProperties" => "fewer properties",
+            _ => "more properties",
         };
         let what = match (num(a), num(b)) {
             (None, Some(_)) => format!("{key} {} added where there was none", show(b.unwrap_or(&Value::Null))),
@@ -436,7 +446,7 @@ impl Walk<'_> {
         self.push(
             rule,
             path,
-            format!("{what}, so stored objects with {beyond} values no longer validate"),
+            format!("{what}, so stored objects with {beyond} there no longer validate"),
             "keep the old bound; enforce the tighter one for new objects in a validating webhook".into(),
         );
     }

@@ -258,7 +258,12 @@ fn enum_rules() {
 fn tightened_minima_are_refused_and_relaxed_ones_are_not() {
     let tail =
         "no longer validate; keep the old bound; enforce the tighter one for new objects in a validating webhook";
-    for key in ["minimum", "minLength", "minItems", "minProperties"] {
+    for (key, beyond) in [
+        ("minimum", "smaller values"),
+        ("minLength", "shorter strings"),
+        ("minItems", "fewer items"),
+        ("minProperties", "fewer properties"),
+    ] {
         let at = |v: Option<i64>| {
             let mut s = json!({"type": "integer"});
             if let Some(v) = v {
@@ -269,14 +274,14 @@ fn tightened_minima_are_refused_and_relaxed_ones_are_not() {
         assert_eq!(
             diff(at(None), at(Some(1))),
             [format!(
-                "{CRD}, version v1, field spec.x: {key} 1 added where there was none, so stored objects with smaller \
-                 values {tail}"
+                "{CRD}, version v1, field spec.x: {key} 1 added where there was none, so stored objects with {beyond} \
+                 there {tail}"
             )]
         );
         assert_eq!(
             diff(at(Some(1)), at(Some(2))),
             [format!(
-                "{CRD}, version v1, field spec.x: {key} raised from 1 to 2, so stored objects with smaller values {tail}"
+                "{CRD}, version v1, field spec.x: {key} raised from 1 to 2, so stored objects with {beyond} there {tail}"
             )]
         );
         assert!(diff(at(Some(2)), at(Some(1))).is_empty(), "{key} lowered");
@@ -287,7 +292,12 @@ fn tightened_minima_are_refused_and_relaxed_ones_are_not() {
 
 #[test]
 fn tightened_maxima_are_refused_and_relaxed_ones_are_not() {
-    for key in ["maximum", "maxLength", "maxItems", "maxProperties"] {
+    for (key, beyond) in [
+        ("maximum", "larger values"),
+        ("maxLength", "longer strings"),
+        ("maxItems", "more items"),
+        ("maxProperties", "more properties"),
+    ] {
         let at = |v: Option<f64>| {
             let mut s = json!({"type": "number"});
             if let Some(v) = v {
@@ -298,7 +308,7 @@ fn tightened_maxima_are_refused_and_relaxed_ones_are_not() {
         assert_eq!(
             diff(at(Some(10.0)), at(Some(5.5))),
             [format!(
-                "{CRD}, version v1, field spec.x: {key} lowered from 10.0 to 5.5, so stored objects with larger values \
+                "{CRD}, version v1, field spec.x: {key} lowered from 10.0 to 5.5, so stored objects with {beyond} there \
                  no longer validate; keep the old bound; enforce the tighter one for new objects in a validating webhook"
             )]
         );
@@ -306,6 +316,9 @@ fn tightened_maxima_are_refused_and_relaxed_ones_are_not() {
         assert!(diff(at(Some(5.0)), at(Some(10.0))).is_empty(), "{key} raised");
         assert!(diff(at(Some(5.0)), at(None)).is_empty(), "{key} removed");
     }
+    // A bound that is not a number cannot be compared: an unknown change.
+    let text = one(obj(json!({"x": {"type": "integer", "maximum": "ten"}})));
+    assert_eq!(rules(one(obj(json!({"x": {"type": "integer", "maximum": 10}}))), text), [Rule::UnknownChange]);
 }
 
 #[test]
