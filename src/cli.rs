@@ -547,6 +547,8 @@ pub struct MakeBundleArgs {
     /// Print the files that would be written, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    #[command(flatten)]
+    pub upgrade: UpgradeArgs,
 }
 
 /// Output format of the validators.
@@ -587,6 +589,20 @@ pub struct BundleValidateArgs {
     /// Output format.
     #[arg(long, short = 'o', value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    #[command(flatten)]
+    pub upgrade: UpgradeArgs,
+}
+
+/// The safe CRD upgrade check (`bundle validate` and `make bundle`).
+#[derive(Debug, Args)]
+pub struct UpgradeArgs {
+    /// The release this one upgrades: its bundle folder, a catalog (the entries this bundle replaces or skips), or
+    /// a folder of its CRDs. CRD changes that break objects it stored are errors.
+    #[arg(long, value_name = "OLD")]
+    pub previous: Option<PathBuf>,
+    /// Report breaking CRD changes as warnings instead of errors.
+    #[arg(long, requires = "previous")]
+    pub allow_breaking: bool,
 }
 
 /// How `catalog validate` prints the upgrade graph.
@@ -640,4 +656,7 @@ pub struct CatalogValidateArgs {
     /// Output format of the findings.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
+    /// Report breaking CRD changes along the upgrade edges as warnings instead of errors.
+    #[arg(long)]
+    pub allow_breaking: bool,
 }

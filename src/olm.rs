@@ -9,7 +9,8 @@
 //! embedded from `data/olm/`); `catalog` renders and validates file-based catalogs; `semver` parses versions and
 //! ranges; `dependencies` holds a bundle's OLM dependencies (`metadata/dependencies.yaml`, their catalog properties,
 //! `catalog validate --resolve`); `install_modes` the CSV's install modes (the project's defaults, precedence, RBAC
-//! warnings); `settings` what `make bundle` records in PROJECT.
+//! warnings); `settings` what `make bundle` records in PROJECT; `upgrade` compares a release's CRDs with the previous release's (safe CRD
+//! upgrades).
 
 pub mod bundle;
 pub mod catalog;
@@ -20,4 +21,5 @@ pub mod install_modes;
 pub mod schema;
 pub mod semver;
 pub mod settings;
+pub mod upgrade;
 pub mod validate;

@@ -1,15 +1,17 @@
-//! `kubesmith bundle validate DIR`: runs `crate::olm::validate` (and, with `--olm-v1`, `olm::validate::olm_v1`) on a
-//! bundle folder and prints the findings. Errors exit 1; warnings exit 0 unless `--strict`. The files the optional
-//! validators read (`index-path`, `OPERATOR_BUNDLE_CATEGORIES`) are read here.
+//! `kubesmith bundle validate DIR`: runs `crate::olm::validate` on a bundle folder (with `--olm-v1`,
+//! `olm::validate::olm_v1`; with `--previous OLD`, `crate::olm::upgrade` against the release it upgrades) and prints
+//! the findings. Errors exit 1; warnings exit 0 unless `--strict`. The files the optional validators read
+//! (`index-path`, `OPERATOR_BUNDLE_CATEGORIES`) are read here.
 
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use crate::cli::{BundleValidateArgs, OutputFormat};
+use crate::cli::{BundleValidateArgs, OutputFormat, UpgradeArgs};
 use crate::commands::UsageError;
 use crate::olm::bundle::BundleFiles;
+use crate::olm::upgrade::{self, Previous, Release};
 use crate::olm::validate::{CustomCategories, Finding, IndexFile, Level, Suites, read_custom_categories, validate};
 
 /// Every optional validator, in operator-sdk's order.
@@ -155,6 +157,18 @@ pub fn report(findings: &[Finding], format: OutputFormat, strict: bool, success:
     failing
 }
 
+/// The release given with `--previous`, read relative to `cwd`.
+pub fn previous(args: &UpgradeArgs, cwd: &Path) -> Result<Option<Previous>> {
+    let Some(path) = &args.previous else {
+        return Ok(None);
+    };
+    Ok(Some(Previous::load(&cwd.join(path), &path.display().to_string())?))
+}
+
+pub fn options(args: &UpgradeArgs) -> upgrade::Options {
+    upgrade::Options { allow_breaking: args.allow_breaking }
+}
+
 pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
     let mut suites = suites(args)?;
     suites.index_path = index_file(args, cwd);
@@ -166,6 +180,12 @@ pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
     let mut findings = validate(&files, &suites);
     if args.olm_v1 {
         findings.extend(crate::olm::validate::olm_v1::check(&files));
+    }
+    if let Some(previous) = previous(&args.upgrade, cwd)? {
+        match Release::from_bundle(&files) {
+            Ok(new) => findings.extend(upgrade::check(&new, &previous, options(&args.upgrade))),
+            Err(e) => findings.push(Finding { level: Level::Error, message: format!("upgrade check not run: {e:#}") }),
+        }
     }
     let failing = report(&findings, args.output, args.strict, "All validation tests have completed successfully", true);
     if failing > 0 {

@@ -1,6 +1,6 @@
 //! `kubesmith make catalog` (a file-based catalog for one package from bundle folders, plus
-//! `<dir>.Dockerfile`) and `kubesmith catalog validate` (opm's rules, the upgrade graph, and with `--resolve` the
-//! bundles' dependencies).
+//! `<dir>.Dockerfile`) and `kubesmith catalog validate` (opm's rules, the upgrade graph, the CRD upgrade rules
+//! along its edges, and with `--resolve` the bundles' dependencies).
 
 use std::path::{Path, PathBuf};
 
@@ -106,6 +106,8 @@ fn load_catalog(path: &Path) -> Result<Vec<serde_json::Value>> {
 pub fn run_validate(args: &CatalogValidateArgs, cwd: &Path) -> Result<()> {
     let docs = catalog::load_dir(&cwd.join(&args.dir))?;
     let (packages, mut findings) = catalog::validate(&docs);
+    let opts = crate::olm::upgrade::Options { allow_breaking: args.allow_breaking };
+    findings.extend(crate::olm::upgrade::check_catalog(&packages, opts));
     if args.resolve {
         let mut with = Vec::new();
         for w in &args.with {

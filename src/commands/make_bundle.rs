@@ -2,7 +2,8 @@
 //! base CSV (`crate::olm::csv`) and plans `bundle/manifests`, `bundle/metadata/annotations.yaml`,
 //! `bundle/metadata/dependencies.yaml`, `bundle/tests/scorecard/config.yaml` and `bundle.Dockerfile`, removing files
 //! that no longer belong. The install modes follow `crate::olm::install_modes`; dependencies and install modes given
-//! with flags are recorded in PROJECT (`crate::olm::settings`).
+//! with flags are recorded in PROJECT (`crate::olm::settings`). With `--previous OLD` it first runs the safe CRD
+//! upgrade check (`crate::olm::upgrade`) and writes nothing if it fails.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,6 +19,8 @@ use crate::olm::dependencies;
 use crate::olm::install_modes::{self, Source};
 use crate::olm::semver::{Range, Version};
 use crate::olm::settings::{Requested, Settings};
+use crate::olm::upgrade::{self, Release};
+use crate::olm::validate::Level;
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project};
 
@@ -213,7 +216,10 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         );
     }
 
+    let upgrade_notes = check_upgrade(args, cwd, &package, &generated)?;
+
     let mut plan = Plan::new(cwd);
+    plan.notes.extend(upgrade_notes);
     if args.output_dir != Path::new(crate::cli::BUNDLE_DIR) {
         plan.outside_ok.push(args.output_dir.clone());
     }
@@ -304,6 +310,30 @@ fn install_mode_notes(choice: &install_modes::Choice, csv: &Value) -> Vec<String
         ));
     }
     notes
+}
+
+/// `--previous OLD`: the safe CRD upgrade check on the bundle about to be written. Errors stop the command before
+/// anything is written; warnings become notes.
+fn check_upgrade(args: &MakeBundleArgs, cwd: &Path, package: &str, generated: &csv::Generated) -> Result<Vec<String>> {
+    let Some(previous) = super::bundle_validate::previous(&args.upgrade, cwd)? else {
+        return Ok(Vec::new());
+    };
+    let mut objects = vec![generated.csv.clone()];
+    objects.extend(generated.manifests.iter().map(|(_, o)| o.clone()));
+    let shown = args.output_dir.display().to_string();
+    let new = Release::from_objects(&shown, Some(package.to_string()), args.channels.clone(), &objects);
+    let findings = upgrade::check(&new, &previous, super::bundle_validate::options(&args.upgrade));
+    let (errors, warnings): (Vec<_>, Vec<_>) = findings.iter().partition(|f| f.level == Level::Error);
+    if !errors.is_empty() {
+        let all: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
+        bail!(
+            "the upgrade check against --previous {} failed with {} error(s); nothing was written:\n  {}",
+            args.upgrade.previous.as_deref().unwrap_or(Path::new("")).display(),
+            errors.len(),
+            all.join("\n  ")
+        );
+    }
+    Ok(warnings.iter().map(|f| format!("warning: {}", f.message)).collect())
 }
 
 /// Runs the command: plan, then `--check`, `--dry-run` or apply.

@@ -32,3 +32,4 @@ mod namespaced;
 mod rbac_cache;
 mod rbac_infer;
 mod support;
+mod upgrade;
