@@ -634,7 +634,7 @@ fn previous_as_a_catalog_or_a_folder_of_crds() {
     assert!(
         report["outputs"].as_array().unwrap().iter().any(|o| o["type"] == "error"
             && o["message"].as_str().unwrap().starts_with(&format!(
-                "upgrade from old-crds: {CRD}, version v1alpha1, field spec.size: maximum lowered"
+                "Error: upgrade from old-crds: {CRD}, version v1alpha1, field spec.size: maximum lowered"
             ))),
         "{report}"
     );
