@@ -196,6 +196,8 @@ impl ShutdownTrigger {
 /// What the manager hands to each controller when starting it.
 #[derive(Clone)]
 pub struct Runtime {
+    /// The name of the controller being started (its registration's): the label of its metrics and logs.
+    pub controller: &'static str,
     /// Kubernetes client.
     pub client: Client,
     /// Shared reconcile metrics (registered in the `/metrics` registry).
@@ -326,13 +328,14 @@ impl Manager {
             None => true,
         };
         if leading {
-            let runtime = Runtime {
-                client,
-                metrics,
-                shutdown: shutdown.clone(),
-            };
             for controller in controllers {
-                running.spawn((controller.start)(runtime.clone()));
+                let runtime = Runtime {
+                    controller: controller.name,
+                    client: client.clone(),
+                    metrics: metrics.clone(),
+                    shutdown: shutdown.clone(),
+                };
+                running.spawn((controller.start)(runtime));
             }
             let hold = async {
                 match &elector {
