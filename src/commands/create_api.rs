@@ -273,6 +273,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         };
         plan_controller_modules(&mut plan, &modules, &ctx)?;
         if let Some(image) = &image {
+            image.plan_operand(&mut plan, &ctx, pf)?;
             image.plan_manager_env(&mut plan, &args.kind)?;
         }
     }
@@ -430,6 +431,10 @@ fn plan_api_modules(
     }
 }
 
+/// Modules of `src/controller.rs` that are no kind's: the test helpers (`controller::testing`) and what the
+/// `--image` reconcilers share (`controller::operand`).
+const SHARED_CONTROLLER_MODULES: &[&str] = &["testing", "operand"];
+
 /// Where a controller module is declared.
 struct ControllerModules<'a> {
     /// Multigroup only: `src/controller/<group>.rs`.
@@ -443,6 +448,19 @@ struct ControllerModules<'a> {
 
 /// Declares the controller module and registers it in the manager. `group_ctx` renders a new group module.
 fn plan_controller_modules(plan: &mut Plan, m: &ControllerModules, group_ctx: &impl Serialize) -> Result<()> {
+    // The module `src/controller.rs` would declare must not be one of the shared ones it declares itself.
+    let (declared, what) = match m.group_file {
+        Some(_) => (m.group, "group"),
+        None => (m.kind, "kind"),
+    };
+    if SHARED_CONTROLLER_MODULES.contains(&declared.ident.as_str()) {
+        anyhow::bail!(
+            "the controller module of {what} `{}` would be `controller::{}`, which the project keeps for what every \
+             controller shares; choose another {what} name, or pass --controller=false",
+            declared.ident,
+            declared.ident
+        );
+    }
     match m.group_file {
         Some(group_file) => {
             if !plan.exists(group_file) {

@@ -13,7 +13,7 @@ use crate::commands::scaffold::{
 };
 use crate::names;
 use crate::plan::Plan;
-use crate::project::{Project, ResourceWebhooks};
+use crate::project::{Project, ProjectFile, ResourceWebhooks};
 use crate::render;
 
 /// Marker lines where `create webhook` inserts lines.
@@ -181,45 +181,22 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
     let plural = if resource.plural.is_empty() { names::kube_plural(&kind_lower) } else { resource.plural.clone() };
     let qualified_group = names::qualified_group(&args.group, &pf.domain);
     let modules = KindModules::new(pf.multigroup, &args.group, &pf.domain, &args.version, &args.kind);
-    let dashed_group = qualified_group.replace('.', "-");
-    let test_name = format!(
-        "webhook_{}{}_{}",
-        if pf.multigroup { format!("{}_", modules.group.file) } else { String::new() },
-        modules.version.file,
-        modules.kind.file.trim_end_matches('_')
-    );
-    let ctx = WebhookContext {
-        project_name: pf.project_name.clone(),
-        crate_name: project.crate_name(),
-        qualified_group: qualified_group.clone(),
-        version: args.version.clone(),
-        kind: args.kind.clone(),
-        kind_lower: kind_lower.clone(),
-        kind_file: modules.kind.file.clone(),
-        plural: plural.clone(),
+    let target = Target {
+        version: &args.version,
+        kind: &args.kind,
+        api_group: &qualified_group,
+        plural,
         namespaced: resource.api.as_ref().is_some_and(|a| a.namespaced),
-        test_name: test_name.clone(),
+    };
+    let mut ctx = WebhookContext {
+        qualified_group: qualified_group.clone(),
         api_module_path: modules.version_path("api"),
-        webhook_module_path: format!("{}::{}", modules.version_path("webhook"), modules.kind.ident),
-        registration_name: format!("{kind_lower}-{}", args.version),
-        mutate_path: format!("/mutate-{dashed_group}-{}-{kind_lower}", args.version),
-        validate_path: format!("/validate-{dashed_group}-{}-{kind_lower}", args.version),
-        mutate_name: format!("m{kind_lower}-{}.kb.io", args.version),
-        validate_name: format!("v{kind_lower}-{}.kb.io", args.version),
-        spoke_version: String::new(),
-        spoke_api_module_path: String::new(),
-        foreign: false,
         type_path: format!("crate::{}::{}", modules.version_path("api"), args.kind),
         api_version: format!("{qualified_group}/{}", args.version),
-        api_group: qualified_group.clone(),
         marker_group: qualified_group.clone(),
-        builtin: false,
-        team_label: String::new(),
-        label_examples: false,
-        spec_json: "{}".into(),
+        ..WebhookContext::new(&project, &modules, target)
     };
     let types_file = modules.version_dir("api").join(format!("{}.rs", modules.kind.file));
-    let mut ctx = ctx;
     if !has_foo(&std::fs::read_to_string(cwd.join(&types_file)).unwrap_or_default()) {
         if args.conversion {
             anyhow::bail!(
@@ -235,13 +212,7 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
     }
 
     let mut plan = Plan::new(cwd);
-    let first_webhook_in_project = pf.resources.iter().all(|r| r.webhooks.is_none());
-    if first_webhook_in_project {
-        plan_project_files(&mut plan, &ctx)?;
-    }
-    let kind_file = modules.version_dir("webhook").join(format!("{}.rs", modules.kind.file));
-    let test_file = PathBuf::from(format!("tests/{test_name}.rs"));
-    plan_kind_modules(&mut plan, &modules, &kind_file, &test_file, &ctx)?;
+    let (kind_file, test_file) = plan_kind(&mut plan, pf, &modules, &ctx)?;
 
     let wanted = [
         (Part::Defaulting, args.defaulting, existing.defaulting),
@@ -286,19 +257,7 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
             webhook_version: "v1".into(),
         });
     }
-    plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
-
-    // The webhook configurations follow from the markers just planned.
-    crate::commands::make_manifests::plan_webhook_manifests(
-        &mut plan,
-        Path::new("config/webhook"),
-        &[PathBuf::from("src")],
-    )?;
-    plan.notes.push(format!(
-        "next: edit the webhooks in {}, then run `kubesmith make manifests` and `cargo test`",
-        kind_file.with_extension("").display()
-    ));
-    Ok(plan)
+    finish(plan, &file, &kind_file)
 }
 
 /// Files every project gets with its first webhook: config/webhook, config/certmanager, the manager patch, the
@@ -465,54 +424,29 @@ fn plan_foreign(args: &CreateWebhookArgs, project: &Project, f: &Foreign, cwd: &
         .into());
     }
     let modules = KindModules::new(pf.multigroup, &f.project_group, "", &f.version, &f.kind);
-    let dashed_group = f.api_group.replace('.', "-");
-    let kind_lower = f.kind.to_ascii_lowercase();
-    let test_name = format!(
-        "webhook_{}{}_{}",
-        if pf.multigroup { format!("{}_", modules.group.file) } else { String::new() },
-        modules.version.file,
-        modules.kind.file.trim_end_matches('_')
-    );
-    let ctx = WebhookContext {
-        project_name: pf.project_name.clone(),
-        crate_name: project.crate_name(),
-        qualified_group: if f.api_group.is_empty() { "core".into() } else { f.api_group.clone() },
-        version: f.version.clone(),
-        kind: f.kind.clone(),
-        kind_lower: kind_lower.clone(),
-        kind_file: modules.kind.file.clone(),
+    let target = Target {
+        version: &f.version,
+        kind: &f.kind,
+        api_group: &f.api_group,
         plural: f.plural.clone(),
         namespaced: f.namespaced,
-        test_name: test_name.clone(),
-        api_module_path: String::new(),
-        webhook_module_path: format!("{}::{}", modules.version_path("webhook"), modules.kind.ident),
-        registration_name: format!("{kind_lower}-{}", f.version),
-        mutate_path: format!("/mutate-{dashed_group}-{}-{kind_lower}", f.version),
-        validate_path: format!("/validate-{dashed_group}-{}-{kind_lower}", f.version),
-        mutate_name: format!("m{kind_lower}-{}.kb.io", f.version),
-        validate_name: format!("v{kind_lower}-{}.kb.io", f.version),
-        spoke_version: String::new(),
-        spoke_api_module_path: String::new(),
+    };
+    let ctx = WebhookContext {
+        qualified_group: if f.api_group.is_empty() { "core".into() } else { f.api_group.clone() },
         foreign: true,
         type_path: f.type_path.clone(),
         api_version: f.api_version(),
-        api_group: f.api_group.clone(),
         marker_group: f.marker_group(),
         builtin: f.builtin,
         team_label: format!("{}/team", pf.domain),
         label_examples: true,
-        spec_json: "{}".into(),
+        ..WebhookContext::new(project, &modules, target)
     };
     let existing_entry = foreign::find_foreign(pf, &args.group, &args.version, &args.kind);
     let existing = existing_entry.and_then(|r| r.webhooks.clone()).unwrap_or_default();
 
     let mut plan = Plan::new(cwd);
-    if pf.resources.iter().all(|r| r.webhooks.is_none()) {
-        plan_project_files(&mut plan, &ctx)?;
-    }
-    let kind_file = modules.version_dir("webhook").join(format!("{}.rs", modules.kind.file));
-    let test_file = PathBuf::from(format!("tests/{test_name}.rs"));
-    plan_kind_modules(&mut plan, &modules, &kind_file, &test_file, &ctx)?;
+    let (kind_file, test_file) = plan_kind(&mut plan, pf, &modules, &ctx)?;
     let wanted = [
         (Part::Defaulting, args.defaulting, existing.defaulting),
         (Part::Validation, args.programmatic_validation, existing.validation),
@@ -544,6 +478,84 @@ fn plan_foreign(args: &CreateWebhookArgs, project: &Project, f: &Foreign, cwd: &
             file.resources.push(entry);
         }
     }
+    finish(plan, &file, &kind_file)
+}
+
+/// What the webhook templates of a kind need to know about it, beyond the project.
+struct Target<'a> {
+    version: &'a str,
+    kind: &'a str,
+    /// The API group in reviews and webhook paths (`cache.example.com`; `""` for core).
+    api_group: &'a str,
+    plural: String,
+    namespaced: bool,
+}
+
+impl WebhookContext {
+    /// The context of `target`'s webhooks in the modules `modules`: names, paths and test target; what depends on
+    /// whether the project defines the kind (its API module and path, the examples' style) is left empty.
+    fn new(project: &Project, modules: &KindModules, target: Target) -> Self {
+        let Target { version, kind, api_group, plural, namespaced } = target;
+        let kind_lower = kind.to_ascii_lowercase();
+        let dashed_group = api_group.replace('.', "-");
+        let group_prefix = if modules.multigroup { format!("{}_", modules.group.file) } else { String::new() };
+        WebhookContext {
+            project_name: project.file.project_name.clone(),
+            crate_name: project.crate_name(),
+            qualified_group: String::new(),
+            version: version.to_string(),
+            kind: kind.to_string(),
+            kind_lower: kind_lower.clone(),
+            kind_file: modules.kind.file.clone(),
+            plural,
+            namespaced,
+            test_name: format!(
+                "webhook_{group_prefix}{}_{}",
+                modules.version.file,
+                modules.kind.file.trim_end_matches('_')
+            ),
+            api_module_path: String::new(),
+            webhook_module_path: format!("{}::{}", modules.version_path("webhook"), modules.kind.ident),
+            registration_name: format!("{kind_lower}-{version}"),
+            mutate_path: format!("/mutate-{dashed_group}-{version}-{kind_lower}"),
+            validate_path: format!("/validate-{dashed_group}-{version}-{kind_lower}"),
+            mutate_name: format!("m{kind_lower}-{version}.kb.io"),
+            validate_name: format!("v{kind_lower}-{version}.kb.io"),
+            spoke_version: String::new(),
+            spoke_api_module_path: String::new(),
+            foreign: false,
+            type_path: String::new(),
+            api_version: String::new(),
+            api_group: api_group.to_string(),
+            marker_group: String::new(),
+            builtin: false,
+            team_label: String::new(),
+            label_examples: false,
+            spec_json: "{}".into(),
+        }
+    }
+}
+
+/// The project files of the first webhook, and the kind's webhook module and HTTPS test file; returns the paths of
+/// those two.
+fn plan_kind(
+    plan: &mut Plan,
+    pf: &ProjectFile,
+    modules: &KindModules,
+    ctx: &WebhookContext,
+) -> Result<(PathBuf, PathBuf)> {
+    if pf.resources.iter().all(|r| r.webhooks.is_none()) {
+        plan_project_files(plan, ctx)?;
+    }
+    let kind_file = modules.version_dir("webhook").join(format!("{}.rs", modules.kind.file));
+    let test_file = PathBuf::from(format!("tests/{}.rs", ctx.test_name));
+    plan_kind_modules(plan, modules, &kind_file, &test_file, ctx)?;
+    Ok((kind_file, test_file))
+}
+
+/// Records `file` as PROJECT, plans the webhook configurations that follow from the markers just planned, and says
+/// where to go next.
+fn finish(mut plan: Plan, file: &ProjectFile, kind_file: &Path) -> Result<Plan> {
     plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
     crate::commands::make_manifests::plan_webhook_manifests(
         &mut plan,

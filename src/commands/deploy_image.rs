@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::cli::CreateApiArgs;
 use crate::commands::UsageError;
 use crate::commands::create_api::ApiContext;
+use crate::commands::scaffold::insert_rust;
 use crate::edit::{self, Lang};
 use crate::plan::Plan;
 use crate::project::ProjectFile;
@@ -23,6 +24,8 @@ pub const PLUGIN_KEY: &str = "deploy-image.rust.kubesmith.io/v1alpha1";
 pub const MANAGER_FILE: &str = "config/manager/manager.yaml";
 /// Marker line ending the manager container's `env:` list.
 pub const MANAGER_ENV_MARKER: &str = "# +kubesmith:scaffold:manager-env";
+/// The module the `--image` reconcilers share.
+pub const OPERAND_FILE: &str = "src/controller/operand.rs";
 /// The largest uid Kubernetes accepts in `runAsUser`.
 const MAX_UID: i64 = i32::MAX as i64;
 /// The longest container port name Kubernetes accepts (an IANA service name).
@@ -130,6 +133,18 @@ impl DeployImage {
     /// The reconciler that runs the image as a Deployment.
     pub fn controller(&self, api: &ApiContext, project: &ProjectFile) -> Result<String> {
         render::render("api/src/controller/kind_image.rs.hbs", &self.context(api, project))
+    }
+
+    /// The module every `--image` reconciler shares (`controller::operand`: the Deployment, its apply and its rollout
+    /// as conditions), with the first kind that needs it.
+    pub fn plan_operand(&self, plan: &mut Plan, api: &ApiContext, project: &ProjectFile) -> Result<()> {
+        let path = Path::new(OPERAND_FILE);
+        if plan.exists(path) {
+            return Ok(());
+        }
+        plan.create(path, render::render("api/src/controller/operand.rs.hbs", &self.context(api, project))?);
+        let marker = crate::commands::create_api::markers::CONTROLLER_MODULES;
+        insert_rust(plan, Path::new("src/controller.rs"), marker, &["pub mod operand;".to_string()])
     }
 
     /// Adds (or updates) `<KIND>_IMAGE` in the manager's environment.

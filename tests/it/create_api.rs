@@ -119,6 +119,34 @@ fn a_second_version_keeps_one_storage_version() {
     assert_eq!(snapshot(&dir), before);
 }
 
+/// `controller::testing` and `controller::operand` are the project's own modules: a kind (or, multigroup, a group)
+/// whose controller module would take one of those names is refused, its types alone are not.
+#[test]
+fn a_controller_named_like_a_shared_module_is_refused() {
+    let (_t, dir) = project();
+    for kind in ["Testing", "Operand"] {
+        let before = snapshot(&dir);
+        let args = ["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", kind];
+        let out = ks(&dir).args(args).assert().code(1).get_output().stderr.clone();
+        let err = String::from_utf8_lossy(&out);
+        let module = kind.to_ascii_lowercase();
+        assert!(err.contains(&format!("would be `controller::{module}`")), "{err}");
+        assert!(err.contains("--controller=false"), "{err}");
+        assert_eq!(snapshot(&dir), before);
+        ks(&dir).args(args).arg("--controller=false").assert().success();
+    }
+    let parent = tempfile::tempdir().unwrap();
+    let multi = init(parent.path(), "multi-operator", &["--multigroup"]);
+    let out = ks(&multi)
+        .args(["create", "api", "--group", "testing", "--version", "v1", "--kind", "Probe"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("group `testing`"), "{}", String::from_utf8_lossy(&out));
+}
+
 #[test]
 fn the_same_api_twice_is_refused_unless_forced() {
     let (_t, dir) = project();

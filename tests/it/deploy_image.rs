@@ -69,9 +69,9 @@ fn scaffolds_the_tutorial_operator() {
         "const COMMAND: &[&str] = &[\"memcached\", \"--memory-limit=64\", \"-o\", \"modern\", \"-v\"];",
         "const RUN_AS_USER: i64 = 1001;",
         "pub fn deployment(obj: &Memcached, image: &str) -> Result<Deployment>",
-        ".owns(runtime.api::<Deployment>(), owned)",
-        "PatchParams::apply(FIELD_MANAGER).force()",
-        "controller_owner_ref(&())",
+        "runtime.api::<Deployment>(),\n        operand::owned(APP_NAME),",
+        "owner_references: Some(vec![operand::owner_reference(obj)?]),",
+        "operand::apply(obj.as_ref(), &desired, ctx).await?",
         "container_port: obj.spec.container_port,",
         "// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;patch",
         "// +kubebuilder:rbac:groups=core,resources=pods,verbs=list",
@@ -84,6 +84,19 @@ fn scaffolds_the_tutorial_operator() {
         assert!(!busybox.contains(absent), "the Busybox controller has `{absent}`, which no option asked for");
     }
     assert!(busybox.contains("pub const DEFAULT_IMAGE: &str = \"busybox:1.36.1\";"));
+    // What both run as a Deployment share is one module.
+    let operand = read(&dir.join("src/controller/operand.rs"));
+    for needle in [
+        "PatchParams::apply(FIELD_MANAGER).force()",
+        "controller_owner_ref(&())",
+        "block_owner_deletion: Some(true),",
+        "pub fn set_conditions(",
+        "pub fn pod_failure(pod: &Pod)",
+    ] {
+        assert!(operand.contains(needle), "the operand module lacks `{needle}`");
+    }
+    let modules = read(&dir.join("src/controller.rs"));
+    assert!(modules.contains("\npub mod busybox;\npub mod memcached;\npub mod operand;\n"), "{modules}");
 
     // The markers cover every call of the reconcilers: `make manifests` warns about nothing and notes nothing.
     let out = ks(&dir).args(["make", "manifests"]).assert().success().get_output().clone();
@@ -200,13 +213,15 @@ fn the_reconciler_follows_the_k8s_openapi_shape_of_the_project_version() {
     let old = init(parent.path(), "old-operator", &["--k8s-version", "1.33"]);
     create_api(&old, &BUSYBOX);
     let controller = read(&old.join("src/controller/busybox.rs"));
-    assert!(controller.contains("        spec: Some(spec),\n") && controller.contains("deployment.spec.as_ref()"));
-    assert!(controller.contains("c.type_.as_str(),"), "{controller}");
+    let operand = read(&old.join("src/controller/operand.rs"));
+    assert!(controller.contains("        spec: Some(spec),\n") && operand.contains("deployment.spec.as_ref()"));
+    assert!(operand.contains("c.type_.as_str(),") && operand.contains("spec: Some(spec),"), "{operand}");
     let (_t, new) = project();
     create_api(&new, &BUSYBOX);
     let controller = read(&new.join("src/controller/busybox.rs"));
-    assert!(controller.contains("        spec,\n") && controller.contains("Some(&deployment.spec)"));
-    assert!(controller.contains("c.type_.as_deref().unwrap_or_default(),"), "{controller}");
+    let operand = read(&new.join("src/controller/operand.rs"));
+    assert!(controller.contains("        spec,\n") && operand.contains("Some(&deployment.spec)"));
+    assert!(operand.contains("c.type_.as_deref().unwrap_or_default(),"), "{operand}");
 }
 
 /// Webhooks of a kind whose spec has no scaffolded `foo` (here an `--image` kind) get the examples that work on

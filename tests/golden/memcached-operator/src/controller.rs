@@ -1,31 +1,39 @@
-//! Shared controller plumbing: `Context`, `Error`/`Result`, per-object error backoff, condition helpers and mock-API test helpers.
+//! Shared controller plumbing: `Context`, `Error`/`Result`, the controller loop, per-object error backoff, status and condition helpers, and mock-API test helpers.
 pub mod cluster;
 pub mod r#match;
 pub mod memcached;
 // +kubesmith:scaffold:controller-modules
 
-use crate::manager::metrics::{ControllerMetrics, Metrics};
+use crate::manager::{
+    Runtime,
+    metrics::{ControllerMetrics, Metrics},
+};
+use futures::StreamExt;
 use k8s_openapi::{
     apimachinery::pkg::apis::meta::v1::Condition, apimachinery::pkg::apis::meta::v1::Time,
     jiff::Timestamp,
 };
 use kube::{
-    Client, Resource, ResourceExt,
+    Api, Client, Resource, ResourceExt,
+    api::{Patch, PatchParams},
     core::DynamicObject,
     runtime::{
-        controller::Action,
+        controller::{Action, Controller},
         events::{Recorder, Reporter},
         finalizer,
         reflector::ObjectRef,
     },
 };
+use serde::{Serialize, de::DeserializeOwned};
+use serde_json::json;
 use std::{
     collections::HashMap,
+    fmt::Debug,
     future::Future,
     sync::{Arc, Mutex, PoisonError},
     time::{Duration, Instant},
 };
-use tracing::warn;
+use tracing::{debug, info, warn};
 
 /// Field manager for server-side apply and reporting controller for events.
 pub const FIELD_MANAGER: &str = "memcached-operator";
@@ -68,6 +76,12 @@ impl Error {
     }
 }
 
+impl From<finalizer::Error<Error>> for Error {
+    fn from(err: finalizer::Error<Error>) -> Self {
+        Error::Finalizer(Box::new(err))
+    }
+}
+
 /// Result type of reconcilers.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -97,6 +111,40 @@ impl Context {
             backoff: Backoff::default(),
         }
     }
+}
+
+/// Runs `controller` until the manager shuts down: each object through `reconcile` (timed and counted by
+/// [`instrumented`]), each failure through `error_policy`.
+pub async fn run<K, R, Fut>(
+    runtime: Runtime,
+    controller: Controller<K>,
+    reconcile: R,
+    error_policy: fn(Arc<K>, &Error, Arc<Context>) -> Action,
+) where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    R: FnOnce(Arc<K>, Arc<Context>) -> Fut + Copy + Send + 'static,
+    Fut: Future<Output = Result<Action>> + Send + 'static,
+{
+    let name = runtime.controller;
+    let ctx = Arc::new(Context::new(runtime.client, name, &runtime.metrics));
+    info!(controller = name, namespace = ?runtime.namespace, "starting controller");
+    controller
+        .graceful_shutdown_on(runtime.shutdown.wait())
+        .run(
+            move |obj, ctx| instrumented(reconcile, obj, ctx),
+            error_policy,
+            ctx,
+        )
+        .for_each(|result| async move {
+            match result {
+                Ok((obj, action)) => {
+                    debug!(controller = name, object = %obj, ?action, "reconciled")
+                }
+                Err(err) => warn!(controller = name, error = %err, "reconcile loop error"),
+            }
+        })
+        .await;
+    info!(controller = name, "controller stopped");
 }
 
 /// Runs `reconcile`, records its duration and result, and resets the object's backoff on success.
@@ -132,6 +180,27 @@ where
     );
     ctx.metrics.failed(err.metric_label());
     Action::requeue(delay)
+}
+
+/// Server-side applies `status` to the status subresource of `obj` as [`FIELD_MANAGER`], taking over its fields.
+pub async fn apply_status<K, S>(api: &Api<K>, obj: &K, status: &S) -> Result<()>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug,
+    S: Serialize,
+{
+    // The body of a server-side apply must carry apiVersion and kind.
+    let patch = json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": status,
+    });
+    api.patch_status(
+        &obj.name_any(),
+        &PatchParams::apply(FIELD_MANAGER).force(),
+        &Patch::Apply(&patch),
+    )
+    .await?;
+    Ok(())
 }
 
 /// Retry delay after `failures` consecutive failures: 5s, 10s, 20s, … capped at 5 minutes.
@@ -293,18 +362,51 @@ mod tests {
 #[cfg(test)]
 #[allow(
     dead_code,
-    reason = "used by the per-kind controller tests; unused until `kubesmith create api` adds the first controller"
+    reason = "each kind's controller tests use some of these; none before `kubesmith create api`"
 )]
 pub(crate) mod testing {
-    use super::Context;
+    use super::{Context, Error, FIELD_MANAGER, Result, find_condition, instrumented};
     use crate::manager::metrics::Metrics;
     use http::{Method, Request, Response, StatusCode};
-    use kube::client::Body;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+    use kube::{Resource, ResourceExt, client::Body, runtime::controller::Action};
     use prometheus_client::registry::Registry;
-    use serde::Serialize;
+    use serde::{Serialize, de::DeserializeOwned};
     use serde_json::{Value, json};
     use std::{collections::BTreeMap, future::Future, sync::Arc, time::Duration};
     use tower_test::mock::{self, Handle, SendResponse};
+
+    /// The `.metadata.generation` of the test objects [`metadata`] makes.
+    pub(crate) const GENERATION: i64 = 3;
+    /// The uid of the test objects [`metadata`] makes.
+    pub(crate) const UID: &str = "8f5c2d1e-0000-4000-8000-000000000001";
+
+    /// Metadata of a test object as the API server returns it: `test` (in `namespace`), with a uid, a
+    /// resourceVersion and generation [`GENERATION`].
+    pub(crate) fn metadata(namespace: Option<&str>) -> ObjectMeta {
+        ObjectMeta {
+            name: Some("test".into()),
+            namespace: namespace.map(Into::into),
+            uid: Some(UID.into()),
+            resource_version: Some("100".into()),
+            generation: Some(GENERATION),
+            ..ObjectMeta::default()
+        }
+    }
+
+    /// `obj` carrying `finalizer`, as after its first reconcile.
+    pub(crate) fn finalized<K: Resource>(mut obj: K, finalizer: &str) -> K {
+        obj.finalizers_mut().push(finalizer.into());
+        obj
+    }
+
+    /// `(status, reason)` of the condition `type_`, which must be there and observe [`GENERATION`].
+    pub(crate) fn condition<'a>(conditions: &'a [Condition], type_: &str) -> (&'a str, &'a str) {
+        let c = find_condition(conditions, type_)
+            .unwrap_or_else(|| panic!("no {type_} condition in {conditions:?}"));
+        assert_eq!(c.observed_generation, Some(GENERATION), "{type_}");
+        (c.status.as_str(), c.reason.as_str())
+    }
 
     /// The test side of a mocked API server: receives the client's requests and answers them.
     pub(crate) struct ApiServer(Handle<Request<Body>, Response<Body>>);
@@ -359,9 +461,10 @@ pub(crate) mod testing {
         (Arc::new(Context::new(client, controller, &metrics)), server)
     }
 
-    /// What the manager hands a controller watching `namespace` (`None`: every namespace), backed by a mocked API
-    /// server, with the trigger that stops the controller.
+    /// What the manager hands the controller `controller` watching `namespace` (`None`: every namespace), backed by
+    /// a mocked API server, with the trigger that stops the controller.
     pub(crate) fn runtime(
+        controller: &'static str,
         namespace: Option<&str>,
     ) -> (
         crate::manager::Runtime,
@@ -371,6 +474,7 @@ pub(crate) mod testing {
         let (client, server) = client();
         let (trigger, shutdown) = crate::manager::Shutdown::new();
         let runtime = crate::manager::Runtime {
+            controller,
             client,
             metrics: Arc::new(Metrics::new(&mut Registry::default())),
             shutdown,
@@ -379,11 +483,88 @@ pub(crate) mod testing {
         (runtime, server, trigger)
     }
 
+    /// Starts a controller's `run` for the namespace `team-a` and asserts that it lists, then watches, `collection`
+    /// (the kind's path in `team-a`) and nothing else, and that it stops on shutdown.
+    pub(crate) async fn assert_watches_only_its_namespace<F, Fut>(
+        controller: &'static str,
+        run: F,
+        collection: &str,
+    ) where
+        F: FnOnce(crate::manager::Runtime) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let (runtime, mut server, trigger) = runtime(controller, Some("team-a"));
+        let running = tokio::spawn(run(runtime));
+        let list = server.next().await;
+        assert_eq!(
+            (&list.method, list.path.as_str()),
+            (&Method::GET, collection),
+            "the first request lists the namespace"
+        );
+        list.respond(&json!({
+            "apiVersion": "v1", "kind": "List", "metadata": { "resourceVersion": "1" }, "items": [],
+        }));
+        let watch = server.next().await;
+        assert_eq!(watch.path, collection, "the watch stays in the namespace");
+        assert_eq!(watch.query.get("watch").map(String::as_str), Some("true"));
+        trigger.trigger();
+        within(running)
+            .await
+            .expect("the controller stops on shutdown");
+    }
+
     /// Fails the test if `fut` does not finish within 5 seconds.
     pub(crate) async fn within<T>(fut: impl Future<Output = T>) -> T {
         tokio::time::timeout(Duration::from_secs(5), fut)
             .await
             .expect("timed out talking to the mocked API server")
+    }
+
+    /// Reconciles `obj` with `reconcile` against a mocked API server whose side `script` plays; fails when the
+    /// reconciler sends a request the script does not expect or one after it, or when either takes over 5 seconds.
+    pub(crate) async fn reconcile_against<K, Fut>(
+        reconcile: impl FnOnce(Arc<K>, Arc<Context>) -> Fut,
+        obj: K,
+        script: impl AsyncFnOnce(&mut ApiServer),
+    ) -> Result<Action>
+    where
+        Fut: Future<Output = Result<Action>>,
+    {
+        let (ctx, mut server) = context("test");
+        let api = async move {
+            script(&mut server).await;
+            server.expect_done().await;
+        };
+        within(async { tokio::join!(reconcile(Arc::new(obj), ctx), api).0 }).await
+    }
+
+    /// Checks `error_policy`: retries back off exponentially from 5 seconds, capped at 5 minutes, per object, and
+    /// a successful reconcile starts over.
+    pub(crate) async fn assert_error_policy_backs_off<K>(
+        error_policy: fn(Arc<K>, &Error, Arc<Context>) -> Action,
+        obj: K,
+    ) where
+        K: Resource<DynamicType = ()>,
+    {
+        let (ctx, _server) = context("test");
+        let obj = Arc::new(obj);
+        let err = Error::MissingObjectKey(".metadata.name");
+        let delays: Vec<Action> = (0..8)
+            .map(|_| error_policy(obj.clone(), &err, ctx.clone()))
+            .collect();
+        let expected: Vec<Action> = [5, 10, 20, 40, 80, 160, 300, 300]
+            .into_iter()
+            .map(|secs| Action::requeue(Duration::from_secs(secs)))
+            .collect();
+        assert_eq!(delays, expected);
+        let ok = |_: Arc<K>, _: Arc<Context>| async { Ok(Action::await_change()) };
+        instrumented(ok, obj.clone(), ctx.clone())
+            .await
+            .expect("stub reconcile succeeds");
+        assert_eq!(
+            error_policy(obj, &err, ctx),
+            Action::requeue(Duration::from_secs(5))
+        );
     }
 
     impl ApiServer {
@@ -445,6 +626,75 @@ pub(crate) mod testing {
             let event = request.body.clone();
             request.respond(&event);
             event
+        }
+
+        /// Expects the finalizer helper's JSON patch adding `finalizer` to an object at `path` that has none, and
+        /// answers with `response`.
+        pub(crate) async fn expect_finalizer_added<K: Serialize>(
+            &mut self,
+            path: &str,
+            finalizer: &str,
+            response: &K,
+        ) {
+            let request = self.expect(Method::PATCH, path).await;
+            assert_eq!(request.content_type, "application/json-patch+json");
+            assert_eq!(
+                request.body,
+                json!([
+                    { "op": "test", "path": "/metadata/finalizers", "value": null },
+                    { "op": "add", "path": "/metadata/finalizers", "value": [finalizer] },
+                ])
+            );
+            request.respond(response);
+        }
+
+        /// Expects the finalizer helper's JSON patch removing `finalizer`, the object's only one, from the object
+        /// at `path`, and answers with `response`.
+        pub(crate) async fn expect_finalizer_removed<K: Serialize>(
+            &mut self,
+            path: &str,
+            finalizer: &str,
+            response: &K,
+        ) {
+            let request = self.expect(Method::PATCH, path).await;
+            assert_eq!(request.content_type, "application/json-patch+json");
+            assert_eq!(
+                request.body,
+                json!([
+                    { "op": "test", "path": "/metadata/finalizers/0", "value": finalizer },
+                    { "op": "remove", "path": "/metadata/finalizers/0" },
+                ])
+            );
+            request.respond(response);
+        }
+
+        /// Expects a forced server-side apply at `path` by this operator's field manager.
+        pub(crate) async fn expect_apply(&mut self, path: &str) -> MockRequest {
+            let request = self.expect(Method::PATCH, path).await;
+            assert_eq!(request.content_type, "application/apply-patch+yaml");
+            assert_eq!(
+                request.query.get("fieldManager").map(String::as_str),
+                Some(FIELD_MANAGER)
+            );
+            assert_eq!(request.query.get("force").map(String::as_str), Some("true"));
+            request
+        }
+
+        /// Expects the server-side apply of `obj`'s status (`obj` is at `path`), answers with `obj` carrying that
+        /// status and returns it.
+        pub(crate) async fn expect_status_apply<K, S>(&mut self, path: &str, obj: &K) -> S
+        where
+            K: Resource<DynamicType = ()> + Serialize,
+            S: DeserializeOwned,
+        {
+            let request = self.expect_apply(&format!("{path}/status")).await;
+            assert_eq!(request.body["apiVersion"], K::api_version(&()).as_ref());
+            assert_eq!(request.body["kind"], K::kind(&()).as_ref());
+            let status = request.body["status"].clone();
+            let mut patched = serde_json::to_value(obj).expect("test objects serialize");
+            patched["status"] = status.clone();
+            request.respond(&patched);
+            serde_json::from_value(status).expect("a status body")
         }
 
         /// Asserts that the client sends no further requests (all clients must have been dropped).

@@ -204,6 +204,8 @@ impl ShutdownTrigger {
 /// What the manager hands to each controller when starting it.
 #[derive(Clone)]
 pub struct Runtime {
+    /// The name of the controller being started (its registration's): the label of its metrics and logs.
+    pub controller: &'static str,
     /// Kubernetes client.
     pub client: Client,
     /// Shared reconcile metrics (registered in the `/metrics` registry).
@@ -288,6 +290,7 @@ fn start_controllers(
         };
         for namespace in scopes {
             let runtime = Runtime {
+                controller: controller.name,
                 namespace,
                 ..runtime.clone()
             };
@@ -389,7 +392,9 @@ impl Manager {
             None => true,
         };
         if leading {
+            // Each controller gets its own name (and namespace) in `start_controllers`.
             let runtime = Runtime {
+                controller: "manager",
                 client,
                 metrics,
                 shutdown: shutdown.clone(),
@@ -554,7 +559,7 @@ mod tests {
     /// Returns the paths listed, sorted.
     async fn listed_paths(watch: &str, namespaced: bool) -> Vec<String> {
         use k8s_openapi::api::core::v1::ConfigMap;
-        let (runtime, mut server, _trigger) = crate::controller::testing::runtime(None);
+        let (runtime, mut server, _trigger) = crate::controller::testing::runtime("lister", None);
         let list = |runtime: Runtime| async move {
             let api: Api<ConfigMap> = runtime.api();
             api.list(&Default::default()).await.expect("list answered");

@@ -32,16 +32,14 @@ fn object(spec: Value) -> Value {
 #[tokio::test]
 async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
     const PATH: &str = "/mutate-cache-example-com-v1alpha1-memcached";
-    let kind = json!({"group": "cache.example.com", "version": "v1alpha1", "kind": "Memcached"});
-    let resource =
-        json!({"group": "cache.example.com", "version": "v1alpha1", "resource": "memcacheds"});
-    let review = |uid, operation, object, old_object| {
-        common::admission_review(uid, operation, &kind, &resource, object, old_object)
-    };
+    let hook = common::Admission::new("cache.example.com", "v1alpha1", "Memcached", "memcacheds");
     let server = start("defaulting").await;
     let object = object(json!({}));
     let reply = server
-        .review(PATH, &review("m-1", "CREATE", object.clone(), Value::Null))
+        .review(
+            PATH,
+            &hook.review("m-1", "CREATE", object.clone(), Value::Null),
+        )
         .await;
     assert_eq!(reply["apiVersion"], "admission.k8s.io/v1");
     assert_eq!(reply["kind"], "AdmissionReview");
@@ -49,18 +47,7 @@ async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
     assert_eq!(response["uid"], "m-1");
     assert_eq!(response["allowed"], true);
     assert_eq!(response["patchType"], "JSONPatch");
-    // kube serializes `patch` (Vec<u8>) as a JSON array of bytes; Go's decoder accepts that for []byte.
-    let bytes: Vec<u8> = response["patch"]
-        .as_array()
-        .expect("patch bytes")
-        .iter()
-        .map(|b| u8::try_from(b.as_u64().expect("byte")).expect("byte"))
-        .collect();
-    let patch: json_patch::Patch = serde_json::from_slice(&bytes).expect("JSON Patch");
-    eprintln!(
-        "    decoded patch: {}\n",
-        serde_json::to_string(&patch).unwrap_or_default()
-    );
+    let patch = common::patch_of(response);
     let mut patched = object.clone();
     json_patch::patch(&mut patched, &patch).expect("patch applies to the original object");
     let mut defaulted = object;
@@ -74,13 +61,13 @@ async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
     let reply = server
         .review(
             PATH,
-            &review("m-2", "UPDATE", defaulted.clone(), defaulted.clone()),
+            &hook.review("m-2", "UPDATE", defaulted.clone(), defaulted.clone()),
         )
         .await;
     assert_eq!(reply["response"]["allowed"], true);
     assert!(reply["response"].get("patch").is_none());
     let reply = server
-        .review(PATH, &review("m-3", "DELETE", Value::Null, defaulted))
+        .review(PATH, &hook.review("m-3", "DELETE", Value::Null, defaulted))
         .await;
     assert_eq!(reply["response"]["allowed"], true);
     assert!(reply["response"].get("patch").is_none());
@@ -90,16 +77,11 @@ async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
 #[tokio::test]
 async fn validation_denies_with_its_message_and_warns_on_update() {
     const PATH: &str = "/validate-cache-example-com-v1alpha1-memcached";
-    let kind = json!({"group": "cache.example.com", "version": "v1alpha1", "kind": "Memcached"});
-    let resource =
-        json!({"group": "cache.example.com", "version": "v1alpha1", "resource": "memcacheds"});
-    let review = |uid, operation, object, old_object| {
-        common::admission_review(uid, operation, &kind, &resource, object, old_object)
-    };
+    let hook = common::Admission::new("cache.example.com", "v1alpha1", "Memcached", "memcacheds");
     let server = start("validation").await;
     let long = object(json!({"foo": "x".repeat(64)}));
     let reply = server
-        .review(PATH, &review("v-1", "CREATE", long, Value::Null))
+        .review(PATH, &hook.review("v-1", "CREATE", long, Value::Null))
         .await;
     let response = &reply["response"];
     assert_eq!(response["uid"], "v-1");
@@ -113,7 +95,7 @@ async fn validation_denies_with_its_message_and_warns_on_update() {
 
     let (old, new) = (object(json!({"foo": "a"})), object(json!({"foo": "b"})));
     let reply = server
-        .review(PATH, &review("v-2", "UPDATE", new, old))
+        .review(PATH, &hook.review("v-2", "UPDATE", new, old))
         .await;
     assert_eq!(reply["response"]["allowed"], true);
     assert_eq!(
@@ -123,7 +105,7 @@ async fn validation_denies_with_its_message_and_warns_on_update() {
 
     let ok = object(json!({"foo": "ok"}));
     let reply = server
-        .review(PATH, &review("v-3", "CREATE", ok, Value::Null))
+        .review(PATH, &hook.review("v-3", "CREATE", ok, Value::Null))
         .await;
     assert_eq!(reply["response"]["allowed"], true);
     assert!(reply["response"].get("warnings").is_none());

@@ -9,14 +9,13 @@
 
 use crate::{
     api::v1::{Match, MatchStatus},
-    controller::{self, CONDITION_AVAILABLE, Context, Error, FIELD_MANAGER, Result},
+    controller::{self, CONDITION_AVAILABLE, Context, Error, Result},
     manager::{Registration, Runtime},
 };
-use futures::StreamExt;
 use k8s_openapi::jiff::Timestamp;
 use kube::{
     Client, Resource, ResourceExt,
-    api::{Api, Patch, PatchParams},
+    api::Api,
     runtime::{
         controller::{Action, Controller},
         events::{Event, EventType},
@@ -24,9 +23,8 @@ use kube::{
         watcher,
     },
 };
-use serde_json::json;
 use std::{sync::Arc, time::Duration};
-use tracing::{debug, info, warn};
+use tracing::info;
 
 /// Name of this controller (metrics and log label).
 pub const CONTROLLER_NAME: &str = "match";
@@ -43,31 +41,8 @@ pub fn registration() -> Registration {
 /// Watches Matchs and reconciles them until the manager shuts down.
 pub async fn run(runtime: Runtime) {
     let api = runtime.api::<Match>();
-    let ctx = Arc::new(Context::new(
-        runtime.client.clone(),
-        CONTROLLER_NAME,
-        &runtime.metrics,
-    ));
-    info!(controller = CONTROLLER_NAME, namespace = ?runtime.namespace, "starting controller");
-    Controller::new(api, watcher::Config::default().any_semantic())
-        .graceful_shutdown_on(runtime.shutdown.wait())
-        .run(
-            |obj, ctx| controller::instrumented(reconcile, obj, ctx),
-            error_policy,
-            ctx,
-        )
-        .for_each(|result| async move {
-            match result {
-                Ok((obj, action)) => {
-                    debug!(controller = CONTROLLER_NAME, object = %obj, ?action, "reconciled")
-                }
-                Err(err) => {
-                    warn!(controller = CONTROLLER_NAME, error = %err, "reconcile loop error")
-                }
-            }
-        })
-        .await;
-    info!(controller = CONTROLLER_NAME, "controller stopped");
+    let controller = Controller::new(api, watcher::Config::default().any_semantic());
+    controller::run(runtime, controller, reconcile, error_policy).await;
 }
 
 /// The API through which `obj` is read and written.
@@ -81,14 +56,13 @@ fn api_for(client: Client, obj: &Match) -> Result<Api<Match>> {
 /// Reconciles one Match: adds the finalizer, then applies (or cleans up on deletion).
 pub async fn reconcile(obj: Arc<Match>, ctx: Arc<Context>) -> Result<Action> {
     let api = api_for(ctx.client.clone(), &obj)?;
-    finalizer(&api, FINALIZER, obj, |event| async {
+    Ok(finalizer(&api, FINALIZER, obj, |event| async {
         match event {
             FinalizerEvent::Apply(obj) => apply(obj, &api, &ctx).await,
             FinalizerEvent::Cleanup(obj) => cleanup(obj, &ctx).await,
         }
     })
-    .await
-    .map_err(|err| Error::Finalizer(Box::new(err)))
+    .await?)
 }
 
 /// Retries a failed reconcile with per-object exponential backoff.
@@ -126,18 +100,7 @@ async fn apply(obj: Arc<Match>, api: &Api<Match>, ctx: &Context) -> Result<Actio
     let name = obj.name_any();
     let status = desired_status(&obj, Timestamp::now());
     if obj.status.as_ref() != Some(&status) {
-        // Server-side apply on the status subresource; the body must carry apiVersion and kind.
-        let patch = json!({
-            "apiVersion": Match::api_version(&()),
-            "kind": Match::kind(&()),
-            "status": status,
-        });
-        api.patch_status(
-            &name,
-            &PatchParams::apply(FIELD_MANAGER).force(),
-            &Patch::Apply(&patch),
-        )
-        .await?;
+        controller::apply_status(api, obj.as_ref(), &status).await?;
         let event = Event {
             type_: EventType::Normal,
             reason: "Reconciled".into(),
@@ -169,113 +132,59 @@ mod tests {
     use super::*;
     use crate::{
         api::v1::MatchSpec,
-        controller::testing::{self, within},
+        controller::testing::{self, reconcile_against},
     };
-    use http::Method;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
     const PATH: &str = "/apis/cache.example.com/v1/namespaces/default/matches/test";
     const EVENTS_NAMESPACE: &str = "default";
 
     fn object() -> Match {
-        let mut obj = Match::new("test", MatchSpec::default());
-        obj.metadata.namespace = Some("default".into());
-        obj.metadata.uid = Some("8f5c2d1e-0000-4000-8000-000000000001".into());
-        obj.metadata.resource_version = Some("100".into());
-        obj.metadata.generation = Some(3);
-        obj
-    }
-
-    fn finalized(mut obj: Match) -> Match {
-        obj.finalizers_mut().push(FINALIZER.into());
-        obj
+        Match {
+            metadata: testing::metadata(Some("default")),
+            spec: MatchSpec::default(),
+            status: None,
+        }
     }
 
     #[tokio::test]
     async fn run_lists_and_watches_only_its_namespace() {
-        let (runtime, mut server, trigger) = testing::runtime(Some("team-a"));
-        let controller = tokio::spawn(run(runtime));
-        let list = server.next().await;
-        assert_eq!(
-            (list.method.clone(), list.path.as_str()),
-            (
-                Method::GET,
-                "/apis/cache.example.com/v1/namespaces/team-a/matches"
-            )
-        );
-        list.respond(&json!({
-            "apiVersion": "cache.example.com/v1", "kind": "MatchList",
-            "metadata": { "resourceVersion": "1" }, "items": [],
-        }));
-        let watch = server.next().await;
-        assert_eq!(
-            watch.path,
-            "/apis/cache.example.com/v1/namespaces/team-a/matches"
-        );
-        assert_eq!(watch.query.get("watch").map(String::as_str), Some("true"));
-        trigger.trigger();
-        within(controller)
-            .await
-            .expect("controller stops on shutdown");
+        testing::assert_watches_only_its_namespace(
+            CONTROLLER_NAME,
+            run,
+            "/apis/cache.example.com/v1/namespaces/team-a/matches",
+        )
+        .await;
     }
 
     #[tokio::test]
     async fn new_object_gets_finalizer() {
-        let (ctx, mut server) = testing::context(CONTROLLER_NAME);
         let obj = object();
-        let response = finalized(obj.clone());
-        let api = tokio::spawn(async move {
-            let request = server.expect(Method::PATCH, PATH).await;
-            assert_eq!(request.content_type, "application/json-patch+json");
-            assert_eq!(
-                request.body,
-                json!([
-                    { "op": "test", "path": "/metadata/finalizers", "value": null },
-                    { "op": "add", "path": "/metadata/finalizers", "value": [FINALIZER] },
-                ])
-            );
-            request.respond(&response);
-            server.expect_done().await;
-        });
-        let action = within(reconcile(Arc::new(obj), ctx)).await;
-        within(api).await.expect("API scenario passed");
+        let response = testing::finalized(obj.clone(), FINALIZER);
+        let action = reconcile_against(reconcile, obj, async |server| {
+            server
+                .expect_finalizer_added(PATH, FINALIZER, &response)
+                .await;
+        })
+        .await;
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
     }
 
     #[tokio::test]
     async fn finalized_object_gets_status_and_event() {
-        let (ctx, mut server) = testing::context(CONTROLLER_NAME);
-        let obj = finalized(object());
+        let obj = testing::finalized(object(), FINALIZER);
         let response = obj.clone();
-        let api = tokio::spawn(async move {
-            let request = server
-                .expect(Method::PATCH, &format!("{PATH}/status"))
-                .await;
-            assert_eq!(request.content_type, "application/apply-patch+yaml");
+        let action = reconcile_against(reconcile, obj, async |server| {
+            let status: MatchStatus = server.expect_status_apply(PATH, &response).await;
+            assert_eq!(status.observed_generation, Some(testing::GENERATION));
             assert_eq!(
-                request.query.get("fieldManager").map(String::as_str),
-                Some(FIELD_MANAGER)
+                testing::condition(&status.conditions, CONDITION_AVAILABLE),
+                ("True", "Reconciled")
             );
-            assert_eq!(request.query.get("force").map(String::as_str), Some("true"));
-            assert_eq!(request.body["apiVersion"], "cache.example.com/v1");
-            assert_eq!(request.body["kind"], "Match");
-            let status: MatchStatus =
-                serde_json::from_value(request.body["status"].clone()).expect("status body");
-            assert_eq!(status.observed_generation, Some(3));
-            let available = controller::find_condition(&status.conditions, CONDITION_AVAILABLE)
-                .expect("Available condition");
-            assert_eq!(available.status, "True");
-            assert_eq!(available.reason, "Reconciled");
-            assert_eq!(available.observed_generation, Some(3));
-            let mut patched = response;
-            patched.status = Some(status);
-            request.respond(&patched);
             let event = server.expect_event(EVENTS_NAMESPACE, "Reconciled").await;
             assert_eq!(event["regarding"]["name"], "test");
-            server.expect_done().await;
-        });
-        let action = within(reconcile(Arc::new(obj), ctx)).await;
-        within(api).await.expect("API scenario passed");
+        })
+        .await;
         assert_eq!(
             action.expect("reconcile succeeds"),
             Action::requeue(REQUEUE_AFTER)
@@ -284,13 +193,10 @@ mod tests {
 
     #[tokio::test]
     async fn up_to_date_status_is_not_patched() {
-        let (ctx, server) = testing::context(CONTROLLER_NAME);
-        let mut obj = finalized(object());
+        let mut obj = testing::finalized(object(), FINALIZER);
         let earlier = Timestamp::from_second(1_700_000_000).expect("valid timestamp");
         obj.status = Some(desired_status(&obj, earlier));
-        let api = tokio::spawn(server.expect_done());
-        let action = within(reconcile(Arc::new(obj), ctx)).await;
-        within(api).await.expect("no API requests");
+        let action = reconcile_against(reconcile, obj, async |_| {}).await;
         assert_eq!(
             action.expect("reconcile succeeds"),
             Action::requeue(REQUEUE_AFTER)
@@ -313,52 +219,22 @@ mod tests {
 
     #[tokio::test]
     async fn deleted_object_publishes_event_and_removes_finalizer() {
-        let (ctx, mut server) = testing::context(CONTROLLER_NAME);
-        let mut obj = finalized(object());
+        let mut obj = testing::finalized(object(), FINALIZER);
         obj.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
         let mut response = obj.clone();
         response.metadata.finalizers = None;
-        let api = tokio::spawn(async move {
+        let action = reconcile_against(reconcile, obj, async |server| {
             server.expect_event(EVENTS_NAMESPACE, "Deleting").await;
-            let request = server.expect(Method::PATCH, PATH).await;
-            assert_eq!(request.content_type, "application/json-patch+json");
-            assert_eq!(
-                request.body,
-                json!([
-                    { "op": "test", "path": "/metadata/finalizers/0", "value": FINALIZER },
-                    { "op": "remove", "path": "/metadata/finalizers/0" },
-                ])
-            );
-            request.respond(&response);
-            server.expect_done().await;
-        });
-        let action = within(reconcile(Arc::new(obj), ctx)).await;
-        within(api).await.expect("API scenario passed");
+            server
+                .expect_finalizer_removed(PATH, FINALIZER, &response)
+                .await;
+        })
+        .await;
         assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
     }
 
     #[tokio::test]
     async fn error_policy_backs_off_exponentially_and_is_capped() {
-        let (ctx, _server) = testing::context(CONTROLLER_NAME);
-        let obj = Arc::new(object());
-        let err = Error::MissingObjectKey(".metadata.name");
-        let delays: Vec<Action> = (0..8)
-            .map(|_| error_policy(obj.clone(), &err, ctx.clone()))
-            .collect();
-        let expected: Vec<Action> = [5, 10, 20, 40, 80, 160, 300, 300]
-            .into_iter()
-            .map(|secs| Action::requeue(Duration::from_secs(secs)))
-            .collect();
-        assert_eq!(delays, expected);
-
-        // a successful reconcile resets the backoff for that object
-        let ok = |_: Arc<Match>, _: Arc<Context>| async { Ok(Action::await_change()) };
-        controller::instrumented(ok, obj.clone(), ctx.clone())
-            .await
-            .expect("stub reconcile succeeds");
-        assert_eq!(
-            error_policy(obj, &err, ctx),
-            Action::requeue(Duration::from_secs(5))
-        );
+        testing::assert_error_policy_backs_off(error_policy, object()).await;
     }
 }

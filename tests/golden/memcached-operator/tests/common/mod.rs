@@ -227,46 +227,70 @@ pub fn describe(der: &CertificateDer<'_>) -> (String, String) {
     (cert.raw_serial_as_string(), cert.subject().to_string())
 }
 
-/// An `AdmissionReview` as the API server sends it: `kind` is the request's group/version/kind
-/// (`{"group", "version", "kind"}`), `resource` its group/version/resource; `old_object` is `Value::Null` for
-/// CREATE and `object` for DELETE.
-pub fn admission_review(
-    uid: &str,
-    operation: &str,
-    kind: &Value,
-    resource: &Value,
-    object: Value,
-    old_object: Value,
-) -> Value {
-    let metadata = |field: &str| {
-        let of = |obj: &Value| obj["metadata"][field].as_str().map(str::to_owned);
-        of(&object).or_else(|| of(&old_object))
-    };
-    let (name, namespace) = (metadata("name"), metadata("namespace"));
-    let options = match operation {
-        "UPDATE" => "UpdateOptions",
-        "DELETE" => "DeleteOptions",
-        _ => "CreateOptions",
-    };
-    json!({
-        "apiVersion": "admission.k8s.io/v1",
-        "kind": "AdmissionReview",
-        "request": {
-            "uid": uid,
-            "kind": kind,
-            "resource": resource,
-            "requestKind": kind,
-            "requestResource": resource,
-            "name": name,
-            "namespace": namespace,
-            "operation": operation,
-            "userInfo": {"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"]},
-            "object": object,
-            "oldObject": old_object,
-            "dryRun": false,
-            "options": {"apiVersion": "meta.k8s.io/v1", "kind": options},
-        },
-    })
+/// The resource the API server sends `AdmissionReview`s about: its group/version/kind and group/version/resource.
+pub struct Admission {
+    kind: Value,
+    resource: Value,
+}
+
+impl Admission {
+    pub fn new(group: &str, version: &str, kind: &str, plural: &str) -> Self {
+        Self {
+            kind: json!({"group": group, "version": version, "kind": kind}),
+            resource: json!({"group": group, "version": version, "resource": plural}),
+        }
+    }
+
+    /// An `AdmissionReview` as the API server sends it; `old_object` is `Value::Null` for CREATE and `object` for
+    /// DELETE.
+    pub fn review(&self, uid: &str, operation: &str, object: Value, old_object: Value) -> Value {
+        let metadata = |field: &str| {
+            let of = |obj: &Value| obj["metadata"][field].as_str().map(str::to_owned);
+            of(&object).or_else(|| of(&old_object))
+        };
+        let (name, namespace) = (metadata("name"), metadata("namespace"));
+        let options = match operation {
+            "UPDATE" => "UpdateOptions",
+            "DELETE" => "DeleteOptions",
+            _ => "CreateOptions",
+        };
+        json!({
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": uid,
+                "kind": self.kind,
+                "resource": self.resource,
+                "requestKind": self.kind,
+                "requestResource": self.resource,
+                "name": name,
+                "namespace": namespace,
+                "operation": operation,
+                "userInfo": {"username": "kubernetes-admin", "groups": ["system:masters", "system:authenticated"]},
+                "object": object,
+                "oldObject": old_object,
+                "dryRun": false,
+                "options": {"apiVersion": "meta.k8s.io/v1", "kind": options},
+            },
+        })
+    }
+}
+
+/// The JSON Patch of an admission `response`. kube serializes `patch` (`Vec<u8>`) as a JSON array of bytes, which
+/// Go's decoder accepts for `[]byte`.
+pub fn patch_of(response: &Value) -> json_patch::Patch {
+    let bytes: Vec<u8> = response["patch"]
+        .as_array()
+        .expect("patch bytes")
+        .iter()
+        .map(|b| u8::try_from(b.as_u64().expect("byte")).expect("byte"))
+        .collect();
+    let patch = serde_json::from_slice(&bytes).expect("JSON Patch");
+    eprintln!(
+        "    decoded patch: {}\n",
+        serde_json::to_string(&patch).unwrap_or_default()
+    );
+    patch
 }
 
 /// A `ConversionReview` asking to convert `objects` to `desired` (`group/version`).
