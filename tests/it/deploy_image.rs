@@ -69,7 +69,7 @@ fn scaffolds_the_tutorial_operator() {
         "const COMMAND: &[&str] = &[\"memcached\", \"--memory-limit=64\", \"-o\", \"modern\", \"-v\"];",
         "const RUN_AS_USER: i64 = 1001;",
         "pub fn deployment(obj: &Memcached, image: &str) -> Result<Deployment>",
-        "runtime.api::<Deployment>(),\n        operand::owned(APP_NAME),",
+        ".owns(runtime.api::<Deployment>(), operand::owned(APP_NAME));",
         "owner_references: Some(vec![operand::owner_reference(obj)?]),",
         "operand::apply(obj.as_ref(), &desired, ctx).await?",
         "container_port: obj.spec.container_port,",
