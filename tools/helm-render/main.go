@@ -140,11 +140,23 @@ func main() {
 	flag.Var(&valueFiles, "f", "values file merged over values.yaml (repeatable)")
 	flag.Var(&valueFiles, "values", "same as -f")
 	flag.Var(&apiVersions, "api-versions", "extra API version for .Capabilities.APIVersions (repeatable)")
-	flag.Parse()
-	if flag.NArg() != 1 {
-		fail("expected exactly one chart folder, got %d arguments", flag.NArg())
+	// Flags may come after the chart folder, as with helm.
+	var positional []string
+	args := os.Args[1:]
+	for {
+		if err := flag.CommandLine.Parse(args); err != nil {
+			fail("%v", err)
+		}
+		if flag.NArg() == 0 {
+			break
+		}
+		positional = append(positional, flag.Arg(0))
+		args = flag.Args()[1:]
 	}
-	chart, err := load(flag.Arg(0))
+	if len(positional) != 1 {
+		fail("expected exactly one chart folder, got %d arguments", len(positional))
+	}
+	chart, err := load(positional[0])
 	if err != nil {
 		fail("%v", err)
 	}
