@@ -580,6 +580,18 @@ fn common(o: &mut Value, ctx: &Ctx, holes: &mut Holes, subst_spec: bool) {
     }
 }
 
+/// Appends the items of a list value (`extraArgs`) to `parent[key]`: after its items when it has some, else
+/// `key:` written only when the value is set.
+fn merge_list_value(parent: &mut Map<String, Value>, key: &str, value: &str, holes: &mut Holes) {
+    match parent.get_mut(key).and_then(Value::as_array_mut) {
+        Some(items) if !items.is_empty() => items.push(json!(spread_block(holes, value))),
+        _ => {
+            parent.remove(key);
+            parent.insert(with_block(holes, value, key), Value::Null);
+        }
+    }
+}
+
 /// Adds the entries of a map value (`podAnnotations`) to `parent[key]`: spread into the map when it has entries,
 /// else `key:` written only when the value is set (never an empty `key:`).
 fn merge_map_value(parent: &mut Map<String, Value>, key: &str, value: &str, holes: &mut Holes) {
@@ -874,12 +886,9 @@ fn manager_template(original: &Value, ctx: &Ctx, holes: &mut Holes) -> (Value, M
         };
         new_args.push(item);
     }
-    new_args.push(json!(spread_block(holes, ".Values.manager.extraArgs")));
     container.insert("args".into(), Value::Array(new_args));
-    let env = container.entry("env").or_insert_with(|| json!([]));
-    if let Some(e) = env.as_array_mut() {
-        e.push(json!(spread_block(holes, ".Values.manager.extraEnv")));
-    }
+    merge_list_value(container, "args", ".Values.manager.extraArgs", holes);
+    merge_list_value(container, "env", ".Values.manager.extraEnv", holes);
     if let Some(ports) = container.get_mut("ports").and_then(Value::as_array_mut) {
         for p in ports.iter_mut() {
             let port = p["containerPort"].as_u64();
