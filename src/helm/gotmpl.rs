@@ -84,16 +84,16 @@ enum Tok {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Block {
+enum Control {
     If,
     With,
     Range,
     Define,
-    Block,
+    Template,
 }
 
 struct Scope {
-    kind: Option<Block>,
+    kind: Option<Control>,
     line: usize,
     vars: Vec<String>,
 }
@@ -290,7 +290,7 @@ fn declared(scopes: &[Scope], name: &str) -> bool {
         if s.vars.iter().any(|v| v == name) {
             return true;
         }
-        if s.kind == Some(Block::Define) {
+        if s.kind == Some(Control::Define) {
             return name == "$";
         }
     }
@@ -307,9 +307,9 @@ fn action(toks: &[Tok], line: usize, scopes: &mut Vec<Scope>, reads: &mut Reads)
     match keyword {
         "if" | "with" | "range" => {
             let kind = match keyword {
-                "if" => Block::If,
-                "with" => Block::With,
-                _ => Block::Range,
+                "if" => Control::If,
+                "with" => Control::With,
+                _ => Control::Range,
             };
             // The condition is read in the enclosing scope; its variables belong to the new one.
             let in_scope = scope_reads_root(scopes);
@@ -318,12 +318,12 @@ fn action(toks: &[Tok], line: usize, scopes: &mut Vec<Scope>, reads: &mut Reads)
         }
         "else" => {
             let top = scopes.last().and_then(|s| s.kind);
-            if !matches!(top, Some(Block::If | Block::With | Block::Range)) {
+            if !matches!(top, Some(Control::If | Control::With | Control::Range)) {
                 return Err("unexpected {{else}}".into());
             }
             match rest.first() {
                 None => Ok(()),
-                Some(Tok::Ident(k)) if (k == "if" || k == "with") && top != Some(Block::Range) => {
+                Some(Tok::Ident(k)) if (k == "if" || k == "with") && top != Some(Control::Range) => {
                     let in_scope = scope_reads_root(&scopes[..scopes.len() - 1]);
                     pipeline(&rest[1..], k, scopes, reads, line, in_scope)
                 }
@@ -353,7 +353,7 @@ fn action(toks: &[Tok], line: usize, scopes: &mut Vec<Scope>, reads: &mut Reads)
             } else if rest.len() > 1 {
                 return Err("unexpected token in {{define}}".into());
             }
-            open(scopes, if keyword == "define" { Block::Define } else { Block::Block });
+            open(scopes, if keyword == "define" { Control::Define } else { Control::Template });
             if keyword == "define" {
                 scopes.last_mut().expect("just pushed").vars.push("$".into());
             }
@@ -370,7 +370,11 @@ fn action(toks: &[Tok], line: usize, scopes: &mut Vec<Scope>, reads: &mut Reads)
             Ok(())
         }
         "break" | "continue" => {
-            if !scopes.iter().rev().take_while(|s| s.kind != Some(Block::Define)).any(|s| s.kind == Some(Block::Range))
+            if !scopes
+                .iter()
+                .rev()
+                .take_while(|s| s.kind != Some(Control::Define))
+                .any(|s| s.kind == Some(Control::Range))
             {
                 return Err(format!("{{{{{keyword}}}}} outside {{{{range}}}}"));
             }
@@ -388,7 +392,7 @@ fn action(toks: &[Tok], line: usize, scopes: &mut Vec<Scope>, reads: &mut Reads)
 
 /// Whether `.` is the template's root in the innermost scope (no `with`/`range` above, up to a `define`).
 fn scope_reads_root(scopes: &[Scope]) -> bool {
-    !scopes.iter().any(|s| matches!(s.kind, Some(Block::With | Block::Range)))
+    !scopes.iter().any(|s| matches!(s.kind, Some(Control::With | Control::Range)))
 }
 
 /// Checks a pipeline (with an optional declaration) and collects its `.Values` reads.

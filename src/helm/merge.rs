@@ -107,8 +107,7 @@ fn map_range(lines: &[String], parent: Option<Span>) -> Option<(usize, usize, us
 /// The entries of a block mapping (key lines at `indent` within `start..end`).
 fn entries(lines: &[String], start: usize, end: usize, indent: usize) -> Vec<(String, Span)> {
     let mut out: Vec<(String, Span)> = Vec::new();
-    for i in start..end {
-        let l = &lines[i];
+    for (i, l) in lines.iter().enumerate().take(end).skip(start) {
         if !is_significant(l) || indent_of(l) != indent {
             continue;
         }

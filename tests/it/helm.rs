@@ -11,6 +11,9 @@ use serde_json::{Value, json};
 
 use crate::support::{create_api, init, ks, read, repo_root, standard_project};
 
+/// Rendered objects by kind and name.
+type Objects = BTreeMap<(String, String), Value>;
+
 const RELEASE: &str = "memcached-operator";
 const NAMESPACE: &str = "memcached-operator-system";
 /// Labels Helm's charts add (`<chart>.labels`); kustomize's `app.kubernetes.io/managed-by: kustomize` goes too.
@@ -72,18 +75,18 @@ fn template(bin: &Path, dir: &Path, args: &[&str]) -> Result<Vec<Value>, String>
     Ok(kubesmith::yaml::from_multi_doc_str(&String::from_utf8(out.stdout).unwrap()).expect("rendered YAML"))
 }
 
-fn rendered(bin: &Path, dir: &Path, args: &[&str]) -> BTreeMap<(String, String), Value> {
+fn rendered(bin: &Path, dir: &Path, args: &[&str]) -> Objects {
     objects(template(bin, dir, args).unwrap_or_else(|e| panic!("helm-render {args:?} failed:\n{e}")))
 }
 
-fn kustomize(dir: &Path, path: &str) -> BTreeMap<(String, String), Value> {
+fn kustomize(dir: &Path, path: &str) -> Objects {
     let out = Command::new("kubectl").args(["kustomize", path]).current_dir(dir).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     objects(kubesmith::yaml::from_multi_doc_str(&String::from_utf8(out.stdout).unwrap()).unwrap())
 }
 
 /// Objects by kind and name, without Helm's labels (and kustomize's managed-by), empty label maps dropped.
-fn objects(docs: Vec<Value>) -> BTreeMap<(String, String), Value> {
+fn objects(docs: Vec<Value>) -> Objects {
     let mut out = BTreeMap::new();
     for mut d in docs {
         for meta in ["/metadata", "/spec/template/metadata"] {
@@ -102,7 +105,7 @@ fn objects(docs: Vec<Value>) -> BTreeMap<(String, String), Value> {
     out
 }
 
-fn keys(m: &BTreeMap<(String, String), Value>) -> BTreeSet<(String, String)> {
+fn keys(m: &Objects) -> BTreeSet<(String, String)> {
     m.keys().cloned().collect()
 }
 
@@ -110,11 +113,11 @@ fn key(kind: &str, name: &str) -> (String, String) {
     (kind.to_string(), name.to_string())
 }
 
-fn deployment(m: &BTreeMap<(String, String), Value>) -> &Value {
+fn deployment(m: &Objects) -> &Value {
     &m[&key("Deployment", "memcached-operator-controller-manager")]
 }
 
-fn args(m: &BTreeMap<(String, String), Value>) -> Vec<String> {
+fn args(m: &Objects) -> Vec<String> {
     deployment(m)["spec"]["template"]["spec"]["containers"][0]["args"]
         .as_array()
         .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
@@ -160,9 +163,8 @@ fn helm_chart_defaults_render_what_kustomize_renders() {
             }
         }
     }
-    let image = |m: &BTreeMap<(String, String), Value>| {
-        deployment(m)["spec"]["template"]["spec"]["containers"][0]["image"].as_str().unwrap().to_string()
-    };
+    let image =
+        |m: &Objects| deployment(m)["spec"]["template"]["spec"]["containers"][0]["image"].as_str().unwrap().to_string();
     assert_eq!(image(&want), "controller:latest");
     assert_eq!(image(&got), "controller:0.1.0");
     let latest = rendered(&bin, &dir, &["--set", "manager.image.tag=latest"]);
@@ -240,12 +242,12 @@ fn helm_chart_toggles_change_exactly_what_they_should() {
     let dir = project_with_chart(parent.path());
     let Some(bin) = renderer() else { return };
     let base = rendered(&bin, &dir, &[]);
-    let removed = |set: &str| -> (BTreeSet<(String, String)>, BTreeMap<(String, String), Value>) {
+    let removed = |set: &str| -> (BTreeSet<(String, String)>, Objects) {
         let m = rendered(&bin, &dir, &["--set", set]);
         assert!(keys(&m).is_subset(&keys(&base)), "{set} adds nothing");
         (keys(&base).difference(&keys(&m)).cloned().collect(), m)
     };
-    let changed = |m: &BTreeMap<(String, String), Value>| -> BTreeSet<(String, String)> {
+    let changed = |m: &Objects| -> BTreeSet<(String, String)> {
         m.iter().filter(|(k, v)| base[*k] != **v).map(|(k, _)| k.clone()).collect()
     };
     let p = |n: &str| format!("memcached-operator-{n}");
@@ -634,4 +636,21 @@ fn helm_lint_finds_what_go_rejects() {
     assert!(String::from_utf8_lossy(&out.stdout).contains(
         "dist/chart/templates/broken.yaml:1: reads .Values.manager.replica, which values.yaml does not define"
     ));
+}
+
+#[test]
+fn alpha_generate_replays_make_helm() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    make_helm(&dir);
+    let out = ks(&dir).args(["alpha", "generate"]).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("replay: kubesmith make helm\n"), "{said}");
+    assert!(!said.contains("warning"), "{said}");
+    let replayed = parent.path().join("memcached-operator-generated");
+    assert_eq!(crate::support::snapshot(&replayed.join("dist")), crate::support::snapshot(&dir.join("dist")));
+    assert_eq!(read(&replayed.join("PROJECT")), read(&dir.join("PROJECT")));
 }
