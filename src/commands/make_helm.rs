@@ -90,7 +90,7 @@ pub fn plan_into(plan: &mut Plan, dir: &Path) -> Result<String> {
         }
     };
     let source = helm::source::render(plan)?;
-    let built = chart::build(&source, &chart::Options { name: name.clone(), app_version: app_version.clone() })?;
+    let built = chart::build(&source, &chart::Options { name: name.clone() })?;
     let existing = existing_files(plan, dir)?;
     let shown = dir.to_string_lossy().trim_end_matches('/').to_string();
     let meta = update::Meta { name: name.clone(), app_version, dir: shown.clone() };

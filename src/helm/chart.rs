@@ -20,13 +20,11 @@ use super::holes::Holes;
 use super::source::Source;
 use super::values::{self, Entry, MARK};
 
-/// What the chart is called and which version of the operator it installs.
+/// What the chart is called.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The chart's name (the project's name).
+    /// The chart's name (the project's name), which prefixes its helpers (`<name>.fullname`).
     pub name: String,
-    /// `appVersion`: the operator's version (the crate's), the default image tag.
-    pub app_version: String,
 }
 
 /// The generated part of a chart: every template (path under the chart → text) and the values tree.

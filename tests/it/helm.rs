@@ -654,3 +654,70 @@ fn alpha_generate_replays_make_helm() {
     assert_eq!(crate::support::snapshot(&replayed.join("dist")), crate::support::snapshot(&dir.join("dist")));
     assert_eq!(read(&replayed.join("PROJECT")), read(&dir.join("PROJECT")));
 }
+
+/// The scaffold's Makefile builds, checks and lints the chart, and its README says how to install it.
+#[test]
+fn scaffold_makefile_and_readme_have_the_helm_targets() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    let readme = read(&dir.join("README.md"));
+    assert!(readme.contains("## Deploy with Helm\n"), "{readme}");
+    assert!(readme.contains(
+        "helm install memcached-operator dist/chart --namespace memcached-operator-system --create-namespace"
+    ));
+    let makefile = read(&dir.join("Makefile"));
+    for target in ["helm:", "verify-helm:", "helm-lint:", "helm-deploy:", "helm-uninstall:"] {
+        assert!(makefile.lines().any(|l| l.starts_with(target)), "no {target} in the Makefile");
+    }
+    if Command::new("make").arg("--version").output().is_err() {
+        eprintln!("skipped: make is not installed, so the Makefile's targets do not run");
+        return;
+    }
+    let kubesmith = assert_cmd::cargo::cargo_bin("kubesmith");
+    let make = |targets: &[&str]| {
+        Command::new("make")
+            .args(targets)
+            .arg(format!("KUBESMITH={}", kubesmith.display()))
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let out = make(&["helm"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.join("dist/chart/Chart.yaml").is_file());
+    let out = make(&["verify-helm", "helm-lint"]);
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // helm-deploy runs helm with the chart, the release and namespace of `make deploy`.
+    let out = Command::new("make")
+        .args(["-n", "helm-deploy", "HELM_ARGS=--set manager.replicas=2"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("helm upgrade --install memcached-operator dist/chart --namespace memcached-operator-system --create-namespace --set manager.replicas=2"),
+        "{shown}"
+    );
+}
+
+/// The renderer treats `crds/` as Helm does: left out of `helm template` unless `--include-crds`, then printed
+/// first and never rendered as a template. (kubesmith's charts keep CRDs in templates/, to switch them.)
+#[test]
+fn helm_render_treats_a_crds_folder_as_helm_does() {
+    let Some(bin) = renderer() else { return };
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    make_helm(&dir);
+    let crds = dir.join("dist/chart/crds");
+    std::fs::create_dir_all(&crds).unwrap();
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: things.example.com\n  \
+               annotations:\n    note: \"{{ not rendered }}\"\n";
+    std::fs::write(crds.join("things.yaml"), crd).unwrap();
+    let without = template(&bin, &dir, &[]).unwrap();
+    assert!(!without.iter().any(|d| d["kind"] == "CustomResourceDefinition"));
+    let with = template(&bin, &dir, &["--include-crds"]).unwrap();
+    assert_eq!(with[0]["metadata"]["name"], "things.example.com");
+    assert_eq!(with[0]["metadata"]["annotations"]["note"], "{{ not rendered }}");
+    assert_eq!(with.len(), without.len() + 1);
+}
