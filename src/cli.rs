@@ -39,9 +39,11 @@ pub enum Command {
     )]
     Adopt(AdoptArgs),
     /// Change the layout of a scaffolded project: `--multigroup` moves a single-group project's APIs,
-    /// controllers and webhooks below their group (`src/api/<group>/<version>`) so it can hold several groups.
+    /// controllers and webhooks below their group (`src/api/<group>/<version>`) so it can hold several groups;
+    /// `--namespaced` makes the manager namespace-scoped (a Role, `WATCH_NAMESPACE`), `--namespaced=false` undoes it.
     #[command(after_help = "Examples:\n  kubesmith edit --multigroup\n  kubesmith edit --multigroup --dry-run\n  \
-        kubesmith create api --group ship --version v1 --kind Frigate   # a second group, once multigroup")]
+        kubesmith create api --group ship --version v1 --kind Frigate   # a second group, once multigroup\n  \
+        kubesmith edit --namespaced\n  kubesmith edit --namespaced=false")]
     Edit(EditArgs),
     /// Add something to the project.
     #[command(subcommand)]
@@ -177,8 +179,10 @@ pub struct RbacInferArgs {
 pub enum BundleCommand {
     /// Check a bundle with operator-framework's validators and OLM's CSV schema.
     #[command(after_help = "Examples:\n  kubesmith bundle validate bundle\n  \
-        kubesmith bundle validate bundle --select-optional suite=operatorframework --k8s-version 1.25\n  \
-        kubesmith bundle validate bundle --select-optional name=good-practices --output json")]
+        kubesmith bundle validate bundle --select-optional suite=operatorframework --optional-values k8s-version=1.25\n  \
+        kubesmith bundle validate bundle --select-optional name=community --optional-values index-path=bundle.Dockerfile\n  \
+        kubesmith bundle validate bundle --select-optional name=good-practices --output json\n  \
+        kubesmith bundle validate bundle --olm-v1")]
     Validate(BundleValidateArgs),
 }
 
@@ -186,7 +190,8 @@ pub enum BundleCommand {
 pub enum CatalogCommand {
     /// Check a file-based catalog with opm's rules and print its upgrade graph.
     #[command(
-        after_help = "Examples:\n  kubesmith catalog validate catalog\n  kubesmith catalog validate catalog --graph mermaid"
+        after_help = "Examples:\n  kubesmith catalog validate catalog\n  kubesmith catalog validate catalog --graph mermaid\n  \
+        kubesmith catalog validate catalog --resolve --with ../etcd-catalog"
     )]
     Validate(CatalogValidateArgs),
 }
@@ -224,7 +229,8 @@ pub enum MakeCommand {
     #[command(
         after_help = "Examples:\n  kubesmith make bundle --version 0.1.0 --image quay.io/me/memcached-operator:v0.1.0\n  \
         kubesmith make bundle --version 0.2.0 --channels fast,stable --default-channel stable --replaces memcached-operator.v0.1.0\n  \
-        kubesmith make bundle --version 0.2.0 --check"
+        kubesmith make bundle --version 0.2.0 --check\n  \
+        kubesmith make bundle --version 0.2.0 --depends-on-package etcd:'>=0.9.0 <1.0.0' --install-modes OwnNamespace,SingleNamespace"
     )]
     Bundle(MakeBundleArgs),
     /// Generate a file-based catalog (olm.package, olm.channel, olm.bundle) from bundle folders.
@@ -338,6 +344,10 @@ pub struct InitArgs {
     /// Lay APIs out per group (`src/api/<group>/<version>`), allowing several groups.
     #[arg(long)]
     pub multigroup: bool,
+    /// A namespace-scoped manager: its RBAC is a Role and RoleBinding in its own namespace (`namespace=` on every
+    /// RBAC marker), its controllers watch the namespaces in `WATCH_NAMESPACE` (the manager's own by default).
+    #[arg(long)]
+    pub namespaced: bool,
     /// Scaffold even if the folder holds files other than a PROJECT or Cargo.toml.
     #[arg(long)]
     pub force: bool,
@@ -379,6 +389,12 @@ pub struct EditArgs {
     /// `src/webhook/<group>/<version>`), rewriting the module paths its code names; `--multigroup=true` also works.
     #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub multigroup: Option<bool>,
+    /// Make the manager namespace-scoped (`--namespaced`, `=true`): a Role and RoleBinding in its namespace,
+    /// `namespace=` on every RBAC marker of the code, `WATCH_NAMESPACE` in the manager's Deployment; or cluster-scoped
+    /// again (`--namespaced=false`).
+    #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL",
+          conflicts_with = "multigroup")]
+    pub namespaced: Option<bool>,
     /// Print the files that would be moved and changed, write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -547,6 +563,21 @@ pub struct MakeBundleArgs {
     /// Installed versions that may upgrade straight to this one (`olm.skipRange`, e.g. '>=0.1.0 <0.2.0').
     #[arg(long, value_name = "RANGE")]
     pub skip_range: Option<String>,
+    /// A package the operator needs installed, at a version in a semver range: `NAME:RANGE` (e.g.
+    /// etcd:'>=0.9.0 <1.0.0'); repeat for several. Written to metadata/dependencies.yaml and recorded in PROJECT
+    /// (later runs keep them); replaces the recorded package dependencies; `none` removes them.
+    #[arg(long, value_name = "NAME:RANGE")]
+    pub depends_on_package: Vec<String>,
+    /// An API the operator needs some installed operator to provide: `GROUP/VERSION/KIND` (e.g.
+    /// etcd.database.coreos.com/v1beta2/EtcdCluster); repeat for several. Recorded like --depends-on-package;
+    /// `none` removes them.
+    #[arg(long, value_name = "GROUP/VERSION/KIND")]
+    pub depends_on_gvk: Vec<String>,
+    /// Supported install modes (OwnNamespace, SingleNamespace, MultiNamespace, AllNamespaces), comma separated,
+    /// instead of the project's (cluster-scoped: AllNamespaces; namespaced: the other three) or the base CSV's.
+    /// Recorded in PROJECT; `auto` drops the record.
+    #[arg(long, value_delimiter = ',', value_name = "MODE,...")]
+    pub install_modes: Vec<String>,
     /// Bundle folder (bundle.Dockerfile goes next to it, in the current folder).
     #[arg(long, default_value = BUNDLE_DIR)]
     pub output_dir: PathBuf,
@@ -562,6 +593,8 @@ pub struct MakeBundleArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     Text,
+    /// JSON; `json-alpha1` is operator-sdk's name for it.
+    #[value(alias = "json-alpha1")]
     Json,
 }
 
@@ -569,18 +602,30 @@ pub enum OutputFormat {
 pub struct BundleValidateArgs {
     /// The bundle folder (holding manifests/ and metadata/).
     pub dir: PathBuf,
-    /// Optional validators: `name=operatorhub`, `name=good-practices`, `name=alpha-deprecated-apis` or
-    /// `suite=operatorframework` (all three); repeat or separate with commas.
+    /// Optional validators: `name=operatorhubv2`, `name=capabilities`, `name=categories`, `name=operatorhub`
+    /// (deprecated upstream), `name=community`, `name=alpha-deprecated-apis`, `name=good-practices`, or
+    /// `suite=operatorframework` (operatorhubv2, capabilities, categories, alpha-deprecated-apis, good-practices);
+    /// repeat or separate with commas.
     #[arg(long, value_delimiter = ',')]
     pub select_optional: Vec<String>,
-    /// Kubernetes version for `alpha-deprecated-apis` (e.g. `1.25`); default: the CSV's minKubeVersion.
+    /// Values for the optional validators, as operator-sdk spells them: `k8s-version=1.25` (the Kubernetes version
+    /// for alpha-deprecated-apis, operatorhub, operatorhubv2; default: the CSV's minKubeVersion),
+    /// `index-path=./bundle.Dockerfile` (the bundle image's Dockerfile, for community); repeat or separate with
+    /// commas. Custom categories come from the JSON file named by `OPERATOR_BUNDLE_CATEGORIES`.
+    #[arg(long, value_delimiter = ',', value_name = "KEY=VALUE")]
+    pub optional_values: Vec<String>,
+    /// The same as `--optional-values k8s-version=VERSION`.
     #[arg(long)]
     pub k8s_version: Option<String>,
+    /// Also report what OLM v1 (operator-controller's ClusterExtension) refuses or ignores: no AllNamespaces install
+    /// mode, dependencies, conversion webhooks beside other install modes, APIService definitions.
+    #[arg(long = "olm-v1")]
+    pub olm_v1: bool,
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub strict: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    #[arg(long, short = 'o', value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,
 }
 
@@ -625,6 +670,13 @@ pub struct CatalogValidateArgs {
     /// Print the upgrade graph of every channel.
     #[arg(long, value_enum, default_value_t = GraphFormat::Text)]
     pub graph: GraphFormat,
+    /// Check that every bundle's dependencies (olm.package.required, olm.gvk.required) are provided by a bundle of
+    /// the catalog or of a --with catalog.
+    #[arg(long)]
+    pub resolve: bool,
+    /// Another catalog (folder or file) whose bundles may provide dependencies, for --resolve; repeat for several.
+    #[arg(long = "with", value_name = "CATALOG", requires = "resolve")]
+    pub with: Vec<PathBuf>,
     /// Output format of the findings.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output: OutputFormat,

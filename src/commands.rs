@@ -9,6 +9,7 @@ pub mod completion;
 pub mod create_api;
 pub mod create_webhook;
 pub mod deploy_image;
+pub mod edit_namespaced;
 pub mod foreign;
 pub mod helm_lint;
 pub mod init;

@@ -7,12 +7,17 @@
 //! a bundle (file names, `annotations.yaml`, `bundle.Dockerfile`) and loads one from disk; `validate` holds the
 //! operator-framework/api validators; `schema` checks an object against a structural schema (OLM's CSV CRD is
 //! embedded from `data/olm/`); `catalog` renders and validates file-based catalogs; `semver` parses versions and
-//! ranges.
+//! ranges; `dependencies` holds a bundle's OLM dependencies (`metadata/dependencies.yaml`, their catalog properties,
+//! `catalog validate --resolve`); `install_modes` the CSV's install modes (the project's defaults, precedence, RBAC
+//! warnings); `settings` what `make bundle` records in PROJECT.
 
 pub mod bundle;
 pub mod catalog;
 pub mod csv;
+pub mod dependencies;
 pub mod descriptors;
+pub mod install_modes;
 pub mod schema;
 pub mod semver;
+pub mod settings;
 pub mod validate;

@@ -76,6 +76,14 @@ pub struct Resource {
     pub webhooks: Option<ResourceWebhooks>,
 }
 
+impl ProjectFile {
+    /// The namespace the manager is deployed to by `config/default` (`<project>-system`), which a namespace-scoped
+    /// manager's RBAC markers name.
+    pub fn manager_namespace(&self) -> String {
+        format!("{}-system", self.project_name)
+    }
+}
+
 impl Resource {
     /// A type the project does not define: a Kubernetes built-in or another crate's.
     pub fn is_foreign(&self) -> bool {

@@ -4,5 +4,6 @@ pub mod bound;
 pub mod drift;
 pub mod infer;
 pub mod markers;
+pub mod scope;
 
 pub use markers::{RBAC_API_VERSION, RBAC_MARKER, generate};

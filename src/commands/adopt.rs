@@ -101,6 +101,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         leader_election_id: format!("{:08x}.{domain}", names::fnv32a(&project_name)),
         namespace: format!("{project_name}-system"),
         multigroup: groups.len() > 1,
+        manager_namespaced: false,
         adopted: true,
         image_name,
         image_tag,
@@ -124,6 +125,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         compile: true,
         rbac_infer: Some(bin.clone()),
         remove_stale: false,
+        manager_namespace: None,
     };
     let problems = make_manifests::plan_into(&mut draft, &targets)?;
     if !problems.is_empty() {
@@ -161,6 +163,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
             sample_name: format!("{kind_lower}-sample"),
             finalizer: String::new(),
             field_manager: project_name.clone(),
+            manager_namespaced: false,
         };
         let sample = sample_text(&draft, k, &api)?;
         let first = first_versions.insert((k.group.clone(), k.kind.clone()));

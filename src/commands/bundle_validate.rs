@@ -1,7 +1,8 @@
-//! `kubesmith bundle validate DIR`: runs `crate::olm::validate` on a bundle folder and prints the findings.
-//! Errors exit 1; warnings exit 0 unless `--strict`.
+//! `kubesmith bundle validate DIR`: runs `crate::olm::validate` (and, with `--olm-v1`, `olm::validate::olm_v1`) on a
+//! bundle folder and prints the findings. Errors exit 1; warnings exit 0 unless `--strict`. The files the optional
+//! validators read (`index-path`, `OPERATOR_BUNDLE_CATEGORIES`) are read here.
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, bail};
 use serde_json::json;
@@ -9,16 +10,31 @@ use serde_json::json;
 use crate::cli::{BundleValidateArgs, OutputFormat};
 use crate::commands::UsageError;
 use crate::olm::bundle::BundleFiles;
-use crate::olm::validate::{Finding, Level, Suites, validate};
+use crate::olm::validate::{CustomCategories, Finding, IndexFile, Level, Suites, read_custom_categories, validate};
 
-const OPTIONAL: &[&str] = &["operatorhub", "good-practices", "alpha-deprecated-apis"];
+/// Every optional validator, in operator-sdk's order.
+const OPTIONAL: &[&str] = &[
+    "operatorhubv2",
+    "capabilities",
+    "categories",
+    "operatorhub",
+    "community",
+    "alpha-deprecated-apis",
+    "good-practices",
+];
+/// What `suite=operatorframework` selects.
+const SUITE: &[&str] = &["operatorhubv2", "capabilities", "categories", "alpha-deprecated-apis", "good-practices"];
+/// The `--optional-values` keys the validators read.
+const VALUE_KEYS: &[&str] = &["k8s-version", "index-path"];
+/// The environment variable naming a JSON file of custom categories (`{"categories": [...]}`).
+pub const CATEGORIES_ENV: &str = "OPERATOR_BUNDLE_CATEGORIES";
 
-/// Parses `--select-optional` values (`name=X`, `suite=operatorframework`, or a bare name).
+/// Parses `--select-optional` (`name=X`, `suite=operatorframework`, or a bare name) and `--optional-values`.
 pub fn suites(args: &BundleValidateArgs) -> Result<Suites, UsageError> {
     let mut s = Suites { k8s_version: args.k8s_version.clone(), ..Default::default() };
     for sel in &args.select_optional {
         let names: Vec<&str> = match sel.split_once('=') {
-            Some(("suite", "operatorframework")) => OPTIONAL.to_vec(),
+            Some(("suite", "operatorframework")) => SUITE.to_vec(),
             Some(("name", n)) => vec![n],
             None => vec![sel.as_str()],
             _ => {
@@ -30,9 +46,13 @@ pub fn suites(args: &BundleValidateArgs) -> Result<Suites, UsageError> {
         };
         for n in names {
             match n {
-                "operatorhub" | "operatorhubv2" => s.operatorhub = true,
-                "good-practices" => s.good_practices = true,
+                "operatorhubv2" => s.operatorhubv2 = true,
+                "capabilities" => s.capabilities = true,
+                "categories" => s.categories = true,
+                "operatorhub" => s.operatorhub = true,
+                "community" => s.community = true,
                 "alpha-deprecated-apis" => s.deprecated_apis = true,
+                "good-practices" => s.good_practices = true,
                 other => {
                     return Err(UsageError(format!(
                         "--select-optional: unknown validator {other:?}; known: {}",
@@ -42,21 +62,82 @@ pub fn suites(args: &BundleValidateArgs) -> Result<Suites, UsageError> {
             }
         }
     }
-    if s.k8s_version.is_some() && !s.deprecated_apis {
-        return Err(UsageError("--k8s-version only applies to --select-optional name=alpha-deprecated-apis".into()));
+    for kv in &args.optional_values {
+        match kv.split_once('=') {
+            Some(("k8s-version", v)) => s.k8s_version = Some(v.to_string()),
+            Some(("index-path", _)) => {}
+            _ => {
+                return Err(UsageError(format!(
+                    "--optional-values {kv:?}: use KEY=VALUE with a key of {}",
+                    VALUE_KEYS.join(", ")
+                )));
+            }
+        }
     }
     Ok(s)
 }
 
-/// Prints the findings; returns how many errors (and warnings, with `strict`) count as failures.
-pub fn report(findings: &[Finding], format: OutputFormat, strict: bool, success: &str) -> usize {
+/// The `index-path` option, as the community validator finds the file (Go's `os.Stat` / `ReadFile` errors).
+fn index_file(args: &BundleValidateArgs, cwd: &Path) -> Option<IndexFile> {
+    let path = args.optional_values.iter().filter_map(|kv| kv.strip_prefix("index-path=")).next_back()?;
+    let path = path.to_string();
+    let full = cwd.join(&path);
+    Some(match std::fs::metadata(&full) {
+        Err(e) => IndexFile::NotFound { error: format!("stat {path}: {}", go_io_error(&e)), path },
+        Ok(m) if m.is_dir() => IndexFile::Directory { path },
+        Ok(_) => match std::fs::read(&full) {
+            Ok(bytes) => IndexFile::Content { text: String::from_utf8_lossy(&bytes).into_owned(), path },
+            Err(e) => IndexFile::Unreadable { error: format!("open {path}: {}", go_io_error(&e)), path },
+        },
+    })
+}
+
+/// `OPERATOR_BUNDLE_CATEGORIES`, read as `extractCategories` reads it (the path made absolute).
+fn custom_categories(cwd: &Path) -> Option<CustomCategories> {
+    let path = std::env::var(CATEGORIES_ENV).ok().filter(|p| !p.is_empty())?;
+    let abs = clean(&cwd.join(&path));
+    Some(match std::fs::read(&abs) {
+        Err(e) => Err(format!("reading category file: open {}: {}", abs.display(), go_io_error(&e))),
+        Ok(bytes) => read_custom_categories(&bytes).map_err(|e| format!("unmarshaling category file: {e}")),
+    })
+}
+
+/// `filepath.Clean` of an absolute path.
+fn clean(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The text Go's `syscall.Errno` gives the usual file errors.
+fn go_io_error(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "is a directory".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// Prints the findings; returns how many errors (and warnings, with `strict`) count as failures. In JSON, with
+/// `levelled`, each message carries its level as operator-sdk's `json-alpha1` does (`Error: …`).
+pub fn report(findings: &[Finding], format: OutputFormat, strict: bool, success: &str, levelled: bool) -> usize {
     let failing = findings.iter().filter(|f| f.level == Level::Error || strict).count();
     match format {
         OutputFormat::Json => {
             let outputs: Vec<_> = findings
                 .iter()
                 .map(|f| {
-                    json!({"type": if f.level == Level::Error { "error" } else { "warning" }, "message": f.message})
+                    let message = if levelled { f.to_string() } else { f.message.clone() };
+                    json!({"type": if f.level == Level::Error { "error" } else { "warning" }, "message": message})
                 })
                 .collect();
             let doc = json!({"passed": failing == 0, "outputs": outputs});
@@ -75,13 +156,18 @@ pub fn report(findings: &[Finding], format: OutputFormat, strict: bool, success:
 }
 
 pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
-    let suites = suites(args)?;
+    let mut suites = suites(args)?;
+    suites.index_path = index_file(args, cwd);
+    suites.custom_categories = custom_categories(cwd);
     let files = BundleFiles::load(&cwd.join(&args.dir)).map(|mut f| {
         f.root = args.dir.display().to_string();
         f
     })?;
-    let findings = validate(&files, &suites);
-    let failing = report(&findings, args.output, args.strict, "All validation tests have completed successfully");
+    let mut findings = validate(&files, &suites);
+    if args.olm_v1 {
+        findings.extend(crate::olm::validate::olm_v1::check(&files));
+    }
+    let failing = report(&findings, args.output, args.strict, "All validation tests have completed successfully", true);
     if failing > 0 {
         let what = if args.strict { "error(s) or warning(s)" } else { "error(s)" };
         bail!("bundle {} failed validation: {failing} {what}", args.dir.display());

@@ -1,9 +1,10 @@
 //! `kubesmith make catalog` (a file-based catalog for one package from bundle folders, plus
-//! `<dir>.Dockerfile`) and `kubesmith catalog validate` (opm's rules, and the upgrade graph).
+//! `<dir>.Dockerfile`) and `kubesmith catalog validate` (opm's rules, the upgrade graph, and with `--resolve` the
+//! bundles' dependencies).
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use crate::cli::{CatalogValidateArgs, GraphFormat, MakeCatalogArgs, OutputFormat};
 use crate::commands::UsageError;
@@ -92,17 +93,34 @@ pub fn run_make(args: &MakeCatalogArgs, cwd: &Path) -> Result<()> {
     crate::commands::finish(plan, args.dry_run)
 }
 
+/// A `--with` catalog: a folder of catalog files, or one file.
+fn load_catalog(path: &Path) -> Result<Vec<serde_json::Value>> {
+    if path.is_file() {
+        let text = std::fs::read_to_string(path).with_context(|| format!("failed to read {}", path.display()))?;
+        return crate::yaml::from_multi_doc_str(&text)
+            .with_context(|| format!("{} is not valid YAML/JSON", path.display()));
+    }
+    catalog::load_dir(path).with_context(|| format!("--with {}", path.display()))
+}
+
 pub fn run_validate(args: &CatalogValidateArgs, cwd: &Path) -> Result<()> {
     let docs = catalog::load_dir(&cwd.join(&args.dir))?;
-    let (packages, findings) = catalog::validate(&docs);
-    if args.output == OutputFormat::Text && findings.is_empty() {
+    let (packages, mut findings) = catalog::validate(&docs);
+    if args.resolve {
+        let mut with = Vec::new();
+        for w in &args.with {
+            with.extend(load_catalog(&cwd.join(w))?);
+        }
+        findings.extend(crate::olm::dependencies::resolve(&docs, &with));
+    }
+    if args.output == OutputFormat::Text && findings.iter().all(|f| f.level != Level::Error) {
         match args.graph {
             GraphFormat::Text => print!("{}", catalog::graph_text(&packages)),
             GraphFormat::Mermaid => print!("{}", catalog::graph_mermaid(&packages)),
             GraphFormat::None => {}
         }
     }
-    let failing = super::bundle_validate::report(&findings, args.output, false, "catalog is valid");
+    let failing = super::bundle_validate::report(&findings, args.output, false, "catalog is valid", false);
     if failing > 0 {
         bail!("catalog {} is invalid: {failing} error(s)", args.dir.display());
     }

@@ -60,6 +60,8 @@ pub struct ApiContext {
     pub sample_name: String,
     pub finalizer: String,
     pub field_manager: String,
+    /// The project's manager is namespace-scoped (PROJECT `namespaced: true`): the kind's roles are Roles.
+    pub manager_namespaced: bool,
 }
 
 /// Where one kind's files go.
@@ -206,6 +208,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         sample_name: format!("{kind_lower}-sample"),
         finalizer: format!("{plural}.{qualified_group}/finalizer"),
         field_manager: pf.project_name.clone(),
+        manager_namespaced: pf.namespaced,
     };
     let layout = layout(pf.multigroup, &group_mod, &version_mod, &kind_mod);
 
@@ -254,10 +257,12 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
                 args.version
             );
         }
+        refuse_cluster_scoped_controller(pf, &args.kind, args.namespaced)?;
         let controller = match &image {
             Some(image) => image.controller(&ctx, pf)?,
             None => render::render("api/src/controller/kind.rs.hbs", &ctx)?,
         };
+        let controller = scope_markers(pf, controller);
         scaffold(&mut plan, &layout.controller, controller);
         let modules = ControllerModules {
             group_file: layout.controller_group_file.as_deref(),
@@ -539,8 +544,9 @@ fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path
         crate_dependency: f.dependency.as_ref().map(|d| d.name.clone()).unwrap_or_default(),
         controller_name,
     };
+    refuse_cluster_scoped_controller(pf, &f.kind, f.namespaced)?;
     let mut plan = Plan::new(cwd);
-    let contents = render::render("api/src/controller/foreign.rs.hbs", &ctx)?;
+    let contents = scope_markers(pf, render::render("api/src/controller/foreign.rs.hbs", &ctx)?);
     if args.force && plan.exists(&path) {
         plan.overwrite(&path, contents);
     } else {
@@ -586,6 +592,26 @@ fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path
         path.display()
     ));
     Ok(plan)
+}
+
+/// A controller's source as the project needs it: in a project with a namespace-scoped manager (PROJECT
+/// `namespaced: true`) every RBAC marker names the manager's namespace, so `make manifests` gives a Role there.
+pub fn scope_markers(pf: &crate::project::ProjectFile, source: String) -> String {
+    if pf.namespaced { crate::rbac::scope::add_namespace(&source, &pf.manager_namespace()) } else { source }
+}
+
+/// A namespace-scoped manager cannot reconcile a cluster-scoped kind: its Role grants nothing outside its namespace.
+fn refuse_cluster_scoped_controller(pf: &crate::project::ProjectFile, kind: &str, namespaced: bool) -> Result<()> {
+    if pf.namespaced && !namespaced {
+        return Err(UsageError(format!(
+            "{kind} is cluster-scoped, and this project's manager is namespace-scoped (PROJECT `namespaced: true`): its \
+             Role grants nothing outside its namespace, so a controller could not watch {kind}; pass \
+             --controller=false to add only the types, or make the manager cluster-scoped first with \
+             `kubesmith edit --namespaced=false`"
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// True when `path` exists and is not to be replaced.

@@ -29,6 +29,9 @@ pub struct InitContext {
     pub leader_election_id: String,
     pub namespace: String,
     pub multigroup: bool,
+    /// A namespace-scoped manager (`init --namespaced`): a Role and RoleBinding instead of the ClusterRole, the
+    /// controllers watching `WATCH_NAMESPACE` (the manager's own namespace).
+    pub manager_namespaced: bool,
     /// `kubesmith adopt` renders the `config/` tree around an operator it did not scaffold: no scaffold-specific
     /// manager flags, probes, metrics endpoint, leader-election or metrics roles.
     pub adopted: bool,
@@ -75,6 +78,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         leader_election_id: format!("{:08x}.{}", names::fnv32a(&project_name), args.domain),
         namespace: format!("{project_name}-system"),
         multigroup: args.multigroup,
+        manager_namespaced: args.namespaced,
         adopted: false,
         image_name: "controller".into(),
         image_tag: "latest".into(),
@@ -112,6 +116,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         domain: ctx.domain.clone(),
         layout: vec![project::LAYOUT.into()],
         multigroup: ctx.multigroup,
+        namespaced: ctx.manager_namespaced,
         plugins,
         project_name: ctx.project_name.clone(),
         repo,

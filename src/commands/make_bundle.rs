@@ -1,6 +1,8 @@
 //! `kubesmith make bundle`: renders `config/manifests` with `kubectl kustomize`, builds the CSV over the user's
 //! base CSV (`crate::olm::csv`) and plans `bundle/manifests`, `bundle/metadata/annotations.yaml`,
-//! `bundle/tests/scorecard/config.yaml` and `bundle.Dockerfile`, removing files that no longer belong.
+//! `bundle/metadata/dependencies.yaml`, `bundle/tests/scorecard/config.yaml` and `bundle.Dockerfile`, removing files
+//! that no longer belong. The install modes follow `crate::olm::install_modes`; dependencies and install modes given
+//! with flags are recorded in PROJECT (`crate::olm::settings`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,7 +14,10 @@ use crate::cli::MakeBundleArgs;
 use crate::commands::UsageError;
 use crate::olm::bundle::Metadata;
 use crate::olm::csv::{self, Options};
+use crate::olm::dependencies;
+use crate::olm::install_modes::{self, Source};
 use crate::olm::semver::{Range, Version};
+use crate::olm::settings::{Requested, Settings};
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project};
 
@@ -25,7 +30,7 @@ pub fn builder() -> String {
 }
 
 /// Checks the arguments before anything is read: a bad value is a usage error.
-fn check_args(args: &MakeBundleArgs) -> Result<(), UsageError> {
+fn check_args(args: &MakeBundleArgs) -> Result<Requested, UsageError> {
     if let Err(e) = Version::parse(&args.version) {
         return Err(UsageError(format!(
             "--version {}: {} is not a valid semantic version: {e} (use MAJOR.MINOR.PATCH, e.g. 0.1.0, without a leading v)",
@@ -66,7 +71,7 @@ fn check_args(args: &MakeBundleArgs) -> Result<(), UsageError> {
             }
         }
     }
-    Ok(())
+    Requested::parse(&args.depends_on_package, &args.depends_on_gvk, &args.install_modes).map_err(UsageError)
 }
 
 /// `createdAt`: `SOURCE_DATE_EPOCH` when set, else the existing bundle's when its version is the same, else now.
@@ -107,8 +112,10 @@ pub fn kustomize(cwd: &Path, dir: &Path) -> Result<String> {
 
 /// Plans the bundle.
 pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
-    check_args(args)?;
+    let requested = check_args(args)?;
     let project = if cwd.join(PROJECT_FILE).is_file() { Some(Project::load(cwd)?) } else { None };
+    let recorded = project.as_ref().map(|p| Settings::read(&p.file)).transpose()?.unwrap_or_default();
+    let settings = recorded.apply(&requested);
     let package = match (&args.package, &project) {
         (Some(p), _) => p.clone(),
         (None, Some(p)) if !p.file.project_name.is_empty() => p.file.project_name.clone(),
@@ -185,7 +192,16 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         builder: builder(),
         descriptions,
     };
-    let generated = csv::build(&base, docs, &opts)?;
+    let mut generated = csv::build(&base, docs, &opts)?;
+    let namespaced = project.as_ref().is_some_and(|p| p.file.namespaced);
+    let flag_modes = requested.install_modes.as_ref().and_then(|m| m.as_deref());
+    let modes = install_modes::choose(
+        base.pointer("/spec/installModes"),
+        flag_modes,
+        settings.install_modes.as_deref().filter(|_| flag_modes.is_none()),
+        namespaced,
+    );
+    generated.csv["spec"]["installModes"] = modes.value.clone();
 
     // Refuse a CSV OLM would reject.
     let schema = crate::olm::schema::validate(crate::olm::schema::csv_schema(), &generated.csv);
@@ -236,12 +252,58 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         scorecard: generated.scorecard.is_some(),
     };
     plan.write(out_dir.join("metadata/annotations.yaml"), metadata.annotations_yaml())?;
+    let deps_path = out_dir.join("metadata").join(dependencies::FILE);
+    if !settings.dependencies.is_empty() {
+        plan.write(&deps_path, dependencies::file_yaml(&settings.dependencies))?;
+    } else if cwd.join(&deps_path).exists() {
+        plan.delete(&deps_path);
+    }
+    match &project {
+        Some(p) if settings != recorded => {
+            let mut file = p.file.clone();
+            settings.write(&mut file);
+            plan.write(PROJECT_FILE, file.to_yaml())?;
+        }
+        None if !requested.is_empty() => plan
+            .notes
+            .push("note: no PROJECT file: the dependencies and install modes given apply to this run only".to_string()),
+        _ => {}
+    }
+    plan.notes.extend(install_mode_notes(&modes, &generated.csv));
     let shown_dir = out_dir.to_string_lossy().trim_end_matches('/').to_string();
     plan.write("bundle.Dockerfile", metadata.dockerfile(&shown_dir))?;
     plan.notes.push(format!(
         "next: `kubesmith bundle validate {shown_dir}`, then `make bundle-build bundle-push` (bundle.Dockerfile)"
     ));
     Ok(plan)
+}
+
+/// What `make bundle` says about the install modes it chose: where they came from when that is not the project,
+/// and a conflict OLM will refuse (conversion webhooks need AllNamespaces as the only supported mode).
+fn install_mode_notes(choice: &install_modes::Choice, csv: &Value) -> Vec<String> {
+    let modes = install_modes::supported(&choice.value);
+    let mut notes = Vec::new();
+    match choice.source {
+        Source::Base => notes.push(format!(
+            "note: install modes {} come from the base CSV (edited there; `--install-modes` overrides them)",
+            install_modes::list(&modes)
+        )),
+        Source::Recorded => notes.push(format!(
+            "note: install modes {} as recorded in PROJECT (`--install-modes auto` lets the project decide again)",
+            install_modes::list(&modes)
+        )),
+        Source::Flag | Source::Project => {}
+    }
+    let conversion =
+        csv["spec"]["webhookdefinitions"].as_array().into_iter().flatten().any(|w| w["type"] == "ConversionWebhook");
+    if conversion && modes != [install_modes::Mode::AllNamespaces] {
+        notes.push(format!(
+            "warning: the bundle has conversion webhooks, which OLM accepts only when AllNamespaces is the only \
+             supported install mode (supported: {}); `bundle validate` will refuse it",
+            install_modes::list(&modes)
+        ));
+    }
+    notes
 }
 
 /// Runs the command: plan, then `--check`, `--dry-run` or apply.

@@ -33,6 +33,9 @@ pub struct Targets {
     pub rbac_infer: Option<Option<String>>,
     /// Whether CRD files this run does not produce are removed (`kubesmith adopt` never removes anything).
     pub remove_stale: bool,
+    /// The namespace of a namespace-scoped manager (PROJECT `namespaced: true`): without RBAC markers, role.yaml is
+    /// an empty Role there rather than an empty ClusterRole.
+    pub manager_namespace: Option<String>,
 }
 
 /// What kept some CRDs from being planned: every problem of every kind, and a failed compiled fallback.
@@ -175,6 +178,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
         compile,
         rbac_infer,
         remove_stale: true,
+        manager_namespace: project.as_ref().filter(|p| p.file.namespaced).map(|p| p.file.manager_namespace()),
     })
 }
 
@@ -244,12 +248,20 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
         }
         let mut roles = crate::rbac::generate(&grants, ROLE_NAME);
         if roles.is_empty() {
-            roles.push(serde_json::json!({
-                "apiVersion": "rbac.authorization.k8s.io/v1",
-                "kind": "ClusterRole",
-                "metadata": { "name": ROLE_NAME },
-                "rules": [],
-            }));
+            roles.push(match &targets.manager_namespace {
+                Some(namespace) => serde_json::json!({
+                    "apiVersion": "rbac.authorization.k8s.io/v1",
+                    "kind": "Role",
+                    "metadata": { "name": ROLE_NAME, "namespace": namespace },
+                    "rules": [],
+                }),
+                None => serde_json::json!({
+                    "apiVersion": "rbac.authorization.k8s.io/v1",
+                    "kind": "ClusterRole",
+                    "metadata": { "name": ROLE_NAME },
+                    "rules": [],
+                }),
+            });
             plan.notes.push("note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into());
         }
         plan.write(rbac_dir.join(ROLE_FILE), crate::yaml::to_multi_doc_string(&roles))?;

@@ -29,11 +29,16 @@ const ROLES: [&str; 3] = ["admin", "editor", "viewer"];
 
 /// Runs `kubesmith edit`.
 pub fn run(args: &EditArgs, cwd: &Path) -> Result<()> {
+    if let Some(namespaced) = args.namespaced {
+        return crate::commands::finish(crate::commands::edit_namespaced::plan(cwd, namespaced)?, args.dry_run);
+    }
     match args.multigroup {
-        None => {
-            Err(UsageError("nothing to edit: pass --multigroup to move the project to the multigroup layout".into())
-                .into())
-        }
+        None => Err(UsageError(
+            "nothing to edit: pass --multigroup to move the project to the multigroup layout, or --namespaced to \
+             make its manager namespace-scoped"
+                .into(),
+        )
+        .into()),
         Some(false) => Err(UsageError(
             "--multigroup=false is not supported: kubesmith moves a single-group project to the multigroup layout, \
              not back; restore the single-group layout from version control"

@@ -85,13 +85,6 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
             "warning: PROJECT's plugin `{key}` is not one kubesmith knows: its settings are not replayed"
         ));
     }
-    if pf.namespaced {
-        out.notes.push(
-            "warning: PROJECT says `namespaced: true` (a namespace-scoped manager), which no kubesmith command \
-             scaffolds: not replayed"
-                .into(),
-        );
-    }
     out.steps.push(init_step(pf, &mut out.notes));
     // Resources replayed so far, and the webhooks of those replayed by `create api`, not yet replayed.
     let mut created: Vec<&Resource> = Vec::new();
@@ -180,6 +173,9 @@ fn init_step(pf: &ProjectFile, notes: &mut Vec<String>) -> Step {
     }
     if pf.multigroup {
         step.args.push("--multigroup".into());
+    }
+    if pf.namespaced {
+        step.args.push("--namespaced".into());
     }
     step
 }

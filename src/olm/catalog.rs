@@ -93,6 +93,7 @@ pub fn render_bundle(files: &BundleFiles, image: &str) -> Result<RenderedBundle>
             );
         }
     }
+    props.extend(super::dependencies::catalog_properties(files));
     props.sort_by_key(|p| (p["type"].to_string(), p["value"].to_string()));
     props.dedup();
     for o in &objects {

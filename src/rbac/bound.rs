@@ -57,8 +57,8 @@ fn service_accounts(binding: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// The rules of every role in `files` (path, text) bound to a service account that the ClusterRole `manager_role`
-/// is bound to, the manager role itself left out. Files that are not YAML are skipped: they are not kubesmith's
+/// The rules of every role in `files` (path, text) bound to a service account that the role `manager_role` (the
+/// ClusterRole, or the Role of a namespace-scoped manager) is bound to, the manager role itself left out. Files that are not YAML are skipped: they are not kubesmith's
 /// to judge, and kustomize reports them.
 pub fn manager_rules(files: &[(PathBuf, String)], manager_role: &str) -> Vec<BoundRule> {
     // Only files that hold a binding are parsed first (a scaffold has a role file per kind and few bindings),
@@ -77,7 +77,7 @@ pub fn manager_rules(files: &[(PathBuf, String)], manager_role: &str) -> Vec<Bou
         .iter()
         .filter(|d| {
             is_binding(d)
-                && str_at(&d.value, "/roleRef/kind") == "ClusterRole"
+                && matches!(str_at(&d.value, "/roleRef/kind"), "ClusterRole" | "Role")
                 && str_at(&d.value, "/roleRef/name") == manager_role
         })
         .flat_map(|d| service_accounts(&d.value))
@@ -88,7 +88,7 @@ pub fn manager_rules(files: &[(PathBuf, String)], manager_role: &str) -> Vec<Bou
         .iter()
         .filter(|d| is_binding(d) && service_accounts(&d.value).iter().any(|a| accounts.contains(a)))
         .map(|d| (str_at(&d.value, "/roleRef/kind").to_string(), str_at(&d.value, "/roleRef/name").to_string()))
-        .filter(|(kind, name)| !(kind == "ClusterRole" && name == manager_role))
+        .filter(|(kind, name)| !(matches!(kind.as_str(), "ClusterRole" | "Role") && name == manager_role))
         .collect();
     refs.sort_unstable();
     refs.dedup();
@@ -157,6 +157,21 @@ mod tests {
         assert!(rules[0].grants("coordination.k8s.io", "leases", "update"));
         assert!(!rules[0].grants("coordination.k8s.io", "leases", "delete"));
         assert!(!rules[0].grants("", "leases", "get"));
+    }
+
+    #[test]
+    fn a_namespace_scoped_managers_role_binding_counts_too() {
+        let binding = MANAGER_BINDING.replace("ClusterRole", "Role");
+        let leader = "kind: Role\nmetadata:\n  name: leader-election-role\nrules:\n- apiGroups:\n  - coordination.k8s.io\n  \
+            resources:\n  - leases\n  verbs:\n  - get\n";
+        let leader_binding = "kind: RoleBinding\nroleRef:\n  kind: Role\n  name: leader-election-role\nsubjects:\n\
+            - kind: ServiceAccount\n  name: controller-manager\n";
+        let rules = manager_rules(
+            &files(&[("r.yaml", &binding), ("l.yaml", leader), ("lb.yaml", leader_binding)]),
+            "manager-role",
+        );
+        assert_eq!(rules.len(), 1, "{rules:?}");
+        assert_eq!(rules[0].role, ("Role".to_string(), "leader-election-role".to_string()));
     }
 
     #[test]

@@ -24,13 +24,21 @@ pub struct Missing {
     pub line: usize,
     /// The call.
     pub call: String,
+    /// The namespace every RBAC marker of the crate names (a namespace-scoped manager's Role), which the marker to
+    /// add names too.
+    pub namespace: Option<String>,
 }
 
 impl Missing {
     /// The marker line that grants what is missing.
     pub fn marker(&self) -> String {
         let group = if self.group.is_empty() { "core" } else { &self.group };
-        format!("// +{RBAC_MARKER}:groups={group},resources={},verbs={}", self.resource, self.verbs.join(";"))
+        let namespace = self.namespace.as_ref().map(|ns| format!(",namespace={ns}")).unwrap_or_default();
+        format!(
+            "// +{RBAC_MARKER}:groups={group}{namespace},resources={},verbs={}",
+            self.resource,
+            self.verbs.join(";")
+        )
     }
 }
 
@@ -109,6 +117,9 @@ pub fn check(markers: &[Marker], bound: &[BoundRule], inference: &Inference) -> 
             }
         }
     }
+    // A namespace-scoped manager's markers all name its namespace; a crate mixing namespaces gets none suggested.
+    let mut namespaces = rbac.iter().map(|g| g.marker.string("namespace").unwrap_or_default());
+    let namespace = namespaces.next().filter(|first| !first.is_empty() && namespaces.all(|n| n == *first));
     let mut missing: BTreeMap<(String, String), Missing> = BTreeMap::new();
     for n in &inference.needs {
         if exact.contains(&(n.group.as_str(), n.resource.as_str(), n.verb.as_str()))
@@ -124,6 +135,7 @@ pub fn check(markers: &[Marker], bound: &[BoundRule], inference: &Inference) -> 
             file: n.file.clone(),
             line: n.line,
             call: n.call.clone(),
+            namespace: namespace.map(str::to_string),
         });
         if !entry.verbs.contains(&n.verb) {
             entry.verbs.push(n.verb.clone());
@@ -236,6 +248,28 @@ mod tests {
             "{text:?}"
         );
         assert!(text[1].starts_with("note: src/lib.rs:1: "), "{text:?}");
+    }
+
+    #[test]
+    fn the_marker_to_add_names_the_namespace_all_markers_name() {
+        let scan = |text: &str| crate::markers::scan(Path::new("src/lib.rs"), text).unwrap();
+        let inference = Inference { needs: vec![need("", "configmaps", "get")], ..Inference::default() };
+        let scoped = scan(
+            "// +kubebuilder:rbac:groups=apps,namespace=op-system,resources=deployments,verbs=get\n\
+             // +kubebuilder:rbac:groups=core,namespace=op-system,resources=pods,verbs=list\n",
+        );
+        assert_eq!(
+            check(&scoped, &[], &inference).missing[0].marker(),
+            "// +kubebuilder:rbac:groups=core,namespace=op-system,resources=configmaps,verbs=get"
+        );
+        let mixed = scan(
+            "// +kubebuilder:rbac:groups=apps,namespace=op-system,resources=deployments,verbs=get\n\
+             // +kubebuilder:rbac:groups=core,resources=pods,verbs=list\n",
+        );
+        assert_eq!(
+            check(&mixed, &[], &inference).missing[0].marker(),
+            "// +kubebuilder:rbac:groups=core,resources=configmaps,verbs=get"
+        );
     }
 
     #[test]

@@ -2,10 +2,9 @@
 //! multigroup, built-in and external types; refusals; in place on a clean git tree) and `kubesmith alpha update`
 //! (a three-way merge of today's templates that keeps the user's edits).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::support::{create_api, init, ks, read, repo_root, snapshot, standard_project};
+use crate::support::{assert_same_tree, create_api, init, ks, read, repo_root, snapshot, standard_project};
 
 fn stdout(out: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&out.get_output().stdout).into_owned()
@@ -17,23 +16,6 @@ fn stderr(out: &assert_cmd::assert::Assert) -> String {
 
 fn create_webhook(dir: &Path, args: &[&str]) {
     ks(dir).args(["create", "webhook"]).args(args).assert().success();
-}
-
-/// Fails with the first file that differs, or the lists of files when they differ.
-fn assert_same_tree(actual: &Path, expected: &Path) {
-    let (a, e) = (snapshot(actual), snapshot(expected));
-    let paths = |m: &BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(paths(&a), paths(&e), "the replay's files differ from the project's");
-    for (rel, bytes) in &a {
-        if bytes != &e[rel] {
-            panic!(
-                "{} differs from the project's\n--- project\n{}\n--- replay\n{}",
-                rel.display(),
-                String::from_utf8_lossy(&e[rel]),
-                String::from_utf8_lossy(bytes)
-            );
-        }
-    }
 }
 
 /// The replay runs in a fresh folder and reads nothing but PROJECT: the golden tree's own PROJECT, alone in a

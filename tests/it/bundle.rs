@@ -279,28 +279,237 @@ fn bundle_validate_cli_exit_codes_and_json() {
     // The scaffolded base has no minKubeVersion: a warning, exit 0; --strict makes it fail.
     let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
     assert!(out.status.success());
-    assert!(stdout(&out).contains("Warning: (memcached-operator.v0.1.0) csv.Spec.minKubeVersion is not informed"));
+    assert!(
+        stdout(&out).contains("Warning: Value : (memcached-operator.v0.1.0) csv.Spec.minKubeVersion is not informed"),
+        "{}",
+        stdout(&out)
+    );
     ks(&dir).args(["bundle", "validate", "bundle", "--strict"]).assert().code(1);
-    // Optional suites: the default icon and the alpha channel are flagged.
+    // Optional validators: the default icon and the alpha channel are flagged; messages carry their level in JSON,
+    // as operator-sdk's json-alpha1 output does.
     let out = ks(&dir)
-        .args(["bundle", "validate", "bundle", "--select-optional", "suite=operatorframework", "--output", "json"])
+        .args(["bundle", "validate", "bundle", "--select-optional", "suite=operatorframework", "-o", "json-alpha1"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["passed"], false);
-    let text = report["outputs"].to_string();
-    assert!(text.contains("csv.Spec.Icon elements should contain both data and mediatype"), "{text}");
-    assert!(text.contains("channel(s) [alpha] are not following the recommended naming convention"), "{text}");
+    let messages: Vec<(&str, &str)> = report["outputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["type"].as_str().unwrap(), o["message"].as_str().unwrap()))
+        .collect();
+    assert!(
+        messages.contains(&(
+            "error",
+            "Error: Value : (memcached-operator.v0.1.0) csv.Spec.Icon elements should contain both data and mediatype"
+        )),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&(
+            "warning",
+            "Warning: Value memcached-operator.v0.1.0: channel(s) [\"alpha\"] are not following the recommended \
+             naming convention: https://olm.operatorframework.io/docs/best-practices/channel-naming"
+        )),
+        "{messages:?}"
+    );
+    // The suite is operatorhubv2 & co., not the deprecated operatorhub.
+    assert!(!messages.iter().any(|(_, m)| m.contains("validator is deprecated")), "{messages:?}");
     ks(&dir).args(["bundle", "validate", "bundle", "--select-optional", "name=nope"]).assert().code(2);
+    ks(&dir).args(["bundle", "validate", "bundle", "--optional-values", "k8s_version=1.25"]).assert().code(2);
     // An owned CRD missing from the bundle is an error.
     std::fs::remove_file(dir.join("bundle/manifests/cache.example.com_memcacheds.yaml")).unwrap();
     let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stdout(&out).contains("owned CRD \"cache.example.com/v1alpha1, Kind=Memcached\" not found in bundle"),
+        stdout(&out).contains(
+            "Error: Value cache.example.com/v1alpha1, Kind=Memcached: owned CRD \"cache.example.com/v1alpha1, \
+             Kind=Memcached\" not found in bundle"
+        ),
         "{}",
         stdout(&out)
+    );
+}
+
+/// A small bundle that still ships a v1beta1 CRD (an API Kubernetes 1.22 and OpenShift 4.9 removed).
+fn legacy_bundle(dir: &Path, properties: &str) {
+    let csv = format!(
+        r#"apiVersion: operators.coreos.com/v1alpha1
+kind: ClusterServiceVersion
+metadata:
+  name: legacy-operator.v0.1.0
+  annotations:
+    alm-examples: '[{{"apiVersion": "example.com/v1", "kind": "Legacy", "metadata": {{"name": "x"}}}}]'
+    categories: Toys, Database
+    olm.properties: '{properties}'
+spec:
+  displayName: Legacy
+  version: 0.1.0
+  minKubeVersion: 1.20.0
+  installModes:
+  - {{type: AllNamespaces, supported: true}}
+  customresourcedefinitions:
+    owned:
+    - {{name: legacies.example.com, version: v1, kind: Legacy}}
+  install:
+    strategy: deployment
+    spec:
+      deployments:
+      - name: legacy
+        spec:
+          selector: {{matchLabels: {{app: legacy}}}}
+          template:
+            metadata: {{labels: {{app: legacy}}}}
+            spec: {{containers: [{{name: manager, image: example.com/legacy:v0.1.0}}]}}
+"#
+    );
+    let crd = "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  \
+               name: legacies.example.com\nspec:\n  group: example.com\n  names: {kind: Legacy, plural: legacies}\n  \
+               scope: Namespaced\n  version: v1\n";
+    let annotations = "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  \
+                       operators.operatorframework.io.bundle.manifests.v1: manifests/\n  \
+                       operators.operatorframework.io.bundle.metadata.v1: metadata/\n  \
+                       operators.operatorframework.io.bundle.package.v1: legacy-operator\n  \
+                       operators.operatorframework.io.bundle.channels.v1: stable\n";
+    std::fs::create_dir_all(dir.join("bundle/manifests")).unwrap();
+    std::fs::create_dir_all(dir.join("bundle/metadata")).unwrap();
+    std::fs::write(dir.join("bundle/manifests/legacy.clusterserviceversion.yaml"), csv).unwrap();
+    std::fs::write(dir.join("bundle/manifests/example.com_legacies.yaml"), crd).unwrap();
+    std::fs::write(dir.join("bundle/metadata/annotations.yaml"), annotations).unwrap();
+    std::fs::write(
+        dir.join("bundle.Dockerfile"),
+        "FROM scratch\nLABEL operators.operatorframework.io.bundle.package.v1=legacy-operator\n\
+         LABEL com.redhat.openshift.versions=\"v4.6-v4.8\"\nCOPY bundle/manifests /manifests/\n",
+    )
+    .unwrap();
+}
+
+/// The findings of one validation run, one per line, without the success line.
+fn lines(out: &std::process::Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("All validation"))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn bundle_validate_community_and_custom_categories() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    legacy_bundle(dir, r#"[{"type": "olm.maxOpenShiftVersion", "value": "4.8"}]"#);
+    let removed = "using APIs which were deprecated and removed in v1.22. More info: \
+                   https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v1-22";
+    let crd = "CRD: ([\"legacies.example.com\"])";
+    let v = "Value : (legacy-operator.v0.1.0)";
+
+    // community, with the bundle image's Dockerfile as operator-sdk takes it: the label caps it below 4.9.
+    let out = ks(dir)
+        .args(["bundle", "validate", "bundle", "--select-optional", "name=community"])
+        .args(["--optional-values=index-path=bundle.Dockerfile"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(!stdout(&out).contains(&format!("Error: {v}")), "{}", stdout(&out));
+
+    // Without index-path, a warning asks for it.
+    let out = ks(dir).args(["bundle", "validate", "bundle", "--select-optional", "name=community"]).output().unwrap();
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(
+        lines(&out).contains(&format!(
+            "Warning: {v} please, inform the path of its index image file via the the optional key values and the key \
+             index-path to allow this validator check the labels configuration or migrate the API(s) for {crd}. (e.g. \
+             index-path=./mypath/bundle.Dockerfile). This bundle is {removed} "
+        )),
+        "{}",
+        stdout(&out)
+    );
+
+    // A path that is not there.
+    let out = ks(dir)
+        .args(["bundle", "validate", "bundle", "--select-optional", "name=community"])
+        .args(["--optional-values", "index-path=./nope.Dockerfile"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        lines(&out).contains(&format!(
+            "Error: {v} the index image in the path (./nope.Dockerfile) was not found. Please, inform the path of the \
+             bundle operator index image via the the optional key values and the key index-path. (e.g. \
+             index-path=./mypath/bundle.Dockerfile). Error : stat ./nope.Dockerfile: no such file or directory"
+        )),
+        "{}",
+        stdout(&out)
+    );
+
+    // A label that lets the bundle onto 4.9.
+    std::fs::write(dir.join("bundle.Dockerfile"), "LABEL com.redhat.openshift.versions=\"v4.6-v4.10\"\n").unwrap();
+    let out = ks(dir)
+        .args(["bundle", "validate", "bundle", "--select-optional", "name=community"])
+        .args(["--optional-values", "index-path=bundle.Dockerfile"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        lines(&out).contains(&format!(
+            "Error: {v} this bundle is {removed}. Upgrade the APIs from for {crd} or provide compatible distribution \
+             version(s) by using the com.redhat.openshift.versions annotation in `metadata/annotations.yaml` to ensure \
+             that the index image will be generated with its label. (e.g. LABEL com.redhat.openshift.versions='4.6-4.8')"
+        )),
+        "{}",
+        stdout(&out)
+    );
+
+    // Categories: the standard list, then OPERATOR_BUNDLE_CATEGORIES' own.
+    let out = ks(dir).args(["bundle", "validate", "bundle", "--select-optional", "name=categories"]).output().unwrap();
+    assert_eq!(
+        lines(&out).into_iter().filter(|l| l.contains("categories")).collect::<Vec<_>>(),
+        [format!(
+            "Error: {v} csv.Metadata.Annotations[\"categories\"] value \"Toys\" is not in the set of standard categories"
+        )]
+    );
+    std::fs::write(dir.join("categories.json"), r#"{"categories": ["Toys", "Games"]}"#).unwrap();
+    let out = ks(dir)
+        .env("OPERATOR_BUNDLE_CATEGORIES", "./categories.json")
+        .args(["bundle", "validate", "bundle", "--select-optional", "name=categories"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        lines(&out).into_iter().filter(|l| l.contains("categories")).collect::<Vec<_>>(),
+        [format!(
+            "Error: {v} csv.Metadata.Annotations[\"categories\"] value \" Database\" is not in the set of custom \
+             categories"
+        )]
+    );
+    std::fs::write(dir.join("categories.json"), "{\"categories\": [\"Toys\",]}").unwrap();
+    let out = ks(dir)
+        .env("OPERATOR_BUNDLE_CATEGORIES", "categories.json")
+        .args(["bundle", "validate", "bundle", "--select-optional", "name=categories"])
+        .output()
+        .unwrap();
+    assert!(
+        lines(&out).contains(&format!(
+            "Error: {v} could not extract custom categories from categories map[string]struct {{}}(nil): unmarshaling \
+             category file: invalid character ']' looking for beginning of value"
+        )),
+        "{}",
+        stdout(&out)
+    );
+
+    // alpha-deprecated-apis: an invalid k8s-version is reported, and the check goes on from minKubeVersion 1.20.
+    let out = ks(dir)
+        .args(["bundle", "validate", "bundle", "--select-optional", "name=alpha-deprecated-apis"])
+        .args(["--optional-values", "k8s-version=banana"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        lines(&out).into_iter().filter(|l| l.contains("k8s key") || l.contains("Migrate")).collect::<Vec<_>>(),
+        [
+            format!("Warning: Value legacy-operator.v0.1.0: this bundle is {removed}. Migrate the API(s) for {crd}"),
+            "Error: Value legacy-operator.v0.1.0: invalid value informed via the k8s key option : banana".to_string(),
+        ]
     );
 }
 

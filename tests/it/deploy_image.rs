@@ -69,7 +69,7 @@ fn scaffolds_the_tutorial_operator() {
         "const COMMAND: &[&str] = &[\"memcached\", \"--memory-limit=64\", \"-o\", \"modern\", \"-v\"];",
         "const RUN_AS_USER: i64 = 1001;",
         "pub fn deployment(obj: &Memcached, image: &str) -> Result<Deployment>",
-        ".owns(Api::<Deployment>::all(runtime.client.clone()), owned)",
+        ".owns(runtime.api::<Deployment>(), owned)",
         "PatchParams::apply(FIELD_MANAGER).force()",
         "controller_owner_ref(&())",
         "container_port: obj.spec.container_port,",

@@ -4,6 +4,7 @@
 mod adopt;
 mod alpha;
 mod bundle;
+mod bundle_olm;
 mod cli;
 mod conformance_live;
 mod conformance_suite;
@@ -28,6 +29,7 @@ mod init;
 mod k8s_version;
 mod least_privilege;
 mod make_manifests_problems;
+mod namespaced;
 mod rbac_cache;
 mod rbac_infer;
 mod support;

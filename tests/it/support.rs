@@ -8,7 +8,10 @@ use assert_cmd::Command;
 /// A `kubesmith` command running in `dir`, with a fixed year so outputs are reproducible.
 pub fn ks(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("kubesmith").expect("the kubesmith binary is built for tests");
-    cmd.current_dir(dir).env("SOURCE_DATE_EPOCH", "1767225600").env_remove("RUST_LOG");
+    cmd.current_dir(dir)
+        .env("SOURCE_DATE_EPOCH", "1767225600")
+        .env_remove("RUST_LOG")
+        .env_remove("OPERATOR_BUNDLE_CATEGORIES");
     cmd
 }
 
@@ -32,6 +35,25 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         }
     }
     out
+}
+
+/// Fails with the first file that differs, or the lists of files when they differ.
+pub fn assert_same_tree(actual: &Path, expected: &Path) {
+    let (a, e) = (snapshot(actual), snapshot(expected));
+    let paths = |m: &BTreeMap<PathBuf, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(paths(&a), paths(&e), "the files of {} differ from those of {}", actual.display(), expected.display());
+    for (rel, bytes) in &a {
+        if bytes != &e[rel] {
+            panic!(
+                "{} differs\n--- expected ({})\n{}\n--- actual ({})\n{}",
+                rel.display(),
+                expected.display(),
+                String::from_utf8_lossy(&e[rel]),
+                actual.display(),
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
 }
 
 /// `init` in `parent/name` with the given extra arguments; returns the project folder.

@@ -359,6 +359,26 @@ pub(crate) mod testing {
         (Arc::new(Context::new(client, controller, &metrics)), server)
     }
 
+    /// What the manager hands a controller watching `namespace` (`None`: every namespace), backed by a mocked API
+    /// server, with the trigger that stops the controller.
+    pub(crate) fn runtime(
+        namespace: Option<&str>,
+    ) -> (
+        crate::manager::Runtime,
+        ApiServer,
+        crate::manager::ShutdownTrigger,
+    ) {
+        let (client, server) = client();
+        let (trigger, shutdown) = crate::manager::Shutdown::new();
+        let runtime = crate::manager::Runtime {
+            client,
+            metrics: Arc::new(Metrics::new(&mut Registry::default())),
+            shutdown,
+            namespace: namespace.map(str::to_string),
+        };
+        (runtime, server, trigger)
+    }
+
     /// Fails the test if `fut` does not finish within 5 seconds.
     pub(crate) async fn within<T>(fut: impl Future<Output = T>) -> T {
         tokio::time::timeout(Duration::from_secs(5), fut)

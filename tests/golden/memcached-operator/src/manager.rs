@@ -1,16 +1,18 @@
 //! The manager: command-line `Options`, logging, controller `Registration`s, and `Manager::run`, which starts the
 //! probe and metrics servers, the webhook server (when webhooks are registered), leader election and the
-//! controllers, and shuts everything down gracefully.
+//! controllers (namespaced ones once per watched namespace), and shuts everything down gracefully.
 pub mod health;
 pub mod leader;
 pub mod metrics;
+pub mod namespaces;
 
 use crate::webhook::{self, WebhookRegistration};
 use anyhow::Context as _;
 use axum_server::Handle;
 use clap::{ArgAction, Parser, ValueEnum};
 use futures::future::BoxFuture;
-use kube::Client;
+use kube::{Api, Client, Resource};
+pub use namespaces::{WatchNamespaces, parse_watch_namespaces};
 use prometheus_client::registry::Registry;
 use std::{
     future::Future,
@@ -86,6 +88,12 @@ pub struct Options {
     /// Name of the webhook server's private key file in `--webhook-cert-path`.
     #[arg(long, value_name = "FILE", default_value = webhook::DEFAULT_KEY_NAME)]
     pub webhook_cert_key: String,
+
+    /// Namespaces the controllers watch, comma-separated; empty watches every namespace. The manager's RBAC must
+    /// grant access in each (a Role per namespace, or the ClusterRole).
+    #[arg(long, value_name = "NS[,NS...]", env = "WATCH_NAMESPACE", default_value = "",
+          value_parser = parse_watch_namespaces)]
+    pub watch_namespace: WatchNamespaces,
 
     /// Log output format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
@@ -202,9 +210,25 @@ pub struct Runtime {
     pub metrics: Arc<metrics::Metrics>,
     /// Fires when the controller must stop (pass to `Controller::graceful_shutdown_on`).
     pub shutdown: Shutdown,
+    /// The namespace a namespaced controller watches; `None`: every namespace.
+    pub namespace: Option<String>,
 }
 
-type StartFn = Box<dyn FnOnce(Runtime) -> BoxFuture<'static, ()> + Send>;
+impl Runtime {
+    /// The API of a namespaced kind within this controller's scope: its namespace, or every namespace.
+    pub fn api<K>(&self) -> Api<K>
+    where
+        K: Resource<Scope = k8s_openapi::NamespaceResourceScope>,
+        K::DynamicType: Default,
+    {
+        match &self.namespace {
+            Some(namespace) => Api::namespaced(self.client.clone(), namespace),
+            None => Api::all(self.client.clone()),
+        }
+    }
+}
+
+type StartFn = Arc<dyn Fn(Runtime) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// A named controller the manager starts once it may reconcile (after leader election, if enabled).
 ///
@@ -212,24 +236,63 @@ type StartFn = Box<dyn FnOnce(Runtime) -> BoxFuture<'static, ()> + Send>;
 pub struct Registration {
     name: &'static str,
     start: StartFn,
+    namespaced: bool,
 }
 
 impl Registration {
-    /// Registers the controller `name`, run by `start` until its `Runtime::shutdown` fires.
+    /// Registers the controller `name` of a cluster-scoped kind, started once and run by `start` until its
+    /// `Runtime::shutdown` fires.
     pub fn new<F, Fut>(name: &'static str, start: F) -> Self
     where
-        F: FnOnce(Runtime) -> Fut + Send + 'static,
+        F: Fn(Runtime) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
         Self {
             name,
-            start: Box::new(move |runtime| Box::pin(start(runtime))),
+            start: Arc::new(move |runtime| Box::pin(start(runtime))),
+            namespaced: false,
+        }
+    }
+
+    /// Registers the controller `name` of a namespaced kind: started once per watched namespace (`--watch-namespace`),
+    /// with that namespace in `Runtime::namespace`, or once for every namespace.
+    pub fn namespaced<F, Fut>(name: &'static str, start: F) -> Self
+    where
+        F: Fn(Runtime) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        Self {
+            namespaced: true,
+            ..Self::new(name, start)
         }
     }
 
     /// The controller's name.
     pub fn name(&self) -> &'static str {
         self.name
+    }
+}
+
+/// Starts every controller in `running`: a namespaced one once per scope of `watch`, the others once.
+fn start_controllers(
+    controllers: &[Registration],
+    runtime: &Runtime,
+    watch: &WatchNamespaces,
+    running: &mut JoinSet<()>,
+) {
+    for controller in controllers {
+        let scopes = if controller.namespaced {
+            watch.scopes()
+        } else {
+            vec![None]
+        };
+        for namespace in scopes {
+            let runtime = Runtime {
+                namespace,
+                ..runtime.clone()
+            };
+            running.spawn((controller.start)(runtime));
+        }
     }
 }
 
@@ -330,10 +393,15 @@ impl Manager {
                 client,
                 metrics,
                 shutdown: shutdown.clone(),
+                namespace: None,
             };
-            for controller in controllers {
-                running.spawn((controller.start)(runtime.clone()));
-            }
+            info!(namespaces = %self.opts.watch_namespace, "starting controllers");
+            start_controllers(
+                &controllers,
+                &runtime,
+                &self.opts.watch_namespace,
+                &mut running,
+            );
             let hold = async {
                 match &elector {
                     Some(elector) => elector.hold().await,
@@ -465,6 +533,76 @@ mod tests {
         );
         assert_eq!(opts.webhook_cert_name, "tls.crt");
         assert_eq!(opts.webhook_cert_key, "tls.key");
+        assert!(opts.watch_namespace.is_all());
+    }
+
+    #[test]
+    fn watch_namespace_flag_parses_a_list() {
+        let opts =
+            Options::try_parse_from(["memcached-operator", "--watch-namespace=team-a,team-b"])
+                .expect("flags parse");
+        assert_eq!(
+            opts.watch_namespace.scopes(),
+            [Some("team-a".to_string()), Some("team-b".to_string())]
+        );
+        assert!(
+            Options::try_parse_from(["memcached-operator", "--watch-namespace=Team_A"]).is_err()
+        );
+    }
+
+    /// Starts `controllers` over a mocked API server watching `watch`; each lists ConfigMaps in its scope once.
+    /// Returns the paths listed, sorted.
+    async fn listed_paths(watch: &str, namespaced: bool) -> Vec<String> {
+        use k8s_openapi::api::core::v1::ConfigMap;
+        let (runtime, mut server, _trigger) = crate::controller::testing::runtime(None);
+        let list = |runtime: Runtime| async move {
+            let api: Api<ConfigMap> = runtime.api();
+            api.list(&Default::default()).await.expect("list answered");
+        };
+        let controllers = vec![if namespaced {
+            Registration::namespaced("lister", list)
+        } else {
+            Registration::new("lister", |runtime: Runtime| async move {
+                let api: Api<ConfigMap> = Api::all(runtime.client);
+                api.list(&Default::default()).await.expect("list answered");
+            })
+        }];
+        let watch = parse_watch_namespaces(watch).expect("valid namespaces");
+        let mut running = JoinSet::new();
+        start_controllers(&controllers, &runtime, &watch, &mut running);
+        drop(runtime);
+        let mut paths = Vec::new();
+        let starts = if namespaced { watch.scopes().len() } else { 1 };
+        for _ in 0..starts {
+            let request = server.next().await;
+            paths.push(request.path.clone());
+            request.respond(&serde_json::json!({
+                "apiVersion": "v1", "kind": "ConfigMapList", "metadata": {}, "items": [],
+            }));
+        }
+        while let Some(result) = running.join_next().await {
+            result.expect("controller task finished");
+        }
+        server.expect_done().await;
+        paths.sort();
+        paths
+    }
+
+    #[tokio::test]
+    async fn namespaced_controllers_list_only_in_the_watched_namespaces() {
+        assert_eq!(
+            listed_paths("team-b,team-a", true).await,
+            [
+                "/api/v1/namespaces/team-a/configmaps",
+                "/api/v1/namespaces/team-b/configmaps"
+            ]
+        );
+        assert_eq!(listed_paths("", true).await, ["/api/v1/configmaps"]);
+        // A controller registered with `Registration::new` (a cluster-scoped kind) starts once, whatever is watched.
+        assert_eq!(
+            listed_paths("team-a,team-b", false).await,
+            ["/api/v1/configmaps"]
+        );
     }
 
     #[test]

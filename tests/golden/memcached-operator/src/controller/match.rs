@@ -37,18 +37,18 @@ const REQUEUE_AFTER: Duration = Duration::from_secs(5 * 60);
 
 /// Registers this controller with the manager.
 pub fn registration() -> Registration {
-    Registration::new(CONTROLLER_NAME, run)
+    Registration::namespaced(CONTROLLER_NAME, run)
 }
 
 /// Watches Matchs and reconciles them until the manager shuts down.
 pub async fn run(runtime: Runtime) {
-    let api = Api::<Match>::all(runtime.client.clone());
+    let api = runtime.api::<Match>();
     let ctx = Arc::new(Context::new(
         runtime.client.clone(),
         CONTROLLER_NAME,
         &runtime.metrics,
     ));
-    info!(controller = CONTROLLER_NAME, "starting controller");
+    info!(controller = CONTROLLER_NAME, namespace = ?runtime.namespace, "starting controller");
     Controller::new(api, watcher::Config::default().any_semantic())
         .graceful_shutdown_on(runtime.shutdown.wait())
         .run(
@@ -189,6 +189,34 @@ mod tests {
     fn finalized(mut obj: Match) -> Match {
         obj.finalizers_mut().push(FINALIZER.into());
         obj
+    }
+
+    #[tokio::test]
+    async fn run_lists_and_watches_only_its_namespace() {
+        let (runtime, mut server, trigger) = testing::runtime(Some("team-a"));
+        let controller = tokio::spawn(run(runtime));
+        let list = server.next().await;
+        assert_eq!(
+            (list.method.clone(), list.path.as_str()),
+            (
+                Method::GET,
+                "/apis/cache.example.com/v1/namespaces/team-a/matches"
+            )
+        );
+        list.respond(&json!({
+            "apiVersion": "cache.example.com/v1", "kind": "MatchList",
+            "metadata": { "resourceVersion": "1" }, "items": [],
+        }));
+        let watch = server.next().await;
+        assert_eq!(
+            watch.path,
+            "/apis/cache.example.com/v1/namespaces/team-a/matches"
+        );
+        assert_eq!(watch.query.get("watch").map(String::as_str), Some("true"));
+        trigger.trigger();
+        within(controller)
+            .await
+            .expect("controller stops on shutdown");
     }
 
     #[tokio::test]
