@@ -104,6 +104,8 @@ struct Ctx<'a> {
     features: Features,
     webhook_services: BTreeSet<String>,
     metrics_services: BTreeSet<String>,
+    /// The labels that select the manager's pods (its Deployment's `matchLabels`), behind `<chart>.selectorLabels`.
+    selector: Option<Map<String, Value>>,
 }
 
 impl Ctx<'_> {
@@ -113,6 +115,37 @@ impl Ctx<'_> {
 
     fn sa_name(&self) -> String {
         format!("{{{{ include \"{}.serviceAccountName\" $ }}}}", self.chart)
+    }
+
+    fn selector_hole(&self, holes: &mut Holes) -> String {
+        let chart = self.chart.clone();
+        holes.block(move |col| {
+            format!("{}{{{{- include \"{chart}.selectorLabels\" $ | nindent {col} }}}}", " ".repeat(col))
+        })
+    }
+
+    /// Selectors equal to the manager's (`matchLabels`, a Service's `selector`) become `<chart>.selectorLabels`;
+    /// label maps holding them (the pod template's) get them from it too.
+    fn use_selector_labels(&self, v: &mut Value, holes: &mut Holes) {
+        let Some(sel) = &self.selector else { return };
+        let Value::Object(m) = v else {
+            if let Value::Array(a) = v {
+                a.iter_mut().for_each(|x| self.use_selector_labels(x, holes));
+            }
+            return;
+        };
+        for (k, child) in m.iter_mut() {
+            match child {
+                Value::Object(c) if (k == "matchLabels" || k == "selector") && c == sel => {
+                    *child = json!({ self.selector_hole(holes): null });
+                }
+                Value::Object(c) if k == "labels" && sel.iter().all(|(sk, sv)| c.get(sk) == Some(sv)) => {
+                    c.retain(|ck, _| !sel.contains_key(ck));
+                    c.insert(self.selector_hole(holes), Value::Null);
+                }
+                _ => self.use_selector_labels(child, holes),
+            }
+        }
     }
 
     fn labels_hole(&self, holes: &mut Holes) -> String {
@@ -379,8 +412,20 @@ pub fn build(src: &Source, opts: &Options) -> Result<Chart> {
         }
     }
 
-    let ctx =
-        Ctx { chart: opts.name.clone(), src, names, service_account, features, webhook_services, metrics_services };
+    let selector = deployment
+        .and_then(|d| d["spec"]["selector"]["matchLabels"].as_object())
+        .filter(|m| !m.is_empty() && m.values().all(Value::is_string))
+        .cloned();
+    let ctx = Ctx {
+        chart: opts.name.clone(),
+        src,
+        names,
+        service_account,
+        features,
+        webhook_services,
+        metrics_services,
+        selector,
+    };
 
     let mut templates = BTreeMap::new();
     let mut values_manager = None;
@@ -551,6 +596,9 @@ fn placement(role: Role, ctx: &Ctx) -> (&'static str, Option<String>) {
 fn common(o: &mut Value, ctx: &Ctx, holes: &mut Holes, subst_spec: bool) {
     if subst_spec {
         ctx.subst_all(o, holes);
+        if let Some(spec) = o.get_mut("spec") {
+            ctx.use_selector_labels(spec, holes);
+        }
     } else {
         ctx.subst_all(&mut o["metadata"], holes);
     }
@@ -908,6 +956,14 @@ fn helpers(ctx: &Ctx) -> String {
     let c = &ctx.chart;
     let mut out = template_header();
     out.push_str(&include_str!("files/helpers.tpl").replace("CHART", c));
+    if let Some(sel) = &ctx.selector {
+        out.push_str(&format!(
+            "\n{{{{/*\nThe labels that select the manager's pods: its Deployment's selector, the selector of its \
+             Services,\nthe pods its policies and monitor apply to (config/'s, so that an upgrade from `make deploy` \
+             keeps them).\n*/}}}}\n{{{{- define \"{c}.selectorLabels\" -}}}}\n{}{{{{- end }}}}\n",
+            crate::yaml::to_string(&Value::Object(sel.clone()))
+        ));
+    }
     if let Some(sa) = &ctx.service_account {
         let base = ctx.names.get(sa).cloned();
         let default = match base {

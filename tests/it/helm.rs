@@ -145,6 +145,16 @@ fn helm_chart_defaults_render_what_kustomize_renders() {
     // Lint-clean as written, and recorded in PROJECT.
     ks(&dir).args(["helm", "lint"]).assert().success();
     assert!(read(&dir.join("PROJECT")).contains("helm.rust.kubesmith.io/v1alpha1:\n    output: dist/chart\n"));
+    // The helpers name objects, label them, select the manager's pods and name its ServiceAccount.
+    let helpers = read(&dir.join("dist/chart/templates/_helpers.tpl"));
+    for h in ["name", "fullname", "chart", "labels", "selectorLabels", "serviceAccountName"] {
+        assert!(helpers.contains(&format!("{{{{- define \"memcached-operator.{h}\" -}}}}")), "{h}: {helpers}");
+    }
+    let manager = read(&dir.join("dist/chart/templates/manager/manager.yaml"));
+    assert!(
+        manager.contains("matchLabels:\n      {{- include \"memcached-operator.selectorLabels\" $ | nindent 6 }}\n")
+    );
+    assert!(manager.contains("serviceAccountName: {{ include \"memcached-operator.serviceAccountName\" $ }}\n"));
     let Some(bin) = renderer() else { return };
     let mut want = kustomize(&dir, "config/default");
     let got = rendered(&bin, &dir, &[]);
