@@ -60,6 +60,9 @@ pub enum Command {
     /// Work with the RBAC an operator needs.
     #[command(subcommand)]
     Rbac(RbacCommand),
+    /// Work with Helm charts.
+    #[command(subcommand)]
+    Helm(HelmCommand),
     /// Experimental: re-create the project from PROJECT with this kubesmith, or merge today's templates into it.
     #[command(subcommand)]
     Alpha(AlphaCommand),
@@ -236,6 +239,43 @@ pub enum MakeCommand {
         kubesmith make catalog --bundle old/bundle=quay.io/me/op-bundle:v0.1.0 --bundle bundle=quay.io/me/op-bundle:v0.2.0"
     )]
     Catalog(MakeCatalogArgs),
+    /// Generate a Helm chart (dist/chart) from what config/default renders; re-run to update it: your values and
+    /// files are kept.
+    #[command(after_help = "Examples:\n  kubesmith make helm\n  kubesmith make helm --check\n  \
+        kubesmith make helm --output-dir charts/memcached-operator")]
+    Helm(MakeHelmArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HelmCommand {
+    /// Check a chart as `helm lint` does: Chart.yaml, values against values.schema.json, template syntax, and
+    /// every .Values path the templates read.
+    #[command(
+        after_help = "Examples:\n  kubesmith helm lint\n  kubesmith helm lint dist/chart --set manager.replicas=2"
+    )]
+    Lint(HelmLintArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MakeHelmArgs {
+    /// The chart's folder. Default: the one PROJECT records, else dist/chart.
+    #[arg(long)]
+    pub output_dir: Option<PathBuf>,
+    /// Write nothing; list missing, stale and extra files and exit 1 if there are any.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HelmLintArgs {
+    /// The chart's folder. Default: the one PROJECT records, else dist/chart.
+    pub dir: Option<PathBuf>,
+    /// Values to check along with values.yaml, as for helm (`a.b=c,d=1`); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// Licenses `init` knows how to set up.

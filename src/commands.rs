@@ -11,8 +11,10 @@ pub mod create_webhook;
 pub mod deploy_image;
 pub mod edit_namespaced;
 pub mod foreign;
+pub mod helm_lint;
 pub mod init;
 pub mod make_bundle;
+pub mod make_helm;
 pub mod make_manifests;
 pub mod markers;
 pub mod multigroup;
@@ -25,7 +27,9 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::cli::{AlphaCommand, BundleCommand, CatalogCommand, Cli, Command, CreateCommand, MakeCommand, RbacCommand};
+use crate::cli::{
+    AlphaCommand, BundleCommand, CatalogCommand, Cli, Command, CreateCommand, HelmCommand, MakeCommand, RbacCommand,
+};
 use crate::output;
 use crate::plan::Plan;
 
@@ -63,6 +67,8 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Make(MakeCommand::Manifests(args)) => make_manifests::run(&args, cwd),
         Command::Make(MakeCommand::Bundle(args)) => make_bundle::run(&args, cwd),
         Command::Make(MakeCommand::Catalog(args)) => catalog::run_make(&args, cwd),
+        Command::Make(MakeCommand::Helm(args)) => make_helm::run(&args, cwd),
+        Command::Helm(HelmCommand::Lint(args)) => helm_lint::run(&args, cwd),
         Command::Bundle(BundleCommand::Validate(args)) => bundle_validate::run(&args, cwd),
         Command::Catalog(CatalogCommand::Validate(args)) => catalog::run_validate(&args, cwd),
         Command::Rbac(RbacCommand::Infer(args)) => rbac_infer::run(&args, cwd),

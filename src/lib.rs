@@ -8,6 +8,7 @@ pub mod commands;
 pub mod crd;
 pub mod edit;
 pub mod git;
+pub mod helm;
 pub mod markers;
 pub mod names;
 pub mod olm;

@@ -91,13 +91,13 @@ fn created_at(existing: Option<&Value>, version: &str) -> String {
     crate::clock::rfc3339(crate::clock::now())
 }
 
-/// `kubectl kustomize <dir>` (the `KUBECTL` variable names another binary).
-fn kustomize(cwd: &Path, dir: &Path) -> Result<String> {
+/// `kubectl kustomize <dir>` (the `KUBECTL` variable names another binary); `make helm` renders with it too.
+pub fn kustomize(cwd: &Path, dir: &Path) -> Result<String> {
     let kubectl = std::env::var("KUBECTL").ok().filter(|k| !k.is_empty()).unwrap_or_else(|| "kubectl".into());
     let output = match Command::new(&kubectl).arg("kustomize").arg(dir).current_dir(cwd).output() {
         Ok(o) => o,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
-            "{kubectl} not found: make bundle renders {} with `kubectl kustomize`; install kubectl \
+            "{kubectl} not found: kubesmith renders {} with `kubectl kustomize`; install kubectl \
              (https://kubernetes.io/docs/tasks/tools/) or point KUBECTL at it",
             dir.display()
         ),

@@ -559,6 +559,12 @@ fn plan_with_problems(args: &MakeManifestsArgs, cwd: &Path) -> Result<(Plan, Pro
     let mut plan = Plan::new(cwd);
     plan.outside_ok.extend([&args.crd_dir, &args.rbac_dir, &args.webhook_dir].into_iter().flatten().cloned());
     let problems = plan_into(&mut plan, &targets)?;
+    // A chart recorded in PROJECT (`make helm`) follows the manifests; nothing to read or run without one.
+    if problems.is_empty()
+        && let Some(dir) = crate::commands::make_helm::recorded_in(cwd)?
+    {
+        crate::commands::make_helm::plan_into(&mut plan, &dir)?;
+    }
     Ok((plan, problems))
 }
 

@@ -24,6 +24,7 @@ mod formatting;
 mod fuzz_regressions;
 mod golden;
 mod guide;
+mod helm;
 mod init;
 mod k8s_version;
 mod least_privilege;
