@@ -20,8 +20,9 @@ use kube::{
 };
 use std::{
     hash::{BuildHasher, RandomState},
-    time::{Duration, Instant, SystemTime},
+    time::{Duration, SystemTime},
 };
+use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 /// How long a lease is valid after its last renewal.
@@ -222,6 +223,9 @@ impl LeaderElector {
             tokio::time::sleep(RETRY_PERIOD).await;
             // A hanging request must not keep us leading past the deadline.
             let remaining = RENEW_DEADLINE.saturating_sub(renewed.elapsed());
+            if remaining.is_zero() {
+                break;
+            }
             match tokio::time::timeout(remaining, self.try_acquire_or_renew()).await {
                 Ok(Ok(true)) => renewed = Instant::now(),
                 Ok(Ok(false)) => warn!(lease = %self.name, "lease renewal rejected"),
@@ -229,13 +233,14 @@ impl LeaderElector {
                 Err(_) => warn!(lease = %self.name, "renewing lease timed out"),
             }
             if renewed.elapsed() >= RENEW_DEADLINE {
-                return anyhow::anyhow!(
-                    "leader election lost: lease {} not renewed within {}s",
-                    self.name,
-                    RENEW_DEADLINE.as_secs()
-                );
+                break;
             }
         }
+        anyhow::anyhow!(
+            "leader election lost: lease {} not renewed within {}s",
+            self.name,
+            RENEW_DEADLINE.as_secs()
+        )
     }
 
     /// Hands the lease back if this replica still holds it, so a successor need not wait for expiry.
@@ -261,7 +266,7 @@ mod tests {
     use super::*;
     use crate::controller::testing::{self, within};
     use http::Method;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     const PATH: &str = "/apis/coordination.k8s.io/v1/namespaces/system/leases/87a7d51f.example.com";
 
@@ -419,5 +424,104 @@ mod tests {
             !acquired.expect("a conflict is not an error"),
             "lost the race on conflict"
         );
+    }
+
+    /// The Lease as the API server returns it, held by `holder` (renewed now), at resourceVersion "7".
+    fn lease(holder: Option<&str>) -> Value {
+        json!({
+            "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": { "name": "87a7d51f.example.com", "namespace": "system", "resourceVersion": "7" },
+            "spec": { "holderIdentity": holder, "leaseDurationSeconds": 15, "renewTime": MicroTime(Timestamp::now()) },
+        })
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_leader_that_cannot_renew_gives_up_at_the_renew_deadline_before_the_lease_expires() {
+        let (client, mut server) = testing::client();
+        let elector = LeaderElector::new(client, "system", "87a7d51f.example.com", "me_1".into());
+        let started = Instant::now();
+        let api = tokio::spawn(async move {
+            let mut attempts = Vec::new();
+            for _ in 0..4 {
+                server
+                    .expect(Method::GET, PATH)
+                    .await
+                    .respond_error(500, "InternalError");
+                attempts.push(started.elapsed().as_secs());
+            }
+            server.expect_done().await;
+            attempts
+        });
+        let lost = tokio::time::timeout(LEASE_DURATION, elector.hold())
+            .await
+            .expect("gave up before the lease expired");
+        let given_up = started.elapsed();
+        drop(elector);
+        assert_eq!(
+            api.await.expect("API scenario passed"),
+            [2, 4, 6, 8],
+            "one attempt a retry period"
+        );
+        assert!(
+            given_up >= RENEW_DEADLINE && given_up < LEASE_DURATION,
+            "{given_up:?}"
+        );
+        assert!(
+            lost.to_string().contains("not renewed within 10s"),
+            "{lost}"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_candidate_retries_every_retry_period_until_the_lease_is_free() {
+        let (client, mut server) = testing::client();
+        let elector = LeaderElector::new(client, "system", "87a7d51f.example.com", "me_1".into());
+        let (_trigger, shutdown) = Shutdown::new();
+        let started = Instant::now();
+        let api = tokio::spawn(async move {
+            server
+                .expect(Method::GET, PATH)
+                .await
+                .respond(&lease(Some("other_2")));
+            // The holder released the lease (shutdown): the next attempt takes it.
+            server.expect(Method::GET, PATH).await.respond(&lease(None));
+            let retried = started.elapsed();
+            let request = server.expect(Method::PUT, PATH).await;
+            assert_eq!(request.body["metadata"]["resourceVersion"], "7");
+            assert_eq!(request.body["spec"]["holderIdentity"], "me_1");
+            let acquired = request.body.clone();
+            request.respond(&acquired);
+            retried
+        });
+        assert!(elector.acquire(&shutdown).await, "acquired");
+        assert_eq!(api.await.expect("API scenario passed"), RETRY_PERIOD);
+    }
+
+    #[tokio::test]
+    async fn release_hands_the_lease_back_only_if_held() {
+        let (client, mut server) = testing::client();
+        let elector = LeaderElector::new(client, "system", "87a7d51f.example.com", "me_1".into());
+        let api = tokio::spawn(async move {
+            server
+                .expect(Method::GET, PATH)
+                .await
+                .respond(&lease(Some("me_1")));
+            let request = server.expect(Method::PUT, PATH).await;
+            assert_eq!(request.body["metadata"]["resourceVersion"], "7");
+            assert_eq!(request.body["spec"].get("holderIdentity"), None);
+            assert_eq!(request.body["spec"]["leaseDurationSeconds"], 1);
+            let released = request.body.clone();
+            request.respond(&released);
+            // Held by someone else: left alone.
+            server
+                .expect(Method::GET, PATH)
+                .await
+                .respond(&lease(Some("other_2")));
+            server.expect_done().await;
+        });
+        within(elector.release()).await.expect("released");
+        within(elector.release()).await.expect("nothing to release");
+        drop(elector);
+        within(api).await.expect("API scenario passed");
     }
 }

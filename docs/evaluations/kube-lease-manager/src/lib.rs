@@ -1,0 +1,1 @@
+//! Empty: the evaluation is `tests/gaps.rs`.
