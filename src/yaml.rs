@@ -303,7 +303,8 @@ fn looks_numeric(s: &str) -> bool {
     if !matches!(t.as_bytes()[0], b'0'..=b'9' | b'.' | b'i' | b'I' | b'n' | b'N') {
         return false;
     }
-    if t.parse::<f64>().is_ok() || t.starts_with("0x") || t.starts_with("0o") {
+    // `0x`, `0o` and `0b` (binary, which serde_yaml's resolver reads too) integers.
+    if t.parse::<f64>().is_ok() || t.starts_with("0x") || t.starts_with("0o") || t.starts_with("0b") {
         return true;
     }
     // YAML 1.1 sexagesimal and digit groups (1:20, 1_000) also resolve to numbers.
@@ -402,6 +403,17 @@ mod tests {
         assert!(text.contains("description: |-\n    line one\n    line two\n"), "{text}");
         round_trip(v);
         round_trip(json!(["a\n\nb", "x\n\n"]));
+    }
+
+    #[test]
+    fn binary_integer_lookalikes_are_quoted() {
+        // Found by the yaml_roundtrip fuzz target: serde_yaml reads a plain `0b1111` as the integer 15.
+        for s in ["0b1111111111111", "-0b101", "+0b1"] {
+            let v = serde_json::json!({ "k": s });
+            let text = to_string(&v);
+            assert!(text.contains(&format!("'{s}'")), "{text}");
+            assert_eq!(from_str(&text).unwrap(), v);
+        }
     }
 
     /// Found by `cargo xtask fuzz yaml_roundtrip`: a document that is one multi-line string whose line starts with an
