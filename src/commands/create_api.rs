@@ -479,7 +479,29 @@ fn plan_controller_modules(plan: &mut Plan, m: &ControllerModules, group_ctx: &i
         }
     }
     let registration = format!("{}::{}::registration(),", m.crate_name, m.module_path);
-    insert_rust(plan, Path::new("src/main.rs"), markers::CONTROLLERS, &[registration])
+    insert_rust(plan, Path::new("src/main.rs"), markers::CONTROLLERS, &[registration])?;
+    warn_if_older(plan, Path::new("src/controller.rs"), SHARED_CONTROLLER_API, m.module_path)
+}
+
+/// What a scaffolded controller uses of `src/controller.rs`, which a project scaffolded by an older kubesmith lacks.
+const SHARED_CONTROLLER_API: &str = "pub async fn run<";
+
+/// A warning when `shared` (a module every kind's code uses, written by `init` or the first webhook) lacks `item`,
+/// which the code just scaffolded into `user` needs: the module comes from an older kubesmith.
+pub fn warn_if_older(plan: &mut Plan, shared: &Path, item: &str, user: &str) -> Result<()> {
+    if plan.read_existing(shared)?.contains(item) {
+        return Ok(());
+    }
+    let warning = format!(
+        "warning: {} predates this kubesmith (it has no `{}`), which `{user}` uses: bring the shared code up to \
+         date with `kubesmith alpha update`, or copy it from a project `kubesmith init` scaffolds now",
+        shared.display(),
+        item.trim_end_matches('<')
+    );
+    if !plan.notes.contains(&warning) {
+        plan.notes.push(warning);
+    }
+    Ok(())
 }
 
 /// Values the controller template of a type the project does not define sees.
