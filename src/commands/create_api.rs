@@ -247,6 +247,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     }
 
     if args.controller {
+        check_not_shared(pf.multigroup, &group_mod, &kind_mod)?;
         let has_controller = existing_versions.iter().any(|r| r.controller && r.version != args.version);
         if (has_controller || plan.exists(&layout.controller)) && !args.force {
             anyhow::bail!(
@@ -435,6 +436,21 @@ fn plan_api_modules(
 /// `--image` reconcilers share (`controller::operand`).
 const SHARED_CONTROLLER_MODULES: &[&str] = &["testing", "operand"];
 
+/// Refuses a controller whose module in `src/controller.rs` (the kind's, or the group's when multigroup) would be
+/// one of the shared ones the project keeps there.
+fn check_not_shared(multigroup: bool, group: &ModuleName, kind: &ModuleName) -> Result<()> {
+    let (declared, what) = if multigroup { (group, "group") } else { (kind, "kind") };
+    if SHARED_CONTROLLER_MODULES.contains(&declared.ident.as_str()) {
+        anyhow::bail!(
+            "the controller module of {what} `{}` would be `controller::{}`, which the project keeps for what every \
+             controller shares; choose another {what} name, or pass --controller=false",
+            declared.ident,
+            declared.ident
+        );
+    }
+    Ok(())
+}
+
 /// Where a controller module is declared.
 struct ControllerModules<'a> {
     /// Multigroup only: `src/controller/<group>.rs`.
@@ -448,19 +464,6 @@ struct ControllerModules<'a> {
 
 /// Declares the controller module and registers it in the manager. `group_ctx` renders a new group module.
 fn plan_controller_modules(plan: &mut Plan, m: &ControllerModules, group_ctx: &impl Serialize) -> Result<()> {
-    // The module `src/controller.rs` would declare must not be one of the shared ones it declares itself.
-    let (declared, what) = match m.group_file {
-        Some(_) => (m.group, "group"),
-        None => (m.kind, "kind"),
-    };
-    if SHARED_CONTROLLER_MODULES.contains(&declared.ident.as_str()) {
-        anyhow::bail!(
-            "the controller module of {what} `{}` would be `controller::{}`, which the project keeps for what every \
-             controller shares; choose another {what} name, or pass --controller=false",
-            declared.ident,
-            declared.ident
-        );
-    }
     match m.group_file {
         Some(group_file) => {
             if !plan.exists(group_file) {
@@ -484,7 +487,29 @@ fn plan_controller_modules(plan: &mut Plan, m: &ControllerModules, group_ctx: &i
         }
     }
     let registration = format!("{}::{}::registration(),", m.crate_name, m.module_path);
-    insert_rust(plan, Path::new("src/main.rs"), markers::CONTROLLERS, &[registration])
+    insert_rust(plan, Path::new("src/main.rs"), markers::CONTROLLERS, &[registration])?;
+    warn_if_older(plan, Path::new("src/controller.rs"), SHARED_CONTROLLER_API, m.module_path)
+}
+
+/// What a scaffolded controller uses of `src/controller.rs`, which a project scaffolded by an older kubesmith lacks.
+const SHARED_CONTROLLER_API: &str = "pub async fn run<";
+
+/// A warning when `shared` (a module every kind's code uses, written by `init` or the first webhook) lacks `item`,
+/// which the code just scaffolded into `user` needs: the module comes from an older kubesmith.
+pub fn warn_if_older(plan: &mut Plan, shared: &Path, item: &str, user: &str) -> Result<()> {
+    if plan.read_existing(shared)?.contains(item) {
+        return Ok(());
+    }
+    let warning = format!(
+        "warning: {} predates this kubesmith (it has no `{}`), which `{user}` uses: bring the shared code up to \
+         date with `kubesmith alpha update`, or copy it from a project `kubesmith init` scaffolds now",
+        shared.display(),
+        item.trim_end_matches('<')
+    );
+    if !plan.notes.contains(&warning) {
+        plan.notes.push(warning);
+    }
+    Ok(())
 }
 
 /// Values the controller template of a type the project does not define sees.
@@ -528,6 +553,7 @@ fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path
         );
     }
     let modules = KindModules::new(pf.multigroup, &f.project_group, "", &f.version, &f.kind);
+    check_not_shared(pf.multigroup, &modules.group, &modules.kind)?;
     let (path, group_file, module_path, controller_name) = if pf.multigroup {
         (
             PathBuf::from(format!("src/controller/{}/{}.rs", modules.group.file, modules.kind.file)),

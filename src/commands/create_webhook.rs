@@ -369,6 +369,13 @@ fn plan_part(
     if part != Part::Conversion {
         // Conversion tests are per spoke (plan_spoke).
         append_test(plan, test_file, &render::render(&format!("webhook/tests/parts/{variant}.rs.hbs"), ctx)?)?;
+        let user = test_file.display().to_string();
+        crate::commands::create_api::warn_if_older(
+            plan,
+            Path::new("tests/common/mod.rs"),
+            "pub struct Admission",
+            &user,
+        )?;
     }
     match part {
         Part::Defaulting => enable(plan, "config/default/kustomization.yaml", "defaulting-webhook"),

@@ -147,6 +147,47 @@ fn a_controller_named_like_a_shared_module_is_refused() {
     assert!(String::from_utf8_lossy(&out).contains("group `testing`"), "{}", String::from_utf8_lossy(&out));
 }
 
+/// A project whose shared modules an older kubesmith wrote gets the new kind's code all the same, with a warning
+/// naming what the shared module lacks and how to bring it up to date.
+#[test]
+fn shared_code_of_an_older_kubesmith_is_a_warning() {
+    let (_t, dir) = project();
+    let shared = dir.join("src/controller.rs");
+    std::fs::write(&shared, read(&shared).replace("pub async fn run<", "pub async fn run_loop<")).unwrap();
+    let out = ks(&dir)
+        .args(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert!(
+        out.contains(
+            "warning: src/controller.rs predates this kubesmith (it has no `pub async fn run`), which \
+             `controller::memcached` uses"
+        ) && out.contains("kubesmith alpha update"),
+        "{out}"
+    );
+    let common = dir.join("tests/common/mod.rs");
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached", "--defaulting"])
+        .assert()
+        .success();
+    std::fs::write(&common, read(&common).replace("pub struct Admission", "pub struct Reviews")).unwrap();
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Guest"]);
+    let out = ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Guest"])
+        .args(["--defaulting", "--programmatic-validation"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert_eq!(out.matches("warning: tests/common/mod.rs predates this kubesmith").count(), 1, "{out}");
+}
+
 #[test]
 fn the_same_api_twice_is_refused_unless_forced() {
     let (_t, dir) = project();

@@ -264,11 +264,20 @@ impl LeaderElector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::testing::{self, within};
+    use crate::{
+        controller::testing::{self, within},
+        manager::DEFAULT_LEADER_ELECTION_ID,
+    };
     use http::Method;
     use serde_json::{Value, json};
 
-    const PATH: &str = "/apis/coordination.k8s.io/v1/namespaces/system/leases/87a7d51f.example.com";
+    const LEASES: &str = "/apis/coordination.k8s.io/v1/namespaces/system/leases";
+    const NAME: &str = DEFAULT_LEADER_ELECTION_ID;
+
+    /// Where the Lease `NAME` of the namespace `system` is.
+    fn path() -> String {
+        format!("{LEASES}/{NAME}")
+    }
 
     fn at(secs: i64) -> Timestamp {
         Timestamp::from_second(secs).expect("valid test timestamp")
@@ -376,19 +385,14 @@ mod tests {
     #[tokio::test]
     async fn missing_lease_is_created() {
         let (client, mut server) = testing::client();
-        let elector = LeaderElector::new(client, "system", "87a7d51f.example.com", "me_1".into());
+        let elector = LeaderElector::new(client, "system", NAME, "me_1".into());
         let api = tokio::spawn(async move {
             server
-                .expect(Method::GET, PATH)
+                .expect(Method::GET, &path())
                 .await
                 .respond_error(404, "NotFound");
-            let request = server
-                .expect(
-                    Method::POST,
-                    "/apis/coordination.k8s.io/v1/namespaces/system/leases",
-                )
-                .await;
-            assert_eq!(request.body["metadata"]["name"], "87a7d51f.example.com");
+            let request = server.expect(Method::POST, LEASES).await;
+            assert_eq!(request.body["metadata"]["name"], NAME);
             assert_eq!(request.body["spec"]["holderIdentity"], "me_1");
             assert_eq!(request.body["spec"]["leaseDurationSeconds"], 15);
             assert_eq!(request.body["spec"]["leaseTransitions"], 0);
@@ -403,16 +407,16 @@ mod tests {
     #[tokio::test]
     async fn expired_lease_is_taken_over_with_resource_version() {
         let (client, mut server) = testing::client();
-        let elector = LeaderElector::new(client, "system", "87a7d51f.example.com", "me_1".into());
+        let elector = LeaderElector::new(client, "system", NAME, "me_1".into());
         let api = tokio::spawn(async move {
             let stale = json!({
                 "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                "metadata": { "name": "87a7d51f.example.com", "namespace": "system", "resourceVersion": "42" },
+                "metadata": { "name": NAME, "namespace": "system", "resourceVersion": "42" },
                 "spec": { "holderIdentity": "old_2", "leaseDurationSeconds": 15,
                           "renewTime": "2020-01-01T00:00:00.000000Z", "leaseTransitions": 4 },
             });
-            server.expect(Method::GET, PATH).await.respond(&stale);
-            let request = server.expect(Method::PUT, PATH).await;
+            server.expect(Method::GET, &path()).await.respond(&stale);
+            let request = server.expect(Method::PUT, &path()).await;
             assert_eq!(request.body["metadata"]["resourceVersion"], "42");
             assert_eq!(request.body["spec"]["holderIdentity"], "me_1");
             assert_eq!(request.body["spec"]["leaseTransitions"], 5);
@@ -430,7 +434,7 @@ mod tests {
     fn lease(holder: Option<&str>) -> Value {
         json!({
             "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-            "metadata": { "name": "87a7d51f.example.com", "namespace": "system", "resourceVersion": "7" },
+            "metadata": { "name": NAME, "namespace": "system", "resourceVersion": "7" },
             "spec": { "holderIdentity": holder, "leaseDurationSeconds": 15, "renewTime": MicroTime(Timestamp::now()) },
         })
     }
@@ -438,13 +442,13 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_leader_that_cannot_renew_gives_up_at_the_renew_deadline_before_the_lease_expires() {
         let (client, mut server) = testing::client();
-        let elector = LeaderElector::new(client, "system", "87a7d51f.example.com", "me_1".into());
+        let elector = LeaderElector::new(client, "system", NAME, "me_1".into());
         let started = Instant::now();
         let api = tokio::spawn(async move {
             let mut attempts = Vec::new();
             for _ in 0..4 {
                 server
-                    .expect(Method::GET, PATH)
+                    .expect(Method::GET, &path())
                     .await
                     .respond_error(500, "InternalError");
                 attempts.push(started.elapsed().as_secs());
@@ -475,18 +479,21 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_candidate_retries_every_retry_period_until_the_lease_is_free() {
         let (client, mut server) = testing::client();
-        let elector = LeaderElector::new(client, "system", "87a7d51f.example.com", "me_1".into());
+        let elector = LeaderElector::new(client, "system", NAME, "me_1".into());
         let (_trigger, shutdown) = Shutdown::new();
         let started = Instant::now();
         let api = tokio::spawn(async move {
             server
-                .expect(Method::GET, PATH)
+                .expect(Method::GET, &path())
                 .await
                 .respond(&lease(Some("other_2")));
             // The holder released the lease (shutdown): the next attempt takes it.
-            server.expect(Method::GET, PATH).await.respond(&lease(None));
+            server
+                .expect(Method::GET, &path())
+                .await
+                .respond(&lease(None));
             let retried = started.elapsed();
-            let request = server.expect(Method::PUT, PATH).await;
+            let request = server.expect(Method::PUT, &path()).await;
             assert_eq!(request.body["metadata"]["resourceVersion"], "7");
             assert_eq!(request.body["spec"]["holderIdentity"], "me_1");
             let acquired = request.body.clone();
@@ -500,13 +507,13 @@ mod tests {
     #[tokio::test]
     async fn release_hands_the_lease_back_only_if_held() {
         let (client, mut server) = testing::client();
-        let elector = LeaderElector::new(client, "system", "87a7d51f.example.com", "me_1".into());
+        let elector = LeaderElector::new(client, "system", NAME, "me_1".into());
         let api = tokio::spawn(async move {
             server
-                .expect(Method::GET, PATH)
+                .expect(Method::GET, &path())
                 .await
                 .respond(&lease(Some("me_1")));
-            let request = server.expect(Method::PUT, PATH).await;
+            let request = server.expect(Method::PUT, &path()).await;
             assert_eq!(request.body["metadata"]["resourceVersion"], "7");
             assert_eq!(request.body["spec"].get("holderIdentity"), None);
             assert_eq!(request.body["spec"]["leaseDurationSeconds"], 1);
@@ -514,7 +521,7 @@ mod tests {
             request.respond(&released);
             // Held by someone else: left alone.
             server
-                .expect(Method::GET, PATH)
+                .expect(Method::GET, &path())
                 .await
                 .respond(&lease(Some("other_2")));
             server.expect_done().await;
