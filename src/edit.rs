@@ -4,6 +4,8 @@ use std::path::Path;
 
 use anyhow::Result;
 
+mod neutral;
+
 /// The language of an edited file decides how the result is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
@@ -42,9 +44,11 @@ pub fn insert_lines_before_marker(
     let all: Vec<&str> = text.split_inclusive('\n').collect();
     let marker_line = all[pos];
     let indent: String = marker_line.chars().take_while(|c| c.is_whitespace() && *c != '\n').collect();
+    let bare: Vec<&str> = all.iter().map(|l| l.trim_end_matches(['\n', '\r'])).collect();
+    let at = if lang == Lang::Rust { neutral::position(&bare, pos, lines) } else { pos };
     let mut out = String::with_capacity(text.len() + 64);
     for (i, l) in all.iter().enumerate() {
-        if i == pos {
+        if i == at {
             for new in lines {
                 if !new.is_empty() {
                     out.push_str(&indent);
@@ -56,6 +60,9 @@ pub fn insert_lines_before_marker(
         out.push_str(l);
     }
     check(path, &out, lang)?;
+    if lang == Lang::Rust && !text.contains('\r') && neutral::keeps_clean(&bare, at, pos, lines, &indent) {
+        crate::formatted::edited(text, &out);
+    }
     Ok(out)
 }
 

@@ -28,7 +28,10 @@ fn registry() -> &'static Handlebars<'static> {
 
 /// Renders one template text with the context.
 pub fn render_str(name: &str, template: &str, ctx: &impl Serialize) -> Result<String> {
-    if let Some(text) = substitute(template, ctx) {
+    if let Some((text, short_names)) = substitute(template, ctx) {
+        if short_names && name.ends_with(".rs.hbs") {
+            crate::formatted::rendered(&text);
+        }
         return Ok(text);
     }
     registry()
@@ -54,15 +57,19 @@ const NOT_A_LOOKUP: &[&str] = &[
 /// Handlebars' rules kept: a `{{name}}` is written unescaped and is never standalone; a block tag alone on its line
 /// (only spaces or tabs around it, the template's start or end counting as a line end) is *standalone*: the spaces
 /// before it on that line go, and so do the spaces and the line break after it.
-fn substitute(template: &str, ctx: &impl Serialize) -> Option<String> {
+///
+/// Also says whether every value substituted is a short name (`formatted::is_short_name`), which keeps a Rust
+/// template's rendering `rustfmt` clean.
+fn substitute(template: &str, ctx: &impl Serialize) -> Option<(String, bool)> {
     if !template.contains("{{") {
-        return Some(template.to_string());
+        return Some((template.to_string(), true));
     }
     let nodes = compile(template)?;
     let fields = serde_json::to_value(ctx).ok()?;
     let mut out = String::with_capacity(template.len() + template.len() / 8);
-    render_nodes(&nodes, &fields, &mut out)?;
-    Some(out)
+    let mut short_names = true;
+    render_nodes(&nodes, &fields, &mut out, &mut short_names)?;
+    Some((out, short_names))
 }
 
 /// A compiled template of the fast path.
@@ -180,11 +187,15 @@ fn standalone(template: &str, at: usize, after: usize, nodes: &mut [Node<'_>]) -
     at == 0 || leading
 }
 
-fn render_nodes(nodes: &[Node<'_>], fields: &serde_json::Value, out: &mut String) -> Option<()> {
+fn render_nodes(nodes: &[Node<'_>], fields: &serde_json::Value, out: &mut String, short: &mut bool) -> Option<()> {
     for node in nodes {
         match node {
             Node::Text(text) => out.push_str(text),
-            Node::Field(name) => out.push_str(fields.get(*name)?.as_str()?),
+            Node::Field(name) => {
+                let value = fields.get(*name)?.as_str()?;
+                *short &= crate::formatted::is_short_name(value);
+                out.push_str(value);
+            }
             Node::Block { unless, cond, then, otherwise } => {
                 let truthy = match fields.get(*cond)? {
                     serde_json::Value::Bool(b) => *b,
@@ -192,7 +203,7 @@ fn render_nodes(nodes: &[Node<'_>], fields: &serde_json::Value, out: &mut String
                     serde_json::Value::Null => false,
                     _ => return None,
                 };
-                render_nodes(if truthy != *unless { then } else { otherwise }, fields, out)?;
+                render_nodes(if truthy != *unless { then } else { otherwise }, fields, out, short)?;
             }
         }
     }
@@ -327,7 +338,7 @@ mod tests {
             }
             let mut took = false;
             for ctx in &variants {
-                if let Some(fast) = substitute(text, ctx) {
+                if let Some((fast, _)) = substitute(text, ctx) {
                     let slow = registry().render_template(text, ctx).unwrap();
                     assert_eq!(fast, slow, "template {} with {ctx:?}", f.path().display());
                     took = true;
@@ -358,7 +369,7 @@ mod tests {
         ];
         let ctx = serde_json::json!({"yes": true, "no": false, "name": "n"});
         for case in cases {
-            let fast = substitute(case, &ctx).unwrap_or_else(|| panic!("the fast path takes {case:?}"));
+            let (fast, _) = substitute(case, &ctx).unwrap_or_else(|| panic!("the fast path takes {case:?}"));
             assert_eq!(fast, registry().render_template(case, &ctx).unwrap(), "{case:?}");
         }
     }
@@ -373,9 +384,13 @@ mod tests {
             count: u32,
         }
         let ctx = Ctx { name: "n", len: "l", flag: true, count: 1 };
-        assert_eq!(substitute("a {{name}} b", &ctx).as_deref(), Some("a n b"));
-        assert_eq!(substitute("no expression", &ctx).as_deref(), Some("no expression"));
-        assert_eq!(substitute("{{#if flag}}x{{else}}y{{/if}}", &ctx).as_deref(), Some("x"));
+        assert_eq!(substitute("a {{name}} b", &ctx), Some(("a n b".into(), true)));
+        assert_eq!(substitute("no expression", &ctx), Some(("no expression".into(), true)));
+        assert_eq!(substitute("{{#if flag}}x{{else}}y{{/if}}", &ctx), Some(("x".into(), true)));
+        // A long or multi-line value is no short name: the rendering is not known `rustfmt` clean.
+        let long = "x".repeat(crate::formatted::NAME_BOUND + 1);
+        assert_eq!(substitute("{{name}}", &serde_json::json!({ "name": long })).map(|r| r.1), Some(false));
+        assert_eq!(substitute("{{name}}", &serde_json::json!({ "name": "a\nb" })).map(|r| r.1), Some(false));
         for declined in [
             "{{ name }}",
             "{{~name}}",

@@ -18,9 +18,9 @@
 //!   lead out of the folder) goes through standard input.
 //!
 //! When the batch fails (a file `rustfmt` cannot parse), each file is formatted again on its own through standard
-//! input, so one broken file neither stops the others nor changes them. Files kubesmith ships formatted (Rust
-//! templates without any expression, `render::is_plain_rust_template`) are not formatted again when no
-//! configuration file can apply (a test keeps those templates `rustfmt` clean).
+//! input, so one broken file neither stops the others nor changes them. Texts kubesmith knows are formatted
+//! (`formatted`: templates rendered with short names, edits that keep a file clean) are not formatted again when no
+//! configuration file can apply; under `formatted::AUDIT_VAR` they are, and a change is an error.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -53,8 +53,15 @@ pub fn format_plan(plan: &mut Plan) -> Result<()> {
         return Ok(());
     }
     let settings = Settings::resolve(None);
+    if settings.default_style && crate::formatted::auditing() && audit(plan, &rust, &settings)? {
+        return Ok(());
+    }
     if settings.default_style {
-        rust.retain(|(_, text)| !crate::render::is_plain_rust_template(text));
+        rust.retain(|(_, text)| !crate::formatted::is_clean(text));
+    }
+    crate::output::detail(format_args!("{} Rust file(s) to format with rustfmt", rust.len()));
+    if rust.is_empty() {
+        return Ok(());
     }
     let texts: Vec<&str> = rust.iter().map(|(_, text)| text.as_str()).collect();
     match format_with(&texts, &settings) {
@@ -65,16 +72,73 @@ pub fn format_plan(plan: &mut Plan) -> Result<()> {
             for ((path, _), result) in rust.iter().zip(results) {
                 match result {
                     Ok(formatted) => plan.replace_contents(path, formatted),
-                    Err(why) => plan.notes.push(format!(
-                        "note: rustfmt cannot format {} ({why}); it is written unformatted: fix it, then run \
-                         `cargo fmt` in the project",
-                        path.display()
-                    )),
+                    Err(why) => plan.notes.push(cannot_format(path, &why)),
                 }
             }
         }
     }
     Ok(())
+}
+
+/// `format_plan` under `formatted::AUDIT_VAR`: formats every file, and fails when `rustfmt` changes a text
+/// `formatted` calls clean (an edit's only when `rustfmt` leaves the text the edit started from unchanged).
+/// `false` when `rustfmt` cannot run: `format_plan` then goes on as without the audit.
+fn audit(plan: &mut Plan, rust: &[(PathBuf, String)], settings: &Settings) -> Result<bool> {
+    let roots: Vec<Option<String>> = rust
+        .iter()
+        .map(|(_, text)| match crate::formatted::origin(text) {
+            Some(crate::formatted::Origin::EditOf(_)) => Some(crate::formatted::root(text)),
+            _ => None,
+        })
+        .collect();
+    let mut texts: Vec<&str> = rust.iter().map(|(_, text)| text.as_str()).collect();
+    texts.extend(roots.iter().flatten().map(String::as_str));
+    let Ok(results) = format_with(&texts, settings) else { return Ok(false) };
+    let (results, root_results) = results.split_at(rust.len());
+    let mut root_results = root_results.iter();
+    for (((path, text), result), root) in rust.iter().zip(results).zip(&roots) {
+        let root_clean = match root {
+            Some(root) => root_results.next().is_some_and(|r| r.as_ref().is_ok_and(|f| f == root)),
+            None => true,
+        };
+        let formatted = match result {
+            Ok(formatted) => formatted,
+            Err(why) => {
+                plan.notes.push(cannot_format(path, why));
+                continue;
+            }
+        };
+        anyhow::ensure!(
+            !(crate::formatted::is_clean(text) && root_clean && formatted != text),
+            "internal error ({}): {} is written as rendered, as rustfmt clean, but rustfmt changes it:\n{}",
+            crate::formatted::AUDIT_VAR,
+            path.display(),
+            first_difference(text, formatted)
+        );
+        plan.replace_contents(path, formatted.clone());
+    }
+    Ok(true)
+}
+
+/// The note for a file `rustfmt` refuses.
+fn cannot_format(path: &Path, why: &str) -> String {
+    format!(
+        "note: rustfmt cannot format {} ({why}); it is written unformatted: fix it, then run `cargo fmt` in the project",
+        path.display()
+    )
+}
+
+/// The first line where `a` and `b` differ, as `- a` / `+ b`, numbered.
+fn first_difference(a: &str, b: &str) -> String {
+    let (mut left, mut right) = (a.lines(), b.lines());
+    for n in 1.. {
+        match (left.next(), right.next()) {
+            (None, None) => break,
+            (x, y) if x == y => continue,
+            (x, y) => return format!("line {n}:\n- {}\n+ {}", x.unwrap_or("<end>"), y.unwrap_or("<end>")),
+        }
+    }
+    "the line ends differ".into()
 }
 
 /// `rustfmt` could not be run, or could not format the text.
