@@ -28,11 +28,13 @@ fn assert_rustfmt_clean(dir: &Path) {
 #[test]
 fn without_rustfmt_the_files_are_written_as_rendered_with_a_note() {
     let parent = tempfile::tempdir().unwrap();
-    let dir = parent.path().join("p");
-    std::fs::create_dir_all(&dir).unwrap();
     let missing = parent.path().join("no-such-rustfmt");
+    // A name longer than the bound kubesmith's templates are known clean for: the files that hold it need rustfmt.
+    let long = "a-project-name-longer-than-any-the-templates-are-checked-with";
+    let dir = parent.path().join("long");
+    std::fs::create_dir_all(&dir).unwrap();
     let out = ks(&dir)
-        .args(["init", "--domain", "example.com"])
+        .args(["init", "--domain", "example.com", "--project-name", long])
         .env("RUSTFMT", &missing)
         .assert()
         .success()
@@ -45,7 +47,12 @@ fn without_rustfmt_the_files_are_written_as_rendered_with_a_note() {
         "{stdout}"
     );
     assert_eq!(stdout.matches("rustfmt is not available").count(), 1, "one note:\n{stdout}");
-    // The templates are written formatted: with a short name the rendered tree is the formatted one.
+    // With a short name every file is known clean: no rustfmt needed, no note, and the tree is the formatted one.
+    let dir = parent.path().join("p");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = ks(&dir).args(["init", "--domain", "example.com"]).env("RUSTFMT", &missing).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(!stdout.contains("rustfmt"), "{stdout}");
     if rustfmt_works() {
         let formatted = init(parent.path(), "p2", &["--project-name", "p"]);
         assert_eq!(snapshot(&dir), snapshot(&formatted));
@@ -121,4 +128,111 @@ fn a_configuration_near_the_temporary_folder_is_not_used() {
     ks(&dir).args(["init", "--domain", "example.com", "--project-name", "p"]).env("TMPDIR", &tmpdir).assert().success();
     assert_eq!(snapshot(&dir), snapshot(&plain));
     assert_eq!(std::fs::read_dir(&tmpdir).unwrap().count(), 0, "the temporary folder is left empty");
+}
+
+/// One scaffold of [`names_within_the_bound_need_no_rustfmt`]: project, domain, group, three kinds.
+struct Names<'a>([&'a str; 6]);
+
+/// Scaffolds a project with every `init` / `create api` / `create webhook` option in `dir` (with `rustfmt`
+/// available or not); returns the output of each `init` and `create api` run.
+fn scaffold_everything(dir: &Path, names: &Names, init_flags: &[&str], rustfmt: &Path) -> Vec<String> {
+    let [project, domain, group, k1, k2, k3] = names.0;
+    let other_group = format!("{group}2");
+    let repo = format!("github.com/x/{project}");
+    let mut runs: Vec<Vec<String>> = vec![
+        [vec!["init", "--domain", domain, "--repo", &repo, "--project-name", project], init_flags.to_vec()].concat(),
+        vec!["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k1],
+        vec!["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k2, "--image", "memcached:1.6"]
+            .into_iter()
+            .chain(["--image-container-command", "memcached,-m=64", "--image-container-port", "11211"])
+            .chain(["--run-as-user", "1001"])
+            .collect(),
+        vec!["create", "api", "--group", group, "--version", "v1beta1", "--kind", k1, "--controller=false"],
+        vec!["create", "api", "--group", &other_group, "--version", "v1", "--kind", k3],
+        vec!["create", "api", "--group", "apps", "--version", "v1", "--kind", "Deployment", "--resource=false"],
+        vec![
+            "create",
+            "api",
+            "--group",
+            "cert-manager",
+            "--version",
+            "v1",
+            "--kind",
+            "Issuer",
+            "--resource=false",
+            "--external-api-path",
+            "acme_crds::cert_manager::v1::Issuer",
+            "--external-api-crate",
+            "acme-crds@0.3",
+            "--external-api-domain",
+            "io",
+        ],
+        vec!["create", "webhook", "--group", group, "--version", "v1alpha1", "--kind", k1, "--defaulting"],
+        vec!["create", "webhook", "--group", group, "--version", "v1alpha1", "--kind", k1, "--conversion"],
+        vec!["create", "webhook", "--group", group, "--version", "v1alpha1", "--kind", k2, "--programmatic-validation"],
+        vec!["create", "webhook", "--group", "core", "--version", "v1", "--kind", "Pod", "--defaulting"],
+    ]
+    .into_iter()
+    .map(|run| run.into_iter().map(String::from).collect())
+    .collect();
+    if !init_flags.contains(&"--namespaced") {
+        runs.insert(3, ["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k3, "--namespaced=false"]
+            .map(String::from)
+            .to_vec());
+    }
+    let mut outputs = Vec::new();
+    for run in &runs {
+        let mut cmd = ks(dir);
+        cmd.args(run).env("RUSTFMT", rustfmt);
+        if run.iter().any(|a| a == "--conversion") {
+            cmd.args(["--spoke", "v1beta1"]);
+        }
+        let out = cmd.assert().success().get_output().clone();
+        if run[0] == "init" || run[1] == "api" {
+            outputs.push(format!("{}: {}", run.join(" "), String::from_utf8_lossy(&out.stdout)));
+        }
+    }
+    outputs
+}
+
+/// The speed promise of `init` and `create api` (no `rustfmt` process): with names up to `formatted::NAME_BOUND`
+/// characters (short ones that sort first and last, keywords, long ones), every Rust file they write is known clean,
+/// so they run without `rustfmt`; and every file of the whole scaffold is what `rustfmt` gives (`ks` sets the audit,
+/// which makes kubesmith check each file it calls clean with `rustfmt`).
+#[test]
+fn names_within_the_bound_need_no_rustfmt() {
+    if !rustfmt_works() {
+        return;
+    }
+    let sets = [
+        (Names(["memcached-operator", "example.com", "cache", "Memcached", "Busybox", "Frigate"]), &[][..]),
+        (Names(["a-op", "io", "x", "Ab", "Zz", "Match"]), &[][..]),
+        (Names(["memcached-operator", "example.com", "cache", "Memcached", "Busybox", "Type"]), &["--namespaced"][..]),
+        (Names(["memcached-operator", "example.com", "cache", "Memcached", "Busybox", "Frigate"]), &["--multigroup"][..]),
+        (
+            Names([
+                "averyveryverylongprojectnamexxxx",
+                "averyveryverylongdomainname.example.io",
+                "averyveryverylonggroupname",
+                "ZzzzzzzzzzzzzzzzzzzzzzzzzzzzKind",
+                "AaaaaaaaaaaaaaaaaaaaaaaaaaaaKind",
+                "Type",
+            ]),
+            &[][..],
+        ),
+    ];
+    let parent = tempfile::tempdir().unwrap();
+    let missing = parent.path().join("no-such-rustfmt");
+    for (n, (names, flags)) in sets.iter().enumerate() {
+        let rendered = parent.path().join(format!("{n}-rendered/{}", names.0[0]));
+        let formatted = parent.path().join(format!("{n}-formatted/{}", names.0[0]));
+        std::fs::create_dir_all(&rendered).unwrap();
+        std::fs::create_dir_all(&formatted).unwrap();
+        for output in scaffold_everything(&rendered, names, flags, &missing) {
+            assert!(!output.contains("rustfmt is not available"), "{output}");
+        }
+        scaffold_everything(&formatted, names, flags, Path::new("rustfmt"));
+        crate::support::assert_same_tree(&rendered, &formatted);
+        assert_rustfmt_clean(&formatted);
+    }
 }

@@ -10,6 +10,9 @@ pub fn ks(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("kubesmith").expect("the kubesmith binary is built for tests");
     cmd.current_dir(dir)
         .env("SOURCE_DATE_EPOCH", "1767225600")
+        // Every Rust file kubesmith writes without rustfmt (as known clean) is checked by rustfmt: a test fails when
+        // one is not clean.
+        .env("KUBESMITH_AUDIT_FORMATTING", "1")
         .env_remove("RUST_LOG")
         .env_remove("OPERATOR_BUNDLE_CATEGORIES");
     cmd
