@@ -218,12 +218,6 @@ pub fn render(path: &str, ctx: &impl Serialize) -> Result<String> {
     render_str(path, text, ctx)
 }
 
-/// Whether `text` is an embedded Rust template without any handlebars expression, which renders to itself: a file
-/// kubesmith ships formatted (`rustfmt::format_plan` need not format it; a test keeps these templates clean).
-pub fn is_plain_rust_template(text: &str) -> bool {
-    plain_rust_templates().iter().any(|(_, t)| *t == text)
-}
-
 /// Every embedded Rust template without any handlebars expression: `(path, text)`.
 pub fn plain_rust_templates() -> &'static [(String, &'static str)] {
     static PLAIN: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
