@@ -411,10 +411,38 @@ fn plan_spoke(
     }
     insert_rust(plan, &spoke_modules.version_file("api"), markers::API_KINDS, &[format!("mod {conversion_module};")])?;
     let conversion_file = kind_file.with_extension("").join("conversion.rs");
-    let line =
-        format!("let conversion = conversion.spoke::<crate::{}::{}>();", spoke_ctx.spoke_api_module_path, ctx.kind);
-    insert_rust(plan, &conversion_file, markers::CONVERSION_SPOKES, &[line])?;
+    let spoke_type = format!("crate::{}::{}", spoke_ctx.spoke_api_module_path, ctx.kind);
+    let text = plan.read_existing(&conversion_file)?;
+    if !text.contains(&format!("spoke::<{spoke_type}>")) {
+        let new = crate::edit::insert_block_before_marker(
+            &conversion_file,
+            &text,
+            markers::CONVERSION_SPOKES,
+            &spoke_statement(&spoke_type),
+            crate::edit::Lang::Rust,
+        )?;
+        plan.edit(&conversion_file, new);
+    }
     append_test(plan, test_file, &render::render("webhook/tests/parts/conversion.rs.hbs", &spoke_ctx)?)
+}
+
+/// The statement that adds the spoke `spoke_type` to the hub's conversion (in `webhook()`, indented 4), laid out as
+/// `rustfmt` lays it out for the type's length, so the edited file needs no formatting: on one line; broken after
+/// `=`; the call broken off `conversion` (`rustfmt` then puts the `)` on its own line); past that, on one line
+/// again, which `rustfmt` cannot fit and leaves as it is.
+fn spoke_statement(spoke_type: &str) -> String {
+    const MAX_WIDTH: usize = 100;
+    let call = format!("conversion.spoke::<{spoke_type}>();");
+    let one_line = format!("    let conversion = {call}\n");
+    if one_line.len() - 1 <= MAX_WIDTH {
+        one_line
+    } else if 8 + call.len() <= MAX_WIDTH {
+        format!("    let conversion =\n        {call}\n")
+    } else if 8 + ".spoke::<>(".len() + spoke_type.len() <= MAX_WIDTH {
+        format!("    let conversion = conversion\n        .spoke::<{spoke_type}>(\n    );\n")
+    } else {
+        one_line
+    }
 }
 
 /// Defaulting and validating webhooks for a built-in or external type: the kind's webhook module, its parts and
@@ -588,6 +616,17 @@ fn append_test(plan: &mut Plan, test_file: &Path, test: &str) -> Result<()> {
     if text.contains(signature.trim()) {
         return Ok(());
     }
+    if !text.contains("const PLURAL: &str") {
+        let warning = format!(
+            "warning: {} predates this kubesmith (it has no `const GROUP`, `VERSION`, `KIND` and `PLURAL`), which the \
+             tests added to it use: add them as a new webhook test file has them, or bring the file up to date with \
+             `kubesmith alpha update`",
+            test_file.display()
+        );
+        if !plan.notes.contains(&warning) {
+            plan.notes.push(warning);
+        }
+    }
     let new = crate::edit::insert_block_before_marker(
         test_file,
         &text,
@@ -700,6 +739,40 @@ mod tests {
         assert!(hub.contains("/// Spec.\n// +kubebuilder:storageversion\n#[derive(CustomResource"));
         assert!(!hub.contains("storage = false"));
         assert_eq!(storage_hub(&hub).unwrap(), hub);
+    }
+
+    /// `spoke_statement` is laid out as rustfmt (default style) lays it out, whatever the length of the type.
+    #[test]
+    fn spoke_statements_are_rustfmt_clean_at_every_length() {
+        use std::io::Write;
+        let mut text = String::new();
+        for module in ["api::v1beta1", "api::averyveryverylonggroupname::v2beta12"] {
+            for len in 1..100 {
+                let spoke_type = format!("crate::{module}::K{}", "a".repeat(len));
+                text.push_str("fn webhook() {\n");
+                text.push_str(&spoke_statement(&spoke_type));
+                text.push_str("}\n");
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let child = std::process::Command::new(std::env::var("RUSTFMT").unwrap_or_else(|_| "rustfmt".into()))
+            .args(["--edition", "2024", "--emit", "stdout"])
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn();
+        let Ok(mut child) = child else {
+            eprintln!("rustfmt unavailable here");
+            return;
+        };
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let formatted = String::from_utf8(out.stdout).unwrap();
+        for (ours, theirs) in text.split("fn webhook()").zip(formatted.split("fn webhook()")) {
+            assert_eq!(ours, theirs);
+        }
+        assert_eq!(text, formatted);
     }
 
     #[test]

@@ -186,6 +186,30 @@ fn shared_code_of_an_older_kubesmith_is_a_warning() {
         .clone();
     let out = String::from_utf8_lossy(&out);
     assert_eq!(out.matches("warning: tests/common/mod.rs predates this kubesmith").count(), 1, "{out}");
+    assert!(!out.contains("warning: tests/webhook_v1alpha1_guest.rs"), "{out}");
+
+    // A kind's test file without the constants the parts use gets the new part and a warning, once.
+    let tests = dir.join("tests/webhook_v1alpha1_memcached.rs");
+    std::fs::write(&tests, read(&tests).replace("const PLURAL: &str = \"memcacheds\";\n", "")).unwrap();
+    let out = ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .arg("--programmatic-validation")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8_lossy(&out);
+    assert_eq!(
+        out.matches(
+            "warning: tests/webhook_v1alpha1_memcached.rs predates this kubesmith (it has no `const GROUP`, \
+             `VERSION`, `KIND` and `PLURAL`)"
+        )
+        .count(),
+        1,
+        "{out}"
+    );
+    assert!(read(&tests).contains("async fn validation_denies_with_its_message_and_warns_on_update()"));
 }
 
 #[test]

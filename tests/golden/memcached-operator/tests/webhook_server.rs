@@ -6,9 +6,10 @@
 mod common;
 
 use common::{TestServer, describe, print_pair, write_cert};
-use memcached_operator::webhook::{self, CONVERT_PATH};
 use serde_json::{Value, json};
 use std::time::Duration;
+
+use memcached_operator::webhook::{self, CONVERT_PATH};
 
 /// The admission paths of all registrations, and whether any registers a conversion (served on `/convert`).
 fn registered() -> (Vec<&'static str>, bool) {

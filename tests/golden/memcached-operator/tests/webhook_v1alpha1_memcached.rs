@@ -5,17 +5,20 @@
 mod common;
 
 use common::TestServer;
-use memcached_operator::webhook::v1alpha1::memcached::registration;
 use serde_json::{Value, json};
+
+use memcached_operator::webhook::v1alpha1::memcached::registration;
+
+/// Memcached as reviews name it: API group, version, kind and plural.
+const GROUP: &str = "cache.example.com";
+const VERSION: &str = "v1alpha1";
+const KIND: &str = "Memcached";
+const PLURAL: &str = "memcacheds";
 
 /// Starts the webhook server with Memcached's webhooks and a certificate.
 async fn start(test: &str) -> TestServer {
-    TestServer::start(
-        &format!("memcached-v1alpha1-{test}"),
-        Some(1),
-        vec![registration()],
-    )
-    .await
+    let name = format!("memcached-v1alpha1-{test}");
+    TestServer::start(&name, Some(1), vec![registration()]).await
 }
 
 /// A v1alpha1 Memcached as the API server sends it, with `spec`.
@@ -32,7 +35,7 @@ fn object(spec: Value) -> Value {
 #[tokio::test]
 async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
     const PATH: &str = "/mutate-cache-example-com-v1alpha1-memcached";
-    let hook = common::Admission::new("cache.example.com", "v1alpha1", "Memcached", "memcacheds");
+    let hook = common::Admission::new(GROUP, VERSION, KIND, PLURAL);
     let server = start("defaulting").await;
     let object = object(json!({}));
     let reply = server
@@ -77,7 +80,7 @@ async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
 #[tokio::test]
 async fn validation_denies_with_its_message_and_warns_on_update() {
     const PATH: &str = "/validate-cache-example-com-v1alpha1-memcached";
-    let hook = common::Admission::new("cache.example.com", "v1alpha1", "Memcached", "memcacheds");
+    let hook = common::Admission::new(GROUP, VERSION, KIND, PLURAL);
     let server = start("validation").await;
     let long = object(json!({"foo": "x".repeat(64)}));
     let reply = server
@@ -122,16 +125,15 @@ async fn conversion_round_trips_hub_to_v1beta1_to_hub_without_loss() {
     metadata.insert("generation".into(), json!(2));
     metadata.insert("creationTimestamp".into(), json!("2026-01-02T03:04:05Z"));
     metadata.insert("annotations".into(), json!({"note": "kept"}));
-    metadata.insert(
-        "finalizers".into(),
-        json!(["memcacheds.cache.example.com/finalizer"]),
-    );
+    let finalizer = format!("{PLURAL}.{GROUP}/finalizer");
+    metadata.insert("finalizers".into(), json!([finalizer]));
     hub["status"] = json!({
         "conditions": [{"type": "Available", "status": "True", "reason": "Reconciled", "message": "ok",
                         "lastTransitionTime": "2026-01-02T03:04:06Z", "observedGeneration": 2}],
         "observedGeneration": 2,
     });
-    let to_spoke = common::conversion_review("c-1", "cache.example.com/v1beta1", vec![hub.clone()]);
+    let spoke_api_version = format!("{GROUP}/v1beta1");
+    let to_spoke = common::conversion_review("c-1", &spoke_api_version, vec![hub.clone()]);
     let reply = server.review(PATH, &to_spoke).await;
     assert_eq!(reply["apiVersion"], "apiextensions.k8s.io/v1");
     assert_eq!(reply["kind"], "ConversionReview");
@@ -139,11 +141,12 @@ async fn conversion_round_trips_hub_to_v1beta1_to_hub_without_loss() {
     assert_eq!(response["uid"], "c-1");
     assert_eq!(response["result"]["status"], "Success", "{response}");
     let spoke = response["convertedObjects"][0].clone();
-    assert_eq!(spoke["apiVersion"], "cache.example.com/v1beta1");
-    assert_eq!(spoke["kind"], "Memcached");
+    assert_eq!(spoke["apiVersion"], spoke_api_version);
+    assert_eq!(spoke["kind"], KIND);
     assert_eq!(spoke["metadata"], hub["metadata"]);
 
-    let to_hub = common::conversion_review("c-2", "cache.example.com/v1alpha1", vec![spoke]);
+    let hub_api_version = format!("{GROUP}/{VERSION}");
+    let to_hub = common::conversion_review("c-2", &hub_api_version, vec![spoke]);
     let reply = server.review(PATH, &to_hub).await;
     assert_eq!(reply["response"]["result"]["status"], "Success");
     assert_eq!(

@@ -10,10 +10,6 @@ use axum::body::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{Request, StatusCode, header};
 use hyper_util::rt::TokioIo;
-use memcached_operator::{
-    manager::{Shutdown, ShutdownTrigger, health::ReadyCheck},
-    webhook::{ServeOptions, WebhookRegistration, WebhookServer},
-};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, SerialNumber};
 use serde_json::{Value, json};
 use std::{
@@ -26,6 +22,11 @@ use tokio::{net::TcpStream, task::JoinHandle};
 use tokio_rustls::{
     TlsConnector,
     rustls::{self, pki_types::CertificateDer},
+};
+
+use memcached_operator::{
+    manager::{Shutdown, ShutdownTrigger, health::ReadyCheck},
+    webhook::{ServeOptions, WebhookRegistration, WebhookServer},
 };
 
 /// A throw-away CA that signs serving certificates for `localhost` / `127.0.0.1`.

@@ -4,17 +4,21 @@
 //! API server asked for, so a round trip must lose nothing: map every field, and keep in annotations what the
 //! other version cannot express. The struct literals have no `..`, so a field added to a version fails to
 //! compile here until it is mapped; the round-trip tests below catch a field that is dropped.
-use super::{Memcached, MemcachedSpec, MemcachedStatus};
-use crate::api::v1alpha1 as hub;
+use super::Memcached;
+use super::MemcachedSpec;
+use super::MemcachedStatus;
+use crate::api::v1alpha1::Memcached as Hub;
+use crate::api::v1alpha1::MemcachedSpec as HubSpec;
+use crate::api::v1alpha1::MemcachedStatus as HubStatus;
 
-impl From<Memcached> for hub::Memcached {
+impl From<Memcached> for Hub {
     fn from(spoke: Memcached) -> Self {
         let Memcached {
             metadata,
             spec,
             status,
         } = spoke;
-        hub::Memcached {
+        Self {
             metadata,
             spec: spec.into(),
             status: status.map(Into::into),
@@ -22,14 +26,14 @@ impl From<Memcached> for hub::Memcached {
     }
 }
 
-impl From<hub::Memcached> for Memcached {
-    fn from(hub: hub::Memcached) -> Self {
-        let hub::Memcached {
+impl From<Hub> for Memcached {
+    fn from(hub: Hub) -> Self {
+        let Hub {
             metadata,
             spec,
             status,
         } = hub;
-        Memcached {
+        Self {
             metadata,
             spec: spec.into(),
             status: status.map(Into::into),
@@ -37,38 +41,38 @@ impl From<hub::Memcached> for Memcached {
     }
 }
 
-impl From<MemcachedSpec> for hub::MemcachedSpec {
+impl From<MemcachedSpec> for HubSpec {
     fn from(spec: MemcachedSpec) -> Self {
-        hub::MemcachedSpec { foo: spec.foo }
+        Self { foo: spec.foo }
     }
 }
 
-impl From<hub::MemcachedSpec> for MemcachedSpec {
-    fn from(spec: hub::MemcachedSpec) -> Self {
-        MemcachedSpec { foo: spec.foo }
+impl From<HubSpec> for MemcachedSpec {
+    fn from(spec: HubSpec) -> Self {
+        Self { foo: spec.foo }
     }
 }
 
-impl From<MemcachedStatus> for hub::MemcachedStatus {
+impl From<MemcachedStatus> for HubStatus {
     fn from(status: MemcachedStatus) -> Self {
         let MemcachedStatus {
             conditions,
             observed_generation,
         } = status;
-        hub::MemcachedStatus {
+        Self {
             conditions,
             observed_generation,
         }
     }
 }
 
-impl From<hub::MemcachedStatus> for MemcachedStatus {
-    fn from(status: hub::MemcachedStatus) -> Self {
-        let hub::MemcachedStatus {
+impl From<HubStatus> for MemcachedStatus {
+    fn from(status: HubStatus) -> Self {
+        let HubStatus {
             conditions,
             observed_generation,
         } = status;
-        MemcachedStatus {
+        Self {
             conditions,
             observed_generation,
         }
@@ -80,7 +84,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn hub_object() -> hub::Memcached {
+    fn hub_object() -> Hub {
         serde_json::from_value(json!({
             "apiVersion": "cache.example.com/v1alpha1",
             "kind": "Memcached",
@@ -105,14 +109,16 @@ mod tests {
         let original = hub_object();
         let spoke = Memcached::from(original.clone());
         assert_eq!(spoke.metadata, original.metadata);
-        assert_eq!(hub::Memcached::from(spoke), original);
+        assert_eq!(Hub::from(spoke), original);
     }
 
     #[test]
     fn spoke_to_hub_to_spoke_loses_nothing() {
         let spoke = Memcached::from(hub_object());
-        assert_eq!(Memcached::from(hub::Memcached::from(spoke.clone())), spoke);
+        let round_trip = Memcached::from(Hub::from(spoke.clone()));
+        assert_eq!(round_trip, spoke);
         let empty = Memcached::default();
-        assert_eq!(Memcached::from(hub::Memcached::from(empty.clone())), empty);
+        let round_trip = Memcached::from(Hub::from(empty.clone()));
+        assert_eq!(round_trip, empty);
     }
 }

@@ -3,7 +3,8 @@
 
 // +kubebuilder:webhook:path=/mutate-cache-example-com-v1alpha1-memcached,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1alpha1,name=mmemcached-v1alpha1.kb.io,admissionReviewVersions=v1
 
-use crate::{api::v1alpha1::Memcached, webhook::Webhook};
+use crate::api::v1alpha1::Memcached;
+use crate::webhook::Webhook;
 
 /// Path of the defaulting (mutating) webhook; must match the marker above.
 pub const MUTATE_PATH: &str = "/mutate-cache-example-com-v1alpha1-memcached";
@@ -23,7 +24,8 @@ pub fn default(obj: &mut Memcached) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{api::v1alpha1::MemcachedSpec, webhook::defaulting_patch};
+    use crate::api::v1alpha1::MemcachedSpec;
+    use crate::webhook::defaulting_patch;
     use serde_json::json;
 
     #[test]
@@ -34,7 +36,7 @@ mod tests {
             "metadata": {"name": "sample", "namespace": "default", "labels": {"app": "x"}},
             "spec": {},
         });
-        let patch = defaulting_patch::<Memcached>(&raw, default).expect("patch");
+        let patch = defaulting_patch(&raw, default).expect("patch");
         assert_eq!(
             serde_json::to_value(&patch).expect("json"),
             json!([{"op": "add", "path": "/spec/foo", "value": "default"}])
@@ -55,7 +57,7 @@ mod tests {
             },
         );
         let raw = serde_json::to_value(obj).expect("json");
-        let patch = defaulting_patch::<Memcached>(&raw, default).expect("patch");
+        let patch = defaulting_patch(&raw, default).expect("patch");
         assert!(patch.0.is_empty());
     }
 

@@ -34,7 +34,10 @@ pub fn validate_create(obj: &Memcached) -> Result<Warnings, Denial> {
 }
 
 /// Validates an update from `old` to `new`.
-pub fn validate_update(old: &Memcached, new: &Memcached) -> Result<Warnings, Denial> {
+pub fn validate_update(
+    old: &Memcached, // as stored
+    new: &Memcached, // as the update would store it
+) -> Result<Warnings, Denial> {
     validate(new)?;
     let mut warnings = Warnings::new();
     if old.spec.foo != new.spec.foo {
