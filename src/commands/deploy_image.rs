@@ -52,8 +52,10 @@ struct ImageContext<'a> {
     image_literal: String,
     /// `MEMCACHED_IMAGE`
     image_env: String,
-    /// The command's arguments as Rust string literals.
-    command: Vec<String>,
+    /// The command's arguments joined with commas (as `--image-container-command` takes them), as a Rust string
+    /// literal: one value, so the rendered code is laid out the same however many arguments there are; empty when
+    /// the image's entrypoint runs.
+    command: String,
     container_port: Option<u16>,
     /// Name of the container port (at most 15 characters).
     port_name: String,
@@ -164,7 +166,7 @@ impl DeployImage {
             image: &self.image,
             image_literal: format!("{:?}", self.image),
             image_env: image_env(&api.kind),
-            command: self.command.iter().map(|arg| format!("{arg:?}")).collect(),
+            command: if self.command.is_empty() { String::new() } else { format!("{:?}", self.command.join(",")) },
             container_port: self.container_port,
             port_name: api.kind_lower.chars().take(MAX_PORT_NAME).collect(),
             run_as_user: self.run_as_user,

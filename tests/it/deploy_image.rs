@@ -66,9 +66,11 @@ fn scaffolds_the_tutorial_operator() {
     for needle in [
         "pub const IMAGE_ENV: &str = \"MEMCACHED_IMAGE\";",
         "pub const DEFAULT_IMAGE: &str = \"memcached:1.6.26-alpine3.19\";",
-        "const COMMAND: &[&str] = &[\"memcached\", \"--memory-limit=64\", \"-o\", \"modern\", \"-v\"];",
+        "const COMMAND: &str = \"memcached,--memory-limit=64,-o,modern,-v\";",
+        "command: Some(COMMAND.split(',').map(String::from).collect()),",
         "const RUN_AS_USER: i64 = 1001;",
-        "pub fn deployment(obj: &Memcached, image: &str) -> Result<Deployment>",
+        "type Kind = Memcached;",
+        "pub fn deployment(obj: &Kind, image: &str) -> Result<Deployment>",
         ".owns(runtime.api::<Deployment>(), operand::owned(APP_NAME));",
         "owner_references: Some(vec![operand::owner_reference(obj)?]),",
         "operand::apply(obj.as_ref(), &desired, ctx).await?",

@@ -37,7 +37,7 @@ fn a_controller_for_a_built_in_kind_has_no_types_and_kubebuilders_project_entry(
     create_api(&dir, &["--group", "networking.k8s.io", "--version", "v1", "--kind", "Ingress", "--resource=false"]);
 
     let controller = read(&dir.join("src/controller/deployment.rs"));
-    assert!(controller.contains("use k8s_openapi::api::apps::v1::Deployment;"), "{controller}");
+    assert!(controller.contains("type Kind = k8s_openapi::api::apps::v1::Deployment;"), "{controller}");
     assert!(controller.contains("// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list;watch"));
     assert!(!controller.contains("finalizer("), "no finalizer on objects the operator does not own");
     assert!(read(&dir.join("src/main.rs")).contains("op::controller::deployment::registration(),"));
@@ -154,7 +154,7 @@ fn an_external_type_adds_its_crate_and_is_recorded_as_external() {
     assert!(manifest.contains(added), "{manifest}");
     assert_eq!(manifest.replacen(added, "", 1), manifest_before, "only the dependency is added, comments kept");
     let controller = read(&dir.join("src/controller/issuer.rs"));
-    assert!(controller.contains("use acme_crds::v1::Issuer;"));
+    assert!(controller.contains("type Kind = acme_crds::v1::Issuer;"));
     assert!(controller.contains("// +kubebuilder:rbac:groups=cert-manager.io,resources=issuers,verbs=list;watch"));
 
     // the webhook finds the type through PROJECT

@@ -1,5 +1,6 @@
 //! Entry point of memcached-operator: parse flags, set up logging, run the manager with all controllers and webhooks.
 use clap::Parser;
+
 use memcached_operator::manager::{self, Manager, Options, Registration};
 
 #[tokio::main]

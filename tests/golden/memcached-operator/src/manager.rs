@@ -36,11 +36,7 @@ const SERVICE_ACCOUNT_NAMESPACE: &str = "/var/run/secrets/kubernetes.io/servicea
 
 /// Command-line options of the manager.
 #[derive(Clone, Debug, Parser)]
-#[command(
-    name = "memcached-operator",
-    version,
-    about = "Memcached Operator: a Kubernetes operator built with kube-rs"
-)]
+#[command(version, about)]
 pub struct Options {
     /// Address the metrics endpoint binds to, e.g. `:8443` (all interfaces) or `127.0.0.1:8080`; `0` disables it.
     #[arg(long, value_name = "ADDR", default_value = "0", value_parser = parse_bind_address)]
@@ -524,7 +520,7 @@ mod tests {
 
     #[test]
     fn defaults_match_kubebuilder() {
-        let opts = Options::try_parse_from(["memcached-operator"]).expect("defaults parse");
+        let opts = Options::try_parse_from([env!("CARGO_PKG_NAME")]).expect("defaults parse");
         assert_eq!(opts.metrics_bind_address, BindAddress(None));
         assert_eq!(opts.health_probe_bind_address, BindAddress(addr(":8081")));
         assert!(!opts.leader_elect);
@@ -544,14 +540,14 @@ mod tests {
     #[test]
     fn watch_namespace_flag_parses_a_list() {
         let opts =
-            Options::try_parse_from(["memcached-operator", "--watch-namespace=team-a,team-b"])
+            Options::try_parse_from([env!("CARGO_PKG_NAME"), "--watch-namespace=team-a,team-b"])
                 .expect("flags parse");
         assert_eq!(
             opts.watch_namespace.scopes(),
             [Some("team-a".to_string()), Some("team-b".to_string())]
         );
         assert!(
-            Options::try_parse_from(["memcached-operator", "--watch-namespace=Team_A"]).is_err()
+            Options::try_parse_from([env!("CARGO_PKG_NAME"), "--watch-namespace=Team_A"]).is_err()
         );
     }
 
@@ -613,7 +609,7 @@ mod tests {
     #[test]
     fn webhook_flags_parse() {
         let opts = Options::try_parse_from([
-            "memcached-operator",
+            env!("CARGO_PKG_NAME"),
             "--webhook-port=10443",
             "--webhook-cert-path=/certs",
             "--webhook-cert-name=cert.pem",
@@ -638,7 +634,7 @@ mod tests {
     #[test]
     fn boolean_flags_accept_go_style_values() {
         let opts = Options::try_parse_from([
-            "memcached-operator",
+            env!("CARGO_PKG_NAME"),
             "--leader-elect",
             "--metrics-secure=false",
             "--metrics-bind-address=:8443",
@@ -653,13 +649,13 @@ mod tests {
 
     #[test]
     fn leader_election_id_is_fnv32a_of_the_project_name() {
-        let hash = b"memcached-operator".iter().fold(0x811c_9dc5_u32, |h, b| {
-            (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
-        });
-        assert_eq!(
-            DEFAULT_LEADER_ELECTION_ID,
-            format!("{hash:08x}.example.com")
-        );
+        let domain = "example.com";
+        let hash = env!("CARGO_PKG_NAME")
+            .bytes()
+            .fold(0x811c_9dc5_u32, |h, b| {
+                (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+            });
+        assert_eq!(DEFAULT_LEADER_ELECTION_ID, format!("{hash:08x}.{domain}"));
     }
 
     #[tokio::test]

@@ -8,7 +8,8 @@
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 use crate::{
-    api::v1::{Cluster, ClusterStatus},
+    api::v1::Cluster,
+    api::v1::ClusterStatus,
     controller::{self, CONDITION_AVAILABLE, Context, Error, Result},
     manager::{Registration, Runtime},
 };
@@ -26,9 +27,15 @@ use kube::{
 use std::{sync::Arc, time::Duration};
 use tracing::info;
 
+/// The kind this controller reconciles.
+type Kind = Cluster;
+/// The status of [`Kind`].
+type KindStatus = ClusterStatus;
+
 /// Name of this controller (metrics and log label).
 pub const CONTROLLER_NAME: &str = "cluster";
 /// Finalizer this controller keeps on every Cluster until its cleanup ran.
+#[rustfmt::skip] // one line, however long the kind's plural and API group
 pub const FINALIZER: &str = "clusters.cache.example.com/finalizer";
 /// Periodic resync interval after a successful reconcile.
 const REQUEUE_AFTER: Duration = Duration::from_secs(5 * 60);
@@ -40,18 +47,18 @@ pub fn registration() -> Registration {
 
 /// Watches Clusters and reconciles them until the manager shuts down.
 pub async fn run(runtime: Runtime) {
-    let api = Api::<Cluster>::all(runtime.client.clone());
+    let api = Api::<Kind>::all(runtime.client.clone());
     let controller = Controller::new(api, watcher::Config::default().any_semantic());
     controller::run(runtime, controller, reconcile, error_policy).await;
 }
 
 /// The API through which `obj` is read and written.
-fn api_for(client: Client, _obj: &Cluster) -> Result<Api<Cluster>> {
+fn api_for(client: Client, _obj: &Kind) -> Result<Api<Kind>> {
     Ok(Api::all(client))
 }
 
 /// Reconciles one Cluster: adds the finalizer, then applies (or cleans up on deletion).
-pub async fn reconcile(obj: Arc<Cluster>, ctx: Arc<Context>) -> Result<Action> {
+pub async fn reconcile(obj: Arc<Kind>, ctx: Arc<Context>) -> Result<Action> {
     let api = api_for(ctx.client.clone(), &obj)?;
     Ok(finalizer(&api, FINALIZER, obj, |event| async {
         match event {
@@ -63,12 +70,12 @@ pub async fn reconcile(obj: Arc<Cluster>, ctx: Arc<Context>) -> Result<Action> {
 }
 
 /// Retries a failed reconcile with per-object exponential backoff.
-pub fn error_policy(obj: Arc<Cluster>, err: &Error, ctx: Arc<Context>) -> Action {
+pub fn error_policy(obj: Arc<Kind>, err: &Error, ctx: Arc<Context>) -> Action {
     controller::requeue_on_error(obj.as_ref(), err, &ctx)
 }
 
 /// The status this controller wants `obj` to have.
-fn desired_status(obj: &Cluster, now: Timestamp) -> ClusterStatus {
+fn desired_status(obj: &Kind, now: Timestamp) -> KindStatus {
     let generation = obj.metadata.generation;
     let mut conditions = obj
         .status
@@ -86,14 +93,14 @@ fn desired_status(obj: &Cluster, now: Timestamp) -> ClusterStatus {
             now,
         ),
     );
-    ClusterStatus {
+    KindStatus {
         conditions,
         observed_generation: generation,
     }
 }
 
 /// Drives the actual state towards `obj`'s spec and reports the outcome in its status.
-async fn apply(obj: Arc<Cluster>, api: &Api<Cluster>, ctx: &Context) -> Result<Action> {
+async fn apply(obj: Arc<Kind>, api: &Api<Kind>, ctx: &Context) -> Result<Action> {
     let name = obj.name_any();
     let status = desired_status(&obj, Timestamp::now());
     if obj.status.as_ref() != Some(&status) {
@@ -101,7 +108,7 @@ async fn apply(obj: Arc<Cluster>, api: &Api<Cluster>, ctx: &Context) -> Result<A
         let event = Event {
             type_: EventType::Normal,
             reason: "Reconciled".into(),
-            note: Some(format!("Cluster {name} is available")),
+            note: Some(format!("{} {name} is available", Kind::kind(&()))),
             action: "UpdateStatus".into(),
             secondary: None,
         };
@@ -112,11 +119,12 @@ async fn apply(obj: Arc<Cluster>, api: &Api<Cluster>, ctx: &Context) -> Result<A
 }
 
 /// Releases what `obj` owns outside Kubernetes before its finalizer is removed.
-async fn cleanup(obj: Arc<Cluster>, ctx: &Context) -> Result<Action> {
+async fn cleanup(obj: Arc<Kind>, ctx: &Context) -> Result<Action> {
+    let name = obj.name_any();
     let event = Event {
         type_: EventType::Normal,
         reason: "Deleting".into(),
-        note: Some(format!("Cleaning up Cluster {}", obj.name_any())),
+        note: Some(format!("Cleaning up {} {name}", Kind::kind(&()))),
         action: "Cleanup".into(),
         secondary: None,
     };
@@ -127,19 +135,20 @@ async fn cleanup(obj: Arc<Cluster>, ctx: &Context) -> Result<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        api::v1::ClusterSpec,
-        controller::testing::{self, reconcile_against},
-    };
+    use crate::controller::testing::{self, reconcile_against};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-    const PATH: &str = "/apis/cache.example.com/v1/clusters/test";
     const EVENTS_NAMESPACE: &str = "default";
 
-    fn object() -> Cluster {
-        Cluster {
+    /// The URL path of the object the tests reconcile.
+    fn path() -> String {
+        format!("{}/test", Kind::url_path(&(), None))
+    }
+
+    fn object() -> Kind {
+        Kind {
             metadata: testing::metadata(None),
-            spec: ClusterSpec::default(),
+            spec: Default::default(),
             status: None,
         }
     }
@@ -150,7 +159,7 @@ mod tests {
         let response = testing::finalized(obj.clone(), FINALIZER);
         let action = reconcile_against(reconcile, obj, async |server| {
             server
-                .expect_finalizer_added(PATH, FINALIZER, &response)
+                .expect_finalizer_added(&path(), FINALIZER, &response)
                 .await;
         })
         .await;
@@ -162,7 +171,7 @@ mod tests {
         let obj = testing::finalized(object(), FINALIZER);
         let response = obj.clone();
         let action = reconcile_against(reconcile, obj, async |server| {
-            let status: ClusterStatus = server.expect_status_apply(PATH, &response).await;
+            let status: KindStatus = server.expect_status_apply(&path(), &response).await;
             assert_eq!(status.observed_generation, Some(testing::GENERATION));
             assert_eq!(
                 testing::condition(&status.conditions, CONDITION_AVAILABLE),
@@ -213,7 +222,7 @@ mod tests {
         let action = reconcile_against(reconcile, obj, async |server| {
             server.expect_event(EVENTS_NAMESPACE, "Deleting").await;
             server
-                .expect_finalizer_removed(PATH, FINALIZER, &response)
+                .expect_finalizer_removed(&path(), FINALIZER, &response)
                 .await;
         })
         .await;

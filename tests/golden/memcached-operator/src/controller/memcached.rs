@@ -8,7 +8,8 @@
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 use crate::{
-    api::v1alpha1::{Memcached, MemcachedStatus},
+    api::v1alpha1::Memcached,
+    api::v1alpha1::MemcachedStatus,
     controller::{self, CONDITION_AVAILABLE, Context, Error, Result},
     manager::{Registration, Runtime},
 };
@@ -26,9 +27,15 @@ use kube::{
 use std::{sync::Arc, time::Duration};
 use tracing::info;
 
+/// The kind this controller reconciles.
+type Kind = Memcached;
+/// The status of [`Kind`].
+type KindStatus = MemcachedStatus;
+
 /// Name of this controller (metrics and log label).
 pub const CONTROLLER_NAME: &str = "memcached";
 /// Finalizer this controller keeps on every Memcached until its cleanup ran.
+#[rustfmt::skip] // one line, however long the kind's plural and API group
 pub const FINALIZER: &str = "memcacheds.cache.example.com/finalizer";
 /// Periodic resync interval after a successful reconcile.
 const REQUEUE_AFTER: Duration = Duration::from_secs(5 * 60);
@@ -40,13 +47,13 @@ pub fn registration() -> Registration {
 
 /// Watches Memcacheds and reconciles them until the manager shuts down.
 pub async fn run(runtime: Runtime) {
-    let api = runtime.api::<Memcached>();
+    let api = runtime.api::<Kind>();
     let controller = Controller::new(api, watcher::Config::default().any_semantic());
     controller::run(runtime, controller, reconcile, error_policy).await;
 }
 
 /// The API through which `obj` is read and written.
-fn api_for(client: Client, obj: &Memcached) -> Result<Api<Memcached>> {
+fn api_for(client: Client, obj: &Kind) -> Result<Api<Kind>> {
     let namespace = obj
         .namespace()
         .ok_or(Error::MissingObjectKey(".metadata.namespace"))?;
@@ -54,7 +61,7 @@ fn api_for(client: Client, obj: &Memcached) -> Result<Api<Memcached>> {
 }
 
 /// Reconciles one Memcached: adds the finalizer, then applies (or cleans up on deletion).
-pub async fn reconcile(obj: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action> {
+pub async fn reconcile(obj: Arc<Kind>, ctx: Arc<Context>) -> Result<Action> {
     let api = api_for(ctx.client.clone(), &obj)?;
     Ok(finalizer(&api, FINALIZER, obj, |event| async {
         match event {
@@ -66,12 +73,12 @@ pub async fn reconcile(obj: Arc<Memcached>, ctx: Arc<Context>) -> Result<Action>
 }
 
 /// Retries a failed reconcile with per-object exponential backoff.
-pub fn error_policy(obj: Arc<Memcached>, err: &Error, ctx: Arc<Context>) -> Action {
+pub fn error_policy(obj: Arc<Kind>, err: &Error, ctx: Arc<Context>) -> Action {
     controller::requeue_on_error(obj.as_ref(), err, &ctx)
 }
 
 /// The status this controller wants `obj` to have.
-fn desired_status(obj: &Memcached, now: Timestamp) -> MemcachedStatus {
+fn desired_status(obj: &Kind, now: Timestamp) -> KindStatus {
     let generation = obj.metadata.generation;
     let mut conditions = obj
         .status
@@ -89,14 +96,14 @@ fn desired_status(obj: &Memcached, now: Timestamp) -> MemcachedStatus {
             now,
         ),
     );
-    MemcachedStatus {
+    KindStatus {
         conditions,
         observed_generation: generation,
     }
 }
 
 /// Drives the actual state towards `obj`'s spec and reports the outcome in its status.
-async fn apply(obj: Arc<Memcached>, api: &Api<Memcached>, ctx: &Context) -> Result<Action> {
+async fn apply(obj: Arc<Kind>, api: &Api<Kind>, ctx: &Context) -> Result<Action> {
     let name = obj.name_any();
     let status = desired_status(&obj, Timestamp::now());
     if obj.status.as_ref() != Some(&status) {
@@ -104,7 +111,7 @@ async fn apply(obj: Arc<Memcached>, api: &Api<Memcached>, ctx: &Context) -> Resu
         let event = Event {
             type_: EventType::Normal,
             reason: "Reconciled".into(),
-            note: Some(format!("Memcached {name} is available")),
+            note: Some(format!("{} {name} is available", Kind::kind(&()))),
             action: "UpdateStatus".into(),
             secondary: None,
         };
@@ -115,11 +122,12 @@ async fn apply(obj: Arc<Memcached>, api: &Api<Memcached>, ctx: &Context) -> Resu
 }
 
 /// Releases what `obj` owns outside Kubernetes before its finalizer is removed.
-async fn cleanup(obj: Arc<Memcached>, ctx: &Context) -> Result<Action> {
+async fn cleanup(obj: Arc<Kind>, ctx: &Context) -> Result<Action> {
+    let name = obj.name_any();
     let event = Event {
         type_: EventType::Normal,
         reason: "Deleting".into(),
-        note: Some(format!("Cleaning up Memcached {}", obj.name_any())),
+        note: Some(format!("Cleaning up {} {name}", Kind::kind(&()))),
         action: "Cleanup".into(),
         secondary: None,
     };
@@ -130,19 +138,20 @@ async fn cleanup(obj: Arc<Memcached>, ctx: &Context) -> Result<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        api::v1alpha1::MemcachedSpec,
-        controller::testing::{self, reconcile_against},
-    };
+    use crate::controller::testing::{self, reconcile_against};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 
-    const PATH: &str = "/apis/cache.example.com/v1alpha1/namespaces/default/memcacheds/test";
     const EVENTS_NAMESPACE: &str = "default";
 
-    fn object() -> Memcached {
-        Memcached {
+    /// The URL path of the object the tests reconcile.
+    fn path() -> String {
+        format!("{}/test", Kind::url_path(&(), Some("default")))
+    }
+
+    fn object() -> Kind {
+        Kind {
             metadata: testing::metadata(Some("default")),
-            spec: MemcachedSpec::default(),
+            spec: Default::default(),
             status: None,
         }
     }
@@ -152,7 +161,7 @@ mod tests {
         testing::assert_watches_only_its_namespace(
             CONTROLLER_NAME,
             run,
-            "/apis/cache.example.com/v1alpha1/namespaces/team-a/memcacheds",
+            &Kind::url_path(&(), Some("team-a")),
         )
         .await;
     }
@@ -163,7 +172,7 @@ mod tests {
         let response = testing::finalized(obj.clone(), FINALIZER);
         let action = reconcile_against(reconcile, obj, async |server| {
             server
-                .expect_finalizer_added(PATH, FINALIZER, &response)
+                .expect_finalizer_added(&path(), FINALIZER, &response)
                 .await;
         })
         .await;
@@ -175,7 +184,7 @@ mod tests {
         let obj = testing::finalized(object(), FINALIZER);
         let response = obj.clone();
         let action = reconcile_against(reconcile, obj, async |server| {
-            let status: MemcachedStatus = server.expect_status_apply(PATH, &response).await;
+            let status: KindStatus = server.expect_status_apply(&path(), &response).await;
             assert_eq!(status.observed_generation, Some(testing::GENERATION));
             assert_eq!(
                 testing::condition(&status.conditions, CONDITION_AVAILABLE),
@@ -226,7 +235,7 @@ mod tests {
         let action = reconcile_against(reconcile, obj, async |server| {
             server.expect_event(EVENTS_NAMESPACE, "Deleting").await;
             server
-                .expect_finalizer_removed(PATH, FINALIZER, &response)
+                .expect_finalizer_removed(&path(), FINALIZER, &response)
                 .await;
         })
         .await;

@@ -52,8 +52,11 @@ mod tests {
     #[test]
     fn crd_has_scope_status_and_printer_columns() {
         let crd = Cluster::crd();
-        let name = crd.metadata.name.as_deref();
-        assert_eq!(name, Some("clusters.cache.example.com"));
+        let group = "cache.example.com";
+        assert_eq!(crd.spec.group, group);
+        let plural = &crd.spec.names.plural;
+        assert_eq!(plural, "clusters");
+        assert_eq!(crd.metadata.name, Some(format!("{plural}.{group}")));
         assert_eq!(crd.spec.scope, "Cluster");
         let version = &crd.spec.versions[0];
         assert_eq!(version.name, "v1");
