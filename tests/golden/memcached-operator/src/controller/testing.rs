@@ -273,16 +273,11 @@ impl ApiServer {
         finalizer: &str,
         response: &K,
     ) {
-        let request = self.expect(Method::PATCH, path).await;
-        assert_eq!(request.content_type, "application/json-patch+json");
-        assert_eq!(
-            request.body,
-            json!([
-                { "op": "test", "path": "/metadata/finalizers", "value": null },
-                { "op": "add", "path": "/metadata/finalizers", "value": [finalizer] },
-            ])
-        );
-        request.respond(response);
+        let patch = json!([
+            { "op": "test", "path": "/metadata/finalizers", "value": null },
+            { "op": "add", "path": "/metadata/finalizers", "value": [finalizer] },
+        ]);
+        self.expect_json_patch(path, &patch, response).await;
     }
 
     /// Expects the finalizer helper's JSON patch removing `finalizer`, the object's only one, from the object
@@ -293,15 +288,18 @@ impl ApiServer {
         finalizer: &str,
         response: &K,
     ) {
+        let patch = json!([
+            { "op": "test", "path": "/metadata/finalizers/0", "value": finalizer },
+            { "op": "remove", "path": "/metadata/finalizers/0" },
+        ]);
+        self.expect_json_patch(path, &patch, response).await;
+    }
+
+    /// Expects the JSON patch `patch` of the object at `path` and answers with `response`.
+    async fn expect_json_patch<K: Serialize>(&mut self, path: &str, patch: &Value, response: &K) {
         let request = self.expect(Method::PATCH, path).await;
         assert_eq!(request.content_type, "application/json-patch+json");
-        assert_eq!(
-            request.body,
-            json!([
-                { "op": "test", "path": "/metadata/finalizers/0", "value": finalizer },
-                { "op": "remove", "path": "/metadata/finalizers/0" },
-            ])
-        );
+        assert_eq!(&request.body, patch);
         request.respond(response);
     }
 
