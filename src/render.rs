@@ -28,15 +28,20 @@ fn registry() -> &'static Handlebars<'static> {
 
 /// Renders one template text with the context.
 pub fn render_str(name: &str, template: &str, ctx: &impl Serialize) -> Result<String> {
+    let rust = name.ends_with(".rs.hbs");
     if let Some((text, short_names)) = substitute(template, ctx) {
-        if short_names && name.ends_with(".rs.hbs") {
-            crate::formatted::rendered(&text);
+        if rust {
+            crate::formatted::rendered(&text, short_names);
         }
         return Ok(text);
     }
-    registry()
+    let text = registry()
         .render_template(template, ctx)
-        .with_context(|| format!("internal error: template `{name}` does not render"))
+        .with_context(|| format!("internal error: template `{name}` does not render"))?;
+    if rust {
+        crate::formatted::rendered(&text, false);
+    }
+    Ok(text)
 }
 
 /// Handlebars names that are no context lookup: its built-in helpers (with the `string_helpers` feature's),
@@ -49,8 +54,8 @@ const NOT_A_LOOKUP: &[&str] = &[
 ];
 
 /// The fast path of [`render_str`]: the output handlebars gives, without compiling the template (its parser costs
-/// ~1,000 instructions a byte), for templates made of text, `{{name}}`s of string fields and `{{#if name}}` /
-/// `{{#unless name}}` blocks (with an optional `{{else}}`) on fields that are booleans, strings or null. `None` for
+/// ~1,000 instructions a byte), for templates made of text, `{{name}}`s of string or integer fields and `{{#if name}}`
+/// / `{{#unless name}}` blocks (with an optional `{{else}}`) on fields that are booleans, strings, integers or null. `None` for
 /// anything else (other helpers, comments, `~`, paths, escapes, a field missing or of another type), which
 /// handlebars renders.
 ///
@@ -192,15 +197,22 @@ fn render_nodes(nodes: &[Node<'_>], fields: &serde_json::Value, out: &mut String
         match node {
             Node::Text(text) => out.push_str(text),
             Node::Field(name) => {
-                let value = fields.get(*name)?.as_str()?;
-                *short &= crate::formatted::is_short_name(value);
-                out.push_str(value);
+                let value = match fields.get(*name)? {
+                    serde_json::Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+                    // Integers print as handlebars prints them; other numbers are left to handlebars.
+                    serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => std::borrow::Cow::Owned(n.to_string()),
+                    _ => return None,
+                };
+                *short &= crate::formatted::is_short_name(name, &value);
+                out.push_str(&value);
             }
             Node::Block { unless, cond, then, otherwise } => {
                 let truthy = match fields.get(*cond)? {
                     serde_json::Value::Bool(b) => *b,
                     serde_json::Value::String(s) => !s.is_empty(),
                     serde_json::Value::Null => false,
+                    // Handlebars: a number is true unless it is zero (or not a normal float, left to handlebars).
+                    serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => n.as_f64() != Some(0.0),
                     _ => return None,
                 };
                 render_nodes(if truthy != *unless { then } else { otherwise }, fields, out, short)?;
@@ -360,8 +372,9 @@ mod tests {
             "  {{#unless no}}\n    {{#if yes}}\n      {{name}}\n    {{/if}}\n  {{/unless}}\n",
             "{{name}}\n{{#if yes}}{{name}}{{/if}}\n\n{{#if no}}\n{{else}}\n  z\n{{/if}}\n",
             "line {{name}}\n  {{#if yes}} trailing\n{{/if}}\n",
+            "port {{port}}, {{neg}}: {{#if port}}set{{/if}}{{#if zero}}zero{{else}}no zero{{/if}}{{#unless neg}}x{{/unless}}",
         ];
-        let ctx = serde_json::json!({"yes": true, "no": false, "name": "n"});
+        let ctx = serde_json::json!({"yes": true, "no": false, "name": "n", "port": 8080, "zero": 0, "neg": -3});
         for case in cases {
             let (fast, _) = substitute(case, &ctx).unwrap_or_else(|| panic!("the fast path takes {case:?}"));
             assert_eq!(fast, registry().render_template(case, &ctx).unwrap(), "{case:?}");
@@ -383,6 +396,10 @@ mod tests {
         assert_eq!(substitute("{{#if flag}}x{{else}}y{{/if}}", &ctx), Some(("x".into(), true)));
         // A long or multi-line value is no short name: the rendering is not known `rustfmt` clean.
         let long = "x".repeat(crate::formatted::NAME_BOUND + 1);
+        assert_eq!(
+            substitute("{{controller_name}}", &serde_json::json!({ "controller_name": long })).map(|r| r.1),
+            Some(true)
+        );
         assert_eq!(substitute("{{name}}", &serde_json::json!({ "name": long })).map(|r| r.1), Some(false));
         assert_eq!(substitute("{{name}}", &serde_json::json!({ "name": "a\nb" })).map(|r| r.1), Some(false));
         for declined in [
@@ -396,7 +413,6 @@ mod tests {
             "{{missing}}",
             "{{this.name}}",
             "{{name",
-            "{{#if count}}x{{/if}}",
             "{{#if missing}}x{{/if}}",
             "{{#if flag}}x{{/unless}}",
             "{{#if flag}}x",
@@ -409,6 +425,10 @@ mod tests {
         ] {
             assert_eq!(substitute(declined, &ctx), None, "{declined}");
         }
+        // Integers print and test as in handlebars; other numbers are left to it.
+        assert_eq!(substitute("{{count}}{{#if count}}x{{/if}}", &ctx), Some(("1x".into(), true)));
+        assert_eq!(substitute("{{f}}", &serde_json::json!({ "f": 1.5 })), None);
+        assert_eq!(substitute("{{#if f}}x{{/if}}", &serde_json::json!({ "f": 1.5 })), None);
         // Declined templates still render through handlebars, strict as before.
         assert!(render_str("t", "{{missing}}", &ctx).is_err());
         assert_eq!(render_str("t", "{{#if (not flag)}}x{{else}}y{{/if}}", &ctx).unwrap(), "y");

@@ -43,23 +43,31 @@ const BATCH_FILE: &str = "kubesmith-input.rs";
 /// Formats every `.rs` file the plan writes. Without a working `rustfmt` the files are kept as rendered and a
 /// note tells the user to run `cargo fmt`; a file `rustfmt` refuses is kept as planned, with a note naming it.
 pub fn format_plan(plan: &mut Plan) -> Result<()> {
-    let mut rust: Vec<(PathBuf, String)> = plan
+    // Each Rust file with whether it is known clean (a new file's text must lead back to a clean rendering).
+    let files: Vec<(PathBuf, String, bool)> = plan
         .ops()
         .iter()
         .filter(|op| op.path.extension().is_some_and(|e| e == "rs") && !plan.verbatim.contains(&op.path))
-        .filter_map(|op| Some((op.path.clone(), op.contents.clone()?)))
+        .filter_map(|op| {
+            let text = op.contents.clone()?;
+            let clean = crate::formatted::is_clean(&text, op.action != crate::plan::Action::Edit);
+            Some((op.path.clone(), text, clean))
+        })
         .collect();
-    if rust.is_empty() {
+    if files.is_empty() {
         return Ok(());
     }
     let settings = Settings::resolve(None);
-    if settings.default_style && crate::formatted::auditing() && audit(plan, &rust, &settings)? {
+    if settings.default_style && crate::formatted::auditing() && audit(plan, &files, &settings)? {
         return Ok(());
     }
-    if settings.default_style {
-        rust.retain(|(_, text)| !crate::formatted::is_clean(text));
-    }
-    crate::output::detail(format_args!("{} Rust file(s) to format with rustfmt", rust.len()));
+    let rust: Vec<(PathBuf, String)> = files
+        .into_iter()
+        .filter(|(_, _, clean)| !(settings.default_style && *clean))
+        .map(|(path, text, _)| (path, text))
+        .collect();
+    let names: Vec<String> = rust.iter().map(|(path, _)| path.display().to_string()).collect();
+    crate::output::detail(format_args!("{} Rust file(s) to format with rustfmt: {}", rust.len(), names.join(", ")));
     if rust.is_empty() {
         return Ok(());
     }
@@ -83,20 +91,20 @@ pub fn format_plan(plan: &mut Plan) -> Result<()> {
 /// `format_plan` under `formatted::AUDIT_VAR`: formats every file, and fails when `rustfmt` changes a text
 /// `formatted` calls clean (an edit's only when `rustfmt` leaves the text the edit started from unchanged).
 /// `false` when `rustfmt` cannot run: `format_plan` then goes on as without the audit.
-fn audit(plan: &mut Plan, rust: &[(PathBuf, String)], settings: &Settings) -> Result<bool> {
+fn audit(plan: &mut Plan, rust: &[(PathBuf, String, bool)], settings: &Settings) -> Result<bool> {
     let roots: Vec<Option<String>> = rust
         .iter()
-        .map(|(_, text)| match crate::formatted::origin(text) {
-            Some(crate::formatted::Origin::EditOf(_)) => Some(crate::formatted::root(text)),
+        .map(|(_, text, clean)| match crate::formatted::origin(text) {
+            Some(crate::formatted::Origin::EditOf(_)) if *clean => Some(crate::formatted::root(text)),
             _ => None,
         })
         .collect();
-    let mut texts: Vec<&str> = rust.iter().map(|(_, text)| text.as_str()).collect();
+    let mut texts: Vec<&str> = rust.iter().map(|(_, text, _)| text.as_str()).collect();
     texts.extend(roots.iter().flatten().map(String::as_str));
     let Ok(results) = format_with(&texts, settings) else { return Ok(false) };
     let (results, root_results) = results.split_at(rust.len());
     let mut root_results = root_results.iter();
-    for (((path, text), result), root) in rust.iter().zip(results).zip(&roots) {
+    for (((path, text, clean), result), root) in rust.iter().zip(results).zip(&roots) {
         let root_clean = match root {
             Some(root) => root_results.next().is_some_and(|r| r.as_ref().is_ok_and(|f| f == root)),
             None => true,
@@ -109,7 +117,7 @@ fn audit(plan: &mut Plan, rust: &[(PathBuf, String)], settings: &Settings) -> Re
             }
         };
         anyhow::ensure!(
-            !(crate::formatted::is_clean(text) && root_clean && formatted != text),
+            !(*clean && root_clean && formatted != text),
             "internal error ({}): {} is written as rendered, as rustfmt clean, but rustfmt changes it:\n{}",
             crate::formatted::AUDIT_VAR,
             path.display(),

@@ -641,7 +641,13 @@ fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path
 /// A controller's source as the project needs it: in a project with a namespace-scoped manager (PROJECT
 /// `namespaced: true`) every RBAC marker names the manager's namespace, so `make manifests` gives a Role there.
 pub fn scope_markers(pf: &crate::project::ProjectFile, source: String) -> String {
-    if pf.namespaced { crate::rbac::scope::add_namespace(&source, &pf.manager_namespace()) } else { source }
+    if !pf.namespaced {
+        return source;
+    }
+    let scoped = crate::rbac::scope::add_namespace(&source, &pf.manager_namespace());
+    // Only marker comments change, and rustfmt leaves comments as they are: as clean as the source.
+    crate::formatted::edited(&source, &scoped);
+    scoped
 }
 
 /// A namespace-scoped manager cannot reconcile a cluster-scoped kind: its Role grants nothing outside its namespace.

@@ -9,7 +9,8 @@
 //!   `use` beside it.
 //! - An element `path::to::call(),` inserted before a marker comment inside a list stays: the comment keeps the list
 //!   vertical.
-//! - A line is at most 100 characters, without tabs or trailing spaces.
+//! - A line is at most 100 characters (a list element longer than that cannot be broken, and stays), without tabs
+//!   or trailing spaces.
 
 /// What `rustfmt` does with one inserted line, by its shape.
 #[derive(Debug, PartialEq, Eq)]
@@ -57,7 +58,8 @@ fn strip_visibility(line: &str) -> &str {
 
 fn is_ident(s: &str) -> bool {
     let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `a::b::r#c`: identifiers (raw ones included) joined by `::`.
@@ -92,24 +94,19 @@ pub fn keeps_clean(all: &[&str], at: usize, marker: usize, lines: &[String], ind
         return false;
     }
     let inserted: Vec<String> = lines.iter().map(|l| format!("{indent}{l}")).collect();
-    let result: Vec<&str> = all[..at]
-        .iter()
-        .copied()
-        .chain(inserted.iter().map(String::as_str))
-        .chain(all[at..].iter().copied())
-        .collect();
+    let result: Vec<&str> =
+        all[..at].iter().copied().chain(inserted.iter().map(String::as_str)).chain(all[at..].iter().copied()).collect();
     (at..at + inserted.len()).all(|i| {
         let line = result[i];
         let above = i.checked_sub(1).map(|k| result[k]);
         let below = result.get(i + 1).copied();
-        if line.trim().is_empty()
-            || line.contains('\t')
-            || line.ends_with(char::is_whitespace)
-            || line.chars().count() > MAX_WIDTH
-        {
+        let kind = shape(line);
+        // A path call cannot be broken: rustfmt leaves a longer one as it is.
+        let too_wide = line.chars().count() > MAX_WIDTH && kind != Shape::Element;
+        if line.trim().is_empty() || line.contains('\t') || line.ends_with(char::is_whitespace) || too_wide {
             return false;
         }
-        match shape(line) {
+        match kind {
             Shape::Mod(_) => sorted_mod_run(&result, i),
             Shape::Use => ![above, below].iter().flatten().any(|l| shape(l) == Shape::Use),
             Shape::Element => {
@@ -193,6 +190,8 @@ mod tests {
         let main = lines("    let c = vec![\n        op::controller::a::registration(),\n        // +marker\n    ];\n");
         assert!(keeps_clean(&main, 2, 2, &["op::controller::b::registration(),".into()], "        "));
         assert!(!keeps_clean(&main, 2, 2, &["op::controller::b::registration( ),".into()], "        "));
+        let long = format!("op::controller::{}::registration(),", "b".repeat(MAX_WIDTH));
+        assert!(keeps_clean(&main, 2, 2, &[long], "        "), "rustfmt cannot break a path");
         // The marker must be a comment.
         assert!(!keeps_clean(&lines("mod a;\nfn marker() {}\n"), 1, 1, &["mod b;".into()], ""));
     }

@@ -130,13 +130,14 @@ fn a_configuration_near_the_temporary_folder_is_not_used() {
     assert_eq!(std::fs::read_dir(&tmpdir).unwrap().count(), 0, "the temporary folder is left empty");
 }
 
-/// One scaffold of [`names_within_the_bound_need_no_rustfmt`]: project, domain, group, three kinds.
-struct Names<'a>([&'a str; 6]);
+/// One scaffold of [`scaffolds_are_rendered_formatted_and_short_names_need_no_rustfmt`]: project, domain, group, four kinds.
+struct Names<'a>([&'a str; 7]);
 
 /// Scaffolds a project with every `init` / `create api` / `create webhook` option in `dir` (with `rustfmt`
-/// available or not); returns the output of each `init` and `create api` run.
-fn scaffold_everything(dir: &Path, names: &Names, init_flags: &[&str], rustfmt: &Path) -> Vec<String> {
-    let [project, domain, group, k1, k2, k3] = names.0;
+/// available or not); returns the output of each run, headed by its arguments, and the tree before the first
+/// `create webhook`.
+fn scaffold_everything(dir: &Path, names: &Names, init_flags: &[&str], rustfmt: &Path) -> (Vec<String>, Snapshot) {
+    let [project, domain, group, k1, k2, k3, k4] = names.0;
     let other_group = format!("{group}2");
     let repo = format!("github.com/x/{project}");
     let mut runs: Vec<Vec<String>> = vec![
@@ -147,8 +148,8 @@ fn scaffold_everything(dir: &Path, names: &Names, init_flags: &[&str], rustfmt: 
             .chain(["--image-container-command", "memcached,-m=64", "--image-container-port", "11211"])
             .chain(["--run-as-user", "1001"])
             .collect(),
+        vec!["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k4, "--image", "busybox:1.36"],
         vec!["create", "api", "--group", group, "--version", "v1beta1", "--kind", k1, "--controller=false"],
-        vec!["create", "api", "--group", &other_group, "--version", "v1", "--kind", k3],
         vec!["create", "api", "--group", "apps", "--version", "v1", "--kind", "Deployment", "--resource=false"],
         vec![
             "create",
@@ -175,64 +176,99 @@ fn scaffold_everything(dir: &Path, names: &Names, init_flags: &[&str], rustfmt: 
     .into_iter()
     .map(|run| run.into_iter().map(String::from).collect())
     .collect();
+    if init_flags.contains(&"--multigroup") {
+        runs.insert(
+            4,
+            ["create", "api", "--group", &other_group, "--version", "v1", "--kind", k3].map(String::from).to_vec(),
+        );
+    }
     if !init_flags.contains(&"--namespaced") {
-        runs.insert(3, ["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k3, "--namespaced=false"]
-            .map(String::from)
-            .to_vec());
+        runs.insert(
+            3,
+            ["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k3, "--namespaced=false"]
+                .map(String::from)
+                .to_vec(),
+        );
     }
     let mut outputs = Vec::new();
+    let mut before_webhooks = None;
     for run in &runs {
+        if run[1] == "webhook" && before_webhooks.is_none() {
+            before_webhooks = Some(snapshot(dir));
+        }
         let mut cmd = ks(dir);
         cmd.args(run).env("RUSTFMT", rustfmt);
         if run.iter().any(|a| a == "--conversion") {
             cmd.args(["--spoke", "v1beta1"]);
         }
         let out = cmd.assert().success().get_output().clone();
-        if run[0] == "init" || run[1] == "api" {
-            outputs.push(format!("{}: {}", run.join(" "), String::from_utf8_lossy(&out.stdout)));
-        }
+        outputs.push(format!("{}: {}", run.join(" "), String::from_utf8_lossy(&out.stdout)));
     }
-    outputs
+    (outputs, before_webhooks.expect("the runs end with webhooks"))
 }
 
-/// The speed promise of `init` and `create api` (no `rustfmt` process): with names up to `formatted::NAME_BOUND`
-/// characters (short ones that sort first and last, keywords, long ones), every Rust file they write is known clean,
-/// so they run without `rustfmt`; and every file of the whole scaffold is what `rustfmt` gives (`ks` sets the audit,
-/// which makes kubesmith check each file it calls clean with `rustfmt`).
+type Snapshot = std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>;
+
+/// The speed promise of `init` and `create api` (no `rustfmt` process): with every value the templates receive at
+/// most `formatted::NAME_BOUND` characters (short names that sort first and last, keywords, long realistic ones),
+/// every Rust file they write is known clean, so they run without `rustfmt`. And with any names, up to 40-character
+/// kinds and project names whose derived values go past the bound, every file of the whole scaffold is written as
+/// `rustfmt` gives it (`ks` sets the audit, which makes kubesmith check each file it calls clean with `rustfmt`).
 #[test]
-fn names_within_the_bound_need_no_rustfmt() {
+fn scaffolds_are_rendered_formatted_and_short_names_need_no_rustfmt() {
     if !rustfmt_works() {
         return;
     }
+    let std = ["memcached-operator", "example.com", "cache", "Memcached", "Busybox", "Frigate", "Nginx"];
+    let realistic = [
+        "a-rather-long-operator-name-for-tests",
+        "platform.example.org",
+        "infrastructure",
+        "ClusterBackupSchedulePolicy",
+        "DatabaseReplicaSetTemplate",
+        "Match",
+        "ObjectStorageBucketClaim",
+    ];
+    let long = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"; // 37 characters
+    let [k1, k2, k3, k4] = ["K", "Z", "T", "P"].map(|first| format!("{first}{long}xx")); // 40
+    let max = ["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-op-xx", "averylongdomain.io", "averyveryverylonggrp"];
+    // (names, init flags, whether every value is within the bound, so that no rustfmt is needed)
     let sets = [
-        (Names(["memcached-operator", "example.com", "cache", "Memcached", "Busybox", "Frigate"]), &[][..]),
-        (Names(["a-op", "io", "x", "Ab", "Zz", "Match"]), &[][..]),
-        (Names(["memcached-operator", "example.com", "cache", "Memcached", "Busybox", "Type"]), &["--namespaced"][..]),
-        (Names(["memcached-operator", "example.com", "cache", "Memcached", "Busybox", "Frigate"]), &["--multigroup"][..]),
+        (Names(std), &[][..], true),
+        (Names(["a-op", "io", "x", "Ab", "Zz", "Match", "Pb"]), &[][..], true),
         (
-            Names([
-                "averyveryverylongprojectnamexxxx",
-                "averyveryverylongdomainname.example.io",
-                "averyveryverylonggroupname",
-                "ZzzzzzzzzzzzzzzzzzzzzzzzzzzzKind",
-                "AaaaaaaaaaaaaaaaaaaaaaaaaaaaKind",
-                "Type",
-            ]),
-            &[][..],
+            Names(["memcached-operator", "example.com", "cache", "Memcached", "Busybox", "Type", "Nginx"]),
+            &["--namespaced"][..],
+            true,
         ),
+        (Names(std), &["--multigroup"][..], true),
+        (Names(realistic), &["--multigroup", "--namespaced"][..], true),
+        (Names(realistic), &[][..], true),
+        (Names([max[0], max[1], max[2], &k1, &k2, &k3, &k4]), &[][..], false),
+        (Names([max[0], max[1], max[2], &k1, &k2, &k3, &k4]), &["--multigroup", "--namespaced"][..], false),
     ];
     let parent = tempfile::tempdir().unwrap();
     let missing = parent.path().join("no-such-rustfmt");
-    for (n, (names, flags)) in sets.iter().enumerate() {
+    for (n, (names, flags, within_bound)) in sets.iter().enumerate() {
         let rendered = parent.path().join(format!("{n}-rendered/{}", names.0[0]));
         let formatted = parent.path().join(format!("{n}-formatted/{}", names.0[0]));
         std::fs::create_dir_all(&rendered).unwrap();
         std::fs::create_dir_all(&formatted).unwrap();
-        for output in scaffold_everything(&rendered, names, flags, &missing) {
-            assert!(!output.contains("rustfmt is not available"), "{output}");
+        let (outputs, apis_rendered) = scaffold_everything(&rendered, names, flags, &missing);
+        let needed_rustfmt = |o: &String| o.contains("rustfmt is not available");
+        for output in outputs.iter().filter(|o| o.starts_with("init ") || o.starts_with("create api ")) {
+            assert!(!within_bound || !needed_rustfmt(output), "{output}");
         }
-        scaffold_everything(&formatted, names, flags, Path::new("rustfmt"));
-        crate::support::assert_same_tree(&rendered, &formatted);
+        let (_, apis_formatted) = scaffold_everything(&formatted, names, flags, Path::new("rustfmt"));
         assert_rustfmt_clean(&formatted);
+        // Where no file needed rustfmt, what was written without it is the formatted tree.
+        if *within_bound {
+            let differ: Vec<_> = apis_rendered.iter().filter(|(p, b)| apis_formatted.get(*p) != Some(b)).collect();
+            assert!(differ.is_empty(), "written without rustfmt, these differ: {:?}", differ.iter().map(|d| d.0));
+            assert_eq!(apis_rendered.len(), apis_formatted.len());
+        }
+        if !outputs.iter().any(needed_rustfmt) {
+            crate::support::assert_same_tree(&rendered, &formatted);
+        }
     }
 }
