@@ -59,7 +59,12 @@ pub fn insert_lines_before_marker(
         }
         out.push_str(l);
     }
-    check(path, &out, lang)?;
+    // Whole items at the top level cannot change whether the file parses: re-parsing a large file costs more than
+    // the rest of `create api`.
+    let offset: usize = all[..at].iter().map(|l| l.len()).sum();
+    if !(lang == Lang::Rust && neutral::whole_items(lines) && neutral::at_top_level(text, offset)) {
+        check(path, &out, lang)?;
+    }
     if lang == Lang::Rust && !text.contains('\r') && neutral::keeps_clean(&bare, at, pos, lines, &indent) {
         crate::formatted::edited(text, &out);
     }

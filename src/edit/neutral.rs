@@ -73,6 +73,55 @@ fn attaches_down(line: &str) -> bool {
     (line.starts_with("#[") || line.starts_with("///") || line.starts_with("/**")) && !line.starts_with("////")
 }
 
+/// Whether every line is a whole item that parses (`mod` and `use` declarations with valid identifiers), so that
+/// inserting them at the top level of a file cannot change whether it parses.
+pub fn whole_items(lines: &[String]) -> bool {
+    lines.iter().all(|line| {
+        let item = strip_visibility(line.trim());
+        match shape(line) {
+            Shape::Mod(_) => {
+                let ident = item.trim_start_matches("mod ").trim_end_matches(';');
+                syn::parse_str::<syn::Ident>(ident).is_ok()
+            }
+            Shape::Use => {
+                let path = item.trim_start_matches("use ").trim_end_matches(';');
+                let path = path.strip_suffix("::*").unwrap_or(path);
+                path.split("::").all(|seg| syn::parse_str::<syn::Ident>(seg).is_ok() || is_path_keyword(seg))
+            }
+            _ => false,
+        }
+    })
+}
+
+/// The keywords a path may start with (`crate::`, `self::`, `super::`).
+fn is_path_keyword(seg: &str) -> bool {
+    matches!(seg, "crate" | "self" | "super")
+}
+
+/// Whether byte `at` of `text` is at the top level: outside every brace, bracket and parenthesis, and outside
+/// comments and literals.
+pub fn at_top_level(text: &str, at: usize) -> bool {
+    let b = text.as_bytes();
+    let mut depth = 0i32;
+    let mut i = 0;
+    while i < at.min(b.len()) {
+        if let Some(end) = crate::crd::index::skip_literal(b, i) {
+            if end > at {
+                return false;
+            }
+            i = end;
+            continue;
+        }
+        match b[i] {
+            b'{' | b'[' | b'(' => depth += 1,
+            b'}' | b']' | b')' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    depth == 0
+}
+
 /// Where to insert `lines` before the marker at `marker` (an index into `all`, the file's lines without their
 /// breaks): a single `mod` declaration goes to its sorted place in the run of `mod` declarations just above the
 /// marker; anything else just before the marker.
@@ -166,6 +215,21 @@ mod tests {
         assert_eq!(at("zebra"), 4);
         assert_eq!(at("Zebra"), 1, "upper case sorts first");
         assert_eq!(position(&file, 4, &["mod a;".into(), "pub use a::*;".into()]), 4, "pairs go before the marker");
+    }
+
+    #[test]
+    fn whole_items_at_the_top_level_cannot_break_the_parse() {
+        assert!(whole_items(&["pub mod r#type;".into(), "pub use r#type::*;".into()]));
+        assert!(whole_items(&["pub(crate) use crate::api::v1::Kind;".into()]));
+        assert!(!whole_items(&["pub mod type;".into()]), "a keyword needs r#");
+        assert!(!whole_items(&["mod r#self;".into()]));
+        assert!(!whole_items(&["op::registration(),".into()]));
+        let text = "//! a\nmod a;\nfn f() {\n    // +m\n}\nconst S: &str = \"{\";\n/* { */\n// +m\n";
+        let line = |n: usize| text.split_inclusive('\n').take(n).map(str::len).sum::<usize>();
+        assert!(at_top_level(text, line(1)));
+        assert!(!at_top_level(text, line(3)), "inside the fn body");
+        assert!(at_top_level(text, line(7)), "braces in strings and comments do not count");
+        assert!(!at_top_level("/* open\n// +m\n*/\n", 8), "inside a block comment");
     }
 
     #[test]
