@@ -131,7 +131,9 @@ fn measure_scaffolding(exe: &Path, runs: usize) -> Result<()> {
     std::fs::remove_dir_all(&dir)?;
     let (init_times, api_times, new_times) = result?;
     println!(
-        "kubesmith init and create api, {runs} runs each (release build, a new project each run, rustfmt included)"
+        "kubesmith init and create api, {runs} runs each (release build, a new project each run in {}, rustfmt where a \
+         file needs it; TMPDIR chooses the file system)",
+        std::env::temp_dir().display()
     );
     println!();
     println!("| command | median | min | max | CPU (user+sys, mean) |");
