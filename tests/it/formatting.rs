@@ -138,71 +138,40 @@ struct Names<'a>([&'a str; 7]);
 /// `create webhook`.
 fn scaffold_everything(dir: &Path, names: &Names, init_flags: &[&str], rustfmt: &Path) -> (Vec<String>, Snapshot) {
     let [project, domain, group, k1, k2, k3, k4] = names.0;
-    let other_group = format!("{group}2");
-    let repo = format!("github.com/x/{project}");
-    let mut runs: Vec<Vec<String>> = vec![
-        [vec!["init", "--domain", domain, "--repo", &repo, "--project-name", project], init_flags.to_vec()].concat(),
-        vec!["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k1],
-        vec!["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k2, "--image", "memcached:1.6"]
-            .into_iter()
-            .chain(["--image-container-command", "memcached,-m=64", "--image-container-port", "11211"])
-            .chain(["--run-as-user", "1001"])
-            .collect(),
-        vec!["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k4, "--image", "busybox:1.36"],
-        vec!["create", "api", "--group", group, "--version", "v1beta1", "--kind", k1, "--controller=false"],
-        vec!["create", "api", "--group", "apps", "--version", "v1", "--kind", "Deployment", "--resource=false"],
-        vec![
-            "create",
-            "api",
-            "--group",
-            "cert-manager",
-            "--version",
-            "v1",
-            "--kind",
-            "Issuer",
-            "--resource=false",
-            "--external-api-path",
-            "acme_crds::cert_manager::v1::Issuer",
-            "--external-api-crate",
-            "acme-crds@0.3",
-            "--external-api-domain",
-            "io",
-        ],
-        vec!["create", "webhook", "--group", group, "--version", "v1alpha1", "--kind", k1, "--defaulting"],
-        vec!["create", "webhook", "--group", group, "--version", "v1alpha1", "--kind", k1, "--conversion"],
-        vec!["create", "webhook", "--group", group, "--version", "v1alpha1", "--kind", k2, "--programmatic-validation"],
-        vec!["create", "webhook", "--group", "core", "--version", "v1", "--kind", "Pod", "--defaulting"],
-    ]
-    .into_iter()
-    .map(|run| run.into_iter().map(String::from).collect())
-    .collect();
+    let image = "--image memcached:1.6 --image-container-command memcached,-m=64 --image-container-port 11211";
+    let issuer = "--external-api-path acme_crds::cert_manager::v1::Issuer --external-api-crate acme-crds@0.3 \
+                  --external-api-domain io";
+    let mut runs: Vec<String> = vec![
+        format!(
+            "init --domain {domain} --repo github.com/x/{project} --project-name {project} {}",
+            init_flags.join(" ")
+        ),
+        format!("create api --group {group} --version v1alpha1 --kind {k1}"),
+        format!("create api --group {group} --version v1alpha1 --kind {k2} {image} --run-as-user 1001"),
+        format!("create api --group {group} --version v1alpha1 --kind {k4} --image busybox:1.36"),
+        format!("create api --group {group} --version v1beta1 --kind {k1} --controller=false"),
+        "create api --group apps --version v1 --kind Deployment --resource=false".into(),
+        format!("create api --group cert-manager --version v1 --kind Issuer --resource=false {issuer}"),
+        format!("create webhook --group {group} --version v1alpha1 --kind {k1} --defaulting"),
+        format!("create webhook --group {group} --version v1alpha1 --kind {k1} --conversion --spoke v1beta1"),
+        format!("create webhook --group {group} --version v1alpha1 --kind {k2} --programmatic-validation"),
+        "create webhook --group core --version v1 --kind Pod --defaulting".into(),
+    ];
     if init_flags.contains(&"--multigroup") {
-        runs.insert(
-            4,
-            ["create", "api", "--group", &other_group, "--version", "v1", "--kind", k3].map(String::from).to_vec(),
-        );
+        runs.insert(4, format!("create api --group {group}2 --version v1 --kind {k3}"));
     }
     if !init_flags.contains(&"--namespaced") {
-        runs.insert(
-            3,
-            ["create", "api", "--group", group, "--version", "v1alpha1", "--kind", k3, "--namespaced=false"]
-                .map(String::from)
-                .to_vec(),
-        );
+        runs.insert(3, format!("create api --group {group} --version v1alpha1 --kind {k3} --namespaced=false"));
     }
     let mut outputs = Vec::new();
     let mut before_webhooks = None;
     for run in &runs {
-        if run[1] == "webhook" && before_webhooks.is_none() {
+        let args: Vec<&str> = run.split_whitespace().collect();
+        if args[1] == "webhook" && before_webhooks.is_none() {
             before_webhooks = Some(snapshot(dir));
         }
-        let mut cmd = ks(dir);
-        cmd.args(run).env("RUSTFMT", rustfmt);
-        if run.iter().any(|a| a == "--conversion") {
-            cmd.args(["--spoke", "v1beta1"]);
-        }
-        let out = cmd.assert().success().get_output().clone();
-        outputs.push(format!("{}: {}", run.join(" "), String::from_utf8_lossy(&out.stdout)));
+        let out = ks(dir).args(&args).env("RUSTFMT", rustfmt).assert().success().get_output().clone();
+        outputs.push(format!("{run}: {}", String::from_utf8_lossy(&out.stdout)));
     }
     (outputs, before_webhooks.expect("the runs end with webhooks"))
 }
