@@ -2,6 +2,11 @@
 
 use crate::support::{create_api, init, ks, read, snapshot};
 
+/// The standard output of a command that must succeed.
+fn stdout(cmd: &mut assert_cmd::Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).expect("UTF-8 output")
+}
+
 fn project() -> (tempfile::TempDir, std::path::PathBuf) {
     let parent = tempfile::tempdir().unwrap();
     let dir = init(parent.path(), "memcached-operator", &[]);
@@ -81,24 +86,11 @@ fn a_second_version_keeps_one_storage_version() {
     let (_t, dir) = project();
     create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
     let rbac_before = read(&dir.join("config/rbac/kustomization.yaml"));
-    let out = ks(&dir)
-        .args([
-            "create",
-            "api",
-            "--group",
-            "cache",
-            "--version",
-            "v1beta1",
-            "--kind",
-            "Memcached",
-            "--controller=false",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout(
+        ks(&dir)
+            .args(["create", "api", "--group", "cache", "--version", "v1beta1", "--kind", "Memcached"])
+            .arg("--controller=false"),
+    );
     assert!(text.contains("v1alpha1 stays the storage version"), "{text}");
     assert!(read(&dir.join("src/api/v1beta1/memcached.rs")).contains("storage = false"));
     assert!(!read(&dir.join("src/api/v1alpha1/memcached.rs")).contains("storage = false"));
@@ -154,14 +146,8 @@ fn shared_code_of_an_older_kubesmith_is_a_warning() {
     let (_t, dir) = project();
     let shared = dir.join("src/controller.rs");
     std::fs::write(&shared, read(&shared).replace("pub async fn run<", "pub async fn run_loop<")).unwrap();
-    let out = ks(&dir)
-        .args(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8_lossy(&out);
+    let out =
+        stdout(ks(&dir).args(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]));
     assert!(
         out.contains(
             "warning: src/controller.rs predates this kubesmith (it has no `pub async fn run`), which \
@@ -176,30 +162,22 @@ fn shared_code_of_an_older_kubesmith_is_a_warning() {
         .success();
     std::fs::write(&common, read(&common).replace("pub struct Admission", "pub struct Reviews")).unwrap();
     create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Guest"]);
-    let out = ks(&dir)
-        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Guest"])
-        .args(["--defaulting", "--programmatic-validation"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8_lossy(&out);
+    let out = stdout(
+        ks(&dir)
+            .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Guest"])
+            .args(["--defaulting", "--programmatic-validation"]),
+    );
     assert_eq!(out.matches("warning: tests/common/mod.rs predates this kubesmith").count(), 1, "{out}");
     assert!(!out.contains("warning: tests/webhook_v1alpha1_guest.rs"), "{out}");
 
     // A kind's test file without the constants the parts use gets the new part and a warning, once.
     let tests = dir.join("tests/webhook_v1alpha1_memcached.rs");
     std::fs::write(&tests, read(&tests).replace("const PLURAL: &str = \"memcacheds\";\n", "")).unwrap();
-    let out = ks(&dir)
-        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
-        .arg("--programmatic-validation")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let out = String::from_utf8_lossy(&out);
+    let out = stdout(
+        ks(&dir)
+            .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+            .arg("--programmatic-validation"),
+    );
     assert_eq!(
         out.matches(
             "warning: tests/webhook_v1alpha1_memcached.rs predates this kubesmith (it has no `const GROUP`, \
@@ -246,14 +224,9 @@ fn name_rules_are_enforced_with_exit_2() {
     }
     assert_eq!(snapshot(&dir), before);
     // Unconventional but valid versions are accepted with a warning.
-    let out = ks(&dir)
-        .args(["create", "api", "--group", "cache", "--version", "stable", "--kind", "Memcached"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    assert!(String::from_utf8_lossy(&out).contains("warning: version `stable`"));
+    let out =
+        stdout(ks(&dir).args(["create", "api", "--group", "cache", "--version", "stable", "--kind", "Memcached"]));
+    assert!(out.contains("warning: version `stable`"));
 }
 
 #[test]
@@ -324,14 +297,17 @@ fn outside_a_project_is_a_clear_error() {
 fn dry_run_writes_nothing() {
     let (_t, dir) = project();
     let before = snapshot(&dir);
-    let out = ks(&dir)
-        .args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--dry-run"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = stdout(ks(&dir).args([
+        "create",
+        "api",
+        "--group",
+        "cache",
+        "--version",
+        "v1",
+        "--kind",
+        "Memcached",
+        "--dry-run",
+    ]));
     assert!(text.contains("create    src/api/v1/memcached.rs") && text.contains("update    src/main.rs"), "{text}");
     assert_eq!(snapshot(&dir), before);
 }
