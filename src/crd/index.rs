@@ -284,11 +284,11 @@ impl CrateIndex {
         if let Ok(ms) = &markers {
             sources.scanned.borrow_mut().insert(path.to_path_buf(), ms.clone());
         }
-        let stub = if force.contains(path) || text.contains("CustomResource") {
-            None
-        } else {
-            prescan(&text).filter(|_| !has_crd_markers(&markers))
-        };
+        // A file the parser would see a `CustomResource` in (not only in fn bodies or `#[cfg(test)]` modules, which it
+        // skips: the shared webhook module's test kinds) is parsed; any other is prescanned.
+        let derives = text.contains("CustomResource") && blank_fn_bodies(&text).contains("CustomResource");
+        let stub =
+            if force.contains(path) || derives { None } else { prescan(&text).filter(|_| !has_crd_markers(&markers)) };
         let file_idx = self.files.len();
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let ctx = FileCtx { file: file_idx, file_dir };
@@ -1674,6 +1674,26 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         let full = crate::crd::generate_from(&ix, K8sTable::default_table()).into_result();
         assert!(ix.take_touched().is_empty());
         (lazy, full)
+    }
+
+    /// A file whose only `CustomResource`s are test kinds in a `#[cfg(test)]` module (as the scaffold's shared
+    /// webhook module has) is prescanned, not parsed, and the CRDs are those of a full parse.
+    #[test]
+    fn test_only_custom_resources_do_not_force_a_parse() {
+        let webhook = "pub fn handle() {}\n#[cfg(test)]\nmod tests {\n    use kube::CustomResource;\n    \
+                       #[derive(CustomResource)]\n    #[kube(group = \"t.io\", version = \"v1\", kind = \"W\")]\n    \
+                       pub struct WSpec {}\n}\n";
+        let mut files = crate_files("");
+        files[0].1.push_str("pub mod webhook;\n");
+        files.push(("webhook.rs", webhook.to_string()));
+        let (lazy, full) = lazy_and_full(&refs(&files));
+        assert_eq!(lazy.expect("lazy"), full.expect("full"));
+        let dir = write(&refs(&files));
+        let ix = CrateIndex::load_with(&SourceSet::new(&dir.path().join("src")), &BTreeSet::new()).expect("load");
+        let file = ix.files.iter().find(|f| f.path.ends_with("webhook.rs")).expect("webhook.rs is indexed");
+        assert!(file.stub.is_some(), "prescanned, not parsed");
+        let api = ix.files.iter().find(|f| f.path.ends_with("api.rs")).expect("api.rs is indexed");
+        assert!(api.stub.is_none(), "the file with the kind is parsed");
     }
 
     const DEFAULT: &str =
