@@ -22,6 +22,8 @@ pub mod markers {
     pub const API_KINDS: &str = "// +kubesmith:scaffold:api-kinds";
     pub const CONTROLLER_MODULES: &str = "// +kubesmith:scaffold:controller-modules";
     pub const CONTROLLERS: &str = "// +kubesmith:scaffold:controllers";
+    /// Where `tests/envtest/main.rs` declares each kind's control-plane tests.
+    pub const ENVTEST_MODULES: &str = "// +kubesmith:scaffold:envtest-modules";
     pub const CRD_RESOURCES: &str = "# +kubesmith:scaffold:crd-resources";
     pub const RBAC_KIND_ROLES: &str = "# +kubesmith:scaffold:rbac-kind-roles";
     pub const SAMPLES: &str = "# +kubesmith:scaffold:samples";
@@ -58,6 +60,8 @@ pub struct ApiContext {
     /// Role names prefix: `memcached` (single group) or `cache-memcached` (multigroup).
     pub role_prefix: String,
     pub sample_name: String,
+    /// The sample's file name in `config/samples` (`cache_v1alpha1_memcached.yaml`).
+    pub sample_file: String,
     pub finalizer: String,
     pub field_manager: String,
     /// The project's manager is namespace-scoped (PROJECT `namespaced: true`): the kind's roles are Roles.
@@ -206,6 +210,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         storage: storage_version.is_none(),
         role_prefix: role_prefix.clone(),
         sample_name: format!("{kind_lower}-sample"),
+        sample_file: sample_file(&args.group, &args.version, &kind_lower),
         finalizer: format!("{plural}.{qualified_group}/finalizer"),
         field_manager: pf.project_name.clone(),
         manager_namespaced: pf.namespaced,
@@ -277,6 +282,11 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
             image.plan_operand(&mut plan, &ctx, pf)?;
             image.plan_manager_env(&mut plan, &args.kind)?;
         }
+        let envtest = match &image {
+            Some(image) => image.envtest(&ctx, pf)?,
+            None => render::render("api/tests/envtest/kind.rs.hbs", &ctx)?,
+        };
+        plan_envtest(&mut plan, &envtest_module(&group_mod, &kind_mod), envtest, &ctx.kind, args.force)?;
     }
 
     if args.resource {
@@ -362,6 +372,11 @@ pub fn plan_kind_config(
     Ok(())
 }
 
+/// The file name of a kind's sample in `config/samples`.
+pub fn sample_file(group: &str, version: &str, kind_lower: &str) -> String {
+    format!("{}_{version}_{kind_lower}.yaml", if group.is_empty() { "core" } else { group })
+}
+
 /// Where a kind's sample and roles go.
 fn config_layout(
     group: &str,
@@ -370,10 +385,7 @@ fn config_layout(
     kind_lower: &str,
 ) -> (PathBuf, [(PathBuf, &'static str); 3]) {
     let role_file = role_prefix.replace('-', "_");
-    let sample = PathBuf::from(format!(
-        "config/samples/{}_{version}_{kind_lower}.yaml",
-        if group.is_empty() { "core" } else { group }
-    ));
+    let sample = Path::new("config/samples").join(sample_file(group, version, kind_lower));
     let roles = [
         (PathBuf::from(format!("config/rbac/{role_file}_admin_role.yaml")), "api/config/rbac/admin_role.yaml.hbs"),
         (PathBuf::from(format!("config/rbac/{role_file}_editor_role.yaml")), "api/config/rbac/editor_role.yaml.hbs"),
@@ -510,6 +522,36 @@ pub fn warn_if_older(plan: &mut Plan, shared: &Path, item: &str, user: &str) -> 
         plan.notes.push(warning);
     }
     Ok(())
+}
+
+/// The module of the control-plane tests (`tests/envtest/main.rs`), where each kind's module is declared.
+pub const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
+
+/// The module of a kind's control-plane tests in `tests/envtest/`: `<group>_<kind>`, the same in the single-group
+/// and multigroup layouts (so `edit --multigroup` moves nothing), never one of the shared modules' names.
+pub fn envtest_module(group: &ModuleName, kind: &ModuleName) -> String {
+    let module = format!("{}_{}", group.file.trim_end_matches('_'), kind.file.trim_end_matches('_'));
+    if ["support", "leader_election"].contains(&module.as_str()) { format!("{module}_kind") } else { module }
+}
+
+/// Writes `text` as `tests/envtest/<module>.rs` and declares it in [`ENVTEST_MAIN`]; a project without that file
+/// (an older kubesmith scaffolded it) gets a warning pointing at `alpha update` instead.
+pub fn plan_envtest(plan: &mut Plan, module: &str, text: String, kind: &str, force: bool) -> Result<()> {
+    let main = Path::new(ENVTEST_MAIN);
+    if !plan.exists(main) {
+        plan.notes.push(format!(
+            "warning: {ENVTEST_MAIN} is missing (an older kubesmith scaffolded this project), so {kind} gets no tests \
+             against a real API server: bring the shared code up to date with `kubesmith alpha update`"
+        ));
+        return Ok(());
+    }
+    let path = PathBuf::from(format!("tests/envtest/{module}.rs"));
+    if force && plan.exists(&path) {
+        plan.overwrite(&path, text);
+    } else {
+        plan.create(&path, text);
+    }
+    insert_rust(plan, main, markers::ENVTEST_MODULES, &[format!("mod {module};")])
 }
 
 /// Values the controller template of a type the project does not define sees.

@@ -82,6 +82,8 @@ pub struct WebhookContext {
     pub label_examples: bool,
     /// The `spec` of test objects for the label examples (`{}`, `{"size": 1}`).
     pub spec_json: String,
+    /// The module of the kind's control-plane webhook tests in `tests/envtest/` (`cache_v1alpha1_memcached_webhooks`).
+    pub envtest_module: String,
 }
 
 /// The three webhook parts, in the order they are registered.
@@ -271,8 +273,8 @@ fn plan_project_files(plan: &mut Plan, ctx: &WebhookContext) -> Result<()> {
         create_if_missing(plan, &path, || Ok(contents))?;
     }
     for (path, contents) in render::render_set("webhook/tests", ctx)? {
-        if path.contains("parts/") || path == "webhook_kind.rs" {
-            continue;
+        if path.contains("parts/") || path == "webhook_kind.rs" || path.starts_with("envtest/") {
+            continue; // per kind, see plan_kind_modules and plan_envtest_part
         }
         create_if_missing(plan, &Path::new("tests").join(&path), || Ok(contents))?;
     }
@@ -369,6 +371,8 @@ fn plan_part(
     if part != Part::Conversion {
         // Conversion tests are per spoke (plan_spoke).
         append_test(plan, test_file, &render::render(&format!("webhook/tests/parts/{variant}.rs.hbs"), ctx)?)?;
+        let envtest_variant = if ctx.label_examples { format!("{name}_labels") } else { name.to_string() };
+        plan_envtest_part(plan, ctx, &envtest_variant)?;
         let user = test_file.display().to_string();
         crate::commands::create_api::warn_if_older(
             plan,
@@ -423,7 +427,47 @@ fn plan_spoke(
         )?;
         plan.edit(&conversion_file, new);
     }
-    append_test(plan, test_file, &render::render("webhook/tests/parts/conversion.rs.hbs", &spoke_ctx)?)
+    append_test(plan, test_file, &render::render("webhook/tests/parts/conversion.rs.hbs", &spoke_ctx)?)?;
+    plan_envtest_part(plan, &spoke_ctx, "conversion")
+}
+
+/// Appends the control-plane test of `part` (a template of `webhook/tests/envtest/parts/`) to the kind's webhook
+/// tests in `tests/envtest/<group>_<version>_<kind>_webhooks.rs`, creating that file and declaring it in
+/// `tests/envtest/main.rs` first. Nothing for types the project does not define (their webhooks are tested over
+/// HTTPS only), and a warning when the project has no `tests/envtest/` (an older kubesmith scaffolded it).
+fn plan_envtest_part(plan: &mut Plan, ctx: &WebhookContext, part: &str) -> Result<()> {
+    if ctx.foreign {
+        return Ok(());
+    }
+    let main = Path::new(crate::commands::create_api::ENVTEST_MAIN);
+    if !plan.exists(main) {
+        let warning = format!(
+            "warning: {} is missing (an older kubesmith scaffolded this project), so the webhooks of {} are not \
+             tested against a real API server: bring the shared code up to date with `kubesmith alpha update`",
+            main.display(),
+            ctx.kind
+        );
+        if !plan.notes.contains(&warning) {
+            plan.notes.push(warning);
+        }
+        return Ok(());
+    }
+    let file = PathBuf::from(format!("tests/envtest/{}.rs", ctx.envtest_module));
+    if !plan.exists(&file) {
+        plan.create(&file, render::render("webhook/tests/envtest/webhooks.rs.hbs", ctx)?);
+        let marker = crate::commands::create_api::markers::ENVTEST_MODULES;
+        insert_rust(plan, main, marker, &[format!("mod {};", ctx.envtest_module)])?;
+    }
+    let test = render::render(&format!("webhook/tests/envtest/parts/{part}.rs.hbs"), ctx)?;
+    let text = plan.read_existing(&file)?;
+    let signature = test.lines().find(|l| l.contains("async fn")).unwrap_or(&test);
+    if text.contains(signature.trim()) {
+        return Ok(());
+    }
+    let new =
+        crate::edit::insert_block_before_marker(&file, &text, markers::WEBHOOK_TESTS, &test, crate::edit::Lang::Rust)?;
+    plan.edit(&file, new);
+    Ok(())
 }
 
 /// The statement that adds the spoke `spoke_type` to the hub's conversion (in `webhook()`, indented 4), laid out as
@@ -567,6 +611,12 @@ impl WebhookContext {
             team_label: String::new(),
             label_examples: false,
             spec_json: "{}".into(),
+            envtest_module: format!(
+                "{}_{}_{}_webhooks",
+                modules.group.file.trim_end_matches('_'),
+                modules.version.file.trim_end_matches('_'),
+                modules.kind.file.trim_end_matches('_')
+            ),
         }
     }
 }

@@ -137,6 +137,11 @@ impl DeployImage {
         render::render("api/src/controller/kind_image.rs.hbs", &self.context(api, project))
     }
 
+    /// The kind's control-plane test: the Deployment its reconciler runs, against a real API server.
+    pub fn envtest(&self, api: &ApiContext, project: &ProjectFile) -> Result<String> {
+        render::render("api/tests/envtest/kind_image.rs.hbs", &self.context(api, project))
+    }
+
     /// The module every `--image` reconciler shares (`controller::operand`: the Deployment, its apply and its rollout
     /// as conditions), with the first kind that needs it.
     pub fn plan_operand(&self, plan: &mut Plan, api: &ApiContext, project: &ProjectFile) -> Result<()> {
