@@ -4,7 +4,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use crate::cli::{EnvtestCleanupArgs, EnvtestCommand, EnvtestListArgs, EnvtestPlaceArgs, EnvtestPrint, EnvtestUseArgs};
 use crate::commands::UsageError;
@@ -61,11 +61,11 @@ fn index_url(flag: Option<&str>) -> String {
 
 /// Fetches and reads the index, failing with what to do offline.
 fn load_index(url: &str) -> Result<Index> {
-    let text = fetch::text(url).with_context(|| {
-        format!(
-            "cannot read the envtest release index {url}: pass --bin-dir DIR or set KUBEBUILDER_ASSETS to a folder \
-             holding kube-apiserver and etcd, or pass --index URL (or set {INDEX_ENV}) naming a copy of the index \
-             you can reach"
+    let text = fetch::text(url).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read the envtest release index {url} ({e:#}): pass --bin-dir DIR or set KUBEBUILDER_ASSETS to a \
+             folder holding kube-apiserver and etcd, or pass --index URL (or set {INDEX_ENV}) naming a copy of the \
+             index you can reach"
         )
     })?;
     Index::parse(url, &text)
@@ -148,7 +148,7 @@ fn nothing_installed(
     bin_dir: Option<&Path>,
 ) -> anyhow::Error {
     let mut others: Vec<Version> = found.iter().flatten().map(|f| f.version).collect();
-    others.sort_by(|a, b| b.cmp(a));
+    others.sort_by_key(|v| std::cmp::Reverse(*v));
     others.dedup();
     let what = if selector.is_latest() { String::new() } else { format!(" for {selector}") };
     let others = if others.is_empty() {
@@ -218,7 +218,7 @@ fn list(args: &EnvtestListArgs, cwd: &Path) -> Result<()> {
     installed.retain(|f| selector.matches(f.version));
     let mut seen = std::collections::BTreeSet::new();
     installed.retain(|f| seen.insert(f.dir.clone()));
-    installed.sort_by(|a, b| b.version.cmp(&a.version));
+    installed.sort_by_key(|f| std::cmp::Reverse(f.version));
     let mut rows: Vec<[String; 4]> = installed
         .iter()
         .map(|f| {

@@ -6,7 +6,6 @@
 //! into place, so a failure leaves no version folder behind.
 
 use std::fs;
-use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -123,15 +122,26 @@ impl Store {
                 &got[..16]
             );
         }
-        download.seek(SeekFrom::Start(0))?;
         let versions = self.versions_dir();
+        let created = !versions.exists();
         fs::create_dir_all(&versions)
             .with_context(|| format!("cannot create the envtest store {}", versions.display()))?;
+        let installed = self.unpack_into(&versions, &mut download, archive);
+        if installed.is_err() && created {
+            // Leave the store as it was: remove `k8s/` again when this made it (it is empty then).
+            let _ = fs::remove_dir(&versions);
+        }
+        installed
+    }
+
+    /// Unpacks the verified download into a temporary folder in `versions` and renames it into place.
+    fn unpack_into(&self, versions: &Path, download: &mut fs::File, archive: &Archive) -> Result<Entry> {
+        let name = &archive.name;
         let staging = tempfile::Builder::new()
             .prefix(".kubesmith-")
-            .tempdir_in(&versions)
+            .tempdir_in(versions)
             .with_context(|| format!("cannot write in the envtest store {}", versions.display()))?;
-        archive::unpack(&mut download, name, &archive.platform, staging.path())?;
+        archive::unpack(download, name, &archive.platform, staging.path())?;
         set_mode(staging.path(), 0o755)?;
         let target = self.dir_of(archive.version, &archive.platform);
         if target.exists() {

@@ -146,7 +146,7 @@ impl Selector {
             (v.major.abs_diff(target.major), v.minor.abs_diff(target.minor), v.patch.abs_diff(target.patch))
         });
         all.truncate(n);
-        all.sort_by(|a, b| b.cmp(a));
+        all.sort_by_key(|v| std::cmp::Reverse(*v));
         all
     }
 }
