@@ -66,6 +66,10 @@ pub enum Command {
     /// Experimental: re-create the project from PROJECT with this kubesmith, or merge today's templates into it.
     #[command(subcommand)]
     Alpha(AlphaCommand),
+    /// Get the etcd, kube-apiserver and kubectl binaries that tests against a real API server run (setup-envtest's
+    /// job): from --bin-dir, $KUBEBUILDER_ASSETS or the store shared with setup-envtest, else downloaded and verified.
+    #[command(subcommand)]
+    Envtest(EnvtestCommand),
     /// Print the shell completion script for bash, zsh, fish or powershell.
     #[command(
         after_help = "Examples:\n  kubesmith completion bash > ~/.local/share/bash-completion/completions/kubesmith\n  \
@@ -699,4 +703,99 @@ pub struct CatalogValidateArgs {
     /// Report breaking CRD changes along the upgrade edges as warnings instead of errors.
     #[arg(long)]
     pub allow_breaking: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EnvtestCommand {
+    /// Print the folder holding the envtest binaries of VERSION (the value of KUBEBUILDER_ASSETS): an installed
+    /// one, else downloaded from the release index (SHA-512 checked) into the store.
+    #[command(after_help = "Examples:\n  kubesmith envtest use 1.30.x -p path\n  \
+        KUBEBUILDER_ASSETS=\"$(kubesmith envtest use 1.30.x --bin-dir bin -p path)\" cargo test\n  \
+        eval \"$(kubesmith envtest use --installed-only -p env)\"   # the newest installed, never downloading\n  \
+        kubesmith envtest use 1.30.x!   # ask the index for a newer 1.30 patch than the installed one\n\n\
+        Looked for in this order: --bin-dir (the folder itself, then DIR/k8s/<version>-<os>-<arch>/), \
+        $KUBEBUILDER_ASSETS, the store ($KUBESMITH_ENVTEST_STORE, else setup-envtest's \
+        ${XDG_DATA_HOME:-~/.local/share}/kubebuilder-envtest). Downloads go to --bin-dir's k8s/ folder when given, \
+        else to the store.")]
+    Use(EnvtestUseArgs),
+    /// List the installed envtest versions with their folders and, unless --installed-only, the versions the release
+    /// index offers for the platform, newest first.
+    #[command(after_help = "Examples:\n  kubesmith envtest list\n  kubesmith envtest list 1.30.x --installed-only\n  \
+        kubesmith envtest list --os darwin --arch arm64")]
+    List(EnvtestListArgs),
+    /// Remove the installed envtest versions matching VERSION (default: every version) of the platform from the
+    /// store (--bin-dir's k8s/ folder when given), as setup-envtest's cleanup does. A folder holding binaries itself
+    /// is never removed.
+    #[command(after_help = "Examples:\n  kubesmith envtest cleanup '<1.30'   # every version older than 1.30\n  \
+        kubesmith envtest cleanup 1.29.x\n  kubesmith envtest cleanup --bin-dir bin   # every version in bin/k8s/")]
+    Cleanup(EnvtestCleanupArgs),
+}
+
+/// What `envtest use` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EnvtestPrint {
+    /// Version, platform, folder and where it came from.
+    Overview,
+    /// The folder alone.
+    Path,
+    /// `export KUBEBUILDER_ASSETS='<folder>'`, for `eval`.
+    Env,
+}
+
+/// Where envtest binaries are looked for and for which platform.
+#[derive(Debug, Args)]
+pub struct EnvtestPlaceArgs {
+    /// A folder holding kube-apiserver and etcd itself, or a store root with setup-envtest's layout
+    /// (DIR/k8s/<version>-<os>-<arch>/, where downloads then go): searched first.
+    #[arg(long, value_name = "DIR")]
+    pub bin_dir: Option<PathBuf>,
+    /// Operating system of the binaries, Go's name (linux, darwin, windows). Default: this machine's.
+    #[arg(long, value_name = "OS")]
+    pub os: Option<String>,
+    /// Architecture of the binaries, Go's name (amd64, arm64, ppc64le, s390x). Default: this machine's.
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EnvtestUseArgs {
+    /// Version selector: latest (default: the newest installed, else the newest release), 1.30.2, 1.30 or 1.30.x
+    /// (the newest patch), ~1.30.2 (1.30.2 or a later patch), <1.31, <=1.30.2; a trailing `!` asks the index for a
+    /// newer match even when one is installed.
+    pub version: Option<String>,
+    #[command(flatten)]
+    pub place: EnvtestPlaceArgs,
+    /// Never download: fail unless a matching version is installed.
+    #[arg(short = 'i', long)]
+    pub installed_only: bool,
+    /// What to print.
+    #[arg(short = 'p', long = "print", value_enum, default_value_t = EnvtestPrint::Overview)]
+    pub print: EnvtestPrint,
+    /// The release index (controller-tools' envtest-releases.yaml; https://, http:// or file://). Default:
+    /// $KUBESMITH_ENVTEST_INDEX, else controller-tools' on GitHub.
+    #[arg(long, value_name = "URL")]
+    pub index: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EnvtestListArgs {
+    /// Only versions this selector takes (as for `envtest use`). Default: every version.
+    pub version: Option<String>,
+    #[command(flatten)]
+    pub place: EnvtestPlaceArgs,
+    /// List installed versions only; do not read the release index.
+    #[arg(short = 'i', long)]
+    pub installed_only: bool,
+    /// The release index (controller-tools' envtest-releases.yaml; https://, http:// or file://). Default:
+    /// $KUBESMITH_ENVTEST_INDEX, else controller-tools' on GitHub.
+    #[arg(long, value_name = "URL")]
+    pub index: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct EnvtestCleanupArgs {
+    /// The versions to remove (as for `envtest use`: 1.29.x, <1.30, ...). Default: every version of the platform.
+    pub version: Option<String>,
+    #[command(flatten)]
+    pub place: EnvtestPlaceArgs,
 }

@@ -10,6 +10,7 @@ pub mod create_api;
 pub mod create_webhook;
 pub mod deploy_image;
 pub mod edit_namespaced;
+pub mod envtest;
 pub mod foreign;
 pub mod helm_lint;
 pub mod init;
@@ -74,6 +75,7 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Rbac(RbacCommand::Infer(args)) => rbac_infer::run(&args, cwd),
         Command::Alpha(AlphaCommand::Generate(args)) => alpha_generate::run(&args, cwd),
         Command::Alpha(AlphaCommand::Update(args)) => alpha_update::run(&args, cwd),
+        Command::Envtest(command) => envtest::run(&command, cwd),
         Command::Completion(args) => completion::run(&args),
         Command::Markers(args) => markers::run(&args),
     }

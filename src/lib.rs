@@ -7,6 +7,7 @@ pub mod clock;
 pub mod commands;
 pub mod crd;
 pub mod edit;
+pub mod envtest;
 pub mod formatted;
 pub mod git;
 pub mod helm;

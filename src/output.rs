@@ -109,6 +109,14 @@ pub fn warn(text: impl Display) {
     }
 }
 
+/// Progress of a command whose stdout is its product (`envtest use -p path`: downloading ...) on stderr, unless
+/// quiet.
+pub fn status(text: impl Display) {
+    if level() >= Level::Normal {
+        anstream::eprintln!("{}", labelled(&text.to_string()));
+    }
+}
+
 /// An error on stderr, always: `error: <message>`.
 pub fn error(message: impl Display) {
     anstream::eprintln!("{}: {message}", label("error", 0));

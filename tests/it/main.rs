@@ -19,6 +19,7 @@ mod create_webhook;
 mod deploy_image;
 mod e2e;
 mod edit_multigroup;
+mod envtest;
 mod foreign_types;
 mod formatting;
 mod fuzz_regressions;
