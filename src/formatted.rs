@@ -88,8 +88,10 @@ pub fn auditing() -> bool {
 }
 
 /// Fields the templates hold only where a longer value cannot change the layout, with their own bound: the
-/// controller's name is the string of `pub const CONTROLLER_NAME: &str = "…";`, one line up to 62 characters.
-const FIELD_BOUNDS: &[(&str, usize)] = &[("controller_name", 60)];
+/// controller's name is the string of `pub const CONTROLLER_NAME: &str = "…";`, one line up to 62 characters; the
+/// sample's file name the string of `const SAMPLE: &str = "…";` and the controller's module path the path of a
+/// `use … as controller;`, which `rustfmt` cannot break (`tests/envtest`).
+const FIELD_BOUNDS: &[(&str, usize)] = &[("controller_name", 60), ("sample_file", 60), ("controller_module_path", 100)];
 
 /// Whether the value of `field` substituted into a template keeps the rendering clean: one line of at most
 /// [`NAME_BOUND`] characters (or the field's own bound).

@@ -85,6 +85,32 @@ fn pin_lock(dir: &Path) {
     }
 }
 
+/// Whether the scaffolded operators' control-plane tests (`tests/envtest`) run here: `KUBEBUILDER_ASSETS` names the
+/// etcd + kube-apiserver binaries (CI sets it, and `KUBESMITH_REQUIRE_CONTROL_PLANE=1`, so they cannot skip).
+fn control_plane() -> bool {
+    std::env::var_os("KUBEBUILDER_ASSETS").is_some_and(|v| !v.is_empty())
+}
+
+/// The control-plane tests of the project in `dir` (built already) fail when a control plane is required and there
+/// are no binaries: they really need the API server, and say how to get it.
+fn envtest_requires_its_binaries(dir: &Path) {
+    let out = Command::new("cargo")
+        .args(["test", "--test", "envtest"])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", shared_target())
+        .env_remove("RUSTFLAGS")
+        .env_remove("KUBEBUILDER_ASSETS")
+        .env("KUBESMITH_REQUIRE_CONTROL_PLANE", "1")
+        .output()
+        .expect("cargo runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!out.status.success(), "the control-plane tests pass without a control plane:\n{text}");
+    assert!(
+        text.contains("KUBESMITH_REQUIRE_CONTROL_PLANE=1 but no control plane: KUBEBUILDER_ASSETS is not set"),
+        "{text}"
+    );
+}
+
 /// `cargo build` with no warnings, `cargo fmt --check`, `cargo clippy -D warnings`, then `cargo test`; returns the
 /// tests' output and how many passed, at least `min_passed`, `expected` among them.
 fn build_lint_test(dir: &Path, min_passed: usize, expected: &[&str]) -> (String, usize) {
@@ -99,6 +125,9 @@ fn build_lint_test(dir: &Path, min_passed: usize, expected: &[&str]) -> (String,
         .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
         .sum();
     assert!(passed >= min_passed, "the scaffolded operator ran only {passed} tests:\n{tests}");
+    if control_plane() {
+        assert!(!tests.contains("envtest: skipping"), "the control-plane tests skipped:\n{tests}");
+    }
     for test in expected {
         assert!(tests.contains(&format!("{test} ... ok")), "the scaffolded operator did not pass `{test}`:\n{tests}");
     }
@@ -149,8 +178,16 @@ fn scaffolded_operator_builds_tests_lints_and_renders() {
             "conversion_round_trips_hub_to_v1beta1_to_hub_without_loss",
             "malformed_reviews_are_answered_with_errors_not_crashes",
             "new_object_gets_finalizer",
+            "leader_election::replicas_elect_one_leader_on_a_lease_in_the_manager_namespace",
+            "cache_memcached::the_sample_is_reconciled_as_the_manager",
+            "cache_cluster::the_sample_is_reconciled_as_the_manager",
+            "cache_match::the_sample_is_reconciled_as_the_manager",
+            "cache_v1alpha1_memcached_webhooks::the_api_server_applies_the_defaulting_webhook",
+            "cache_v1alpha1_memcached_webhooks::the_api_server_refuses_what_the_validating_webhook_denies",
+            "cache_v1alpha1_memcached_webhooks::the_api_server_converts_v1beta1_through_the_webhook",
         ],
     );
+    envtest_requires_its_binaries(&dir);
     compiled_fallback_on_the_scaffold(&dir);
 
     // A project with no API yet must build and lint cleanly too (shared code with nothing using it yet).
@@ -186,6 +223,11 @@ fn tutorial_operator_builds_tests_lints_and_renders() {
     );
     ks(&dir)
         .args(["create", "webhook", "--group", "core", "--version", "v1", "--kind", "Pod", "--defaulting"])
+        .assert()
+        .success();
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .args(["--defaulting", "--programmatic-validation"])
         .assert()
         .success();
     let out = ks(&dir).args(["make", "manifests"]).assert().success();
@@ -245,8 +287,38 @@ fn tutorial_operator_builds_tests_lints_and_renders() {
             "controller::deployment::tests::reconcile_writes_nothing_and_waits_for_the_next_change",
             "webhook::v1::pod::defaulting::tests::defaulting_patch_adds_the_team_label_and_nothing_else",
             "defaulting_labels_the_team_with_a_json_patch",
+            "cache_memcached::the_sample_runs_as_an_owned_deployment_that_follows_its_size",
+            "cache_busybox::the_sample_runs_as_an_owned_deployment_that_follows_its_size",
+            "cache_v1alpha1_memcached_webhooks::the_api_server_applies_the_defaulting_webhook",
+            "cache_v1alpha1_memcached_webhooks::the_api_server_refuses_what_the_validating_webhook_denies",
         ],
     );
+}
+
+/// A namespace-scoped manager (`init --namespaced`): its role is a Role in its own namespace, so its control-plane
+/// tests run the controllers there, as the manager's ServiceAccount, and prove that Role is enough.
+#[test]
+fn namespaced_operator_passes_its_tests() {
+    if skipped() {
+        return;
+    }
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &["--namespaced"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    create_api(&dir, &BUSYBOX);
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    pin_lock(&dir);
+    let tests = run(&dir, "cargo", &["test"]);
+    for test in [
+        "cache_memcached::the_sample_is_reconciled_as_the_manager",
+        "cache_busybox::the_sample_runs_as_an_owned_deployment_that_follows_its_size",
+        "leader_election::replicas_elect_one_leader_on_a_lease_in_the_manager_namespace",
+    ] {
+        assert!(tests.contains(&format!("{test} ... ok")), "the namespaced operator did not pass `{test}`:\n{tests}");
+    }
+    if control_plane() {
+        assert!(!tests.contains("envtest: skipping"), "the control-plane tests skipped:\n{tests}");
+    }
 }
 
 /// A `schema_with` function only compiling can evaluate (a loop), on Cluster's `foo`: `make manifests` compiles that

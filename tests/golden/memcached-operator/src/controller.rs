@@ -19,7 +19,7 @@ use kube::{
     core::DynamicObject,
     runtime::{
         controller::{Action, Controller},
-        events::{Recorder, Reporter},
+        events::{Event, Recorder, Reporter},
         finalizer,
         reflector::ObjectRef,
     },
@@ -109,6 +109,17 @@ impl Context {
             client,
             metrics: metrics.controller(controller),
             backoff: Backoff::default(),
+        }
+    }
+
+    /// Publishes `event` about `obj`. Events are best effort, as controller-runtime's recorder makes them: one the
+    /// API server refuses (RBAC, a quota, validation; Kubernetes before 1.22 refuses events about cluster-scoped
+    /// objects outside `kube-system`) is logged and never fails the reconcile, so it cannot hold up a finalizer.
+    pub async fn publish<K: Resource<DynamicType = ()>>(&self, event: &Event, obj: &K) {
+        let reference = obj.object_ref(&());
+        if let Err(error) = self.recorder.publish(event, &reference).await {
+            let name = reference.name.unwrap_or_default();
+            warn!(%name, reason = %event.reason, %error, "publishing an event failed");
         }
     }
 }

@@ -112,7 +112,7 @@ async fn apply(obj: Arc<Kind>, api: &Api<Kind>, ctx: &Context) -> Result<Action>
             action: "UpdateStatus".into(),
             secondary: None,
         };
-        ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
+        ctx.publish(&event, obj.as_ref()).await;
         info!(controller = CONTROLLER_NAME, %name, generation = ?obj.metadata.generation, "status updated");
     }
     Ok(Action::requeue(REQUEUE_AFTER))
@@ -128,7 +128,7 @@ async fn cleanup(obj: Arc<Kind>, ctx: &Context) -> Result<Action> {
         action: "Cleanup".into(),
         secondary: None,
     };
-    ctx.recorder.publish(&event, &obj.object_ref(&())).await?;
+    ctx.publish(&event, obj.as_ref()).await;
     Ok(Action::await_change())
 }
 
@@ -221,6 +221,22 @@ mod tests {
         response.metadata.finalizers = None;
         let action = reconcile_against(reconcile, obj, async |server| {
             server.expect_event(EVENTS_NAMESPACE, "Deleting").await;
+            server
+                .expect_finalizer_removed(&path(), FINALIZER, &response)
+                .await;
+        })
+        .await;
+        assert_eq!(action.expect("reconcile succeeds"), Action::await_change());
+    }
+
+    #[tokio::test]
+    async fn a_refused_event_does_not_hold_up_the_finalizer() {
+        let mut obj = testing::finalized(object(), FINALIZER);
+        obj.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
+        let mut response = obj.clone();
+        response.metadata.finalizers = None;
+        let action = reconcile_against(reconcile, obj, async |server| {
+            server.refuse_event(EVENTS_NAMESPACE, "Deleting").await;
             server
                 .expect_finalizer_removed(&path(), FINALIZER, &response)
                 .await;

@@ -265,6 +265,14 @@ impl ApiServer {
         event
     }
 
+    /// Expects an `events.k8s.io/v1` Event with `reason` in `namespace` and refuses it (422 Invalid).
+    pub(crate) async fn refuse_event(&mut self, namespace: &str, reason: &str) {
+        let path = format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events");
+        let request = self.expect(Method::POST, &path).await;
+        assert_eq!(request.body["reason"], reason, "event reason");
+        request.respond_error(422, "Invalid");
+    }
+
     /// Expects the finalizer helper's JSON patch adding `finalizer` to an object at `path` that has none, and
     /// answers with `response`.
     pub(crate) async fn expect_finalizer_added<K: Serialize>(
