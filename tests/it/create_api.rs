@@ -311,3 +311,72 @@ fn dry_run_writes_nothing() {
     assert!(text.contains("create    src/api/v1/memcached.rs") && text.contains("update    src/main.rs"), "{text}");
     assert_eq!(snapshot(&dir), before);
 }
+
+/// Each kind with a controller gets its control-plane test in `tests/envtest/<group>_<kind>.rs`, declared in
+/// `tests/envtest/main.rs`, and each webhook part of the project's own kinds a test there too; the module names
+/// are the same in the multigroup layout, and a project whose `tests/envtest/` an older kubesmith did not write
+/// gets the kind's code with a warning instead.
+#[test]
+fn control_plane_tests_come_with_each_kind_and_webhook() {
+    let (_t, dir) = project();
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Type", "--namespaced=false"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--controller=false"]);
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .args(["--defaulting", "--programmatic-validation", "--conversion", "--spoke", "v1beta1"])
+        .assert()
+        .success();
+    let main = read(&dir.join("tests/envtest/main.rs"));
+    let modules: Vec<&str> = main.lines().filter(|l| l.starts_with("mod ")).collect();
+    assert_eq!(
+        modules,
+        [
+            "mod leader_election;",
+            "mod support;",
+            "mod cache_memcached;",
+            "mod cache_type;",
+            "mod cache_v1alpha1_memcached_webhooks;"
+        ]
+    );
+    let memcached = read(&dir.join("tests/envtest/cache_memcached.rs"));
+    assert!(memcached.contains("use memcached_operator::api::v1alpha1::Memcached as Kind;"), "{memcached}");
+    assert!(memcached.contains("const SAMPLE: &str = \"cache_v1alpha1_memcached.yaml\";"), "{memcached}");
+    assert!(memcached.contains("Some(&namespace),"), "namespaced: {memcached}");
+    let cluster_scoped = read(&dir.join("tests/envtest/cache_type.rs"));
+    assert!(cluster_scoped.contains("controller::run, None)"), "cluster-scoped: {cluster_scoped}");
+    let webhooks = read(&dir.join("tests/envtest/cache_v1alpha1_memcached_webhooks.rs"));
+    for test in [
+        "async fn the_api_server_applies_the_defaulting_webhook()",
+        "async fn the_api_server_refuses_what_the_validating_webhook_denies()",
+        "async fn the_api_server_converts_v1beta1_through_the_webhook()",
+    ] {
+        assert_eq!(webhooks.matches(test).count(), 1, "{test} in {webhooks}");
+    }
+    // Asking again adds nothing twice.
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .args(["--defaulting", "--force"])
+        .assert()
+        .success();
+    let again = read(&dir.join("tests/envtest/cache_v1alpha1_memcached_webhooks.rs"));
+    assert_eq!(again.matches("async fn the_api_server_applies_the_defaulting_webhook()").count(), 1);
+
+    // Types the project does not define get no control-plane test.
+    ks(&dir)
+        .args(["create", "webhook", "--group", "core", "--version", "v1", "--kind", "Pod", "--defaulting"])
+        .assert()
+        .success();
+    assert!(!dir.join("tests/envtest/core_v1_pod_webhooks.rs").exists());
+
+    // An older project: no tests/envtest/main.rs.
+    std::fs::remove_dir_all(dir.join("tests/envtest")).unwrap();
+    let out =
+        stdout(ks(&dir).args(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Guest"]));
+    assert!(
+        out.contains("warning: tests/envtest/main.rs is missing (an older kubesmith scaffolded this project), so Guest")
+            && out.contains("kubesmith alpha update"),
+        "{out}"
+    );
+    assert!(!dir.join("tests/envtest").exists());
+}

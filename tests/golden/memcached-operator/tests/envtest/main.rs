@@ -11,10 +11,8 @@
 mod leader_election;
 mod support;
 
-mod cache_busybox;
 mod cache_cluster;
 mod cache_match;
 mod cache_memcached;
-mod cache_v1alpha1_busybox_webhooks;
 mod cache_v1alpha1_memcached_webhooks;
 // +kubesmith:scaffold:envtest-modules
