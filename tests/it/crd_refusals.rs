@@ -130,6 +130,15 @@ const CASES: &[Case] = &[
         needles: &["mixes unit variant `Off` with data variants", "`Off {}`"],
     },
     Case {
+        name: "the only version not the storage version",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\", storage = false)]\npub struct FooSpec {}\n",
+        line: 6,
+        needles: &[
+            "the only version v1 of kind Foo in group g.io has #[kube(storage = false)]",
+            "drop `storage = false`",
+        ],
+    },
+    Case {
         name: "a unit struct field",
         body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    marker: Marker,\n}\n#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]\npub struct Marker;\n",
         line: 10,
