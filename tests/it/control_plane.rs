@@ -379,6 +379,52 @@ impl ControlPlane {
         out
     }
 
+    /// What of a custom resource must change for this server's `quirks`, changed: `""` in its `spec` replaced by
+    /// `"-"` (a `""` the schema accepts is a string without bounds, pattern or enum, which `"-"` passes too).
+    /// Returns where it changed something, for the test to say.
+    pub fn object_for_this_server(&self, doc: &mut Value) -> Vec<String> {
+        fn walk(v: &mut Value, path: &str, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) if s.is_empty() => {
+                    *s = "-".into();
+                    out.push(format!("{path}: \"\" sent as \"-\""));
+                }
+                Value::Object(o) => o.iter_mut().for_each(|(k, x)| walk(x, &format!("{path}/{k}"), out)),
+                Value::Array(a) => a.iter_mut().enumerate().for_each(|(i, x)| walk(x, &format!("{path}/{i}"), out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        if self.quirks.empty_string_is_null {
+            if let Some(spec) = doc.get_mut("spec") {
+                walk(spec, "/spec", &mut out);
+            }
+        }
+        out
+    }
+
+    /// `docs` changed for this server's quirks: CRDs by `for_this_server`, custom resources by
+    /// `object_for_this_server`; each change said on stderr. Built-in objects are left alone.
+    pub fn docs_for_this_server(&self, docs: &mut [Value]) {
+        for d in docs {
+            let changed = if d["kind"] == "CustomResourceDefinition" {
+                self.for_this_server(d)
+            } else if typed(d) {
+                continue;
+            } else {
+                self.object_for_this_server(d)
+            };
+            if !changed.is_empty() {
+                eprintln!(
+                    "{}/{}: changed for this server's quirks: {}",
+                    d["kind"].as_str().unwrap_or("?"),
+                    name_of(d),
+                    changed.join(", ")
+                );
+            }
+        }
+    }
+
     /// `kubectl ARGS`, whatever its outcome.
     pub fn kubectl(&self, args: &[&str]) -> Output {
         self.command().args(args).output().expect("kubectl runs")

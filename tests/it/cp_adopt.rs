@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::adopt::copy_dir;
-use crate::control_plane::{ControlPlane, control_plane, kept, kustomize, said};
+use crate::control_plane::{ControlPlane, control_plane, kept, kustomize, name_of, said};
 use crate::rbac_infer::{CONTROLLER, orchard, set, triples};
 use crate::support::{ks, read};
 
@@ -27,7 +27,7 @@ fn can_i(cp: &ControlPlane, sa: &str, ns: &str, (group, resource, verb): (&str, 
 /// The fixture `tests/fixtures/rbac-infer/orchard` (two crates, a namespaced `Tree` and a cluster-scoped `Plot`)
 /// adopted with `--bin orchard-controller`; its `config/default` applied server-side (Namespace, CRDs,
 /// ServiceAccount, the manager ClusterRole from `config/rbac/role.yaml` and its binding, the Deployment), every
-/// object stored as rendered. Then, as `system:serviceaccount:<namespace>:<manager's ServiceAccount>`, `kubectl
+/// object stored as rendered, and the samples it wrote created against the CRDs and stored whole. Then, as `system:serviceaccount:<namespace>:<manager's ServiceAccount>`, `kubectl
 /// auth can-i` says yes to every call the controller binary makes (`rbac_infer::CONTROLLER`, worked out by hand from
 /// the sources, subresources included), and no to calls it does not make: listing `plotlands` (only the report
 /// binary does), listing or deleting Secrets (the controller only gets one) and creating ClusterRoles.
@@ -45,12 +45,29 @@ fn cp_adopted_role_allows_every_call_the_code_makes_and_no_other() {
     assert!(out.status.success(), "{}", said(&out));
     assert_eq!(triples(&read(&dir.join("config/rbac/role.yaml"))), set(CONTROLLER), "the inferred role");
 
-    let docs = kustomize(&dir, "config/default");
+    let mut docs = kustomize(&dir, "config/default");
+    cp.docs_for_this_server(&mut docs);
     cp.apply(&docs, &[]);
     let stored = cp.get_all(&docs, &[]);
     if let Err(e) = kept(&docs, &stored) {
         panic!("the server did not keep the adopted config/default as rendered:\n{e}");
     }
+    // The samples adopt writes (the least object each schema accepts) are created against the installed CRDs.
+    let crds: Vec<String> = docs.iter().filter(|d| d["kind"] == "CustomResourceDefinition").map(name_of).collect();
+    assert_eq!(crds.len(), 2, "{crds:?}");
+    cp.wait_for_crds(&crds);
+    let mut samples = kustomize(&dir, "config/samples");
+    assert_eq!(samples.len(), 2, "one sample per kind");
+    cp.docs_for_this_server(&mut samples);
+    cp.ok(&["create", "namespace", "cp-adopt-samples"], None);
+    cp.ok(
+        &["create", "--validate=false", "-n", "cp-adopt-samples", "-f", "-"],
+        Some(&crate::control_plane::list(&samples)),
+    );
+    if let Err(e) = kept(&samples, &cp.get_all(&samples, &["-n", "cp-adopt-samples"])) {
+        panic!("the server did not keep the adopted samples as written:\n{e}");
+    }
+
     let one = |kind: &str| -> &Value {
         let found: Vec<&Value> = docs.iter().filter(|d| d["kind"] == kind).collect();
         assert_eq!(found.len(), 1, "one {kind} in config/default");

@@ -45,8 +45,9 @@ fn cp_helm_chart_renders_and_applies_server_side_in_a_fresh_namespace() {
         .output()
         .expect("helm-render runs");
     assert!(out.status.success(), "helm-render failed:\n{}", said(&out));
-    let docs: Vec<Value> =
+    let mut docs: Vec<Value> =
         kubesmith::yaml::from_multi_doc_str(&String::from_utf8(out.stdout).expect("UTF-8")).expect("rendered YAML");
+    cp.docs_for_this_server(&mut docs);
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().expect("kind")).collect();
     for kind in [
         "CustomResourceDefinition",

@@ -41,8 +41,9 @@ fn scaffold(cp: &ControlPlane) -> &'static Project {
         );
         create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Tenant", "--namespaced=false"]);
         ks(&dir).args(["make", "manifests"]).assert().success();
-        let crds = kustomize(&dir, "config/crd");
+        let mut crds = kustomize(&dir, "config/crd");
         assert_eq!(crds.len(), 4, "one CRD per kind");
+        cp.docs_for_this_server(&mut crds);
         cp.apply(&crds, &[]);
         cp.wait_for_crds(&crds.iter().map(name_of).collect::<Vec<_>>());
         Project { dir, crds }
@@ -64,12 +65,13 @@ fn cp_scaffold_samples_are_created_against_their_crds_and_kept_whole() {
     let Some(cp) = control_plane() else { return };
     let _took = crate::control_plane::Took::start();
     let p = scaffold(cp);
-    let samples = kustomize(&p.dir, "config/samples");
+    let mut samples = kustomize(&p.dir, "config/samples");
     let files = std::fs::read_dir(p.dir.join("config/samples"))
         .expect("config/samples")
         .filter(|e| e.as_ref().expect("entry").file_name() != "kustomization.yaml")
         .count();
     assert_eq!((samples.len(), files), (4, 4), "one sample per kind, each listed in config/samples/kustomization.yaml");
+    cp.docs_for_this_server(&mut samples);
     let image = samples.iter().find(|s| s["kind"] == "Cache").expect("the --image kind's sample");
     assert_eq!(image["spec"]["containerPort"], 11211, "{image}");
     cp.ok(&["create", "namespace", "cp-scaffold-samples"], None);
@@ -107,12 +109,13 @@ fn cp_scaffold_bundle_alm_examples_are_created_against_their_crds() {
             .expect("JSON");
     assert_eq!((examples.len(), owned), (4, 4), "one example per owned CRD");
 
-    let bundle_crds: Vec<Value> = std::fs::read_dir(&manifests)
+    let mut bundle_crds: Vec<Value> = std::fs::read_dir(&manifests)
         .expect("bundle/manifests")
         .map(|e| kubesmith::yaml::from_str(&read(&e.expect("entry").path())).expect("YAML"))
         .filter(|d: &Value| d["kind"] == "CustomResourceDefinition")
         .collect();
     assert_eq!(bundle_crds.len(), 4);
+    cp.docs_for_this_server(&mut bundle_crds);
     let installed = cp.get_all(&bundle_crds, &[]);
     for crd in &bundle_crds {
         let stored = installed.iter().find(|s| name_of(s) == name_of(crd)).expect("installed");
@@ -126,6 +129,7 @@ fn cp_scaffold_bundle_alm_examples_are_created_against_their_crds() {
             e["metadata"]["name"] = Value::from(format!("{}-alm", name_of(e)));
         }
     }
+    cp.docs_for_this_server(&mut examples);
     cp.ok(&["create", "namespace", "cp-scaffold-alm"], None);
     cp.ok(
         &["create", "--validate=false", "-n", "cp-scaffold-alm", "-f", "-"],
@@ -147,7 +151,8 @@ fn cp_scaffold_config_default_applies_server_side() {
     let Some(cp) = control_plane() else { return };
     let _took = crate::control_plane::Took::start();
     let p = scaffold(cp);
-    let docs = kustomize(&p.dir, "config/default");
+    let mut docs = kustomize(&p.dir, "config/default");
+    cp.docs_for_this_server(&mut docs);
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().expect("kind")).collect();
     for kind in ["Namespace", "CustomResourceDefinition", "ClusterRole", "Deployment", "Service", "ServiceAccount"] {
         assert!(kinds.contains(&kind), "config/default renders a {kind}: {kinds:?}");
@@ -165,24 +170,27 @@ fn cp_scaffold_config_default_applies_server_side() {
     cp.apply(&docs, &["--dry-run=server"]);
 }
 
-/// A second project (`cp-hooks-operator`, kind `Sentinel` in group `cache`) with `create webhook --defaulting
-/// --programmatic-validation`: `config/default` with the webhooks enabled renders, and every object but
-/// cert-manager's (`Certificate`, `Issuer`: the server has no cert-manager CRDs) is accepted by a server-side dry
-/// run, the webhook configurations and their Service included, in the project's namespace (created first: a dry
-/// run stores nothing, so the rendered Namespace would not exist for the objects after it).
+/// A second project (`cp-hooks-operator`, kind `Sentinel` in group `cache`, versions `v1alpha1` and `v1beta1`) with
+/// `create webhook --defaulting --programmatic-validation` on `v1alpha1`, and `--conversion --spoke v1beta1`:
+/// `config/default` with the webhooks enabled renders, and every object but cert-manager's (`Certificate`,
+/// `Issuer`: the server has no cert-manager CRDs) is accepted by a server-side dry run: the webhook configurations
+/// and their Service, and the CRD whose conversion webhook `config/crd`'s patch sets. In the project's namespace,
+/// created first: a dry run stores nothing, so the rendered Namespace would not exist for the objects after it.
 #[test]
 fn cp_scaffold_with_webhooks_config_default_applies_in_dry_run() {
     let Some(cp) = control_plane() else { return };
     let _took = crate::control_plane::Took::start();
     let dir = init(&cp.scratch("hooks"), "cp-hooks-operator", &[]);
     create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Sentinel"]);
+    create_api(&dir, &["--group", "cache", "--version", "v1beta1", "--kind", "Sentinel", "--controller=false"]);
     ks(&dir)
         .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Sentinel"])
-        .args(["--defaulting", "--programmatic-validation"])
+        .args(["--defaulting", "--programmatic-validation", "--conversion", "--spoke", "v1beta1"])
         .assert()
         .success();
     ks(&dir).args(["make", "manifests"]).assert().success();
-    let docs = kustomize(&dir, "config/default");
+    let mut docs = kustomize(&dir, "config/default");
+    cp.docs_for_this_server(&mut docs);
     let (cert_manager, docs): (Vec<Value>, Vec<Value>) =
         docs.into_iter().partition(|d| d["apiVersion"].as_str().is_some_and(|v| v.starts_with("cert-manager.io/")));
     let kinds: Vec<&str> = docs.iter().map(|d| d["kind"].as_str().expect("kind")).collect();
@@ -190,6 +198,9 @@ fn cp_scaffold_with_webhooks_config_default_applies_in_dry_run() {
     for kind in ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "Service", "Deployment"] {
         assert!(kinds.contains(&kind), "config/default renders a {kind}: {kinds:?}");
     }
+    let crd = docs.iter().find(|d| d["kind"] == "CustomResourceDefinition").expect("the CRD");
+    assert_eq!(crd["spec"]["conversion"]["strategy"], "Webhook", "{crd}");
+    assert_eq!(crd["spec"]["versions"].as_array().map(Vec::len), Some(2), "{crd}");
     cp.ok(&["create", "namespace", "cp-hooks-operator-system"], None);
     cp.apply(&docs, &["--dry-run=server"]);
 }
