@@ -31,14 +31,7 @@ fn scaffold(cp: &ControlPlane) -> &'static Project {
         let dir = init(&cp.scratch("scaffold"), NAME, &[]);
         create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
         create_api(&dir, &["--group", "cache", "--version", "v1beta1", "--kind", "Backup"]);
-        create_api(
-            &dir,
-            &["--group", "cache", "--version", "v1alpha1", "--kind", "Cache"]
-                .iter()
-                .chain(IMAGE)
-                .copied()
-                .collect::<Vec<_>>(),
-        );
+        create_api(&dir, &[&["--group", "cache", "--version", "v1alpha1", "--kind", "Cache"][..], IMAGE].concat());
         create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Tenant", "--namespaced=false"]);
         ks(&dir).args(["make", "manifests"]).assert().success();
         let mut crds = kustomize(&dir, "config/crd");
