@@ -641,6 +641,20 @@ fn merge_kind(ix: &CrateIndex, group: &str, kind: &str, all: Vec<VersionCrd>) ->
             )),
         )]);
     }
+    if !all_versions.iter().any(|v| v["storage"] == json!(true)) {
+        // Only a kind of one version gets here: merged kinds got their storage version above.
+        let item = &ix.items[root.item];
+        return Err(vec![CrdError::at(
+            ix.module_file(item.module),
+            index::item_span(&item.kind),
+            CrdErrorKind::Mismatch(format!(
+                "the only version {} of kind {kind} in group {group} has #[kube(storage = false)]: the API server \
+                 refuses a CRD without a storage version; drop `storage = false` (it sets apart the other versions \
+                 of a kind that has several)",
+                root.attrs.version
+            )),
+        )]);
+    }
     crd["spec"]["versions"] = Value::Array(all_versions);
     let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default().to_string();
     let name = crd["metadata"]["name"].as_str().unwrap_or_default().to_string();

@@ -13,6 +13,11 @@ use super::k8s::K8sTable;
 use super::markers::{self as crd_markers, FIELD_KEY, MarkerIndex, TYPE_KEY};
 use super::types::{Ty, classify};
 
+/// Why a unit type or unit struct is refused, and the fix.
+const UNIT_FIX: &str = "it serializes as `null`, and kube-derive's schema for it is `enum: [null]` without a type, \
+                        which the API server rejects (not a structural schema); use a struct with named fields (`{}` \
+                        is an empty object) or leave the field out";
+
 /// Schema generator over a crate index.
 pub struct Generator<'a> {
     /// The crate.
@@ -332,7 +337,7 @@ impl<'a> Generator<'a> {
             Ty::JsonValue => Ok(Value::Bool(true)),
             Ty::K8s(name) => Ok(self.k8s.get(&name).unwrap_or(Value::Bool(true))),
             Ty::Item(id) => self.item_schema(id),
-            Ty::Unit => Ok(json!({"type": "null"})),
+            Ty::Unit => Err(CrdError::unsupported(self.file(m), ty.span(), "unit type `()`", UNIT_FIX)),
             Ty::Tuple => Err(CrdError::unsupported(
                 self.file(m),
                 ty.span(),
@@ -464,7 +469,12 @@ impl<'a> Generator<'a> {
         }
         match &item.kind {
             ItemKind::Struct(s) => match &s.fields {
-                syn::Fields::Unit => Ok(json!({"type": "null"})),
+                syn::Fields::Unit => Err(CrdError::unsupported(
+                    self.file(m),
+                    s.ident.span(),
+                    format!("unit struct `{}`", item.name),
+                    UNIT_FIX,
+                )),
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                     let f = &u.unnamed[0];
                     let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;

@@ -16,10 +16,10 @@ pub(crate) struct Sample {
     pub(crate) name: &'static str,
     pub(crate) input: &'static str,
     /// (kind, version) of the specs that keep `#[derive(CustomResource)]`.
-    keep: &'static [(&'static str, Option<&'static str>)],
+    pub(crate) keep: &'static [(&'static str, Option<&'static str>)],
     /// Rust fields removed from the input (constructs kubesmith rejects on purpose); their
     /// camelCase names are removed from the expected spec schema.
-    strip: &'static [(&'static str, &'static str)],
+    pub(crate) strip: &'static [(&'static str, &'static str)],
 }
 
 fn corpus(file: &str) -> String {
@@ -27,7 +27,7 @@ fn corpus(file: &str) -> String {
 }
 
 /// The input with only the wanted specs deriving CustomResource and the stripped fields removed.
-fn cut_input(sample: &Sample) -> String {
+pub(crate) fn cut_input(sample: &Sample) -> String {
     let src = corpus(sample.input);
     let lines: Vec<&str> = src.lines().collect();
     let mut out: Vec<String> = Vec::new();
@@ -74,7 +74,7 @@ fn cut_input(sample: &Sample) -> String {
     out.join("\n")
 }
 
-fn expected(sample: &Sample) -> Value {
+pub(crate) fn expected(sample: &Sample) -> Value {
     let dir = Path::new(CORPUS).join("out");
     let json = dir.join(format!("{}.json", sample.name));
     let v: Value = if json.exists() {
@@ -216,7 +216,8 @@ conformance! {
     cel_validated: "cel-validated", SCHEMA, [("Validated", None)], [];
     multi_v1: "multi-v1", SCHEMA, [("Multi", Some("v1"))], [];
     multi_merged: "multi-merged", SCHEMA, [("Multi", None)], [];
-    edge_cases: "edge-cases", "input-edge_cases.rs", [("Edge", None)], [("u32_map_key", "u32MapKey")];
+    edge_cases: "edge-cases", "input-edge_cases.rs", [("Edge", None)],
+        [("u32_map_key", "u32MapKey"), ("unit_struct", "unitStruct")];
     cov_scaled: "cov-scaled", COVERAGE, [("Scaled", None)], [];
     cov_renames: "cov-renames", COVERAGE, [("Renames", None)], [];
     cov_defaults: "cov-defaults", COVERAGE, [("Defaults", None)], [];
@@ -446,6 +447,15 @@ fn untagged_scalar_enum_is_an_error() {
 fn non_string_map_key_is_an_error() {
     let sample = Sample { name: "edge-cases", input: "input-edge_cases.rs", keep: &[("Edge", None)], strip: &[] };
     expect_error(&sample, &["map key type `u32`", "String keys"]);
+}
+
+/// A unit struct serializes as `null`; kube-derive's schema for it (`enum: [null]`, no type) is not structural, and
+/// the API server rejects the CRD (`cp_crds` shows it on a real one).
+#[test]
+fn unit_struct_is_an_error() {
+    let strip = &[("u32_map_key", "u32MapKey")];
+    let sample = Sample { name: "edge-cases", input: "input-edge_cases.rs", keep: &[("Edge", None)], strip };
+    expect_error(&sample, &["unit struct `UnitStruct`", "not a structural schema"]);
 }
 
 #[test]

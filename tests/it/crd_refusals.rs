@@ -130,6 +130,27 @@ const CASES: &[Case] = &[
         needles: &["mixes unit variant `Off` with data variants", "`Off {}`"],
     },
     Case {
+        name: "the only version not the storage version",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\", storage = false)]\npub struct FooSpec {}\n",
+        line: 6,
+        needles: &[
+            "the only version v1 of kind Foo in group g.io has #[kube(storage = false)]",
+            "drop `storage = false`",
+        ],
+    },
+    Case {
+        name: "a unit struct field",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    marker: Marker,\n}\n#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]\npub struct Marker;\n",
+        line: 10,
+        needles: &["unit struct `Marker`", "not a structural schema"],
+    },
+    Case {
+        name: "a unit type field",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    nothing: (),\n}\n",
+        line: 7,
+        needles: &["unit type `()`", "not a structural schema"],
+    },
+    Case {
         name: "Self in a serde default path",
         body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    #[serde(default = \"Self::on\")]\n    on: bool,\n}\nimpl FooSpec {\n    fn on() -> bool {\n        true\n    }\n}\n",
         line: 7,

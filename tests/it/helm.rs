@@ -21,7 +21,7 @@ const HELM_LABELS: [&str; 4] =
     ["helm.sh/chart", "app.kubernetes.io/instance", "app.kubernetes.io/version", "app.kubernetes.io/managed-by"];
 
 /// The renderer, built once per version of its source; `None` (said on stderr) when Go is not installed.
-fn renderer() -> Option<PathBuf> {
+pub(crate) fn renderer() -> Option<PathBuf> {
     let source = repo_root().join("tools/helm-render/main.go");
     let text = std::fs::read(&source).expect("tools/helm-render/main.go");
     let hash = text.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));

@@ -1,5 +1,6 @@
 //! kubesmith's integration tests: most drive the real binary in a temporary folder; `crd_*` and
-//! `conformance_live` call the CRD generator library.
+//! `conformance_live` call the CRD generator library; `cp_*` check what kubesmith writes against a real API server
+//! (`control_plane`, when `KUBEBUILDER_ASSETS` has one).
 
 mod adopt;
 mod alpha;
@@ -8,7 +9,12 @@ mod bundle_olm;
 mod cli;
 mod conformance_live;
 mod conformance_suite;
+mod control_plane;
 mod conveniences;
+mod cp_adopt;
+mod cp_crds;
+mod cp_helm;
+mod cp_scaffold;
 mod crd_assoc_defaults;
 mod crd_conformance;
 mod crd_generate;
