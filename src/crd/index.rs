@@ -184,6 +184,9 @@ pub struct CrateIndex {
     pub unions: Vec<(ModId, syn::ItemUnion)>,
     /// Files that do not parse and `mod` declarations without a file: reported, the rest of the crate still read.
     pub problems: Vec<CrdError>,
+    /// The features the crate's `Cargo.toml` turns on for schemars (`chrono04`, `uuid1`, ...: which foreign types
+    /// have a schema); `None` without a manifest.
+    pub schemars_features: Option<BTreeSet<String>>,
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
     /// Item ids by name, in id order.
@@ -212,7 +215,10 @@ impl CrateIndex {
             .map(|f| dir.join(f))
             .find(|p| sources.exists(p))
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
-        let mut index = CrateIndex::default();
+        let mut index = CrateIndex {
+            schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
+            ..CrateIndex::default()
+        };
         index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
         for (id, item) in index.items.iter().enumerate() {
             index.by_name.entry(item.name.clone()).or_default().push(id);
@@ -344,6 +350,14 @@ impl CrateIndex {
                 syn::Item::Const(c) => self.push_item(c.ident.to_string(), id, ItemKind::Const(c)),
                 syn::Item::Union(u) => self.unions.push((id, u)),
                 syn::Item::Static(st) => self.push_item(st.ident.to_string(), id, ItemKind::Static(st)),
+                // `lazy_static! { static ref NAME: T = expr; }`: statics like any other (regexes built once).
+                syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "lazy_static") => {
+                    if let Ok(LazyStatics(statics)) = m.mac.parse_body::<LazyStatics>() {
+                        for st in statics {
+                            self.push_item(st.ident.to_string(), id, ItemKind::Static(st));
+                        }
+                    }
+                }
                 syn::Item::Impl(i) => {
                     if let Some(self_name) = type_last_name(&i.self_ty) {
                         let trait_name =
@@ -582,6 +596,8 @@ impl CrateIndex {
             let mut p = vec!["self".to_string()];
             p.extend(prefix.iter().cloned());
             Some(p)
+        } else if self.imported_module(module, first, 0).is_some() {
+            Some(prefix.to_vec())
         } else {
             None
         };
@@ -610,9 +626,12 @@ impl CrateIndex {
         if depth > 16 {
             return Resolved::External(path.to_vec());
         }
-        if is_crate_relative(path) || path.first().is_some_and(|f| self.modules[module].children.contains_key(f)) {
+        let imported = |f: &String| path.len() > 1 && self.imported_module(module, f, depth + 1).is_some();
+        if is_crate_relative(path)
+            || path.first().is_some_and(|f| self.modules[module].children.contains_key(f) || imported(f))
+        {
             let (prefix, name) = path.split_at(path.len() - 1);
-            let prefix = if is_crate_relative(path) {
+            let prefix = if is_crate_relative(path) || !self.modules[module].children.contains_key(&path[0]) {
                 prefix.to_vec()
             } else {
                 let mut p = vec!["self".to_string()];
@@ -644,8 +663,45 @@ impl CrateIndex {
         }
     }
 
-    /// The module a path like `crate::a::b`, `super::x`, `self::y` names, if it is a crate module.
+    /// The module a path like `crate::a::b`, `super::x`, `self::y`, `v1::inner` (`v1` a child or a module
+    /// imported by `use`) names, if it is a crate module.
     pub fn module_of_path(&self, from: ModId, path: &[String]) -> Option<ModId> {
+        self.module_of_path_depth(from, path, 0)
+    }
+
+    /// The crate module `name` stands for in `module` through its `use`s: a `use a::b as name;`/`use a::name;`, or
+    /// a child of a module it glob-imports (`use super::*;`).
+    fn imported_module(&self, module: ModId, name: &str, depth: usize) -> Option<ModId> {
+        if depth > 16 {
+            return None;
+        }
+        if let Some(u) = self.use_alias(module, name) {
+            let path = u.path.clone();
+            return self.module_of_path_depth(module, &path, depth + 1);
+        }
+        // Globs of crate modules only (`use super::*;`): a glob of another crate holds no crate module.
+        let local = |u: &&UseEntry| {
+            u.glob
+                && u.path
+                    .first()
+                    .is_some_and(|f| is_crate_relative(&u.path) || self.modules[module].children.contains_key(f))
+        };
+        for u in self.modules[module].uses.iter().filter(local) {
+            let Some(m) = self.module_of_path_depth(module, &u.path, depth + 1) else { continue };
+            if m == module {
+                continue;
+            }
+            if let Some(&child) = self.modules[m].children.get(name) {
+                return Some(child);
+            }
+            if let Some(found) = self.imported_module(m, name, depth + 1) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    fn module_of_path_depth(&self, from: ModId, path: &[String], depth: usize) -> Option<ModId> {
         let mut cur = from;
         let mut rest = path;
         match rest.first().map(String::as_str) {
@@ -661,7 +717,12 @@ impl CrateIndex {
                 }
             }
             Some(first) if self.modules[cur].children.contains_key(first) => {}
-            _ => return None,
+            // A module brought in by `use` (a rename, a glob of the parent: `use super::*;` then `v1::Status`).
+            Some(first) => {
+                cur = self.imported_module(cur, first, depth)?;
+                rest = &rest[1..];
+            }
+            None => return None,
         }
         for seg in rest {
             if seg == "super" {
@@ -671,6 +732,40 @@ impl CrateIndex {
             cur = *self.modules[cur].children.get(seg)?;
         }
         Some(cur)
+    }
+}
+
+/// The statics of a `lazy_static!` body, as the `static` items they stand for.
+struct LazyStatics(Vec<syn::ItemStatic>);
+
+impl syn::parse::Parse for LazyStatics {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            let attrs = input.call(syn::Attribute::parse_outer)?;
+            let vis: syn::Visibility = input.parse()?;
+            let static_token: syn::Token![static] = input.parse()?;
+            input.parse::<syn::Token![ref]>()?;
+            let ident: syn::Ident = input.parse()?;
+            let colon_token: syn::Token![:] = input.parse()?;
+            let ty: syn::Type = input.parse()?;
+            let eq_token: syn::Token![=] = input.parse()?;
+            let expr: syn::Expr = input.parse()?;
+            let semi_token: syn::Token![;] = input.parse()?;
+            out.push(syn::ItemStatic {
+                attrs,
+                vis,
+                static_token,
+                mutability: syn::StaticMutability::None,
+                ident,
+                colon_token,
+                ty: Box::new(ty),
+                eq_token,
+                expr: Box::new(expr),
+                semi_token,
+            });
+        }
+        Ok(Self(out))
     }
 }
 
@@ -902,7 +997,7 @@ fn prescan(text: &str) -> Option<StubNames> {
             if declare_next {
                 add(&mut out.declared);
                 // `static mut NAME`: the name comes next.
-                declare_next = word == b"mut";
+                declare_next = word == b"mut" || word == b"ref";
             }
             prev_punct = 0;
             if raw.is_some() {
