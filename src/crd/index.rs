@@ -1714,6 +1714,48 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         dir
     }
 
+    #[test]
+    fn paths_resolve_through_glob_imported_modules_renames_and_lazy_statics() {
+        let src = "pub mod paths {\n\
+                   pub mod v1 { pub struct Status; }\n\
+                   pub mod v2 { pub struct Status; }\n\
+                   pub mod kinds {\n\
+                       use super::*;\n\
+                       use super::v2 as second;\n\
+                       use second::Status as Two;\n\
+                       lazy_static::lazy_static! { static ref RE: regex::Regex = regex::Regex::new(\"x\").unwrap(); }\n\
+                   }\n\
+                   }\n";
+        let dir = write(&[("lib.rs", src)]);
+        let ix = CrateIndex::load(&SourceSet::new(&dir.path().join("src"))).expect("load");
+        let kinds = ix.modules.iter().position(|m| m.path == ["crate", "paths", "kinds"]).expect("module");
+        let segs = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
+        let module_of = |r: Resolved| match r {
+            Resolved::Item(id) => ix.modules[ix.items[id].module].path.join("::"),
+            other => format!("{other:?}"),
+        };
+        let types = |k: &ItemKind| matches!(k, ItemKind::Struct(_));
+        assert_eq!(module_of(ix.resolve(kinds, &segs("v1::Status"), types)), "crate::paths::v1");
+        assert_eq!(module_of(ix.resolve(kinds, &segs("v2::Status"), types)), "crate::paths::v2");
+        assert_eq!(module_of(ix.resolve(kinds, &segs("second::Status"), types)), "crate::paths::v2");
+        assert_eq!(module_of(ix.resolve(kinds, &segs("Two"), types)), "crate::paths::v2");
+        assert_eq!(module_of(ix.resolve(kinds, &segs("self::super::v1::Status"), types)), "crate::paths::v1");
+        assert!(matches!(ix.resolve(kinds, &segs("Status"), types), Resolved::Ambiguous(_)));
+        let statics = |k: &ItemKind| matches!(k, ItemKind::Static(_));
+        assert_eq!(module_of(ix.resolve(kinds, &segs("RE"), statics)), "crate::paths::kinds");
+        // A glob of another crate leads to no module of this one.
+        let ext = "use k8s_openapi::api::core::v1::*;\nuse chrono::*;\npub mod a { use super::*; }\n";
+        let dir = write(&[("lib.rs", ext)]);
+        let ix = CrateIndex::load(&SourceSet::new(&dir.path().join("src"))).expect("load");
+        assert_eq!(ix.module_of_path(1, &segs("v1::Pod")), None);
+    }
+
+    #[test]
+    fn prescan_declares_lazy_static_refs() {
+        let stub = prescan("lazy_static::lazy_static! { static ref NAME_RE: Regex = make(); }\n").expect("stub");
+        assert!(has_name(&stub.declared, "NAME_RE"));
+    }
+
     /// The nameable paths of the root type `name` generated beside the spec in module `at` (from the crate root,
     /// from another crate).
     fn paths_of(files: &[(&str, &str)], at: &[&str], name: &str) -> (Option<String>, Option<String>) {
@@ -1836,7 +1878,7 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         let (lazy, full) = lazy_and_full(&refs(&crate_files("pub struct Other { pub z: u8 }\n")));
         let lazy = lazy.expect_err("ambiguous");
         assert_eq!(lazy, full.expect_err("ambiguous"));
-        assert!(lazy.to_string().contains("ambiguous"), "{lazy}");
+        assert!(lazy.to_string().contains("cannot tell which of crate::types::Other, crate::more::Other"), "{lazy}");
     }
 
     #[test]

@@ -300,6 +300,39 @@ mod tests {
     }
 
     #[test]
+    fn dependency_features_of_the_package_and_its_workspace() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        write(
+            root,
+            &[
+                (
+                    "Cargo.toml",
+                    "[workspace]\nmembers = [\"op\"]\n[workspace.dependencies]\nschemars = { version = \"1\", features = [\"uuid1\"] }\n",
+                ),
+                (
+                    "op/Cargo.toml",
+                    "[package]\nname = \"op\"\n[dependencies]\nschemars = { workspace = true, features = [\"chrono04\"] }\n",
+                ),
+                ("op/src/lib.rs", ""),
+                (
+                    "renamed/Cargo.toml",
+                    "[package]\nname = \"r\"\n[dependencies.js]\npackage = \"schemars\"\nfeatures = [\"url2\"]\n",
+                ),
+                ("plain/Cargo.toml", "[package]\nname = \"p\"\n[dependencies]\nschemars = \"1\"\n"),
+            ],
+        );
+        let features = |dir: &str| {
+            dependency_features(&root.join(dir).join("src"), "schemars").map(|f| f.into_iter().collect::<Vec<_>>())
+        };
+        assert_eq!(features("op").unwrap(), ["chrono04", "uuid1"]);
+        assert_eq!(features("renamed").unwrap(), ["url2"]);
+        assert_eq!(features("plain").unwrap(), Vec::<String>::new());
+        let lone = tempfile::tempdir().unwrap();
+        assert_eq!(dependency_features(&lone.path().join("src"), "schemars"), None, "no manifest");
+    }
+
+    #[test]
     fn workspace_members_globs_exclude_and_targets() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path();

@@ -1222,6 +1222,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::crd::error::CrdErrorKind;
     use crate::crd::index::SourceSet;
 
     /// Schemas by type name; `Missing` is a type kubesmith does not know.
