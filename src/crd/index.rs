@@ -12,6 +12,7 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
+use crate::source::resolve;
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
@@ -91,6 +92,8 @@ pub struct StubNames {
     used: Vec<u64>,
     /// Identifiers in `impl` headers: the types the file may implement a trait for.
     impls: Vec<u64>,
+    /// Whether a `use` holds a `*`: a glob import a lookup through the module must see.
+    globs: bool,
 }
 
 fn name_hash(name: &[u8]) -> u64 {
@@ -191,8 +194,6 @@ pub struct CrateIndex {
     touched: RefCell<BTreeSet<usize>>,
     /// Item ids by name, in id order.
     by_name: HashMap<String, Vec<ItemId>>,
-    /// The stubs (indexes into `files`) by the hashes of the names they may declare.
-    stubs_by_declared: HashMap<u64, Vec<usize>>,
     /// The stubs by the hashes of the identifiers of their `impl` headers.
     stubs_by_impl: HashMap<u64, Vec<usize>>,
     /// Fn bodies parsed again from the source text ([`CrateIndex::full_block`]), by file and opening brace.
@@ -225,9 +226,6 @@ impl CrateIndex {
         }
         for (f, file) in index.files.iter().enumerate() {
             if let Some(stub) = &file.stub {
-                for &h in &stub.declared {
-                    index.stubs_by_declared.entry(h).or_default().push(f);
-                }
                 for &h in &stub.impls {
                     index.stubs_by_impl.entry(h).or_default().push(f);
                 }
@@ -256,17 +254,16 @@ impl CrateIndex {
         }
     }
 
-    /// Records every stub that may declare an item named `name` (`impls`: implement a trait for `name`).
-    fn touch_stubs(&self, name: &str, impls: bool) {
-        let table = if impls { &self.stubs_by_impl } else { &self.stubs_by_declared };
-        for &f in table.get(&name_hash(name.as_bytes())).into_iter().flatten() {
+    /// Records every stub that may implement a trait for a type named `name`.
+    fn touch_impl_stubs(&self, name: &str) {
+        for &f in self.stubs_by_impl.get(&name_hash(name.as_bytes())).into_iter().flatten() {
             self.touch(f);
         }
     }
 
     /// The impl blocks whose self type's last segment is `self_name`.
     pub fn impls_of<'a>(&'a self, self_name: &'a str) -> impl Iterator<Item = &'a ImplBlock> + 'a {
-        self.touch_stubs(self_name, true);
+        self.touch_impl_stubs(self_name);
         self.impls.iter().filter(move |i| i.self_name == self_name)
     }
 
@@ -542,196 +539,52 @@ impl CrateIndex {
         self.named(name).find(|&id| self.items[id].module == module && want(&self.items[id].kind))
     }
 
-    /// Resolve a path (as written in `module`) to a crate item, or to an external path.
+    /// Resolve a path (as written in `module`) to a crate item of the kind `want` picks, or to an external path:
+    /// [`crate::source::resolve`]'s rules, the ones RBAC inference follows too. A path they lead nowhere in the
+    /// crate is external (`["Missing"]` for a name defined nowhere): never a guess.
     pub fn resolve(&self, module: ModId, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
         let file = self.modules[module].file;
         if self.files[file].stub.is_some() {
             // Names are resolved from parsed items only; a stub here is a gap, so load it.
             self.touch(file);
         }
-        self.resolve_depth(module, segs, want, 0)
+        match resolve::resolve(&Lookup { ix: self, want }, module, segs, &[]) {
+            resolve::Res::Item(id) => Resolved::Item(id),
+            resolve::Res::External(full) => Resolved::External(self.through_external_glob(module, full)),
+            resolve::Res::Module(_) | resolve::Res::Assoc(..) => Resolved::External(segs.to_vec()),
+        }
     }
 
-    fn resolve_depth(&self, module: ModId, segs: &[String], want: fn(&ItemKind) -> bool, depth: usize) -> Resolved {
-        if depth > 16 || segs.is_empty() {
-            return Resolved::External(segs.to_vec());
-        }
-        let name = &segs[segs.len() - 1];
-        if segs.len() == 1 {
-            if let Some(id) = self.item_in(module, name, want) {
-                return Resolved::Item(id);
-            }
-            if let Some(u) = self.use_alias(module, name) {
-                return self.resolve_use_path(module, &u.path, want, depth);
-            }
-            for u in self.modules[module].uses.iter().filter(|u| u.glob) {
-                if let Some(m) = self.module_of_path(module, &u.path) {
-                    if let Some(id) = self.item_in(m, name, want) {
-                        return Resolved::Item(id);
-                    }
-                    // One level of re-export through the glob-imported module.
-                    if let Some(inner) = self.use_alias(m, name) {
-                        return self.resolve_use_path(m, &inner.path, want, depth + 1);
-                    }
-                } else if !is_crate_relative(&u.path) && !self.is_glob_into_crate(module, &u.path) {
-                    let mut full = u.path.clone();
-                    full.push(name.clone());
-                    if let Some(known) = known_external(&full) {
-                        return Resolved::External(known);
-                    }
+    /// A single name found nowhere: the full path when a glob import of a crate kubesmith knows brings it in
+    /// (`use k8s_openapi::api::core::v1::*;` then `Container`).
+    fn through_external_glob(&self, module: ModId, full: Vec<String>) -> Vec<String> {
+        let [name] = full.as_slice() else { return full };
+        let lookup = Lookup { ix: self, want: |_| false };
+        for u in resolve::Scopes::globs(&lookup, module) {
+            if self.module_of_path(module, &u.path).is_none() {
+                let mut path = u.path.clone();
+                path.push(name.clone());
+                if let Some(known) = known_external(&path) {
+                    return known;
                 }
             }
-            return self.by_last_segment(segs, want);
         }
-        // Multi-segment path: resolve the prefix to a module.
-        let prefix = &segs[..segs.len() - 1];
-        let first = &prefix[0];
-        let expanded: Option<Vec<String>> = if first == "crate" || first == "self" || first == "super" {
-            Some(prefix.to_vec())
-        } else if let Some(u) = self.use_alias(module, first) {
-            let mut p = u.path.clone();
-            p.extend(prefix[1..].iter().cloned());
-            Some(p)
-        } else if self.modules[module].children.contains_key(first) {
-            let mut p = vec!["self".to_string()];
-            p.extend(prefix.iter().cloned());
-            Some(p)
-        } else if self.imported_module(module, first, 0).is_some() {
-            Some(prefix.to_vec())
-        } else {
-            None
-        };
-        if let Some(prefix) = expanded {
-            if let Some(m) = self.module_of_path(module, &prefix) {
-                if let Some(id) = self.item_in(m, name, want) {
-                    return Resolved::Item(id);
-                }
-                if let Some(u) = self.use_alias(m, name) {
-                    return self.resolve_use_path(m, &u.path, want, depth + 1);
-                }
-                return self.by_last_segment(segs, want);
-            }
-            let mut full = prefix;
-            full.push(name.clone());
-            return Resolved::External(full);
-        }
-        Resolved::External(segs.to_vec())
-    }
-
-    fn is_glob_into_crate(&self, module: ModId, path: &[String]) -> bool {
-        path.first().is_some_and(|f| self.modules[module].children.contains_key(f))
-    }
-
-    fn resolve_use_path(&self, module: ModId, path: &[String], want: fn(&ItemKind) -> bool, depth: usize) -> Resolved {
-        if depth > 16 {
-            return Resolved::External(path.to_vec());
-        }
-        let imported = |f: &String| path.len() > 1 && self.imported_module(module, f, depth + 1).is_some();
-        if is_crate_relative(path)
-            || path.first().is_some_and(|f| self.modules[module].children.contains_key(f) || imported(f))
-        {
-            let (prefix, name) = path.split_at(path.len() - 1);
-            let prefix = if is_crate_relative(path) || !self.modules[module].children.contains_key(&path[0]) {
-                prefix.to_vec()
-            } else {
-                let mut p = vec!["self".to_string()];
-                p.extend(prefix.iter().cloned());
-                p
-            };
-            if let Some(m) = self.module_of_path(module, &prefix) {
-                if let Some(id) = self.item_in(m, &name[0], want) {
-                    return Resolved::Item(id);
-                }
-                if let Some(u) = self.use_alias(m, &name[0]) {
-                    return self.resolve_use_path(m, &u.path.clone(), want, depth + 1);
-                }
-            }
-            return self.by_last_segment(path, want);
-        }
-        Resolved::External(path.to_vec())
-    }
-
-    /// Fallback: a unique crate item with this last segment, else an external path.
-    fn by_last_segment(&self, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
-        let name = &segs[segs.len() - 1];
-        self.touch_stubs(name, false);
-        let found: Vec<ItemId> = self.named(name).filter(|&id| want(&self.items[id].kind)).collect();
-        match found.as_slice() {
-            [one] => Resolved::Item(*one),
-            [] => Resolved::External(segs.to_vec()),
-            many => Resolved::Ambiguous(many.to_vec()),
-        }
+        full
     }
 
     /// The module a path like `crate::a::b`, `super::x`, `self::y`, `v1::inner` (`v1` a child or a module
     /// imported by `use`) names, if it is a crate module.
     pub fn module_of_path(&self, from: ModId, path: &[String]) -> Option<ModId> {
-        self.module_of_path_depth(from, path, 0)
+        resolve::module_of_path(&Lookup { ix: self, want: |_| false }, from, path)
     }
 
-    /// The crate module `name` stands for in `module` through its `use`s: a `use a::b as name;`/`use a::name;`, or
-    /// a child of a module it glob-imports (`use super::*;`).
-    fn imported_module(&self, module: ModId, name: &str, depth: usize) -> Option<ModId> {
-        if depth > 16 {
-            return None;
+    /// The glob `use`s of `module` (a stub that may hold one is loaded).
+    fn globs(&self, module: ModId) -> Vec<UseEntry> {
+        let file = self.modules[module].file;
+        if self.files[file].stub.as_ref().is_some_and(|s| s.globs) {
+            self.touch(file);
         }
-        if let Some(u) = self.use_alias(module, name) {
-            let path = u.path.clone();
-            return self.module_of_path_depth(module, &path, depth + 1);
-        }
-        // Globs of crate modules only (`use super::*;`): a glob of another crate holds no crate module.
-        let local = |u: &&UseEntry| {
-            u.glob
-                && u.path
-                    .first()
-                    .is_some_and(|f| is_crate_relative(&u.path) || self.modules[module].children.contains_key(f))
-        };
-        for u in self.modules[module].uses.iter().filter(local) {
-            let Some(m) = self.module_of_path_depth(module, &u.path, depth + 1) else { continue };
-            if m == module {
-                continue;
-            }
-            if let Some(&child) = self.modules[m].children.get(name) {
-                return Some(child);
-            }
-            if let Some(found) = self.imported_module(m, name, depth + 1) {
-                return Some(found);
-            }
-        }
-        None
-    }
-
-    fn module_of_path_depth(&self, from: ModId, path: &[String], depth: usize) -> Option<ModId> {
-        let mut cur = from;
-        let mut rest = path;
-        match rest.first().map(String::as_str) {
-            Some("crate") => {
-                cur = 0;
-                rest = &rest[1..];
-            }
-            Some("self") => rest = &rest[1..],
-            Some("super") => {
-                while rest.first().map(String::as_str) == Some("super") {
-                    cur = self.modules[cur].parent?;
-                    rest = &rest[1..];
-                }
-            }
-            Some(first) if self.modules[cur].children.contains_key(first) => {}
-            // A module brought in by `use` (a rename, a glob of the parent: `use super::*;` then `v1::Status`).
-            Some(first) => {
-                cur = self.imported_module(cur, first, depth)?;
-                rest = &rest[1..];
-            }
-            None => return None,
-        }
-        for seg in rest {
-            if seg == "super" {
-                cur = self.modules[cur].parent?;
-                continue;
-            }
-            cur = *self.modules[cur].children.get(seg)?;
-        }
-        Some(cur)
+        self.modules[module].uses.iter().filter(|u| u.glob).cloned().collect()
     }
 }
 
@@ -769,13 +622,50 @@ impl syn::parse::Parse for LazyStatics {
     }
 }
 
+/// The crate index as [`resolve::Scopes`]: names defined in a module are the items `want` picks.
+struct Lookup<'a> {
+    ix: &'a CrateIndex,
+    want: fn(&ItemKind) -> bool,
+}
+
+impl resolve::Scopes for Lookup<'_> {
+    type Mod = ModId;
+    type Item = ItemId;
+
+    fn root(&self, _: ModId) -> ModId {
+        0
+    }
+
+    fn parent(&self, m: ModId) -> Option<ModId> {
+        self.ix.modules[m].parent
+    }
+
+    fn child(&self, m: ModId, name: &str) -> Option<ModId> {
+        self.ix.modules[m].children.get(name).copied()
+    }
+
+    fn defined(&self, m: ModId, name: &str) -> Option<ItemId> {
+        self.ix.item_in(m, name, self.want)
+    }
+
+    fn use_named(&self, m: ModId, name: &str) -> Option<UseEntry> {
+        self.ix.use_alias(m, name).cloned()
+    }
+
+    fn globs(&self, m: ModId) -> Vec<UseEntry> {
+        self.ix.globs(m)
+    }
+
+    fn crate_named(&self, _: &str) -> Option<ModId> {
+        None
+    }
+}
+
 /// Result of name resolution.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resolved {
     /// A crate item.
     Item(ItemId),
-    /// Several crate items share the name and nothing disambiguates.
-    Ambiguous(Vec<ItemId>),
     /// Not a crate item: the full path as far as known.
     External(Vec<String>),
 }
@@ -783,10 +673,6 @@ pub enum Resolved {
 struct FileCtx {
     file: usize,
     file_dir: PathBuf,
-}
-
-fn is_crate_relative(path: &[String]) -> bool {
-    matches!(path.first().map(String::as_str), Some("crate" | "self" | "super"))
 }
 
 /// Paths of external crates whose glob imports we understand.
@@ -1084,6 +970,7 @@ fn prescan(text: &str) -> Option<StubNames> {
                     continue;
                 }
             }
+            b'*' if in_use => out.globs = true,
             b'(' | b'[' => depth += 1,
             b')' | b']' => depth -= 1,
             b';' if depth == 0 => {
@@ -1669,6 +1556,7 @@ use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use crate::reexport::Renamed;
+use crate::types::*;
 
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
 #[kube(group = "a.example.com", version = "v1", kind = "Foo", namespaced)]
@@ -1740,7 +1628,7 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         assert_eq!(module_of(ix.resolve(kinds, &segs("second::Status"), types)), "crate::paths::v2");
         assert_eq!(module_of(ix.resolve(kinds, &segs("Two"), types)), "crate::paths::v2");
         assert_eq!(module_of(ix.resolve(kinds, &segs("self::super::v1::Status"), types)), "crate::paths::v1");
-        assert!(matches!(ix.resolve(kinds, &segs("Status"), types), Resolved::Ambiguous(_)));
+        assert_eq!(ix.resolve(kinds, &segs("Status"), types), Resolved::External(segs("Status")), "never a guess");
         let statics = |k: &ItemKind| matches!(k, ItemKind::Static(_));
         assert_eq!(module_of(ix.resolve(kinds, &segs("RE"), statics)), "crate::paths::kinds");
         // A glob of another crate leads to no module of this one.
@@ -1874,11 +1762,12 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
     }
 
     #[test]
-    fn ambiguous_names_in_stubs_count() {
+    fn a_name_defined_twice_is_the_one_imported() {
         let (lazy, full) = lazy_and_full(&refs(&crate_files("pub struct Other { pub z: u8 }\n")));
-        let lazy = lazy.expect_err("ambiguous");
-        assert_eq!(lazy, full.expect_err("ambiguous"));
-        assert!(lazy.to_string().contains("cannot tell which of crate::types::Other, crate::more::Other"), "{lazy}");
+        let (lazy, full) = (lazy.expect("lazy"), full.expect("full"));
+        assert_eq!(lazy, full);
+        let spec = &lazy[0].crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(spec["properties"]["other"]["properties"]["b"]["type"], "string", "types::Other, through the glob");
     }
 
     #[test]

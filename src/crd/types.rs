@@ -232,16 +232,6 @@ fn classify_depth(
                         _ => Ok(Ty::Item(id)),
                     };
                 }
-                Resolved::Ambiguous(ids) => {
-                    let places: Vec<String> = ids
-                        .iter()
-                        .map(|i| format!("{}::{}", ix.modules[ix.items[*i].module].path.join("::"), ix.items[*i].name))
-                        .collect();
-                    return Err(needs(
-                        written,
-                        format!("kubesmith cannot tell which of {} it names", places.join(", ")),
-                    ));
-                }
                 Resolved::External(full) => full,
             };
             // The name the path leads to (`use k8s_openapi::..::Container as K8sContainer` names `Container`).
