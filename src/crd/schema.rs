@@ -829,7 +829,8 @@ impl<'a> Generator<'a> {
             // validations in kube's `anyOf` (its type is dropped): a schema the API server takes.
             let typed = payloads.iter().any(|(_, _, s)| is_object(s));
             for (v, va, s) in payloads {
-                if !is_object(&s) && !(typed && is_plain_scalar(&s)) {
+                let kept = is_object(&s) || (typed && is_plain_scalar(&s));
+                if !kept {
                     self.report(CrdError::unsupported(
                         file,
                         v.ident.span(),

@@ -158,9 +158,7 @@ pub fn dependency_features(src_dir: &Path, dependency: &str) -> Option<std::coll
         let manifest = d.join("Cargo.toml");
         if manifest.is_file() {
             let doc = read_manifest(&manifest).ok()?;
-            if doc.get("package").is_none() {
-                return None;
-            }
+            doc.get("package")?;
             break (d, doc);
         }
         dir = d.parent().filter(|p| !p.as_os_str().is_empty());
