@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod modules;
 pub mod program;
+pub mod resolve;
 pub mod skeleton;
 pub mod syntax;
 pub mod workspace;

@@ -321,7 +321,7 @@ pub struct Validation {
     /// `range(..)`.
     pub range: Option<Bounds>,
     /// `regex`/`pattern`.
-    pub pattern: Option<String>,
+    pub pattern: Option<Pattern>,
     /// `contains`.
     pub contains: Option<String>,
     /// `required`.
@@ -330,6 +330,24 @@ pub struct Validation {
     pub format: Option<&'static str>,
     /// `inner(..)`.
     pub inner: Option<Box<Validation>>,
+}
+
+/// A `pattern` as an attribute gives it: schemars inserts `(expr).to_string()` (`validation.rs` of
+/// schemars_derive 1.2), so a string literal is the pattern itself and anything else (a regex in a
+/// `LazyLock`/`lazy_static!`/`once_cell` static, a const) is evaluated by the schema generator.
+#[derive(Debug, Clone)]
+pub enum Pattern {
+    /// A string literal.
+    Literal(String),
+    /// An expression, with the attribute it comes from (`#[validate(regex(path = ..))]`) and its span.
+    Expr {
+        /// `*SEMVER_RE`.
+        expr: Box<Expr>,
+        /// `validate(regex(path = ..))`, for messages.
+        attr: String,
+        /// Where the attribute item is.
+        span: Span,
+    },
 }
 
 /// Attributes common to containers, fields and variants.
@@ -614,29 +632,45 @@ fn parse_bounds(item: &MetaItem) -> syn::Result<Bounds> {
     Ok(b)
 }
 
-fn parse_pattern_arg(item: &MetaItem) -> syn::Result<Option<String>> {
+fn parse_pattern_arg(item: &MetaItem, which: &str) -> syn::Result<Option<Pattern>> {
+    let pattern = |e: &Expr, attr: String| match expr_str(e) {
+        Some(s) => Pattern::Literal(s),
+        None => Pattern::Expr { expr: Box::new(e.clone()), attr, span: item.span },
+    };
     match &item.value {
-        MetaValue::Expr(e) => Ok(expr_str(e)),
+        MetaValue::Expr(e) => Ok(expr_str(e).map(Pattern::Literal)),
         MetaValue::List(_) => {
             let exprs = item.list_exprs();
             if let Ok(exprs) = exprs {
                 if let [e] = exprs.as_slice() {
-                    if let Some(s) = expr_str(e) {
-                        return Ok(Some(s));
+                    if !matches!(e, Expr::Assign(_)) && (item.name == "pattern" || expr_str(e).is_some()) {
+                        return Ok(Some(pattern(e, format!("{which}({}(..))", item.name))));
                     }
                 }
             }
             for n in item.nested()? {
+                let MetaValue::Expr(e) = &n.value else { continue };
                 if n.name == "pattern" {
-                    if let Some(s) = n.str_value() {
-                        return Ok(Some(s));
-                    }
+                    return Ok(Some(pattern(e, format!("{which}({}(pattern = ..))", item.name))));
                 }
                 if n.name == "path" {
-                    return Err(syn::Error::new(
-                        n.span,
-                        "`regex(path = ..)` needs the compiled regex; use `#[schemars(regex(pattern = r\"...\"))]`",
-                    ));
+                    if which != "validate" {
+                        return Err(syn::Error::new(
+                            n.span,
+                            "`path` is not supported in `schemars(regex(...))` attribute - use \
+                             `schemars(regex(pattern = ...))` instead",
+                        ));
+                    }
+                    // validator's `path = "NAME"` names the regex in a string; schemars parses it as an expression.
+                    let e = match expr_str(e) {
+                        Some(s) => syn::parse_str::<Expr>(&s).map_err(|err| syn::Error::new(n.span, err))?,
+                        None => (**e).clone(),
+                    };
+                    return Ok(Some(Pattern::Expr {
+                        expr: Box::new(e),
+                        attr: format!("{which}({}(path = ..))", item.name),
+                        span: item.span,
+                    }));
                 }
             }
             Ok(None)
@@ -662,12 +696,21 @@ fn parse_validation(item: &MetaItem, which: &str, v: &mut Validation) -> syn::Re
         "length" => v.length = Some(parse_bounds(item)?),
         "range" => v.range = Some(parse_bounds(item)?),
         "required" => v.required = true,
-        "pattern" if which != "validate" => v.pattern = parse_pattern_arg(item)?,
-        "regex" if which != "garde" => v.pattern = parse_pattern_arg(item)?,
+        "pattern" if which != "validate" => v.pattern = parse_pattern_arg(item, which)?,
+        "regex" if which != "garde" => v.pattern = parse_pattern_arg(item, which)?,
         "contains" => {
             v.contains = match &item.value {
                 MetaValue::Expr(e) => expr_str(e),
-                _ => parse_pattern_arg(item)?,
+                _ => match parse_pattern_arg(item, which)? {
+                    Some(Pattern::Literal(s)) => Some(s),
+                    Some(Pattern::Expr { span, .. }) => {
+                        return Err(syn::Error::new(
+                            span,
+                            "only a string literal `contains` can be evaluated statically",
+                        ));
+                    }
+                    None => None,
+                },
             }
         }
         "inner" if which != "validate" => {

@@ -12,6 +12,7 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
+use crate::source::resolve;
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
@@ -91,6 +92,8 @@ pub struct StubNames {
     used: Vec<u64>,
     /// Identifiers in `impl` headers: the types the file may implement a trait for.
     impls: Vec<u64>,
+    /// Whether a `use` holds a `*`: a glob import a lookup through the module must see.
+    globs: bool,
 }
 
 fn name_hash(name: &[u8]) -> u64 {
@@ -184,12 +187,13 @@ pub struct CrateIndex {
     pub unions: Vec<(ModId, syn::ItemUnion)>,
     /// Files that do not parse and `mod` declarations without a file: reported, the rest of the crate still read.
     pub problems: Vec<CrdError>,
+    /// The features the crate's `Cargo.toml` turns on for schemars (`chrono04`, `uuid1`, ...: which foreign types
+    /// have a schema); `None` without a manifest.
+    pub schemars_features: Option<BTreeSet<String>>,
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
     /// Item ids by name, in id order.
     by_name: HashMap<String, Vec<ItemId>>,
-    /// The stubs (indexes into `files`) by the hashes of the names they may declare.
-    stubs_by_declared: HashMap<u64, Vec<usize>>,
     /// The stubs by the hashes of the identifiers of their `impl` headers.
     stubs_by_impl: HashMap<u64, Vec<usize>>,
     /// Fn bodies parsed again from the source text ([`CrateIndex::full_block`]), by file and opening brace.
@@ -212,16 +216,16 @@ impl CrateIndex {
             .map(|f| dir.join(f))
             .find(|p| sources.exists(p))
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
-        let mut index = CrateIndex::default();
+        let mut index = CrateIndex {
+            schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
+            ..CrateIndex::default()
+        };
         index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
         for (id, item) in index.items.iter().enumerate() {
             index.by_name.entry(item.name.clone()).or_default().push(id);
         }
         for (f, file) in index.files.iter().enumerate() {
             if let Some(stub) = &file.stub {
-                for &h in &stub.declared {
-                    index.stubs_by_declared.entry(h).or_default().push(f);
-                }
                 for &h in &stub.impls {
                     index.stubs_by_impl.entry(h).or_default().push(f);
                 }
@@ -250,17 +254,16 @@ impl CrateIndex {
         }
     }
 
-    /// Records every stub that may declare an item named `name` (`impls`: implement a trait for `name`).
-    fn touch_stubs(&self, name: &str, impls: bool) {
-        let table = if impls { &self.stubs_by_impl } else { &self.stubs_by_declared };
-        for &f in table.get(&name_hash(name.as_bytes())).into_iter().flatten() {
+    /// Records every stub that may implement a trait for a type named `name`.
+    fn touch_impl_stubs(&self, name: &str) {
+        for &f in self.stubs_by_impl.get(&name_hash(name.as_bytes())).into_iter().flatten() {
             self.touch(f);
         }
     }
 
     /// The impl blocks whose self type's last segment is `self_name`.
     pub fn impls_of<'a>(&'a self, self_name: &'a str) -> impl Iterator<Item = &'a ImplBlock> + 'a {
-        self.touch_stubs(self_name, true);
+        self.touch_impl_stubs(self_name);
         self.impls.iter().filter(move |i| i.self_name == self_name)
     }
 
@@ -344,6 +347,14 @@ impl CrateIndex {
                 syn::Item::Const(c) => self.push_item(c.ident.to_string(), id, ItemKind::Const(c)),
                 syn::Item::Union(u) => self.unions.push((id, u)),
                 syn::Item::Static(st) => self.push_item(st.ident.to_string(), id, ItemKind::Static(st)),
+                // `lazy_static! { static ref NAME: T = expr; }`: statics like any other (regexes built once).
+                syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "lazy_static") => {
+                    if let Ok(LazyStatics(statics)) = m.mac.parse_body::<LazyStatics>() {
+                        for st in statics {
+                            self.push_item(st.ident.to_string(), id, ItemKind::Static(st));
+                        }
+                    }
+                }
                 syn::Item::Impl(i) => {
                     if let Some(self_name) = type_last_name(&i.self_ty) {
                         let trait_name =
@@ -528,149 +539,125 @@ impl CrateIndex {
         self.named(name).find(|&id| self.items[id].module == module && want(&self.items[id].kind))
     }
 
-    /// Resolve a path (as written in `module`) to a crate item, or to an external path.
+    /// Resolve a path (as written in `module`) to a crate item of the kind `want` picks, or to an external path:
+    /// [`crate::source::resolve`]'s rules, the ones RBAC inference follows too. A path they lead nowhere in the
+    /// crate is external (`["Missing"]` for a name defined nowhere): never a guess.
     pub fn resolve(&self, module: ModId, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
         let file = self.modules[module].file;
         if self.files[file].stub.is_some() {
             // Names are resolved from parsed items only; a stub here is a gap, so load it.
             self.touch(file);
         }
-        self.resolve_depth(module, segs, want, 0)
-    }
-
-    fn resolve_depth(&self, module: ModId, segs: &[String], want: fn(&ItemKind) -> bool, depth: usize) -> Resolved {
-        if depth > 16 || segs.is_empty() {
-            return Resolved::External(segs.to_vec());
-        }
-        let name = &segs[segs.len() - 1];
-        if segs.len() == 1 {
-            if let Some(id) = self.item_in(module, name, want) {
-                return Resolved::Item(id);
-            }
-            if let Some(u) = self.use_alias(module, name) {
-                return self.resolve_use_path(module, &u.path, want, depth);
-            }
-            for u in self.modules[module].uses.iter().filter(|u| u.glob) {
-                if let Some(m) = self.module_of_path(module, &u.path) {
-                    if let Some(id) = self.item_in(m, name, want) {
-                        return Resolved::Item(id);
-                    }
-                    // One level of re-export through the glob-imported module.
-                    if let Some(inner) = self.use_alias(m, name) {
-                        return self.resolve_use_path(m, &inner.path, want, depth + 1);
-                    }
-                } else if !is_crate_relative(&u.path) && !self.is_glob_into_crate(module, &u.path) {
-                    let mut full = u.path.clone();
-                    full.push(name.clone());
-                    if let Some(known) = known_external(&full) {
-                        return Resolved::External(known);
-                    }
-                }
-            }
-            return self.by_last_segment(segs, want);
-        }
-        // Multi-segment path: resolve the prefix to a module.
-        let prefix = &segs[..segs.len() - 1];
-        let first = &prefix[0];
-        let expanded: Option<Vec<String>> = if first == "crate" || first == "self" || first == "super" {
-            Some(prefix.to_vec())
-        } else if let Some(u) = self.use_alias(module, first) {
-            let mut p = u.path.clone();
-            p.extend(prefix[1..].iter().cloned());
-            Some(p)
-        } else if self.modules[module].children.contains_key(first) {
-            let mut p = vec!["self".to_string()];
-            p.extend(prefix.iter().cloned());
-            Some(p)
-        } else {
-            None
-        };
-        if let Some(prefix) = expanded {
-            if let Some(m) = self.module_of_path(module, &prefix) {
-                if let Some(id) = self.item_in(m, name, want) {
-                    return Resolved::Item(id);
-                }
-                if let Some(u) = self.use_alias(m, name) {
-                    return self.resolve_use_path(m, &u.path, want, depth + 1);
-                }
-                return self.by_last_segment(segs, want);
-            }
-            let mut full = prefix;
-            full.push(name.clone());
-            return Resolved::External(full);
-        }
-        Resolved::External(segs.to_vec())
-    }
-
-    fn is_glob_into_crate(&self, module: ModId, path: &[String]) -> bool {
-        path.first().is_some_and(|f| self.modules[module].children.contains_key(f))
-    }
-
-    fn resolve_use_path(&self, module: ModId, path: &[String], want: fn(&ItemKind) -> bool, depth: usize) -> Resolved {
-        if depth > 16 {
-            return Resolved::External(path.to_vec());
-        }
-        if is_crate_relative(path) || path.first().is_some_and(|f| self.modules[module].children.contains_key(f)) {
-            let (prefix, name) = path.split_at(path.len() - 1);
-            let prefix = if is_crate_relative(path) {
-                prefix.to_vec()
-            } else {
-                let mut p = vec!["self".to_string()];
-                p.extend(prefix.iter().cloned());
-                p
-            };
-            if let Some(m) = self.module_of_path(module, &prefix) {
-                if let Some(id) = self.item_in(m, &name[0], want) {
-                    return Resolved::Item(id);
-                }
-                if let Some(u) = self.use_alias(m, &name[0]) {
-                    return self.resolve_use_path(m, &u.path.clone(), want, depth + 1);
-                }
-            }
-            return self.by_last_segment(path, want);
-        }
-        Resolved::External(path.to_vec())
-    }
-
-    /// Fallback: a unique crate item with this last segment, else an external path.
-    fn by_last_segment(&self, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
-        let name = &segs[segs.len() - 1];
-        self.touch_stubs(name, false);
-        let found: Vec<ItemId> = self.named(name).filter(|&id| want(&self.items[id].kind)).collect();
-        match found.as_slice() {
-            [one] => Resolved::Item(*one),
-            [] => Resolved::External(segs.to_vec()),
-            many => Resolved::Ambiguous(many.to_vec()),
+        match resolve::resolve(&Lookup { ix: self, want }, module, segs, &[]) {
+            resolve::Res::Item(id) => Resolved::Item(id),
+            resolve::Res::External(full) => Resolved::External(self.through_external_glob(module, full)),
+            resolve::Res::Module(_) | resolve::Res::Assoc(..) => Resolved::External(segs.to_vec()),
         }
     }
 
-    /// The module a path like `crate::a::b`, `super::x`, `self::y` names, if it is a crate module.
+    /// A single name found nowhere: the full path when a glob import of a crate kubesmith knows brings it in
+    /// (`use k8s_openapi::api::core::v1::*;` then `Container`).
+    fn through_external_glob(&self, module: ModId, full: Vec<String>) -> Vec<String> {
+        let [name] = full.as_slice() else { return full };
+        let lookup = Lookup { ix: self, want: |_| false };
+        for u in resolve::Scopes::globs(&lookup, module) {
+            if self.module_of_path(module, &u.path).is_none() {
+                let mut path = u.path.clone();
+                path.push(name.clone());
+                if let Some(known) = known_external(&path) {
+                    return known;
+                }
+            }
+        }
+        full
+    }
+
+    /// The module a path like `crate::a::b`, `super::x`, `self::y`, `v1::inner` (`v1` a child or a module
+    /// imported by `use`) names, if it is a crate module.
     pub fn module_of_path(&self, from: ModId, path: &[String]) -> Option<ModId> {
-        let mut cur = from;
-        let mut rest = path;
-        match rest.first().map(String::as_str) {
-            Some("crate") => {
-                cur = 0;
-                rest = &rest[1..];
-            }
-            Some("self") => rest = &rest[1..],
-            Some("super") => {
-                while rest.first().map(String::as_str) == Some("super") {
-                    cur = self.modules[cur].parent?;
-                    rest = &rest[1..];
-                }
-            }
-            Some(first) if self.modules[cur].children.contains_key(first) => {}
-            _ => return None,
+        resolve::module_of_path(&Lookup { ix: self, want: |_| false }, from, path)
+    }
+
+    /// The glob `use`s of `module` (a stub that may hold one is loaded).
+    fn globs(&self, module: ModId) -> Vec<UseEntry> {
+        let file = self.modules[module].file;
+        if self.files[file].stub.as_ref().is_some_and(|s| s.globs) {
+            self.touch(file);
         }
-        for seg in rest {
-            if seg == "super" {
-                cur = self.modules[cur].parent?;
-                continue;
-            }
-            cur = *self.modules[cur].children.get(seg)?;
+        self.modules[module].uses.iter().filter(|u| u.glob).cloned().collect()
+    }
+}
+
+/// The statics of a `lazy_static!` body, as the `static` items they stand for.
+struct LazyStatics(Vec<syn::ItemStatic>);
+
+impl syn::parse::Parse for LazyStatics {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            let attrs = input.call(syn::Attribute::parse_outer)?;
+            let vis: syn::Visibility = input.parse()?;
+            let static_token: syn::Token![static] = input.parse()?;
+            input.parse::<syn::Token![ref]>()?;
+            let ident: syn::Ident = input.parse()?;
+            let colon_token: syn::Token![:] = input.parse()?;
+            let ty: syn::Type = input.parse()?;
+            let eq_token: syn::Token![=] = input.parse()?;
+            let expr: syn::Expr = input.parse()?;
+            let semi_token: syn::Token![;] = input.parse()?;
+            out.push(syn::ItemStatic {
+                attrs,
+                vis,
+                static_token,
+                mutability: syn::StaticMutability::None,
+                ident,
+                colon_token,
+                ty: Box::new(ty),
+                eq_token,
+                expr: Box::new(expr),
+                semi_token,
+            });
         }
-        Some(cur)
+        Ok(Self(out))
+    }
+}
+
+/// The crate index as [`resolve::Scopes`]: names defined in a module are the items `want` picks.
+struct Lookup<'a> {
+    ix: &'a CrateIndex,
+    want: fn(&ItemKind) -> bool,
+}
+
+impl resolve::Scopes for Lookup<'_> {
+    type Mod = ModId;
+    type Item = ItemId;
+
+    fn root(&self, _: ModId) -> ModId {
+        0
+    }
+
+    fn parent(&self, m: ModId) -> Option<ModId> {
+        self.ix.modules[m].parent
+    }
+
+    fn child(&self, m: ModId, name: &str) -> Option<ModId> {
+        self.ix.modules[m].children.get(name).copied()
+    }
+
+    fn defined(&self, m: ModId, name: &str) -> Option<ItemId> {
+        self.ix.item_in(m, name, self.want)
+    }
+
+    fn use_named(&self, m: ModId, name: &str) -> Option<UseEntry> {
+        self.ix.use_alias(m, name).cloned()
+    }
+
+    fn globs(&self, m: ModId) -> Vec<UseEntry> {
+        self.ix.globs(m)
+    }
+
+    fn crate_named(&self, _: &str) -> Option<ModId> {
+        None
     }
 }
 
@@ -679,8 +666,6 @@ impl CrateIndex {
 pub enum Resolved {
     /// A crate item.
     Item(ItemId),
-    /// Several crate items share the name and nothing disambiguates.
-    Ambiguous(Vec<ItemId>),
     /// Not a crate item: the full path as far as known.
     External(Vec<String>),
 }
@@ -688,10 +673,6 @@ pub enum Resolved {
 struct FileCtx {
     file: usize,
     file_dir: PathBuf,
-}
-
-fn is_crate_relative(path: &[String]) -> bool {
-    matches!(path.first().map(String::as_str), Some("crate" | "self" | "super"))
 }
 
 /// Paths of external crates whose glob imports we understand.
@@ -902,7 +883,7 @@ fn prescan(text: &str) -> Option<StubNames> {
             if declare_next {
                 add(&mut out.declared);
                 // `static mut NAME`: the name comes next.
-                declare_next = word == b"mut";
+                declare_next = word == b"mut" || word == b"ref";
             }
             prev_punct = 0;
             if raw.is_some() {
@@ -989,6 +970,7 @@ fn prescan(text: &str) -> Option<StubNames> {
                     continue;
                 }
             }
+            b'*' if in_use => out.globs = true,
             b'(' | b'[' => depth += 1,
             b')' | b']' => depth -= 1,
             b';' if depth == 0 => {
@@ -1574,6 +1556,7 @@ use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use crate::reexport::Renamed;
+use crate::types::*;
 
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
 #[kube(group = "a.example.com", version = "v1", kind = "Foo", namespaced)]
@@ -1617,6 +1600,48 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
             std::fs::write(p, text).expect("write");
         }
         dir
+    }
+
+    #[test]
+    fn paths_resolve_through_glob_imported_modules_renames_and_lazy_statics() {
+        let src = "pub mod paths {\n\
+                   pub mod v1 { pub struct Status; }\n\
+                   pub mod v2 { pub struct Status; }\n\
+                   pub mod kinds {\n\
+                       use super::*;\n\
+                       use super::v2 as second;\n\
+                       use second::Status as Two;\n\
+                       lazy_static::lazy_static! { static ref RE: regex::Regex = regex::Regex::new(\"x\").unwrap(); }\n\
+                   }\n\
+                   }\n";
+        let dir = write(&[("lib.rs", src)]);
+        let ix = CrateIndex::load(&SourceSet::new(&dir.path().join("src"))).expect("load");
+        let kinds = ix.modules.iter().position(|m| m.path == ["crate", "paths", "kinds"]).expect("module");
+        let segs = |p: &str| p.split("::").map(str::to_string).collect::<Vec<_>>();
+        let module_of = |r: Resolved| match r {
+            Resolved::Item(id) => ix.modules[ix.items[id].module].path.join("::"),
+            other => format!("{other:?}"),
+        };
+        let types = |k: &ItemKind| matches!(k, ItemKind::Struct(_));
+        assert_eq!(module_of(ix.resolve(kinds, &segs("v1::Status"), types)), "crate::paths::v1");
+        assert_eq!(module_of(ix.resolve(kinds, &segs("v2::Status"), types)), "crate::paths::v2");
+        assert_eq!(module_of(ix.resolve(kinds, &segs("second::Status"), types)), "crate::paths::v2");
+        assert_eq!(module_of(ix.resolve(kinds, &segs("Two"), types)), "crate::paths::v2");
+        assert_eq!(module_of(ix.resolve(kinds, &segs("self::super::v1::Status"), types)), "crate::paths::v1");
+        assert_eq!(ix.resolve(kinds, &segs("Status"), types), Resolved::External(segs("Status")), "never a guess");
+        let statics = |k: &ItemKind| matches!(k, ItemKind::Static(_));
+        assert_eq!(module_of(ix.resolve(kinds, &segs("RE"), statics)), "crate::paths::kinds");
+        // A glob of another crate leads to no module of this one.
+        let ext = "use k8s_openapi::api::core::v1::*;\nuse chrono::*;\npub mod a { use super::*; }\n";
+        let dir = write(&[("lib.rs", ext)]);
+        let ix = CrateIndex::load(&SourceSet::new(&dir.path().join("src"))).expect("load");
+        assert_eq!(ix.module_of_path(1, &segs("v1::Pod")), None);
+    }
+
+    #[test]
+    fn prescan_declares_lazy_static_refs() {
+        let stub = prescan("lazy_static::lazy_static! { static ref NAME_RE: Regex = make(); }\n").expect("stub");
+        assert!(has_name(&stub.declared, "NAME_RE"));
     }
 
     /// The nameable paths of the root type `name` generated beside the spec in module `at` (from the crate root,
@@ -1737,11 +1762,12 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
     }
 
     #[test]
-    fn ambiguous_names_in_stubs_count() {
+    fn a_name_defined_twice_is_the_one_imported() {
         let (lazy, full) = lazy_and_full(&refs(&crate_files("pub struct Other { pub z: u8 }\n")));
-        let lazy = lazy.expect_err("ambiguous");
-        assert_eq!(lazy, full.expect_err("ambiguous"));
-        assert!(lazy.to_string().contains("ambiguous"), "{lazy}");
+        let (lazy, full) = (lazy.expect("lazy"), full.expect("full"));
+        assert_eq!(lazy, full);
+        let spec = &lazy[0].crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+        assert_eq!(spec["properties"]["other"]["properties"]["b"]["type"], "string", "types::Other, through the glob");
     }
 
     #[test]

@@ -117,7 +117,8 @@ fn apply_validation(v: &Validation, schema: &mut Value) {
             insert_validation(schema, "number", "maximum", max);
         }
     }
-    if let Some(p) = &v.pattern {
+    // A pattern expression is read into a literal by `Generator::read_patterns` before this runs.
+    if let Some(attrs::Pattern::Literal(p)) = &v.pattern {
         insert_validation(schema, "string", "pattern", Value::String(p.clone()));
     }
     if let Some(c) = &v.contains {
@@ -527,7 +528,9 @@ impl<'a> Generator<'a> {
             }
         };
         f.attrs.common.apply_metadata(&mut schema);
-        apply_validation(&f.attrs.validation, &mut schema);
+        let mut validation = f.attrs.validation.clone();
+        self.read_patterns(&mut validation, f)?;
+        apply_validation(&validation, &mut schema);
         if f.attrs.skip_de {
             attrs::insert(&mut schema, "readOnly", Value::Bool(true));
         }
@@ -535,6 +538,31 @@ impl<'a> Generator<'a> {
             attrs::insert(&mut schema, "writeOnly", Value::Bool(true));
         }
         Ok(schema)
+    }
+
+    /// Reads the pattern expressions of a field's validation (and of its `inner`) into literals: the text of a
+    /// regex statically visible in the sources, else a NeedsCompile naming the attribute and why.
+    fn read_patterns(&self, v: &mut Validation, f: &FieldCtx) -> Result<(), CrdError> {
+        if let Some(attrs::Pattern::Expr { expr, attr, span }) = &v.pattern {
+            let text = super::pattern::text(self.ix, expr, f.module).map_err(|why| {
+                CrdError::needs_compile(
+                    self.file(f.module),
+                    *span,
+                    format!("`#[{attr}]` on field `{}`", field_label(f.field)),
+                    format!(
+                        "schemars takes the pattern from `{}` at run time and {why}; kubesmith reads string \
+                         literals, `&str` consts and `Regex::new(\"..\")` in statics (`LazyLock`, once_cell's \
+                         `Lazy`, `lazy_static!`)",
+                        quote::quote!(#expr).to_string().replace(' ', "")
+                    ),
+                )
+            })?;
+            v.pattern = Some(attrs::Pattern::Literal(text));
+        }
+        if let Some(inner) = &mut v.inner {
+            self.read_patterns(inner, f)?;
+        }
+        Ok(())
     }
 
     /// The schema of a field's `#[schemars(schema_with = ..)]` fn (`transform` needs compiling), if it has one.
@@ -557,7 +585,7 @@ impl<'a> Generator<'a> {
     /// does not know (usually a module) needs compiling.
     fn with_schema(&mut self, with: &WithType, m: ModId) -> Result<Value, CrdError> {
         match self.type_schema(&with.ty, m) {
-            Err(e) if with.from_serde && matches!(e.kind, CrdErrorKind::UnresolvedType { .. }) => {
+            Err(e) if with.from_serde && super::types::unresolved_type(&e).is_some() => {
                 let ty = &with.ty;
                 let ty = quote::quote!(#ty).to_string().replace(' ', "");
                 Err(CrdError::needs_compile(
@@ -799,16 +827,20 @@ impl<'a> Generator<'a> {
         // A variant's problem is reported and the next variant looked at, so every problem shows at once.
         if c.untagged {
             let mut any_of = Vec::new();
+            let mut payloads = Vec::new();
             for (v, va) in &variants {
-                let s = match self.variant_payload(id, v, va, c) {
-                    Ok(s) => s,
-                    Err(err) => {
-                        self.report(err);
-                        continue;
-                    }
-                };
-                let is_object = has_type(&s, "object") || s.get("properties").is_some();
-                if !is_object {
+                match self.variant_payload(id, v, va, c) {
+                    Ok(s) => payloads.push((v, va, s)),
+                    Err(err) => self.report(err),
+                }
+            }
+            let is_object = |s: &Value| has_type(s, "object") || s.get("properties").is_some();
+            // Beside a struct variant, which gives the enum `type: object`, a scalar variant keeps only its value
+            // validations in kube's `anyOf` (its type is dropped): a schema the API server takes.
+            let typed = payloads.iter().any(|(_, _, s)| is_object(s));
+            for (v, va, s) in payloads {
+                let kept = is_object(&s) || (typed && is_plain_scalar(&s));
+                if !kept {
                     self.report(CrdError::unsupported(
                         file,
                         v.ident.span(),
@@ -931,6 +963,17 @@ impl<'a> Generator<'a> {
             }
         }
     }
+}
+
+/// A string, number, integer or boolean schema without enum values or subschemas: kube's structural rewriter keeps
+/// only its value validations (format, bounds, pattern, lengths) as an `anyOf` entry.
+fn is_plain_scalar(s: &Value) -> bool {
+    let Some(o) = s.as_object() else { return false };
+    let scalar = matches!(o.get("type"), Some(Value::String(t)) if ["string", "number", "integer", "boolean"].contains(&t.as_str()));
+    scalar
+        && !["enum", "const", "anyOf", "oneOf", "allOf", "not", "items", "properties"]
+            .iter()
+            .any(|k| o.contains_key(*k))
 }
 
 /// Whether a variant's schema comes from elsewhere (`with`, `schema_with`): schemars' `is_default` is false.

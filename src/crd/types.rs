@@ -91,9 +91,6 @@ fn scalar_by_name(name: &str, full: &[String]) -> Option<(ScalarKind, Value)> {
         "Ipv4Addr" => s(json!({"type": "string", "format": "ipv4"})),
         "Ipv6Addr" => s(json!({"type": "string", "format": "ipv6"})),
         "SocketAddr" | "SocketAddrV4" | "SocketAddrV6" => s(json!({"type": "string"})),
-        "Uuid" => s(json!({"type": "string", "format": "uuid"})),
-        "Url" => s(json!({"type": "string", "format": "uri"})),
-        "DateTime" | "Timestamp" => s(json!({"type": "string", "format": "date-time"})),
         "Duration" if full.iter().any(|p| p == "kube" || p == "kube_core") => s(json!({"type": "string"})),
         "Duration" => Some((
             Other,
@@ -108,6 +105,51 @@ fn scalar_by_name(name: &str, full: &[String]) -> Option<(ScalarKind, Value)> {
         )),
         _ => None,
     }
+}
+
+/// The types schemars implements `JsonSchema` for behind one of its features (`json_schema_impls/chrono04.rs`,
+/// `uuid1.rs`, `url2.rs`, `jiff02.rs` of schemars 1.2): `(feature, schema)` by the crate a path starts with and its
+/// last segment. jiff's own types are also reached through k8s-openapi's re-export (`k8s_openapi::jiff`).
+pub fn feature_scalar(full: &[String]) -> Option<(&'static str, Value)> {
+    let krate = match full {
+        [k, j, ..] if k == "k8s_openapi" && j == "jiff" => "jiff",
+        [k, _, ..] => k.as_str(),
+        _ => return None,
+    };
+    let name = full.last()?.as_str();
+    let formatted = |feature: &'static str, format: &str| Some((feature, json!({"type": "string", "format": format})));
+    match (krate, name) {
+        ("chrono", "DateTime") => formatted("chrono04", "date-time"),
+        ("chrono", "NaiveDate") => formatted("chrono04", "date"),
+        ("chrono", "NaiveDateTime") => formatted("chrono04", "partial-date-time"),
+        ("chrono", "NaiveTime") => formatted("chrono04", "partial-time"),
+        ("chrono", "Weekday") => {
+            Some(("chrono04", json!({"type": "string", "enum": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]})))
+        }
+        ("uuid", "Uuid") => formatted("uuid1", "uuid"),
+        ("url", "Url") => formatted("url2", "uri"),
+        ("jiff", "Timestamp") => formatted("jiff02", "date-time"),
+        ("jiff", "SignedDuration" | "Span") => formatted("jiff02", "duration"),
+        ("jiff", "Zoned") => formatted("jiff02", "zoned-date-time"),
+        ("jiff", "Date") => formatted("jiff02", "date"),
+        ("jiff", "Time") => formatted("jiff02", "partial-time"),
+        ("jiff", "DateTime") => formatted("jiff02", "partial-date-time"),
+        _ => None,
+    }
+}
+
+/// The kind type `#[derive(CustomResource)]` generates under the name `name` (`kind`, or `root`), if a spec of the
+/// crate generates one: the spec's item.
+pub fn generated_kind(ix: &CrateIndex, name: &str) -> Option<ItemId> {
+    ix.items.iter().enumerate().find_map(|(id, item)| {
+        let spec = match &item.kind {
+            ItemKind::Struct(s) => super::spec::SpecItem::of_struct(s),
+            ItemKind::Enum(e) => super::spec::SpecItem::of_enum(e),
+            _ => None,
+        }?;
+        let k = spec.kube_attrs().ok()?;
+        (k.root.as_deref().unwrap_or(&k.kind) == name).then_some(id)
+    })
 }
 
 /// Generic type arguments of the last path segment.
@@ -145,6 +187,10 @@ fn classify_depth(
     let unresolved = |name: String, hint: &str| {
         CrdError::at(file, ty.span(), CrdErrorKind::UnresolvedType { name, hint: hint.to_string() })
     };
+    // What the static reader cannot resolve, compiling can: the kind goes to the compiled fallback, saying why.
+    let needs = |written: String, why: String| {
+        CrdError::needs_compile(file, ty.span(), format!("type `{written}`"), format!("{why}; {RESOLVED}"))
+    };
     match ty {
         syn::Type::Paren(p) => classify_depth(ix, k8s, &p.elem, module, depth),
         syn::Type::Group(g) => classify_depth(ix, k8s, &g.elem, module, depth),
@@ -157,18 +203,20 @@ fn classify_depth(
                 syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
                 _ => None,
             };
-            let len = len.ok_or_else(|| unresolved(quote::quote!(#ty).to_string(), "use a literal array length"))?;
+            let len = len.ok_or_else(|| {
+                needs(quote::quote!(#ty).to_string(), "kubesmith reads only literal array lengths".into())
+            })?;
             Ok(Ty::Array((*a.elem).clone(), module, len))
         }
         syn::Type::Path(p) => {
             if p.qself.is_some() {
-                return Err(unresolved(
+                return Err(needs(
                     quote::quote!(#ty).to_string(),
-                    "qualified paths are not supported; name the type",
+                    "kubesmith does not resolve qualified paths (`<T as Trait>::X`)".into(),
                 ));
             }
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-            let name = segs.last().cloned().unwrap_or_default();
+            let written = segs.join("::");
             let args = type_args(&p.path);
             let resolved = ix.resolve(module, &segs, want_type);
             let full = match resolved {
@@ -176,7 +224,7 @@ fn classify_depth(
                     return match &ix.items[id].kind {
                         ItemKind::Alias(a) => {
                             if depth > 32 {
-                                return Err(unresolved(name, "type alias cycle"));
+                                return Err(unresolved(written, "type alias cycle"));
                             }
                             let m = ix.items[id].module;
                             classify_depth(ix, k8s, &a.ty, m, depth + 1)
@@ -184,21 +232,10 @@ fn classify_depth(
                         _ => Ok(Ty::Item(id)),
                     };
                 }
-                Resolved::Ambiguous(ids) => {
-                    let places: Vec<String> = ids
-                        .iter()
-                        .map(|i| format!("{}::{}", ix.modules[ix.items[*i].module].path.join("::"), ix.items[*i].name))
-                        .collect();
-                    return Err(unresolved(
-                        name,
-                        &format!(
-                            "it is ambiguous ({}); import it with `use` or write its full path",
-                            places.join(", ")
-                        ),
-                    ));
-                }
                 Resolved::External(full) => full,
             };
+            // The name the path leads to (`use k8s_openapi::..::Container as K8sContainer` names `Container`).
+            let name = full.last().cloned().unwrap_or_default();
             let arg = |i: usize| -> Result<syn::Type, CrdError> {
                 args.get(i).cloned().ok_or_else(|| unresolved(name.clone(), "missing generic argument"))
             };
@@ -220,27 +257,73 @@ fn classify_depth(
             if k8s.contains(&name) && (full.len() == 1 || full.iter().any(|s| s == "k8s_openapi")) {
                 return Ok(Ty::K8s(name));
             }
+            if let Some((feature, schema)) = feature_scalar(&full) {
+                let enabled = ix.schemars_features.as_ref().is_none_or(|f| f.contains(feature));
+                if enabled {
+                    return Ok(Ty::Scalar(ScalarKind::Str, schema));
+                }
+                return Err(needs(
+                    written,
+                    format!(
+                        "schemars implements JsonSchema for `{}` with its `{feature}` feature, which the crate's \
+                         Cargo.toml does not turn on (another dependency may: cargo unifies features); add \
+                         `features = [\"{feature}\"]` to the schemars dependency to have it read statically",
+                        full.join("::")
+                    ),
+                ));
+            }
             if let Some((kind, schema)) = scalar_by_name(&name, &full) {
                 return Ok(Ty::Scalar(kind, schema));
             }
             if name == "Value" {
                 return Err(unresolved(name, "import it (`use serde_json::Value;`) or write `serde_json::Value`"));
             }
-            if full.iter().any(|s| s == "k8s_openapi") {
-                return Err(unresolved(
-                    full.join("::"),
-                    "this k8s-openapi type is not in kubesmith's schema table yet; wrap it in a field with \
-                     #[schemars(schema_with = ..)] or open an issue",
+            if let Some(spec) = generated_kind(ix, &name) {
+                let spec = &ix.items[spec];
+                let at = ix.modules[spec.module].path.join("::");
+                return Err(needs(
+                    written,
+                    format!(
+                        "`{name}` is the kind type #[derive(CustomResource)] generates from `{at}::{}`, which the \
+                         sources do not spell out",
+                        spec.name
+                    ),
                 ));
             }
-            Err(unresolved(
-                full.join("::"),
-                "not a struct/enum/type alias of this crate nor a supported std/k8s-openapi type",
-            ))
+            let why = if full.iter().any(|s| s == "k8s_openapi") {
+                format!("`{}` is not in kubesmith's table of k8s-openapi schemas", full.join("::"))
+            } else if full.len() > 1 && !is_crate_path(&full) {
+                format!("kubesmith has no schema for `{}`", full.join("::"))
+            } else {
+                format!("kubesmith finds no struct, enum or type alias `{}` in the crate", full.join("::"))
+            };
+            Err(needs(written, why))
         }
-        other => Err(unresolved(
+        other => Err(needs(
             quote::quote!(#other).to_string(),
-            "only paths, references, arrays and slices are supported in field types",
+            "kubesmith reads paths, references, arrays, slices and tuples in field types".into(),
         )),
     }
+}
+
+/// What compiling adds to a type the static reader cannot resolve.
+const RESOLVED: &str = "kubesmith reads the crate's own types, std's, those of its k8s-openapi table, and chrono, uuid, \
+                        url and jiff types with schemars' feature for them";
+
+/// The type and the reason of a resolution failure of [`classify`] (a type the static reader cannot resolve), for
+/// callers that name the construct it sits in (a `with` attribute, a schema fn) instead.
+pub fn unresolved_type(e: &CrdError) -> Option<(String, String)> {
+    match &e.kind {
+        CrdErrorKind::UnresolvedType { name, hint } => Some((name.clone(), hint.clone())),
+        CrdErrorKind::NeedsCompile { construct, why } => {
+            let name = construct.strip_prefix("type `")?.strip_suffix('`')?;
+            let why = why.strip_suffix(RESOLVED).map_or(why.as_str(), |w| w.trim_end_matches("; "));
+            Some((name.to_string(), why.to_string()))
+        }
+        _ => None,
+    }
+}
+
+fn is_crate_path(full: &[String]) -> bool {
+    matches!(full.first().map(String::as_str), Some("crate" | "self" | "super"))
 }

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::modules::{Crate, ItemKind, ModId};
+use super::resolve;
 use super::syntax::{UseEntry, unraw};
 
 /// An item of the program: `crates[krate].modules[module].items[index]`.
@@ -58,7 +59,54 @@ pub struct Program {
     touched: std::cell::RefCell<Option<std::collections::BTreeSet<ModKey>>>,
 }
 
-const MAX_DEPTH: usize = 24;
+/// What a name of the program stands for besides a module.
+#[derive(Debug, Clone, Copy)]
+pub enum Named {
+    /// An item of the sources.
+    Item(ItemKey),
+    /// A name registered with [`Program::add_generated`].
+    Generated(usize),
+}
+
+impl resolve::Scopes for Program {
+    type Mod = ModKey;
+    type Item = Named;
+
+    fn root(&self, m: ModKey) -> ModKey {
+        ModKey { krate: m.krate, module: 0 }
+    }
+
+    fn parent(&self, m: ModKey) -> Option<ModKey> {
+        self.module(m).parent.map(|p| ModKey { krate: m.krate, module: p })
+    }
+
+    fn child(&self, m: ModKey, name: &str) -> Option<ModKey> {
+        self.module(m).children.get(name).map(|&c| ModKey { krate: m.krate, module: c })
+    }
+
+    fn defined(&self, m: ModKey, name: &str) -> Option<Named> {
+        self.touch(m);
+        if let Some(&g) = self.generated_names.get(&(m, name.to_string())) {
+            return Some(Named::Generated(g));
+        }
+        let idx = self.names.get(&m).and_then(|n| n.get(name))?;
+        // A type and a fn may share a name; prefer the type (the fn is found through the value path).
+        let pick = idx.iter().copied().find(|&i| self.module(m).items[i].kind() != ItemKind::Fn).unwrap_or(idx[0]);
+        Some(Named::Item(ItemKey { krate: m.krate, module: m.module, index: pick }))
+    }
+
+    fn use_named(&self, m: ModKey, name: &str) -> Option<UseEntry> {
+        self.module(m).uses().iter().find(|u| !u.glob && u.alias == name).cloned()
+    }
+
+    fn globs(&self, m: ModKey) -> Vec<UseEntry> {
+        self.module(m).uses().iter().filter(|u| u.glob).cloned().collect()
+    }
+
+    fn crate_named(&self, name: &str) -> Option<ModKey> {
+        self.crates_named(name).first().map(|&k| ModKey { krate: k, module: 0 })
+    }
+}
 
 /// The name an item declares, if it is one a path can name.
 pub fn item_name(item: &syn::Item) -> Option<String> {
@@ -178,192 +226,26 @@ impl Program {
             .iter()
             .chain(self.module(at).uses())
             .filter(|u| u.glob)
-            .filter(|u| matches!(self.resolve_prefix(at, &u.path, &[], 0), Res::External(_)))
+            .filter(|u| resolve::module_of_path(self, at, &u.path).is_none())
             .map(|u| u.path.clone())
             .collect()
     }
 
-    /// What `segs`, written in module `at` (with the extra `use` entries `local` of an enclosing fn body), names.
+    /// What `segs`, written in module `at` (with the extra `use` entries `local` of an enclosing fn body), names,
+    /// by [`super::resolve`]'s rules (the CRD generator's too).
     pub fn resolve(&self, at: ModKey, segs: &[String], local: &[UseEntry]) -> Res {
-        self.resolve_depth(at, segs, local, 0)
-    }
-
-    fn resolve_depth(&self, at: ModKey, segs: &[String], local: &[UseEntry], depth: usize) -> Res {
-        if segs.is_empty() || depth > MAX_DEPTH {
-            return Res::External(segs.to_vec());
-        }
-        if segs.len() == 1 {
-            return self.resolve_name(at, &segs[0], local, depth);
-        }
-        match self.resolve_prefix(at, &segs[..segs.len() - 1], local, depth) {
-            Res::Module(m) => match self.name_in_module(m, &segs[segs.len() - 1], depth + 1) {
-                Some(r) => r,
-                None => Res::External(segs.to_vec()),
-            },
-            Res::Item(key) => Res::Assoc(key, vec![segs[segs.len() - 1].clone()]),
-            Res::Assoc(key, mut rest) => {
-                rest.push(segs[segs.len() - 1].clone());
-                Res::Assoc(key, rest)
-            }
-            Res::Generated(g) => Res::GeneratedAssoc(g, vec![segs[segs.len() - 1].clone()]),
-            Res::GeneratedAssoc(g, mut rest) => {
-                rest.push(segs[segs.len() - 1].clone());
-                Res::GeneratedAssoc(g, rest)
-            }
-            Res::External(mut p) => {
-                p.push(segs[segs.len() - 1].clone());
-                Res::External(p)
-            }
-        }
-    }
-
-    /// Resolves a path used as a prefix (a module, a type, or something external).
-    fn resolve_prefix(&self, at: ModKey, segs: &[String], local: &[UseEntry], depth: usize) -> Res {
-        let Some(first) = segs.first() else {
-            return Res::Module(at);
+        let named = |n: Named, rest: Option<Vec<String>>| match (n, rest) {
+            (Named::Item(k), None) => Res::Item(k),
+            (Named::Item(k), Some(rest)) => Res::Assoc(k, rest),
+            (Named::Generated(g), None) => Res::Generated(g),
+            (Named::Generated(g), Some(rest)) => Res::GeneratedAssoc(g, rest),
         };
-        let mut cur = match first.as_str() {
-            "crate" => Res::Module(ModKey { krate: at.krate, module: 0 }),
-            "self" => Res::Module(at),
-            "super" => match self.module(at).parent {
-                Some(p) => Res::Module(ModKey { krate: at.krate, module: p }),
-                None => return Res::External(segs.to_vec()),
-            },
-            _ => self.resolve_name(at, first, local, depth),
-        };
-        for seg in &segs[1..] {
-            cur = match cur {
-                Res::Module(m) if seg == "super" => match self.module(m).parent {
-                    Some(p) => Res::Module(ModKey { krate: m.krate, module: p }),
-                    None => return Res::External(segs.to_vec()),
-                },
-                Res::Module(m) => match self.name_in_module(m, seg, depth + 1) {
-                    Some(r) => r,
-                    None => return Res::External(segs.to_vec()),
-                },
-                Res::Item(key) => Res::Assoc(key, vec![seg.clone()]),
-                Res::Assoc(key, mut rest) => {
-                    rest.push(seg.clone());
-                    Res::Assoc(key, rest)
-                }
-                Res::Generated(g) => Res::GeneratedAssoc(g, vec![seg.clone()]),
-                Res::GeneratedAssoc(g, mut rest) => {
-                    rest.push(seg.clone());
-                    Res::GeneratedAssoc(g, rest)
-                }
-                Res::External(mut p) => {
-                    p.push(seg.clone());
-                    Res::External(p)
-                }
-            };
+        match resolve::resolve(self, at, segs, local) {
+            resolve::Res::Item(n) => named(n, None),
+            resolve::Res::Assoc(n, rest) => named(n, Some(rest)),
+            resolve::Res::Module(m) => Res::Module(m),
+            resolve::Res::External(p) => Res::External(p),
         }
-        cur
-    }
-
-    /// A single name in scope at `at`: local `use`s, the module's items, its `use`s, child modules, its globs,
-    /// then crate names; anything else is external (std's prelude, a dependency).
-    fn resolve_name(&self, at: ModKey, name: &str, local: &[UseEntry], depth: usize) -> Res {
-        if let Some(u) = local.iter().rev().find(|u| !u.glob && u.alias == name) {
-            return self.resolve_use(at, &u.path, depth + 1);
-        }
-        if let Some(r) = self.name_in_module(at, name, depth + 1) {
-            return r;
-        }
-        for u in local.iter().chain(self.module(at).uses()).filter(|u| u.glob) {
-            if let Res::Module(m) = self.resolve_use_prefix(at, &u.path, depth + 1) {
-                if let Some(r) = self.name_in_module(m, name, depth + 1) {
-                    return r;
-                }
-            }
-        }
-        if let Some(&k) = self.crates_named(name).first() {
-            return Res::Module(ModKey { krate: k, module: 0 });
-        }
-        Res::External(vec![name.to_string()])
-    }
-
-    /// A name defined in or imported into module `m`: items, generated names, child modules, `use` aliases.
-    fn name_in_module(&self, m: ModKey, name: &str, depth: usize) -> Option<Res> {
-        self.touch(m);
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        if let Some(&g) = self.generated_names.get(&(m, name.to_string())) {
-            return Some(Res::Generated(g));
-        }
-        if let Some(idx) = self.names.get(&m).and_then(|n| n.get(name)) {
-            // A type and a fn may share a name; prefer the type (the fn is found through the value path).
-            let pick = idx.iter().copied().find(|&i| self.module(m).items[i].kind() != ItemKind::Fn).unwrap_or(idx[0]);
-            return Some(Res::Item(ItemKey { krate: m.krate, module: m.module, index: pick }));
-        }
-        if let Some(&child) = self.module(m).children.get(name) {
-            return Some(Res::Module(ModKey { krate: m.krate, module: child }));
-        }
-        if let Some(u) = self.module(m).uses().iter().find(|u| !u.glob && u.alias == name) {
-            return Some(self.resolve_use(m, &u.path, depth + 1));
-        }
-        for u in self.module(m).uses().iter().filter(|u| u.glob) {
-            if let Res::Module(inner) = self.resolve_use_prefix(m, &u.path, depth + 1) {
-                if inner != m {
-                    if let Some(r) = self.name_in_module(inner, name, depth + 1) {
-                        return Some(r);
-                    }
-                }
-            }
-        }
-        None
-    }
-
-    /// A `use` path written in `at`: `crate::`/`self::`/`super::`, a child module, another crate, or external.
-    fn resolve_use(&self, at: ModKey, path: &[String], depth: usize) -> Res {
-        if depth > MAX_DEPTH || path.is_empty() {
-            return Res::External(path.to_vec());
-        }
-        if path.len() == 1 {
-            if let Some(&k) = self.crates_named(&path[0]).first() {
-                return Res::Module(ModKey { krate: k, module: 0 });
-            }
-            return Res::External(path.to_vec());
-        }
-        match self.resolve_use_prefix(at, &path[..path.len() - 1], depth) {
-            Res::Module(m) => {
-                self.name_in_module(m, &path[path.len() - 1], depth + 1).unwrap_or_else(|| Res::External(path.to_vec()))
-            }
-            Res::Item(key) => Res::Assoc(key, vec![path[path.len() - 1].clone()]),
-            Res::Generated(g) => Res::GeneratedAssoc(g, vec![path[path.len() - 1].clone()]),
-            _ => Res::External(path.to_vec()),
-        }
-    }
-
-    fn resolve_use_prefix(&self, at: ModKey, path: &[String], depth: usize) -> Res {
-        let Some(first) = path.first() else {
-            return Res::Module(at);
-        };
-        let start = match first.as_str() {
-            "crate" | "self" | "super" => return self.resolve_prefix(at, path, &[], depth),
-            _ if self.module(at).children.contains_key(first.as_str()) => {
-                return self.resolve_prefix(at, path, &[], depth);
-            }
-            _ => match self.crates_named(first).first() {
-                Some(&k) => ModKey { krate: k, module: 0 },
-                None => return Res::External(path.to_vec()),
-            },
-        };
-        let mut cur = Res::Module(start);
-        for seg in &path[1..] {
-            cur = match cur {
-                Res::Module(m) if seg == "super" => match self.module(m).parent {
-                    Some(p) => Res::Module(ModKey { krate: m.krate, module: p }),
-                    None => return Res::External(path.to_vec()),
-                },
-                Res::Module(m) => match self.name_in_module(m, seg, depth + 1) {
-                    Some(r) => r,
-                    None => return Res::External(path.to_vec()),
-                },
-                _ => return Res::External(path.to_vec()),
-            };
-        }
-        cur
     }
 
     /// Where a generated name lives and what it is called.

@@ -146,6 +146,55 @@ pub fn crate_ident(package: &str) -> String {
     package.replace('-', "_")
 }
 
+/// The features a package's manifest turns on for one of its dependencies (`dependency` is the package's name on
+/// crates.io, e.g. `schemars`, whatever the key it is declared under): the `features` of its entry in
+/// `[dependencies]`, with those of `[workspace.dependencies]` when the entry says `workspace = true`. `None` when no
+/// manifest with a `[package]` holds `src_dir` (a crate without a manifest). Features turned on by other packages of
+/// the build (cargo unifies them) or through the package's own `[features]` are not seen.
+pub fn dependency_features(src_dir: &Path, dependency: &str) -> Option<std::collections::BTreeSet<String>> {
+    let mut dir = Some(src_dir);
+    let (manifest_dir, doc) = loop {
+        let d = dir?;
+        let manifest = d.join("Cargo.toml");
+        if manifest.is_file() {
+            let doc = read_manifest(&manifest).ok()?;
+            doc.get("package")?;
+            break (d, doc);
+        }
+        dir = d.parent().filter(|p| !p.as_os_str().is_empty());
+    };
+    let mut out = std::collections::BTreeSet::new();
+    let Some(entry) = dependency_entry(doc.get("dependencies"), dependency) else {
+        return Some(out);
+    };
+    out.extend(entry_features(entry));
+    if entry.get("workspace").and_then(Item::as_bool) == Some(true) {
+        let workspace = manifest_dir.ancestors().skip(1).find_map(|d| {
+            let doc = read_manifest(&d.join("Cargo.toml")).ok()?;
+            doc.get("workspace").is_some().then_some(doc)
+        });
+        if let Some(ws) = workspace {
+            let deps = ws.get("workspace").and_then(|w| w.get("dependencies"));
+            out.extend(dependency_entry(deps, dependency).map(entry_features).unwrap_or_default());
+        }
+    }
+    Some(out)
+}
+
+/// The entry of `deps` for the package `name` (declared under its own name or renamed with `package = "name"`).
+fn dependency_entry<'a>(deps: Option<&'a Item>, name: &str) -> Option<&'a Item> {
+    let deps = deps?.as_table_like()?;
+    deps.iter().find_map(|(key, entry)| {
+        let package = entry.get("package").and_then(Item::as_str).unwrap_or(key);
+        (package == name).then_some(entry)
+    })
+}
+
+fn entry_features(entry: &Item) -> Vec<String> {
+    let list = entry.get("features").and_then(Item::as_array);
+    list.map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
 fn read_manifest(path: &Path) -> Result<DocumentMut> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     text.parse::<DocumentMut>().with_context(|| format!("{} is not valid TOML", path.display()))
@@ -246,6 +295,39 @@ mod tests {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
+    }
+
+    #[test]
+    fn dependency_features_of_the_package_and_its_workspace() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        write(
+            root,
+            &[
+                (
+                    "Cargo.toml",
+                    "[workspace]\nmembers = [\"op\"]\n[workspace.dependencies]\nschemars = { version = \"1\", features = [\"uuid1\"] }\n",
+                ),
+                (
+                    "op/Cargo.toml",
+                    "[package]\nname = \"op\"\n[dependencies]\nschemars = { workspace = true, features = [\"chrono04\"] }\n",
+                ),
+                ("op/src/lib.rs", ""),
+                (
+                    "renamed/Cargo.toml",
+                    "[package]\nname = \"r\"\n[dependencies.js]\npackage = \"schemars\"\nfeatures = [\"url2\"]\n",
+                ),
+                ("plain/Cargo.toml", "[package]\nname = \"p\"\n[dependencies]\nschemars = \"1\"\n"),
+            ],
+        );
+        let features = |dir: &str| {
+            dependency_features(&root.join(dir).join("src"), "schemars").map(|f| f.into_iter().collect::<Vec<_>>())
+        };
+        assert_eq!(features("op").unwrap(), ["chrono04", "uuid1"]);
+        assert_eq!(features("renamed").unwrap(), ["url2"]);
+        assert_eq!(features("plain").unwrap(), Vec::<String>::new());
+        let lone = tempfile::tempdir().unwrap();
+        assert_eq!(dependency_features(&lone.path().join("src"), "schemars"), None, "no manifest");
     }
 
     #[test]

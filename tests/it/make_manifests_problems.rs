@@ -254,3 +254,132 @@ fn fallback_compiles_a_binary_only_crate_mixing_static_and_compiled_versions() {
     let out = ks(&dir).args(["make", "manifests", "--crd-dir", "crds", "--check", "--no-compile"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The fixture of kinds the static reader cannot resolve (`tests/fixtures/fallback-unresolved`), with the corpus'
+/// lock file as its own.
+fn unresolved_fixture(parent: &Path) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fallback-unresolved");
+    let dir = parent.join("archive-operator");
+    for rel in ["Cargo.toml", "src/lib.rs"] {
+        write(&dir, &[(rel, &std::fs::read_to_string(fixture.join(rel)).unwrap())]);
+    }
+    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/kube-derive/input-Cargo.lock");
+    let lock = std::fs::read_to_string(lock).unwrap().replace("name = \"scratch\"", "name = \"archive-operator\"");
+    write(&dir, &[("Cargo.lock", &lock)]);
+    dir
+}
+
+/// Why `Archive` needs compiling, each at its place in the fixture.
+const UNRESOLVED: [&str; 3] = [
+    "src/lib.rs:28:17: type `self::storage::BucketCrd` needs compiling: `BucketCrd` is the kind type \
+     #[derive(CustomResource)] generates from `crate::storage::BucketSpec`",
+    "src/lib.rs:29:16: type `std::time::SystemTime` needs compiling: kubesmith has no schema for \
+     `std::time::SystemTime`",
+    "src/lib.rs:30:16: `#[validate(regex(path = ..))]` on field `port` needs compiling: schemars takes the pattern \
+     from `*PORT_RE` at run time and `PORT_RE` is built at run time (the macro `format!`)",
+];
+
+#[test]
+fn no_compile_refuses_what_the_static_reader_cannot_resolve_naming_why() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = unresolved_fixture(parent.path());
+    let before = snapshot(&dir);
+    let out = ks(&dir).args(["make", "manifests", "--crd-dir", "crds", "--no-compile"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("1 kind(s) need compiling for their schema, which --no-compile"), "{err}");
+    for why in UNRESOLVED {
+        assert!(err.contains(&format!("archives.fb.example.net v1: {why}")), "{why}\n{err}");
+    }
+    assert!(!err.contains("buckets"), "Bucket is read statically: {err}");
+    assert_eq!(snapshot(&dir), before);
+}
+
+#[test]
+fn a_foreign_type_without_its_schemars_feature_needs_compiling() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = "[package]\nname = \"dated\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\n\
+                    schemars = { version = \"1\", features = [\"uuid1\"] }\nchrono = \"0.4\"\nuuid = \"1\"\n";
+    let lib = format!(
+        r#"{HEAD}
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "d.example.org", version = "v1", kind = "Dated")]
+pub struct DatedSpec {{
+    pub id: uuid::Uuid,
+    pub day: chrono::NaiveDate,
+}}
+"#
+    );
+    write(dir.path(), &[("Cargo.toml", manifest), ("src/lib.rs", &lib)]);
+    let out = ks(dir.path()).args(["make", "manifests", "--crd-dir", "crds", "--no-compile"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "dateds.d.example.org v1: src/lib.rs:9:14: type `chrono::NaiveDate` needs compiling: schemars implements \
+             JsonSchema for `chrono::NaiveDate` with its `chrono04` feature, which the crate's Cargo.toml does not \
+             turn on"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("uuid::Uuid"), "uuid1 is on: {err}");
+    // With the feature, both are read statically.
+    write(dir.path(), &[("Cargo.toml", &manifest.replace("[\"uuid1\"]", "[\"uuid1\", \"chrono04\"]"))]);
+    ks(dir.path()).args(["make", "manifests", "--crd-dir", "crds", "--no-compile"]).assert().success();
+    let crd: Value =
+        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.path().join("crds/d.example.org_dateds.yaml")).unwrap())
+            .unwrap();
+    let props = crd.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties").unwrap();
+    assert_eq!(props["day"], json!({"type": "string", "format": "date"}));
+    assert_eq!(props["id"], json!({"type": "string", "format": "uuid"}));
+}
+
+#[test]
+fn fallback_compiles_kinds_the_static_reader_cannot_resolve() {
+    if std::env::var_os("KUBESMITH_SKIP_E2E").is_some() {
+        eprintln!("KUBESMITH_SKIP_E2E is set: skipping the compiled fallback on unresolved types");
+        return;
+    }
+    let parent = tempfile::tempdir().unwrap();
+    let dir = unresolved_fixture(parent.path());
+    let run = |extra: &[&str]| {
+        ks(&dir)
+            .args(["make", "manifests", "--crd-dir", "crds"])
+            .args(extra)
+            .env("CARGO_TARGET_DIR", shared_target())
+            .env_remove("RUSTFLAGS")
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", stderr(&out));
+    assert!(stdout.contains("note: compiled Archive (archives.fb.example.net) v1 for its schema:"), "{stdout}");
+    for why in UNRESOLVED {
+        assert!(stdout.contains(why), "{why}\n{stdout}");
+    }
+    let read = |f: &str| -> Value {
+        serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join("crds").join(f)).unwrap()).unwrap()
+    };
+    let archive = read("fb.example.net_archives.yaml");
+    let spec = archive.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties").unwrap();
+    assert_eq!(spec["port"], json!({"type": "string", "pattern": "^\\d{1,5}$"}), "the pattern format! built");
+    assert_eq!(
+        spec["since"]["properties"]["secs_since_epoch"],
+        json!({"type": "integer", "format": "uint64", "minimum": 0.0}),
+        "schemars' SystemTime"
+    );
+    assert_eq!(
+        spec["source"]["properties"]["spec"]["properties"]["region"],
+        json!({"type": "string"}),
+        "the generated kind's own schema"
+    );
+    // Bucket, read statically, is written beside it.
+    let bucket = read("fb.example.net_buckets.yaml");
+    assert_eq!(bucket["spec"]["names"]["kind"], "Bucket");
+    // Warm: --check compiles again and agrees.
+    let started = std::time::Instant::now();
+    let out = run(&["--check"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    eprintln!("fallback on unresolved types, warm: {:.1}s", started.elapsed().as_secs_f64());
+}

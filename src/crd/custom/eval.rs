@@ -14,7 +14,7 @@ use syn::{Expr, Stmt};
 
 use super::json::{self, Key, Node};
 use crate::crd::attrs;
-use crate::crd::error::{CrdError, CrdErrorKind};
+use crate::crd::error::CrdError;
 use crate::crd::index::{CrateIndex, ItemKind, ModId, Resolved};
 
 type Res<T> = Result<T, CrdError>;
@@ -1117,13 +1117,13 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         };
         match self.schemas.subschema_for(&ty, f.module) {
             Ok(v) => Ok(Val::Json(v)),
-            Err(e) => match &e.kind {
-                CrdErrorKind::UnresolvedType { name, hint } => Err(self.needs(
+            Err(e) => match crate::crd::types::unresolved_type(&e) {
+                Some((name, hint)) => Err(self.needs(
                     f.module,
                     ty.span(),
                     format!("`{name}` is not a type kubesmith can describe ({hint})"),
                 )),
-                _ => Err(e),
+                None => Err(e),
             },
         }
     }
@@ -1222,6 +1222,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::crd::error::CrdErrorKind;
     use crate::crd::index::SourceSet;
 
     /// Schemas by type name; `Missing` is a type kubesmith does not know.

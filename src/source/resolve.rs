@@ -1,0 +1,333 @@
+//! The one answer to "what does this path name" for every reader of Rust (the CRD generator's lazy index and the
+//! fully parsed [`super::Program`] of RBAC inference alike): a path written in a module leads to an item, an item
+//! followed by associated names, a module, or a path outside the sources, through `use` (renames, globs, `pub use`
+//! re-exports), `crate`/`self`/`super`, child modules and other crates' names. Readers describe their module tree
+//! through [`Scopes`]; the rules live here once.
+
+use super::syntax::UseEntry;
+
+/// How deep `use` chains and globs are followed (a `use` cycle ends here).
+const MAX_DEPTH: usize = 24;
+
+/// A reader's module tree, as the resolver sees it.
+pub trait Scopes {
+    /// A module (of one of the reader's crates).
+    type Mod: Copy + PartialEq;
+    /// What a name can stand for besides a module (an item, a name a derive generates).
+    type Item: Clone;
+
+    /// The root module of the crate `m` belongs to.
+    fn root(&self, m: Self::Mod) -> Self::Mod;
+    /// The parent of `m` (`None` for a crate root).
+    fn parent(&self, m: Self::Mod) -> Option<Self::Mod>;
+    /// The child module `name` declares in `m`.
+    fn child(&self, m: Self::Mod, name: &str) -> Option<Self::Mod>;
+    /// What `name` stands for as defined in `m` itself (an item, or a name a derive generates), if anything.
+    fn defined(&self, m: Self::Mod, name: &str) -> Option<Self::Item>;
+    /// The `use` of `m` that brings in `name` (not a glob).
+    fn use_named(&self, m: Self::Mod, name: &str) -> Option<UseEntry>;
+    /// The glob `use`s of `m`.
+    fn globs(&self, m: Self::Mod) -> Vec<UseEntry>;
+    /// The root module of another crate of the reader named `name`.
+    fn crate_named(&self, name: &str) -> Option<Self::Mod>;
+}
+
+/// What a path names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Res<M, I> {
+    /// A name defined in the sources.
+    Item(I),
+    /// A name of the sources followed by associated names (`Type::new`, `Enum::Variant`).
+    Assoc(I, Vec<String>),
+    /// A module of the sources.
+    Module(M),
+    /// Not in the sources: the full path as far as known (`["k8s_openapi", "api", "core", "v1", "Pod"]`).
+    External(Vec<String>),
+}
+
+/// What `segs`, written in module `at` (with the extra `use` entries `local` of an enclosing fn body), names.
+pub fn resolve<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local: &[UseEntry]) -> Res<S::Mod, S::Item> {
+    resolve_depth(s, at, segs, local, 0)
+}
+
+/// The module a path written in `at` names (`crate::a`, `super::b`, `v1` imported by a glob), if it names one.
+pub fn module_of_path<S: Scopes>(s: &S, at: S::Mod, path: &[String]) -> Option<S::Mod> {
+    match resolve_prefix(s, at, path, &[], 0) {
+        Res::Module(m) if !path.is_empty() => Some(m),
+        _ => None,
+    }
+}
+
+fn resolve_depth<S: Scopes>(
+    s: &S,
+    at: S::Mod,
+    segs: &[String],
+    local: &[UseEntry],
+    depth: usize,
+) -> Res<S::Mod, S::Item> {
+    if segs.is_empty() || depth > MAX_DEPTH {
+        return Res::External(segs.to_vec());
+    }
+    let last = &segs[segs.len() - 1];
+    if segs.len() == 1 {
+        return resolve_name(s, at, last, local, depth);
+    }
+    match resolve_prefix(s, at, &segs[..segs.len() - 1], local, depth) {
+        Res::Module(m) => name_in_module(s, m, last, depth + 1).unwrap_or_else(|| Res::External(segs.to_vec())),
+        other => then(other, last),
+    }
+}
+
+/// `prefix` followed by one more segment that is not a module's.
+fn then<M, I>(prefix: Res<M, I>, seg: &str) -> Res<M, I> {
+    match prefix {
+        Res::Item(key) => Res::Assoc(key, vec![seg.to_string()]),
+        Res::Assoc(key, mut rest) => {
+            rest.push(seg.to_string());
+            Res::Assoc(key, rest)
+        }
+        Res::External(mut p) => {
+            p.push(seg.to_string());
+            Res::External(p)
+        }
+        Res::Module(m) => Res::Module(m),
+    }
+}
+
+/// Resolves a path used as a prefix (a module, a type, or something external).
+fn resolve_prefix<S: Scopes>(
+    s: &S,
+    at: S::Mod,
+    segs: &[String],
+    local: &[UseEntry],
+    depth: usize,
+) -> Res<S::Mod, S::Item> {
+    let Some(first) = segs.first() else {
+        return Res::Module(at);
+    };
+    let mut cur = match first.as_str() {
+        "crate" => Res::Module(s.root(at)),
+        "self" => Res::Module(at),
+        "super" => match s.parent(at) {
+            Some(p) => Res::Module(p),
+            None => return Res::External(segs.to_vec()),
+        },
+        _ => resolve_name(s, at, first, local, depth),
+    };
+    for seg in &segs[1..] {
+        cur = match cur {
+            Res::Module(m) if seg == "super" => match s.parent(m) {
+                Some(p) => Res::Module(p),
+                None => return Res::External(segs.to_vec()),
+            },
+            Res::Module(m) => match name_in_module(s, m, seg, depth + 1) {
+                Some(r) => r,
+                None => return Res::External(segs.to_vec()),
+            },
+            other => then(other, seg),
+        };
+    }
+    cur
+}
+
+/// A single name in scope at `at`: local `use`s, the module's own names, its `use`s, child modules, its globs,
+/// then crate names; anything else is external (std's prelude, a dependency).
+fn resolve_name<S: Scopes>(s: &S, at: S::Mod, name: &str, local: &[UseEntry], depth: usize) -> Res<S::Mod, S::Item> {
+    if let Some(u) = local.iter().rev().find(|u| !u.glob && u.alias == name) {
+        return resolve_use(s, at, &u.path, depth + 1);
+    }
+    if let Some(r) = name_in_module(s, at, name, depth + 1) {
+        return r;
+    }
+    for u in local.iter().filter(|u| u.glob) {
+        if let Res::Module(m) = resolve_use_prefix(s, at, &u.path, depth + 1) {
+            if let Some(r) = name_in_module(s, m, name, depth + 1) {
+                return r;
+            }
+        }
+    }
+    if let Some(k) = s.crate_named(name) {
+        return Res::Module(k);
+    }
+    Res::External(vec![name.to_string()])
+}
+
+/// A name defined in or imported into module `m`: its own names, child modules, `use` aliases, globs.
+fn name_in_module<S: Scopes>(s: &S, m: S::Mod, name: &str, depth: usize) -> Option<Res<S::Mod, S::Item>> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if let Some(item) = s.defined(m, name) {
+        return Some(Res::Item(item));
+    }
+    if let Some(child) = s.child(m, name) {
+        return Some(Res::Module(child));
+    }
+    if let Some(u) = s.use_named(m, name) {
+        return Some(resolve_use(s, m, &u.path, depth + 1));
+    }
+    for u in s.globs(m) {
+        if let Res::Module(inner) = resolve_use_prefix(s, m, &u.path, depth + 1) {
+            if inner != m {
+                if let Some(r) = name_in_module(s, inner, name, depth + 1) {
+                    return Some(r);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A `use` path written in `at`: `crate::`/`self::`/`super::`, a name in scope there, another crate, or external.
+fn resolve_use<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
+    if depth > MAX_DEPTH || path.is_empty() {
+        return Res::External(path.to_vec());
+    }
+    if path.len() == 1 {
+        if let Some(k) = s.crate_named(&path[0]) {
+            return Res::Module(k);
+        }
+        return Res::External(path.to_vec());
+    }
+    let last = &path[path.len() - 1];
+    match resolve_use_prefix(s, at, &path[..path.len() - 1], depth) {
+        Res::Module(m) => name_in_module(s, m, last, depth + 1).unwrap_or_else(|| Res::External(path.to_vec())),
+        Res::Item(key) => Res::Assoc(key, vec![last.clone()]),
+        _ => Res::External(path.to_vec()),
+    }
+}
+
+fn resolve_use_prefix<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
+    let Some(first) = path.first() else {
+        return Res::Module(at);
+    };
+    let start = match first.as_str() {
+        "crate" | "self" | "super" => return resolve_prefix(s, at, path, &[], depth),
+        _ if s.child(at, first).is_some() => return resolve_prefix(s, at, path, &[], depth),
+        _ => match s.crate_named(first) {
+            Some(k) => k,
+            // A module the `use`'s own module imports (`use super::*;` then `use v1::Status;`).
+            None => match imported_module(s, at, first, depth + 1) {
+                Some(m) => m,
+                None => return Res::External(path.to_vec()),
+            },
+        },
+    };
+    let mut cur = Res::Module(start);
+    for seg in &path[1..] {
+        cur = match cur {
+            Res::Module(m) if seg == "super" => match s.parent(m) {
+                Some(p) => Res::Module(p),
+                None => return Res::External(path.to_vec()),
+            },
+            Res::Module(m) => match name_in_module(s, m, seg, depth + 1) {
+                Some(r) => r,
+                None => return Res::External(path.to_vec()),
+            },
+            _ => return Res::External(path.to_vec()),
+        };
+    }
+    cur
+}
+
+/// The module `name` stands for in `at` through a `use` of it, or as a child of a module `at` glob-imports from the
+/// sources (`use super::*;`). Globs of other crates are not followed: they hold no module of the sources, and
+/// following them from here would search every glob again at each level.
+fn imported_module<S: Scopes>(s: &S, at: S::Mod, name: &str, depth: usize) -> Option<S::Mod> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    if let Some(u) = s.use_named(at, name) {
+        return match resolve_use(s, at, &u.path, depth + 1) {
+            Res::Module(m) => Some(m),
+            _ => None,
+        };
+    }
+    let local = |u: &UseEntry| {
+        u.path.first().is_some_and(|f| matches!(f.as_str(), "crate" | "self" | "super") || s.child(at, f).is_some())
+    };
+    for u in s.globs(at).into_iter().filter(local) {
+        if let Res::Module(inner) = resolve_prefix(s, at, &u.path, &[], depth + 1) {
+            if inner != at {
+                if let Some(m) = s.child(inner, name).or_else(|| imported_module(s, inner, name, depth + 1)) {
+                    return Some(m);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::source::{Crate, ModKey, Program, Res as ProgramRes};
+
+    fn program(files: &[(&str, &str)]) -> Program {
+        let map: BTreeMap<PathBuf, String> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+        let read =
+            move |p: &Path| map.get(p).cloned().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
+        Program::new(vec![Crate::load("ops", Path::new("lib.rs"), &read).unwrap()])
+    }
+
+    fn segs(p: &str) -> Vec<String> {
+        p.split("::").map(str::to_string).collect()
+    }
+
+    /// The module path of the item a path names, or what it resolved to.
+    fn item_module(p: &Program, at: ModKey, path: &str) -> String {
+        match p.resolve(at, &segs(path), &[]) {
+            ProgramRes::Item(k) => p.module(ModKey { krate: k.krate, module: k.module }).path.join("::"),
+            other => format!("{other:?}"),
+        }
+    }
+
+    const TREE: &str = "pub mod paths {\n\
+        pub mod v1 { pub struct Status; }\n\
+        pub mod v2 { pub struct Status; }\n\
+        pub mod kinds {\n\
+            use super::*;\n\
+            use super::v2 as second;\n\
+            use second::Status as Two;\n\
+            use v1::Status as One;\n\
+            use k8s_openapi::api::core::v1::*;\n\
+            use serde_json::*;\n\
+        }\n\
+    }\n";
+
+    #[test]
+    fn modules_imported_by_globs_and_renames_lead_to_their_items() {
+        let p = program(&[("lib.rs", TREE)]);
+        let at = |path: &[&str]| {
+            let module = p.crates[0].modules.iter().position(|m| m.path == path).expect("module");
+            ModKey { krate: 0, module }
+        };
+        let kinds = at(&["crate", "paths", "kinds"]);
+        assert_eq!(item_module(&p, kinds, "v1::Status"), "crate::paths::v1", "v1 through `use super::*`");
+        assert_eq!(item_module(&p, kinds, "v2::Status"), "crate::paths::v2");
+        assert_eq!(item_module(&p, kinds, "second::Status"), "crate::paths::v2");
+        assert_eq!(item_module(&p, kinds, "Two"), "crate::paths::v2", "a `use` through a renamed module");
+        assert_eq!(item_module(&p, kinds, "One"), "crate::paths::v1", "a `use` through a glob-imported module");
+        assert_eq!(item_module(&p, kinds, "self::super::v1::Status"), "crate::paths::v1");
+        assert_eq!(item_module(&p, kinds, "crate::paths::v2::Status"), "crate::paths::v2");
+        // A name two glob-imported modules could hold is not guessed.
+        assert_eq!(p.resolve(kinds, &segs("Status"), &[]), ProgramRes::External(segs("Status")));
+        assert_eq!(module_of_path(&p, kinds, &segs("v1")), Some(at(&["crate", "paths", "v1"])));
+        assert_eq!(module_of_path(&p, kinds, &segs("corev1")), None);
+    }
+
+    #[test]
+    fn globs_of_other_crates_lead_to_no_module_and_end() {
+        // Many external globs: every lookup through them is external, and ends quickly.
+        let globs: String = (0..12).map(|i| format!("use dep{i}::prelude::*;\n")).collect();
+        let p = program(&[("lib.rs", &format!("{globs}pub mod a {{ use super::*; {globs} }}\n"))]);
+        let a = ModKey { krate: 0, module: 1 };
+        let started = std::time::Instant::now();
+        assert_eq!(p.resolve(a, &segs("x::y::Missing"), &[]), ProgramRes::External(segs("x::y::Missing")));
+        assert_eq!(module_of_path(&p, a, &segs("dep3::prelude")), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
+    }
+}
