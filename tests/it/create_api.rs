@@ -371,11 +371,11 @@ fn control_plane_tests_come_with_each_kind_and_webhook() {
 
     // An older project: no tests/envtest/main.rs.
     std::fs::remove_dir_all(dir.join("tests/envtest")).unwrap();
-    let out =
-        stdout(ks(&dir).args(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Guest"]));
+    let out = stdout(ks(&dir).args(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Guest"]));
     assert!(
-        out.contains("warning: tests/envtest/main.rs is missing (an older kubesmith scaffolded this project), so Guest")
-            && out.contains("kubesmith alpha update"),
+        out.contains(
+            "warning: tests/envtest/main.rs is missing (an older kubesmith scaffolded this project), so Guest"
+        ) && out.contains("kubesmith alpha update"),
         "{out}"
     );
     assert!(!dir.join("tests/envtest").exists());
