@@ -46,10 +46,6 @@ fn cut_input(sample: &Sample) -> String {
                 header.contains(&format!("kind = \"{kind}\""))
                     && version.is_none_or(|v| header.contains(&format!("version = \"{v}\"")))
             });
-            let marker = sample.name == "multi-merged" && header.contains("version = \"v2\"");
-            if marker {
-                out.push("        // +kubebuilder:storageversion".to_string());
-            }
             if keep {
                 out.push(line.to_string());
             } else {
@@ -181,6 +177,7 @@ const COVERAGE: &str = "input-coverage.rs";
 const CUSTOM: &str = "input-custom_schemas.rs";
 const OPERATORS: &str = "input-operator_shapes.rs";
 const ENUM_SPECS: &str = "input-enum_specs.rs";
+const MERGES: &str = "input-merge_storage.rs";
 
 macro_rules! conformance {
     ($($test:ident: $name:literal, $input:expr, [$(($kind:literal, $ver:expr)),*], [$(($f:literal, $p:literal)),*];)*) => {
@@ -241,6 +238,8 @@ conformance! {
     enum_spec_documented_unit: "enum-spec-documented-unit", ENUM_SPECS, [("Tier", None)], [];
     enum_spec_untagged: "enum-spec-untagged", ENUM_SPECS, [("Source", None)], [];
     assoc_defaults: "assoc-defaults", "input-assoc_defaults.rs", [("Tuned", None)], [];
+    merge_ordered: "merge-ordered", MERGES, [("Berth", None)], [];
+    merge_kind_version: "merge-kind-version", MERGES, [("Lock", None)], [];
 }
 
 /// Samples whose schema code only compiling can run, with what kubesmith must name as the reason: kubesmith
