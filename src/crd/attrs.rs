@@ -562,7 +562,8 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
                 while !input.is_empty() {
                     let key: syn::LitStr = input.parse()?;
                     input.parse::<Token![=]>()?;
-                    let value: Expr = input.parse()?;
+                    // schemars passes each value to `json!`: `{..}` and `[..]` are JSON there.
+                    let value = super::custom::json::value(input)?;
                     out.push((key, value));
                     if input.is_empty() {
                         break;
@@ -573,7 +574,7 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
             })
             .parse2(ts.clone())?;
             for (k, v) in pairs {
-                let value = expr_json(&v).ok_or_else(|| {
+                let value = node_json(&v).ok_or_else(|| {
                     syn::Error::new(k.span(), "only literal / json!-like `extend` values can be evaluated statically")
                 })?;
                 common.extend.push((k.value(), value));
@@ -582,6 +583,25 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// A `json!` value made of literals as JSON (`extend` values).
+fn node_json(node: &super::custom::json::Node) -> Option<Value> {
+    use super::custom::json::{Key, Node};
+    match node {
+        Node::Null => Some(Value::Null),
+        Node::Bool(b) => Some(Value::Bool(*b)),
+        Node::Array(items) => items.iter().map(node_json).collect::<Option<Vec<_>>>().map(Value::Array),
+        Node::Object(entries) => entries
+            .iter()
+            .map(|(k, v)| match k {
+                Key::Str(k) => node_json(v).map(|v| (k.clone(), v)),
+                Key::Expr(_) => None,
+            })
+            .collect::<Option<serde_json::Map<_, _>>>()
+            .map(Value::Object),
+        Node::Expr(e) => expr_json(e),
+    }
 }
 
 /// A literal, array or `json!`-free object expression as JSON (for `extend`).

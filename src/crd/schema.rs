@@ -13,6 +13,8 @@ use super::k8s::K8sTable;
 use super::markers::{self as crd_markers, FIELD_KEY, MarkerIndex, TYPE_KEY};
 use super::types::{Ty, classify};
 
+mod values;
+
 /// Schema generator over a crate index.
 pub struct Generator<'a> {
     /// The crate.
@@ -23,6 +25,8 @@ pub struct Generator<'a> {
     markers: Option<&'a MarkerIndex>,
     /// Problems found so far that did not stop the walk (see [`Generator::report`]).
     problems: Vec<CrdError>,
+    /// How many map value schemas the schema being built lies in (schemars leaves `true` alone there).
+    map_depth: usize,
 }
 
 fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
@@ -231,15 +235,6 @@ fn allow_unknown_properties(schema: &mut Value) {
     }
 }
 
-/// Whether a field schema holds a schema-less `serde_json::Value` (the API server rejects it).
-fn has_untyped(schema: &Value) -> bool {
-    match schema {
-        Value::Bool(true) => true,
-        Value::Object(o) => o.get("items").is_some_and(has_untyped),
-        _ => false,
-    }
-}
-
 /// What every field of one struct shares.
 struct StructCtx<'c> {
     rename_all: Option<RenameRule>,
@@ -258,7 +253,7 @@ struct FieldCtx<'f> {
 impl<'a> Generator<'a> {
     /// A generator.
     pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
-        Self { ix, k8s, stack: Vec::new(), markers: None, problems: Vec::new() }
+        Self { ix, k8s, stack: Vec::new(), markers: None, problems: Vec::new(), map_depth: 0 }
     }
 
     /// Records a problem and goes on with the next field or variant, so that one run reports every problem of a
@@ -308,7 +303,10 @@ impl<'a> Generator<'a> {
                 Ok(json!({"type": "array", "items": items, "minItems": n, "maxItems": n}))
             }
             Ty::Map(k, v, m2) => {
-                let vs = self.type_schema(&v, m2)?;
+                self.map_depth += 1;
+                let vs = self.type_schema(&v, m2);
+                self.map_depth -= 1;
+                let vs = vs?;
                 match classify(self.ix, self.k8s, &k, m2)? {
                     Ty::Scalar(super::types::ScalarKind::Str, _) => {
                         Ok(json!({"type": "object", "additionalProperties": vs}))
@@ -468,7 +466,9 @@ impl<'a> Generator<'a> {
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                     let f = &u.unnamed[0];
                     let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                    self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
+                    let mut schema = self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                    fa.common.apply_extensions(&mut schema);
+                    Ok(schema)
                 }
                 syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                     self.file(m),
@@ -481,7 +481,10 @@ impl<'a> Generator<'a> {
                         for f in &n.named {
                             let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
                             if !fa.skip_de {
-                                return self.field_schema(&FieldCtx { field: f, attrs: fa, module: m });
+                                let mut schema =
+                                    self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                                fa.common.apply_extensions(&mut schema);
+                                return Ok(schema);
                             }
                         }
                         return Ok(json!({"type": "null"}));
@@ -525,6 +528,41 @@ impl<'a> Generator<'a> {
             attrs::insert(&mut schema, "writeOnly", Value::Bool(true));
         }
         Ok(schema)
+    }
+
+    /// Refuses `schema`, the schema a field got, when its `serde_json::Value` (at `steps` of it) is one kube-derive
+    /// gets wrong; `what` names the field, `target` where the fix goes.
+    fn check_value(
+        &self,
+        schema: &Value,
+        steps: &[values::Step],
+        file: &std::path::Path,
+        span: proc_macro2::Span,
+        what: &str,
+        target: &str,
+    ) -> Result<(), CrdError> {
+        let at = values::at(steps);
+        let said = match values::verdict(schema, steps, self.map_depth > 0) {
+            values::Verdict::Fine | values::Verdict::MapValues => return Ok(()),
+            values::Verdict::Rejected { emitted, reason } => {
+                let place = if at.is_empty() { "for it".to_string() } else { format!("at `{at}`") };
+                format!(
+                    "kube-derive 5 emits `{emitted}` {place}, a schema without `type`, which the API server rejects \
+                     (`{reason}`)"
+                )
+            }
+            values::Verdict::Panics => "kube-derive 5's crd() panics on it: in a map's values schemars leaves it the \
+                                        boolean schema `true`, which does not convert to JSONSchemaProps (\"valid \
+                                        JSONSchemaProps from schemars schema\")"
+                .to_string(),
+        };
+        let place = if at.is_empty() { String::new() } else { format!(" (in `{at}`)") };
+        Err(CrdError::unsupported(
+            file,
+            span,
+            format!("{what} holds a serde_json::Value{place} without x-kubernetes-preserve-unknown-fields"),
+            format!("{said}; add {} to {target}", values::fix(steps)),
+        ))
     }
 
     /// The schema of a field's `#[schemars(schema_with = ..)]` fn (`transform` needs compiling), if it has one.
@@ -709,14 +747,23 @@ impl<'a> Generator<'a> {
             .iter()
             .any(|n| mk.name.ends_with(&format!(":{n}")))
         });
-        if !typed_by_marker && has_untyped(&fs) {
-            return Err(CrdError::unsupported(
-                file,
-                field.ty.span(),
-                format!("field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"),
-                "kube-derive emits an untyped schema the API server rejects; add \
-                 #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
-            ));
+        let items_marked = fmarkers.iter().any(|mk| {
+            ["XPreserveUnknownFields", "Type", "XIntOrString", "XEmbeddedResource"]
+                .iter()
+                .any(|n| mk.name == format!("kubebuilder:validation:items:{n}"))
+        });
+        if fa.schema_with.is_none() {
+            let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
+            if let Some(steps) = values::value_spot(ix, self.k8s, ty, m) {
+                let marked = match steps.first() {
+                    None => typed_by_marker,
+                    Some(values::Step::Items) => items_marked && steps.len() == 1,
+                    Some(values::Step::Values) => false,
+                };
+                if !marked {
+                    self.check_value(&fs, &steps, file, field.ty.span(), &format!("field `{ident}`"), "the field")?;
+                }
+            }
         }
         if !fmarkers.is_empty() {
             crd_markers::add_placeholder(&mut fs, FIELD_KEY, crd_markers::field_ref(fkey));
@@ -906,7 +953,22 @@ impl<'a> Generator<'a> {
             syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                 let f = &u.unnamed[0];
                 let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
+                let mut schema = self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                fa.common.apply_extensions(&mut schema);
+                // Externally tagged, the payload is the variant's property; untagged ones are judged as variants.
+                if !c.untagged && fa.schema_with.is_none() {
+                    let ty = fa.with.as_ref().map_or(&f.ty, |w| &w.ty);
+                    if let Some(steps) = values::value_spot(ix, self.k8s, ty, m) {
+                        let target = format!(
+                            "the variant's field (`{}(#[schemars(..)] ..)`; on the variant it lands on its `oneOf` \
+                             entry instead)",
+                            v.ident
+                        );
+                        let what = format!("the field of variant `{}`", v.ident);
+                        self.check_value(&schema, &steps, self.file(m), f.ty.span(), &what, &target)?;
+                    }
+                }
+                Ok(schema)
             }
             syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                 self.file(m),

@@ -177,6 +177,7 @@ const COVERAGE: &str = "input-coverage.rs";
 const CUSTOM: &str = "input-custom_schemas.rs";
 const OPERATORS: &str = "input-operator_shapes.rs";
 const ENUM_SPECS: &str = "input-enum_specs.rs";
+const VALUES: &str = "input-value_schemas.rs";
 const MERGES: &str = "input-merge_storage.rs";
 
 macro_rules! conformance {
@@ -238,6 +239,8 @@ conformance! {
     enum_spec_documented_unit: "enum-spec-documented-unit", ENUM_SPECS, [("Tier", None)], [];
     enum_spec_untagged: "enum-spec-untagged", ENUM_SPECS, [("Source", None)], [];
     assoc_defaults: "assoc-defaults", "input-assoc_defaults.rs", [("Tuned", None)], [];
+    value_fixes: "value-fixes", VALUES, [("ValueFixes", None)], [];
+    value_flatten: "value-flatten", VALUES, [("Extras", None)], [];
     merge_ordered: "merge-ordered", MERGES, [("Berth", None)], [];
     merge_kind_version: "merge-kind-version", MERGES, [("Lock", None)], [];
 }
@@ -348,6 +351,65 @@ pub(crate) const REFUSED: &[Refused] = &[
         keep: &[("Threshold", None)],
         needles: &["untagged enum `ThresholdSpec` with non-struct variant `Count`"],
         rejected_because: Some("the spec is an anyOf of scalars without a type: not a structural schema"),
+    },
+    Refused {
+        name: "value-documented",
+        input: VALUES,
+        keep: &[("Documented", None)],
+        needles: &[
+            "field `config` holds a serde_json::Value without x-kubernetes-preserve-unknown-fields",
+            "emits `{\"description\": ..}` for it",
+            "add #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
+        ],
+        rejected_because: Some(
+            "`config` is `{description}` without a type: `properties[config].type: Required value: must not be empty \
+             for specified object fields`",
+        ),
+    },
+    Refused {
+        name: "value-list-marked",
+        input: VALUES,
+        keep: &[("ListMarked", None)],
+        needles: &[
+            "field `entries` holds a serde_json::Value (in `items`)",
+            "add #[schemars(extend(\"items\" = {\"x-kubernetes-preserve-unknown-fields\": true}))] to the field",
+        ],
+        rejected_because: Some(
+            "the extension lands on the list and its items stay `{}`: `properties[entries].items.type: Required \
+             value: must not be empty for specified array items`",
+        ),
+    },
+    Refused {
+        name: "value-map-of-lists",
+        input: VALUES,
+        keep: &[("MapOfLists", None)],
+        needles: &[
+            "field `groups` holds a serde_json::Value (in `additionalProperties.items`)",
+            "crd() panics on it",
+            "add #[schemars(extend(\"additionalProperties\" = {\"type\": \"array\", \"items\": \
+             {\"x-kubernetes-preserve-unknown-fields\": true}}))]",
+        ],
+        rejected_because: None,
+    },
+    Refused {
+        name: "value-variant-marked",
+        input: VALUES,
+        keep: &[("VariantMarked", None)],
+        needles: &["the field of variant `Inline` holds a serde_json::Value", "to the variant's field"],
+        rejected_because: Some(
+            "the extension lands on the variant's `oneOf` entry (`oneOf[0].x-kubernetes-preserve-unknown-fields: \
+             Forbidden: must be false to be structural`) and `properties[Inline]` has no type",
+        ),
+    },
+    Refused {
+        name: "value-newtype",
+        input: VALUES,
+        keep: &[("Wrapped", None)],
+        needles: &["field `document` holds a serde_json::Value", "emits `{\"description\": ..}` for it"],
+        rejected_because: Some(
+            "the newtype's schema is its doc comment alone: `properties[document].type: Required value: must not \
+             be empty for specified object fields`",
+        ),
     },
     Refused {
         name: "enum-spec-empty",

@@ -130,6 +130,51 @@ const CASES: &[Case] = &[
         needles: &["mixes unit variant `Off` with data variants", "`Off {}`"],
     },
     Case {
+        name: "documented serde_json::Value",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    /// Anything.\n    pub config: serde_json::Value,\n}\n",
+        line: 8,
+        needles: &[
+            "field `config` holds a serde_json::Value without x-kubernetes-preserve-unknown-fields",
+            "kube-derive 5 emits `{\"description\": ..}` for it, a schema without `type`, which the API server rejects",
+            "add #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
+        ],
+    },
+    Case {
+        name: "list of values with the extension on the list",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))]\n    pub entries: Option<Vec<serde_json::Value>>,\n}\n",
+        line: 8,
+        needles: &[
+            "field `entries` holds a serde_json::Value (in `items`)",
+            "`items.type: Required value: must not be empty for specified array items`",
+            "add #[schemars(extend(\"items\" = {\"x-kubernetes-preserve-unknown-fields\": true}))] to the field",
+        ],
+    },
+    Case {
+        name: "map of lists of values",
+        body: "use std::collections::BTreeMap;\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    pub groups: BTreeMap<String, Vec<serde_json::Value>>,\n}\n",
+        line: 8,
+        needles: &[
+            "(in `additionalProperties.items`)",
+            "kube-derive 5's crd() panics on it",
+            "#[schemars(extend(\"additionalProperties\" = {\"type\": \"array\", \"items\": {\"x-kubernetes-preserve-unknown-fields\": true}}))]",
+        ],
+    },
+    Case {
+        name: "value in a struct inside a map's values",
+        body: "use std::collections::BTreeMap;\n#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]\npub struct Entry {\n    pub raw: serde_json::Value,\n}\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    pub entries: BTreeMap<String, Entry>,\n}\n",
+        line: 7,
+        needles: &["field `raw` holds a serde_json::Value", "crd() panics on it"],
+    },
+    Case {
+        name: "value in a newtype variant",
+        body: "#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]\npub enum Source {\n    Inline(serde_json::Value),\n    Named { name: String },\n}\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    pub source: Source,\n}\n",
+        line: 6,
+        needles: &[
+            "the field of variant `Inline` holds a serde_json::Value",
+            "to the variant's field (`Inline(#[schemars(..)] ..)`",
+        ],
+    },
+    Case {
         name: "Self in a serde default path",
         body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    #[serde(default = \"Self::on\")]\n    on: bool,\n}\nimpl FooSpec {\n    fn on() -> bool {\n        true\n    }\n}\n",
         line: 7,
