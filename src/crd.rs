@@ -15,6 +15,7 @@ pub mod k8s;
 pub mod kinds;
 pub mod kube_attrs;
 pub mod markers;
+pub mod pruning;
 pub mod sample;
 pub mod schema;
 pub mod size;
