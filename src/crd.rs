@@ -429,11 +429,12 @@ fn finish_root(
     }
     let mut root = transform::rewrite(root).map_err(|c| {
         let fix = if c.0.starts_with("property") {
-            "kube-derive's crd() panics on it: give that property the same schema (type, format and doc comment) in \
-             every variant that has it, or rename it in one of them"
+            "kube-derive 5's crd() panics on it (`Property .. has the schema .. but was already defined as .. in \
+             another subschema`): give that property the same schema (type, format and doc comment) in every variant \
+             that has it, or rename it in one of them"
         } else {
-            "kube-derive's crd() panics on it: use only externally tagged enums whose variants do not mix unit and \
-             data variants"
+            "kube-derive 5's crd() panics on it (its structural rewriter finds two variants of different types): use \
+             only externally tagged enums whose variants do not mix unit and data variants"
         };
         CrdError::unsupported(
             file,

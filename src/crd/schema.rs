@@ -335,7 +335,8 @@ impl<'a> Generator<'a> {
                 self.file(m),
                 ty.span(),
                 "tuple type",
-                "kube-derive emits an items array the API server rejects; use a struct with named fields",
+                "kube-derive 5 emits `items` as an array of schemas, which the API server rejects (`items must be a \
+                 schema object and not an array`); use a struct with named fields",
             )),
         }
     }
@@ -345,8 +346,8 @@ impl<'a> Generator<'a> {
             self.file(m),
             k.span(),
             format!("map key type `{}`", quote::quote!(#k)),
-            "kube-derive emits patternProperties + additionalProperties: false, which the API server rejects; use \
-             String keys",
+            "kube-derive 5 emits `patternProperties` (with `additionalProperties: false`), which the API server \
+             rejects (`patternProperties is not supported`); use String keys",
         )
     }
 
@@ -394,8 +395,9 @@ impl<'a> Generator<'a> {
                 file,
                 item_span(&item.kind),
                 format!("recursive type `{}`", item.name),
-                "kube-derive emits a dangling $ref for it and the API server rejects the CRD; break the recursion \
-                 (e.g. store children as serde_json::Value with x-kubernetes-preserve-unknown-fields)",
+                "kube-derive 5 emits a `$ref` to a definition the CRD does not hold, which the API server rejects \
+                 (`$ref is not supported`); break the recursion (e.g. `children: Vec<serde_json::Value>` with \
+                 #[schemars(extend(\"items\" = {\"x-kubernetes-preserve-unknown-fields\": true}))])",
             ));
         }
         if let Some(imp) = custom::json_schema_impl(ix, id) {
@@ -474,7 +476,8 @@ impl<'a> Generator<'a> {
                     self.file(m),
                     u.span(),
                     format!("tuple struct `{}`", item.name),
-                    "it serializes as an array of mixed items the API server rejects; use named fields",
+                    "kube-derive 5 emits `items` as an array of schemas, which the API server rejects (`items must \
+                     be a schema object and not an array`); use named fields",
                 )),
                 syn::Fields::Named(n) => {
                     if cattrs.transparent {
@@ -802,21 +805,6 @@ impl<'a> Generator<'a> {
         let m = ix.items[id].module;
         let file = self.file(m);
         let name = &ix.items[id].name;
-        if let Some(tag) = &c.tag {
-            let construct = match &c.content {
-                Some(content) => {
-                    format!("adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")")
-                }
-                None => format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
-            };
-            return Err(CrdError::unsupported(
-                file,
-                e.ident.span(),
-                construct,
-                "kube-derive panics on it (variants define the same property with different schemas); use an \
-                 externally tagged enum (drop `tag`) or #[serde(untagged)] with struct variants",
-            ));
-        }
         let mut variants = Vec::new();
         for v in &e.variants {
             let va = attrs::variant_attrs(&v.attrs).map_err(|err| attr_err(ix, m, err))?;
@@ -830,29 +818,82 @@ impl<'a> Generator<'a> {
                 file,
                 e.ident.span(),
                 format!("enum `{name}` without variants"),
-                "kube-derive emits the schema `not: {}` with no type, which the API server rejects; give it a variant",
+                "kube-derive 5 emits `not: {}` for it (`{enum: [null], nullable: true}` in an Option), a schema \
+                 without `type`, which the API server rejects; give it a variant",
+            ));
+        }
+        if let Some(tag) = &c.tag {
+            let construct = match &c.content {
+                Some(content) => {
+                    format!("adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")")
+                }
+                None => format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
+            };
+            if variants.len() == 1 {
+                // One variant defines the tag property once: kube-derive's schema is valid, kubesmith does not
+                // build tagged enums itself.
+                return Err(CrdError::needs_compile(
+                    file,
+                    e.ident.span(),
+                    format!("{construct} with one variant"),
+                    "kubesmith does not build the schemas of tagged enums",
+                ));
+            }
+            return Err(CrdError::unsupported(
+                file,
+                e.ident.span(),
+                construct,
+                format!(
+                    "kube-derive 5's crd() panics on it: each variant gives the tag property `{tag}` another `enum`, \
+                     and kube's structural rewriter panics on a property two variants define differently \
+                     (`Property \"..\" has the schema .. but was already defined as .. in another subschema`); use \
+                     an externally tagged enum (drop `tag`) or #[serde(untagged)] with struct variants"
+                ),
             ));
         }
         // A variant's problem is reported and the next variant looked at, so every problem shows at once.
         if c.untagged {
-            let mut any_of = Vec::new();
+            let mut payloads = Vec::new();
             for (v, va) in &variants {
-                let s = match self.variant_payload(id, v, va, c) {
-                    Ok(s) => s,
-                    Err(err) => {
-                        self.report(err);
-                        continue;
-                    }
-                };
-                let is_object = has_type(&s, "object") || s.get("properties").is_some();
-                if !is_object {
+                match self.variant_payload(id, v, va, c) {
+                    Ok(s) => payloads.push((v, va, s)),
+                    Err(err) => self.report(err),
+                }
+            }
+            let is_object = |s: &Value| has_type(s, "object") || s.get("properties").is_some();
+            let has_struct = payloads.iter().any(|(_, _, s)| is_object(s));
+            let mut any_of = Vec::new();
+            for (v, va, s) in payloads {
+                if !is_object(&s) {
+                    let what = if matches!(v.fields, syn::Fields::Unit) {
+                        "kube-derive 5 emits `{enum: [null], nullable: true}` for it inside the enum's `anyOf`, \
+                         which the API server rejects"
+                            .to_string()
+                    } else if !has_struct {
+                        "kube-derive 5 emits the enum as an `anyOf` of schemas without `type` and no `type` of its \
+                         own, which the API server rejects (`type: Required value: must not be empty for specified \
+                         object fields`)"
+                            .to_string()
+                    } else if has_type(&s, "array") {
+                        "kube-derive 5 keeps this variant's `type: array` inside the enum's `anyOf`, which the API \
+                         server rejects (`anyOf[..].type: Forbidden: must be empty to be structural`)"
+                            .to_string()
+                    } else {
+                        format!(
+                            "kube-derive 5 gives the enum `type: object` and this variant an empty schema in its \
+                             `anyOf`: the API server accepts the CRD but refuses every `{}` value (`must be of type \
+                             object`)",
+                            v.ident
+                        )
+                    };
                     self.report(CrdError::unsupported(
                         file,
                         v.ident.span(),
                         format!("untagged enum `{name}` with non-struct variant `{}`", v.ident),
-                        "kube-derive emits an anyOf without a type, which the API server rejects; use struct \
-                         variants only, or a plain field type with #[schemars(extend(\"x-kubernetes-int-or-string\" \
-                         = true))] for int-or-string values",
+                        format!(
+                            "{what}; use struct variants only, or a plain field type with \
+                             #[schemars(extend(\"x-kubernetes-int-or-string\" = true))] for int-or-string values"
+                        ),
                     ));
                     continue;
                 }
@@ -877,8 +918,10 @@ impl<'a> Generator<'a> {
                 unit.ident.span(),
                 format!("enum `{name}` mixes unit variant `{}` with data variants", unit.ident),
                 format!(
-                    "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the \
-                     unit variant an empty struct body (`{} {{}}`) or split the enum",
+                    "kube-derive 5's crd() panics on it: kube's structural rewriter cannot hoist the unit variants' \
+                     string `enum` beside the data variants' object properties (`Enum variant set [..] has type \
+                     Single(String) but was already defined as Some(Single(Object))`); give the unit variant an empty \
+                     struct body (`{} {{}}`) or split the enum",
                     unit.ident
                 ),
             ));
@@ -974,7 +1017,8 @@ impl<'a> Generator<'a> {
                 self.file(m),
                 u.span(),
                 format!("tuple variant `{}`", v.ident),
-                "it serializes as an array of mixed items the API server rejects; use a struct variant",
+                "kube-derive 5 emits `items` as an array of schemas, which the API server rejects (`items must be a \
+                 schema object and not an array`); use a struct variant",
             )),
             syn::Fields::Named(n) => {
                 let fields: Vec<&syn::Field> = n.named.iter().collect();
