@@ -891,8 +891,8 @@ impl<'a> Generator<'a> {
                         v.ident.span(),
                         format!("untagged enum `{name}` with non-struct variant `{}`", v.ident),
                         format!(
-                            "{what}; use struct variants only, or a plain field type with \
-                             #[schemars(extend(\"x-kubernetes-int-or-string\" = true))] for int-or-string values"
+                            "{what}; use struct variants only, or, for values that are an integer or a string, \
+                             k8s-openapi's `IntOrString` (`x-kubernetes-int-or-string: true`, no `type`)"
                         ),
                     ));
                     continue;
