@@ -16,10 +16,12 @@ pub mod kinds;
 pub mod kube_attrs;
 pub mod markers;
 pub mod pattern;
+pub mod pruning;
 pub mod sample;
 pub mod schema;
 pub mod size;
 pub mod spec;
+pub mod storage;
 pub mod transform;
 pub mod types;
 pub mod unbuildable;
@@ -130,9 +132,10 @@ pub fn generate_all(sources: &SourceSet, k8s: &K8sTable) -> Result<Generation, C
     // Files that cannot matter are not parsed; when a lookup finds that one might, parse it too and start over
     // (each round parses more files, so this ends; the scaffold's layout needs one round).
     let mut parse = std::collections::BTreeSet::new();
+    let merges = storage::find(sources);
     loop {
         let ix = CrateIndex::load_with(sources, &parse)?;
-        let out = generate_from(&ix, k8s);
+        let out = generate_from(&ix, k8s, &merges);
         let touched = ix.take_touched();
         if touched.is_empty() {
             if FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed) {
@@ -159,11 +162,14 @@ pub fn forgets_index() -> bool {
     FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
+fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) -> Generation {
     let mi = MarkerIndex::build(ix);
     let mut problems: Vec<Problem> = Vec::new();
     let crate_level = ix.problems.iter().chain(mi.loose_problems());
     problems.extend(crate_level.map(|e| Problem { crd: None, error: e.clone() }));
+    // A file of the crate that does not parse is reported by the index already.
+    let unread = merges.problems.iter().filter(|e| !ix.files.iter().any(|f| f.path == e.path));
+    problems.extend(unread.map(|e| Problem { crd: None, error: e.clone() }));
     let mut versions: Vec<VersionOutcome> = Vec::new();
     let mut built = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
@@ -181,7 +187,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable) -> Generation {
     for u in unbuildable::find(ix, &built) {
         versions.push(VersionOutcome { key: u.key, result: Err(vec![u.error]) });
     }
-    let mut out = merge_all(ix, versions, &mut problems);
+    let mut out = merge_all(ix, versions, merges, &mut problems);
     out.crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
     out.pending.sort_by(|a, b| a.crd.file_name.cmp(&b.crd.file_name));
     problems.sort_by(|a, b| {
@@ -202,7 +208,7 @@ pub fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
 struct VersionCrd {
     item: ItemId,
     attrs: KubeAttrs,
-    storage_marker: bool,
+    storage_marker: Option<(std::path::PathBuf, usize)>,
     skip: Option<(std::path::PathBuf, usize)>,
     crd: Value,
     /// Constructs that need compiling: the version's schema is left for the compiled fallback.
@@ -314,7 +320,7 @@ fn version_crd_of(
         }
     });
     let flags = markers::resource::apply_crd_markers(mi.item(id), &k, &mut crd).map_err(|e| vec![e])?;
-    Ok(VersionCrd { item: id, attrs: k, storage_marker: flags.storage, skip: flags.skip.clone(), crd, compile })
+    Ok(VersionCrd { item: id, attrs: k, storage_marker: flags.storage.clone(), skip: flags.skip.clone(), crd, compile })
 }
 
 fn pairs(p: &[(String, String)]) -> Value {
@@ -424,11 +430,12 @@ fn finish_root(
     }
     let mut root = transform::rewrite(root).map_err(|c| {
         let fix = if c.0.starts_with("property") {
-            "kube-derive's crd() panics on it: give that property the same schema (type, format and doc comment) in \
-             every variant that has it, or rename it in one of them"
+            "kube-derive 5's crd() panics on it (`Property .. has the schema .. but was already defined as .. in \
+             another subschema`): give that property the same schema (type, format and doc comment) in every variant \
+             that has it, or rename it in one of them"
         } else {
-            "kube-derive's crd() panics on it: use only externally tagged enums whose variants do not mix unit and \
-             data variants"
+            "kube-derive 5's crd() panics on it (its structural rewriter finds two variants of different types): use \
+             only externally tagged enums whose variants do not mix unit and data variants"
         };
         CrdError::unsupported(
             file,
@@ -508,7 +515,12 @@ fn merge_flat(root: &mut Value, spec: Value) {
 
 /// Group versions by (group, kind) and merge them with `merge_crds` semantics; a kind any version of which has
 /// a problem is left out, with its problems in `problems`.
-fn merge_all(ix: &CrateIndex, versions: Vec<VersionOutcome>, problems: &mut Vec<Problem>) -> Generation {
+fn merge_all(
+    ix: &CrateIndex,
+    versions: Vec<VersionOutcome>,
+    merges: &storage::MergeCalls,
+    problems: &mut Vec<Problem>,
+) -> Generation {
     /// The versions of one kind found so far.
     struct KindVersions {
         name: String,
@@ -529,9 +541,17 @@ fn merge_all(ix: &CrateIndex, versions: Vec<VersionOutcome>, problems: &mut Vec<
             Err(errors) => entry.errors.extend(errors),
         }
     }
+    let storage::ByKind { mut calls, mixed, loose } = storage::by_kind(&merges.calls);
+    for (group, kind, error) in mixed {
+        if let Some(entry) = groups.get_mut(&(group, kind)) {
+            entry.errors.push(error);
+        }
+    }
     let mut out = Generation::default();
     for ((group, kind), KindVersions { name, ok, errors }) in groups {
-        let result = if errors.is_empty() { merge_kind(ix, &group, &kind, ok) } else { Err(errors) };
+        let calls = calls.remove(&(group.clone(), kind.clone())).unwrap_or_default();
+        let storage = StorageCalls { calls: &calls, loose: &loose, base: &merges.base };
+        let result = if errors.is_empty() { merge_kind(ix, &group, &kind, ok, &storage) } else { Err(errors) };
         match result {
             Ok(merged) if merged.versions.is_empty() => out.crds.push(merged.crd),
             Ok(merged) => out.pending.push(merged),
@@ -543,8 +563,25 @@ fn merge_all(ix: &CrateIndex, versions: Vec<VersionOutcome>, problems: &mut Vec<
     out
 }
 
-/// The versions of one kind merged like `merge_crds`: exactly one storage version, scopes that agree.
-fn merge_kind(ix: &CrateIndex, group: &str, kind: &str, all: Vec<VersionCrd>) -> Result<PendingCrd, Vec<CrdError>> {
+/// The `merge_crds` calls one kind's merge looks at.
+struct StorageCalls<'a> {
+    /// The calls merging its versions.
+    calls: &'a [&'a storage::MergeCall],
+    /// The calls whose list kubesmith cannot read (they may merge it).
+    loose: &'a [&'a storage::MergeCall],
+    /// What places in messages are relative to.
+    base: &'a std::path::Path,
+}
+
+/// The versions of one kind merged like `merge_crds`: exactly one storage version (the one the crate's own
+/// `merge_crds` call names, else the marked one, else the one `#[kube(storage)]` leaves), scopes that agree.
+fn merge_kind(
+    ix: &CrateIndex,
+    group: &str,
+    kind: &str,
+    all: Vec<VersionCrd>,
+    calls: &StorageCalls,
+) -> Result<PendingCrd, Vec<CrdError>> {
     let (group, kind) = (group.to_string(), kind.to_string());
     let (skipped, mut vs): (Vec<VersionCrd>, Vec<VersionCrd>) = all.into_iter().partition(|v| v.skip.is_some());
     if vs.is_empty() {
@@ -574,24 +611,56 @@ fn merge_kind(ix: &CrateIndex, group: &str, kind: &str, all: Vec<VersionCrd>) ->
             pending.push(PendingVersion { version: v.attrs.version.clone(), root, crate_path, public_path, because });
         }
     }
-    let root_idx = if vs.len() == 1 {
-        0
-    } else {
-        let marked: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].storage_marker).collect();
-        let storage: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].attrs.storage).collect();
-        let chosen = if marked.len() == 1 { marked } else { storage };
-        if chosen.len() != 1 {
-            let list = if chosen.is_empty() { (0..vs.len()).collect::<Vec<_>>() } else { chosen.clone() };
-            let names: Vec<&str> = list.iter().map(|i| vs[*i].attrs.version.as_str()).collect();
-            let at = &vs[list[0]];
-            let item = &ix.items[at.item];
-            return Err(vec![CrdError::at(
-                ix.module_file(item.module),
-                index::item_span(&item.kind),
-                CrdErrorKind::StorageVersions { kind, group, count: chosen.len(), versions: names.join(", ") },
-            )]);
+    let candidates: Vec<storage::Candidate> = vs
+        .iter()
+        .map(|v| {
+            let item = &ix.items[v.item];
+            let start = index::item_span(&item.kind).start();
+            storage::Candidate {
+                version: v.attrs.version.clone(),
+                at: (ix.module_file(item.module).to_path_buf(), start.line, start.column + 1),
+                marker: v.storage_marker.clone(),
+            }
+        })
+        .collect();
+    let skipped_at: Vec<(String, std::path::PathBuf, usize)> = skipped
+        .iter()
+        .filter_map(|v| v.skip.clone().map(|(file, line)| (v.attrs.version.clone(), file, line)))
+        .collect();
+    let chosen = storage::choose(&group, &kind, &candidates, &skipped_at, calls.calls, calls.base)?;
+    let root_idx = match &chosen {
+        Some(choice) => {
+            // `merge_crds` keeps its list's order: the storage version first, then the others from the end.
+            let mut slots: Vec<Option<VersionCrd>> = vs.drain(..).map(Some).collect();
+            vs = choice.order.iter().filter_map(|&i| slots[i].take()).collect();
+            vs.extend(slots.into_iter().flatten());
+            choice.order.iter().position(|&i| i == choice.storage).unwrap_or_default()
         }
-        chosen[0]
+        None if vs.len() == 1 => 0,
+        None => {
+            let marked: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].storage_marker.is_some()).collect();
+            let storage: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].attrs.storage).collect();
+            let chosen = if marked.len() == 1 { marked } else { storage };
+            if chosen.len() != 1 {
+                let list = if chosen.is_empty() { (0..vs.len()).collect::<Vec<_>>() } else { chosen.clone() };
+                let names: Vec<&str> = list.iter().map(|i| vs[*i].attrs.version.as_str()).collect();
+                let at = &vs[list[0]];
+                let item = &ix.items[at.item];
+                let mut errors = vec![CrdError::at(
+                    ix.module_file(item.module),
+                    index::item_span(&item.kind),
+                    CrdErrorKind::StorageVersions {
+                        kind: kind.clone(),
+                        group: group.clone(),
+                        count: chosen.len(),
+                        versions: names.join(", "),
+                    },
+                )];
+                errors.extend(storage::unread(calls.loose, &group, &kind));
+                return Err(errors);
+            }
+            chosen[0]
+        }
     };
     let root = vs.remove(root_idx);
     for v in &vs {
@@ -612,7 +681,7 @@ fn merge_kind(ix: &CrateIndex, group: &str, kind: &str, all: Vec<VersionCrd>) ->
     let mut crd = root.crd;
     let mut all_versions = Vec::new();
     if let Some(Value::Array(rv)) = crd["spec"].get_mut("versions") {
-        if vs.is_empty() {
+        if vs.is_empty() && chosen.is_none() {
             all_versions = std::mem::take(rv);
         } else {
             for mut v in std::mem::take(rv) {

@@ -219,6 +219,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
                 if let Some(warning) = crd::size::size_warning(&generated) {
                     plan.notes.push(warning);
                 }
+                plan.notes.extend(crd::pruning::pruning_notes(&generated));
                 let path = crd_dir.join(&generated.file_name);
                 plan.write(&path, crd_text(&generated))?;
                 written.push(path);

@@ -497,6 +497,8 @@ pub struct VariantAttrs {
     pub rename_all: Option<RenameRule>,
     /// `skip` / `skip_deserializing`.
     pub skip_de: bool,
+    /// `skip_serializing` (or `skip`): never written.
+    pub skip_ser: bool,
     /// `untagged`.
     pub untagged: bool,
     /// `with` (schemars', else serde's).
@@ -580,7 +582,8 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
                 while !input.is_empty() {
                     let key: syn::LitStr = input.parse()?;
                     input.parse::<Token![=]>()?;
-                    let value: Expr = input.parse()?;
+                    // schemars passes each value to `json!`: `{..}` and `[..]` are JSON there.
+                    let value = super::custom::json::value(input)?;
                     out.push((key, value));
                     if input.is_empty() {
                         break;
@@ -591,7 +594,7 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
             })
             .parse2(ts.clone())?;
             for (k, v) in pairs {
-                let value = expr_json(&v).ok_or_else(|| {
+                let value = node_json(&v).ok_or_else(|| {
                     syn::Error::new(k.span(), "only literal / json!-like `extend` values can be evaluated statically")
                 })?;
                 common.extend.push((k.value(), value));
@@ -600,6 +603,25 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
         _ => return Ok(false),
     }
     Ok(true)
+}
+
+/// A `json!` value made of literals as JSON (`extend` values).
+fn node_json(node: &super::custom::json::Node) -> Option<Value> {
+    use super::custom::json::{Key, Node};
+    match node {
+        Node::Null => Some(Value::Null),
+        Node::Bool(b) => Some(Value::Bool(*b)),
+        Node::Array(items) => items.iter().map(node_json).collect::<Option<Vec<_>>>().map(Value::Array),
+        Node::Object(entries) => entries
+            .iter()
+            .map(|(k, v)| match k {
+                Key::Str(k) => node_json(v).map(|v| (k.clone(), v)),
+                Key::Expr(_) => None,
+            })
+            .collect::<Option<serde_json::Map<_, _>>>()
+            .map(Value::Object),
+        Node::Expr(e) => expr_json(e),
+    }
 }
 
 /// A literal, array or `json!`-free object expression as JSON (for `extend`).
@@ -832,7 +854,12 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
             match item.name.as_str() {
                 "rename" => v.rename = rename_value(&item)?.or(v.rename.take()),
                 "rename_all" => v.rename_all = rename_rule(&item)?,
-                "skip" | "skip_deserializing" => v.skip_de = true,
+                "skip" => {
+                    v.skip_de = true;
+                    v.skip_ser = true;
+                }
+                "skip_deserializing" => v.skip_de = true,
+                "skip_serializing" => v.skip_ser = true,
                 "untagged" => v.untagged = true,
                 "with" if which == "schemars" => v.with = Some(with_type(&item, false)?),
                 "with" => {

@@ -70,7 +70,8 @@ pub enum CrdErrorKind {
     /// Multi-version kind with a wrong number of storage versions.
     #[error(
         "kind {kind} in group {group} has {count} storage versions ({versions}): mark all but one with \
-         #[kube(storage = false)] or put `// +kubebuilder:storageversion` on the storage version's spec struct"
+         #[kube(storage = false)], put `// +kubebuilder:storageversion` on the storage version's spec struct, or \
+         merge the versions with kube's `merge_crds(vec![..], \"<version>\")` in the crate"
     )]
     StorageVersions {
         /// Kind.

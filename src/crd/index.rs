@@ -51,6 +51,19 @@ impl SourceSet {
         &self.src_dir
     }
 
+    /// The planned files of the overlay.
+    pub fn overlay_paths(&self) -> impl Iterator<Item = &Path> {
+        self.overlay.keys().map(PathBuf::as_path)
+    }
+
+    /// A file's text as the plan leaves it (the overlay, else the disk).
+    pub fn read_text(&self, path: &Path) -> std::io::Result<String> {
+        match self.overlay.get(path) {
+            Some(text) => Ok(text.clone()),
+            None => std::fs::read_to_string(path),
+        }
+    }
+
     fn exists(&self, path: &Path) -> bool {
         self.overlay.contains_key(path) || path.is_file()
     }
@@ -1696,7 +1709,7 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         let all: BTreeSet<PathBuf> = files.iter().map(|(p, _)| dir.path().join("src").join(p)).collect();
         let ix = CrateIndex::load_with(&set, &all).expect("load");
         assert!(ix.files.iter().all(|f| f.stub.is_none()));
-        let full = crate::crd::generate_from(&ix, K8sTable::default_table()).into_result();
+        let full = crate::crd::generate_from(&ix, K8sTable::default_table(), &Default::default()).into_result();
         assert!(ix.take_touched().is_empty());
         (lazy, full)
     }
@@ -1779,7 +1792,7 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         loop {
             rounds += 1;
             let ix = CrateIndex::load_with(&set, &parse).expect("load");
-            let out = crate::crd::generate_from(&ix, K8sTable::default_table());
+            let out = crate::crd::generate_from(&ix, K8sTable::default_table(), &Default::default());
             let touched = ix.take_touched();
             if touched.is_empty() {
                 out.into_result().expect("generate");

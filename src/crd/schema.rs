@@ -17,6 +17,7 @@ use super::types::{Ty, classify};
 const UNIT_FIX: &str = "it serializes as `null`, and kube-derive's schema for it is `enum: [null]` without a type, \
                         which the API server rejects (not a structural schema); use a struct with named fields (`{}` \
                         is an empty object) or leave the field out";
+mod values;
 
 /// Schema generator over a crate index.
 pub struct Generator<'a> {
@@ -28,6 +29,8 @@ pub struct Generator<'a> {
     markers: Option<&'a MarkerIndex>,
     /// Problems found so far that did not stop the walk (see [`Generator::report`]).
     problems: Vec<CrdError>,
+    /// How many map value schemas the schema being built lies in (schemars leaves `true` alone there).
+    map_depth: usize,
 }
 
 fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
@@ -237,15 +240,6 @@ fn allow_unknown_properties(schema: &mut Value) {
     }
 }
 
-/// Whether a field schema holds a schema-less `serde_json::Value` (the API server rejects it).
-fn has_untyped(schema: &Value) -> bool {
-    match schema {
-        Value::Bool(true) => true,
-        Value::Object(o) => o.get("items").is_some_and(has_untyped),
-        _ => false,
-    }
-}
-
 /// What every field of one struct shares.
 struct StructCtx<'c> {
     rename_all: Option<RenameRule>,
@@ -264,7 +258,7 @@ struct FieldCtx<'f> {
 impl<'a> Generator<'a> {
     /// A generator.
     pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
-        Self { ix, k8s, stack: Vec::new(), markers: None, problems: Vec::new() }
+        Self { ix, k8s, stack: Vec::new(), markers: None, problems: Vec::new(), map_depth: 0 }
     }
 
     /// Records a problem and goes on with the next field or variant, so that one run reports every problem of a
@@ -314,7 +308,10 @@ impl<'a> Generator<'a> {
                 Ok(json!({"type": "array", "items": items, "minItems": n, "maxItems": n}))
             }
             Ty::Map(k, v, m2) => {
-                let vs = self.type_schema(&v, m2)?;
+                self.map_depth += 1;
+                let vs = self.type_schema(&v, m2);
+                self.map_depth -= 1;
+                let vs = vs?;
                 match classify(self.ix, self.k8s, &k, m2)? {
                     Ty::Scalar(super::types::ScalarKind::Str, _) => {
                         Ok(json!({"type": "object", "additionalProperties": vs}))
@@ -343,7 +340,8 @@ impl<'a> Generator<'a> {
                 self.file(m),
                 ty.span(),
                 "tuple type",
-                "kube-derive emits an items array the API server rejects; use a struct with named fields",
+                "kube-derive 5 emits `items` as an array of schemas, which the API server rejects (`items must be a \
+                 schema object and not an array`); use a struct with named fields",
             )),
         }
     }
@@ -353,8 +351,8 @@ impl<'a> Generator<'a> {
             self.file(m),
             k.span(),
             format!("map key type `{}`", quote::quote!(#k)),
-            "kube-derive emits patternProperties + additionalProperties: false, which the API server rejects; use \
-             String keys",
+            "kube-derive 5 emits `patternProperties` (with `additionalProperties: false`), which the API server \
+             rejects (`patternProperties is not supported`); use String keys",
         )
     }
 
@@ -402,8 +400,9 @@ impl<'a> Generator<'a> {
                 file,
                 item_span(&item.kind),
                 format!("recursive type `{}`", item.name),
-                "kube-derive emits a dangling $ref for it and the API server rejects the CRD; break the recursion \
-                 (e.g. store children as serde_json::Value with x-kubernetes-preserve-unknown-fields)",
+                "kube-derive 5 emits a `$ref` to a definition the CRD does not hold, which the API server rejects \
+                 (`$ref is not supported`); break the recursion (e.g. `children: Vec<serde_json::Value>` with \
+                 #[schemars(extend(\"items\" = {\"x-kubernetes-preserve-unknown-fields\": true}))])",
             ));
         }
         if let Some(imp) = custom::json_schema_impl(ix, id) {
@@ -479,20 +478,26 @@ impl<'a> Generator<'a> {
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                     let f = &u.unnamed[0];
                     let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                    self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
+                    let mut schema = self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                    fa.common.apply_extensions(&mut schema);
+                    Ok(schema)
                 }
                 syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                     self.file(m),
                     u.span(),
                     format!("tuple struct `{}`", item.name),
-                    "it serializes as an array of mixed items the API server rejects; use named fields",
+                    "kube-derive 5 emits `items` as an array of schemas, which the API server rejects (`items must \
+                     be a schema object and not an array`); use named fields",
                 )),
                 syn::Fields::Named(n) => {
                     if cattrs.transparent {
                         for f in &n.named {
                             let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
                             if !fa.skip_de {
-                                return self.field_schema(&FieldCtx { field: f, attrs: fa, module: m });
+                                let mut schema =
+                                    self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                                fa.common.apply_extensions(&mut schema);
+                                return Ok(schema);
                             }
                         }
                         return Ok(json!({"type": "null"}));
@@ -563,6 +568,41 @@ impl<'a> Generator<'a> {
             self.read_patterns(inner, f)?;
         }
         Ok(())
+    }
+
+    /// Refuses `schema`, the schema a field got, when its `serde_json::Value` (at `steps` of it) is one kube-derive
+    /// gets wrong; `what` names the field, `target` where the fix goes.
+    fn check_value(
+        &self,
+        schema: &Value,
+        steps: &[values::Step],
+        file: &std::path::Path,
+        span: proc_macro2::Span,
+        what: &str,
+        target: &str,
+    ) -> Result<(), CrdError> {
+        let at = values::at(steps);
+        let said = match values::verdict(schema, steps, self.map_depth > 0) {
+            values::Verdict::Fine | values::Verdict::MapValues => return Ok(()),
+            values::Verdict::Rejected { emitted, reason } => {
+                let place = if at.is_empty() { "for it".to_string() } else { format!("at `{at}`") };
+                format!(
+                    "kube-derive 5 emits `{emitted}` {place}, a schema without `type`, which the API server rejects \
+                     (`{reason}`)"
+                )
+            }
+            values::Verdict::Panics => "kube-derive 5's crd() panics on it: in a map's values schemars leaves it the \
+                                        boolean schema `true`, which does not convert to JSONSchemaProps (\"valid \
+                                        JSONSchemaProps from schemars schema\")"
+                .to_string(),
+        };
+        let place = if at.is_empty() { String::new() } else { format!(" (in `{at}`)") };
+        Err(CrdError::unsupported(
+            file,
+            span,
+            format!("{what} holds a serde_json::Value{place} without x-kubernetes-preserve-unknown-fields"),
+            format!("{said}; add {} to {target}", values::fix(steps)),
+        ))
     }
 
     /// The schema of a field's `#[schemars(schema_with = ..)]` fn (`transform` needs compiling), if it has one.
@@ -747,14 +787,23 @@ impl<'a> Generator<'a> {
             .iter()
             .any(|n| mk.name.ends_with(&format!(":{n}")))
         });
-        if !typed_by_marker && has_untyped(&fs) {
-            return Err(CrdError::unsupported(
-                file,
-                field.ty.span(),
-                format!("field `{ident}` of type serde_json::Value without x-kubernetes-preserve-unknown-fields"),
-                "kube-derive emits an untyped schema the API server rejects; add \
-                 #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
-            ));
+        let items_marked = fmarkers.iter().any(|mk| {
+            ["XPreserveUnknownFields", "Type", "XIntOrString", "XEmbeddedResource"]
+                .iter()
+                .any(|n| mk.name == format!("kubebuilder:validation:items:{n}"))
+        });
+        if fa.schema_with.is_none() {
+            let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
+            if let Some(steps) = values::value_spot(ix, self.k8s, ty, m) {
+                let marked = match steps.first() {
+                    None => typed_by_marker,
+                    Some(values::Step::Items) => items_marked && steps.len() == 1,
+                    Some(values::Step::Values) => false,
+                };
+                if !marked {
+                    self.check_value(&fs, &steps, file, field.ty.span(), &format!("field `{ident}`"), "the field")?;
+                }
+            }
         }
         if !fmarkers.is_empty() {
             crd_markers::add_placeholder(&mut fs, FIELD_KEY, crd_markers::field_ref(fkey));
@@ -793,21 +842,6 @@ impl<'a> Generator<'a> {
         let m = ix.items[id].module;
         let file = self.file(m);
         let name = &ix.items[id].name;
-        if let Some(tag) = &c.tag {
-            let construct = match &c.content {
-                Some(content) => {
-                    format!("adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")")
-                }
-                None => format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
-            };
-            return Err(CrdError::unsupported(
-                file,
-                e.ident.span(),
-                construct,
-                "kube-derive panics on it (variants define the same property with different schemas); use an \
-                 externally tagged enum (drop `tag`) or #[serde(untagged)] with struct variants",
-            ));
-        }
         let mut variants = Vec::new();
         for v in &e.variants {
             let va = attrs::variant_attrs(&v.attrs).map_err(|err| attr_err(ix, m, err))?;
@@ -821,12 +855,41 @@ impl<'a> Generator<'a> {
                 file,
                 e.ident.span(),
                 format!("enum `{name}` without variants"),
-                "kube-derive emits the schema `not: {}` with no type, which the API server rejects; give it a variant",
+                "kube-derive 5 emits `not: {}` for it (`{enum: [null], nullable: true}` in an Option), a schema \
+                 without `type`, which the API server rejects; give it a variant",
+            ));
+        }
+        if let Some(tag) = &c.tag {
+            let construct = match &c.content {
+                Some(content) => {
+                    format!("adjacently tagged enum `{name}` (tag = \"{tag}\", content = \"{content}\")")
+                }
+                None => format!("internally tagged enum `{name}` (tag = \"{tag}\")"),
+            };
+            if variants.len() == 1 {
+                // One variant defines the tag property once: kube-derive's schema is valid, kubesmith does not
+                // build tagged enums itself.
+                return Err(CrdError::needs_compile(
+                    file,
+                    e.ident.span(),
+                    format!("{construct} with one variant"),
+                    "kubesmith does not build the schemas of tagged enums",
+                ));
+            }
+            return Err(CrdError::unsupported(
+                file,
+                e.ident.span(),
+                construct,
+                format!(
+                    "kube-derive 5's crd() panics on it: each variant gives the tag property `{tag}` another `enum`, \
+                     and kube's structural rewriter panics on a property two variants define differently \
+                     (`Property \"..\" has the schema .. but was already defined as .. in another subschema`); use \
+                     an externally tagged enum (drop `tag`) or #[serde(untagged)] with struct variants"
+                ),
             ));
         }
         // A variant's problem is reported and the next variant looked at, so every problem shows at once.
         if c.untagged {
-            let mut any_of = Vec::new();
             let mut payloads = Vec::new();
             for (v, va) in &variants {
                 match self.variant_payload(id, v, va, c) {
@@ -835,19 +898,43 @@ impl<'a> Generator<'a> {
                 }
             }
             let is_object = |s: &Value| has_type(s, "object") || s.get("properties").is_some();
-            // Beside a struct variant, which gives the enum `type: object`, a scalar variant keeps only its value
-            // validations in kube's `anyOf` (its type is dropped): a schema the API server takes.
-            let typed = payloads.iter().any(|(_, _, s)| is_object(s));
+            let has_struct = payloads.iter().any(|(_, _, s)| is_object(s));
+            let mut any_of = Vec::new();
             for (v, va, s) in payloads {
-                let kept = is_object(&s) || (typed && is_plain_scalar(&s));
-                if !kept {
+                // A scalar variant that is never serialized, beside a struct variant: kube keeps only its value
+                // validations in the `anyOf` (the enum is `type: object`); the API server takes the CRD, and refuses
+                // only values of that variant, which the operator never writes.
+                let never_written = va.skip_ser && has_struct && is_plain_scalar(&s);
+                if !is_object(&s) && !never_written {
+                    let what = if matches!(v.fields, syn::Fields::Unit) {
+                        "kube-derive 5 emits `{enum: [null], nullable: true}` for it inside the enum's `anyOf`, \
+                         which the API server rejects"
+                            .to_string()
+                    } else if !has_struct {
+                        "kube-derive 5 emits the enum as an `anyOf` of schemas without `type` and no `type` of its \
+                         own, which the API server rejects (`type: Required value: must not be empty for specified \
+                         object fields`)"
+                            .to_string()
+                    } else if has_type(&s, "array") {
+                        "kube-derive 5 keeps this variant's `type: array` inside the enum's `anyOf`, which the API \
+                         server rejects (`anyOf[..].type: Forbidden: must be empty to be structural`)"
+                            .to_string()
+                    } else {
+                        format!(
+                            "kube-derive 5 gives the enum `type: object` and this variant an empty schema in its \
+                             `anyOf`: the API server accepts the CRD but refuses every `{}` value (`must be of type \
+                             object`)",
+                            v.ident
+                        )
+                    };
                     self.report(CrdError::unsupported(
                         file,
                         v.ident.span(),
                         format!("untagged enum `{name}` with non-struct variant `{}`", v.ident),
-                        "kube-derive emits an anyOf without a type, which the API server rejects; use struct \
-                         variants only, or a plain field type with #[schemars(extend(\"x-kubernetes-int-or-string\" \
-                         = true))] for int-or-string values",
+                        format!(
+                            "{what}; use struct variants only, or, for values that are an integer or a string, \
+                             k8s-openapi's `IntOrString` (`x-kubernetes-int-or-string: true`, no `type`)"
+                        ),
                     ));
                     continue;
                 }
@@ -872,8 +959,10 @@ impl<'a> Generator<'a> {
                 unit.ident.span(),
                 format!("enum `{name}` mixes unit variant `{}` with data variants", unit.ident),
                 format!(
-                    "kube-derive panics on it (enum values and object variants cannot be hoisted together); give the \
-                     unit variant an empty struct body (`{} {{}}`) or split the enum",
+                    "kube-derive 5's crd() panics on it: kube's structural rewriter cannot hoist the unit variants' \
+                     string `enum` beside the data variants' object properties (`Enum variant set [..] has type \
+                     Single(String) but was already defined as Some(Single(Object))`); give the unit variant an empty \
+                     struct body (`{} {{}}`) or split the enum",
                     unit.ident
                 ),
             ));
@@ -948,13 +1037,29 @@ impl<'a> Generator<'a> {
             syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                 let f = &u.unnamed[0];
                 let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                self.field_schema(&FieldCtx { field: f, attrs: fa, module: m })
+                let mut schema = self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                fa.common.apply_extensions(&mut schema);
+                // Externally tagged, the payload is the variant's property; untagged ones are judged as variants.
+                if !c.untagged && fa.schema_with.is_none() {
+                    let ty = fa.with.as_ref().map_or(&f.ty, |w| &w.ty);
+                    if let Some(steps) = values::value_spot(ix, self.k8s, ty, m) {
+                        let target = format!(
+                            "the variant's field (`{}(#[schemars(..)] ..)`; on the variant it lands on its `oneOf` \
+                             entry instead)",
+                            v.ident
+                        );
+                        let what = format!("the field of variant `{}`", v.ident);
+                        self.check_value(&schema, &steps, self.file(m), f.ty.span(), &what, &target)?;
+                    }
+                }
+                Ok(schema)
             }
             syn::Fields::Unnamed(u) => Err(CrdError::unsupported(
                 self.file(m),
                 u.span(),
                 format!("tuple variant `{}`", v.ident),
-                "it serializes as an array of mixed items the API server rejects; use a struct variant",
+                "kube-derive 5 emits `items` as an array of schemas, which the API server rejects (`items must be a \
+                 schema object and not an array`); use a struct variant",
             )),
             syn::Fields::Named(n) => {
                 let fields: Vec<&syn::Field> = n.named.iter().collect();

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::source::{Crate, ItemKey, ModKey, Package, Program, SourceError};
+use crate::source::{Crate, ItemKey, ModKey, Program, SourceError};
 use types::{FnRef, Kinds};
 pub use walk::{Need, Warning};
 
@@ -137,56 +137,6 @@ impl Inference {
     }
 }
 
-/// The crate roots of one source folder: `(crate name, root file, is a binary)`.
-fn roots_of(src: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Vec<(String, PathBuf, bool)> {
-    let exists = |p: &Path| read(p).is_ok();
-    if let Some(pkg) = Package::of_source_dir(src) {
-        let mut out: Vec<(String, PathBuf, bool)> = Vec::new();
-        if let Some(lib) = &pkg.lib {
-            out.push((lib.name.clone(), lib.path.clone(), false));
-        }
-        for b in &pkg.bins {
-            out.push((b.name.clone(), b.path.clone(), true));
-        }
-        // A package's targets outside this folder belong to another --source.
-        let inside: Vec<_> = out.iter().filter(|(_, p, _)| p.starts_with(src)).cloned().collect();
-        if !inside.is_empty() {
-            return inside;
-        }
-    }
-    let name = src
-        .parent()
-        .and_then(Path::file_name)
-        .map(|n| crate::source::workspace::crate_ident(&n.to_string_lossy()))
-        .unwrap_or_else(|| "crate".into());
-    let mut out = Vec::new();
-    if exists(&src.join("lib.rs")) {
-        out.push((name.clone(), src.join("lib.rs"), false));
-    }
-    if exists(&src.join("main.rs")) {
-        out.push((name.replace('_', "-"), src.join("main.rs"), true));
-    }
-    if let Ok(entries) = std::fs::read_dir(src.join("bin")) {
-        let mut bins: Vec<(String, PathBuf, bool)> = entries
-            .flatten()
-            .filter_map(|e| {
-                let p = e.path();
-                let stem = p.file_stem()?.to_string_lossy().into_owned();
-                if p.extension().is_some_and(|x| x == "rs") {
-                    Some((stem, p, true))
-                } else if p.join("main.rs").is_file() {
-                    Some((stem, p.join("main.rs"), true))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        bins.sort();
-        out.extend(bins);
-    }
-    out
-}
-
 /// Infers the role the code in `sources` (crate source folders, e.g. `crates/x/src`) needs, reading files from
 /// disk; `bin` restricts the entry points to one binary.
 pub fn infer_sources(sources: &[PathBuf], bin: Option<&str>) -> Result<Inference, InferError> {
@@ -237,7 +187,7 @@ fn roots_of_sources(
 ) -> Result<Vec<(String, PathBuf, bool)>, InferError> {
     let mut roots: Vec<(String, PathBuf, bool)> = Vec::new();
     for src in sources {
-        let found = roots_of(src, read);
+        let found = crate::source::workspace::crate_roots(src, read);
         if found.is_empty() {
             return Err(InferError::NoRoot(src.clone()));
         }

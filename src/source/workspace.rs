@@ -141,6 +141,58 @@ impl Workspace {
     }
 }
 
+/// The crate roots of one source folder: `(crate name, root file, is a binary)`: the targets of the package it
+/// belongs to that lie inside it, else `lib.rs`, `main.rs` and `bin/*` by cargo's conventions. `read` tells
+/// whether a file exists (a plan's overlay).
+pub fn crate_roots(src: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Vec<(String, PathBuf, bool)> {
+    let exists = |p: &Path| read(p).is_ok();
+    if let Some(pkg) = Package::of_source_dir(src) {
+        let mut out: Vec<(String, PathBuf, bool)> = Vec::new();
+        if let Some(lib) = &pkg.lib {
+            out.push((lib.name.clone(), lib.path.clone(), false));
+        }
+        for b in &pkg.bins {
+            out.push((b.name.clone(), b.path.clone(), true));
+        }
+        // A package's targets outside this folder belong to another --source.
+        let inside: Vec<_> = out.iter().filter(|(_, p, _)| p.starts_with(src)).cloned().collect();
+        if !inside.is_empty() {
+            return inside;
+        }
+    }
+    let name = src
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| crate_ident(&n.to_string_lossy()))
+        .unwrap_or_else(|| "crate".into());
+    let mut out = Vec::new();
+    if exists(&src.join("lib.rs")) {
+        out.push((name.clone(), src.join("lib.rs"), false));
+    }
+    if exists(&src.join("main.rs")) {
+        out.push((name.replace('_', "-"), src.join("main.rs"), true));
+    }
+    if let Ok(entries) = std::fs::read_dir(src.join("bin")) {
+        let mut bins: Vec<(String, PathBuf, bool)> = entries
+            .flatten()
+            .filter_map(|e| {
+                let p = e.path();
+                let stem = p.file_stem()?.to_string_lossy().into_owned();
+                if p.extension().is_some_and(|x| x == "rs") {
+                    Some((stem, p, true))
+                } else if p.join("main.rs").is_file() {
+                    Some((stem, p.join("main.rs"), true))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        bins.sort();
+        out.extend(bins);
+    }
+    out
+}
+
 /// `fleet-api` → `fleet_api`.
 pub fn crate_ident(package: &str) -> String {
     package.replace('-', "_")

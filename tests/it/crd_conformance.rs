@@ -46,10 +46,6 @@ pub(crate) fn cut_input(sample: &Sample) -> String {
                 header.contains(&format!("kind = \"{kind}\""))
                     && version.is_none_or(|v| header.contains(&format!("version = \"{v}\"")))
             });
-            let marker = sample.name == "multi-merged" && header.contains("version = \"v2\"");
-            if marker {
-                out.push("        // +kubebuilder:storageversion".to_string());
-            }
             if keep {
                 out.push(line.to_string());
             } else {
@@ -184,6 +180,8 @@ const CUSTOM: &str = "input-custom_schemas.rs";
 const OPERATORS: &str = "input-operator_shapes.rs";
 const ENUM_SPECS: &str = "input-enum_specs.rs";
 const LAST_MILE: &str = "input-last_mile.rs";
+const VALUES: &str = "input-value_schemas.rs";
+const MERGES: &str = "input-merge_storage.rs";
 
 macro_rules! conformance {
     ($($test:ident: $name:literal, $input:expr, [$(($kind:literal, $ver:expr)),*], [$(($f:literal, $p:literal)),*];)*) => {
@@ -250,6 +248,10 @@ conformance! {
     lm_foreign_scalars: "lm-foreign-scalars", LAST_MILE, [("Schedule", None)], [];
     lm_regex: "lm-regex", LAST_MILE, [("Release", None)], [];
     lm_untagged_skip: "lm-untagged-skip", LAST_MILE, [("Upstream", None)], [];
+    value_fixes: "value-fixes", VALUES, [("ValueFixes", None)], [];
+    value_flatten: "value-flatten", VALUES, [("Extras", None)], [];
+    merge_ordered: "merge-ordered", MERGES, [("Berth", None)], [];
+    merge_kind_version: "merge-kind-version", MERGES, [("Lock", None)], [];
 }
 
 /// Samples whose schema code only compiling can run, with what kubesmith must name as the reason: kubesmith
@@ -374,6 +376,65 @@ pub(crate) const REFUSED: &[Refused] = &[
         keep: &[("Threshold", None)],
         needles: &["untagged enum `ThresholdSpec` with non-struct variant `Count`"],
         rejected_because: Some("the spec is an anyOf of scalars without a type: not a structural schema"),
+    },
+    Refused {
+        name: "value-documented",
+        input: VALUES,
+        keep: &[("Documented", None)],
+        needles: &[
+            "field `config` holds a serde_json::Value without x-kubernetes-preserve-unknown-fields",
+            "emits `{\"description\": ..}` for it",
+            "add #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
+        ],
+        rejected_because: Some(
+            "`config` is `{description}` without a type: `properties[config].type: Required value: must not be empty \
+             for specified object fields`",
+        ),
+    },
+    Refused {
+        name: "value-list-marked",
+        input: VALUES,
+        keep: &[("ListMarked", None)],
+        needles: &[
+            "field `entries` holds a serde_json::Value (in `items`)",
+            "add #[schemars(extend(\"items\" = {\"x-kubernetes-preserve-unknown-fields\": true}))] to the field",
+        ],
+        rejected_because: Some(
+            "the extension lands on the list and its items stay `{}`: `properties[entries].items.type: Required \
+             value: must not be empty for specified array items`",
+        ),
+    },
+    Refused {
+        name: "value-map-of-lists",
+        input: VALUES,
+        keep: &[("MapOfLists", None)],
+        needles: &[
+            "field `groups` holds a serde_json::Value (in `additionalProperties.items`)",
+            "crd() panics on it",
+            "add #[schemars(extend(\"additionalProperties\" = {\"type\": \"array\", \"items\": \
+             {\"x-kubernetes-preserve-unknown-fields\": true}}))]",
+        ],
+        rejected_because: None,
+    },
+    Refused {
+        name: "value-variant-marked",
+        input: VALUES,
+        keep: &[("VariantMarked", None)],
+        needles: &["the field of variant `Inline` holds a serde_json::Value", "to the variant's field"],
+        rejected_because: Some(
+            "the extension lands on the variant's `oneOf` entry (`oneOf[0].x-kubernetes-preserve-unknown-fields: \
+             Forbidden: must be false to be structural`) and `properties[Inline]` has no type",
+        ),
+    },
+    Refused {
+        name: "value-newtype",
+        input: VALUES,
+        keep: &[("Wrapped", None)],
+        needles: &["field `document` holds a serde_json::Value", "emits `{\"description\": ..}` for it"],
+        rejected_because: Some(
+            "the newtype's schema is its doc comment alone: `properties[document].type: Required value: must not \
+             be empty for specified object fields`",
+        ),
     },
     Refused {
         name: "enum-spec-empty",

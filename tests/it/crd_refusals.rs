@@ -151,6 +151,70 @@ const CASES: &[Case] = &[
         needles: &["unit type `()`", "not a structural schema"],
     },
     Case {
+        name: "documented serde_json::Value",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    /// Anything.\n    pub config: serde_json::Value,\n}\n",
+        line: 8,
+        needles: &[
+            "field `config` holds a serde_json::Value without x-kubernetes-preserve-unknown-fields",
+            "kube-derive 5 emits `{\"description\": ..}` for it, a schema without `type`, which the API server rejects",
+            "add #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))] to the field",
+        ],
+    },
+    Case {
+        name: "list of values with the extension on the list",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    #[schemars(extend(\"x-kubernetes-preserve-unknown-fields\" = true))]\n    pub entries: Option<Vec<serde_json::Value>>,\n}\n",
+        line: 8,
+        needles: &[
+            "field `entries` holds a serde_json::Value (in `items`)",
+            "`items.type: Required value: must not be empty for specified array items`",
+            "add #[schemars(extend(\"items\" = {\"x-kubernetes-preserve-unknown-fields\": true}))] to the field",
+        ],
+    },
+    Case {
+        name: "map of lists of values",
+        body: "use std::collections::BTreeMap;\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    pub groups: BTreeMap<String, Vec<serde_json::Value>>,\n}\n",
+        line: 8,
+        needles: &[
+            "(in `additionalProperties.items`)",
+            "kube-derive 5's crd() panics on it",
+            "#[schemars(extend(\"additionalProperties\" = {\"type\": \"array\", \"items\": {\"x-kubernetes-preserve-unknown-fields\": true}}))]",
+        ],
+    },
+    Case {
+        name: "value in a struct inside a map's values",
+        body: "use std::collections::BTreeMap;\n#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]\npub struct Entry {\n    pub raw: serde_json::Value,\n}\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    pub entries: BTreeMap<String, Entry>,\n}\n",
+        line: 7,
+        needles: &["field `raw` holds a serde_json::Value", "crd() panics on it"],
+    },
+    Case {
+        name: "value in a newtype variant",
+        body: "#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]\npub enum Source {\n    Inline(serde_json::Value),\n    Named { name: String },\n}\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    pub source: Source,\n}\n",
+        line: 6,
+        needles: &[
+            "the field of variant `Inline` holds a serde_json::Value",
+            "to the variant's field (`Inline(#[schemars(..)] ..)`",
+        ],
+    },
+    Case {
+        name: "internally tagged enum of two variants",
+        body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\n#[serde(tag = \"type\")]\npub enum FooSpec {\n    A { x: u8 },\n    B { y: u8 },\n}\n",
+        line: 7,
+        needles: &[
+            "internally tagged enum `FooSpec` (tag = \"type\")",
+            "kube-derive 5's crd() panics on it",
+            "`Property \"..\" has the schema",
+        ],
+    },
+    Case {
+        name: "untagged enum of a struct and a string",
+        body: "#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[serde(untagged)]\npub enum Target {\n    Pod { name: String },\n    Name(String),\n}\n#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    pub target: Target,\n}\n",
+        line: 8,
+        needles: &[
+            "untagged enum `Target` with non-struct variant `Name`",
+            "the API server accepts the CRD but refuses every `Name` value",
+        ],
+    },
+    Case {
         name: "Self in a serde default path",
         body: "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\npub struct FooSpec {\n    #[serde(default = \"Self::on\")]\n    on: bool,\n}\nimpl FooSpec {\n    fn on() -> bool {\n        true\n    }\n}\n",
         line: 7,
@@ -190,6 +254,32 @@ fn crd_refusals_of_what_kube_derive_refuses_name_file_line_and_fix() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// kube-derive 5 builds a tagged enum with one variant (the tag property is defined once): kubesmith leaves its
+/// schema to the compiled fallback rather than refuse it, and `--no-compile` says so.
+#[test]
+fn crd_a_tagged_enum_of_one_variant_is_compiled_not_refused() {
+    let lib = format!(
+        "{HEAD}{DERIVES}\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\")]\n#[serde(tag = \"type\")]\n\
+         pub enum FooSpec {{\n    Only {{ x: u8 }},\n}}\n"
+    );
+    let dir = project(&lib);
+    let before = snapshot(dir.path());
+    let out = ks(dir.path())
+        .args(["make", "manifests", "--crd-dir", "config/crd", "--no-compile"])
+        .output()
+        .expect("kubesmith runs");
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert_eq!(snapshot(dir.path()), before);
+    assert!(
+        said.contains(
+            "src/lib.rs:7:10: internally tagged enum `FooSpec` (tag = \"type\") with one variant needs compiling"
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("panics"), "{said}");
 }
 
 #[test]

@@ -19,6 +19,7 @@ mod crd_assoc_defaults;
 mod crd_conformance;
 mod crd_generate;
 mod crd_markers;
+mod crd_merge_storage;
 mod crd_refusals;
 mod create_api;
 mod create_webhook;

@@ -55,7 +55,8 @@ fn at_value_end(input: ParseStream) -> bool {
     input.is_empty() || input.peek(Token![,])
 }
 
-fn value(input: ParseStream) -> syn::Result<Node> {
+/// One `json!` value, up to the next top-level comma (`extend("key" = value, ..)` reads its values so).
+pub fn value(input: ParseStream) -> syn::Result<Node> {
     if input.peek(syn::token::Brace) {
         let content;
         syn::braced!(content in input);

@@ -15,8 +15,8 @@ use crate::markers::Marker;
 /// What the CRD-level markers of one version say about the version itself.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct VersionFlags {
-    /// `+kubebuilder:storageversion`.
-    pub storage: bool,
+    /// `+kubebuilder:storageversion`: where it was written.
+    pub storage: Option<(PathBuf, usize)>,
     /// `+kubebuilder:skipversion`: where it was written.
     pub skip: Option<(PathBuf, usize)>,
 }
@@ -52,7 +52,7 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
     let group = k.group.clone();
     for m in markers {
         match m.name.as_str() {
-            "kubebuilder:storageversion" => flags.storage = true,
+            "kubebuilder:storageversion" => flags.storage = Some((m.file.clone(), m.line)),
             "kubebuilder:skipversion" => flags.skip = Some((m.file.clone(), m.line)),
             "kubebuilder:unservedversion" => {
                 crd["spec"]["versions"][0]["served"] = json!(false);

@@ -1,0 +1,522 @@
+//! Finding the crate's `merge_crds(crds, storage)` calls and reading their two arguments without running them:
+//! which `Kind::crd()`s the first one lists, and which version the second one names.
+//!
+//! Paths are resolved by [`crate::source::Program`] over every target of the package (the library and the
+//! binaries, where a `crdgen` binary usually makes the call), with the kind types `#[derive(CustomResource)]`
+//! generates registered, so `v1::Foo::crd()`, `mylib::api::v2::Foo::crd()` and `use` renames all name their kind.
+//!
+//! What an argument may be: for the storage version, a string literal, a `const`/`static` (free, fn-local or
+//! associated, `Self::X` in impls) whose value is one, a `let` bound once to one, `&`/`.to_string()`/`.as_str()`/
+//! `String::from` around any of those, or the version of a kind (`v2::Foo::version(&())`,
+//! `v2::Foo::api_resource().version`); for the CRDs, `vec![..]` or an array of `Kind::crd()` (also
+//! `<Kind as CustomResourceExt>::crd()`), directly or through a `let`. Anything else is read as "not evaluable",
+//! with the reason, never guessed.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+use super::{MergeCall, VersionKey};
+use crate::source::syntax::{UseEntry, flatten_use};
+use crate::source::{ItemKind, ModKey, Program, Res};
+
+/// How deep evaluation follows `let`s and consts before giving up (a cycle would not compile anyway).
+const MAX_DEPTH: usize = 16;
+
+/// Every `merge_crds` call of the program's fns, consts and statics (test fns left out), with what kubesmith can
+/// read of its arguments.
+pub fn calls(prog: &Program, kinds: &HashMap<usize, VersionKey>) -> Vec<MergeCall> {
+    let mut out = Vec::new();
+    let mut queue: Vec<Body> = Vec::new();
+    for (key, item) in prog.items() {
+        let module = ModKey { krate: key.krate, module: key.module };
+        let file = prog.module(module).file.clone();
+        match item {
+            syn::Item::Fn(f) if !is_test(&f.attrs) => {
+                queue.push(Body { module, file, self_ty: None, code: Code::of_fn(f) });
+            }
+            syn::Item::Impl(i) => {
+                for it in &i.items {
+                    if let syn::ImplItem::Fn(f) = it {
+                        if !is_test(&f.attrs) {
+                            let code = Code::Block(Box::new(f.block.clone()), f.sig.inputs.iter().cloned().collect());
+                            queue.push(Body { module, file: file.clone(), self_ty: Some(*i.self_ty.clone()), code });
+                        }
+                    }
+                }
+            }
+            syn::Item::Const(c) => queue.push(Body { module, file, self_ty: None, code: Code::Expr(c.expr.clone()) }),
+            syn::Item::Static(s) => {
+                queue.push(Body { module, file, self_ty: None, code: Code::Expr(s.expr.clone()) });
+            }
+            _ => {}
+        }
+    }
+    while let Some(body) = queue.pop() {
+        let mut scope = Scope::default();
+        match &body.code {
+            Code::Block(b, inputs) => {
+                for input in inputs {
+                    scope.param(input);
+                }
+                scope.visit_block(b);
+            }
+            Code::Expr(e) => scope.visit_expr(e),
+        }
+        let cx = Cx { prog, kinds, module: body.module, self_ty: body.self_ty.as_ref(), scope: Some(&scope), depth: 0 };
+        for call in &scope.calls {
+            if !cx.is_merge_crds(&call.func) {
+                continue;
+            }
+            let start = call.func.span().start();
+            let (merges, storage) = match (call.args.first(), call.args.get(1)) {
+                (Some(crds), Some(storage)) if call.args.len() == 2 => (cx.crds(crds), cx.string(storage)),
+                _ => continue,
+            };
+            out.push(MergeCall {
+                path: body.file.clone(),
+                line: start.line,
+                column: start.column + 1,
+                merges,
+                storage: storage.map_err(|why| (tokens(&call.args[1]), why)),
+            });
+        }
+        queue.extend(scope.nested.into_iter().map(|f| Body {
+            module: body.module,
+            file: body.file.clone(),
+            self_ty: None,
+            code: Code::of_fn(&f),
+        }));
+    }
+    out.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+    out
+}
+
+fn is_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "test"))
+}
+
+/// Code whose calls are read in one scope.
+struct Body {
+    module: ModKey,
+    file: PathBuf,
+    /// The self type of the impl a method is in.
+    self_ty: Option<syn::Type>,
+    code: Code,
+}
+
+enum Code {
+    /// A fn's or method's body and parameters.
+    Block(Box<syn::Block>, Vec<syn::FnArg>),
+    /// A const's or static's initializer.
+    Expr(Box<syn::Expr>),
+}
+
+impl Code {
+    fn of_fn(f: &syn::ItemFn) -> Code {
+        Code::Block(f.block.clone(), f.sig.inputs.iter().cloned().collect())
+    }
+}
+
+/// What one fn body binds and calls (closures included; nested fn items are bodies of their own).
+#[derive(Default)]
+struct Scope {
+    /// Every name a pattern, parameter, `let` or local const binds: `Some(init)` for a plain `let x = init;` or a
+    /// local const, `None` for anything else.
+    bindings: HashMap<String, Vec<Option<syn::Expr>>>,
+    /// The fn's own `use` declarations.
+    uses: Vec<UseEntry>,
+    calls: Vec<syn::ExprCall>,
+    nested: Vec<syn::ItemFn>,
+}
+
+impl Scope {
+    fn bind(&mut self, name: String, value: Option<syn::Expr>) {
+        self.bindings.entry(name).or_default().push(value);
+    }
+
+    fn param(&mut self, input: &syn::FnArg) {
+        if let syn::FnArg::Typed(t) = input {
+            self.pattern(&t.pat);
+        }
+    }
+
+    /// Every name `pat` binds, bound to nothing kubesmith reads.
+    fn pattern(&mut self, pat: &syn::Pat) {
+        let mut names = Vec::new();
+        pat_idents(pat, &mut names);
+        for n in names {
+            self.bind(n, None);
+        }
+    }
+
+    /// The arguments of a macro call read as expressions (`println!("{}", merge_crds(..))`), when they are.
+    fn macro_exprs(&mut self, mac: &syn::Macro) {
+        if let Ok(args) = mac.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated) {
+            for e in &args {
+                self.visit_expr(e);
+            }
+        }
+    }
+}
+
+fn pat_idents(pat: &syn::Pat, out: &mut Vec<String>) {
+    match pat {
+        syn::Pat::Ident(i) => {
+            out.push(i.ident.to_string());
+            if let Some((_, sub)) = &i.subpat {
+                pat_idents(sub, out);
+            }
+        }
+        syn::Pat::Or(o) => o.cases.iter().for_each(|p| pat_idents(p, out)),
+        syn::Pat::Paren(p) => pat_idents(&p.pat, out),
+        syn::Pat::Reference(r) => pat_idents(&r.pat, out),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|p| pat_idents(p, out)),
+        syn::Pat::Struct(s) => s.fields.iter().for_each(|f| pat_idents(&f.pat, out)),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| pat_idents(p, out)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|p| pat_idents(p, out)),
+        syn::Pat::Type(t) => pat_idents(&t.pat, out),
+        _ => {}
+    }
+}
+
+/// The name a plain `let x = ..;` / `let x: T = ..;` binds (not `mut`, `ref` or a sub-pattern).
+fn plain_ident(pat: &syn::Pat) -> Option<String> {
+    match pat {
+        syn::Pat::Ident(i) if i.mutability.is_none() && i.by_ref.is_none() && i.subpat.is_none() => {
+            Some(i.ident.to_string())
+        }
+        syn::Pat::Type(t) => plain_ident(&t.pat),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for Scope {
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        match (plain_ident(&l.pat), &l.init) {
+            (Some(name), Some(init)) if init.diverge.is_none() => self.bind(name, Some(*init.expr.clone())),
+            _ => self.pattern(&l.pat),
+        }
+        syn::visit::visit_local(self, l);
+    }
+
+    fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
+        c.inputs.iter().for_each(|p| self.pattern(p));
+        syn::visit::visit_expr_closure(self, c);
+    }
+
+    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+        self.pattern(&f.pat);
+        syn::visit::visit_expr_for_loop(self, f);
+    }
+
+    fn visit_arm(&mut self, a: &'ast syn::Arm) {
+        self.pattern(&a.pat);
+        syn::visit::visit_arm(self, a);
+    }
+
+    fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+        self.pattern(&l.pat);
+        syn::visit::visit_expr_let(self, l);
+    }
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if !is_test(&f.attrs) {
+            self.nested.push(f.clone());
+        }
+    }
+
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        self.bind(c.ident.to_string(), Some(*c.expr.clone()));
+        syn::visit::visit_item_const(self, c);
+    }
+
+    fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
+        let value = s.mutability == syn::StaticMutability::None;
+        self.bind(s.ident.to_string(), value.then(|| *s.expr.clone()));
+        syn::visit::visit_item_static(self, s);
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        flatten_use(&u.tree, &mut Vec::new(), &mut self.uses);
+    }
+
+    fn visit_item_impl(&mut self, _: &'ast syn::ItemImpl) {}
+
+    fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {}
+
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.calls.push(c.clone());
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.macro_exprs(m);
+    }
+}
+
+/// Where an expression is evaluated.
+#[derive(Clone, Copy)]
+struct Cx<'a> {
+    prog: &'a Program,
+    kinds: &'a HashMap<usize, VersionKey>,
+    module: ModKey,
+    self_ty: Option<&'a syn::Type>,
+    /// The fn body's bindings and `use`s; `None` outside fns (a const's initializer).
+    scope: Option<&'a Scope>,
+    depth: usize,
+}
+
+fn tokens(e: &impl quote::ToTokens) -> String {
+    let text = e.to_token_stream().to_string();
+    // Token streams print with spaces around punctuation; the common ones read better without.
+    text.replace(" :: ", "::")
+        .replace(" . ", ".")
+        .replace("& ", "&")
+        .replace(" (", "(")
+        .replace("( ", "(")
+        .replace(" )", ")")
+}
+
+fn path_segments(p: &syn::Path) -> Vec<String> {
+    p.segments.iter().map(|s| crate::source::syntax::unraw(&s.ident)).collect()
+}
+
+impl<'a> Cx<'a> {
+    fn deeper(&self) -> Option<Cx<'a>> {
+        (self.depth < MAX_DEPTH).then(|| Cx { depth: self.depth + 1, ..*self })
+    }
+
+    /// In another module, outside any fn (a const's initializer).
+    fn at(&self, module: ModKey, self_ty: Option<&'a syn::Type>) -> Option<Cx<'a>> {
+        self.deeper().map(|cx| Cx { module, self_ty, scope: None, ..cx })
+    }
+
+    /// What a path written here names (`Self` standing for the impl's self type).
+    fn resolve(&self, p: &syn::Path) -> Res {
+        let mut segs = path_segments(p);
+        if segs.first().is_some_and(|s| s == "Self") {
+            match self.self_ty {
+                Some(syn::Type::Path(tp)) if tp.qself.is_none() => {
+                    let mut full = path_segments(&tp.path);
+                    full.extend(segs.drain(1..));
+                    segs = full;
+                }
+                _ => return Res::External(segs),
+            }
+        }
+        self.prog.resolve(self.module, &segs, self.scope.map_or(&[], |s| &s.uses))
+    }
+
+    /// What a type names (a kind's generated root type, a crate item).
+    fn resolve_type(&self, ty: &syn::Type) -> Res {
+        match ty {
+            syn::Type::Path(tp) if tp.qself.is_none() => self.resolve(&tp.path),
+            syn::Type::Paren(p) => self.resolve_type(&p.elem),
+            syn::Type::Group(g) => self.resolve_type(&g.elem),
+            _ => Res::External(Vec::new()),
+        }
+    }
+
+    /// What the function of a call names: its path, or `<T as Trait>::f` as `T` followed by `f`.
+    fn callee(&self, func: &syn::Expr) -> Option<Res> {
+        let syn::Expr::Path(p) = func else { return None };
+        match &p.qself {
+            None => Some(self.resolve(&p.path)),
+            Some(q) => {
+                let last = p.path.segments.last()?.ident.to_string();
+                Some(match self.resolve_type(&q.ty) {
+                    Res::Generated(g) => Res::GeneratedAssoc(g, vec![last]),
+                    Res::Item(k) => Res::Assoc(k, vec![last]),
+                    other => other,
+                })
+            }
+        }
+    }
+
+    /// Whether `func` is kube's `merge_crds` (`kube::core::crd::merge_crds`, `kube::core::crd::v1::merge_crds`,
+    /// `kube_core::..`, through `use` and renames), not a fn of the crate's own.
+    fn is_merge_crds(&self, func: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = func else { return false };
+        if p.qself.is_some() {
+            return false;
+        }
+        match self.resolve(&p.path) {
+            Res::External(full) => {
+                full.last().is_some_and(|l| l == "merge_crds")
+                    && (full.len() == 1 || matches!(full[0].as_str(), "kube" | "kube_core"))
+            }
+            _ => false,
+        }
+    }
+
+    /// The local binding of a one-segment path: `Ok(Some(init))` for a plain `let` or local const, `Ok(None)` when
+    /// no local binds it, `Err(why)` when kubesmith cannot tell what it holds.
+    fn local(&self, p: &syn::Path) -> Result<Option<&'a syn::Expr>, String> {
+        let Some(name) = p.get_ident().map(ToString::to_string) else { return Ok(None) };
+        let Some(bound) = self.scope.and_then(|s| s.bindings.get(&name)) else { return Ok(None) };
+        match bound.as_slice() {
+            [Some(init)] => {
+                if matches!(self.prog.resolve(self.module, std::slice::from_ref(&name), &[]), Res::Item(_)) {
+                    return Err(format!("`{name}` names both a local and an item of the module"));
+                }
+                Ok(Some(init))
+            }
+            [None] => Err(format!("`{name}` is a parameter or bound by a pattern")),
+            _ => Err(format!("`{name}` is bound more than once in the fn")),
+        }
+    }
+
+    /// The string `e` evaluates to.
+    pub fn string(&self, e: &syn::Expr) -> Result<String, String> {
+        let Some(cx) = self.deeper() else { return Err("it refers to itself".into()) };
+        match e {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ok(s.value()),
+            syn::Expr::Reference(r) => cx.string(&r.expr),
+            syn::Expr::Paren(p) => cx.string(&p.expr),
+            syn::Expr::Group(g) => cx.string(&g.expr),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => cx.string(&u.expr),
+            syn::Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && ["to_string", "to_owned", "as_str", "as_ref", "into", "clone", "borrow", "deref"]
+                        .iter()
+                        .any(|n| m.method == n) =>
+            {
+                cx.string(&m.receiver)
+            }
+            syn::Expr::Call(c) => {
+                if let syn::Expr::Path(p) = &*c.func {
+                    let segs = path_segments(&p.path);
+                    if segs.ends_with(&["String".to_string(), "from".to_string()]) && c.args.len() == 1 {
+                        return cx.string(&c.args[0]);
+                    }
+                }
+                match cx.callee(&c.func) {
+                    Some(Res::GeneratedAssoc(g, rest)) if rest == ["version"] => cx.version_of(g),
+                    _ => Err(format!("`{}` is a call kubesmith does not run", tokens(e))),
+                }
+            }
+            syn::Expr::Field(f) => {
+                let member = match &f.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(_) => String::new(),
+                };
+                if let syn::Expr::Call(c) = &*f.base {
+                    if let Some(Res::GeneratedAssoc(g, rest)) = cx.callee(&c.func) {
+                        if rest == ["api_resource"] && member == "version" {
+                            return cx.version_of(g);
+                        }
+                    }
+                }
+                Err(format!("`{}` is a field kubesmith cannot read", tokens(e)))
+            }
+            syn::Expr::Path(p) if p.qself.is_none() => cx.path_string(&p.path),
+            _ => Err(format!("`{}` is not a string literal, a const or a `let` bound to one", tokens(e))),
+        }
+    }
+
+    fn version_of(&self, g: usize) -> Result<String, String> {
+        self.kinds.get(&g).map(|k| k.version.clone()).ok_or_else(|| "its kind's `#[kube(...)]` cannot be read".into())
+    }
+
+    /// The string a path to a local, a const or a static holds.
+    fn path_string(&self, p: &syn::Path) -> Result<String, String> {
+        if let Some(init) = self.local(p)? {
+            return self.string(init);
+        }
+        match self.resolve(p) {
+            Res::Item(key) => {
+                let module = ModKey { krate: key.krate, module: key.module };
+                let cx = self.at(module, None).ok_or("it refers to itself")?;
+                match self.prog.item(key) {
+                    syn::Item::Const(c) => cx.string(&c.expr),
+                    syn::Item::Static(s) if s.mutability == syn::StaticMutability::None => cx.string(&s.expr),
+                    _ => Err(format!("`{}` is not a const or an immutable static", tokens(p))),
+                }
+            }
+            Res::Assoc(key, rest) if rest.len() == 1 => self.assoc_const(&Res::Item(key), &rest[0], p),
+            Res::GeneratedAssoc(g, rest) if rest.len() == 1 => self.assoc_const(&Res::Generated(g), &rest[0], p),
+            _ => Err(format!("`{}` is not a const kubesmith can find in the crate", tokens(p))),
+        }
+    }
+
+    /// An associated const `name` of the type `owner` names, from the crate's impls.
+    fn assoc_const(&self, owner: &Res, name: &str, p: &syn::Path) -> Result<String, String> {
+        for (key, item) in self.prog.items_of(ItemKind::Impl) {
+            let syn::Item::Impl(imp) = item else { continue };
+            let module = ModKey { krate: key.krate, module: key.module };
+            let at = Cx { module, self_ty: None, scope: None, ..*self };
+            if at.resolve_type(&imp.self_ty) != *owner {
+                continue;
+            }
+            for it in &imp.items {
+                if let syn::ImplItem::Const(c) = it {
+                    if c.ident == name {
+                        let cx = self.at(module, Some(&imp.self_ty)).ok_or("it refers to itself")?;
+                        return cx.string(&c.expr);
+                    }
+                }
+            }
+        }
+        Err(format!("`{}` is not an associated const kubesmith can find in the crate's impls", tokens(p)))
+    }
+
+    /// The kinds `e` (the first argument of `merge_crds`) lists, in order.
+    pub fn crds(&self, e: &syn::Expr) -> Result<Vec<VersionKey>, String> {
+        let Some(cx) = self.deeper() else { return Err("it refers to itself".into()) };
+        match e {
+            syn::Expr::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "vec") => {
+                let items = m
+                    .mac
+                    .parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+                    .map_err(|_| format!("`{}` is not a list kubesmith can read", tokens(e)))?;
+                items.iter().map(|x| cx.crd(x)).collect()
+            }
+            syn::Expr::Array(a) => a.elems.iter().map(|x| cx.crd(x)).collect(),
+            syn::Expr::Reference(r) => cx.crds(&r.expr),
+            syn::Expr::Paren(p) => cx.crds(&p.expr),
+            syn::Expr::Group(g) => cx.crds(&g.expr),
+            syn::Expr::MethodCall(m)
+                if m.args.is_empty() && ["to_vec", "into", "clone", "to_owned"].iter().any(|n| m.method == n) =>
+            {
+                cx.crds(&m.receiver)
+            }
+            syn::Expr::Call(c) if c.args.len() == 1 && is_path(&c.func, &["Vec", "from"]) => cx.crds(&c.args[0]),
+            syn::Expr::Path(p) if p.qself.is_none() => match cx.local(&p.path)? {
+                Some(init) => cx.crds(init),
+                None => Err(format!("`{}` is not a `let` bound to a list of `Kind::crd()`", tokens(e))),
+            },
+            _ => Err(format!("`{}` is not a `vec![..]` of `Kind::crd()` calls", tokens(e))),
+        }
+    }
+
+    /// The kind version a `Kind::crd()` element is.
+    fn crd(&self, e: &syn::Expr) -> Result<VersionKey, String> {
+        let Some(cx) = self.deeper() else { return Err("it refers to itself".into()) };
+        match e {
+            syn::Expr::Call(c) if c.args.is_empty() => match cx.callee(&c.func) {
+                Some(Res::GeneratedAssoc(g, rest)) if rest == ["crd"] => cx
+                    .kinds
+                    .get(&g)
+                    .cloned()
+                    .ok_or_else(|| format!("the `#[kube(...)]` of `{}` cannot be read", tokens(e))),
+                _ => Err(format!("`{}` is not the `crd()` of a kind of the crate", tokens(e))),
+            },
+            syn::Expr::MethodCall(m) if m.args.is_empty() && m.method == "clone" => cx.crd(&m.receiver),
+            syn::Expr::Paren(p) => cx.crd(&p.expr),
+            syn::Expr::Group(g) => cx.crd(&g.expr),
+            syn::Expr::Path(p) if p.qself.is_none() => match cx.local(&p.path)? {
+                Some(init) => cx.crd(init),
+                None => Err(format!("`{}` is not a `let` bound to a `Kind::crd()`", tokens(e))),
+            },
+            _ => Err(format!("`{}` is not a `Kind::crd()` call", tokens(e))),
+        }
+    }
+}
+
+fn is_path(e: &syn::Expr, want: &[&str]) -> bool {
+    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && path_segments(&p.path).iter().map(String::as_str).eq(want.iter().copied()))
+}
