@@ -194,3 +194,23 @@ fn make_manifests_warns_about_calls_no_marker_grants() {
         "{text}"
     );
 }
+
+/// A name that leads back to itself through a glob re-export (`lib.rs`: `mod a; pub use a::*;`, `a.rs`: `use
+/// crate::X;` with no `X` anywhere) once overflowed the stack of `rbac infer` and `make manifests`: resolution must
+/// end on any cycle, and a name it cannot resolve is no call to infer.
+#[test]
+fn a_glob_reexport_cycle_ends_resolution() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"globcyc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+        .unwrap();
+    std::fs::write(root.join("src/lib.rs"), "mod a;\npub use a::*;\n").unwrap();
+    std::fs::write(root.join("src/a.rs"), "use crate::X;\npub fn f() -> X {\n    X::new()\n}\n").unwrap();
+    std::fs::write(root.join("src/main.rs"), "fn main() {\n    globcyc::f();\n}\n").unwrap();
+    let out = ks(root).args(["rbac", "infer"]).assert().success().get_output().stdout.clone();
+    let yaml = String::from_utf8(out).unwrap();
+    assert!(yaml.contains("rules: []"), "no call reaches the API:\n{yaml}");
+    ks(root).args(["make", "manifests", "--source", "src", "--rbac-dir", "out"]).assert().success();
+    assert!(root.join("out/role.yaml").is_file());
+}
