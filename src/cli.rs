@@ -379,6 +379,15 @@ pub struct AdoptArgs {
     /// Kubernetes version whose k8s-openapi schemas embedded types get.
     #[arg(long, value_enum, default_value_t = K8sVersion::V1_37)]
     pub k8s_version: K8sVersion,
+    /// Kinds that are the project's own (CRD, sample and roles generated, shipped in bundles), whatever the evidence
+    /// says: `Kind`, `Kind.group` or `plural.group`, comma-separated or repeated.
+    #[arg(long, value_name = "KIND,..", value_delimiter = ',')]
+    pub owned: Vec<String>,
+    /// Kinds the operator only uses, another project's APIs: recorded as external APIs (`external: true`), with no
+    /// CRD, sample or role. Without either flag, adopt decides from the CRD YAML the repository ships, the kinds a
+    /// `Controller` reconciles and the groups' domains, and prints each decision with its reason.
+    #[arg(long, value_name = "KIND,..", value_delimiter = ',')]
+    pub external: Vec<String>,
     /// Overwrite config/ files that already exist (only files adopt itself generates; never sources).
     #[arg(long)]
     pub force: bool,

@@ -6,6 +6,7 @@
 //! JSONSchemaProps key filter) → assembly and `merge_crds` here.
 
 pub mod attrs;
+pub mod compare;
 pub mod custom;
 pub mod defaults;
 pub mod error;

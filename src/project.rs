@@ -89,6 +89,25 @@ impl Resource {
     pub fn is_foreign(&self) -> bool {
         self.core || self.external
     }
+
+    /// The API group as the API server knows it: `group.domain`, the domain alone for a group-less resource, the
+    /// group alone without a domain.
+    pub fn qualified_group(&self) -> String {
+        match (self.group.is_empty(), self.domain.is_empty()) {
+            (_, true) => self.group.clone(),
+            (true, false) => self.domain.clone(),
+            (false, false) => format!("{}.{}", self.group, self.domain),
+        }
+    }
+
+    /// The resource's plural: PROJECT's when recorded, else kube's rule for the kind.
+    pub fn plural_name(&self) -> String {
+        if self.plural.is_empty() {
+            crate::names::kube_plural(&self.kind.to_ascii_lowercase())
+        } else {
+            self.plural.clone()
+        }
+    }
 }
 
 /// The `api:` block of a resource.
@@ -188,6 +207,16 @@ impl ProjectFile {
     pub fn copyright_year(&self) -> Option<i64> {
         let year = self.plugins.get(PLUGIN_KEY)?.get("copyrightYear")?;
         year.as_i64().or_else(|| year.as_str()?.trim().parse().ok())
+    }
+
+    /// The CRD names (`plural.group`) of the external types: kinds the sources may derive `CustomResource` for but
+    /// the project does not own (`adopt` records other projects' APIs so), whose CRDs it never generates.
+    pub fn external_crd_names(&self) -> std::collections::BTreeSet<String> {
+        self.resources
+            .iter()
+            .filter(|r| r.external)
+            .map(|r| format!("{}.{}", r.plural_name(), r.qualified_group()))
+            .collect()
     }
 
     /// Whether objects of an external type live in namespaces: what `create api --namespaced` said, recorded in

@@ -1,6 +1,11 @@
 //! `kubesmith adopt`: makes an existing kube-rs crate or cargo workspace a kubesmith project without touching its
 //! sources — PROJECT (its kinds, where its sources are, RBAC inferred from the code) and the `config/` tree `init`
-//! and `create api` would give, with the CRDs, the role the code needs and one minimal sample per kind.
+//! and `create api` would give, with the CRDs, the role the code needs and one minimal sample per kind. Kinds that
+//! are other projects' APIs (decided by [`owners`] from what the repository ships and reconciles) are recorded as
+//! external APIs, and the CRD YAML the repository ships is compared with kubesmith's ([`crate::crd::compare`]).
+
+mod owners;
+mod shipped;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -71,7 +76,19 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         None if bins.len() == 1 => Some(bins[0].1.to_string()),
         None => None,
     };
-    let groups: BTreeSet<&str> = found.iter().map(|k| k.group.as_str()).collect();
+    // Whose kinds are these: from what the repository ships, what its Controllers reconcile, the groups' domains.
+    let shipped = shipped::find(cwd);
+    let primaries = controller_primaries(cwd, &sources, bin.as_deref());
+    let evidence = owners::Evidence {
+        shipped: &shipped,
+        primaries: &primaries,
+        owned: &args.owned,
+        external: &args.external,
+        domain: args.domain.as_deref(),
+    };
+    let decisions = owners::decide(&found, &evidence)?;
+    let is_owned = |k: &KindDecl| decisions.iter().any(|d| d.owned && d.group == k.group && d.kind == k.kind);
+    let groups: BTreeSet<&str> = found.iter().filter(|k| is_owned(k)).map(|k| k.group.as_str()).collect();
     let domain = match &args.domain {
         Some(d) => d.clone(),
         None => common_domain(&groups),
@@ -126,6 +143,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         rbac_infer: Some(bin.clone()),
         remove_stale: false,
         manager_namespace: None,
+        external_crds: found.iter().filter(|k| !is_owned(k)).map(|k| format!("{}.{}", k.plural, k.group)).collect(),
     };
     let problems = make_manifests::plan_into(&mut draft, &targets)?;
     if !problems.is_empty() {
@@ -136,9 +154,31 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     }
 
     let mut resources = Vec::new();
+    let mut cluster_scoped_external = Vec::new();
     let mut first_versions: BTreeSet<(String, String)> = BTreeSet::new();
     for k in &found {
         let (group, res_domain) = split_group(&k.group, &domain);
+        if !is_owned(k) {
+            let resource = Resource {
+                domain: res_domain,
+                external: true,
+                group,
+                kind: k.kind.clone(),
+                path: rust_path(&ws, cwd, k),
+                plural: if k.plural == names::kube_plural(&k.kind.to_ascii_lowercase()) {
+                    String::new()
+                } else {
+                    k.plural.clone()
+                },
+                version: k.version.clone(),
+                ..Resource::default()
+            };
+            if !k.namespaced {
+                cluster_scoped_external.push(resource.clone());
+            }
+            resources.push(resource);
+            continue;
+        }
         let kind_lower = k.kind.to_ascii_lowercase();
         let role_prefix = if groups.len() > 1 { format!("{group}-{kind_lower}") } else { kind_lower.clone() };
         let api = ApiContext {
@@ -195,7 +235,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     settings.insert("sources".into(), json!(list));
     let mut plugins = serde_json::Map::new();
     plugins.insert(project::PLUGIN_KEY.into(), Value::Object(settings));
-    let file = ProjectFile {
+    let mut file = ProjectFile {
         cli_version: ctx.kubesmith_version.clone(),
         domain: domain.clone(),
         layout: vec![project::LAYOUT.into()],
@@ -206,21 +246,122 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         resources,
         ..Default::default()
     };
+    for r in &cluster_scoped_external {
+        file.set_external_namespaced(r, false);
+    }
     draft.create(project::PROJECT_FILE, file.to_yaml());
+    let comparisons = compare_shipped(&draft, &found, &decisions, &shipped)?;
 
     let mut plan = settle(draft, args.force)?;
-    let kinds_list: Vec<String> = found.iter().map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
+    plan.notes.push(decision_lines(&decisions));
+    plan.notes.extend(comparisons);
+    let owned: Vec<String> =
+        found.iter().filter(|k| is_owned(k)).map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
     plan.notes.push(format!(
-        "adopted {} kind(s): {}; the manager's role is inferred from {}\nnext: `kubectl kustomize config/default`, \
-         `kubesmith make manifests` (keeps CRDs and the role current), `kubesmith make bundle --version 0.1.0`",
-        found.len(),
-        kinds_list.join(", "),
+        "adopted {} kind(s) as the project's own: {}; the manager's role is inferred from {}\nnext: `kubectl kustomize \
+         config/default`, `kubesmith make manifests` (keeps CRDs and the role current), `kubesmith make bundle \
+         --version 0.1.0`",
+        owned.len(),
+        if owned.is_empty() {
+            "none (pass --owned KIND to make one the project's)".to_string()
+        } else {
+            owned.join(", ")
+        },
         match &bin {
             Some(b) => format!("what binary `{b}` reaches"),
             None => "what every binary of the workspace reaches (pass --bin to pick the manager's)".to_string(),
         }
     ));
     Ok(plan)
+}
+
+/// The resources a `Controller` reconciles as its primary (`Controller::new(Api<K>, ..)` in the code the manager
+/// reaches): `(group, plural, "file:line")`. Empty when the code cannot be read; making the manifests then says why.
+fn controller_primaries(cwd: &Path, sources: &[PathBuf], bin: Option<&str>) -> Vec<(String, String, String)> {
+    let probe = Plan::new(cwd);
+    let Ok(inference) = make_manifests::infer_in_plan(&probe, sources, bin) else { return Vec::new() };
+    let mut out: Vec<(String, String, String)> = inference
+        .needs
+        .iter()
+        .filter(|n| n.call.starts_with("Controller::new") && !n.resource.contains('/'))
+        .map(|n| {
+            let file = n.file.strip_prefix(cwd).unwrap_or(&n.file);
+            (n.group.clone(), n.resource.clone(), format!("{}:{}", file.display(), n.line))
+        })
+        .collect();
+    out.sort();
+    out.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    out
+}
+
+/// One line per kind: whose it is and why, with how to decide otherwise.
+fn decision_lines(decisions: &[owners::Decision]) -> String {
+    let mut lines = vec!["whose kinds these are (--owned KIND / --external KIND decide otherwise):".to_string()];
+    for d in decisions {
+        let whose = if d.owned { "owned   " } else { "external" };
+        lines.push(format!("  {whose} {} ({}): {}", d.kind, d.group, d.reason));
+    }
+    lines.join("\n")
+}
+
+/// How many differences one comparison lists before counting the rest.
+const SHOWN_DIFFERENCES: usize = 25;
+
+/// For each owned kind whose CRD the repository ships, how the shipped CRD differs from kubesmith's, by path.
+fn compare_shipped(
+    draft: &Plan,
+    found: &[KindDecl],
+    decisions: &[owners::Decision],
+    shipped: &[shipped::ShippedCrd],
+) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    for d in decisions.iter().filter(|d| d.owned) {
+        let Some(ours_kind) = found.iter().find(|k| k.group == d.group && k.kind == d.kind) else { continue };
+        let path = Path::new("config/crd/bases").join(format!("{}_{}.yaml", d.group, ours_kind.plural));
+        let Some(ours) = draft.read(&path)?.and_then(|t| crate::yaml::from_str(&t).ok()) else { continue };
+        for s in shipped.iter().filter(|s| s.group == d.group && s.kind == d.kind) {
+            let whose = format!("the CRD of {} that {} ships", d.kind, s.file.display());
+            if s.doc["apiVersion"] != ours["apiVersion"] {
+                notes.push(format!(
+                    "{whose} is {}; kubesmith writes {} ({}): compare them after converting it",
+                    s.doc["apiVersion"].as_str().unwrap_or("?"),
+                    ours["apiVersion"].as_str().unwrap_or("?"),
+                    path.display()
+                ));
+                continue;
+            }
+            let diffs = crate::crd::compare::differences(&s.doc, &ours);
+            if diffs.is_empty() {
+                notes.push(format!("{whose} is the one kubesmith generates ({})", path.display()));
+                continue;
+            }
+            let mut lines = vec![format!(
+                "{whose} differs from kubesmith's ({}){} in {} place(s):",
+                path.display(),
+                if s.template { ", read without its template lines," } else { "" },
+                diffs.len()
+            )];
+            for diff in diffs.iter().take(SHOWN_DIFFERENCES) {
+                lines.push(match (&diff.left, &diff.right) {
+                    (Some(a), Some(b)) => format!("  {}: shipped {}, kubesmith {}", diff.path, show(a), show(b)),
+                    (Some(a), None) => format!("  {}: only shipped ({})", diff.path, show(a)),
+                    (None, Some(b)) => format!("  {}: only kubesmith's ({})", diff.path, show(b)),
+                    (None, None) => format!("  {}", diff.path),
+                });
+            }
+            if diffs.len() > SHOWN_DIFFERENCES {
+                lines.push(format!("  … and {} more", diffs.len() - SHOWN_DIFFERENCES));
+            }
+            notes.push(lines.join("\n"));
+        }
+    }
+    Ok(notes)
+}
+
+/// A value on one line, shortened.
+fn show(v: &Value) -> String {
+    let text = v.to_string();
+    if text.chars().count() > 72 { format!("{}…", text.chars().take(71).collect::<String>()) } else { text }
 }
 
 /// Every kind of every source folder, once per group/version/kind.

@@ -36,6 +36,9 @@ pub struct Targets {
     /// The namespace of a namespace-scoped manager (PROJECT `namespaced: true`): without RBAC markers, role.yaml is
     /// an empty Role there rather than an empty ClusterRole.
     pub manager_namespace: Option<String>,
+    /// CRDs (`plural.group`) of kinds the sources derive but the project does not own (PROJECT `external: true`,
+    /// which `adopt` records for other projects' APIs): never generated, never compiled, their problems not ours.
+    pub external_crds: std::collections::BTreeSet<String>,
 }
 
 /// What kept some CRDs from being planned: every problem of every kind, and a failed compiled fallback.
@@ -179,6 +182,7 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
         rbac_infer,
         remove_stale: true,
         manager_namespace: project.as_ref().filter(|p| p.file.namespaced).map(|p| p.file.manager_namespace()),
+        external_crds: project.as_ref().map(|p| p.file.external_crd_names()).unwrap_or_default(),
     })
 }
 
@@ -195,8 +199,12 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
         let mut written = Vec::new();
         for src in &targets.sources {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
-            let generation = crd::generate_all(&set, targets.k8s)?;
+            let mut generation = crd::generate_all(&set, targets.k8s)?;
             sets.push(set);
+            let external = |name: &str| targets.external_crds.contains(name);
+            generation.crds.retain(|c| !external(&c.name));
+            generation.pending.retain(|p| !external(&p.crd.name));
+            generation.problems.retain(|p| !p.crd.as_deref().is_some_and(external));
             let mut crds = generation.crds;
             problems.found.extend(generation.problems);
             if !targets.compile {
@@ -306,7 +314,11 @@ pub fn inferred_grants(plan: &mut Plan, sources: &[PathBuf], bin: Option<&str>) 
 }
 
 /// Runs RBAC inference over the sources as the plan leaves them.
-fn infer_in_plan(plan: &Plan, sources: &[PathBuf], bin: Option<&str>) -> Result<crate::rbac::infer::Inference> {
+pub(crate) fn infer_in_plan(
+    plan: &Plan,
+    sources: &[PathBuf],
+    bin: Option<&str>,
+) -> Result<crate::rbac::infer::Inference> {
     let root = plan.root.clone();
     let full: Vec<PathBuf> = sources.iter().map(|s| root.join(s)).collect();
     let read = |p: &Path| -> std::io::Result<String> {
@@ -345,13 +357,8 @@ fn external_types(plan: &Plan) -> Vec<(String, crate::builtin::Resource)> {
         .map(|r| {
             let last = r.path.rsplit("::").next().unwrap_or_default();
             let type_name = if last.starts_with(|c: char| c.is_ascii_uppercase()) { last } else { &r.kind };
-            let group = match (r.group.is_empty(), r.domain.is_empty()) {
-                (_, true) => r.group.clone(),
-                (true, false) => r.domain.clone(),
-                (false, false) => format!("{}.{}", r.group, r.domain),
-            };
-            let lower = r.kind.to_ascii_lowercase();
-            let plural = if r.plural.is_empty() { crate::names::kube_plural(&lower) } else { r.plural.clone() };
+            let group = r.qualified_group();
+            let plural = r.plural_name();
             let resource = crate::builtin::Resource {
                 group,
                 version: r.version.clone(),

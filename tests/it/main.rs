@@ -3,6 +3,7 @@
 //! (`control_plane`, when `KUBEBUILDER_ASSETS` has one).
 
 mod adopt;
+mod adopt_owners;
 mod alpha;
 mod bundle;
 mod bundle_olm;

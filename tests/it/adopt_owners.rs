@@ -1,0 +1,155 @@
+//! `kubesmith adopt` deciding whose kinds these are, on a workspace of its own shape (`tests/fixtures/adopt/harbor`):
+//! an operator's kinds beside the Knative and AWS ACK kinds it only uses as a client, a chart shipping its CRDs (one
+//! of them a Helm template), the storage version chosen by `merge_crds`. The others' kinds become external APIs with
+//! no CRD, sample or role, the shipped CRDs are compared with kubesmith's by path, and flags override the evidence.
+
+use std::path::{Path, PathBuf};
+
+use crate::adopt::copy_dir;
+use crate::support::{ks, snapshot};
+
+fn harbor(parent: &Path) -> PathBuf {
+    let dir = parent.join("harbor");
+    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/adopt/harbor"), &dir);
+    dir
+}
+
+fn text(out: &std::process::Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn yaml(path: &Path) -> serde_json::Value {
+    serde_yaml_ng::from_str(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+        .unwrap()
+}
+
+#[test]
+fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = harbor(parent.path());
+    let sources = snapshot(&dir.join("crates"));
+    let out = ks(&dir).args(["adopt", "--image", "harbor-operator:0.4.0"]).output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    for line in [
+        "  owned    Dock (harbor.example.io): the repository ships its CRD (charts/harbor/crds/docks.yaml)",
+        "  owned    Berth (ops.example.io): the repository ships its CRD (charts/harbor/templates/berth-crd.yaml)",
+        "  external Bucket (s3.services.k8s.aws): its group s3.services.k8s.aws is outside the project's domain \
+         (example.io), the repository ships no CRD for it and no Controller reconciles it",
+        "  external Service (serving.knative.dev): its group serving.knative.dev is outside the project's domain",
+        "the CRD of Dock that charts/harbor/crds/docks.yaml ships differs from kubesmith's \
+         (config/crd/bases/harbor.example.io_docks.yaml) in 3 place(s):",
+        "  spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties.image: only kubesmith's (",
+        "  spec.versions[v1].schema.openAPIV3Schema.properties.spec.properties.size.minimum: only shipped (1)",
+        "  spec.versions[v1].schema.openAPIV3Schema.properties.spec.required: shipped [\"size\"], kubesmith \
+         [\"image\",\"size\"]",
+        "the CRD of Berth that charts/harbor/templates/berth-crd.yaml ships is the one kubesmith generates",
+    ] {
+        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
+    }
+    // The Knative Service's `serde_json::Value` field would be refused: not our kind, not our problem.
+    assert!(!format!("{stdout}{stderr}").contains("serving.knative.dev v1"), "{stdout}{stderr}");
+    assert_eq!(snapshot(&dir.join("crates")), sources, "adopt never writes sources");
+
+    let project = yaml(&dir.join("PROJECT"));
+    let resources = project["resources"].as_array().unwrap();
+    let entry = |kind: &str| resources.iter().find(|r| r["kind"] == kind).unwrap_or_else(|| panic!("{kind}"));
+    assert_eq!(project["domain"], "example.io");
+    for (kind, group, domain, path) in [
+        ("Bucket", "s3", "services.k8s.aws", "harbor_types::foreign::ack::Bucket"),
+        ("Service", "serving", "knative.dev", "harbor_types::foreign::knative::Service"),
+    ] {
+        let r = entry(kind);
+        assert_eq!(
+            (&r["external"], &r["group"], &r["domain"], &r["path"]),
+            (&true.into(), &group.into(), &domain.into(), &path.into())
+        );
+        assert!(r.get("api").is_none(), "an external API has no api block: {r}");
+    }
+    assert!(entry("Dock").get("external").is_none() && entry("Dock")["api"]["namespaced"] == true);
+    let files: Vec<String> = ["config/crd/bases", "config/samples", "config/rbac"]
+        .iter()
+        .flat_map(|d| {
+            std::fs::read_dir(dir.join(d)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        })
+        .collect();
+    for f in &files {
+        let theirs = ["bucket", "serving", "_service", "knative"].iter().any(|k| f.contains(k));
+        assert!(!theirs, "{f} belongs to another project");
+    }
+    assert!(
+        files.contains(&"harbor.example.io_docks.yaml".to_string())
+            && files.contains(&"ops_berth_editor_role.yaml".to_string())
+    );
+    // merge_crds(.., DOCK_STORAGE) chose v1.
+    let dock = yaml(&dir.join("config/crd/bases/harbor.example.io_docks.yaml"));
+    let storage: Vec<&serde_json::Value> = dock["spec"]["versions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|v| v["storage"] == true)
+        .map(|v| &v["name"])
+        .collect();
+    assert_eq!(storage, ["v1"]);
+    // The role still grants what the code does with the others' kinds.
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert!(role.contains("serving.knative.dev") && role.contains("s3.services.k8s.aws"), "{role}");
+
+    // make manifests keeps to the project's own kinds: up to date as adopt left it, no CRD for the external ones.
+    let out = ks(&dir).args(["make", "manifests", "--check"]).output().unwrap();
+    assert!(out.status.success(), "{:?}", text(&out));
+    let out = ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).output().unwrap();
+    assert!(out.status.success(), "{:?}", text(&out));
+    let mut shipped: Vec<String> = std::fs::read_dir(dir.join("bundle/manifests"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|f| f.contains("example.io"))
+        .collect();
+    shipped.sort();
+    assert_eq!(shipped, ["harbor.example.io_docks.yaml", "ops.example.io_berths.yaml"]);
+    let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
+    assert!(out.status.success(), "{:?}", text(&out));
+}
+
+#[test]
+fn owned_and_external_flags_override_the_evidence() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = harbor(parent.path());
+    let out =
+        ks(&dir).args(["adopt", "--owned", "services.serving.knative.dev", "--external", "Berth"]).output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("  owned    Service (serving.knative.dev): --owned"), "{stdout}");
+    assert!(stdout.contains("  external Berth (ops.example.io): --external"), "{stdout}");
+    // Owned, the Knative Service's untyped field is ours to fix, and adopt says so.
+    assert!(stdout.contains("serde_json::Value") || stderr.contains("serde_json::Value"), "{stdout}{stderr}");
+    assert!(!dir.join("config/crd/bases/ops.example.io_berths.yaml").exists());
+    let project = yaml(&dir.join("PROJECT"));
+    let berth = project["resources"].as_array().unwrap().iter().find(|r| r["kind"] == "Berth").unwrap().clone();
+    assert_eq!(berth["external"], true);
+    // A cluster-scoped external kind keeps its scope in the plugin's record.
+    let scopes = &project["plugins"]["rust.kubesmith.io/v1alpha1"]["resources"];
+    assert!(
+        scopes.as_array().is_some_and(|l| l.iter().any(|e| e["kind"] == "Berth" && e["namespaced"] == false)),
+        "{scopes}"
+    );
+}
+
+#[test]
+fn a_flag_naming_no_kind_is_a_usage_error_that_changes_nothing() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = harbor(parent.path());
+    let before = snapshot(&dir);
+    for args in [["--owned", "Ferry"], ["--external", "docks.example.com"]] {
+        let out = ks(&dir).arg("adopt").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
+        let (_, stderr) = text(&out);
+        assert!(stderr.contains(&format!("{} {}: no kind of the crate has that name", args[0], args[1])), "{stderr}");
+        assert!(stderr.contains("Dock (harbor.example.io)"), "{stderr}");
+        assert_eq!(snapshot(&dir), before);
+    }
+    let out = ks(&dir).args(["adopt", "--owned", "Dock", "--external", "Dock.harbor.example.io"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("named by both --owned and --external"), "{:?}", text(&out));
+    assert_eq!(snapshot(&dir), before);
+}
