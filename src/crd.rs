@@ -123,8 +123,36 @@ pub struct PendingVersion {
     pub crate_path: Option<Vec<String>>,
     /// A path naming it from another crate (`crate` standing for the library's name); `None` when it is not public.
     pub public_path: Option<Vec<String>>,
+    /// When private modules hide it from the crate root (`crate_path` is `None`) but the type itself is visible in
+    /// the crate: the modules the compiled fallback re-exports it through to reach the root.
+    pub reexport: Option<Reexport>,
     /// Why: one [`CrdErrorKind::NeedsCompile`] per construct, sorted.
     pub because: Vec<CrdError>,
+}
+
+/// How the compiled fallback names a type private modules hide (`crate::ledger::entries::Manifest` with `entries`
+/// private to `ledger`): in its copy of the crate, each module from the type's parent up to the root's child
+/// re-exports it (`pub(crate) use self::entries::Manifest as __Alias;`), so the root names `crate::ledger::__Alias`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reexport {
+    /// The type's name in its own module.
+    pub name: String,
+    /// The re-exporting modules, the type's parent first, the root's child last.
+    pub steps: Vec<ReexportStep>,
+}
+
+/// One module of a [`Reexport`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReexportStep {
+    /// The module's name (its last path segment).
+    pub module: String,
+    /// The file its items are written in.
+    pub file: std::path::PathBuf,
+    /// The inline modules (`mod x { .. }`) leading to it inside `file`, outermost first; empty when the module is
+    /// the file's own.
+    pub inline: Vec<String>,
+    /// The child module the re-export goes through.
+    pub child: String,
 }
 
 /// Generate every kind of the crate it can, reporting every problem. Fails only when there is no crate to read
@@ -608,8 +636,16 @@ fn merge_kind(
             };
             let crate_path = ix.nameable_path(item.module, &root, vis, false);
             let public_path = ix.nameable_path(item.module, &root, vis, true);
+            let reexport = if crate_path.is_none() { ix.reexport_route(item.module, &root, vis) } else { None };
             let because = CrdErrors::new(v.compile.clone()).into_vec();
-            pending.push(PendingVersion { version: v.attrs.version.clone(), root, crate_path, public_path, because });
+            pending.push(PendingVersion {
+                version: v.attrs.version.clone(),
+                root,
+                crate_path,
+                public_path,
+                reexport,
+                because,
+            });
         }
     }
     let candidates: Vec<storage::Candidate> = vs

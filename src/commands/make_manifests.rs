@@ -211,7 +211,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
                 problems.not_compiled.extend(generation.pending);
             } else if !generation.pending.is_empty() {
                 let names: Vec<String> = generation.pending.iter().map(|p| p.crd.name.clone()).collect();
-                match crd::fallback::compile(&root.join(src), generation.pending, &root) {
+                match crd::fallback::compile(&root.join(src), generation.pending, &root, targets.k8s.version()) {
                     Ok(compiled) => {
                         crds.extend(compiled.crds);
                         plan.notes.extend(compiled.notes);

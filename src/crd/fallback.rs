@@ -15,8 +15,11 @@
 //! versions, storage) is kept and only the compiled versions' `schema` is taken from `crd()`, which is what
 //! `merge_crds` would give for the same versions.
 
+mod build_script;
 mod cargo;
+mod files;
 mod harness;
+mod reexport;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,13 +42,21 @@ pub struct Compiled {
 }
 
 /// Completes `pending` (kinds of the crate whose root is in `source_dir`) by building and running the harness.
-/// `display_root` is the folder paths in notes are shown relative to.
-pub fn compile(source_dir: &Path, pending: Vec<PendingCrd>, display_root: &Path) -> Result<Compiled> {
+/// `display_root` is the folder paths in notes are shown relative to; `k8s_version` (`1.33`) the project's
+/// Kubernetes version, whose k8s-openapi feature a crate that enables none, in a workspace that enables none,
+/// is built with.
+pub fn compile(
+    source_dir: &Path,
+    pending: Vec<PendingCrd>,
+    display_root: &Path,
+    k8s_version: &str,
+) -> Result<Compiled> {
     if pending.is_empty() {
         return Ok(Compiled { crds: Vec::new(), notes: Vec::new() });
     }
     let started = Instant::now();
-    let package = cargo::package_of(source_dir)?;
+    let feature = format!("v{}", k8s_version.replace('.', "_"));
+    let package = cargo::package_of(source_dir, Some(&feature))?;
     let wanted: Vec<harness::Wanted> = pending
         .iter()
         .flat_map(|p| {
@@ -54,6 +65,7 @@ pub fn compile(source_dir: &Path, pending: Vec<PendingCrd>, display_root: &Path)
                 kind: format!("{} ({} {})", v.root, p.crd.name, v.version),
                 crate_path: v.crate_path.clone(),
                 public_path: v.public_path.clone(),
+                reexport: v.reexport.clone(),
             })
         })
         .collect();
@@ -100,6 +112,13 @@ pub fn compile(source_dir: &Path, pending: Vec<PendingCrd>, display_root: &Path)
         }
         notes.push(note);
         crds.push(p.crd);
+    }
+    if let Some(pin) = &package.k8s_openapi {
+        notes.push(format!(
+            "note: {} enables no k8s-openapi version feature of its own; the compiled fallback built it with `{}`, \
+             as {} does",
+            package.name, pin.feature, pin.from
+        ));
     }
     notes.push(format!(
         "note: the compiled fallback ({} kind(s), harness in {}) took {:.1}s; `--no-compile` refuses these kinds \

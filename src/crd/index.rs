@@ -470,6 +470,34 @@ impl CrateIndex {
         best
     }
 
+    /// The route by which the compiled fallback's copy of the crate re-exports `name` (of module `home`) up to a
+    /// child of the root, when private modules hide it; `None` when the type itself is private to its module (a
+    /// re-export cannot make it more visible) or it sits in the root.
+    pub fn reexport_route(&self, home: ModId, name: &str, vis: Vis) -> Option<crate::crd::Reexport> {
+        if vis < Vis::Crate {
+            return None;
+        }
+        let mut steps = Vec::new();
+        let mut child = home;
+        while let Some(parent) = self.modules[child].parent.filter(|p| *p != 0) {
+            let mut inline = Vec::new();
+            let mut m = parent;
+            while let Some(up) = self.modules[m].parent.filter(|up| self.modules[*up].file == self.modules[m].file) {
+                inline.push(self.modules[m].path.last()?.clone());
+                m = up;
+            }
+            inline.reverse();
+            steps.push(crate::crd::ReexportStep {
+                module: self.modules[parent].path.last()?.clone(),
+                file: self.module_file(parent).to_path_buf(),
+                inline,
+                child: self.modules[child].path.last()?.clone(),
+            });
+            child = parent;
+        }
+        (!steps.is_empty()).then(|| crate::crd::Reexport { name: name.to_string(), steps })
+    }
+
     /// The name under which `name` (of `home`, visibility `vis`) can be named as `<module m>::<it>` by whoever can
     /// see `m`: itself where it is defined, or what a re-export calls it (`pub use x::Foo as Bar`, `pub use x::*`).
     fn exposed_name(

@@ -1,16 +1,25 @@
-//! `kubesmith adopt` deciding whose kinds these are, on a workspace of its own shape (`tests/fixtures/adopt/harbor`):
-//! an operator's kinds beside the Knative and AWS ACK kinds it only uses as a client, a chart shipping its CRDs (one
-//! of them a Helm template), the storage version chosen by `merge_crds`. The others' kinds become external APIs with
-//! no CRD, sample or role, the shipped CRDs are compared with kubesmith's by path, and flags override the evidence.
+//! `kubesmith adopt` on a workspace of its own in real operators' shapes (`tests/fixtures/adopt/harbor`): an
+//! operator's kinds beside the Knative and AWS ACK kinds it only uses as a client, a chart shipping its CRDs (one of
+//! them a Helm template), the storage version chosen by `merge_crds`; and a types crate the compiled fallback must
+//! build as it builds in the workspace — a build script reading `../../proto`, the k8s-openapi version feature
+//! enabled only by the operator crate, a kind with a computed schema in a module private below the root. The
+//! others' kinds become external APIs with no CRD, sample or role, the shipped CRDs are compared with kubesmith's
+//! by path, and flags override the evidence.
 
 use std::path::{Path, PathBuf};
 
 use crate::adopt::copy_dir;
+use crate::e2e::shared_build_env;
 use crate::support::{ks, snapshot};
 
+/// The fixture in a temp folder, locked as the kube-derive corpus is (kube 5.0.0), so the compiled fallback shares
+/// its dependencies with the other fallback tests.
 fn harbor(parent: &Path) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = parent.join("harbor");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/adopt/harbor"), &dir);
+    copy_dir(&root.join("tests/fixtures/adopt/harbor"), &dir);
+    let lock = std::fs::read_to_string(root.join("tests/conformance/kube-derive/input-Cargo.lock")).unwrap();
+    std::fs::write(dir.join("Cargo.lock"), lock.replace("name = \"scratch\"", "name = \"harbor-types\"")).unwrap();
     dir
 }
 
@@ -25,10 +34,21 @@ fn yaml(path: &Path) -> serde_json::Value {
 
 #[test]
 fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
+    if std::env::var_os("KUBESMITH_SKIP_E2E").is_some() {
+        eprintln!("KUBESMITH_SKIP_E2E is set: skipping adopt with the compiled fallback");
+        return;
+    }
     let parent = tempfile::tempdir().unwrap();
     let dir = harbor(parent.path());
     let sources = snapshot(&dir.join("crates"));
-    let out = ks(&dir).args(["adopt", "--image", "harbor-operator:0.4.0"]).output().unwrap();
+    let started = std::time::Instant::now();
+    let out = ks(&dir)
+        .args(["adopt", "--image", "harbor-operator:0.4.0"])
+        .envs(shared_build_env())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    eprintln!("adopt with the compiled fallback: {:.1}s", started.elapsed().as_secs_f64());
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}{stderr}");
     for line in [
@@ -44,6 +64,12 @@ fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
         "  spec.versions[v1].schema.openAPIV3Schema.properties.spec.required: shipped [\"size\"], kubesmith \
          [\"image\",\"size\"]",
         "the CRD of Berth that charts/harbor/templates/berth-crd.yaml ships is the one kubesmith generates",
+        "  owned    Manifest (harbor.example.io): its group is in the project's domain example.io",
+        // The compiled fallback built harbor-types as the workspace does: its build script ran in its own folder
+        // (reading ../../proto), k8s-openapi got the operator's version feature, the private module re-exported.
+        "note: compiled Manifest (manifests.harbor.example.io) v1 for its schema:",
+        "note: harbor-types enables no k8s-openapi version feature of its own; the compiled fallback built it with \
+         `latest`, as harbor-operator does",
     ] {
         assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
     }
@@ -91,13 +117,25 @@ fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
         .map(|v| &v["name"])
         .collect();
     assert_eq!(storage, ["v1"]);
+    // The computed schema, from the crate's own code.
+    let manifest = yaml(&dir.join("config/crd/bases/harbor.example.io_manifests.yaml"));
+    let digest = manifest.pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/digest").unwrap();
+    assert_eq!(digest["pattern"], "^(sha256:[a-f0-9]+|sha512:[a-f0-9]+)$", "{digest}");
     // The role still grants what the code does with the others' kinds.
     let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
     assert!(role.contains("serving.knative.dev") && role.contains("s3.services.k8s.aws"), "{role}");
 
     // make manifests keeps to the project's own kinds: up to date as adopt left it, no CRD for the external ones.
-    let out = ks(&dir).args(["make", "manifests", "--check"]).output().unwrap();
+    let started = std::time::Instant::now();
+    let out = ks(&dir)
+        .args(["make", "manifests", "--check"])
+        .envs(shared_build_env())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{:?}", text(&out));
+    eprintln!("make manifests --check with the compiled fallback, warm: {:.1}s", started.elapsed().as_secs_f64());
+    assert_eq!(snapshot(&dir.join("crates")), sources, "the compiled fallback never writes sources");
     let out = ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).output().unwrap();
     assert!(out.status.success(), "{:?}", text(&out));
     let mut shipped: Vec<String> = std::fs::read_dir(dir.join("bundle/manifests"))
@@ -106,7 +144,10 @@ fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
         .filter(|f| f.contains("example.io"))
         .collect();
     shipped.sort();
-    assert_eq!(shipped, ["harbor.example.io_docks.yaml", "ops.example.io_berths.yaml"]);
+    assert_eq!(
+        shipped,
+        ["harbor.example.io_docks.yaml", "harbor.example.io_manifests.yaml", "ops.example.io_berths.yaml"]
+    );
     let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
     assert!(out.status.success(), "{:?}", text(&out));
 }
@@ -115,12 +156,13 @@ fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
 fn owned_and_external_flags_override_the_evidence() {
     let parent = tempfile::tempdir().unwrap();
     let dir = harbor(parent.path());
-    let out =
-        ks(&dir).args(["adopt", "--owned", "services.serving.knative.dev", "--external", "Berth"]).output().unwrap();
+    let args = ["adopt", "--owned", "services.serving.knative.dev", "--external", "Berth,Manifest.harbor.example.io"];
+    let out = ks(&dir).args(args).output().unwrap();
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}{stderr}");
     assert!(stdout.contains("  owned    Service (serving.knative.dev): --owned"), "{stdout}");
     assert!(stdout.contains("  external Berth (ops.example.io): --external"), "{stdout}");
+    assert!(stdout.contains("  external Manifest (harbor.example.io): --external"), "{stdout}");
     // Owned, the Knative Service's untyped field is ours to fix, and adopt says so.
     assert!(stdout.contains("serde_json::Value") || stderr.contains("serde_json::Value"), "{stdout}{stderr}");
     assert!(!dir.join("config/crd/bases/ops.example.io_berths.yaml").exists());

@@ -33,6 +33,76 @@ pub struct Package {
     pub target_dir: PathBuf,
     /// The workspace's `Cargo.lock`, when there is one.
     pub lock: Option<PathBuf>,
+    /// The k8s-openapi version feature the harness must enable because the crate enables none itself.
+    pub k8s_openapi: Option<K8sPin>,
+}
+
+/// A k8s-openapi version feature the harness enables for a crate that leaves the Kubernetes version to the crates
+/// that use it (k8s-openapi's build fails with "None of the v1_* features are enabled" otherwise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct K8sPin {
+    /// `latest`, `v1_33`.
+    pub feature: String,
+    /// Where it comes from (`harbor-operator`, `PROJECT's k8sVersion`), for the note.
+    pub from: String,
+    /// The crate's own dependency key for k8s-openapi, when it depends on it directly.
+    pub key: Option<String>,
+    /// The version requirement of a dependency the harness adds (`=0.29.0`), when it depends on it only through kube.
+    pub version: Option<String>,
+}
+
+/// Whether a k8s-openapi feature picks the Kubernetes version.
+fn is_version_feature(f: &str) -> bool {
+    f == "latest" || f == "earliest" || f.starts_with("v1_")
+}
+
+/// The k8s-openapi version feature `package` needs from outside: none when it enables one itself (directly or by
+/// default features) or does not build k8s-openapi; else the one the workspace members that depend on it enable
+/// (the binary that picks the version), else any member's, else `fallback` (the project's k8sVersion).
+fn k8s_pin(package: &Value, members: &[Value], lock: Option<&Path>, fallback: Option<&str>) -> Option<K8sPin> {
+    let deps = |p: &Value| p["dependencies"].as_array().cloned().unwrap_or_default();
+    let normal = |d: &Value| d["kind"].is_null();
+    let own = deps(package);
+    let own_k8s = own.iter().find(|d| normal(d) && d["name"] == "k8s-openapi");
+    let builds_k8s =
+        own_k8s.is_some() || own.iter().any(|d| normal(d) && (d["name"] == "kube" || d["name"] == "kube-core"));
+    let enabled =
+        |d: &Value| d["features"].as_array().into_iter().flatten().filter_map(Value::as_str).any(is_version_feature);
+    let by_default = package["features"]["default"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .any(|f| f.split_once('/').is_some_and(|(_, feature)| is_version_feature(feature)));
+    if !builds_k8s || own_k8s.is_some_and(enabled) || by_default {
+        return None;
+    }
+    let name = package["name"].as_str().unwrap_or_default();
+    let uses_it = |p: &Value| deps(p).iter().any(|d| d["name"] == name && d["path"].is_string());
+    let member_pin = |consumers_only: bool| {
+        members.iter().filter(|p| p["name"] != name && (!consumers_only || uses_it(p))).find_map(|p| {
+            let d = deps(p).into_iter().find(|d| normal(d) && d["name"] == "k8s-openapi" && enabled(d))?;
+            let feature = d["features"].as_array()?.iter().filter_map(Value::as_str).find(|f| is_version_feature(f))?;
+            Some((
+                feature.to_string(),
+                p["name"].as_str().unwrap_or_default().to_string(),
+                d["req"].as_str().map(str::to_string),
+            ))
+        })
+    };
+    let (feature, from, req) = member_pin(true)
+        .or_else(|| member_pin(false))
+        .or_else(|| fallback.map(|f| (f.to_string(), "the project's k8sVersion".to_string(), None)))?;
+    let key = own_k8s.map(|d| d["rename"].as_str().unwrap_or("k8s-openapi").to_string());
+    let version = match key {
+        Some(_) => None,
+        None => lock
+            .and_then(|l| locked_version(l, "k8s-openapi", "kube-core"))
+            .map(|v| format!("={v}"))
+            .or(req)
+            .or_else(|| Some("*".to_string())),
+    };
+    Some(K8sPin { feature, from, key, version })
 }
 
 /// The cargo to run: the one running us (`CARGO`, set by cargo for its children) or `cargo` on the PATH.
@@ -40,8 +110,9 @@ pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
-/// The package whose `lib.rs` or `main.rs` is in `source_dir`.
-pub fn package_of(source_dir: &Path) -> Result<Package> {
+/// The package whose `lib.rs` or `main.rs` is in `source_dir`; `k8s_feature` is the k8s-openapi feature of the
+/// project's Kubernetes version, for a crate that enables none and whose workspace does not either.
+pub fn package_of(source_dir: &Path, k8s_feature: Option<&str>) -> Result<Package> {
     let source_dir = source_dir
         .canonicalize()
         .with_context(|| format!("cannot resolve the source folder {}", source_dir.display()))?;
@@ -87,6 +158,7 @@ pub fn package_of(source_dir: &Path) -> Result<Package> {
             p["manifest_path"].as_str().map(PathBuf::from).and_then(|m| m.parent().map(Path::to_path_buf));
         let workspace_root = meta["workspace_root"].as_str().map(PathBuf::from).unwrap_or_default();
         let lock = Some(workspace_root.join("Cargo.lock")).filter(|l| l.is_file());
+        let k8s_openapi = k8s_pin(p, &packages, lock.as_deref(), k8s_feature);
         return Ok(Package {
             name: p["name"].as_str().unwrap_or_default().to_string(),
             version: p["version"].as_str().unwrap_or("0.0.0").to_string(),
@@ -101,6 +173,7 @@ pub fn package_of(source_dir: &Path) -> Result<Package> {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| workspace_root.join("target")),
             lock,
+            k8s_openapi,
         });
     }
     bail!(
@@ -193,10 +266,12 @@ pub fn run_harness(package: &Package, built: &Built) -> Result<String> {
     }
     let out = build.env("CARGO_TARGET_DIR", &package.target_dir).output().context("cannot run cargo")?;
     if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
         bail!(
-            "building the compiled fallback's harness failed (cargo's output follows; the harness is {}):\n{}",
+            "building the compiled fallback's harness failed: {}\n(cargo's output follows; the harness is {})\n{}",
+            build_failure_hint(&stderr, package),
             built.dir.display(),
-            String::from_utf8_lossy(&out.stderr).trim_end()
+            stderr.trim_end()
         );
     }
     let exe = String::from_utf8_lossy(&out.stdout)
@@ -213,6 +288,45 @@ pub fn run_harness(package: &Package, built: &Built) -> Result<String> {
         );
     }
     String::from_utf8(run.stdout).context("the harness printed something that is not UTF-8")
+}
+
+/// What to do about a failed harness build, from cargo's output: the causes seen in real crates first.
+fn build_failure_hint(stderr: &str, package: &Package) -> String {
+    let manifest = package.manifest_dir.join("Cargo.toml");
+    if stderr.contains("None of the v1_* features are enabled") || stderr.contains("None of the `v1_*` features") {
+        return format!(
+            "k8s-openapi was built without a Kubernetes version feature: neither {} nor any member of its workspace \
+             enables one (`k8s-openapi = {{ version = .., features = [\"v1_33\"] }}` in the binary's Cargo.toml), and \
+             the project's k8sVersion is not one this k8s-openapi has; enable one, or set k8sVersion in PROJECT to a \
+             version it supports",
+            manifest.display()
+        );
+    }
+    if stderr.contains("No space left on device") || stderr.contains("Bus error") || stderr.contains("signal 7") {
+        return format!(
+            "the disk holding {} is full (the linker dies with a bus error when it is); free space there, or point \
+             CARGO_TARGET_DIR at a bigger disk",
+            package.target_dir.display()
+        );
+    }
+    if stderr.contains("failed to run custom build command") {
+        return format!(
+            "a build script failed; the compiled fallback runs {}'s own in {} as cargo does, so check that `cargo \
+             build` passes there, or pass --no-compile to refuse the kinds instead",
+            package.name,
+            package.manifest_dir.display()
+        );
+    }
+    if stderr.contains("E0603") || stderr.contains("is private") {
+        return "a kind the fallback names is private where it is named: make its module `pub(crate)` or re-export the \
+                kind with `pub(crate) use`, or pass --no-compile"
+            .to_string();
+    }
+    format!(
+        "the crate must build on its own for kubesmith to compile its kinds: run `cargo build` in {} and fix what it \
+         reports, or pass --no-compile to refuse the kinds instead",
+        package.manifest_dir.display()
+    )
 }
 
 #[cfg(test)]
@@ -263,5 +377,41 @@ version = "0.1.0"
         assert_eq!(set.len(), 4);
         assert!(set.contains("kube-core 4.2.0 registry+https://github.com/rust-lang/crates.io-index"));
         assert!(!set.iter().any(|p| p.starts_with("mine ")));
+    }
+
+    fn member(name: &str, deps: serde_json::Value) -> Value {
+        serde_json::json!({"name": name, "dependencies": deps, "features": {}})
+    }
+
+    #[test]
+    fn the_k8s_openapi_version_feature_comes_from_the_crate_its_users_or_the_project() {
+        let k8s = |features: &[&str]| serde_json::json!({"name": "k8s-openapi", "kind": null, "req": "^0.29", "features": features});
+        let types =
+            member("types", serde_json::json!([k8s(&["schemars"]), {"name": "kube", "kind": null, "features": []}]));
+        let operator = member(
+            "operator",
+            serde_json::json!([{"name": "types", "kind": null, "path": "/w/types", "features": []}, k8s(&["latest"])]),
+        );
+        let other = member("other", serde_json::json!([k8s(&["v1_31"])]));
+        let members = [other.clone(), types.clone(), operator.clone()];
+        let pin = k8s_pin(&types, &members, None, Some("v1_37")).unwrap();
+        assert_eq!(
+            (pin.feature.as_str(), pin.from.as_str(), pin.key.as_deref()),
+            ("latest", "operator", Some("k8s-openapi"))
+        );
+        // No user of the crate sets one: any member's; no member: the project's.
+        assert_eq!(k8s_pin(&types, &[other, types.clone()], None, None).unwrap().feature, "v1_31");
+        let alone = k8s_pin(&types, std::slice::from_ref(&types), None, Some("v1_37")).unwrap();
+        assert_eq!((alone.feature.as_str(), alone.from.as_str()), ("v1_37", "the project's k8sVersion"));
+        // Enabled by the crate itself, or no k8s-openapi in its build: nothing to add.
+        assert!(k8s_pin(&operator, &members, None, Some("v1_37")).is_none());
+        assert!(k8s_pin(&member("plain", serde_json::json!([])), &members, None, Some("v1_37")).is_none());
+        // Through kube only: the harness adds the dependency, at the locked version.
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("Cargo.lock");
+        std::fs::write(&lock, format!("{LOCK}\n[[package]]\nname = \"k8s-openapi\"\nversion = \"0.29.0\"\n")).unwrap();
+        let via_kube = member("via", serde_json::json!([{"name": "kube", "kind": null, "features": []}]));
+        let pin = k8s_pin(&via_kube, &[via_kube.clone(), operator], Some(&lock), None).unwrap();
+        assert_eq!((pin.key, pin.version.as_deref()), (None, Some("=0.29.0")));
     }
 }

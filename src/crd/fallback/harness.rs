@@ -2,13 +2,17 @@
 //! dependent crate (library kinds other crates can name) or a mirror of the package (binary-only crates, private
 //! modules). Files are rewritten only when their contents change, so cargo's fingerprints stay fresh.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
 
+use super::build_script;
 use super::cargo::{Package, locked_version};
+use super::files::{link_entries, overlay, remove_if_present, write_if_changed};
+use super::reexport::insert_into_module;
 
 /// One `Kind::crd()` the harness prints.
 #[derive(Debug, Clone)]
@@ -21,6 +25,8 @@ pub struct Wanted {
     pub crate_path: Option<Vec<String>>,
     /// Its path from another crate, if it is public.
     pub public_path: Option<Vec<String>>,
+    /// The re-exports that let the mirror's root name it when private modules hide it.
+    pub reexport: Option<crate::crd::Reexport>,
 }
 
 /// A harness written to disk.
@@ -57,30 +63,11 @@ pub fn write(package: &Package, wanted: &[Wanted]) -> Result<Built> {
         dependent_manifest(package, &bin, &kc, &sj)
     } else {
         remove_if_present(&dir.join("main.rs"))?;
-        mirror_sources(package, &dir, wanted)?;
-        mirror_manifest(package, &bin)?
+        let wrapped = mirror_sources(package, &dir, wanted)?;
+        mirror_manifest(package, &bin, wrapped)?
     };
     let changed = write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
     Ok(Built { dir, bin, changed })
-}
-
-/// Removes a file, link or folder of the harness if it is there.
-fn remove_if_present(path: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
-        Ok(_) => std::fs::remove_file(path),
-        Err(_) => return Ok(()),
-    }
-    .with_context(|| format!("cannot remove {}", path.display()))
-}
-
-/// Writes `text` unless the file already holds it; says whether it wrote.
-fn write_if_changed(path: &Path, text: &str) -> Result<bool> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
-        return Ok(false);
-    }
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(true)
 }
 
 /// A path segment as Rust code (`r#type` for keywords).
@@ -98,9 +85,14 @@ fn rust_path(krate: &str, root_path: &[String]) -> String {
 fn crd_entries(krate: &str, json: &str, ext: &str, wanted: &[Wanted], public: bool) -> Result<String> {
     wanted
         .iter()
-        .map(|w| {
+        .enumerate()
+        .map(|(i, w)| {
+            let routed = w.reexport.as_ref().filter(|_| !public).and_then(|r| {
+                let top = r.steps.last()?;
+                Some(vec!["crate".to_string(), top.module.clone(), reexport_alias(i)])
+            });
             let path = if public { &w.public_path } else { &w.crate_path };
-            let Some(path) = path else {
+            let Some(path) = path.as_ref().or(routed.as_ref()) else {
                 bail!(
                     "{} cannot be named from the crate root (its module is private to a module below the root and no \
                      re-export reaches it); make the module `pub(crate)` or re-export the kind with `pub use`, or \
@@ -116,6 +108,48 @@ fn crd_entries(krate: &str, json: &str, ext: &str, wanted: &[Wanted], public: bo
             ))
         })
         .collect()
+}
+
+/// The name the mirror re-exports the `i`th wanted kind under.
+fn reexport_alias(i: usize) -> String {
+    format!("__KubesmithCrd{i}")
+}
+
+/// The mirror's copies of the module files that re-export kinds private modules hide, by path relative to
+/// `source_dir`, each with its insertions (the kind's parent module first, up to the root's child).
+fn reexport_copies(source_dir: &Path, wanted: &[Wanted]) -> Result<BTreeMap<PathBuf, String>> {
+    let mut copies: BTreeMap<PathBuf, String> = BTreeMap::new();
+    for (i, w) in wanted.iter().enumerate() {
+        let Some(route) = w.reexport.as_ref().filter(|_| w.crate_path.is_none()) else { continue };
+        let alias = reexport_alias(i);
+        for (n, step) in route.steps.iter().enumerate() {
+            let Ok(rel) = step.file.strip_prefix(source_dir) else {
+                bail!(
+                    "{} can only be named through module {}, whose file {} is outside the source folder {}; make the \
+                     modules leading to it `pub(crate)` or re-export the kind with `pub(crate) use`, or pass \
+                     --no-compile",
+                    w.kind,
+                    step.module,
+                    step.file.display(),
+                    source_dir.display()
+                );
+            };
+            let from = if n == 0 { format!("{} as {alias}", ident(&route.name)) } else { alias.clone() };
+            let line = format!(
+                "#[doc(hidden)]\n#[allow(unused_imports)]\npub(crate) use self::{}::{from}; // {GENERATED}\n",
+                ident(&step.child)
+            );
+            let text = match copies.remove(rel) {
+                Some(t) => t,
+                None => std::fs::read_to_string(&step.file)
+                    .with_context(|| format!("cannot read {}", step.file.display()))?,
+            };
+            let text = insert_into_module(&text, &step.inline, &line)
+                .with_context(|| format!("cannot add the fallback's re-export to {}", step.file.display()))?;
+            copies.insert(rel.to_path_buf(), text);
+        }
+    }
+    Ok(copies)
 }
 
 fn dependent_main(wanted: &[Wanted]) -> Result<String> {
@@ -147,9 +181,26 @@ fn dependent_manifest(package: &Package, bin: &str, kube_core: &str, serde_json:
     kc.insert("default-features", false.into());
     deps["kube-core"] = value(kc);
     deps["serde_json"] = value(format!("={serde_json}"));
+    if let Some(pin) = &package.k8s_openapi {
+        let version = pin.version.clone().or_else(|| {
+            package.lock.as_ref().and_then(|l| locked_version(l, "k8s-openapi", "kube-core")).map(|v| format!("={v}"))
+        });
+        deps["k8s-openapi"] = value(pin_dependency(version.as_deref().unwrap_or("*"), &pin.feature));
+    }
     doc["dependencies"] = Item::Table(deps);
     doc["workspace"] = Item::Table(Table::new());
     doc.to_string()
+}
+
+/// A k8s-openapi dependency enabling the version feature the crate leaves to its users.
+fn pin_dependency(version: &str, feature: &str) -> InlineTable {
+    let mut t = InlineTable::new();
+    t.insert("version", version.into());
+    t.insert("default-features", false.into());
+    let mut features = Array::new();
+    features.push(feature);
+    t.insert("features", toml_edit::Value::Array(features));
+    t
 }
 
 fn harness_package(name: &str, version: &str, edition: &str) -> Item {
@@ -175,22 +226,34 @@ fn dep_key(package: &Package, name: &str) -> Option<String> {
 
 /// The mirror's `src/`: links to every entry of the crate's source folder but its root file, which is copied with
 /// the generated function appended; links to the package folder's other entries beside it.
-fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<()> {
+/// Returns whether the crate's build script is wrapped ([`BUILD_SCRIPT`]).
+fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<bool> {
     let source_dir = package.root.parent().unwrap_or(Path::new("."));
     let root_name = package.root.file_name().unwrap_or_default();
-    let src = dir.join("src");
-    std::fs::create_dir_all(&src).with_context(|| format!("cannot create {}", src.display()))?;
-    link_entries(source_dir, &src, |name| name == root_name)?;
-    if source_dir.parent() == Some(package.manifest_dir.as_path()) {
+    let at_manifest_root = source_dir.parent() == Some(package.manifest_dir.as_path());
+    if at_manifest_root {
         let skip = |name: &std::ffi::OsStr| {
             // The harness' own files, and what is no source.
-            ["Cargo.toml", "Cargo.lock", "Cargo.lock.origin", "crdgen.rs", "main.rs", "target", ".git"]
+            ["Cargo.toml", "Cargo.lock", "Cargo.lock.origin", "crdgen.rs", BUILD_SCRIPT, "main.rs", "target", ".git"]
                 .iter()
                 .any(|s| name == *s)
                 || Some(name) == source_dir.file_name()
                 || package.target_dir.starts_with(package.manifest_dir.join(name))
         };
-        link_entries(&package.manifest_dir, dir, skip)?;
+        link_entries(&package.manifest_dir, dir, false, skip)?;
+    }
+    // The crate's build script, run in the crate's folder; the copy's own `mod`s resolve through the links above.
+    let wrapper = package.build_script.as_ref().and_then(|b| {
+        let text = std::fs::read_to_string(b).ok()?;
+        let beside = b.parent() == Some(package.manifest_dir.as_path()) && at_manifest_root;
+        (beside || !build_script::has_file_modules(&text))
+            .then(|| build_script::wrapper(&text, &package.manifest_dir))?
+    });
+    match &wrapper {
+        Some(text) => {
+            write_if_changed(&dir.join(BUILD_SCRIPT), text)?;
+        }
+        None => remove_if_present(&dir.join(BUILD_SCRIPT))?,
     }
     let Some(json) = dep_key(package, "serde_json") else {
         bail!(
@@ -199,8 +262,13 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<()
             package.manifest_dir.join("Cargo.toml").display()
         );
     };
-    let text =
-        std::fs::read_to_string(&package.root).with_context(|| format!("cannot read {}", package.root.display()))?;
+    let mut copies = reexport_copies(source_dir, wanted)?;
+    let text = match copies.remove(Path::new(root_name)) {
+        Some(t) => t,
+        None => {
+            std::fs::read_to_string(&package.root).with_context(|| format!("cannot read {}", package.root.display()))?
+        }
+    };
     let is_bin = package.lib_name.is_none();
     let keep_main = if is_bin {
         "\n/// Keeps the crate's `main` (and what it uses) alive in the harness library.\n#[doc(hidden)]\npub fn \
@@ -214,7 +282,8 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<()
         "\n// {GENERATED}\n/// `Kind::crd()` of every kind whose schema needs compiling.\n#[doc(hidden)]\npub fn \
          __kubesmith_crds() -> Vec<(&'static str, {json}::Value)> {{\n    vec![\n{entries}    ]\n}}\n{keep_main}"
     );
-    write_if_changed(&src.join(root_name), &format!("{text}{appended}"))?;
+    copies.insert(PathBuf::from(root_name), format!("{text}{appended}"));
+    overlay(source_dir, &dir.join("src"), &copies)?;
     let lib = lib_crate(package);
     let main = format!(
         "//! {GENERATED}\n\nfn main() {{\n    let map: {json}::Map<String, {json}::Value> =\n        \
@@ -222,67 +291,25 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<()
          {json}::Value::Object(map));\n}}\n"
     );
     write_if_changed(&dir.join("crdgen.rs"), &main)?;
-    Ok(())
+    Ok(wrapper.is_some())
 }
+
+/// The mirror's build script (see [`build_script`]), in the harness folder.
+const BUILD_SCRIPT: &str = "kubesmith-build.rs";
 
 fn lib_crate(package: &Package) -> String {
     format!("kubesmith_crdgen_{}", package.name.replace('-', "_"))
 }
 
-/// Links every entry of `from` into `to` except those `skip` names, and removes links in `to` that `from` no
-/// longer has.
-fn link_entries(from: &Path, to: &Path, skip: impl Fn(&std::ffi::OsStr) -> bool) -> Result<()> {
-    let list = |d: &Path| -> Result<Vec<std::ffi::OsString>> {
-        let mut names = Vec::new();
-        for e in std::fs::read_dir(d).with_context(|| format!("cannot list {}", d.display()))? {
-            names.push(e?.file_name());
-        }
-        Ok(names)
-    };
-    let wanted: Vec<std::ffi::OsString> = list(from)?.into_iter().filter(|n| !skip(n)).collect();
-    for name in list(to)? {
-        let path = to.join(&name);
-        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        if is_link && !wanted.contains(&name) {
-            std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
-        }
-    }
-    for name in wanted {
-        let (target, link) = (from.join(&name), to.join(&name));
-        if std::fs::read_link(&link).is_ok_and(|t| t == target) {
-            continue;
-        }
-        if std::fs::symlink_metadata(&link).is_ok() {
-            std::fs::remove_file(&link).with_context(|| format!("cannot replace {}", link.display()))?;
-        }
-        symlink(&target, &link)?;
-    }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn symlink(target: &Path, link: &Path) -> Result<()> {
-    std::os::unix::fs::symlink(target, link).with_context(|| format!("cannot link {}", link.display()))
-}
-
-#[cfg(not(unix))]
-fn symlink(_target: &Path, link: &Path) -> Result<()> {
-    bail!(
-        "the compiled fallback for binary-only crates needs symbolic links, which this system lacks ({}); expose the \
-         kinds from a library target, or pass --no-compile",
-        link.display()
-    )
-}
-
 /// The mirror's manifest: the package's own dependencies, features and build script, renamed, with a library
 /// target at the copied root and the harness binary.
-fn mirror_manifest(package: &Package, bin: &str) -> Result<String> {
+fn mirror_manifest(package: &Package, bin: &str, wrapped: bool) -> Result<String> {
     let meta = &package.metadata;
     let mut doc = DocumentMut::new();
     doc.decor_mut().set_prefix(format!("# {GENERATED}\n"));
     doc["package"] = harness_package(bin, &package.version, &package.edition);
     if let Some(build) = &package.build_script {
-        doc["package"]["build"] = value(build.display().to_string());
+        doc["package"]["build"] = value(if wrapped { BUILD_SCRIPT.to_string() } else { build.display().to_string() });
     }
     if let Some(links) = meta["links"].as_str() {
         doc["package"]["links"] = value(links);
@@ -302,7 +329,14 @@ fn mirror_manifest(package: &Package, bin: &str) -> Result<String> {
     let mut build = Table::new();
     let mut by_target: std::collections::BTreeMap<String, (Table, Table)> = Default::default();
     for d in meta["dependencies"].as_array().into_iter().flatten() {
-        let (key, spec) = dependency(d)?;
+        let (key, mut spec) = dependency(d)?;
+        if let Some(pin) =
+            package.k8s_openapi.as_ref().filter(|p| p.key.as_deref() == Some(key.as_str()) && d["kind"].is_null())
+        {
+            let mut features = spec.get("features").and_then(|f| f.as_array()).cloned().unwrap_or_default();
+            features.push(pin.feature.as_str());
+            spec.insert("features", toml_edit::Value::Array(features));
+        }
         let table = match (d["kind"].as_str(), d["target"].as_str()) {
             (Some("dev"), _) => continue,
             (kind, Some(t)) => {
@@ -313,6 +347,9 @@ fn mirror_manifest(package: &Package, bin: &str) -> Result<String> {
             _ => &mut plain,
         };
         table[&key] = value(spec);
+    }
+    if let Some(pin) = package.k8s_openapi.as_ref().filter(|p| p.key.is_none()) {
+        plain["k8s-openapi"] = value(pin_dependency(pin.version.as_deref().unwrap_or("*"), &pin.feature));
     }
     doc["dependencies"] = Item::Table(plain);
     if !build.is_empty() {
