@@ -266,6 +266,11 @@ pub(crate) const COMPILED: &[(Sample, &[&str])] = &[
         ],
     ),
     (
+        // `hidden::inner` is private to `hidden`: the fallback re-exports the kind through its copy of `hidden`.
+        Sample { name: "cs-private", input: CUSTOM, keep: &[("Hidden", None)], strip: &[] },
+        &["`#[schemars(schema_with = \"shade\")]` on field `shade` needs compiling"],
+    ),
+    (
         // CopyTarget is generated statically beside it: Mirror holds its kind type.
         Sample { name: "lm-compiled", input: LAST_MILE, keep: &[("Mirror", None), ("CopyTarget", None)], strip: &[] },
         &[

@@ -297,8 +297,10 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<bo
 /// The mirror's build script (see [`build_script`]), in the harness folder.
 const BUILD_SCRIPT: &str = "kubesmith-build.rs";
 
+/// The mirror's library: the crate's own name (as its package name, so `env!("CARGO_PKG_NAME")` and
+/// `CARGO_CRATE_NAME` in the crate's code read as they do in the crate).
 fn lib_crate(package: &Package) -> String {
-    format!("kubesmith_crdgen_{}", package.name.replace('-', "_"))
+    package.lib_name.clone().unwrap_or_else(|| package.name.replace('-', "_"))
 }
 
 /// The mirror's manifest: the package's own dependencies, features and build script, renamed, with a library
@@ -307,7 +309,7 @@ fn mirror_manifest(package: &Package, bin: &str, wrapped: bool) -> Result<String
     let meta = &package.metadata;
     let mut doc = DocumentMut::new();
     doc.decor_mut().set_prefix(format!("# {GENERATED}\n"));
-    doc["package"] = harness_package(bin, &package.version, &package.edition);
+    doc["package"] = harness_package(&package.name, &package.version, &package.edition);
     if let Some(build) = &package.build_script {
         doc["package"]["build"] = value(if wrapped { BUILD_SCRIPT.to_string() } else { build.display().to_string() });
     }

@@ -2,8 +2,8 @@
 //! `json_schema!`/`json!` literals, `serde_json::from_value`/`from_str`, `Schema::try_from`, consts and statics,
 //! literals edited by simple statements, `subschema_for::<T>()` / `T::json_schema(g)` of crate and k8s-openapi
 //! types, hand-written `impl JsonSchema`, `#[kube(schema = "manual")]`, `with`/`schema_with` on fields,
-//! variants and containers, `#[serde(with)]` paired with `#[schemars(with/schema_with)]`; and one kind whose
-//! schema code only compiling can run (`cs-compiled`).
+//! variants and containers, `#[serde(with)]` paired with `#[schemars(with/schema_with)]`; and kinds whose schema
+//! code only compiling can run (`cs-compiled`; `cs-private`, in a module private below the crate root).
 //! Output folder: first CLI argument (default `out`); writes `<sample>.json` (or `<sample>.PANIC.txt`).
 #![allow(dead_code)]
 
@@ -636,6 +636,36 @@ pub mod compiled {
     }
 }
 
+/// A kind the crate root cannot name: `inner` is private to `hidden`, and only `hidden::crd` reaches it. Its schema
+/// needs compiling, so kubesmith's compiled fallback re-exports it through its copy of `hidden`.
+mod hidden {
+    pub(crate) fn crd() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition {
+        use kube::CustomResourceExt;
+        inner::Hidden::crd()
+    }
+
+    mod inner {
+        use kube::CustomResource;
+        use schemars::{JsonSchema, Schema, SchemaGenerator};
+        use serde::{Deserialize, Serialize};
+
+        fn shade(generator: &mut SchemaGenerator) -> Schema {
+            let mut schema = generator.subschema_for::<String>();
+            let names: Vec<String> = ["light", "dark"].iter().map(|s| s.to_string()).collect();
+            schema.insert("enum".into(), names.into());
+            schema
+        }
+
+        #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+        #[kube(group = "custom.kubesmith.dev", version = "v1", kind = "Hidden", namespaced)]
+        pub struct HiddenSpec {
+            #[schemars(schema_with = "shade")]
+            pub shade: String,
+            pub replicas: i32,
+        }
+    }
+}
+
 type CrdFn = fn() -> k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 fn write(dir: &std::path::Path, name: &str, f: CrdFn) {
@@ -665,4 +695,5 @@ fn main() {
     write(&dir, "cs-with", with::WithAttrs::crd);
     write(&dir, "cs-variants", variants::VariantSchemas::crd);
     write(&dir, "cs-compiled", compiled::NeedsBuild::crd);
+    write(&dir, "cs-private", hidden::crd);
 }
