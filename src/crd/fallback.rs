@@ -5,9 +5,14 @@
 //! Two harness shapes, one output:
 //! - **dependent** (a library whose kinds other crates can name): the harness depends on the library by path and
 //!   calls `<lib>::path::Kind::crd()`; cargo reuses the library the user's own builds compiled;
-//! - **mirror** (a binary-only crate, or kinds behind private modules): the harness is a copy of the package whose
-//!   source folder holds links to the crate's files and a copy of its root file with one generated function
-//!   appended, compiled as a library, so `crate::` paths and private modules resolve as in the crate itself.
+//! - **mirror** (a binary-only crate, or kinds behind private modules): the harness is a copy of the package (same
+//!   name) whose source folder holds links to the crate's files and a copy of its root file with one generated
+//!   function appended, compiled as a library, so `crate::` paths and private modules resolve as in the crate
+//!   itself; modules private below the root get copies re-exporting the kind ([`reexport`]), and the crate's build
+//!   script runs in the crate's own folder ([`build_script`]).
+//!
+//! A crate that leaves k8s-openapi's version feature to the crates using it gets the one they enable
+//! ([`cargo::K8sPin`]).
 //!
 //! The harness lock file starts as a copy of the crate's `Cargo.lock`; cargo trims it to the harness' graph (no
 //! version moves), kubesmith checks that every registry package kept the crate's version, and the build runs
