@@ -66,6 +66,16 @@ pub fn k8s(path: &str) -> Option<&'static Resource> {
     by_path().get(path).map(|b| &b.resource)
 }
 
+/// The resources (plurals) of a built-in API group (`""` for core) in any version; empty for a group Kubernetes
+/// does not serve itself.
+pub fn group_resources(group: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> =
+        rows().iter().filter(|b| b.resource.group == group).map(|b| b.resource.plural.as_str()).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// The k8s-openapi resource of a group, version and kind (`""` for core).
 pub fn k8s_gvk(group: &str, version: &str, kind: &str) -> Option<&'static Resource> {
     rows().iter().map(|b| &b.resource).find(|r| r.group == group && r.version == version && r.kind == kind)

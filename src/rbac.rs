@@ -1,6 +1,7 @@
 //! RBAC: the role from `+kubebuilder:rbac` markers ([`markers`]) and the role the code needs ([`infer`]).
 
 pub mod bound;
+pub mod check;
 pub mod drift;
 pub mod infer;
 pub mod markers;

@@ -195,6 +195,8 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     let mut problems = Problems::default();
     // The CRD generator reads and scans the crate's files; the RBAC and webhook markers come from that scan.
     let mut sets = Vec::new();
+    // The API groups the project defines, with their kinds' plurals: RBAC markers naming them are checked.
+    let mut own: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
     if let Some(crd_dir) = &targets.crd_dir {
         let mut written = Vec::new();
         for src in &targets.sources {
@@ -205,6 +207,13 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
             generation.crds.retain(|c| !external(&c.name));
             generation.pending.retain(|p| !external(&p.crd.name));
             generation.problems.retain(|p| !p.crd.as_deref().is_some_and(external));
+            let names = generation.crds.iter().map(|c| c.name.as_str());
+            let names = names.chain(generation.pending.iter().map(|p| p.crd.name.as_str()));
+            for name in names.chain(generation.problems.iter().filter_map(|p| p.crd.as_deref())) {
+                if let Some((plural, group)) = name.split_once('.') {
+                    own.entry(group.to_string()).or_default().insert(plural.to_string());
+                }
+            }
             let mut crds = generation.crds;
             problems.found.extend(generation.problems);
             if !targets.compile {
@@ -248,6 +257,10 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     let mut drift = None;
     if let Some(rbac_dir) = &targets.rbac_dir {
         let markers = markers.insert(scan_markers(plan, &targets.sources, &sets)?);
+        let typos = crate::rbac::check::check(markers, &own);
+        if !typos.is_empty() {
+            return Err(crate::markers::MarkerError { diagnostics: typos, found: Vec::new() }.into());
+        }
         let mut grants = markers.clone();
         if let Some(bin) = &targets.rbac_infer {
             grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref())?);

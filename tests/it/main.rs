@@ -28,6 +28,7 @@ mod deploy_image;
 mod e2e;
 mod edit_multigroup;
 mod envtest;
+mod first_hour;
 mod foreign_types;
 mod formatting;
 mod fuzz_regressions;
