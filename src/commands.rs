@@ -45,8 +45,37 @@ impl From<crate::names::NameError> for UsageError {
     }
 }
 
-/// Runs one command in `cwd`.
+/// The folder a command that works on a project runs in: `cwd` when it holds PROJECT or the command names folders
+/// of its own (those stay relative to `cwd`); else the nearest folder above holding PROJECT, as cargo finds
+/// Cargo.toml, with a note saying so; else `cwd` (the command then says there is no project).
+fn project_root(command: &Command, cwd: &Path) -> std::path::PathBuf {
+    let walks = match command {
+        Command::Create(_) | Command::Edit(_) | Command::Alpha(AlphaCommand::Update(_)) => true,
+        Command::Make(MakeCommand::Manifests(a)) => {
+            a.sources.is_empty() && a.crd_dir.is_none() && a.rbac_dir.is_none() && a.webhook_dir.is_none()
+        }
+        Command::Make(MakeCommand::Bundle(a)) => {
+            a.upgrade.previous.is_none() && a.output_dir == Path::new(crate::cli::BUNDLE_DIR)
+        }
+        Command::Make(MakeCommand::Helm(a)) => a.output_dir.is_none(),
+        _ => false,
+    };
+    if !walks || cwd.join(crate::project::PROJECT_FILE).is_file() {
+        return cwd.to_path_buf();
+    }
+    match cwd.ancestors().skip(1).find(|d| d.join(crate::project::PROJECT_FILE).is_file()) {
+        Some(root) => {
+            output::info(format_args!("note: working in the project at {} (its PROJECT file)", root.display()));
+            root.to_path_buf()
+        }
+        None => cwd.to_path_buf(),
+    }
+}
+
+/// Runs one command in `cwd` (or in the project above it, see [`project_root`]).
 pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
+    let root = project_root(&cli.command, cwd);
+    let cwd = root.as_path();
     match cli.command {
         Command::Init(args) => {
             let plan = init::plan(&args, cwd)?;

@@ -209,6 +209,42 @@ impl ProjectFile {
         year.as_i64().or_else(|| year.as_str()?.trim().parse().ok())
     }
 
+    /// The keys every kubesmith command relies on: `projectName` (a DNS-1123 label) and `domain` (a DNS-1123
+    /// subdomain; only an adopted project whose groups share none may leave it out). A missing or invalid one is
+    /// an error naming PROJECT, the key and the fix, before any command uses it.
+    pub fn check_keys(&self, path: &Path) -> Result<()> {
+        let at = path.display();
+        if self.project_name.is_empty() {
+            anyhow::bail!(
+                "{at}: the required key `projectName` is missing; add `projectName: <name>` (the name `init` was given, \
+                 e.g. `projectName: memcached-operator`)"
+            );
+        }
+        if let Err(e) = crate::names::validate_project_name(&self.project_name) {
+            let reason = e.to_string();
+            let reason = reason.split("; pass").next().unwrap_or(&reason);
+            anyhow::bail!("{at}: `projectName: {}` is invalid: {reason}; fix it in PROJECT", self.project_name);
+        }
+        if self.domain.is_empty() {
+            if self.adopted() {
+                return Ok(());
+            }
+            anyhow::bail!(
+                "{at}: the required key `domain` is missing: every API group of the project is `<group>.<domain>`; \
+                 add `domain: <domain>` (the one `init --domain` was given, e.g. `domain: example.com`; the groups of \
+                 the CRDs in config/crd/bases end with it)"
+            );
+        }
+        if crate::names::validate_domain(&self.domain).is_err() {
+            anyhow::bail!(
+                "{at}: `domain: {}` is invalid: it must be a lower-case DNS-1123 subdomain such as `example.com`; fix \
+                 it in PROJECT (the groups of the CRDs in config/crd/bases end with the domain the project had)",
+                self.domain
+            );
+        }
+        Ok(())
+    }
+
     /// The CRD names (`plural.group`) of the external types: kinds the sources may derive `CustomResource` for but
     /// the project does not own (`adopt` records other projects' APIs so), whose CRDs it never generates.
     pub fn external_crd_names(&self) -> std::collections::BTreeSet<String> {
@@ -325,8 +361,14 @@ impl Project {
         let path = root.join(PROJECT_FILE);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && root.join("Cargo.toml").is_file() => anyhow::bail!(
+                "no PROJECT file in {} or above it: this crate is not a kubesmith project yet; run `kubesmith adopt` in \
+                 it (it writes PROJECT and config/ and never touches your sources)",
+                root.display()
+            ),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
-                "no PROJECT file in {}: run this command at the root of a kubesmith project, or create one with `kubesmith init --domain <domain>`",
+                "no PROJECT file in {} or above it: run this command in a kubesmith project, or create one with \
+                 `kubesmith init --domain <domain>` in a new folder (`kubesmith adopt` for an existing kube-rs crate)",
                 root.display()
             ),
             Err(e) => return Err(e).with_context(|| format!("failed to read {}", path.display())),
@@ -339,6 +381,7 @@ impl Project {
                 file.layout
             );
         }
+        file.check_keys(&path)?;
         Ok(Project { root: root.to_path_buf(), file })
     }
 

@@ -40,18 +40,21 @@ pub struct InitContext {
     pub image_tag: String,
 }
 
-/// The files kubesmith refuses to initialize over, whatever `--force` says.
-const OWNED_BY_A_PROJECT: &[&str] = &[project::PROJECT_FILE, "Cargo.toml"];
-
 pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
-    for f in OWNED_BY_A_PROJECT {
-        if cwd.join(f).exists() {
-            anyhow::bail!(
-                "{} already holds a {f}: `kubesmith init` only scaffolds new projects; run it in an empty folder \
-                 (to add an API to this project use `kubesmith create api`)",
-                cwd.display()
-            );
-        }
+    if cwd.join(project::PROJECT_FILE).exists() {
+        anyhow::bail!(
+            "{} is already a kubesmith project (it holds a PROJECT file): add an API to it with `kubesmith create api \
+             --group <group> --version <version> --kind <Kind>`; `kubesmith init` only scaffolds new projects",
+            cwd.display()
+        );
+    }
+    if cwd.join("Cargo.toml").exists() {
+        anyhow::bail!(
+            "{} already holds a Cargo.toml: to make an existing kube-rs crate or workspace a kubesmith project, run \
+             `kubesmith adopt` there (it writes PROJECT and config/ and never touches your sources); to start a new \
+             operator, run `kubesmith init` in a new folder",
+            cwd.display()
+        );
     }
     let project_name = match &args.project_name {
         Some(n) => n.clone(),
@@ -124,6 +127,25 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         ..Default::default()
     };
     plan.create(project::PROJECT_FILE, file.to_yaml());
+    // As kubebuilder: files init does not write stay (said once); hidden ones (.git, .envrc) go unmentioned.
+    let mut kept: Vec<String> = std::fs::read_dir(cwd)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !n.starts_with('.') && !plan.ops().iter().any(|op| op.path.starts_with(n)))
+                .collect()
+        })
+        .unwrap_or_default();
+    kept.sort();
+    if !kept.is_empty() {
+        plan.notes.push(format!(
+            "note: the folder already held {} entr{} init does not write, kept as they are: {}",
+            kept.len(),
+            if kept.len() == 1 { "y" } else { "ies" },
+            kept.join(", ")
+        ));
+    }
     plan.notes.push(format!(
         "next: add an API with\n  kubesmith create api --group <group> --version v1alpha1 --kind <Kind>\n\
          then build and test the operator with `cargo build` and `cargo test` (Kubernetes {}, project `{}`)",

@@ -279,7 +279,7 @@ fn olm_v1_reports_what_operator_controller_refuses_or_ignores() {
     bundle(&dir, &["--install-modes", "OwnNamespace,SingleNamespace"]);
     let (code, out) = run(&dir, &v1);
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("Error: (memcached-operator.v0.1.0) OLM v1: the AllNamespaces install mode is not supported (supported: OwnNamespace,SingleNamespace)"), "{out}");
+    assert!(out.contains("Error: (memcached-operator.v0.1.0) OLM v1: this bundle does not support the AllNamespaces install mode, which OLM v1 needs (the bundle supports: OwnNamespace,SingleNamespace)"), "{out}");
     assert!(out.contains("SingleOwnNamespaceInstallSupport"), "{out}");
     assert!(
         out.contains("OLM v1: conversion webhook(s) cmemcacheds.kb.io with install modes OwnNamespace,SingleNamespace: operator-controller refuses them"),
@@ -299,7 +299,7 @@ fn olm_v1_reports_what_operator_controller_refuses_or_ignores() {
         out.contains("conversion webhook(s) cmemcacheds.kb.io with install modes MultiNamespace,AllNamespaces"),
         "{out}"
     );
-    assert!(!out.contains("the AllNamespaces install mode is not supported"), "{out}");
+    assert!(!out.contains("does not support the AllNamespaces install mode"), "{out}");
 
     // Dependencies are refused.
     let package = format!("etcd:{ETCD_RANGE}");

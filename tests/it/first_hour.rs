@@ -59,3 +59,67 @@ fn rbac_marker_typos_are_errors_at_their_line_and_change_nothing() {
         assert_eq!(snapshot(&dir), before, "a refused make manifests writes nothing");
     }
 }
+
+#[test]
+fn a_project_file_missing_or_mangling_a_required_key_is_refused_naming_it() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = project(parent.path());
+    let good = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    for (broken, want) in [
+        (good.replace("\ndomain: example.com\n", "\n"), "PROJECT: the required key `domain` is missing"),
+        (good.replace("\ndomain: example.com", "\ndomain: Example_com"), "PROJECT: `domain: Example_com` is invalid"),
+        (good.replace("projectName: memcached-operator\n", ""), "PROJECT: the required key `projectName` is missing"),
+    ] {
+        std::fs::write(dir.join("PROJECT"), &broken).unwrap();
+        let before = snapshot(&dir);
+        for args in
+            [&["create", "api", "--group", "cache", "--version", "v1", "--kind", "Foo"][..], &["make", "manifests"]]
+        {
+            let out = ks(&dir).args(args).output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {}", output(&out));
+            let text = output(&out);
+            assert!(text.contains(want), "{args:?}: missing {want:?} in {text}");
+            assert!(!text.contains("--group"), "the PROJECT is to blame, not the flag: {text}");
+            assert_eq!(snapshot(&dir), before);
+        }
+    }
+}
+
+#[test]
+fn messages_lead_somewhere() {
+    let parent = tempfile::tempdir().unwrap();
+    // An existing crate: init and create api both point to adopt.
+    let krate = parent.path().join("existing");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::write(
+        krate.join("Cargo.toml"),
+        "[package]\nname = \"existing\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(krate.join("src/main.rs"), "fn main() {}\n").unwrap();
+    let before = snapshot(&krate);
+    let out = ks(&krate).args(["init", "--domain", "example.com"]).output().unwrap();
+    assert!(!out.status.success() && output(&out).contains("run `kubesmith adopt`"), "{}", output(&out));
+    let out = ks(&krate).args(["create", "api", "--group", "a", "--version", "v1", "--kind", "B"]).output().unwrap();
+    assert!(!out.status.success() && output(&out).contains("run `kubesmith adopt`"), "{}", output(&out));
+    assert_eq!(snapshot(&krate), before);
+    // A project: commands run from a subfolder work on the project above, as cargo does.
+    let dir = project(parent.path());
+    let out = ks(&dir.join("src/controller")).args(["make", "manifests", "--check"]).output().unwrap();
+    assert!(out.status.success(), "{}", output(&out));
+    assert!(output(&out).contains("note: working in the project at"), "{}", output(&out));
+    let out = ks(&dir.join("src"))
+        .args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Pool"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", output(&out));
+    assert!(dir.join("src/api/v1/pool.rs").is_file() && !dir.join("src/src").exists());
+    // init beside files it does not write keeps them and says so; hidden ones go unmentioned.
+    let fresh = parent.path().join("fresh");
+    std::fs::create_dir_all(fresh.join(".git")).unwrap();
+    std::fs::write(fresh.join("NOTES.txt"), "mine\n").unwrap();
+    let out = ks(&fresh).args(["init", "--domain", "example.com"]).output().unwrap();
+    assert!(out.status.success(), "{}", output(&out));
+    assert!(output(&out).contains("init does not write, kept as they are: NOTES.txt"), "{}", output(&out));
+    assert_eq!(std::fs::read_to_string(fresh.join("NOTES.txt")).unwrap(), "mine\n");
+}

@@ -88,7 +88,10 @@ fn refuses_a_folder_with_a_project_or_a_cargo_toml() {
                 cmd.arg("--force");
             }
             let out = cmd.assert().code(1).get_output().stderr.clone();
-            assert!(String::from_utf8_lossy(&out).contains(&format!("already holds a {existing}")));
+            let text = String::from_utf8_lossy(&out);
+            let want =
+                if existing == "PROJECT" { "already a kubesmith project" } else { "run `kubesmith adopt` there" };
+            assert!(text.contains(want), "{text}");
             assert_eq!(snapshot(&dir), before, "init changed the folder");
         }
     }

@@ -37,7 +37,8 @@ pub fn check(b: &BundleFiles) -> Vec<Finding> {
     if !modes.contains(&Mode::AllNamespaces) {
         let shown = if modes.is_empty() { "none".to_string() } else { install_modes::list(&modes) };
         err(format!(
-            "the AllNamespaces install mode is not supported (supported: {shown}): a ClusterExtension installs an \
+            "this bundle does not support the AllNamespaces install mode, which OLM v1 needs (the bundle supports: \
+             {shown}): a ClusterExtension installs an \
              operator once for the whole cluster, since a CRD has one owner; OwnNamespace and SingleNamespace work \
              only behind operator-controller's alpha feature gate SingleOwnNamespaceInstallSupport (one namespace, \
              given as watchNamespace), MultiNamespace not at all. Support AllNamespaces (`make bundle \
