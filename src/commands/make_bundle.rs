@@ -117,6 +117,9 @@ pub fn kustomize(cwd: &Path, dir: &Path) -> Result<String> {
 pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
     let requested = check_args(args)?;
     let project = if cwd.join(PROJECT_FILE).is_file() { Some(Project::load(cwd)?) } else { None };
+    if project.is_some() {
+        crate::commands::make_manifests::check_crds_current(cwd)?;
+    }
     let recorded = project.as_ref().map(|p| Settings::read(&p.file)).transpose()?.unwrap_or_default();
     let settings = recorded.apply(&requested);
     let package = match (&args.package, &project) {

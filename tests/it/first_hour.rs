@@ -123,3 +123,31 @@ fn messages_lead_somewhere() {
     assert!(output(&out).contains("init does not write, kept as they are: NOTES.txt"), "{}", output(&out));
     assert_eq!(std::fs::read_to_string(fresh.join("NOTES.txt")).unwrap(), "mine\n");
 }
+
+#[test]
+fn make_bundle_refuses_crds_older_than_the_types() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = project(parent.path());
+    // CRDs made with shorter descriptions are current all the same.
+    ks(&dir).args(["make", "manifests", "--max-description-length", "0"]).assert().success();
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).assert().success();
+    let api = dir.join("src/api/v1alpha1/memcached.rs");
+    let text = std::fs::read_to_string(&api).unwrap();
+    let changed = text
+        .replace("pub struct MemcachedSpec {\n", "pub struct MemcachedSpec {\n    pub added_later: Option<String>,\n");
+    assert_ne!(changed, text);
+    std::fs::write(&api, changed).unwrap();
+    let before = snapshot(&dir);
+    let out = ks(&dir).args(["make", "bundle", "--version", "0.2.0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", output(&out));
+    let text = output(&out);
+    assert!(
+        text.contains("the CRDs in config/crd/bases are older than the types in the sources: config/crd/bases/cache.example.com_memcacheds.yaml (stale); run `kubesmith make manifests` first"),
+        "{text}"
+    );
+    assert_eq!(snapshot(&dir), before);
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    ks(&dir).args(["make", "bundle", "--version", "0.2.0"]).assert().success();
+    let crd = std::fs::read_to_string(dir.join("bundle/manifests/cache.example.com_memcacheds.yaml")).unwrap();
+    assert!(crd.contains("addedLater") || crd.contains("added_later"), "{crd}");
+}
