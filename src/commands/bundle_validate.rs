@@ -149,12 +149,60 @@ pub fn report(findings: &[Finding], format: OutputFormat, strict: bool, success:
             for f in findings {
                 println!("{f}");
             }
+            for hint in hints(findings) {
+                println!("{hint}");
+            }
             if failing == 0 {
                 println!("{success}");
             }
         }
     }
     failing
+}
+
+/// Each finding once, in the order first found (operator-framework's validators repeat some).
+pub fn unique(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut seen = std::collections::HashSet::new();
+    findings.into_iter().filter(|f| seen.insert((f.level == Level::Error, f.message.clone()))).collect()
+}
+
+/// What to do about the findings whose words stay operator-framework's: the file to edit, or that there is
+/// nothing to do.
+fn hints(findings: &[Finding]) -> Vec<String> {
+    // `(memcached-operator.v0.1.0) ...`: the package names the base CSV.
+    let base = |m: &str| {
+        let csv = m.strip_prefix("Value : (").or_else(|| m.strip_prefix("Value ")).unwrap_or(m);
+        let package = csv.split(".v").next().unwrap_or_default().trim_start_matches('(');
+        format!("config/manifests/bases/{package}.clusterserviceversion.yaml")
+    };
+    let mut out = Vec::new();
+    let mut said = std::collections::HashSet::new();
+    for f in findings {
+        let m = f.message.as_str();
+        let hint = if m.contains("csv.Spec.Icon") {
+            format!("hint: give spec.icon a base64data and a mediatype (image/svg+xml, image/png, ..) in {}", base(m))
+        } else if m.contains("csv.Spec.minKubeVersion is not informed") {
+            format!(
+                "hint: set spec.minKubeVersion in {} (make bundle sets it from PROJECT's k8sVersion when the base has \
+                 none)",
+                base(m)
+            )
+        } else if m.contains("deprecated and removed") && m.contains("for events:") && m.contains("Permissions") {
+            "note: nothing to do about the events rule: RBAC rules name no API version, and the one kube's Recorder \
+             uses (events.k8s.io/v1) is served; operator-framework's check cannot tell it from the removed v1beta1"
+                .to_string()
+        } else if m.contains("are not following the recommended naming convention") {
+            "hint: OLM's recommended channels are candidate, fast and stable (`kubesmith make bundle --channels \
+             stable --default-channel stable`); alpha, the scaffold's, is fine while the operator is young"
+                .to_string()
+        } else {
+            continue;
+        };
+        if said.insert(hint.clone()) {
+            out.push(hint);
+        }
+    }
+    out
 }
 
 /// The release given with `--previous`, read relative to `cwd`.
@@ -177,7 +225,7 @@ pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
         f.root = args.dir.display().to_string();
         f
     })?;
-    let mut findings = validate(&files, &suites);
+    let mut findings = unique(validate(&files, &suites));
     if args.olm_v1 {
         findings.extend(crate::olm::validate::olm_v1::check(&files));
     }
@@ -187,6 +235,7 @@ pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
             Err(e) => findings.push(Finding { level: Level::Error, message: format!("upgrade check not run: {e:#}") }),
         }
     }
+    let findings = unique(findings);
     let failing = report(&findings, args.output, args.strict, "All validation tests have completed successfully", true);
     if failing > 0 {
         let what = if args.strict { "error(s) or warning(s)" } else { "error(s)" };

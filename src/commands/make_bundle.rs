@@ -171,6 +171,15 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         })
         .cloned()
         .unwrap_or(file_base);
+    // The oldest Kubernetes the operator supports is the one its k8s-openapi feature names (PROJECT's k8sVersion,
+    // as kube-rs advises): the bundle says so unless the base CSV does.
+    let mut base = base;
+    let min_kube = project.as_ref().and_then(|p| p.file.k8s_version()).map(|v| format!("{v}.0"));
+    if let (Some(min), Some(spec)) = (min_kube, base["spec"].as_object_mut()) {
+        if spec.get("minKubeVersion").and_then(Value::as_str).is_none_or(str::is_empty) {
+            spec.insert("minKubeVersion".into(), Value::String(min));
+        }
+    }
 
     let mut sources = project.as_ref().map(|p| p.file.sources()).unwrap_or_default();
     if sources.is_empty() {

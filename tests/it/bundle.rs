@@ -276,7 +276,15 @@ fn bundle_validate_cli_exit_codes_and_json() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = standard_project(tmp.path());
     ks(&dir).args(["make", "bundle", "--version", "0.1.0", "--image", IMAGE]).assert().success();
-    // The scaffolded base has no minKubeVersion: a warning, exit 0; --strict makes it fail.
+    // The bundle carries minKubeVersion (from k8sVersion) and the base CSV's icon: nothing to warn about.
+    let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(!stdout(&out).contains("Warning"), "{}", stdout(&out));
+    ks(&dir).args(["bundle", "validate", "bundle", "--strict"]).assert().success();
+    // Without minKubeVersion: a warning, exit 0; --strict makes it fail.
+    let csv_path = dir.join("bundle/manifests/memcached-operator.clusterserviceversion.yaml");
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    std::fs::write(&csv_path, csv.replace("  minKubeVersion: 1.37.0\n", "")).unwrap();
     let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
     assert!(out.status.success());
     assert!(
@@ -285,8 +293,9 @@ fn bundle_validate_cli_exit_codes_and_json() {
         stdout(&out)
     );
     ks(&dir).args(["bundle", "validate", "bundle", "--strict"]).assert().code(1);
-    // Optional validators: the default icon and the alpha channel are flagged; messages carry their level in JSON,
+    // Optional validators: an emptied icon and the alpha channel are flagged; messages carry their level in JSON,
     // as operator-sdk's json-alpha1 output does.
+    std::fs::write(&csv_path, csv.replace("mediatype: image/svg+xml", "mediatype: \"\"")).unwrap();
     let out = ks(&dir)
         .args(["bundle", "validate", "bundle", "--select-optional", "suite=operatorframework", "-o", "json-alpha1"])
         .output()

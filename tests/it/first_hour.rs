@@ -151,3 +151,50 @@ fn make_bundle_refuses_crds_older_than_the_types() {
     let crd = std::fs::read_to_string(dir.join("bundle/manifests/cache.example.com_memcacheds.yaml")).unwrap();
     assert!(crd.contains("addedLater") || crd.contains("added_later"), "{crd}");
 }
+
+#[test]
+fn the_scaffold_passes_operator_frameworks_suite_saying_each_finding_once() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = project(parent.path());
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).assert().success();
+    let csv =
+        std::fs::read_to_string(dir.join("bundle/manifests/memcached-operator.clusterserviceversion.yaml")).unwrap();
+    assert!(csv.contains("minKubeVersion: 1.37.0") && csv.contains("mediatype: image/svg+xml"), "{csv}");
+    let out = ks(&dir)
+        .args(["bundle", "validate", "bundle", "--select-optional", "suite=operatorframework"])
+        .output()
+        .unwrap();
+    let text = output(&out);
+    assert!(out.status.success(), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut unique = lines.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), lines.len(), "a finding printed twice:\n{text}");
+    assert!(!text.contains("minKubeVersion is not informed") && !text.contains("csv.Spec.Icon"), "{text}");
+    if text.contains("for events:") {
+        assert!(text.contains("note: nothing to do about the events rule"), "{text}");
+    }
+    // A base CSV whose icon was emptied: the error names the file to edit.
+    let base = dir.join("config/manifests/bases/memcached-operator.clusterserviceversion.yaml");
+    let text = std::fs::read_to_string(&base).unwrap();
+    let start = text.find("  - base64data: ").unwrap();
+    let end = start + text[start..].find('\n').unwrap();
+    std::fs::write(
+        &base,
+        format!("{}  - base64data: \"\"{}", &text[..start], &text[end..])
+            .replace("mediatype: image/svg+xml", "mediatype: \"\""),
+    )
+    .unwrap();
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).assert().success();
+    let out = ks(&dir)
+        .args(["bundle", "validate", "bundle", "--select-optional", "suite=operatorframework"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        output(&out).contains("hint: give spec.icon a base64data and a mediatype (image/svg+xml, image/png, ..) in config/manifests/bases/memcached-operator.clusterserviceversion.yaml"),
+        "{}",
+        output(&out)
+    );
+}
