@@ -12,6 +12,7 @@ pub mod defaults;
 pub mod error;
 pub mod fallback;
 pub mod index;
+pub mod instance;
 pub mod k8s;
 pub mod kinds;
 pub mod kube_attrs;

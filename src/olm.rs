@@ -17,6 +17,7 @@ pub mod catalog;
 pub mod csv;
 pub mod dependencies;
 pub mod descriptors;
+pub mod examples;
 pub mod install_modes;
 pub mod schema;
 pub mod semver;

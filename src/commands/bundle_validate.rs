@@ -226,6 +226,7 @@ pub fn run(args: &BundleValidateArgs, cwd: &Path) -> Result<()> {
         f
     })?;
     let mut findings = unique(validate(&files, &suites));
+    findings.extend(crate::olm::examples::check(&files));
     if args.olm_v1 {
         findings.extend(crate::olm::validate::olm_v1::check(&files));
     }

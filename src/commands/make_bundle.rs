@@ -228,6 +228,22 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         );
     }
 
+    // Every example must be an object its CRD accepts: OperatorHub and the console start users from them.
+    let crds: Vec<Value> = generated
+        .manifests
+        .iter()
+        .map(|(_, m)| m.clone())
+        .filter(|m| m["kind"] == "CustomResourceDefinition")
+        .collect();
+    let bad = crate::olm::examples::problems(&generated.csv, &crds);
+    if !bad.is_empty() {
+        bail!(
+            "the samples make alm-examples their CRDs refuse; fix them in config/samples/ (make bundle copies those \
+             listed in config/samples/kustomization.yaml):\n  {}",
+            bad.join("\n  ")
+        );
+    }
+
     let upgrade_notes = check_upgrade(args, cwd, &package, &generated)?;
 
     let mut plan = Plan::new(cwd);

@@ -186,6 +186,42 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
     })
 }
 
+/// The samples in `config/samples/` their CRD (among `crds`, as just generated) would refuse: one warning per
+/// problem, naming the file (`make bundle` refuses them as alm-examples).
+fn sample_warnings(root: &Path, crds: &[serde_json::Value]) -> Vec<String> {
+    let dir = root.join("config/samples");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+        .filter(|p| p.file_name().is_some_and(|n| n != "kustomization.yaml"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        let rel = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let docs = match crate::yaml::from_multi_doc_str(&text) {
+            Ok(d) => d,
+            Err(e) => {
+                out.push(format!("warning: {rel}: not valid YAML: {e}"));
+                continue;
+            }
+        };
+        for doc in docs {
+            let name = doc["metadata"]["name"].as_str().unwrap_or("?").to_string();
+            for p in crd::instance::problems(crds, &doc).unwrap_or_default() {
+                out.push(format!(
+                    "warning: {rel}: {} {name}: {p} (its CRD would refuse it; make bundle refuses it in alm-examples)",
+                    doc["kind"].as_str().unwrap_or("?")
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// Checks that the project's CRD files (`config/crd/bases`) are what `make manifests` would write from the sources
 /// now, as `make manifests --check` does for them (descriptions aside: `--max-description-length` may have cut
 /// them). `make bundle` calls it so a bundle never ships CRDs older than the types.
@@ -275,6 +311,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     let mut sets = Vec::new();
     // The API groups the project defines, with their kinds' plurals: RBAC markers naming them are checked.
     let mut own: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
+    let mut all_crds = Vec::new();
     if let Some(crd_dir) = &targets.crd_dir {
         let mut written = Vec::new();
         for src in &targets.sources {
@@ -315,6 +352,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
                     plan.notes.push(warning);
                 }
                 plan.notes.extend(crd::pruning::pruning_notes(&generated));
+                all_crds.push(generated.crd.clone());
                 let path = crd_dir.join(&generated.file_name);
                 plan.write(&path, crd_text(&generated))?;
                 written.push(path);
@@ -331,6 +369,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
             }
         }
     }
+    plan.notes.extend(sample_warnings(&root, &all_crds));
     let mut markers = None;
     let mut drift = None;
     if let Some(rbac_dir) = &targets.rbac_dir {

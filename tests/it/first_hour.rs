@@ -198,3 +198,53 @@ fn the_scaffold_passes_operator_frameworks_suite_saying_each_finding_once() {
         output(&out)
     );
 }
+
+#[test]
+fn samples_and_alm_examples_are_checked_against_their_crd() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = project(parent.path());
+    ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).assert().success();
+    let sample = dir.join("config/samples/cache_v1alpha1_memcached.yaml");
+    let good = std::fs::read_to_string(&sample).unwrap();
+    assert!(good.contains("spec:"), "{good}");
+    // `foo` is a string field; a number and an unknown field are what the API server refuses.
+    let bad = format!(
+        "{}\n  foo: 12345\n  notAField: 3\n",
+        good.trim_end().trim_end_matches("spec: {}").trim_end_matches("spec:")
+    )
+    .replace("\n\n  foo", "\nspec:\n  foo");
+    let bad = if bad.contains("spec:\n  foo") { bad } else { bad.replace("\n  foo: 12345", "\nspec:\n  foo: 12345") };
+    std::fs::write(&sample, &bad).unwrap();
+    let out = ks(&dir).args(["make", "manifests"]).output().unwrap();
+    assert!(out.status.success(), "{}", output(&out));
+    let text = output(&out);
+    assert!(
+        text.contains("warning: config/samples/cache_v1alpha1_memcached.yaml: Memcached memcached-sample: spec.foo: 12345 is not of type"),
+        "{text}\n{bad}"
+    );
+    assert!(text.contains("notAField"), "{text}");
+    let before = snapshot(&dir);
+    let out = ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", output(&out));
+    assert!(
+        output(&out).contains("alm-examples: Memcached memcached-sample: spec.foo: 12345 is not of type"),
+        "{}",
+        output(&out)
+    );
+    assert_eq!(snapshot(&dir), before);
+    // A bundle edited by hand: bundle validate says the same.
+    let csv_path = dir.join("bundle/manifests/memcached-operator.clusterserviceversion.yaml");
+    let mut csv: serde_json::Value = serde_yaml_ng::from_str(&std::fs::read_to_string(&csv_path).unwrap()).unwrap();
+    let examples = csv["metadata"]["annotations"]["alm-examples"].as_str().unwrap().to_string();
+    let mut examples: serde_json::Value = serde_json::from_str(&examples).unwrap();
+    examples[0]["spec"] = serde_json::json!({"foo": 7});
+    csv["metadata"]["annotations"]["alm-examples"] = serde_json::Value::String(examples.to_string());
+    std::fs::write(&csv_path, kubesmith::yaml::to_string(&csv)).unwrap();
+    let out = ks(&dir).args(["bundle", "validate", "bundle"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", output(&out));
+    assert!(
+        output(&out).contains("alm-examples: Memcached memcached-sample: spec.foo: 7 is not of type"),
+        "{}",
+        output(&out)
+    );
+}
