@@ -228,6 +228,8 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         );
     }
 
+    let upgrade_notes = check_upgrade(args, cwd, &package, &generated)?;
+
     // Every example must be an object its CRD accepts: OperatorHub and the console start users from them.
     let crds: Vec<Value> = generated
         .manifests
@@ -243,8 +245,6 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
             bad.join("\n  ")
         );
     }
-
-    let upgrade_notes = check_upgrade(args, cwd, &package, &generated)?;
 
     let mut plan = Plan::new(cwd);
     plan.notes.extend(upgrade_notes);

@@ -99,42 +99,33 @@ fn words(line: &str) -> Vec<String> {
     out
 }
 
-/// Applies a unified diff (`--- a/PATH`, `+++ b/PATH`, hunks) to the file it names under `dir`. Each hunk's old
-/// lines must occur exactly once in the file; line numbers are not used.
+/// Applies a unified diff (`--- a/PATH`, `+++ b/PATH`, hunks) with `git apply`, as a reader would: a hunk whose
+/// header miscounts its lines (a corrupt patch) or whose lines are not in the file fails the transcript.
 fn apply_diff(dir: &Path, diff: &str) {
-    let mut lines = diff.lines();
-    let path = lines.next().and_then(|l| l.strip_prefix("--- a/")).expect("a ```diff block starts with `--- a/PATH`");
-    assert!(lines.next().is_some_and(|l| l.starts_with("+++ b/")), "`+++ b/PATH` after `--- a/{path}`");
-    let file = dir.join(path);
-    let mut text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("the guide edits {path}: {e}"));
-    let mut hunks: Vec<(String, String)> = Vec::new();
-    for line in lines {
-        if line.starts_with("@@") {
-            hunks.push(Default::default());
-            continue;
-        }
-        let (old, new) = hunks.last_mut().unwrap_or_else(|| panic!("a hunk of the edit of {path} has no `@@` line"));
-        let (tag, rest) = line.split_at(line.len().min(1));
-        match tag {
-            " " | "" => {
-                old.extend([rest, "\n"]);
-                new.extend([rest, "\n"]);
-            }
-            "-" => old.extend([rest, "\n"]),
-            "+" => new.extend([rest, "\n"]),
-            _ => panic!("unexpected line in the edit of {path}: {line}"),
-        }
+    use std::io::Write;
+    let path =
+        diff.lines().next().and_then(|l| l.strip_prefix("--- a/")).expect("a ```diff block starts with `--- a/PATH`");
+    let mut child = std::process::Command::new("git")
+        .args(["apply", "--whitespace=nowarn", "-"])
+        .current_dir(dir)
+        .env("GIT_CEILING_DIRECTORIES", dir.parent().unwrap_or(dir))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    let mut text = diff.to_string();
+    if !text.ends_with('\n') {
+        text.push('\n');
     }
-    for (old, new) in hunks {
-        assert_eq!(
-            text.matches(&old).count(),
-            1,
-            "docs/guide.md's edit of {path} no longer applies: these lines are not in the file (exactly once):\n{old}\n\
-             --- the file:\n{text}"
-        );
-        text = text.replacen(&old, &new, 1);
-    }
-    std::fs::write(&file, text).unwrap();
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "docs/guide.md's edit of {path} does not apply with `git apply`:\n{}{}\n--- the edit:\n{diff}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

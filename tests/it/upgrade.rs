@@ -75,6 +75,23 @@ fn copy(from: &Path, to: &Path) {
     }
 }
 
+/// Rewrites each Memcached sample as the least object its CRD (as just generated) accepts, as a user fixes the
+/// samples after changing the types: `make bundle` refuses alm-examples their CRD would refuse.
+fn fit_samples(dir: &Path) {
+    let crd: serde_json::Value =
+        serde_yaml_ng::from_str(&read(&dir.join("config/crd/bases/cache.example.com_memcacheds.yaml"))).unwrap();
+    for version in ["v1alpha1", "v1beta1"] {
+        let path = dir.join(format!("config/samples/cache_{version}_memcached.yaml"));
+        if !path.is_file() {
+            continue;
+        }
+        let labels = [("app.kubernetes.io/name", "memcached-operator"), ("app.kubernetes.io/managed-by", "kustomize")];
+        if let Some(object) = kubesmith::crd::sample::sample_object(&crd, version, "memcached-sample", &labels) {
+            std::fs::write(&path, kubesmith::yaml::to_string(&object)).unwrap();
+        }
+    }
+}
+
 fn manifests(dir: &Path) {
     let out = ks(dir).args(["make", "manifests"]).output().unwrap();
     assert!(out.status.success(), "{}", output(&out));
@@ -95,6 +112,8 @@ fn types_base(parent: &Path) -> PathBuf {
     let start = text.find("pub struct MemcachedSpec {").unwrap();
     let end = start + text[start..].find("}\n").unwrap() + 2;
     std::fs::write(dir.join(TYPES), format!("{}{SPEC}{}", &text[..start], &text[end..])).unwrap();
+    // `size` is required: the sample (alm-examples) must have it.
+    edit(&dir, "config/samples/cache_v1alpha1_memcached.yaml", "spec: {}", "spec:\n  size: 1");
     manifests(&dir);
     release_b1(&dir);
     dir
@@ -144,10 +163,12 @@ fn run(base: &Path, rows: &[Row]) -> Vec<String> {
         if let Some(before) = row.before {
             before(&dir);
             manifests(&dir);
+            fit_samples(&dir);
             release_b1(&dir);
         }
         (row.change)(&dir);
         manifests(&dir);
+        fit_samples(&dir);
         let mut fail = |what: String| failures.push(format!("{}: {what}", row.name));
         let make = |extra: &[&str]| {
             ks(&dir)
