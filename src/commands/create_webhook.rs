@@ -210,8 +210,8 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         }
         ctx.label_examples = true;
         ctx.team_label = format!("{}/team", pf.domain);
-        ctx.spec_json = crate::commands::deploy_image::test_spec_json(pf, &args.group, &args.kind);
     }
+    ctx.spec_json = crate::commands::deploy_image::test_spec_json(pf, cwd, &args.group, &args.version, &args.kind);
 
     let mut plan = Plan::new(cwd);
     let (kind_file, test_file) = plan_kind(&mut plan, pf, &modules, &ctx)?;

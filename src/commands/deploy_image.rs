@@ -340,21 +340,57 @@ fn set_env(path: &Path, text: &str, env: &str, image: &str) -> Result<String> {
     Ok(out)
 }
 
-/// The smallest `spec` a test object of `group`/`kind` needs as JSON: `{"size": 1}` (and the port) for a
-/// deploy-image kind, else `{}`.
-pub fn test_spec_json(project: &ProjectFile, group: &str, kind: &str) -> String {
+/// The smallest `spec` a test object of `group`/`kind` (`version`) needs as JSON: `{"size": 1}` (and the port) for
+/// a deploy-image kind; else the least object the kind's schema accepts as the types in `cwd`'s sources are now
+/// (its required fields with minimal values, `crate::crd::sample`), so tests scaffolded after a field became
+/// required still send valid objects; `{}` when the types cannot be read.
+pub fn test_spec_json(project: &ProjectFile, cwd: &Path, group: &str, version: &str, kind: &str) -> String {
     let entry = project
         .plugins
         .get(PLUGIN_KEY)
         .and_then(|p| p.get("resources"))
         .and_then(Value::as_array)
         .and_then(|list| list.iter().find(|r| r["group"] == group && r["kind"] == kind));
-    match entry {
-        Some(r) => match r["options"]["containerPort"].as_str() {
+    if let Some(r) = entry {
+        return match r["options"]["containerPort"].as_str() {
             Some(port) => format!("{{\"size\": 1, \"containerPort\": {port}}}"),
             None => "{\"size\": 1}".into(),
-        },
-        None => "{}".into(),
+        };
+    }
+    let qualified = crate::names::qualified_group(group, &project.domain);
+    let k8s = project
+        .k8s_version()
+        .and_then(crate::crd::K8sTable::for_version)
+        .unwrap_or_else(crate::crd::K8sTable::default_table);
+    let mut sources = project.sources();
+    if sources.is_empty() {
+        sources.push(std::path::PathBuf::from("src"));
+    }
+    for src in sources {
+        let Ok(generation) = crate::crd::generate_all(&crate::crd::SourceSet::new(&cwd.join(src)), k8s) else {
+            continue;
+        };
+        let crds = generation.crds.iter().map(|c| &c.crd).chain(generation.pending.iter().map(|p| &p.crd.crd));
+        for crd in crds {
+            if crd["spec"]["group"] == qualified.as_str() && crd["spec"]["names"]["kind"] == kind {
+                let object = crate::crd::sample::sample_object(crd, version, "sample", &[]);
+                return object.map(|o| inline_json(&o["spec"])).filter(|j| j != "null").unwrap_or_else(|| "{}".into());
+            }
+        }
+    }
+    "{}".into()
+}
+
+/// JSON on one line with a space after `:` and `,`, as a person writes it in a `json!`.
+fn inline_json(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let fields: Vec<String> =
+                m.iter().map(|(k, v)| format!("{}: {}", Value::String(k.clone()), inline_json(v))).collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(inline_json).collect::<Vec<_>>().join(", ")),
+        other => other.to_string(),
     }
 }
 

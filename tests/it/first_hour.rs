@@ -248,3 +248,29 @@ fn samples_and_alm_examples_are_checked_against_their_crd() {
         output(&out)
     );
 }
+
+#[test]
+fn webhook_tests_send_objects_valid_for_the_kind_as_it_is_now() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = project(parent.path());
+    let api = dir.join("src/api/v1alpha1/memcached.rs");
+    let text = std::fs::read_to_string(&api).unwrap();
+    let required = "pub struct MemcachedSpec {\n    /// Size is the number of pods.\n    // +kubebuilder:validation:Minimum=1\n    pub size: i32,\n";
+    std::fs::write(&api, text.replace("pub struct MemcachedSpec {\n", required)).unwrap();
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .args(["--defaulting", "--programmatic-validation"])
+        .assert()
+        .success();
+    for file in [
+        "tests/webhook_v1alpha1_memcached.rs",
+        "tests/envtest/cache_v1alpha1_memcached_webhooks.rs",
+        "src/webhook/v1alpha1/memcached/defaulting.rs",
+        "src/webhook/v1alpha1/memcached/validation.rs",
+    ] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert!(text.contains("json!({\"size\": 1})"), "{file} builds its objects from the least valid spec:\n{text}");
+        assert!(!text.contains("MemcachedSpec {\n"), "{file} spells out the spec's fields:\n{text}");
+    }
+}

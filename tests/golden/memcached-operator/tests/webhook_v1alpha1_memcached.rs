@@ -21,14 +21,18 @@ async fn start(test: &str) -> TestServer {
     TestServer::start(&name, Some(1), vec![registration()]).await
 }
 
-/// A v1alpha1 Memcached as the API server sends it, with `spec`.
+/// A v1alpha1 Memcached as the API server sends it: the least spec its schema accepts, with `spec`'s fields over it.
 fn object(spec: Value) -> Value {
+    let mut full = json!({});
+    if let (Some(full), Value::Object(fields)) = (full.as_object_mut(), spec) {
+        full.extend(fields);
+    }
     json!({
         "apiVersion": "cache.example.com/v1alpha1",
         "kind": "Memcached",
         "metadata": {"name": "sample", "namespace": "default", "uid": "7d9f6c1e-2b1a-4c3d-9e8f-0a1b2c3d4e5f",
                      "labels": {"app.kubernetes.io/name": "memcached"}},
-        "spec": spec,
+        "spec": full,
     })
 }
 

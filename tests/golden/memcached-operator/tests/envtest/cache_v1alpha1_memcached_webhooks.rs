@@ -34,15 +34,20 @@ fn api(env: &support::Env, scope: Option<&str>, version: &str) -> Api<DynamicObj
     }
 }
 
-/// A Memcached of `version` named after `test` (unique in this binary) with `spec`.
+/// A Memcached of `version` named after `test` (unique in this binary): the least spec its schema accepts, with
+/// `spec`'s fields over it.
 fn object(version: &str, test: &str, spec: Value) -> DynamicObject {
     static NEXT: AtomicUsize = AtomicUsize::new(1);
     let name = format!("{PREFIX}-{test}-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut full = json!({});
+    if let (Some(full), Value::Object(fields)) = (full.as_object_mut(), spec) {
+        full.extend(fields);
+    }
     serde_json::from_value(json!({
         "apiVersion": format!("{GROUP}/{version}"),
         "kind": KIND,
         "metadata": { "name": name },
-        "spec": spec,
+        "spec": full,
     }))
     .expect("a valid object")
 }

@@ -50,12 +50,10 @@ mod tests {
 
     #[test]
     fn defaulting_keeps_a_set_value() {
-        let obj = Memcached::new(
-            "sample",
-            MemcachedSpec {
-                foo: Some("mine".into()),
-            },
-        );
+        let mut spec = json!({});
+        spec["foo"] = json!("mine");
+        let spec: MemcachedSpec = serde_json::from_value(spec).expect("a valid spec");
+        let obj = Memcached::new("sample", spec);
         let raw = serde_json::to_value(obj).expect("json");
         let patch = defaulting_patch(&raw, default).expect("patch");
         assert!(patch.0.is_empty());

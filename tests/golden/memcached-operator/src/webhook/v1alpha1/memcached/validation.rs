@@ -74,13 +74,14 @@ mod tests {
     use super::*;
     use crate::api::v1alpha1::MemcachedSpec;
 
+    /// The least spec the schema accepts, with `foo`.
     fn object(foo: Option<&str>) -> Memcached {
-        Memcached::new(
-            "sample",
-            MemcachedSpec {
-                foo: foo.map(Into::into),
-            },
-        )
+        let mut spec = serde_json::json!({});
+        if let Some(foo) = foo {
+            spec["foo"] = serde_json::json!(foo);
+        }
+        let spec: MemcachedSpec = serde_json::from_value(spec).expect("a valid spec");
+        Memcached::new("sample", spec)
     }
 
     #[test]
