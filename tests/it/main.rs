@@ -15,6 +15,7 @@ mod conveniences;
 mod cp_adopt;
 mod cp_crds;
 mod cp_helm;
+mod cp_samples;
 mod cp_scaffold;
 mod crd_assoc_defaults;
 mod crd_conformance;
