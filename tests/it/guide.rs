@@ -208,4 +208,26 @@ fn golden_guide_transcript() {
          `git diff docs/guide.md` and make its prose agree.",
         failures.join("\n\n")
     );
+    // The project the guide leaves passes its own tests (against a real API server too, with KUBEBUILDER_ASSETS).
+    if std::env::var_os("KUBESMITH_SKIP_E2E").is_some() {
+        eprintln!("KUBESMITH_SKIP_E2E is set: not building the guide's project");
+        return;
+    }
+    std::fs::copy(repo_root().join("tests/e2e/operator.Cargo.lock"), dir.join("Cargo.lock")).expect("the e2e lock");
+    let started = std::time::Instant::now();
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["test", "--locked"])
+        .current_dir(&dir)
+        .envs(crate::e2e::shared_build_env())
+        .env_remove("RUSTFLAGS")
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .expect("cargo runs");
+    eprintln!("guide: the guide's project's `cargo test` took {:.1}s", started.elapsed().as_secs_f64());
+    assert!(
+        out.status.success(),
+        "the project docs/guide.md leaves fails its own `cargo test`:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
