@@ -429,3 +429,51 @@ fn explain_lists_every_call_site_of_every_rule() {
         "rule: apiGroups=\"\" resources=secrets verbs=get\n  get secrets (core): /op/src/main.rs:9 Api<Secret>::get\n  get secrets (core): /op/src/main.rs:10 Api<Secret>::get\n"
     );
 }
+
+#[test]
+fn server_side_apply_with_the_patch_type_spelled_out_still_creates() {
+    let inf = main_rs(
+        "async fn main() {\n\
+           let c = Client::try_default().await.unwrap();\n\
+           let cms: Api<ConfigMap> = Api::namespaced(c, \"ns\");\n\
+           let cm = ConfigMap::default();\n\
+           let patch: Patch<&ConfigMap> = Patch::Apply(&cm);\n\
+           cms.patch(\"x\", &PatchParams::apply(\"op\"), &patch).await.unwrap();\n\
+         }\n",
+    );
+    assert_eq!(triples(&inf), set(&["core/configmaps:create", "core/configmaps:patch"]));
+}
+
+#[test]
+fn a_hand_built_owner_reference_blocking_deletion_counts_as_controller_owner_ref() {
+    let kind = "#[derive(kube::CustomResource)]\n#[kube(group = \"g.example.net\", version = \"v1\", kind = \"Thing\", namespaced)]\n\
+                struct ThingSpec {}\n\
+                use k8s_openapi::apimachinery::pkg::apis::meta::v1::OwnerReference;\n";
+    for (kind_field, block) in [
+        ("\"Thing\".into()", "Some(true)"),
+        ("Thing::kind(&()).to_string()", "Some(true)"),
+        ("\"Thing\".to_string()", "Some(false)"),
+        ("\"Thing\".to_string()", "None"),
+    ] {
+        let inf = main_rs(&format!(
+            "{kind}async fn main() {{\n\
+               let c = Client::try_default().await.unwrap();\n\
+               let cms: Api<ConfigMap> = Api::namespaced(c, \"ns\");\n\
+               let owner = OwnerReference {{ api_version: \"g.example.net/v1\".into(), kind: {kind_field}, name: \"t\".into(), \
+                 uid: \"u\".into(), controller: Some(true), block_owner_deletion: {block} }};\n\
+               let _ = owner;\n\
+               cms.get(\"x\").await.unwrap();\n\
+             }}\n"
+        ));
+        let want: &[&str] = if block == "Some(true)" {
+            &["core/configmaps:get", "g.example.net/things/finalizers:update"]
+        } else {
+            &["core/configmaps:get"]
+        };
+        assert_eq!(triples(&inf), set(want), "{kind_field} {block}");
+        if block == "Some(true)" {
+            let need = inf.needs.iter().find(|n| n.resource == "things/finalizers").unwrap();
+            assert!(need.call.contains("OwnerReferencesPermissionEnforcement"), "{}", need.call);
+        }
+    }
+}

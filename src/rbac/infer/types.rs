@@ -356,6 +356,10 @@ pub fn refine(declared: &Ty, actual: &Ty) -> Ty {
         (Ty::Adt(k1, a1), Ty::Adt(k2, a2)) if k1 == k2 && a1.len() == a2.len() => {
             Ty::Adt(*k1, a1.iter().zip(a2).map(|(d, a)| refine(d, a)).collect())
         }
+        // `let p: Patch<&T> = Patch::Apply(..)`: the value is what server-side apply needs to know.
+        (Ty::Ext(n1, a1), Ty::Ext(n2, a2)) if n1 == "Patch" && n2 == "PatchApply" && a1.len() == a2.len() => {
+            Ty::Ext(n2.clone(), a1.iter().zip(a2).map(|(d, a)| refine(d, a)).collect())
+        }
         (Ty::Ext(n1, a1), Ty::Ext(n2, a2)) if n1 == n2 && a1.len() == a2.len() => {
             Ty::Ext(n1.clone(), a1.iter().zip(a2).map(|(d, a)| refine(d, a)).collect())
         }

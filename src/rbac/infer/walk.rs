@@ -1105,6 +1105,9 @@ impl<'p> Engine<'p> {
                 if let Some(rest) = &s.rest {
                     self.expr(fr, rest, None);
                 }
+                if segs.last().is_some_and(|l| l == "OwnerReference") {
+                    self.owner_reference(fr, s);
+                }
                 ty
             }
             Expr::Macro(m) => {
@@ -1115,6 +1118,41 @@ impl<'p> Engine<'p> {
             }
             _ => Ty::Unknown,
         }
+    }
+
+    /// A hand-built `OwnerReference { block_owner_deletion: Some(true), kind: .., .. }`: as `controller_owner_ref`,
+    /// `update` on the owner's `finalizers` (wanted where OwnerReferencesPermissionEnforcement runs, as on
+    /// OpenShift). The owner is the project kind the `kind` field names (`"Memcached".into()`, `Memcached::kind(&())`).
+    fn owner_reference(&mut self, fr: &Frame, s: &syn::ExprStruct) {
+        let field = |name: &str| {
+            s.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(n) if unraw(n) == name)).map(|f| &f.expr)
+        };
+        let blocks = field("block_owner_deletion").is_some_and(|e| {
+            matches!(strip_ref(e), syn::Expr::Call(c)
+                if matches!(&*c.func, syn::Expr::Path(p) if p.path.is_ident("Some"))
+                    && matches!(c.args.first(), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. })) if b.value))
+        });
+        let Some(kind_expr) = field("kind").filter(|_| blocks) else { return };
+        let named = owner_kind_name(kind_expr);
+        let id = match named {
+            Some(OwnerKind::Name(n)) => self.kinds.list.iter().position(|r| r.kind == n),
+            Some(OwnerKind::Type(segs)) => match self.prog.resolve(fr.scope.at, &segs, &fr.scope.local_uses) {
+                Res::Generated(g) => self.kinds.by_generated.get(&g).copied(),
+                _ => None,
+            },
+            None => None,
+        };
+        let Some(id) = id else { return };
+        let r = self.kinds.list[id].clone();
+        let line = s.brace_token.span.open().start().line;
+        self.needs.push(Need {
+            group: r.group.clone(),
+            resource: format!("{}/finalizers", r.plural),
+            verb: "update".into(),
+            file: fr.file.clone(),
+            line,
+            call: "OwnerReference { block_owner_deletion: Some(true) } (needed only where OwnerReferencesPermissionEnforcement runs, as on OpenShift; upstream Kubernetes does not ask)".into(),
+        });
     }
 
     /// Expressions inside a macro call (`tokio::join!(a(), b())`, `vec![..]`, `select! { x = f() => .. }`).
@@ -1592,7 +1630,7 @@ impl<'p> Engine<'p> {
                     verb: "update".into(),
                     file: fr.file.clone(),
                     line,
-                    call: "controller_owner_ref (blockOwnerDeletion)".into(),
+                    call: "controller_owner_ref (blockOwnerDeletion: needed only where OwnerReferencesPermissionEnforcement runs, as on OpenShift; upstream Kubernetes does not ask)".into(),
                 });
                 return Ty::Unknown;
             }
@@ -1830,6 +1868,33 @@ fn strip_ref(e: &syn::Expr) -> &syn::Expr {
         syn::Expr::Reference(r) => strip_ref(&r.expr),
         syn::Expr::Paren(p) => strip_ref(&p.expr),
         other => other,
+    }
+}
+
+/// What the `kind` field of an `OwnerReference` names: a literal, or the type whose `kind` it asks.
+enum OwnerKind {
+    Name(String),
+    Type(Vec<String>),
+}
+
+/// `"Memcached".into()`, `"Memcached".to_string()`, `String::from("Memcached")`, `Memcached::kind(&()).into()`.
+fn owner_kind_name(e: &syn::Expr) -> Option<OwnerKind> {
+    match strip_ref(e) {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(OwnerKind::Name(s.value())),
+        syn::Expr::MethodCall(m) if m.method == "kind" => match strip_ref(&m.receiver) {
+            syn::Expr::Path(p) => Some(OwnerKind::Type(path_segs(&p.path))),
+            _ => None,
+        },
+        syn::Expr::MethodCall(m) => owner_kind_name(&m.receiver),
+        syn::Expr::Call(c) => match &*c.func {
+            syn::Expr::Path(p) if p.path.segments.last().is_some_and(|l| l.ident == "kind") => {
+                let mut segs = path_segs(&p.path);
+                segs.pop();
+                Some(OwnerKind::Type(segs))
+            }
+            _ => c.args.first().and_then(owner_kind_name),
+        },
+        _ => None,
     }
 }
 
