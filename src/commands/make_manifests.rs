@@ -186,18 +186,46 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
     })
 }
 
-/// The samples in `config/samples/` their CRD (among `crds`, as just generated) would refuse: one warning per
-/// problem, naming the file (`make bundle` refuses them as alm-examples).
-fn sample_warnings(root: &Path, crds: &[serde_json::Value]) -> Vec<String> {
+/// A CRD this run generated: whether it differs from its file, and when that file was last written.
+struct SeenCrd {
+    crd: serde_json::Value,
+    changed: bool,
+    modified: Option<std::time::SystemTime>,
+}
+
+/// The samples in `config/samples/` their CRD (as just generated) would refuse: one warning per problem, naming
+/// the file (`make bundle` refuses them as alm-examples). Checked where it can have changed: every sample when a
+/// CRD changes in this run, else the samples edited since the newest CRD file was written; an up-to-date run only
+/// looks at the files' times.
+fn sample_warnings(root: &Path, seen: &[SeenCrd]) -> Vec<String> {
     let dir = root.join("config/samples");
     let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    if seen.is_empty() {
+        return Vec::new();
+    }
+    let any_changed = seen.iter().any(|c| c.changed);
+    let newest = seen.iter().map(|c| c.modified).max().flatten();
     let mut files: Vec<PathBuf> = entries
         .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            (name.ends_with(".yaml") || name.ends_with(".yml")) && name != "kustomization.yaml"
+        })
+        .filter(|e| {
+            any_changed
+                || match (newest, e.metadata().and_then(|m| m.modified())) {
+                    (Some(crd), Ok(sample)) => sample > crd,
+                    _ => true,
+                }
+        })
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
-        .filter(|p| p.file_name().is_some_and(|n| n != "kustomization.yaml"))
         .collect();
+    if files.is_empty() {
+        return Vec::new();
+    }
     files.sort();
+    let crds: Vec<serde_json::Value> = seen.iter().map(|c| c.crd.clone()).collect();
     let mut out = Vec::new();
     for file in files {
         let Ok(text) = std::fs::read_to_string(&file) else { continue };
@@ -211,7 +239,7 @@ fn sample_warnings(root: &Path, crds: &[serde_json::Value]) -> Vec<String> {
         };
         for doc in docs {
             let name = doc["metadata"]["name"].as_str().unwrap_or("?").to_string();
-            for p in crd::instance::problems(crds, &doc).unwrap_or_default() {
+            for p in crd::instance::problems(&crds, &doc).unwrap_or_default() {
                 out.push(format!(
                     "warning: {rel}: {} {name}: {p} (its CRD would refuse it; make bundle refuses it in alm-examples)",
                     doc["kind"].as_str().unwrap_or("?")
@@ -311,7 +339,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     let mut sets = Vec::new();
     // The API groups the project defines, with their kinds' plurals: RBAC markers naming them are checked.
     let mut own: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
-    let mut all_crds = Vec::new();
+    let mut crds_seen: Vec<SeenCrd> = Vec::new();
     if let Some(crd_dir) = &targets.crd_dir {
         let mut written = Vec::new();
         for src in &targets.sources {
@@ -352,10 +380,19 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
                     plan.notes.push(warning);
                 }
                 plan.notes.extend(crd::pruning::pruning_notes(&generated));
-                all_crds.push(generated.crd.clone());
                 let path = crd_dir.join(&generated.file_name);
-                plan.write(&path, crd_text(&generated))?;
+                let text = crd_text(&generated);
+                let modified = std::fs::metadata(root.join(&path)).and_then(|m| m.modified()).ok();
+                // As `Plan::write`, reading the file once to tell whether it changes.
+                let old = plan.read(&path)?;
+                let changed = old.as_deref() != Some(text.as_str());
+                if old.is_some() {
+                    plan.overwrite(path.clone(), text);
+                } else {
+                    plan.create(path.clone(), text);
+                }
                 written.push(path);
+                crds_seen.push(SeenCrd { crd: generated.crd, changed, modified });
             }
         }
         // A kind with a problem keeps its file; when a problem belongs to no kind, no file is removed.
@@ -369,7 +406,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
             }
         }
     }
-    plan.notes.extend(sample_warnings(&root, &all_crds));
+    plan.notes.extend(sample_warnings(&root, &crds_seen));
     let mut markers = None;
     let mut drift = None;
     if let Some(rbac_dir) = &targets.rbac_dir {

@@ -168,7 +168,45 @@ fn string(schema: &Value) -> Value {
             return json!(s);
         }
     }
+    // A pattern none of those match (`^(sha256|sha512):[a-f0-9]+$`): the shortest string its regex matches.
+    let pattern_text = schema.get("pattern").and_then(Value::as_str).unwrap_or_default();
+    if let Some(s) = shortest_match(pattern_text) {
+        if fits(&s) && pattern.as_ref().is_none_or(|p| p.is_match(&s)) {
+            return json!(s);
+        }
+    }
     json!(padded("example"))
+}
+
+/// The shortest string a regex matches, built from its syntax tree: the first alternative, the fewest
+/// repetitions, the first character of each class. The caller checks it against the regex.
+fn shortest_match(pattern: &str) -> Option<String> {
+    use regex_syntax::hir::{Class, Hir, HirKind};
+    fn walk(h: &Hir, out: &mut String) -> Option<()> {
+        match h.kind() {
+            HirKind::Empty | HirKind::Look(_) => {}
+            HirKind::Literal(l) => out.push_str(std::str::from_utf8(&l.0).ok()?),
+            HirKind::Class(Class::Unicode(c)) => out.push(c.ranges().first()?.start()),
+            HirKind::Class(Class::Bytes(c)) => out.push(char::from(c.ranges().first()?.start())),
+            HirKind::Repetition(r) => {
+                for _ in 0..r.min {
+                    walk(&r.sub, out)?;
+                }
+            }
+            HirKind::Capture(c) => walk(&c.sub, out)?,
+            HirKind::Concat(list) => {
+                for x in list {
+                    walk(x, out)?;
+                }
+            }
+            HirKind::Alternation(list) => walk(list.first()?, out)?,
+        }
+        Some(())
+    }
+    let hir = regex_syntax::parse(pattern).ok()?;
+    let mut out = String::new();
+    walk(&hir, &mut out)?;
+    Some(out)
 }
 
 #[cfg(test)]
@@ -190,6 +228,14 @@ mod tests {
             minimal(&schema),
             json!({"image": "", "replicas": 1, "mode": "Fast", "ports": [1, 2], "labels": {"key1": "aa"}, "ok": false})
         );
+    }
+
+    #[test]
+    fn a_pattern_no_common_value_matches_gets_its_shortest_match() {
+        let digest = json!({"type": "string", "pattern": "^(sha256:[a-f0-9]+|sha512:[a-f0-9]+)$"});
+        assert_eq!(string(&digest), json!("sha256:0"));
+        let version = json!({"type": "string", "pattern": "^v[0-9]+\\.[0-9]+\\.[0-9]+$"});
+        assert_eq!(string(&version), json!("v0.0.0"));
     }
 
     #[test]
