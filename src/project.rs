@@ -93,11 +93,7 @@ impl Resource {
     /// The API group as the API server knows it: `group.domain`, the domain alone for a group-less resource, the
     /// group alone without a domain.
     pub fn qualified_group(&self) -> String {
-        match (self.group.is_empty(), self.domain.is_empty()) {
-            (_, true) => self.group.clone(),
-            (true, false) => self.domain.clone(),
-            (false, false) => format!("{}.{}", self.group, self.domain),
-        }
+        crate::names::qualified_group(&self.group, &self.domain)
     }
 
     /// The resource's plural: PROJECT's when recorded, else kube's rule for the kind.

@@ -1143,15 +1143,24 @@ impl<'p> Engine<'p> {
             None => None,
         };
         let Some(id) = id else { return };
-        let r = self.kinds.list[id].clone();
         let line = s.brace_token.span.open().start().line;
+        self.owner_finalizers(fr, id, line, "OwnerReference { block_owner_deletion: Some(true) }");
+    }
+
+    /// An owner reference with blockOwnerDeletion: the API server's OwnerReferencesPermissionEnforcement (on in
+    /// OpenShift) then wants `update` on the owner's finalizers subresource. `call` names what set it.
+    fn owner_finalizers(&mut self, fr: &Frame, owner: usize, line: usize, call: &str) {
+        let r = self.kinds.list[owner].clone();
         self.needs.push(Need {
             group: r.group.clone(),
             resource: format!("{}/finalizers", r.plural),
             verb: "update".into(),
             file: fr.file.clone(),
             line,
-            call: "OwnerReference { block_owner_deletion: Some(true) } (needed only where OwnerReferencesPermissionEnforcement runs, as on OpenShift; upstream Kubernetes does not ask)".into(),
+            call: format!(
+                "{call} (blockOwnerDeletion: needed only where OwnerReferencesPermissionEnforcement runs, as on \
+                 OpenShift; upstream Kubernetes does not ask)"
+            ),
         });
     }
 
@@ -1621,17 +1630,7 @@ impl<'p> Engine<'p> {
                 return Ty::Unknown;
             }
             Ty::Kind(id) if name == "controller_owner_ref" => {
-                // An owner reference with blockOwnerDeletion: the API server (OwnerReferencesPermissionEnforcement)
-                // then wants `update` on the owner's finalizers subresource.
-                let r = self.kinds.list[*id].clone();
-                self.needs.push(Need {
-                    group: r.group.clone(),
-                    resource: format!("{}/finalizers", r.plural),
-                    verb: "update".into(),
-                    file: fr.file.clone(),
-                    line,
-                    call: "controller_owner_ref (blockOwnerDeletion: needed only where OwnerReferencesPermissionEnforcement runs, as on OpenShift; upstream Kubernetes does not ask)".into(),
-                });
+                self.owner_finalizers(fr, *id, line, "controller_owner_ref");
                 return Ty::Unknown;
             }
             _ => {}
