@@ -649,7 +649,7 @@ fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path
         plan_controller_modules(&mut plan, &m, &ctx)?;
     }
     if let Some(dep) = &f.dependency {
-        foreign::plan_dependency(&mut plan, dep)?;
+        foreign::plan_dependency(&mut plan, dep, None)?;
     }
 
     let mut file = pf.clone();

@@ -26,6 +26,10 @@ pub mod markers {
     pub const WEBHOOK_LIST: &str = "// +kubesmith:scaffold:webhook-list";
     pub const CONVERSION_SPOKES: &str = "// +kubesmith:scaffold:conversion-spokes";
     pub const WEBHOOK_TESTS: &str = "// +kubesmith:scaffold:webhook-tests";
+    /// In `src/lib.rs`: the crate's top modules `init` does not write (`pub mod webhook;`).
+    pub const LIB_MODULES: &str = "// +kubesmith:scaffold:modules";
+    /// In `src/main.rs`: the servers the manager runs beside its own (`manager.with_server(..)`).
+    pub const SERVERS: &str = "// +kubesmith:scaffold:servers";
     pub const API_KINDS: &str = "// +kubesmith:scaffold:api-kinds";
     pub const NETWORK_POLICIES: &str = "# +kubesmith:scaffold:network-policies";
     pub const CRD_WEBHOOK_PATCHES: &str = "# +kubesmith:scaffold:crd-webhook-patches";
@@ -288,6 +292,50 @@ fn plan_project_files(plan: &mut Plan, ctx: &WebhookContext) -> Result<()> {
     )
 }
 
+/// The webhook server, written with the project's first webhook (`init` leaves it out: most operators never add
+/// one): `src/webhook.rs`, its module in `src/lib.rs`, `main.rs` giving it to the manager, the `json-patch`
+/// dependency of defaulting webhooks, and a server for the control-plane tests in place of `init`'s none. Nothing
+/// when `src/webhook.rs` exists (an earlier webhook wrote it, or an older kubesmith's `init` did, with the rest).
+fn plan_server(plan: &mut Plan, ctx: &WebhookContext) -> Result<()> {
+    let webhook_rs = Path::new("src/webhook.rs");
+    if plan.exists(webhook_rs) {
+        return Ok(());
+    }
+    plan.create(webhook_rs, render::render("webhook/src/webhook.rs.hbs", ctx)?);
+    insert_rust(plan, Path::new("src/lib.rs"), markers::LIB_MODULES, &["pub mod webhook;".to_string()])?;
+    insert_rust(plan, Path::new("src/main.rs"), markers::SERVERS, &[with_server_statement(&ctx.crate_name)])?;
+    foreign::plan_dependency(
+        plan,
+        &foreign::Dependency { name: "json-patch".into(), source: foreign::DependencySource::Version("4".into()) },
+        Some("JSON Patch of defaulting webhooks (kube-core's major)"),
+    )?;
+    let support = Path::new(ENVTEST_WEBHOOK_SERVER);
+    if plan.exists(support) {
+        let text = plan.read_existing(support)?;
+        if text == render::render("init/tests/envtest/support/webhooks.rs.hbs", ctx)? {
+            plan.edit(support, render::render("webhook/tests/envtest/support/webhooks.rs.hbs", ctx)?);
+        } else if !text.contains("webhook::registrations()") {
+            plan.notes.push(format!(
+                "warning: {ENVTEST_WEBHOOK_SERVER} was edited, so it was left as it is; its `serve` must start the \
+                 webhook server (`webhook::registrations()`) for the control-plane tests to reach the webhooks: \
+                 compare it with the file `kubesmith create webhook` writes in a new project"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Where the control-plane tests start the operator's webhook server (`init` writes one that starts none).
+const ENVTEST_WEBHOOK_SERVER: &str = "tests/envtest/support/webhooks.rs";
+
+/// The statement of `main.rs` that gives the manager the webhook server (inserted at the marker's indentation, 4),
+/// laid out as `rustfmt` lays it out: broken after `=` when one line would pass 100 columns.
+fn with_server_statement(crate_name: &str) -> String {
+    let call = format!("manager.with_server({crate_name}::webhook::server());");
+    let one_line = format!("let manager = {call}");
+    if 4 + one_line.len() <= 100 { one_line } else { format!("let manager =\n        {call}") }
+}
+
 /// The kind's webhook module (and its version/group modules), its registration and its HTTPS test file.
 fn plan_kind_modules(
     plan: &mut Plan,
@@ -534,7 +582,7 @@ fn plan_foreign(args: &CreateWebhookArgs, project: &Project, f: &Foreign, cwd: &
         plan.notes.push("nothing new to add: every requested webhook already exists".into());
     }
     if let Some(dep) = &f.dependency {
-        foreign::plan_dependency(&mut plan, dep)?;
+        foreign::plan_dependency(&mut plan, dep, None)?;
     }
 
     let mut file = pf.clone();
@@ -632,6 +680,7 @@ fn plan_kind(
     if pf.resources.iter().all(|r| r.webhooks.is_none()) {
         plan_project_files(plan, ctx)?;
     }
+    plan_server(plan, ctx)?;
     let kind_file = modules.version_dir("webhook").join(format!("{}.rs", modules.kind.file));
     let test_file = PathBuf::from(format!("tests/{}.rs", ctx.test_name));
     plan_kind_modules(plan, modules, &kind_file, &test_file, ctx)?;
@@ -782,6 +831,18 @@ mod tests {
     use super::*;
 
     const TYPES: &str = "/// Spec.\n#[derive(CustomResource, Clone)]\n#[kube(\n    group = \"g\",\n    version = \"v1\",\n    kind = \"K\",\n    storage = false,\n)]\npub struct KSpec {}\n";
+
+    #[test]
+    fn the_with_server_line_is_laid_out_as_rustfmt_lays_it_out() {
+        assert_eq!(
+            with_server_statement("memcached_operator"),
+            "let manager = manager.with_server(memcached_operator::webhook::server());"
+        );
+        let long = "a".repeat(45);
+        let broken = with_server_statement(&long);
+        assert_eq!(broken, format!("let manager =\n        manager.with_server({long}::webhook::server());"));
+        assert!(broken.lines().all(|l| 4 + l.len() <= 100), "{broken}");
+    }
 
     #[test]
     fn the_hub_gets_the_marker_and_loses_storage_false() {

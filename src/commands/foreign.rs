@@ -325,9 +325,10 @@ pub fn find_foreign<'a>(pf: &'a ProjectFile, group: &str, version: &str, kind: &
     })
 }
 
-/// Adds the dependency to the project's Cargo.toml (`toml_edit`: comments and layout kept). A dependency the
-/// manifest already has is left as it is, with a note when it differs.
-pub fn plan_dependency(plan: &mut Plan, dep: &Dependency) -> Result<()> {
+/// Adds the dependency to the project's Cargo.toml (`toml_edit`: comments and layout kept), with `comment` after
+/// it in the column `init`'s dependencies keep theirs. A dependency the manifest already has is left as it is,
+/// with a note when it differs.
+pub fn plan_dependency(plan: &mut Plan, dep: &Dependency, comment: Option<&str>) -> Result<()> {
     let manifest = Path::new("Cargo.toml");
     let text = plan.read_existing(manifest)?;
     let mut doc: toml_edit::DocumentMut =
@@ -351,15 +352,21 @@ pub fn plan_dependency(plan: &mut Plan, dep: &Dependency) -> Result<()> {
         }
         return Ok(());
     }
-    let item = match &dep.source {
-        DependencySource::Version(v) => toml_edit::value(v.as_str()),
+    let mut value: toml_edit::Value = match &dep.source {
+        DependencySource::Version(v) => v.as_str().into(),
         DependencySource::Path(p) => {
             let mut t = toml_edit::InlineTable::new();
             t.insert("path", p.as_str().into());
-            toml_edit::value(t)
+            t.into()
         }
     };
-    deps.insert(&dep.name, item);
+    if let Some(comment) = comment {
+        // `init` aligns its dependencies' comments at column 79.
+        let line = format!("{} = {}", dep.name, value.to_string().trim());
+        let pad = 78usize.saturating_sub(line.len()).max(1);
+        value.decor_mut().set_suffix(format!("{}# {comment}", " ".repeat(pad)));
+    }
+    deps.insert(&dep.name, toml_edit::Item::Value(value));
     plan.edit(manifest, doc.to_string());
     Ok(())
 }
@@ -461,16 +468,16 @@ mod tests {
         let manifest = "[package]\nname = \"op\"\n\n[dependencies]\nkube = \"5\" # the client\n\n[dev-dependencies]\nhttp = \"1\"\n";
         std::fs::write(dir.path().join("Cargo.toml"), manifest).unwrap();
         let mut plan = Plan::new(dir.path());
-        plan_dependency(&mut plan, &Dependency::parse("acme-crds@../acme").unwrap()).unwrap();
+        plan_dependency(&mut plan, &Dependency::parse("acme-crds@../acme").unwrap(), None).unwrap();
         let text = plan.read(Path::new("Cargo.toml")).unwrap().unwrap();
         assert!(text.contains("kube = \"5\" # the client\nacme-crds = { path = \"../acme\" }\n"), "{text}");
         assert!(text.ends_with("[dev-dependencies]\nhttp = \"1\"\n"), "{text}");
         // again: already there, nothing changes
         let mut again = Plan::new(dir.path());
         std::fs::write(dir.path().join("Cargo.toml"), &text).unwrap();
-        plan_dependency(&mut again, &Dependency::parse("acme-crds@../acme").unwrap()).unwrap();
+        plan_dependency(&mut again, &Dependency::parse("acme-crds@../acme").unwrap(), None).unwrap();
         assert!(again.ops().is_empty() && again.notes.is_empty());
-        plan_dependency(&mut again, &Dependency::parse("acme-crds@0.4").unwrap()).unwrap();
+        plan_dependency(&mut again, &Dependency::parse("acme-crds@0.4").unwrap(), None).unwrap();
         assert!(again.notes[0].contains("already depends on `acme-crds`"), "{:?}", again.notes);
     }
 }

@@ -1,4 +1,4 @@
-//! Entry point of memcached-operator: parse flags, set up logging, run the manager with all controllers and webhooks.
+//! Entry point of memcached-operator: parse flags, set up logging, run the manager with all controllers and servers.
 use clap::Parser;
 
 use memcached_operator::manager::{self, Manager, Options, Registration};
@@ -13,6 +13,8 @@ async fn main() -> anyhow::Result<()> {
         memcached_operator::controller::r#match::registration(),
         // +kubesmith:scaffold:controllers
     ];
-    let webhooks = memcached_operator::webhook::registrations();
-    Manager::new(opts).run(controllers, webhooks).await
+    let manager = Manager::new(opts);
+    let manager = manager.with_server(memcached_operator::webhook::server());
+    // +kubesmith:scaffold:servers
+    manager.run(controllers).await
 }

@@ -1,12 +1,12 @@
 //! The manager: command-line `Options`, logging, controller `Registration`s, and `Manager::run`, which starts the
-//! probe and metrics servers, the webhook server (when webhooks are registered), leader election and the
-//! controllers (namespaced ones once per watched namespace), and shuts everything down gracefully.
+//! probe and metrics servers, the servers added with `Manager::with_server` (the webhook server, once there are
+//! webhooks), leader election and the controllers (namespaced ones once per watched namespace), and shuts
+//! everything down gracefully.
 pub mod health;
 pub mod leader;
 pub mod metrics;
 pub mod namespaces;
 
-use crate::webhook::{self, WebhookRegistration};
 use anyhow::Context as _;
 use axum_server::Handle;
 use clap::{ArgAction, Parser, ValueEnum};
@@ -27,6 +27,16 @@ use tracing_subscriber::EnvFilter;
 
 /// Leader election Lease name: FNV-32a hash of the project name `memcached-operator` (8 hex digits) + "." + domain.
 pub const DEFAULT_LEADER_ELECTION_ID: &str = "87a7d51f.example.com";
+
+/// Default port of the webhook server (`--webhook-port`).
+pub const DEFAULT_WEBHOOK_PORT: u16 = 9443;
+/// Default directory of the webhook server's certificate (`--webhook-cert-path`), where cert-manager's secret is
+/// mounted.
+pub const DEFAULT_WEBHOOK_CERT_DIR: &str = "/tmp/k8s-webhook-server/serving-certs";
+/// Default name of the webhook server's certificate file (`--webhook-cert-name`).
+pub const DEFAULT_WEBHOOK_CERT_NAME: &str = "tls.crt";
+/// Default name of the webhook server's private key file (`--webhook-cert-key`).
+pub const DEFAULT_WEBHOOK_KEY_NAME: &str = "tls.key";
 
 /// How long controllers and servers get to finish in-flight work after shutdown was requested.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -70,19 +80,19 @@ pub struct Options {
     pub metrics_cert_path: Option<PathBuf>,
 
     /// Port the webhook server listens on (all interfaces); it runs only when webhooks are registered.
-    #[arg(long, value_name = "PORT", default_value_t = webhook::DEFAULT_PORT)]
+    #[arg(long, value_name = "PORT", default_value_t = DEFAULT_WEBHOOK_PORT)]
     pub webhook_port: u16,
 
     /// Directory containing the webhook server's certificate and key; changed files are reloaded.
-    #[arg(long, value_name = "DIR", default_value = webhook::DEFAULT_CERT_DIR)]
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_WEBHOOK_CERT_DIR)]
     pub webhook_cert_path: PathBuf,
 
     /// Name of the webhook server's certificate file in `--webhook-cert-path`.
-    #[arg(long, value_name = "FILE", default_value = webhook::DEFAULT_CERT_NAME)]
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_WEBHOOK_CERT_NAME)]
     pub webhook_cert_name: String,
 
     /// Name of the webhook server's private key file in `--webhook-cert-path`.
-    #[arg(long, value_name = "FILE", default_value = webhook::DEFAULT_KEY_NAME)]
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_WEBHOOK_KEY_NAME)]
     pub webhook_cert_key: String,
 
     /// Namespaces the controllers watch, comma-separated; empty watches every namespace. The manager's RBAC must
@@ -295,25 +305,48 @@ fn start_controllers(
     }
 }
 
+/// A server that every replica runs (leader or not) beside the probe and metrics servers, such as the webhook
+/// server: given the manager's options, its readiness and the shutdown signal, it binds and returns the future
+/// that serves until shutdown, or `None` when it has nothing to serve. See [`Manager::with_server`].
+pub type Server = Box<dyn FnOnce(ServerContext<'_>) -> anyhow::Result<Option<ServerFuture>> + Send>;
+
+/// A running [`Server`]: ends when the manager shuts down (`Ok`) or the server fails (`Err`).
+pub type ServerFuture = BoxFuture<'static, anyhow::Result<()>>;
+
+/// What [`Manager::run`] gives each [`Server`] it starts.
+pub struct ServerContext<'a> {
+    /// The manager's options (the server's own flags among them).
+    pub opts: &'a Options,
+    /// The manager's readiness: a server adds a check of its own (`/readyz` fails until it passes).
+    pub readiness: &'a health::Readiness,
+    /// Resolves when the manager shuts down; the server then stops gracefully.
+    pub shutdown: Shutdown,
+}
+
 /// Runs controllers with probes, metrics, leader election and graceful shutdown.
 pub struct Manager {
     opts: Options,
+    servers: Vec<Server>,
 }
 
 impl Manager {
     /// A manager configured by `opts`.
     pub fn new(opts: Options) -> Self {
-        Self { opts }
+        Self {
+            opts,
+            servers: Vec::new(),
+        }
+    }
+
+    /// Adds a server that every replica runs from start to shutdown, leader or not (`main.rs` adds the webhook
+    /// server this way); a server that fails stops the manager.
+    pub fn with_server(mut self, server: Server) -> Self {
+        self.servers.push(server);
+        self
     }
 
     /// Runs until SIGTERM/ctrl-c (returns `Ok`) or a fatal error such as lost leadership (returns `Err`).
-    ///
-    /// `webhooks` are served by every replica (leader or not); `/readyz` fails until their certificate is loaded.
-    pub async fn run(
-        self,
-        controllers: Vec<Registration>,
-        webhooks: Vec<WebhookRegistration>,
-    ) -> anyhow::Result<()> {
+    pub async fn run(mut self, controllers: Vec<Registration>) -> anyhow::Result<()> {
         metrics::install_crypto_provider();
         let (trigger, shutdown) = Shutdown::new();
         tokio::spawn(shutdown_on_signal(trigger.clone()));
@@ -352,16 +385,15 @@ impl Manager {
                 server_handle.clone(),
             ));
         }
-        if webhooks.iter().any(|registration| !registration.is_empty()) {
-            let serve = webhook::ServeOptions {
-                addr: SocketAddr::from(([0, 0, 0, 0], self.opts.webhook_port)),
-                cert_dir: self.opts.webhook_cert_path.clone(),
-                cert_name: self.opts.webhook_cert_name.clone(),
-                key_name: self.opts.webhook_cert_key.clone(),
-                reload_interval: webhook::CERT_RELOAD_INTERVAL,
+        for server in std::mem::take(&mut self.servers) {
+            let context = ServerContext {
+                opts: &self.opts,
+                readiness: &readiness,
+                shutdown: shutdown.clone(),
             };
-            let server = webhook::WebhookServer::bind(serve, webhooks)?;
-            servers.spawn(server.run(readiness.check("webhook-certificate"), shutdown.clone()));
+            if let Some(serving) = server(context)? {
+                servers.spawn(serving);
+            }
         }
         // Ready: the client works; a replica waiting for leadership is ready too (it is a healthy standby).
         readiness.set(true);

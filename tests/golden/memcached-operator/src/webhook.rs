@@ -2,9 +2,10 @@
 //!
 //! Each kind with webhooks has a module `webhook::<version>::<kind>` exposing `registration()`, with one
 //! submodule per part (`defaulting`, `validation`, `conversion`); [`registrations`] lists them, one per line, and
-//! the manager serves them on `--webhook-port` with the certificate from `--webhook-cert-path` once at least one
-//! is registered (`kubesmith create webhook` adds the modules and lines before the scaffold markers). This
-//! module holds the generic parts:
+//! [`server`], which `main.rs` gives the manager, serves them on `--webhook-port` with the certificate from
+//! `--webhook-cert-path` once at least one is registered (`kubesmith create webhook` wrote this file with the
+//! project's first webhook, and adds the modules and lines before the scaffold markers). This module holds the
+//! generic parts:
 //!
 //! * [`Webhook::defaulting`] turns a `fn(&mut K)` into a mutating webhook: the difference between the object as
 //!   received and the defaulted object becomes a JSON Patch (`patchType: JSONPatch`);
@@ -21,7 +22,7 @@
 pub mod v1alpha1;
 // +kubesmith:scaffold:webhook-modules
 
-use crate::manager::{Shutdown, health::ReadyCheck};
+use crate::manager::{self, Server, ServerContext, ServerFuture, Shutdown, health::ReadyCheck};
 use anyhow::Context as _;
 use axum::{
     Router,
@@ -59,14 +60,30 @@ pub fn registrations() -> Vec<WebhookRegistration> {
     ]
 }
 
-/// Default port of the webhook server (`--webhook-port`).
-pub const DEFAULT_PORT: u16 = 9443;
-/// Default directory of the serving certificate (`--webhook-cert-path`), where cert-manager's secret is mounted.
-pub const DEFAULT_CERT_DIR: &str = "/tmp/k8s-webhook-server/serving-certs";
-/// Default certificate file name (`--webhook-cert-name`).
-pub const DEFAULT_CERT_NAME: &str = "tls.crt";
-/// Default private key file name (`--webhook-cert-key`).
-pub const DEFAULT_KEY_NAME: &str = "tls.key";
+/// The webhook server as the manager runs it (`Manager::with_server` in `main.rs`): the webhooks of
+/// [`registrations`] on `--webhook-port`, with the certificate of `--webhook-cert-path`; `/readyz` fails until
+/// the certificate is loaded. Nothing runs while no webhook is registered.
+pub fn server() -> Server {
+    Box::new(|context: ServerContext<'_>| {
+        let webhooks = registrations();
+        if webhooks.iter().all(WebhookRegistration::is_empty) {
+            return Ok(None);
+        }
+        let opts = context.opts;
+        let serve = ServeOptions {
+            addr: SocketAddr::from(([0, 0, 0, 0], opts.webhook_port)),
+            cert_dir: opts.webhook_cert_path.clone(),
+            cert_name: opts.webhook_cert_name.clone(),
+            key_name: opts.webhook_cert_key.clone(),
+            reload_interval: CERT_RELOAD_INTERVAL,
+        };
+        let server = WebhookServer::bind(serve, webhooks)?;
+        let ready = context.readiness.check("webhook-certificate");
+        let serving: ServerFuture = Box::pin(server.run(ready, context.shutdown));
+        Ok(Some(serving))
+    })
+}
+
 /// Path of the conversion webhook (referenced by the CRD's `spec.conversion.webhook.clientConfig.service.path`).
 pub const CONVERT_PATH: &str = "/convert";
 /// How often the certificate files are checked for changes.
@@ -715,9 +732,9 @@ impl ServeOptions {
     pub fn new(addr: SocketAddr) -> Self {
         Self {
             addr,
-            cert_dir: DEFAULT_CERT_DIR.into(),
-            cert_name: DEFAULT_CERT_NAME.into(),
-            key_name: DEFAULT_KEY_NAME.into(),
+            cert_dir: manager::DEFAULT_WEBHOOK_CERT_DIR.into(),
+            cert_name: manager::DEFAULT_WEBHOOK_CERT_NAME.into(),
+            key_name: manager::DEFAULT_WEBHOOK_KEY_NAME.into(),
             reload_interval: CERT_RELOAD_INTERVAL,
         }
     }

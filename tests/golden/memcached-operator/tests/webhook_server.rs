@@ -5,10 +5,12 @@
 //! Run with `cargo test --test webhook_server -- --nocapture` to see every request and response.
 mod common;
 
+use clap::Parser as _;
 use common::{TestServer, describe, print_pair, write_cert};
 use serde_json::{Value, json};
 use std::time::Duration;
 
+use memcached_operator::manager::{self, Options, ServerContext, Shutdown};
 use memcached_operator::webhook::{self, CONVERT_PATH};
 
 /// The admission paths of all registrations, and whether any registers a conversion (served on `/convert`).
@@ -180,4 +182,55 @@ async fn shutdown_while_waiting_for_the_certificate_is_clean() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(!server.ready.is_ready());
     server.stop().await;
+}
+
+#[tokio::test]
+async fn the_manager_serves_the_webhooks_on_its_flags_port_and_certificate() {
+    // A free port for `--webhook-port`, and a certificate folder with nothing in it yet.
+    let port = std::net::TcpListener::bind("0.0.0.0:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let cert_dir = std::env::temp_dir().join(format!(
+        "{}-webhook-manager-{}",
+        env!("CARGO_PKG_NAME"),
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&cert_dir);
+    std::fs::create_dir_all(&cert_dir).expect("cert dir");
+    let opts = Options::try_parse_from([
+        "manager".to_string(),
+        format!("--webhook-port={port}"),
+        format!("--webhook-cert-path={}", cert_dir.display()),
+    ])
+    .expect("the webhook flags parse");
+    let readiness = manager::health::Readiness::default();
+    readiness.set(true);
+    let (trigger, shutdown) = Shutdown::new();
+    let context = ServerContext {
+        opts: &opts,
+        readiness: &readiness,
+        shutdown,
+    };
+    let serving = webhook::server()(context)
+        .expect("the webhook server binds")
+        .expect("a project with webhooks runs the webhook server");
+    let task = tokio::spawn(serving);
+    assert!(
+        std::net::TcpListener::bind(("0.0.0.0", port)).is_err(),
+        "the webhook server holds --webhook-port"
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        readiness.pending(),
+        vec!["webhook-certificate"],
+        "/readyz waits for the certificate of --webhook-cert-path"
+    );
+    trigger.trigger();
+    tokio::time::timeout(Duration::from_secs(5), task)
+        .await
+        .expect("the server stops on shutdown")
+        .expect("the server task")
+        .expect("a clean stop");
+    let _ = std::fs::remove_dir_all(&cert_dir);
 }
