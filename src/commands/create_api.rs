@@ -292,6 +292,9 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     if args.resource {
         crate::commands::make_manifests::plan_one_crd(&mut plan, &format!("{plural}.{qualified_group}"))?;
     }
+    if args.controller {
+        crate::commands::make_manifests::plan_role(&mut plan)?;
+    }
 
     let mut file = pf.clone();
     let entry = Resource {

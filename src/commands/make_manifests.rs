@@ -422,25 +422,9 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
             let bound = bound_rules(plan, rbac_dir)?;
             drift = Some(rbac_drift(plan, &targets.sources, markers, &bound)?);
         }
-        let mut roles = crate::rbac::generate(&grants, ROLE_NAME);
-        if roles.is_empty() {
-            roles.push(match &targets.manager_namespace {
-                Some(namespace) => serde_json::json!({
-                    "apiVersion": "rbac.authorization.k8s.io/v1",
-                    "kind": "Role",
-                    "metadata": { "name": ROLE_NAME, "namespace": namespace },
-                    "rules": [],
-                }),
-                None => serde_json::json!({
-                    "apiVersion": "rbac.authorization.k8s.io/v1",
-                    "kind": "ClusterRole",
-                    "metadata": { "name": ROLE_NAME },
-                    "rules": [],
-                }),
-            });
+        if !write_role(plan, rbac_dir, &grants, targets.manager_namespace.as_deref())? {
             plan.notes.push("note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into());
         }
-        plan.write(rbac_dir.join(ROLE_FILE), crate::yaml::to_multi_doc_string(&roles))?;
     }
     if let Some(webhook_dir) = &targets.webhook_dir {
         let markers = match markers {
@@ -451,6 +435,65 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     }
     problems.drift = drift;
     Ok(problems)
+}
+
+/// Plans `role.yaml` from `grants` (a Role in `manager_namespace` when the manager is namespace-scoped, else the
+/// ClusterRole); returns whether it grants anything.
+fn write_role(
+    plan: &mut Plan,
+    rbac_dir: &Path,
+    grants: &[crate::markers::Marker],
+    manager_namespace: Option<&str>,
+) -> Result<bool> {
+    let mut roles = crate::rbac::generate(grants, ROLE_NAME);
+    let grants_any = !roles.is_empty();
+    if roles.is_empty() {
+        roles.push(match manager_namespace {
+            Some(namespace) => serde_json::json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "Role",
+                "metadata": { "name": ROLE_NAME, "namespace": namespace },
+                "rules": [],
+            }),
+            None => serde_json::json!({
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRole",
+                "metadata": { "name": ROLE_NAME },
+                "rules": [],
+            }),
+        });
+    }
+    plan.write(rbac_dir.join(ROLE_FILE), crate::yaml::to_multi_doc_string(&roles))?;
+    Ok(grants_any)
+}
+
+/// Plans the project's `role.yaml` from the RBAC markers (and, where PROJECT asks for it, the inferred grants) as
+/// the plan leaves the sources: what `make manifests` writes, without its checks, so a controller `create api`
+/// scaffolds has its rules at once and the project's `cargo test` passes against a real API server before the
+/// first `make manifests`. Nothing outside a project or without an RBAC folder.
+pub fn plan_role(plan: &mut Plan) -> Result<()> {
+    let args = MakeManifestsArgs {
+        sources: Vec::new(),
+        crd_dir: None,
+        rbac_dir: None,
+        webhook_dir: None,
+        k8s_version: None,
+        check: false,
+        dry_run: false,
+        max_description_length: None,
+        keep_going: false,
+        no_compile: true,
+    };
+    let targets = targets(&args, &plan.root.clone())?;
+    let Some(rbac_dir) = &targets.rbac_dir else {
+        return Ok(());
+    };
+    let mut grants = scan_markers(plan, &targets.sources, &[])?;
+    if let Some(bin) = &targets.rbac_infer {
+        grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref())?);
+    }
+    write_role(plan, rbac_dir, &grants, targets.manager_namespace.as_deref())?;
+    Ok(())
 }
 
 /// The file name of the CRD named `plural.group`.

@@ -313,3 +313,22 @@ fn the_webhook_server_comes_with_the_first_webhook() {
     assert_eq!(["src/lib.rs", "src/main.rs", "Cargo.toml", "tests/envtest/support/webhooks.rs"].map(read), shared);
     assert_eq!(read("src/webhook.rs").matches("registration(),").count(), 2, "{}", read("src/webhook.rs"));
 }
+
+/// `init` + `create api` + `cargo test` (no `make manifests` between, as the check scripts and impatient users
+/// do): the role already grants what the new controller's markers say, so its control-plane test is not refused.
+#[test]
+fn create_api_grants_the_controllers_markers_at_once() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    let docs = kubesmith::yaml::from_multi_doc_str(&role).unwrap();
+    let rules = docs[0]["rules"].as_array().unwrap();
+    let memcacheds = rules.iter().find(|r| r["resources"] == serde_json::json!(["memcacheds"])).expect(&role);
+    assert_eq!(memcacheds["apiGroups"], serde_json::json!(["cache.example.com"]), "{role}");
+    assert_eq!(memcacheds["verbs"], serde_json::json!(["list", "patch", "watch"]), "{role}");
+    let before = snapshot(&dir);
+    let out = ks(&dir).args(["make", "manifests"]).assert().success().get_output().clone();
+    assert!(output(&out).contains("everything is up to date"), "{}", output(&out));
+    assert_eq!(snapshot(&dir), before);
+}
