@@ -4,6 +4,7 @@
 //! are other projects' APIs (decided by [`owners`] from what the repository ships and reconciles) are recorded as
 //! external APIs, and the CRD YAML the repository ships is compared with kubesmith's ([`crate::crd::compare`]).
 
+mod failed;
 mod owners;
 mod shipped;
 
@@ -146,11 +147,21 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         external_crds: found.iter().filter(|k| !is_owned(k)).map(|k| format!("{}.{}", k.plural, k.group)).collect(),
     };
     let problems = make_manifests::plan_into(&mut draft, &targets)?;
+    // A kind whose CRD failed would leave PROJECT and the kustomizations naming a file that does not exist.
+    let failed = failed::failed(&draft, found.iter().filter(|k| is_owned(k)));
+    let is_adopted = |k: &KindDecl| is_owned(k) && !failed.iter().any(|f| f.group == k.group && f.kind == k.kind);
+    let mut left_out = None;
     if !problems.is_empty() {
-        draft.notes.push(format!(
-            "warning: some CRDs could not be generated yet; fix these, then run `kubesmith make manifests`:\n{:#}",
-            problems.into_error(cwd)
-        ));
+        if !args.keep_going {
+            return Err(failed::refusal(&failed, problems, cwd));
+        }
+        if found.iter().all(|k| !is_owned(k) || !is_adopted(k)) && !failed.is_empty() {
+            bail!(
+                "adopt wrote nothing: no kind of the project's own has a CRD kubesmith can generate, so --keep-going                  would leave none to adopt; fix the problems below and run `kubesmith adopt` again\n{:#}",
+                problems.into_error(cwd)
+            );
+        }
+        left_out = Some(failed::left_out_note(&failed, problems, cwd));
     }
 
     let mut resources = Vec::new();
@@ -177,6 +188,9 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
                 cluster_scoped_external.push(resource.clone());
             }
             resources.push(resource);
+            continue;
+        }
+        if !is_adopted(k) {
             continue;
         }
         let kind_lower = k.kind.to_ascii_lowercase();
@@ -255,8 +269,9 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     let mut plan = settle(draft, args.force)?;
     plan.notes.push(decision_lines(&decisions));
     plan.notes.extend(comparisons);
+    plan.notes.extend(left_out);
     let owned: Vec<String> =
-        found.iter().filter(|k| is_owned(k)).map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
+        found.iter().filter(|k| is_adopted(k)).map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
     plan.notes.push(format!(
         "adopted {} kind(s) as the project's own: {}; the manager's role is inferred from {}\nnext: `kubectl kustomize \
          config/default`, `kubesmith make manifests` (keeps CRDs and the role current), `kubesmith make bundle \

@@ -4,6 +4,7 @@
 
 mod adopt;
 mod adopt_owners;
+mod adopt_partial;
 mod alpha;
 mod bundle;
 mod bundle_olm;
