@@ -52,7 +52,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     }
     let ws = Workspace::discover(cwd)?;
     let sources = ws.source_dirs(cwd);
-    let found = find_kinds(cwd, &sources)?;
+    let (found, found_notes) = find_kinds(cwd, &sources, args.k8s_version.dotted(), args.keep_going)?;
     if found.is_empty() {
         let looked: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
         bail!(
@@ -270,6 +270,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     plan.notes.push(decision_lines(&decisions));
     plan.notes.extend(comparisons);
     plan.notes.extend(left_out);
+    plan.notes.extend(found_notes);
     let owned: Vec<String> =
         found.iter().filter(|k| is_adopted(k)).map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
     plan.notes.push(format!(
@@ -379,16 +380,59 @@ fn show(v: &Value) -> String {
     if text.chars().count() > 72 { format!("{}…", text.chars().take(71).collect::<String>()) } else { text }
 }
 
-/// Every kind of every source folder, once per group/version/kind.
-fn find_kinds(cwd: &Path, sources: &[PathBuf]) -> Result<Vec<KindDecl>> {
+/// Every kind of every source folder, once per group/version/kind, with notes on how they were found. The kinds
+/// attribute macros generate are named by their CRDs, which the compiled fallback makes (`k8s_version`, the
+/// project's); when it fails, adopt stops unless `keep_going` (then they are left out, said in a note).
+fn find_kinds(
+    cwd: &Path,
+    sources: &[PathBuf],
+    k8s_version: &str,
+    keep_going: bool,
+) -> Result<(Vec<KindDecl>, Vec<String>)> {
     let mut out: Vec<KindDecl> = Vec::new();
+    let mut notes = Vec::new();
     let mut problems = Vec::new();
+    let add = |out: &mut Vec<KindDecl>, k: KindDecl| {
+        if !out.iter().any(|o| o.group == k.group && o.version == k.version && o.kind == k.kind) {
+            out.push(k);
+        }
+    };
     for src in sources {
         match kinds(&SourceSet::new(&cwd.join(src))) {
             Ok(found) => {
-                for k in found {
-                    if !out.iter().any(|o| o.group == k.group && o.version == k.version && o.kind == k.kind) {
-                        out.push(k);
+                for k in found.declared {
+                    add(&mut out, k);
+                }
+                if found.generated.is_empty() {
+                    continue;
+                }
+                let generated = found.generated.clone();
+                match crate::crd::fallback::compile(&cwd.join(src), Vec::new(), found.generated, cwd, k8s_version) {
+                    // The CRDs come in the order of the macro kinds.
+                    Ok(compiled) => {
+                        for (crd, m) in compiled.crds.iter().zip(&generated) {
+                            for k in KindDecl::of_compiled(&crd.crd, m) {
+                                add(&mut out, k);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        let which: Vec<String> = generated
+                            .iter()
+                            .map(|m| format!("{} (#[{}] on `{}`)", m.root, m.macro_path, m.item))
+                            .collect();
+                        let what = format!(
+                            "the compiled fallback cannot name the kinds attribute macros generate in {}: {}",
+                            src.display(),
+                            which.join(", ")
+                        );
+                        if !keep_going {
+                            bail!(
+                                "adopt wrote nothing: {what}; fix the build, or pass --keep-going to adopt the other \
+                                 kinds without them: {e:#}"
+                            );
+                        }
+                        notes.push(format!("warning: --keep-going left out {}: {what}: {e:#}", which.join(", ")));
                     }
                 }
             }
@@ -398,7 +442,7 @@ fn find_kinds(cwd: &Path, sources: &[PathBuf]) -> Result<Vec<KindDecl>> {
     if !problems.is_empty() {
         bail!("cannot read the crate's kinds: {}", crate::crd::CrdErrors::new(problems));
     }
-    Ok(out)
+    Ok((out, notes))
 }
 
 /// The longest common suffix of the groups' labels that still leaves every group a label of its own.

@@ -48,6 +48,10 @@ pub struct Problems {
     pub found: Vec<crd::Problem>,
     /// Kinds that need compiling when compiling is off (`--no-compile`), with why.
     pub not_compiled: Vec<crd::PendingCrd>,
+    /// Kinds attribute macros generate when compiling is off: only compiling gives their CRDs.
+    pub not_expanded: Vec<crd::macro_kinds::MacroKind>,
+    /// CRDs whose versions the compiled fallback made but cannot merge: (`plural.group`, why).
+    pub unmerged: Vec<(String, String)>,
     /// The compiled fallback's failure (cargo's output) and the CRDs it was to complete.
     pub fallback: Option<(anyhow::Error, Vec<String>)>,
     /// RBAC markers against the code, when the sources have markers (not a problem by itself: `--check` fails on
@@ -58,12 +62,21 @@ pub struct Problems {
 impl Problems {
     /// Whether every kind was planned.
     pub fn is_empty(&self) -> bool {
-        self.found.is_empty() && self.not_compiled.is_empty() && self.fallback.is_none()
+        self.found.is_empty()
+            && self.not_compiled.is_empty()
+            && self.not_expanded.is_empty()
+            && self.unmerged.is_empty()
+            && self.fallback.is_none()
     }
 
     /// The CRD names (`plural.group`) that were not planned; `None` when some problem belongs to no CRD.
     fn failed_crds(&self) -> Option<Vec<String>> {
+        if !self.not_expanded.is_empty() {
+            // Which CRDs a macro makes is known only once it is compiled.
+            return None;
+        }
         let mut out = Vec::new();
+        out.extend(self.unmerged.iter().map(|(name, _)| name.clone()));
         for p in &self.found {
             out.push(p.crd.clone()?);
         }
@@ -99,12 +112,28 @@ impl Problems {
                 }
             }
         }
+        if !self.not_expanded.is_empty() {
+            lines.push(format!(
+                "{} kind(s) come from attribute macros kubesmith cannot expand, so only compiling gives their CRDs, \
+                 which --no-compile (or `crd: {{compile: false}}` in PROJECT) forbids; let kubesmith compile them, or \
+                 declare them with #[derive(CustomResource)] and a complete #[kube(group, version, kind)]:",
+                self.not_expanded.len()
+            ));
+            for m in &self.not_expanded {
+                lines.push(format!("  {}", rel(&m.because)));
+            }
+        }
+        for (name, why) in &self.unmerged {
+            lines.push(format!("the compiled versions of {name} cannot be merged into one CRD: {why}"));
+        }
         let fallback_failed = self.fallback.is_some();
         if let Some((e, names)) = self.fallback {
             lines.push(format!("the compiled fallback for {} failed: {e:#}", names.join(", ")));
         }
         let count = errors.len()
             + self.not_compiled.iter().flat_map(|p| &p.versions).map(|v| v.because.len()).sum::<usize>()
+            + self.not_expanded.len()
+            + self.unmerged.len()
             + usize::from(fallback_failed);
         let text = lines.join("\n");
         if count > 1 { anyhow::anyhow!("{count} problems:\n{text}") } else { anyhow::anyhow!("{text}") }
@@ -361,14 +390,27 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
             problems.found.extend(generation.problems);
             if !targets.compile {
                 problems.not_compiled.extend(generation.pending);
-            } else if !generation.pending.is_empty() {
-                let names: Vec<String> = generation.pending.iter().map(|p| p.crd.name.clone()).collect();
-                match crd::fallback::compile(&root.join(src), generation.pending, &root, targets.k8s.version()) {
+                problems.not_expanded.extend(generation.macro_kinds);
+            } else if !generation.pending.is_empty() || !generation.macro_kinds.is_empty() {
+                let mut names: Vec<String> = generation.pending.iter().map(|p| p.crd.name.clone()).collect();
+                names.extend(generation.macro_kinds.iter().map(|m| format!("{} (#[{}])", m.root, m.macro_path)));
+                let (pending, generated) = (generation.pending, generation.macro_kinds);
+                let from_macros = !generated.is_empty();
+                match crd::fallback::compile(&root.join(src), pending, generated, &root, targets.k8s.version()) {
                     Ok(compiled) => {
-                        crds.extend(compiled.crds);
+                        crds.extend(compiled.crds.into_iter().filter(|c| !external(&c.name)));
                         plan.notes.extend(compiled.notes);
                     }
                     Err(e) => problems.fallback = Some((e, names)),
+                }
+                if from_macros {
+                    // A macro's kinds are known only now: their groups, and their versions to merge.
+                    for c in &crds {
+                        own.entry(c.group.clone()).or_default().insert(c.plural.clone());
+                    }
+                    let (merged, unmerged) = crd::macro_kinds::merge_same_names(std::mem::take(&mut crds));
+                    crds = merged;
+                    problems.unmerged.extend(unmerged);
                 }
             }
             crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
