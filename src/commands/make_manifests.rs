@@ -369,6 +369,8 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     // The API groups the project defines, with their kinds' plurals: RBAC markers naming them are checked.
     let mut own: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
     let mut crds_seen: Vec<SeenCrd> = Vec::new();
+    // The types attribute macros generate, with the resources their compiled CRDs name: RBAC inference knows them.
+    let mut macro_types: Vec<(String, crate::builtin::Resource)> = Vec::new();
     if let Some(crd_dir) = &targets.crd_dir {
         let mut written = Vec::new();
         for src in &targets.sources {
@@ -396,8 +398,14 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
                 names.extend(generation.macro_kinds.iter().map(|m| format!("{} (#[{}])", m.root, m.macro_path)));
                 let (pending, generated) = (generation.pending, generation.macro_kinds);
                 let from_macros = !generated.is_empty();
+                let (skip, roots): (usize, Vec<String>) =
+                    (pending.len(), generated.iter().map(|m| m.root.clone()).collect());
                 match crd::fallback::compile(&root.join(src), pending, generated, &root, targets.k8s.version()) {
                     Ok(compiled) => {
+                        // After the pending kinds, the macros' CRDs in the order of their kinds.
+                        for (c, root) in compiled.crds.iter().skip(skip).zip(roots) {
+                            macro_types.push((root, macro_resource(c)));
+                        }
                         crds.extend(compiled.crds.into_iter().filter(|c| !external(&c.name)));
                         plan.notes.extend(compiled.notes);
                     }
@@ -459,10 +467,10 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
         }
         let mut grants = markers.clone();
         if let Some(bin) = &targets.rbac_infer {
-            grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref())?);
+            grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref(), &macro_types)?);
         } else if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
             let bound = bound_rules(plan, rbac_dir)?;
-            drift = Some(rbac_drift(plan, &targets.sources, markers, &bound)?);
+            drift = Some(rbac_drift(plan, &targets.sources, markers, &bound, &macro_types)?);
         }
         let mut roles = crate::rbac::generate(&grants, ROLE_NAME);
         if roles.is_empty() {
@@ -495,6 +503,20 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     Ok(problems)
 }
 
+/// The resource a CRD compiled from a macro's kind names (its storage version).
+fn macro_resource(c: &crd::GeneratedCrd) -> crate::builtin::Resource {
+    let text = |p: &str| c.crd.pointer(p).and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+    let versions = c.crd.pointer("/spec/versions").and_then(serde_json::Value::as_array);
+    let stored = versions.and_then(|vs| vs.iter().find(|v| v["storage"] == true).or(vs.first()));
+    crate::builtin::Resource {
+        group: c.group.clone(),
+        version: stored.and_then(|v| v["name"].as_str()).unwrap_or_default().to_string(),
+        kind: text("/spec/names/kind"),
+        plural: c.plural.clone(),
+        namespaced: text("/spec/scope") == "Namespaced",
+    }
+}
+
 /// The file name of the CRD named `plural.group`.
 fn crd_file_of(name: &str) -> Option<String> {
     let (plural, group) = name.split_once('.')?;
@@ -503,8 +525,14 @@ fn crd_file_of(name: &str) -> Option<String> {
 
 /// What the code needs (files as the plan leaves them), as one `+kubebuilder:rbac` marker per resource so it merges
 /// with the markers' own rules; the inference's warnings become notes.
-pub fn inferred_grants(plan: &mut Plan, sources: &[PathBuf], bin: Option<&str>) -> Result<Vec<crate::markers::Marker>> {
-    let inference = infer_in_plan(plan, sources, bin)?;
+pub fn inferred_grants(
+    plan: &mut Plan,
+    sources: &[PathBuf],
+    bin: Option<&str>,
+    macro_types: &[(String, crate::builtin::Resource)],
+) -> Result<Vec<crate::markers::Marker>> {
+    let mut inference = infer_in_plan(plan, sources, bin)?;
+    inference.resolve_external(macro_types);
     let root = plan.root.clone();
     plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
     let mut by_resource: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
@@ -587,10 +615,12 @@ fn rbac_drift(
     sources: &[PathBuf],
     markers: &[crate::markers::Marker],
     bound: &[crate::rbac::bound::BoundRule],
+    macro_types: &[(String, crate::builtin::Resource)],
 ) -> Result<crate::rbac::drift::Drift> {
     let root = plan.root.clone();
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
-    let inference = infer_in_plan(plan, sources, None)?;
+    let mut inference = infer_in_plan(plan, sources, None)?;
+    inference.resolve_external(macro_types);
     let drift = crate::rbac::drift::check(markers, bound, &inference);
     plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
     plan.notes.extend(drift.messages(&display));

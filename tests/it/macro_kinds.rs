@@ -121,6 +121,10 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
     let shuttle = yaml(&dir.join("config/crd/bases/weaving.loom.example.dev_shuttles.yaml"));
     assert_eq!(shuttle["spec"]["scope"], "Cluster");
     assert!(dir.join("config/samples/weaving_v1_weave.yaml").is_file());
+    // The binary reads Weaves through the framework's client: the role grants it, the type known from its CRD.
+    let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
+    assert!(role.contains("- weaving.loom.example.dev\n  resources:\n  - weaves\n  verbs:\n  - get"), "{role}");
+    assert!(!stdout.contains("Weave is neither"), "{stdout}");
 
     let rendered =
         std::process::Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(&dir).output().unwrap();
