@@ -269,8 +269,8 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     let mut plan = settle(draft, args.force)?;
     plan.notes.push(decision_lines(&decisions));
     plan.notes.extend(comparisons);
-    plan.notes.extend(left_out);
     plan.notes.extend(found_notes);
+    plan.notes.extend(left_out);
     let owned: Vec<String> =
         found.iter().filter(|k| is_adopted(k)).map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
     plan.notes.push(format!(
@@ -432,7 +432,13 @@ fn find_kinds(
                                  kinds without them: {e:#}"
                             );
                         }
-                        notes.push(format!("warning: --keep-going left out {}: {what}: {e:#}", which.join(", ")));
+                        // The same build fails again when the manifests are planned: its errors are shown there.
+                        notes.push(format!(
+                            "warning: --keep-going left out {}: the compiled fallback that names the kinds attribute \
+                             macros generate in {} does not build (cargo's errors below)",
+                            which.join(", "),
+                            src.display()
+                        ));
                     }
                 }
             }

@@ -12,11 +12,25 @@ use crate::support::{ks, snapshot};
 /// The fixture in a temp folder, locked as the kube-derive corpus is (kube 5.0.0, syn 2), so the compiled fallback
 /// shares its dependencies with the other fallback tests.
 fn loom(parent: &Path) -> PathBuf {
+    loom_as(parent, "loom-operator")
+}
+
+/// The fixture with the operator package named `package` (its library keeps the name `loom_operator`): tests that
+/// run at once build harnesses of their own (`crdgen-<package>` in the shared target folder).
+fn loom_as(parent: &Path, package: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = parent.join("loom");
     copy_dir(&root.join("tests/fixtures/macro-kinds"), &dir);
+    let manifest = dir.join("crates/loom-operator/Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let renamed = format!(
+        "{}\n[lib]\nname = \"loom_operator\"\n\n[[bin]]\nname = \"loom-operator\"\npath = \"src/main.rs\"\n",
+        text.replace("name = \"loom-operator\"", &format!("name = \"{package}\""))
+    );
+    std::fs::write(&manifest, if package == "loom-operator" { text } else { renamed }).unwrap();
     let lock = std::fs::read_to_string(root.join("tests/conformance/kube-derive/input-Cargo.lock")).unwrap();
-    std::fs::write(dir.join("Cargo.lock"), lock.replace("name = \"scratch\"", "name = \"loom-operator\"")).unwrap();
+    std::fs::write(dir.join("Cargo.lock"), lock.replace("name = \"scratch\"", &format!("name = \"{package}\"")))
+        .unwrap();
     dir
 }
 
@@ -145,4 +159,51 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).1.contains(WHY[0]), "{:?}", text(&out));
     assert_eq!(snapshot(&dir), before);
+}
+
+#[test]
+fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
+    if std::env::var_os("KUBESMITH_SKIP_E2E").is_some() {
+        eprintln!("KUBESMITH_SKIP_E2E is set: skipping a macro kind whose harness does not build");
+        return;
+    }
+    let parent = tempfile::tempdir().unwrap();
+    let dir = loom_as(parent.path(), "loom-operator-broken");
+    // The macro names this kind after the struct itself: kube-derive's root type clashes with it.
+    let lib = dir.join("crates/loom-operator/src/lib.rs");
+    let mut source = std::fs::read_to_string(&lib).unwrap();
+    source.push_str(
+        "\n/// A loom; the macro would name the kind `Loom` too.\n#[loom::resource(group = \
+         \"weaving.loom.example.dev\")]\npub struct Loom {\n    pub width: u32,\n}\n",
+    );
+    std::fs::write(&lib, source).unwrap();
+    let before = snapshot(&dir);
+    let adopt = |extra: &[&str]| {
+        ks(&dir).arg("adopt").args(extra).envs(shared_build_env()).env_remove("RUSTFLAGS").output().unwrap()
+    };
+    let out = adopt(&[]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "adopt wrote nothing: the compiled fallback cannot name the kinds attribute macros generate in \
+             crates/loom-operator/src: Weave (#[loom::resource] on `FabricSpec`), Shuttle (#[loom::resource] on \
+             `ShuttleSpec`), Loom (#[loom::resource] on `Loom`); fix the build, or pass --keep-going"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("building the compiled fallback's harness failed"), "{stderr}");
+    assert_eq!(snapshot(&dir), before, "a refused adopt leaves the tree as it was");
+
+    let out = adopt(&["--keep-going"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("warning: --keep-going left out Weave (#[loom::resource] on `FabricSpec`)"), "{stdout}");
+    assert_eq!(stdout.matches("must not equal the struct name").count(), 1, "cargo's errors once: {stdout}");
+    assert!(stdout.contains("adopted 1 kind(s) as the project's own: Spool"), "{stdout}");
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    assert!(project.contains("kind: Spool") && !project.contains("Weave"), "{project}");
+    let rendered =
+        std::process::Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(&dir).output().unwrap();
+    assert!(rendered.status.success(), "{:?}", text(&rendered));
 }

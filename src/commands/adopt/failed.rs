@@ -50,7 +50,10 @@ pub fn refusal(failed: &[&KindDecl], problems: Problems, root: &Path) -> anyhow:
 pub fn left_out_note(failed: &[&KindDecl], problems: Problems, root: &Path) -> String {
     let problems = problems.into_error(root);
     if failed.is_empty() {
-        return format!("warning: adopted every kind, but the sources have problems to fix:\n{problems:#}");
+        return format!(
+            "warning: --keep-going adopted every kind whose CRD kubesmith made, but the sources have problems to \
+             fix:\n{problems:#}"
+        );
     }
     format!(
         "warning: --keep-going left out {} whose CRD cannot be generated: not in PROJECT, config/crd, config/samples \
