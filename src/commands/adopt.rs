@@ -157,7 +157,8 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         }
         if found.iter().all(|k| !is_owned(k) || !is_adopted(k)) && !failed.is_empty() {
             bail!(
-                "adopt wrote nothing: no kind of the project's own has a CRD kubesmith can generate, so --keep-going                  would leave none to adopt; fix the problems below and run `kubesmith adopt` again\n{:#}",
+                "adopt wrote nothing: no kind of the project's own has a CRD kubesmith can generate, so --keep-going \
+                 would leave none to adopt; fix the problems below and run `kubesmith adopt` again\n{:#}",
                 problems.into_error(cwd)
             );
         }

@@ -249,7 +249,7 @@ fn merge_one(mut group: Vec<GeneratedCrd>) -> Result<GeneratedCrd, String> {
         }
         for v in c.crd.pointer("/spec/versions").and_then(|v| v.as_array()).cloned().unwrap_or_default() {
             if versions.iter().any(|o| o["name"] == v["name"]) {
-                return Err(format!("version {} is declared twice: keep one", v["name"]));
+                return Err(format!("version {} is declared twice: keep one", v["name"].as_str().unwrap_or_default()));
             }
             versions.push(v);
         }

@@ -43,6 +43,12 @@ fn adopt_refuses_whole_listing_every_problem_and_writes_nothing() {
     let out = ks(&dir).args(["adopt", "--dry-run"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(snapshot(&dir), before);
+    // When no kind of the project's own is left, --keep-going refuses too.
+    let out = ks(&dir).args(["adopt", "--keep-going", "--external", "Firing"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("so --keep-going would leave none to adopt"), "{}", text(&out));
+    assert!(text(&out).contains(BATCH_PROBLEMS[0]), "{}", text(&out));
+    assert_eq!(snapshot(&dir), before);
 }
 
 #[test]
