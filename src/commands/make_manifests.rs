@@ -52,6 +52,9 @@ pub struct Problems {
     pub not_expanded: Vec<crd::macro_kinds::MacroKind>,
     /// CRDs whose versions the compiled fallback made but cannot merge: (`plural.group`, why).
     pub unmerged: Vec<(String, String)>,
+    /// Whether some kinds attribute macros generate were not compiled (`--no-compile`, or a failed build): which CRD
+    /// files they own is unknown, so no CRD file is stale.
+    pub macro_crds_unknown: bool,
     /// The compiled fallback's failure (cargo's output) and the CRDs it was to complete.
     pub fallback: Option<(anyhow::Error, Vec<String>)>,
     /// RBAC markers against the code, when the sources have markers (not a problem by itself: `--check` fails on
@@ -69,9 +72,10 @@ impl Problems {
             && self.fallback.is_none()
     }
 
-    /// The CRD names (`plural.group`) that were not planned; `None` when some problem belongs to no CRD.
+    /// The CRD names (`plural.group`) that were not planned; `None` when some problem belongs to no CRD, or kinds
+    /// attribute macros generate were not compiled.
     fn failed_crds(&self) -> Option<Vec<String>> {
-        if !self.not_expanded.is_empty() {
+        if self.macro_crds_unknown {
             // Which CRDs a macro makes is known only once it is compiled.
             return None;
         }
@@ -392,6 +396,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
             problems.found.extend(generation.problems);
             if !targets.compile {
                 problems.not_compiled.extend(generation.pending);
+                problems.macro_crds_unknown |= !generation.macro_kinds.is_empty();
                 problems.not_expanded.extend(generation.macro_kinds);
             } else if !generation.pending.is_empty() || !generation.macro_kinds.is_empty() {
                 let mut names: Vec<String> = generation.pending.iter().map(|p| p.crd.name.clone()).collect();
@@ -409,7 +414,10 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
                         crds.extend(compiled.crds.into_iter().filter(|c| !external(&c.name)));
                         plan.notes.extend(compiled.notes);
                     }
-                    Err(e) => problems.fallback = Some((e, names)),
+                    Err(e) => {
+                        problems.macro_crds_unknown |= from_macros;
+                        problems.fallback = Some((e, names));
+                    }
                 }
                 if from_macros {
                     // A macro's kinds are known only now: their groups, and their versions to merge.

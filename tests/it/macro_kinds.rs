@@ -206,4 +206,21 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
     let rendered =
         std::process::Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(&dir).output().unwrap();
     assert!(rendered.status.success(), "{:?}", text(&rendered));
+
+    // A CRD file of a macro kind is never stale while its build fails: which CRDs the macro makes is unknown.
+    let weaves = "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: \
+                  weaves.weaving.loom.example.dev\n";
+    std::fs::write(dir.join("config/crd/bases/weaving.loom.example.dev_weaves.yaml"), weaves).unwrap();
+    let out = ks(&dir)
+        .args(["make", "manifests", "--keep-going"])
+        .envs(shared_build_env())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    assert!(text(&out).1.contains("the compiled fallback for Weave (#[loom::resource])"), "{:?}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("config/crd/bases/weaving.loom.example.dev_weaves.yaml")).unwrap(),
+        weaves
+    );
 }
