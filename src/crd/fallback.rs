@@ -85,7 +85,7 @@ pub fn compile(
         reexport: m.reexport.clone(),
     }));
     let built = harness::write(&package, &wanted)?;
-    let output = cargo::run_harness(&package, &built)?;
+    let output = cargo::run_harness(&package, &built).map_err(|e| unfound_macro_type(e, &generated))?;
     let compiled: BTreeMap<String, Value> =
         serde_json::from_str(output.trim()).context("the compiled harness printed something that is not JSON")?;
     let elapsed = started.elapsed();
@@ -178,6 +178,21 @@ pub fn compile(
     Ok(Compiled { crds, notes })
 }
 
+/// A harness build that found no type where kubesmith looked for one an attribute macro generates, said so.
+fn unfound_macro_type(e: anyhow::Error, generated: &[MacroKind]) -> anyhow::Error {
+    let text = format!("{e:#}");
+    let unfound = ["cannot find", "could not find", "failed to resolve"].iter().any(|w| text.contains(w));
+    let Some(m) = generated.iter().find(|m| unfound && text.contains(&format!("`{}`", m.root))) else { return e };
+    e.context(format!(
+        "the compiled fallback found no type `{}` in the module of `{}`, where kubesmith looks for the kind #[{}] \
+         generates (named by the macro's `kind` argument, else the item's #[kube(kind)], else the item's name \
+         without `Spec`); a macro that puts it elsewhere (a version module, another name) cannot be compiled this \
+         way: declare that kind with #[derive(CustomResource)] and a complete #[kube(group, version, kind)], or pass \
+         --no-compile",
+        m.root, m.item, m.macro_path
+    ))
+}
+
 /// The key the harness prints the CRD of the `i`th kind an attribute macro generates under.
 fn macro_key(i: usize) -> String {
     format!("<generated>/{i}")
@@ -189,4 +204,36 @@ fn key(crd: &str, version: &str) -> String {
 
 fn display(path: &Path, root: &Path) -> PathBuf {
     path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_type_the_harness_cannot_find_is_explained_for_macro_kinds() {
+        let because = crate::crd::CrdError::file(Path::new("src/lib.rs"), crate::crd::CrdErrorKind::NoCrateRoot);
+        let m = MacroKind {
+            macro_path: "versioned".into(),
+            item: "GearSpec".into(),
+            root: "Gear".into(),
+            crate_path: None,
+            public_path: None,
+            reexport: None,
+            public: true,
+            because,
+        };
+        let cargo = anyhow::anyhow!("error[E0433]: failed to resolve: could not find `Gear` in `crate_under_test`");
+        let explained = format!("{:#}", unfound_macro_type(cargo, std::slice::from_ref(&m)));
+        assert!(
+            explained.starts_with("the compiled fallback found no type `Gear` in the module of `GearSpec`"),
+            "{explained}"
+        );
+        assert!(explained.ends_with("could not find `Gear` in `crate_under_test`"), "{explained}");
+        let other = anyhow::anyhow!("error: could not compile `x`: mismatched types `u8`");
+        assert_eq!(
+            format!("{:#}", unfound_macro_type(other, &[m])),
+            "error: could not compile `x`: mismatched types `u8`"
+        );
+    }
 }
