@@ -391,6 +391,10 @@ pub struct AdoptArgs {
     /// Overwrite config/ files that already exist (only files adopt itself generates; never sources).
     #[arg(long)]
     pub force: bool,
+    /// Adopt the kinds whose CRD can be generated and leave the others out of PROJECT and config/ (each named, with
+    /// its problems). Without it adopt writes nothing when any kind's CRD has a problem.
+    #[arg(long)]
+    pub keep_going: bool,
     /// Print the files that would be written, write nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -16,6 +16,7 @@ pub mod instance;
 pub mod k8s;
 pub mod kinds;
 pub mod kube_attrs;
+pub mod macro_kinds;
 pub mod markers;
 pub mod pattern;
 pub mod pruning;
@@ -80,6 +81,8 @@ pub struct Generation {
     pub pending: Vec<PendingCrd>,
     /// Every problem, sorted by file and line; a kind with a problem is neither in `crds` nor in `pending`.
     pub problems: Vec<Problem>,
+    /// Kinds an attribute macro generates (see [`macro_kinds`]): only the compiled fallback can produce their CRDs.
+    pub macro_kinds: Vec<macro_kinds::MacroKind>,
 }
 
 impl Generation {
@@ -88,6 +91,7 @@ impl Generation {
     pub fn into_result(self) -> Result<Vec<GeneratedCrd>, CrdErrors> {
         let mut errors: Vec<CrdError> = self.problems.into_iter().map(|p| p.error).collect();
         errors.extend(self.pending.into_iter().flat_map(|p| p.versions).flat_map(|v| v.because));
+        errors.extend(self.macro_kinds.into_iter().map(|m| m.because));
         if errors.is_empty() { Ok(self.crds) } else { Err(CrdErrors::new(errors)) }
     }
 }
@@ -202,6 +206,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
     problems.extend(unread.map(|e| Problem { crd: None, error: e.clone() }));
     let mut versions: Vec<VersionOutcome> = Vec::new();
     let mut built = Vec::new();
+    let mut generated = Vec::new();
     for (id, item) in ix.items.iter().enumerate() {
         let spec = match &item.kind {
             ItemKind::Struct(s) => SpecItem::of_struct(s),
@@ -210,7 +215,16 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
         };
         if let Some(spec) = spec {
             built.push((item.module, spec.derive_span));
+            // A derive whose names an attribute macro adds is the macro's kind, for the compiled fallback.
+            let incomplete = macro_kinds::has_attribute_macro(spec.attrs)
+                && spec.kube_attrs().err().is_some_and(|e| macro_kinds::only_missing_names(&e));
+            if let Some(m) = macro_kinds::of_item(ix, id, true, incomplete) {
+                generated.push(m);
+                continue;
+            }
             versions.push(version_crd(ix, &mi, id, &spec, k8s));
+        } else if let Some(m) = macro_kinds::of_item(ix, id, false, false) {
+            generated.push(m);
         }
     }
     // Never silent: a derive kubesmith cannot build from is a problem of its kind.
@@ -226,6 +240,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
     });
     problems.dedup();
     out.problems = problems;
+    out.macro_kinds = generated;
     out
 }
 

@@ -4,6 +4,7 @@
 //! are other projects' APIs (decided by [`owners`] from what the repository ships and reconciles) are recorded as
 //! external APIs, and the CRD YAML the repository ships is compared with kubesmith's ([`crate::crd::compare`]).
 
+mod failed;
 mod owners;
 mod shipped;
 
@@ -51,7 +52,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     }
     let ws = Workspace::discover(cwd)?;
     let sources = ws.source_dirs(cwd);
-    let found = find_kinds(cwd, &sources)?;
+    let (found, found_notes) = find_kinds(cwd, &sources, args.k8s_version.dotted(), args.keep_going)?;
     if found.is_empty() {
         let looked: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
         bail!(
@@ -146,11 +147,22 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         external_crds: found.iter().filter(|k| !is_owned(k)).map(|k| format!("{}.{}", k.plural, k.group)).collect(),
     };
     let problems = make_manifests::plan_into(&mut draft, &targets)?;
+    // A kind whose CRD failed would leave PROJECT and the kustomizations naming a file that does not exist.
+    let failed = failed::failed(&draft, found.iter().filter(|k| is_owned(k)));
+    let is_adopted = |k: &KindDecl| is_owned(k) && !failed.iter().any(|f| f.group == k.group && f.kind == k.kind);
+    let mut left_out = None;
     if !problems.is_empty() {
-        draft.notes.push(format!(
-            "warning: some CRDs could not be generated yet; fix these, then run `kubesmith make manifests`:\n{:#}",
-            problems.into_error(cwd)
-        ));
+        if !args.keep_going {
+            return Err(failed::refusal(&failed, problems, cwd));
+        }
+        if found.iter().all(|k| !is_owned(k) || !is_adopted(k)) && !failed.is_empty() {
+            bail!(
+                "adopt wrote nothing: no kind of the project's own has a CRD kubesmith can generate, so --keep-going \
+                 would leave none to adopt; fix the problems below and run `kubesmith adopt` again\n{:#}",
+                problems.into_error(cwd)
+            );
+        }
+        left_out = Some(failed::left_out_note(&failed, problems, cwd));
     }
 
     let mut resources = Vec::new();
@@ -177,6 +189,9 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
                 cluster_scoped_external.push(resource.clone());
             }
             resources.push(resource);
+            continue;
+        }
+        if !is_adopted(k) {
             continue;
         }
         let kind_lower = k.kind.to_ascii_lowercase();
@@ -255,8 +270,10 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     let mut plan = settle(draft, args.force)?;
     plan.notes.push(decision_lines(&decisions));
     plan.notes.extend(comparisons);
+    plan.notes.extend(found_notes);
+    plan.notes.extend(left_out);
     let owned: Vec<String> =
-        found.iter().filter(|k| is_owned(k)).map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
+        found.iter().filter(|k| is_adopted(k)).map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
     plan.notes.push(format!(
         "adopted {} kind(s) as the project's own: {}; the manager's role is inferred from {}\nnext: `kubectl kustomize \
          config/default`, `kubesmith make manifests` (keeps CRDs and the role current), `kubesmith make bundle \
@@ -364,16 +381,65 @@ fn show(v: &Value) -> String {
     if text.chars().count() > 72 { format!("{}…", text.chars().take(71).collect::<String>()) } else { text }
 }
 
-/// Every kind of every source folder, once per group/version/kind.
-fn find_kinds(cwd: &Path, sources: &[PathBuf]) -> Result<Vec<KindDecl>> {
+/// Every kind of every source folder, once per group/version/kind, with notes on how they were found. The kinds
+/// attribute macros generate are named by their CRDs, which the compiled fallback makes (`k8s_version`, the
+/// project's); when it fails, adopt stops unless `keep_going` (then they are left out, said in a note).
+fn find_kinds(
+    cwd: &Path,
+    sources: &[PathBuf],
+    k8s_version: &str,
+    keep_going: bool,
+) -> Result<(Vec<KindDecl>, Vec<String>)> {
     let mut out: Vec<KindDecl> = Vec::new();
+    let mut notes = Vec::new();
     let mut problems = Vec::new();
+    let add = |out: &mut Vec<KindDecl>, k: KindDecl| {
+        if !out.iter().any(|o| o.group == k.group && o.version == k.version && o.kind == k.kind) {
+            out.push(k);
+        }
+    };
     for src in sources {
         match kinds(&SourceSet::new(&cwd.join(src))) {
             Ok(found) => {
-                for k in found {
-                    if !out.iter().any(|o| o.group == k.group && o.version == k.version && o.kind == k.kind) {
-                        out.push(k);
+                for k in found.declared {
+                    add(&mut out, k);
+                }
+                if found.generated.is_empty() {
+                    continue;
+                }
+                let generated = found.generated.clone();
+                match crate::crd::fallback::compile(&cwd.join(src), Vec::new(), found.generated, cwd, k8s_version) {
+                    // The CRDs come in the order of the macro kinds.
+                    Ok(compiled) => {
+                        for (crd, m) in compiled.crds.iter().zip(&generated) {
+                            for k in KindDecl::of_compiled(&crd.crd, m) {
+                                add(&mut out, k);
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        let which: Vec<String> = generated
+                            .iter()
+                            .map(|m| format!("{} (#[{}] on `{}`)", m.root, m.macro_path, m.item))
+                            .collect();
+                        let what = format!(
+                            "the compiled fallback cannot name the kinds attribute macros generate in {}: {}",
+                            src.display(),
+                            which.join(", ")
+                        );
+                        if !keep_going {
+                            bail!(
+                                "adopt wrote nothing: {what}; fix the build, or pass --keep-going to adopt the other \
+                                 kinds without them: {e:#}"
+                            );
+                        }
+                        // The same build fails again when the manifests are planned: its errors are shown there.
+                        notes.push(format!(
+                            "warning: --keep-going left out {}: the compiled fallback that names the kinds attribute \
+                             macros generate in {} does not build (cargo's errors below)",
+                            which.join(", "),
+                            src.display()
+                        ));
                     }
                 }
             }
@@ -383,7 +449,7 @@ fn find_kinds(cwd: &Path, sources: &[PathBuf]) -> Result<Vec<KindDecl>> {
     if !problems.is_empty() {
         bail!("cannot read the crate's kinds: {}", crate::crd::CrdErrors::new(problems));
     }
-    Ok(out)
+    Ok((out, notes))
 }
 
 /// The longest common suffix of the groups' labels that still leaves every group a label of its own.

@@ -48,6 +48,13 @@ pub struct Problems {
     pub found: Vec<crd::Problem>,
     /// Kinds that need compiling when compiling is off (`--no-compile`), with why.
     pub not_compiled: Vec<crd::PendingCrd>,
+    /// Kinds attribute macros generate when compiling is off: only compiling gives their CRDs.
+    pub not_expanded: Vec<crd::macro_kinds::MacroKind>,
+    /// CRDs whose versions the compiled fallback made but cannot merge: (`plural.group`, why).
+    pub unmerged: Vec<(String, String)>,
+    /// Whether some kinds attribute macros generate were not compiled (`--no-compile`, or a failed build): which CRD
+    /// files they own is unknown, so no CRD file is stale.
+    pub macro_crds_unknown: bool,
     /// The compiled fallback's failure (cargo's output) and the CRDs it was to complete.
     pub fallback: Option<(anyhow::Error, Vec<String>)>,
     /// RBAC markers against the code, when the sources have markers (not a problem by itself: `--check` fails on
@@ -58,12 +65,22 @@ pub struct Problems {
 impl Problems {
     /// Whether every kind was planned.
     pub fn is_empty(&self) -> bool {
-        self.found.is_empty() && self.not_compiled.is_empty() && self.fallback.is_none()
+        self.found.is_empty()
+            && self.not_compiled.is_empty()
+            && self.not_expanded.is_empty()
+            && self.unmerged.is_empty()
+            && self.fallback.is_none()
     }
 
-    /// The CRD names (`plural.group`) that were not planned; `None` when some problem belongs to no CRD.
+    /// The CRD names (`plural.group`) that were not planned; `None` when some problem belongs to no CRD, or kinds
+    /// attribute macros generate were not compiled.
     fn failed_crds(&self) -> Option<Vec<String>> {
+        if self.macro_crds_unknown {
+            // Which CRDs a macro makes is known only once it is compiled.
+            return None;
+        }
         let mut out = Vec::new();
+        out.extend(self.unmerged.iter().map(|(name, _)| name.clone()));
         for p in &self.found {
             out.push(p.crd.clone()?);
         }
@@ -99,12 +116,28 @@ impl Problems {
                 }
             }
         }
+        if !self.not_expanded.is_empty() {
+            lines.push(format!(
+                "{} kind(s) come from attribute macros kubesmith cannot expand, so only compiling gives their CRDs, \
+                 which --no-compile (or `crd: {{compile: false}}` in PROJECT) forbids; let kubesmith compile them, or \
+                 declare them with #[derive(CustomResource)] and a complete #[kube(group, version, kind)]:",
+                self.not_expanded.len()
+            ));
+            for m in &self.not_expanded {
+                lines.push(format!("  {}", rel(&m.because)));
+            }
+        }
+        for (name, why) in &self.unmerged {
+            lines.push(format!("the compiled versions of {name} cannot be merged into one CRD: {why}"));
+        }
         let fallback_failed = self.fallback.is_some();
         if let Some((e, names)) = self.fallback {
             lines.push(format!("the compiled fallback for {} failed: {e:#}", names.join(", ")));
         }
         let count = errors.len()
             + self.not_compiled.iter().flat_map(|p| &p.versions).map(|v| v.because.len()).sum::<usize>()
+            + self.not_expanded.len()
+            + self.unmerged.len()
             + usize::from(fallback_failed);
         let text = lines.join("\n");
         if count > 1 { anyhow::anyhow!("{count} problems:\n{text}") } else { anyhow::anyhow!("{text}") }
@@ -340,6 +373,8 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     // The API groups the project defines, with their kinds' plurals: RBAC markers naming them are checked.
     let mut own: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = Default::default();
     let mut crds_seen: Vec<SeenCrd> = Vec::new();
+    // The types attribute macros generate, with the resources their compiled CRDs name: RBAC inference knows them.
+    let mut macro_types: Vec<(String, crate::builtin::Resource)> = Vec::new();
     if let Some(crd_dir) = &targets.crd_dir {
         let mut written = Vec::new();
         for src in &targets.sources {
@@ -361,14 +396,37 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
             problems.found.extend(generation.problems);
             if !targets.compile {
                 problems.not_compiled.extend(generation.pending);
-            } else if !generation.pending.is_empty() {
-                let names: Vec<String> = generation.pending.iter().map(|p| p.crd.name.clone()).collect();
-                match crd::fallback::compile(&root.join(src), generation.pending, &root, targets.k8s.version()) {
+                problems.macro_crds_unknown |= !generation.macro_kinds.is_empty();
+                problems.not_expanded.extend(generation.macro_kinds);
+            } else if !generation.pending.is_empty() || !generation.macro_kinds.is_empty() {
+                let mut names: Vec<String> = generation.pending.iter().map(|p| p.crd.name.clone()).collect();
+                names.extend(generation.macro_kinds.iter().map(|m| format!("{} (#[{}])", m.root, m.macro_path)));
+                let (pending, generated) = (generation.pending, generation.macro_kinds);
+                let from_macros = !generated.is_empty();
+                let (skip, roots): (usize, Vec<String>) =
+                    (pending.len(), generated.iter().map(|m| m.root.clone()).collect());
+                match crd::fallback::compile(&root.join(src), pending, generated, &root, targets.k8s.version()) {
                     Ok(compiled) => {
-                        crds.extend(compiled.crds);
+                        // After the pending kinds, the macros' CRDs in the order of their kinds.
+                        for (c, root) in compiled.crds.iter().skip(skip).zip(roots) {
+                            macro_types.push((root, macro_resource(c)));
+                        }
+                        crds.extend(compiled.crds.into_iter().filter(|c| !external(&c.name)));
                         plan.notes.extend(compiled.notes);
                     }
-                    Err(e) => problems.fallback = Some((e, names)),
+                    Err(e) => {
+                        problems.macro_crds_unknown |= from_macros;
+                        problems.fallback = Some((e, names));
+                    }
+                }
+                if from_macros {
+                    // A macro's kinds are known only now: their groups, and their versions to merge.
+                    for c in &crds {
+                        own.entry(c.group.clone()).or_default().insert(c.plural.clone());
+                    }
+                    let (merged, unmerged) = crd::macro_kinds::merge_same_names(std::mem::take(&mut crds));
+                    crds = merged;
+                    problems.unmerged.extend(unmerged);
                 }
             }
             crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
@@ -417,10 +475,10 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
         }
         let mut grants = markers.clone();
         if let Some(bin) = &targets.rbac_infer {
-            grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref())?);
+            grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref(), &macro_types)?);
         } else if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
             let bound = bound_rules(plan, rbac_dir)?;
-            drift = Some(rbac_drift(plan, &targets.sources, markers, &bound)?);
+            drift = Some(rbac_drift(plan, &targets.sources, markers, &bound, &macro_types)?);
         }
         if !write_role(plan, rbac_dir, &grants, targets.manager_namespace.as_deref())? {
             plan.notes.push("note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into());
@@ -490,10 +548,24 @@ pub fn plan_role(plan: &mut Plan) -> Result<()> {
     };
     let mut grants = scan_markers(plan, &targets.sources, &[])?;
     if let Some(bin) = &targets.rbac_infer {
-        grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref())?);
+        grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref(), &[])?);
     }
     write_role(plan, rbac_dir, &grants, targets.manager_namespace.as_deref())?;
     Ok(())
+}
+
+/// The resource a CRD compiled from a macro's kind names (its storage version).
+fn macro_resource(c: &crd::GeneratedCrd) -> crate::builtin::Resource {
+    let text = |p: &str| c.crd.pointer(p).and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+    let versions = c.crd.pointer("/spec/versions").and_then(serde_json::Value::as_array);
+    let stored = versions.and_then(|vs| vs.iter().find(|v| v["storage"] == true).or(vs.first()));
+    crate::builtin::Resource {
+        group: c.group.clone(),
+        version: stored.and_then(|v| v["name"].as_str()).unwrap_or_default().to_string(),
+        kind: text("/spec/names/kind"),
+        plural: c.plural.clone(),
+        namespaced: text("/spec/scope") == "Namespaced",
+    }
 }
 
 /// The file name of the CRD named `plural.group`.
@@ -504,8 +576,14 @@ fn crd_file_of(name: &str) -> Option<String> {
 
 /// What the code needs (files as the plan leaves them), as one `+kubebuilder:rbac` marker per resource so it merges
 /// with the markers' own rules; the inference's warnings become notes.
-pub fn inferred_grants(plan: &mut Plan, sources: &[PathBuf], bin: Option<&str>) -> Result<Vec<crate::markers::Marker>> {
-    let inference = infer_in_plan(plan, sources, bin)?;
+pub fn inferred_grants(
+    plan: &mut Plan,
+    sources: &[PathBuf],
+    bin: Option<&str>,
+    macro_types: &[(String, crate::builtin::Resource)],
+) -> Result<Vec<crate::markers::Marker>> {
+    let mut inference = infer_in_plan(plan, sources, bin)?;
+    inference.resolve_external(macro_types);
     let root = plan.root.clone();
     plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
     let mut by_resource: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
@@ -588,10 +666,12 @@ fn rbac_drift(
     sources: &[PathBuf],
     markers: &[crate::markers::Marker],
     bound: &[crate::rbac::bound::BoundRule],
+    macro_types: &[(String, crate::builtin::Resource)],
 ) -> Result<crate::rbac::drift::Drift> {
     let root = plan.root.clone();
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
-    let inference = infer_in_plan(plan, sources, None)?;
+    let mut inference = infer_in_plan(plan, sources, None)?;
+    inference.resolve_external(macro_types);
     let drift = crate::rbac::drift::check(markers, bound, &inference);
     plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
     plan.notes.extend(drift.messages(&display));

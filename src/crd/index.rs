@@ -303,8 +303,15 @@ impl CrateIndex {
         // A file the parser would see a `CustomResource` in (not only in fn bodies or `#[cfg(test)]` modules, which it
         // skips: the shared webhook module's test kinds) is parsed; any other is prescanned.
         let derives = text.contains("CustomResource") && blank_fn_bodies(&text).contains("CustomResource");
-        let stub =
-            if force.contains(path) || derives { None } else { prescan(&text).filter(|_| !has_crd_markers(&markers)) };
+        // So is one whose attributes may make a kind through an attribute macro (`crd::macro_kinds`).
+        let macro_kinds = !derives
+            && (text.contains("group") || text.contains("crd") || text.contains("#[kube("))
+            && names_api_group_or_crd(&blank_fn_bodies(&text));
+        let stub = if force.contains(path) || derives || macro_kinds {
+            None
+        } else {
+            prescan(&text).filter(|_| !has_crd_markers(&markers))
+        };
         let file_idx = self.files.len();
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let ctx = FileCtx { file: file_idx, file_dir };
@@ -1226,6 +1233,21 @@ pub(crate) fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)
     Some((open, block_end(b, open)? - 1))
 }
 
+/// Whether `text` (fn bodies blanked) may hold a kind an attribute macro generates ([`crate::crd::macro_kinds`]):
+/// it has attributes and names `crd`, `#[kube(` or a `group = ..` key. Such a file is parsed, not prescanned.
+fn names_api_group_or_crd(text: &str) -> bool {
+    if !text.contains("#[") {
+        return false;
+    }
+    if text.contains("crd") || text.contains("#[kube(") {
+        return true;
+    }
+    text.match_indices("group").any(|(at, _)| {
+        let after = text[at + "group".len()..].trim_start();
+        after.starts_with('=') && !after.starts_with("==")
+    })
+}
+
 /// The source with the bodies of fns that are not a single expression replaced by spaces (newlines kept, so
 /// lines and the columns outside those bodies do not move). Lexing them is most of the cost of indexing a
 /// crate with many controllers, and only single-expression bodies are ever evaluated (as defaults).
@@ -1677,6 +1699,14 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         let dir = write(&[("lib.rs", ext)]);
         let ix = CrateIndex::load(&SourceSet::new(&dir.path().join("src"))).expect("load");
         assert_eq!(ix.module_of_path(1, &segs("v1::Pod")), None);
+    }
+
+    #[test]
+    fn files_naming_a_group_or_crd_in_an_attribute_are_parsed() {
+        assert!(names_api_group_or_crd("#[loom::resource(group = \"a.b\")]\npub struct S;"));
+        assert!(names_api_group_or_crd("#[versioned(crd(group = \"a.b\"))]\npub struct S;"));
+        assert!(!names_api_group_or_crd("#[derive(Debug)]\npub struct S { group: u8 }\nconst X: bool = group == 1;"));
+        assert!(!names_api_group_or_crd("pub fn f() {}"));
     }
 
     #[test]

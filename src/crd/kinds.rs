@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::error::{CrdError, CrdErrorKind, CrdErrors};
 use super::index::{CrateIndex, ItemKind, SourceSet, Vis, item_span};
 use super::kube_attrs;
+use super::macro_kinds::{self, MacroKind};
 
 /// One `#[derive(CustomResource)]` spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,25 +34,41 @@ pub struct KindDecl {
     pub line: usize,
 }
 
+/// The kinds of a crate: those its `#[kube(...)]` attributes declare, and those attribute macros generate, which
+/// only compiling names.
+#[derive(Debug, Default)]
+pub struct Kinds {
+    /// Declared kinds, in source order.
+    pub declared: Vec<KindDecl>,
+    /// Kinds an attribute macro generates, in source order.
+    pub generated: Vec<MacroKind>,
+}
+
 /// Every kind of the crate at `sources`, in source order. Fails with every problem of reading them (a file that
 /// does not parse, a `#[kube]` attribute that does not).
-pub fn kinds(sources: &SourceSet) -> Result<Vec<KindDecl>, CrdErrors> {
+pub fn kinds(sources: &SourceSet) -> Result<Kinds, CrdErrors> {
     let ix = CrateIndex::load(sources)?;
     let mut out = Vec::new();
+    let mut generated = Vec::new();
     let mut problems = ix.problems.clone();
-    for item in &ix.items {
+    for (id, item) in ix.items.iter().enumerate() {
         let (attrs, vis) = match &item.kind {
             ItemKind::Struct(s) => (&s.attrs, Vis::of(&s.vis)),
             ItemKind::Enum(e) => (&e.attrs, Vis::of(&e.vis)),
             _ => continue,
         };
         if !super::derives_custom_resource(attrs) {
+            generated.extend(macro_kinds::of_item(&ix, id, false, false));
             continue;
         }
         let file = ix.module_file(item.module).to_path_buf();
         let span = item_span(&item.kind);
         let k = match kube_attrs::parse(attrs, span) {
             Ok(k) => k,
+            Err(e) if macro_kinds::has_attribute_macro(attrs) && macro_kinds::only_missing_names(&e) => {
+                generated.extend(macro_kinds::of_item(&ix, id, true, true));
+                continue;
+            }
             Err(e) => {
                 problems.push(CrdError::at(&file, e.span(), CrdErrorKind::KubeAttr(e.to_string())));
                 continue;
@@ -78,7 +95,31 @@ pub fn kinds(sources: &SourceSet) -> Result<Vec<KindDecl>, CrdErrors> {
             line: span.start().line,
         });
     }
-    if problems.is_empty() { Ok(out) } else { Err(CrdErrors::new(problems)) }
+    if problems.is_empty() { Ok(Kinds { declared: out, generated }) } else { Err(CrdErrors::new(problems)) }
+}
+
+impl KindDecl {
+    /// The kinds of one CRD an attribute macro generated, from its compiled CRD (every version), at the macro's
+    /// item (one per version).
+    pub fn of_compiled(crd: &serde_json::Value, m: &MacroKind) -> Vec<KindDecl> {
+        let text = |p: &str| crd.pointer(p).and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+        let versions = crd.pointer("/spec/versions").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
+        versions
+            .iter()
+            .map(|v| KindDecl {
+                group: text("/spec/group"),
+                version: v["name"].as_str().unwrap_or_default().to_string(),
+                kind: text("/spec/names/kind"),
+                plural: text("/spec/names/plural"),
+                namespaced: text("/spec/scope") == "Namespaced",
+                storage: v["storage"] != false,
+                path: m.public_path.clone().or_else(|| m.crate_path.clone()),
+                public: m.public,
+                file: m.because.path.clone(),
+                line: m.because.line,
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -99,7 +140,7 @@ mod tests {
              \"Gadget\", storage = false)]\npub struct GadgetSpec {}\n",
         )
         .unwrap();
-        let found = kinds(&SourceSet::new(&src)).unwrap();
+        let found = kinds(&SourceSet::new(&src)).unwrap().declared;
         let summary: Vec<(String, String, bool, Option<String>, bool)> = found
             .iter()
             .map(|k| (k.kind.clone(), k.plural.clone(), k.namespaced, k.path.as_ref().map(|p| p.join("::")), k.public))

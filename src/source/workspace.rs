@@ -26,6 +26,9 @@ pub struct Package {
     pub lib: Option<Target>,
     /// The binary targets, sorted by name.
     pub bins: Vec<Target>,
+    /// Whether the library is a proc-macro crate (`[lib] proc-macro = true`): it exports only macros, so its
+    /// sources declare no kinds (code a macro generates is read where the macro is used).
+    pub proc_macro: bool,
 }
 
 /// A compilation target: the crate name other code uses for it and its root file.
@@ -120,6 +123,9 @@ impl Workspace {
         let mut out: Vec<PathBuf> = Vec::new();
         for pkg in &self.packages {
             for t in pkg.targets() {
+                if pkg.proc_macro && pkg.lib.as_ref() == Some(t) {
+                    continue;
+                }
                 let Some(dir) = t.path.parent() else { continue };
                 // The CRD generator reads a folder's lib.rs or main.rs; `src/bin/x.rs` belongs to that binary alone.
                 let is_root = |f: &str| t.path.file_name().is_some_and(|n| n == f);
@@ -293,6 +299,9 @@ fn package_from(dir: &Path, doc: &DocumentMut, manifest: &Path) -> Result<Packag
     let lib_name = lib_table.and_then(|l| l.get("name")).and_then(Item::as_str).map(str::to_string);
     let lib_path = lib_path.or_else(|| Some(dir.join("src/lib.rs")).filter(|p| p.is_file()));
     let lib = lib_path.map(|path| Target { name: lib_name.unwrap_or_else(|| crate_ident(&name)), path });
+    let proc_macro = ["proc-macro", "proc_macro"]
+        .iter()
+        .any(|k| lib_table.and_then(|l| l.get(k)).and_then(Item::as_bool).unwrap_or(false));
 
     let mut bins: Vec<Target> = Vec::new();
     if let Some(list) = doc.get("bin").and_then(Item::as_array_of_tables) {
@@ -334,7 +343,7 @@ fn package_from(dir: &Path, doc: &DocumentMut, manifest: &Path) -> Result<Packag
         }
     }
     bins.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(Package { name, dir: dir.to_path_buf(), lib, bins })
+    Ok(Package { name, dir: dir.to_path_buf(), lib, bins, proc_macro })
 }
 
 #[cfg(test)]
@@ -426,6 +435,25 @@ mod tests {
             ]
         );
         assert_eq!(ws.package_by_crate("coreapi").map(|p| p.name.as_str()), Some("core-api"));
+    }
+
+    #[test]
+    fn proc_macro_crates_are_no_source_folders() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        write(
+            root,
+            &[
+                ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n"),
+                ("crates/macros/Cargo.toml", "[package]\nname = \"macros\"\n[lib]\nproc-macro = true\n"),
+                ("crates/macros/src/lib.rs", ""),
+                ("crates/op/Cargo.toml", "[package]\nname = \"op\"\n"),
+                ("crates/op/src/lib.rs", ""),
+            ],
+        );
+        let ws = Workspace::discover(root).unwrap();
+        assert!(ws.packages[0].proc_macro && !ws.packages[1].proc_macro);
+        assert_eq!(ws.source_dirs(root), [PathBuf::from("crates/op/src")]);
     }
 
     #[test]

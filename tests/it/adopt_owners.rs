@@ -163,14 +163,23 @@ fn owned_and_external_flags_override_the_evidence() {
     let parent = tempfile::tempdir().unwrap();
     let dir = harbor(parent.path());
     let args = ["adopt", "--owned", "services.serving.knative.dev", "--external", "Berth,Manifest.harbor.example.io"];
+    // Owned, the Knative Service's untyped field is ours to fix: adopt refuses, saying so, and writes nothing.
+    let before = snapshot(&dir);
     let out = ks(&dir).args(args).output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("the CRD of Service (services.serving.knative.dev) cannot be generated"), "{stderr}");
+    assert!(stderr.contains("serde_json::Value"), "{stderr}");
+    assert_eq!(snapshot(&dir), before);
+    // With --keep-going the others are adopted and the Service is left out.
+    let out = ks(&dir).args(args).arg("--keep-going").output().unwrap();
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}{stderr}");
     assert!(stdout.contains("  owned    Service (serving.knative.dev): --owned"), "{stdout}");
     assert!(stdout.contains("  external Berth (ops.example.io): --external"), "{stdout}");
     assert!(stdout.contains("  external Manifest (harbor.example.io): --external"), "{stdout}");
-    // Owned, the Knative Service's untyped field is ours to fix, and adopt says so.
-    assert!(stdout.contains("serde_json::Value") || stderr.contains("serde_json::Value"), "{stdout}{stderr}");
+    assert!(stdout.contains("--keep-going left out Service (services.serving.knative.dev)"), "{stdout}");
+    assert!(stdout.contains("serde_json::Value"), "{stdout}");
     assert!(!dir.join("config/crd/bases/ops.example.io_berths.yaml").exists());
     let project = yaml(&dir.join("PROJECT"));
     let berth = project["resources"].as_array().unwrap().iter().find(|r| r["kind"] == "Berth").unwrap().clone();

@@ -4,6 +4,7 @@
 
 mod adopt;
 mod adopt_owners;
+mod adopt_partial;
 mod alpha;
 mod bundle;
 mod bundle_olm;
@@ -39,6 +40,7 @@ mod helm;
 mod init;
 mod k8s_version;
 mod least_privilege;
+mod macro_kinds;
 mod make_manifests_problems;
 mod namespaced;
 mod rbac_cache;

@@ -1,0 +1,359 @@
+//! Kinds an attribute macro generates: a struct or enum under an attribute macro kubesmith does not know that
+//! carries the marks of a custom resource — the macro's arguments name an API group (`group = "x.example.org"`),
+//! `crd` or `CustomResource`, or the item's own `#[kube(...)]` leaves to the macro what its derive needs (no
+//! `#[derive(CustomResource)]`, or one whose `group`/`version`/`kind` are missing). The static reader cannot see what
+//! the macro expands to, so such a kind is never read or refused statically: the compiled fallback calls `crd()` on
+//! the type the macro generates ([`MacroKind::root`], in the item's module) and takes its CRD whole; `--no-compile`
+//! refuses it.
+
+use proc_macro2::{TokenStream, TokenTree};
+
+use super::error::{CrdError, CrdErrorKind};
+use super::index::{CrateIndex, ItemId, ItemKind, Vis};
+use super::{GeneratedCrd, Reexport};
+
+/// A kind whose `CustomResource` derive an attribute macro generates.
+#[derive(Debug, Clone)]
+pub struct MacroKind {
+    /// The macro's path as written (`loom::resource`).
+    pub macro_path: String,
+    /// The item it is on (`FabricSpec`).
+    pub item: String,
+    /// The generated type the compiled fallback calls `crd()` on: the macro's `kind` argument, else the item's
+    /// `#[kube(root|kind)]`, else the item's name without `Spec`.
+    pub root: String,
+    /// A path naming `root` from the crate root, as for a kind of `#[derive(CustomResource)]`.
+    pub crate_path: Option<Vec<String>>,
+    /// A path naming it from another crate.
+    pub public_path: Option<Vec<String>>,
+    /// The re-exports the fallback's mirror adds when private modules hide it.
+    pub reexport: Option<Reexport>,
+    /// Whether the item is public (the generated type gets its visibility).
+    pub public: bool,
+    /// Why it needs compiling: a [`CrdErrorKind::NeedsCompile`] at the macro's attribute.
+    pub because: CrdError,
+}
+
+/// Attributes that are no attribute macro: built-in ones and the helpers of the derives CRD specs use.
+const INERT: &[&str] = &[
+    "allow",
+    "automatically_derived",
+    "cfg",
+    "cfg_attr",
+    "deny",
+    "deprecated",
+    "derive",
+    "doc",
+    "expect",
+    "forbid",
+    "garde",
+    "kube",
+    "must_use",
+    "non_exhaustive",
+    "repr",
+    "schemars",
+    "serde",
+    "validate",
+    "warn",
+    "x_kube",
+];
+
+/// Tool attributes (`#[rustfmt::skip]`, `#[clippy::..]`): never macros.
+const TOOLS: &[&str] = &["rustfmt", "clippy", "diagnostic"];
+
+/// Whether `attr` may be an attribute macro: neither built in nor a known derive helper.
+fn is_foreign(attr: &syn::Attribute) -> bool {
+    let path = attr.path();
+    let Some(first) = path.segments.first() else { return false };
+    if path.segments.len() > 1 {
+        return !TOOLS.iter().any(|t| first.ident == t);
+    }
+    !INERT.iter().any(|n| first.ident == n)
+}
+
+/// Whether some attribute of `attrs` may be an attribute macro.
+pub fn has_attribute_macro(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(is_foreign)
+}
+
+/// The attribute's path as written (`loom::resource`).
+fn path_text(attr: &syn::Attribute) -> String {
+    let segments: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+    segments.join("::")
+}
+
+/// The tokens of an attribute's arguments (empty for `#[x]`).
+fn args(attr: &syn::Attribute) -> TokenStream {
+    match &attr.meta {
+        syn::Meta::List(l) => l.tokens.clone(),
+        syn::Meta::NameValue(nv) => quote::ToTokens::to_token_stream(&nv.value),
+        syn::Meta::Path(_) => TokenStream::new(),
+    }
+}
+
+/// The string value of `key = "..."` anywhere in `tokens` (nested groups included), the first one found.
+fn string_arg(tokens: &TokenStream, key: &str) -> Option<String> {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    for (i, t) in trees.iter().enumerate() {
+        match t {
+            TokenTree::Ident(id) if id == key => {
+                let eq = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=');
+                if let (true, Some(TokenTree::Literal(lit))) = (eq, trees.get(i + 2)) {
+                    if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string()) {
+                        return Some(s.value());
+                    }
+                }
+            }
+            TokenTree::Group(g) => {
+                if let Some(v) = string_arg(&g.stream(), key) {
+                    return Some(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `tokens` hold one of `words` as an identifier, at any depth.
+fn has_ident(tokens: &TokenStream, words: &[&str]) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        TokenTree::Ident(id) => words.iter().any(|w| id == w),
+        TokenTree::Group(g) => has_ident(&g.stream(), words),
+        _ => false,
+    })
+}
+
+/// Whether an attribute macro's path or arguments say it makes a custom resource: `crd` or `CustomResource` in
+/// them, or an API group (`group = "x.example.org"`, or any `group` beside a `version` or `kind`).
+fn marks_custom_resource(attr: &syn::Attribute) -> bool {
+    const WORDS: &[&str] = &["crd", "CustomResource", "custom_resource"];
+    if attr.path().segments.iter().any(|s| WORDS.iter().any(|w| s.ident == w)) {
+        return true;
+    }
+    let tokens = args(attr);
+    if has_ident(&tokens, WORDS) {
+        return true;
+    }
+    match string_arg(&tokens, "group") {
+        Some(g) => g.contains('.') || string_arg(&tokens, "version").is_some() || string_arg(&tokens, "kind").is_some(),
+        None => false,
+    }
+}
+
+/// Whether a `#[kube(...)]` error only says `group`, `version` or `kind` is missing (what a macro may add).
+pub fn only_missing_names(e: &syn::Error) -> bool {
+    e.clone().into_iter().all(|e| {
+        let m = e.to_string();
+        ["group", "version", "kind"].iter().any(|f| m.starts_with(&format!("missing field `{f}` in #[kube(...)]")))
+    })
+}
+
+/// The item `id` as a kind an attribute macro generates, if it is one. `derives` says whether the item has its own
+/// `#[derive(CustomResource)]` (then only when its `#[kube(...)]` misses names the macro may add: `incomplete`).
+pub fn of_item(ix: &CrateIndex, id: ItemId, derives: bool, incomplete: bool) -> Option<MacroKind> {
+    let item = &ix.items[id];
+    let (attrs, ident, vis) = match &item.kind {
+        ItemKind::Struct(s) => (&s.attrs, &s.ident, Vis::of(&s.vis)),
+        ItemKind::Enum(e) => (&e.attrs, &e.ident, Vis::of(&e.vis)),
+        _ => return None,
+    };
+    if derives && !incomplete {
+        return None;
+    }
+    let foreign: Vec<&syn::Attribute> = attrs.iter().filter(|a| is_foreign(a)).collect();
+    let kube: Vec<&syn::Attribute> = attrs.iter().filter(|a| a.path().is_ident("kube")).collect();
+    // The macro: the first foreign attribute marking a custom resource, else (when the item's own #[kube] or derive
+    // says a macro completes it) the first foreign attribute.
+    let marked = foreign.iter().find(|a| marks_custom_resource(a)).copied();
+    let by_kube = (derives || !kube.is_empty()).then(|| foreign.first().copied()).flatten();
+    let attr = marked.or(by_kube)?;
+    let kube_arg = |key: &str| kube.iter().find_map(|a| string_arg(&args(a), key));
+    let name = ident.to_string();
+    let from_name = name.strip_suffix("Spec").filter(|s| !s.is_empty()).unwrap_or(&name).to_string();
+    let root = string_arg(&args(attr), "kind")
+        .filter(|k| super::kube_attrs::is_type_name(k))
+        .or_else(|| kube_arg("root"))
+        .or_else(|| kube_arg("kind"))
+        .unwrap_or(from_name);
+    let file = ix.module_file(item.module);
+    let macro_path = path_text(attr);
+    let shown = if args(attr).is_empty() { format!("#[{macro_path}]") } else { format!("#[{macro_path}(..)]") };
+    let because = CrdError::at(
+        file,
+        syn::spanned::Spanned::span(attr),
+        CrdErrorKind::NeedsCompile {
+            construct: format!("`{shown}` on `{name}`"),
+            why: format!(
+                "an attribute macro generates the kind's `CustomResource` derive, which kubesmith cannot expand; the \
+                 compiled fallback takes the CRD from `{root}::crd()`, in the module of `{name}`"
+            ),
+        },
+    );
+    let crate_path = ix.nameable_path(item.module, &root, vis, false);
+    let public_path = ix.nameable_path(item.module, &root, vis, true);
+    let reexport = if crate_path.is_none() { ix.reexport_route(item.module, &root, vis) } else { None };
+    Some(MacroKind {
+        macro_path,
+        item: name,
+        root,
+        public: public_path.is_some(),
+        crate_path,
+        public_path,
+        reexport,
+        because,
+    })
+}
+
+/// `Kind (plural.group)` of a compiled CRD, and its file name.
+pub fn generated_crd(crd: serde_json::Value) -> Option<GeneratedCrd> {
+    let name = crd.pointer("/metadata/name")?.as_str()?.to_string();
+    let group = crd.pointer("/spec/group")?.as_str()?.to_string();
+    let plural = crd.pointer("/spec/names/plural")?.as_str()?.to_string();
+    Some(GeneratedCrd { file_name: format!("{group}_{plural}.yaml"), name, group, plural, crd })
+}
+
+/// CRDs of one name merged into one, as `merge_crds` does: every version once, the storage version first, one
+/// scope. CRDs whose versions disagree (two storage versions or none, two scopes, a version twice) are left out,
+/// each named with why.
+pub fn merge_same_names(crds: Vec<GeneratedCrd>) -> (Vec<GeneratedCrd>, Vec<(String, String)>) {
+    let mut groups: Vec<Vec<GeneratedCrd>> = Vec::new();
+    for c in crds {
+        match groups.iter_mut().find(|g| g[0].name == c.name) {
+            Some(g) => g.push(c),
+            None => groups.push(vec![c]),
+        }
+    }
+    let mut merged = Vec::new();
+    let mut failed = Vec::new();
+    for group in groups {
+        let name = group[0].name.clone();
+        match merge_one(group) {
+            Ok(c) => merged.push(c),
+            Err(why) => failed.push((name, why)),
+        }
+    }
+    (merged, failed)
+}
+
+fn merge_one(mut group: Vec<GeneratedCrd>) -> Result<GeneratedCrd, String> {
+    let mut first = group.remove(0);
+    if group.is_empty() {
+        return Ok(first);
+    }
+    let scope = first.crd.pointer("/spec/scope").cloned();
+    let mut versions = first.crd.pointer("/spec/versions").and_then(|v| v.as_array()).cloned().unwrap_or_default();
+    for c in group {
+        if c.crd.pointer("/spec/scope").cloned() != scope {
+            return Err("its versions disagree on the scope (Namespaced or Cluster): give them one".into());
+        }
+        for v in c.crd.pointer("/spec/versions").and_then(|v| v.as_array()).cloned().unwrap_or_default() {
+            if versions.iter().any(|o| o["name"] == v["name"]) {
+                return Err(format!("version {} is declared twice: keep one", v["name"].as_str().unwrap_or_default()));
+            }
+            versions.push(v);
+        }
+    }
+    let storage: Vec<usize> = (0..versions.len()).filter(|i| versions[*i]["storage"] == true).collect();
+    if storage.len() != 1 {
+        let names: Vec<&str> = versions.iter().map(|v| v["name"].as_str().unwrap_or_default()).collect();
+        return Err(format!(
+            "{} of its versions ({}) are storage versions, and exactly one must be: give the others `storage = false`",
+            storage.len(),
+            names.join(", ")
+        ));
+    }
+    let stored = versions.remove(storage[0]);
+    versions.insert(0, stored);
+    first.crd["spec"]["versions"] = serde_json::Value::Array(versions);
+    Ok(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crd::SourceSet;
+
+    fn index(lib: &str) -> (tempfile::TempDir, CrateIndex) {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("lib.rs"), lib).unwrap();
+        let ix = CrateIndex::load(&SourceSet::new(&src)).unwrap();
+        (dir, ix)
+    }
+
+    fn found(ix: &CrateIndex) -> Vec<(String, String, String)> {
+        (0..ix.items.len())
+            .filter_map(|id| {
+                let attrs = match &ix.items[id].kind {
+                    ItemKind::Struct(s) => &s.attrs,
+                    _ => return None,
+                };
+                let derives = crate::crd::derives_custom_resource(attrs);
+                let incomplete = derives
+                    && crate::crd::kube_attrs::parse(attrs, proc_macro2::Span::call_site())
+                        .err()
+                        .is_some_and(|e| only_missing_names(&e));
+                of_item(ix, id, derives, incomplete)
+            })
+            .map(|m| (m.item, m.macro_path, m.root))
+            .collect()
+    }
+
+    #[test]
+    fn macros_marking_a_custom_resource_are_found_with_the_type_they_generate() {
+        let (_d, ix) = index(
+            "#[loom::resource(group = \"w.example.dev\", kind = \"Weave\")]\npub struct FabricSpec { pub a: u8 }\n\
+             #[loom::resource(group = \"w.example.dev\")]\npub struct ShuttleSpec { pub a: u8 }\n\
+             #[versioned(crd(group = \"stable\"))]\npub struct Gear { pub a: u8 }\n\
+             #[framework::kind]\n#[kube(namespaced)]\npub struct ThingSpec { pub a: u8 }\n\
+             #[framework::kind]\n#[derive(kube::CustomResource)]\n#[kube(version = \"v1\", kind = \"Bolt\")]\n\
+             pub struct BoltSpec { pub a: u8 }\n",
+        );
+        assert_eq!(
+            found(&ix),
+            [
+                ("FabricSpec".into(), "loom::resource".into(), "Weave".into()),
+                ("ShuttleSpec".into(), "loom::resource".into(), "Shuttle".into()),
+                ("Gear".into(), "versioned".into(), "Gear".into()),
+                ("ThingSpec".into(), "framework::kind".into(), "Thing".into()),
+                ("BoltSpec".into(), "framework::kind".into(), "Bolt".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn other_attribute_macros_and_complete_derives_are_not_macro_kinds() {
+        let (_d, ix) = index(
+            "#[derive(clap::Parser)]\n#[command(group = \"output\")]\npub struct Args { pub a: u8 }\n\
+             #[serde_with::skip_serializing_none]\npub struct Plain { pub a: Option<u8> }\n\
+             #[tracing::instrument]\npub struct Traced;\n\
+             #[framework::kind]\n#[derive(kube::CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \
+             \"Full\")]\npub struct FullSpec { pub a: u8 }\n",
+        );
+        assert_eq!(found(&ix), []);
+    }
+
+    #[test]
+    fn versions_of_one_crd_merge_with_the_storage_version_first() {
+        let crd = |version: &str, storage: bool| {
+            generated_crd(serde_json::json!({"metadata": {"name": "ws.g.io"}, "spec": {"group": "g.io",
+                "names": {"plural": "ws"}, "scope": "Namespaced",
+                "versions": [{"name": version, "storage": storage}]}}))
+            .unwrap()
+        };
+        let (merged, failed) = merge_same_names(vec![crd("v1alpha1", false), crd("v1", true)]);
+        assert!(failed.is_empty(), "{failed:?}");
+        assert_eq!(merged.len(), 1);
+        assert_eq!(merged[0].file_name, "g.io_ws.yaml");
+        let names: Vec<&str> =
+            merged[0].crd["spec"]["versions"].as_array().unwrap().iter().map(|v| v["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["v1", "v1alpha1"]);
+        let (merged, failed) = merge_same_names(vec![crd("v1alpha1", true), crd("v1", true)]);
+        assert!(merged.is_empty());
+        let (name, why) = &failed[0];
+        assert_eq!(name, "ws.g.io");
+        assert!(why.starts_with("2 of its versions (v1alpha1, v1) are storage versions"), "{why}");
+    }
+}
