@@ -58,6 +58,78 @@ pub fn module_of_path<S: Scopes>(s: &S, at: S::Mod, path: &[String]) -> Option<S
     }
 }
 
+/// The paths outside the sources `segs`, written in `at`, may name through glob imports of such paths, for a path
+/// the rules lead to no item: where it stops in a module of the sources (at a name that module neither defines nor
+/// imports by name), each glob of that module that leads outside the sources (`pub use k8s_openapi::api::apps::v1::*;`)
+/// continued with the rest of the path, also through globs of other modules of the sources, each module once.
+/// Several globs give several candidates: a reader keeps one only when it knows that path (k8s-openapi's resources),
+/// never guessing which glob holds the name.
+pub fn external_candidates<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local: &[UseEntry]) -> Vec<Vec<String>> {
+    let mut search = Search { seen: Vec::new(), out: Vec::new(), budget: MAX_GLOB_SEARCH };
+    match dead_end(s, at, segs, local) {
+        Some((m, i)) => search.globs(s, m, &segs[i..], &[], 0),
+        // The path's first name is not a module: it is looked up in `at`'s globs.
+        None => search.globs(s, at, segs, local, 0),
+    }
+    search.out
+}
+
+/// Most candidates [`external_candidates`] gives, and most modules it searches.
+const MAX_CANDIDATES: usize = 64;
+const MAX_GLOB_SEARCH: usize = 256;
+
+/// Where a path stops in the sources: the module its longest prefix names (of at least one segment) and the
+/// index of the first segment that module does not hold.
+fn dead_end<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local: &[UseEntry]) -> Option<(S::Mod, usize)> {
+    (1..segs.len()).rev().find_map(|i| match resolve_prefix(s, at, &segs[..i], local, 0) {
+        Res::Module(m) => Some((m, i)),
+        _ => None,
+    })
+}
+
+/// The state of one [`external_candidates`] search.
+struct Search<M> {
+    /// Modules searched, with the rest of the path they were searched for.
+    seen: Vec<(M, Vec<String>)>,
+    out: Vec<Vec<String>>,
+    budget: usize,
+}
+
+impl<M: Copy + PartialEq> Search<M> {
+    /// The candidates for `rest` in module `m`: each glob of `m` (and `local`'s) leading outside the sources
+    /// continued with `rest`; globs leading to modules of the sources, or to paths that stop in them, searched in turn.
+    fn globs<S: Scopes<Mod = M>>(&mut self, s: &S, m: M, rest: &[String], local: &[UseEntry], depth: usize) {
+        if depth > MAX_DEPTH || self.budget == 0 || self.out.len() >= MAX_CANDIDATES {
+            return;
+        }
+        if self.seen.iter().any(|(seen, r)| *seen == m && r.as_slice() == rest) {
+            return;
+        }
+        self.budget -= 1;
+        self.seen.push((m, rest.to_vec()));
+        let globs: Vec<UseEntry> = local.iter().filter(|u| u.glob).cloned().chain(s.globs(m)).collect();
+        for u in globs {
+            match resolve_use_prefix(s, m, &u.path, depth + 1) {
+                Res::Module(inner) => self.globs(s, inner, rest, &[], depth + 1),
+                Res::External(path) => match dead_end(s, m, &u.path, &[]) {
+                    // `pub use crate::k8s::api::*;` where `crate::k8s` glob-imports k8s-openapi.
+                    Some((inner, i)) => {
+                        let longer: Vec<String> = u.path[i..].iter().chain(rest).cloned().collect();
+                        self.globs(s, inner, &longer, &[], depth + 1);
+                    }
+                    None => {
+                        let path: Vec<String> = path.into_iter().chain(rest.iter().cloned()).collect();
+                        if !self.out.contains(&path) && self.out.len() < MAX_CANDIDATES {
+                            self.out.push(path);
+                        }
+                    }
+                },
+                _ => {}
+            }
+        }
+    }
+}
+
 fn resolve_depth<S: Scopes>(
     s: &S,
     at: S::Mod,
@@ -317,6 +389,30 @@ mod tests {
         assert_eq!(p.resolve(kinds, &segs("Status"), &[]), ProgramRes::External(segs("Status")));
         assert_eq!(module_of_path(&p, kinds, &segs("v1")), Some(at(&["crate", "paths", "v1"])));
         assert_eq!(module_of_path(&p, kinds, &segs("corev1")), None);
+    }
+
+    #[test]
+    fn external_candidates_continue_a_path_through_external_globs() {
+        let p = program(&[(
+            "lib.rs",
+            "pub mod k8s { pub use k8s_openapi::*; }\n\
+             pub mod apps { pub use serde::*; pub use crate::k8s::api::apps::v1::*; }\n\
+             pub mod loop_a { pub use super::loop_b::*; pub use dep::a::*; }\n\
+             pub mod loop_b { pub use super::loop_a::*; pub use dep::b::*; }\n\
+             use apps::*;\n",
+        )]);
+        let root = ModKey { krate: 0, module: 0 };
+        let cands = |path: &str| -> Vec<String> {
+            p.external_candidates(root, &segs(path), &[]).iter().map(|c| c.join("::")).collect()
+        };
+        // The path stops in `k8s` at `api`: k8s's glob continues it.
+        assert_eq!(cands("k8s::api::apps::v1::Deployment"), ["k8s_openapi::api::apps::v1::Deployment"]);
+        // Both globs of `apps` are candidates (the second through `crate::k8s`); a reader checks which it knows.
+        assert_eq!(cands("apps::Deployment"), ["serde::Deployment", "k8s_openapi::api::apps::v1::Deployment"]);
+        // A single name in the root: through the root's glob of `apps`.
+        assert_eq!(cands("Deployment"), ["serde::Deployment", "k8s_openapi::api::apps::v1::Deployment"]);
+        // Two modules glob-importing each other: each searched once.
+        assert_eq!(cands("loop_a::Thing"), ["dep::b::Thing", "dep::a::Thing"]);
     }
 
     #[test]
