@@ -230,7 +230,7 @@ type Spec = (ItemKey, String, resources::Resource);
 pub(crate) struct OwnKinds {
     /// `#[derive(CustomResource)]` specs.
     specs: Vec<Spec>,
-    /// Hand-written resource impls ([`resource_impl`]), readable or not.
+    /// Hand-written resource impls ([`resource_impl`]), readable or not (calls on the type then warn).
     impls: Vec<resource_impl::ResourceImpl>,
     /// The files read to find the impls' values: an edit there, even inside a fn body, changes them.
     impl_files: Vec<PathBuf>,
@@ -434,12 +434,6 @@ fn walk_roots(
     }
     let mut needs = std::mem::take(&mut engine.needs);
     let mut warnings = std::mem::take(&mut engine.warnings);
-    warnings.extend(own.impls.iter().filter_map(|ri| match &ri.found {
-        Ok(_) => None,
-        Err(message) => {
-            Some(Warning { file: ri.file.clone(), line: ri.line, message: message.clone(), unresolved: None })
-        }
-    }));
     let mut recorded: Vec<Group> = Vec::new();
     let mut group_of: std::collections::HashMap<&Path, usize> = std::collections::HashMap::new();
     for (inst, effects) in engine.recorded.take().unwrap_or_default() {
@@ -492,10 +486,16 @@ fn register_kinds(prog: &mut Program, own: &OwnKinds) -> Kinds {
         kinds.spec_of.insert(id, *key);
     }
     for ri in &own.impls {
-        if let Ok(r) = &ri.found {
-            let id = kinds.id(r);
-            kinds.by_item.insert(ri.ty, id);
-            kinds.item_of.insert(id, ri.ty);
+        match &ri.found {
+            Ok(r) => {
+                let id = kinds.id(r);
+                kinds.by_item.insert(ri.ty, id);
+                kinds.item_of.insert(id, ri.ty);
+            }
+            Err(why) => {
+                let file = ri.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                kinds.unreadable.insert(ri.ty, (file, ri.line, why.clone()));
+            }
         }
     }
     kinds

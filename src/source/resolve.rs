@@ -264,8 +264,9 @@ fn resolve_use<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> R
     let last = &path[path.len() - 1];
     match resolve_use_prefix(s, at, &path[..path.len() - 1], depth) {
         Res::Module(m) => name_in_module(s, m, last, depth + 1).unwrap_or_else(|| Res::External(path.to_vec())),
-        Res::Item(key) => Res::Assoc(key, vec![last.clone()]),
-        _ => Res::External(path.to_vec()),
+        // An item's associated name, or a path outside the sources continued (`use kit::k8s::apps::v1::Deployment;`
+        // where `kit` has `pub use k8s_openapi::api as k8s;`).
+        other => then(other, last),
     }
 }
 
@@ -273,19 +274,26 @@ fn resolve_use_prefix<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usiz
     let Some(first) = path.first() else {
         return Res::Module(at);
     };
-    let start = match first.as_str() {
+    let mut cur = match first.as_str() {
         "crate" | "self" | "super" => return resolve_prefix(s, at, path, &[], depth),
         _ if s.child(at, first).is_some() => return resolve_prefix(s, at, path, &[], depth),
         _ => match s.crate_named(first) {
-            Some(k) => k,
+            Some(k) => Res::Module(k),
             // A module the `use`'s own module imports (`use super::*;` then `use v1::Status;`).
             None => match imported_module(s, at, first, depth + 1) {
-                Some(m) => m,
-                None => return Res::External(path.to_vec()),
+                Some(m) => Res::Module(m),
+                // A path outside the sources the module imports by name (`use k8s_openapi::api as k8s;` then
+                // `use k8s::apps::v1::Deployment;`).
+                None => match s.use_named(at, first) {
+                    Some(u) if depth < MAX_DEPTH => match resolve_use(s, at, &u.path, depth + 1) {
+                        Res::External(p) if p.len() > 1 || p[..] != path[..1] => Res::External(p),
+                        _ => return Res::External(path.to_vec()),
+                    },
+                    _ => return Res::External(path.to_vec()),
+                },
             },
         },
     };
-    let mut cur = Res::Module(start);
     for seg in &path[1..] {
         cur = match cur {
             Res::Module(m) if seg == "super" => match s.parent(m) {
@@ -296,7 +304,7 @@ fn resolve_use_prefix<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usiz
                 Some(r) => r,
                 None => return Res::External(path.to_vec()),
             },
-            _ => return Res::External(path.to_vec()),
+            other => then(other, seg),
         };
     }
     cur
@@ -413,6 +421,23 @@ mod tests {
         assert_eq!(cands("Deployment"), ["serde::Deployment", "k8s_openapi::api::apps::v1::Deployment"]);
         // Two modules glob-importing each other: each searched once.
         assert_eq!(cands("loop_a::Thing"), ["dep::b::Thing", "dep::a::Thing"]);
+    }
+
+    #[test]
+    fn uses_through_re_exports_of_other_crates_lead_to_their_paths() {
+        let p = program(&[
+            (
+                "lib.rs",
+                "pub use k8s_openapi;\npub use k8s_openapi::api as k8s;\nmod short;\n\
+                 use k8s::apps::v1::Deployment;\nuse self::short::core::Secret;\nuse crate::k8s_openapi::api::batch::v1 as batch;\n",
+            ),
+            ("short.rs", "pub use crate::k8s_openapi::api::core::v1 as core;\n"),
+        ]);
+        let root = ModKey { krate: 0, module: 0 };
+        let external = |path: &str| ProgramRes::External(segs(path));
+        assert_eq!(p.resolve(root, &segs("Deployment"), &[]), external("k8s_openapi::api::apps::v1::Deployment"));
+        assert_eq!(p.resolve(root, &segs("Secret"), &[]), external("k8s_openapi::api::core::v1::Secret"));
+        assert_eq!(p.resolve(root, &segs("batch::Job"), &[]), external("k8s_openapi::api::batch::v1::Job"));
     }
 
     #[test]

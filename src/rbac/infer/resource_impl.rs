@@ -16,7 +16,7 @@ use crate::source::{ItemKey, ItemKind, ModKey, Program, Res};
 pub struct ResourceImpl {
     /// The type (a struct or enum of the sources).
     pub ty: ItemKey,
-    /// Its resource, or what cannot be read (a warning's message, with the fix).
+    /// Its resource, or why it cannot be read, with the fix (calls on `Api<T>` warn with it).
     pub found: Result<Resource, String>,
     /// The file of the impl.
     pub file: PathBuf,
@@ -111,7 +111,7 @@ impl Reader<'_> {
         Some(ResourceImpl { ty, found, file, line: impl_line })
     }
 
-    /// The warning for a value that cannot be read.
+    /// Why a value cannot be read, with the fix (the warning of a call on `Api<T>` adds where and the rule).
     fn unreadable(&self, imp: &syn::ItemImpl, flavor: Flavor, name: &str, what: &str) -> String {
         let (trait_name, item) = match flavor {
             Flavor::Kube => ("kube::Resource", format!("fn {what}")),
@@ -122,9 +122,8 @@ impl Reader<'_> {
             _ => String::new(),
         };
         format!(
-            "the {what} of `impl {trait_name} for {name}` cannot be read without running the code{dynamic}: calls on \
-             Api<{name}> give no rules; make `{item}` give a string literal or a const holding one, or add the rules \
-             by hand (// +kubebuilder:rbac:groups=<group>,resources=<plural>,verbs=<verbs>)"
+            "the {what} of `impl {trait_name} for {name}` cannot be read without running the code{dynamic}: make \
+             `{item}` give a string literal or a const holding one"
         )
     }
 

@@ -130,6 +130,8 @@ pub struct Kinds {
     pub by_item: BTreeMap<ItemKey, KindId>,
     /// The type of the sources behind such a kind (its fields and methods).
     pub item_of: BTreeMap<KindId, ItemKey>,
+    /// Types whose resource impl gives values only known at run time: where (file name, line) and why.
+    pub unreadable: BTreeMap<ItemKey, (String, usize, String)>,
 }
 
 impl Kinds {

@@ -1743,6 +1743,18 @@ impl<'p> Engine<'p> {
                 };
                 self.warn_with(fr, line, message, Some(unresolved))
             }
+            Ty::Adt(key, _) if self.kinds.unreadable.contains_key(key) => {
+                let (file, at, why) = &self.kinds.unreadable[key];
+                let name = crate::source::program::item_name(self.prog.item(*key)).unwrap_or_default();
+                self.warn(
+                    fr,
+                    line,
+                    format!(
+                        "{call} on Api<{name}>: {why} ({file}:{at}), or add the rule by hand \
+                         (// +kubebuilder:rbac:groups=<group>,{hint})"
+                    ),
+                )
+            }
             _ => self.warn(
                 fr,
                 line,

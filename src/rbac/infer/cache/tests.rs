@@ -391,7 +391,11 @@ fn resource_impl_values_in_fn_bodies_and_consts_are_never_stale() {
     assert_eq!(tree.check(&cache), Outcome::Full);
     assert_eq!(groups(), ["tools.example.net"]);
     // An edit elsewhere inside a fn body is still read alone.
-    tree.edit("/ws/op/src/controller.rs", "pods.list(", "pods.watch(&Default::default(), \"0\").await;\n        pods.list(");
+    tree.edit(
+        "/ws/op/src/controller.rs",
+        "pods.list(",
+        "pods.watch(&Default::default(), \"0\").await;\n        pods.list(",
+    );
     assert_eq!(tree.check(&cache), Outcome::Reread);
     // The const the impl reads, and the impl's fn body (the skeletons of both files stay the same): read again.
     tree.edit("/ws/widgets/src/names.rs", "tools.example.net", "smithy.example.net");
