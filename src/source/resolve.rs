@@ -4,6 +4,9 @@
 //! re-exports), `crate`/`self`/`super`, child modules and other crates' names. Readers describe their module tree
 //! through [`Scopes`]; the rules live here once.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use super::syntax::UseEntry;
 
 /// How deep `use` chains and globs are followed (a `use` cycle ends here).
@@ -12,7 +15,7 @@ const MAX_DEPTH: usize = 24;
 /// A reader's module tree, as the resolver sees it.
 pub trait Scopes {
     /// A module (of one of the reader's crates).
-    type Mod: Copy + PartialEq;
+    type Mod: Copy + Eq + std::hash::Hash;
     /// What a name can stand for besides a module (an item, a name a derive generates).
     type Item: Clone;
 
@@ -32,6 +35,20 @@ pub trait Scopes {
     fn crate_named(&self, name: &str) -> Option<Self::Mod>;
 }
 
+/// What one query (one path resolved) learnt of names searched through globs: each module's glob imports are searched
+/// once per name, and a search that leads back to one in progress finds nothing there, so glob cycles (`pub use a::*;`
+/// in `b` and `pub use b::*;` in `a`, any number of modules round) end at once instead of trying every path round them.
+pub struct Memo<S: Scopes + ?Sized> {
+    names: RefCell<HashMap<(S::Mod, String), Option<Res<S::Mod, S::Item>>>>,
+    modules: RefCell<HashMap<(S::Mod, String), Option<S::Mod>>>,
+}
+
+impl<S: Scopes + ?Sized> Default for Memo<S> {
+    fn default() -> Self {
+        Memo { names: RefCell::default(), modules: RefCell::default() }
+    }
+}
+
 /// What a path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Res<M, I> {
@@ -47,12 +64,14 @@ pub enum Res<M, I> {
 
 /// What `segs`, written in module `at` (with the extra `use` entries `local` of an enclosing fn body), names.
 pub fn resolve<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local: &[UseEntry]) -> Res<S::Mod, S::Item> {
-    resolve_depth(s, at, segs, local, 0)
+    let mm = &Memo::default();
+    resolve_depth(s, mm, at, segs, local, 0)
 }
 
 /// The module a path written in `at` names (`crate::a`, `super::b`, `v1` imported by a glob), if it names one.
 pub fn module_of_path<S: Scopes>(s: &S, at: S::Mod, path: &[String]) -> Option<S::Mod> {
-    match resolve_prefix(s, at, path, &[], 0) {
+    let mm = &Memo::default();
+    match resolve_prefix(s, mm, at, path, &[], 0) {
         Res::Module(m) if !path.is_empty() => Some(m),
         _ => None,
     }
@@ -65,11 +84,12 @@ pub fn module_of_path<S: Scopes>(s: &S, at: S::Mod, path: &[String]) -> Option<S
 /// Several globs give several candidates: a reader keeps one only when it knows that path (k8s-openapi's resources),
 /// never guessing which glob holds the name.
 pub fn external_candidates<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local: &[UseEntry]) -> Vec<Vec<String>> {
+    let mm = &Memo::default();
     let mut search = Search { seen: Vec::new(), out: Vec::new(), budget: MAX_GLOB_SEARCH };
-    match dead_end(s, at, segs, local) {
-        Some((m, i)) => search.globs(s, m, &segs[i..], &[], 0),
+    match dead_end(s, mm, at, segs, local) {
+        Some((m, i)) => search.globs(s, mm, m, &segs[i..], &[], 0),
         // The path's first name is not a module: it is looked up in `at`'s globs.
-        None => search.globs(s, at, segs, local, 0),
+        None => search.globs(s, mm, at, segs, local, 0),
     }
     search.out
 }
@@ -80,8 +100,14 @@ const MAX_GLOB_SEARCH: usize = 256;
 
 /// Where a path stops in the sources: the module its longest prefix names (of at least one segment) and the
 /// index of the first segment that module does not hold.
-fn dead_end<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local: &[UseEntry]) -> Option<(S::Mod, usize)> {
-    (1..segs.len()).rev().find_map(|i| match resolve_prefix(s, at, &segs[..i], local, 0) {
+fn dead_end<S: Scopes>(
+    s: &S,
+    mm: &Memo<S>,
+    at: S::Mod,
+    segs: &[String],
+    local: &[UseEntry],
+) -> Option<(S::Mod, usize)> {
+    (1..segs.len()).rev().find_map(|i| match resolve_prefix(s, mm, at, &segs[..i], local, 0) {
         Res::Module(m) => Some((m, i)),
         _ => None,
     })
@@ -98,7 +124,15 @@ struct Search<M> {
 impl<M: Copy + PartialEq> Search<M> {
     /// The candidates for `rest` in module `m`: each glob of `m` (and `local`'s) leading outside the sources
     /// continued with `rest`; globs leading to modules of the sources, or to paths that stop in them, searched in turn.
-    fn globs<S: Scopes<Mod = M>>(&mut self, s: &S, m: M, rest: &[String], local: &[UseEntry], depth: usize) {
+    fn globs<S: Scopes<Mod = M>>(
+        &mut self,
+        s: &S,
+        mm: &Memo<S>,
+        m: M,
+        rest: &[String],
+        local: &[UseEntry],
+        depth: usize,
+    ) {
         if depth > MAX_DEPTH || self.budget == 0 || self.out.len() >= MAX_CANDIDATES {
             return;
         }
@@ -109,13 +143,13 @@ impl<M: Copy + PartialEq> Search<M> {
         self.seen.push((m, rest.to_vec()));
         let globs: Vec<UseEntry> = local.iter().filter(|u| u.glob).cloned().chain(s.globs(m)).collect();
         for u in globs {
-            match resolve_use_prefix(s, m, &u.path, depth + 1) {
-                Res::Module(inner) => self.globs(s, inner, rest, &[], depth + 1),
-                Res::External(path) => match dead_end(s, m, &u.path, &[]) {
+            match resolve_use_prefix(s, mm, m, &u.path, depth + 1) {
+                Res::Module(inner) => self.globs(s, mm, inner, rest, &[], depth + 1),
+                Res::External(path) => match dead_end(s, mm, m, &u.path, &[]) {
                     // `pub use crate::k8s::api::*;` where `crate::k8s` glob-imports k8s-openapi.
                     Some((inner, i)) => {
                         let longer: Vec<String> = u.path[i..].iter().chain(rest).cloned().collect();
-                        self.globs(s, inner, &longer, &[], depth + 1);
+                        self.globs(s, mm, inner, &longer, &[], depth + 1);
                     }
                     None => {
                         let path: Vec<String> = path.into_iter().chain(rest.iter().cloned()).collect();
@@ -132,6 +166,7 @@ impl<M: Copy + PartialEq> Search<M> {
 
 fn resolve_depth<S: Scopes>(
     s: &S,
+    mm: &Memo<S>,
     at: S::Mod,
     segs: &[String],
     local: &[UseEntry],
@@ -142,10 +177,10 @@ fn resolve_depth<S: Scopes>(
     }
     let last = &segs[segs.len() - 1];
     if segs.len() == 1 {
-        return resolve_name(s, at, last, local, depth);
+        return resolve_name(s, mm, at, last, local, depth);
     }
-    match resolve_prefix(s, at, &segs[..segs.len() - 1], local, depth) {
-        Res::Module(m) => name_in_module(s, m, last, depth + 1).unwrap_or_else(|| Res::External(segs.to_vec())),
+    match resolve_prefix(s, mm, at, &segs[..segs.len() - 1], local, depth) {
+        Res::Module(m) => name_in_module(s, mm, m, last, depth + 1).unwrap_or_else(|| Res::External(segs.to_vec())),
         other => then(other, last),
     }
 }
@@ -169,6 +204,7 @@ fn then<M, I>(prefix: Res<M, I>, seg: &str) -> Res<M, I> {
 /// Resolves a path used as a prefix (a module, a type, or something external).
 fn resolve_prefix<S: Scopes>(
     s: &S,
+    mm: &Memo<S>,
     at: S::Mod,
     segs: &[String],
     local: &[UseEntry],
@@ -184,7 +220,7 @@ fn resolve_prefix<S: Scopes>(
             Some(p) => Res::Module(p),
             None => return Res::External(segs.to_vec()),
         },
-        _ => resolve_name(s, at, first, local, depth),
+        _ => resolve_name(s, mm, at, first, local, depth),
     };
     for seg in &segs[1..] {
         cur = match cur {
@@ -192,7 +228,7 @@ fn resolve_prefix<S: Scopes>(
                 Some(p) => Res::Module(p),
                 None => return Res::External(segs.to_vec()),
             },
-            Res::Module(m) => match name_in_module(s, m, seg, depth + 1) {
+            Res::Module(m) => match name_in_module(s, mm, m, seg, depth + 1) {
                 Some(r) => r,
                 None => return Res::External(segs.to_vec()),
             },
@@ -204,16 +240,23 @@ fn resolve_prefix<S: Scopes>(
 
 /// A single name in scope at `at`: local `use`s, the module's own names, its `use`s, child modules, its globs,
 /// then crate names; anything else is external (std's prelude, a dependency).
-fn resolve_name<S: Scopes>(s: &S, at: S::Mod, name: &str, local: &[UseEntry], depth: usize) -> Res<S::Mod, S::Item> {
+fn resolve_name<S: Scopes>(
+    s: &S,
+    mm: &Memo<S>,
+    at: S::Mod,
+    name: &str,
+    local: &[UseEntry],
+    depth: usize,
+) -> Res<S::Mod, S::Item> {
     if let Some(u) = local.iter().rev().find(|u| !u.glob && u.alias == name) {
-        return resolve_use(s, at, &u.path, depth + 1);
+        return resolve_use(s, mm, at, &u.path, depth + 1);
     }
-    if let Some(r) = name_in_module(s, at, name, depth + 1) {
+    if let Some(r) = name_in_module(s, mm, at, name, depth + 1) {
         return r;
     }
     for u in local.iter().filter(|u| u.glob) {
-        if let Res::Module(m) = resolve_use_prefix(s, at, &u.path, depth + 1) {
-            if let Some(r) = name_in_module(s, m, name, depth + 1) {
+        if let Res::Module(m) = resolve_use_prefix(s, mm, at, &u.path, depth + 1) {
+            if let Some(r) = name_in_module(s, mm, m, name, depth + 1) {
                 return r;
             }
         }
@@ -225,7 +268,7 @@ fn resolve_name<S: Scopes>(s: &S, at: S::Mod, name: &str, local: &[UseEntry], de
 }
 
 /// A name defined in or imported into module `m`: its own names, child modules, `use` aliases, globs.
-fn name_in_module<S: Scopes>(s: &S, m: S::Mod, name: &str, depth: usize) -> Option<Res<S::Mod, S::Item>> {
+fn name_in_module<S: Scopes>(s: &S, mm: &Memo<S>, m: S::Mod, name: &str, depth: usize) -> Option<Res<S::Mod, S::Item>> {
     if depth > MAX_DEPTH {
         return None;
     }
@@ -236,22 +279,24 @@ fn name_in_module<S: Scopes>(s: &S, m: S::Mod, name: &str, depth: usize) -> Opti
         return Some(Res::Module(child));
     }
     if let Some(u) = s.use_named(m, name) {
-        return Some(resolve_use(s, m, &u.path, depth + 1));
+        return Some(resolve_use(s, mm, m, &u.path, depth + 1));
     }
-    for u in s.globs(m) {
-        if let Res::Module(inner) = resolve_use_prefix(s, m, &u.path, depth + 1) {
-            if inner != m {
-                if let Some(r) = name_in_module(s, inner, name, depth + 1) {
-                    return Some(r);
-                }
-            }
-        }
+    let key = (m, name.to_string());
+    if let Some(known) = mm.names.borrow().get(&key) {
+        return known.clone();
     }
-    None
+    // In progress: a glob leading back here finds nothing more.
+    mm.names.borrow_mut().insert(key.clone(), None);
+    let found = s.globs(m).into_iter().find_map(|u| match resolve_use_prefix(s, mm, m, &u.path, depth + 1) {
+        Res::Module(inner) if inner != m => name_in_module(s, mm, inner, name, depth + 1),
+        _ => None,
+    });
+    mm.names.borrow_mut().insert(key, found.clone());
+    found
 }
 
 /// A `use` path written in `at`: `crate::`/`self::`/`super::`, a name in scope there, another crate, or external.
-fn resolve_use<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
+fn resolve_use<S: Scopes>(s: &S, mm: &Memo<S>, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
     if depth > MAX_DEPTH || path.is_empty() {
         return Res::External(path.to_vec());
     }
@@ -262,30 +307,36 @@ fn resolve_use<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> R
         return Res::External(path.to_vec());
     }
     let last = &path[path.len() - 1];
-    match resolve_use_prefix(s, at, &path[..path.len() - 1], depth) {
-        Res::Module(m) => name_in_module(s, m, last, depth + 1).unwrap_or_else(|| Res::External(path.to_vec())),
+    match resolve_use_prefix(s, mm, at, &path[..path.len() - 1], depth) {
+        Res::Module(m) => name_in_module(s, mm, m, last, depth + 1).unwrap_or_else(|| Res::External(path.to_vec())),
         // An item's associated name, or a path outside the sources continued (`use kit::k8s::apps::v1::Deployment;`
         // where `kit` has `pub use k8s_openapi::api as k8s;`).
         other => then(other, last),
     }
 }
 
-fn resolve_use_prefix<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
+fn resolve_use_prefix<S: Scopes>(
+    s: &S,
+    mm: &Memo<S>,
+    at: S::Mod,
+    path: &[String],
+    depth: usize,
+) -> Res<S::Mod, S::Item> {
     let Some(first) = path.first() else {
         return Res::Module(at);
     };
     let mut cur = match first.as_str() {
-        "crate" | "self" | "super" => return resolve_prefix(s, at, path, &[], depth),
-        _ if s.child(at, first).is_some() => return resolve_prefix(s, at, path, &[], depth),
+        "crate" | "self" | "super" => return resolve_prefix(s, mm, at, path, &[], depth),
+        _ if s.child(at, first).is_some() => return resolve_prefix(s, mm, at, path, &[], depth),
         _ => match s.crate_named(first) {
             Some(k) => Res::Module(k),
             // A module the `use`'s own module imports (`use super::*;` then `use v1::Status;`).
-            None => match imported_module(s, at, first, depth + 1) {
+            None => match imported_module(s, mm, at, first, depth + 1) {
                 Some(m) => Res::Module(m),
                 // A path outside the sources the module imports by name (`use k8s_openapi::api as k8s;` then
                 // `use k8s::apps::v1::Deployment;`).
                 None => match s.use_named(at, first) {
-                    Some(u) if depth < MAX_DEPTH => match resolve_use(s, at, &u.path, depth + 1) {
+                    Some(u) if depth < MAX_DEPTH => match resolve_use(s, mm, at, &u.path, depth + 1) {
                         Res::External(p) if p.len() > 1 || p[..] != path[..1] => Res::External(p),
                         _ => return Res::External(path.to_vec()),
                     },
@@ -300,7 +351,7 @@ fn resolve_use_prefix<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usiz
                 Some(p) => Res::Module(p),
                 None => return Res::External(path.to_vec()),
             },
-            Res::Module(m) => match name_in_module(s, m, seg, depth + 1) {
+            Res::Module(m) => match name_in_module(s, mm, m, seg, depth + 1) {
                 Some(r) => r,
                 None => return Res::External(path.to_vec()),
             },
@@ -313,12 +364,12 @@ fn resolve_use_prefix<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usiz
 /// The module `name` stands for in `at` through a `use` of it, or as a child of a module `at` glob-imports from the
 /// sources (`use super::*;`). Globs of other crates are not followed: they hold no module of the sources, and
 /// following them from here would search every glob again at each level.
-fn imported_module<S: Scopes>(s: &S, at: S::Mod, name: &str, depth: usize) -> Option<S::Mod> {
+fn imported_module<S: Scopes>(s: &S, mm: &Memo<S>, at: S::Mod, name: &str, depth: usize) -> Option<S::Mod> {
     if depth > MAX_DEPTH {
         return None;
     }
     if let Some(u) = s.use_named(at, name) {
-        return match resolve_use(s, at, &u.path, depth + 1) {
+        return match resolve_use(s, mm, at, &u.path, depth + 1) {
             Res::Module(m) => Some(m),
             _ => None,
         };
@@ -326,16 +377,20 @@ fn imported_module<S: Scopes>(s: &S, at: S::Mod, name: &str, depth: usize) -> Op
     let local = |u: &UseEntry| {
         u.path.first().is_some_and(|f| matches!(f.as_str(), "crate" | "self" | "super") || s.child(at, f).is_some())
     };
-    for u in s.globs(at).into_iter().filter(local) {
-        if let Res::Module(inner) = resolve_prefix(s, at, &u.path, &[], depth + 1) {
-            if inner != at {
-                if let Some(m) = s.child(inner, name).or_else(|| imported_module(s, inner, name, depth + 1)) {
-                    return Some(m);
-                }
-            }
-        }
+    let key = (at, name.to_string());
+    if let Some(known) = mm.modules.borrow().get(&key) {
+        return *known;
     }
-    None
+    mm.modules.borrow_mut().insert(key.clone(), None);
+    let found =
+        s.globs(at).into_iter().filter(local).find_map(|u| match resolve_prefix(s, mm, at, &u.path, &[], depth + 1) {
+            Res::Module(inner) if inner != at => {
+                s.child(inner, name).or_else(|| imported_module(s, mm, inner, name, depth + 1))
+            }
+            _ => None,
+        });
+    mm.modules.borrow_mut().insert(key, found);
+    found
 }
 
 #[cfg(test)]
