@@ -66,12 +66,6 @@ pub fn k8s(path: &str) -> Option<&'static Resource> {
     by_path().get(path).map(|b| &b.resource)
 }
 
-/// Whether a k8s-openapi resource type is named `name` (its last path segment: `Deployment`).
-pub fn is_k8s_type_name(name: &str) -> bool {
-    static T: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
-    T.get_or_init(|| rows().iter().filter_map(|b| b.path.rsplit("::").next()).collect()).contains(name)
-}
-
 /// The resources (plurals) of a built-in API group (`""` for core) in any version; empty for a group Kubernetes
 /// does not serve itself.
 pub fn group_resources(group: &str) -> Vec<&'static str> {

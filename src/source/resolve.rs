@@ -5,7 +5,7 @@
 //! through [`Scopes`]; the rules live here once.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::syntax::UseEntry;
 
@@ -15,7 +15,7 @@ const MAX_DEPTH: usize = 24;
 /// A reader's module tree, as the resolver sees it.
 pub trait Scopes {
     /// A module (of one of the reader's crates).
-    type Mod: Copy + Eq + std::hash::Hash;
+    type Mod: Copy + Ord;
     /// What a name can stand for besides a module (an item, a name a derive generates).
     type Item: Clone;
 
@@ -39,8 +39,8 @@ pub trait Scopes {
 /// once per name, and a search that leads back to one in progress finds nothing there, so glob cycles (`pub use a::*;`
 /// in `b` and `pub use b::*;` in `a`, any number of modules round) end at once instead of trying every path round them.
 pub struct Memo<S: Scopes + ?Sized> {
-    names: RefCell<HashMap<(S::Mod, String), Option<Res<S::Mod, S::Item>>>>,
-    modules: RefCell<HashMap<(S::Mod, String), Option<S::Mod>>>,
+    names: RefCell<BTreeMap<(S::Mod, String), Option<Res<S::Mod, S::Item>>>>,
+    modules: RefCell<BTreeMap<(S::Mod, String), Option<S::Mod>>>,
 }
 
 impl<S: Scopes + ?Sized> Default for Memo<S> {
@@ -281,13 +281,17 @@ fn name_in_module<S: Scopes>(s: &S, mm: &Memo<S>, m: S::Mod, name: &str, depth: 
     if let Some(u) = s.use_named(m, name) {
         return Some(resolve_use(s, mm, m, &u.path, depth + 1));
     }
+    let globs = s.globs(m);
+    if globs.is_empty() {
+        return None;
+    }
     let key = (m, name.to_string());
     if let Some(known) = mm.names.borrow().get(&key) {
         return known.clone();
     }
     // In progress: a glob leading back here finds nothing more.
     mm.names.borrow_mut().insert(key.clone(), None);
-    let found = s.globs(m).into_iter().find_map(|u| match resolve_use_prefix(s, mm, m, &u.path, depth + 1) {
+    let found = globs.into_iter().find_map(|u| match resolve_use_prefix(s, mm, m, &u.path, depth + 1) {
         Res::Module(inner) if inner != m => name_in_module(s, mm, inner, name, depth + 1),
         _ => None,
     });
@@ -377,18 +381,21 @@ fn imported_module<S: Scopes>(s: &S, mm: &Memo<S>, at: S::Mod, name: &str, depth
     let local = |u: &UseEntry| {
         u.path.first().is_some_and(|f| matches!(f.as_str(), "crate" | "self" | "super") || s.child(at, f).is_some())
     };
+    let globs: Vec<UseEntry> = s.globs(at).into_iter().filter(local).collect();
+    if globs.is_empty() {
+        return None;
+    }
     let key = (at, name.to_string());
     if let Some(known) = mm.modules.borrow().get(&key) {
         return *known;
     }
     mm.modules.borrow_mut().insert(key.clone(), None);
-    let found =
-        s.globs(at).into_iter().filter(local).find_map(|u| match resolve_prefix(s, mm, at, &u.path, &[], depth + 1) {
-            Res::Module(inner) if inner != at => {
-                s.child(inner, name).or_else(|| imported_module(s, mm, inner, name, depth + 1))
-            }
-            _ => None,
-        });
+    let found = globs.into_iter().find_map(|u| match resolve_prefix(s, mm, at, &u.path, &[], depth + 1) {
+        Res::Module(inner) if inner != at => {
+            s.child(inner, name).or_else(|| imported_module(s, mm, inner, name, depth + 1))
+        }
+        _ => None,
+    });
     mm.modules.borrow_mut().insert(key, found);
     found
 }

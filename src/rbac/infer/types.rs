@@ -296,15 +296,12 @@ impl TypeCx<'_> {
         if let Some(r) = super::resources::k8s_path(full) {
             return Ty::Kind(self.kinds.id(r));
         }
-        let last = full.last().cloned().unwrap_or_default();
-        if crate::builtin::is_k8s_type_name(&last) {
-            for path in self.prog.external_candidates(scope.at, segs, &scope.local_uses) {
-                if let Some(r) = super::resources::k8s_path(&path) {
-                    return Ty::Kind(self.kinds.id(r));
-                }
+        for path in self.prog.external_candidates(scope.at, segs, &scope.local_uses) {
+            if let Some(r) = super::resources::k8s_path(&path) {
+                return Ty::Kind(self.kinds.id(r));
             }
         }
-        Ty::Ext(last, args)
+        Ty::Ext(full.last().cloned().unwrap_or_default(), args)
     }
 }
 
