@@ -39,9 +39,17 @@ pub trait Scopes {
 /// once per name, and a search that leads back to one in progress finds nothing there, so glob cycles (`pub use a::*;`
 /// in `b` and `pub use b::*;` in `a`, any number of modules round) end at once instead of trying every path round them.
 pub struct Memo<S: Scopes + ?Sized> {
-    names: RefCell<BTreeMap<(S::Mod, String), Option<Res<S::Mod, S::Item>>>>,
-    modules: RefCell<BTreeMap<(S::Mod, String), Option<S::Mod>>>,
+    /// What a name is in a module, through its globs (`None`: nothing, or being searched).
+    names: RefCell<Found<S, Resolved<S>>>,
+    /// What module a name is in a module, through its globs of the sources.
+    modules: RefCell<Found<S, S::Mod>>,
 }
+
+/// What a path names, for a reader.
+type Resolved<S> = Res<<S as Scopes>::Mod, <S as Scopes>::Item>;
+
+/// Per module and name, what a search through globs found.
+type Found<S, T> = BTreeMap<(<S as Scopes>::Mod, String), Option<T>>;
 
 impl<S: Scopes + ?Sized> Default for Memo<S> {
     fn default() -> Self {
