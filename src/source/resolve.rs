@@ -38,7 +38,7 @@ pub trait Scopes {
 /// What one query (one path resolved) learnt of names searched through globs: each module's glob imports are searched
 /// once per name, and a search that leads back to one in progress finds nothing there, so glob cycles (`pub use a::*;`
 /// in `b` and `pub use b::*;` in `a`, any number of modules round) end at once instead of trying every path round them.
-pub struct Memo<S: Scopes + ?Sized> {
+struct Memo<S: Scopes + ?Sized> {
     /// What a name is in a module, through its globs (`None`: nothing, or being searched).
     names: RefCell<Found<S, Resolved<S>>>,
     /// What module a name is in a module, through its globs of the sources.
@@ -102,8 +102,9 @@ pub fn external_candidates<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local:
     search.out
 }
 
-/// Most candidates [`external_candidates`] gives, and most modules it searches.
+/// Most candidates [`external_candidates`] gives.
 const MAX_CANDIDATES: usize = 64;
+/// Most (module, rest of the path) pairs one [`external_candidates`] search visits.
 const MAX_GLOB_SEARCH: usize = 256;
 
 /// Where a path stops in the sources: the module its longest prefix names (of at least one segment) and the
