@@ -10,6 +10,7 @@
 
 pub mod cache;
 pub mod kube_api;
+pub mod resource_impl;
 pub mod resources;
 pub mod types;
 pub mod walk;
@@ -223,6 +224,18 @@ fn parse_code_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceErr
 /// A `#[derive(CustomResource)]` spec: where it is, the kind struct it generates, its resource.
 type Spec = (ItemKey, String, resources::Resource);
 
+/// The sources' own kinds as a full read finds them; the cache stores them for loads from skeletons (which keep
+/// neither `#[kube]` attributes of other structs nor fn bodies).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct OwnKinds {
+    /// `#[derive(CustomResource)]` specs.
+    specs: Vec<Spec>,
+    /// Hand-written resource impls ([`resource_impl`]), readable or not (calls on the type then warn).
+    impls: Vec<resource_impl::ResourceImpl>,
+    /// The files read to find the impls' values: an edit there, even inside a fn body, changes them.
+    impl_files: Vec<PathBuf>,
+}
+
 /// Effects of instances read by an earlier run over the same program, to replay.
 struct Replay<'a> {
     /// The resources the instances' kind ids index.
@@ -249,7 +262,7 @@ struct Walked {
     /// Every instance read or replayed with its effects, by the file of its fn (when recording).
     recorded: Vec<Group>,
     kinds: Vec<resources::Resource>,
-    specs: Vec<Spec>,
+    own: OwnKinds,
     order_dependent: bool,
     /// The bodiless files the walk needed (their instances were skipped).
     missing: Vec<PathBuf>,
@@ -267,19 +280,19 @@ struct Walked {
 struct Loaded {
     prog: Program,
     kinds: Kinds,
-    specs: Vec<Spec>,
+    own: OwnKinds,
     starts: Vec<FnRef>,
     entries: Vec<String>,
 }
 
-/// Loads the crates (each file's items by `parse`), registers their kinds (`specs` when already known) and
+/// Loads the crates (each file's items by `parse`), registers their kinds (`own` when already known) and
 /// finds the entry points.
 fn load(
     mut roots: Vec<(String, PathBuf, bool)>,
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
     parse: crate::source::modules::ParseFn<'_>,
-    specs: Option<&[Spec]>,
+    own: Option<&OwnKinds>,
 ) -> Result<Loaded, InferError> {
     let mut crates = Vec::new();
     let mut bins: Vec<(String, usize)> = Vec::new();
@@ -296,11 +309,17 @@ fn load(
         }
     }
     let mut prog = Program::new(crates);
-    let specs = match specs {
-        Some(s) => s.to_vec(),
-        None => custom_resources(&prog),
+    let own = match own {
+        Some(o) => o.clone(),
+        None => {
+            let (impls, modules) = resource_impl::read(&prog);
+            let mut impl_files: Vec<PathBuf> = modules.iter().map(|m| prog.module(*m).file.clone()).collect();
+            impl_files.sort();
+            impl_files.dedup();
+            OwnKinds { specs: custom_resources(&prog), impls, impl_files }
+        }
     };
-    let kinds = register_kinds(&mut prog, &specs);
+    let kinds = register_kinds(&mut prog, &own);
     let mut entries = Vec::new();
     let mut starts: Vec<FnRef> = Vec::new();
     let chosen: Vec<&(String, usize)> = match bin {
@@ -348,7 +367,7 @@ fn load(
             }
         }
     }
-    Ok(Loaded { prog, kinds, specs, starts, entries })
+    Ok(Loaded { prog, kinds, own, starts, entries })
 }
 
 /// Loads the crates and walks from the entry points, replaying `replay`'s effects where it can and recording
@@ -360,14 +379,17 @@ fn walk_roots(
     parse: crate::source::modules::ParseFn<'_>,
     replay: Option<Replay<'_>>,
     record: bool,
-    specs: Option<&[Spec]>,
+    own: Option<&OwnKinds>,
 ) -> Result<Walked, InferError> {
-    let Loaded { prog, kinds, specs, starts, entries } = load(roots, bin, read, parse, specs)?;
+    let Loaded { prog, kinds, own, starts, entries } = load(roots, bin, read, parse, own)?;
     let mut engine = walk::Engine::new(&prog, kinds);
     let tree = prog.tree();
     let impls = engine.impl_signature();
-    let spec_files: Vec<PathBuf> =
-        specs.iter().map(|(k, _, _)| prog.module(ModKey { krate: k.krate, module: k.module }).file.clone()).collect();
+    let spec_files: Vec<PathBuf> = own
+        .specs
+        .iter()
+        .map(|(k, _, _)| prog.module(ModKey { krate: k.krate, module: k.module }).file.clone())
+        .collect();
     if let Some((t, i)) = replay.as_ref().and_then(|r| r.expect) {
         if t != tree.as_slice() || i != impls.as_slice() {
             let inference = Inference::default();
@@ -375,7 +397,7 @@ fn walk_roots(
                 inference,
                 recorded: Vec::new(),
                 kinds: Vec::new(),
-                specs,
+                own,
                 order_dependent: false,
                 missing: Vec::new(),
                 tree,
@@ -435,7 +457,7 @@ fn walk_roots(
     warnings.sort();
     warnings.dedup();
     let inference = Inference { needs, warnings, entries };
-    Ok(Walked { inference, recorded, kinds, specs, order_dependent, missing, tree, impls, spec_files, stale: false })
+    Ok(Walked { inference, recorded, kinds, own, order_dependent, missing, tree, impls, spec_files, stale: false })
 }
 
 fn is_pub(vis: &syn::Visibility) -> bool {
@@ -454,14 +476,27 @@ fn custom_resources(prog: &Program) -> Vec<Spec> {
         .collect()
 }
 
-/// Registers the kind struct each spec generates, with its resource.
-fn register_kinds(prog: &mut Program, specs: &[Spec]) -> Kinds {
+/// Registers the kind struct each spec generates, with its resource, then each type with a readable resource impl.
+fn register_kinds(prog: &mut Program, own: &OwnKinds) -> Kinds {
     let mut kinds = Kinds::default();
-    for (key, name, r) in specs {
+    for (key, name, r) in &own.specs {
         let g = prog.add_generated(ModKey { krate: key.krate, module: key.module }, name);
         let id = kinds.id(r);
         kinds.by_generated.insert(g, id);
         kinds.spec_of.insert(id, *key);
+    }
+    for ri in &own.impls {
+        match &ri.found {
+            Ok(r) => {
+                let id = kinds.id(r);
+                kinds.by_item.insert(ri.ty, id);
+                kinds.item_of.insert(id, ri.ty);
+            }
+            Err(why) => {
+                let file = ri.file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                kinds.unreadable.insert(ri.ty, (file, ri.line, why.clone()));
+            }
+        }
     }
     kinds
 }

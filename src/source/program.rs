@@ -220,15 +220,10 @@ impl Program {
         })
     }
 
-    /// The external glob imports of a module (`use k8s_openapi::api::core::v1::*`), as paths.
-    pub fn external_globs(&self, at: ModKey, local: &[UseEntry]) -> Vec<Vec<String>> {
-        local
-            .iter()
-            .chain(self.module(at).uses())
-            .filter(|u| u.glob)
-            .filter(|u| resolve::module_of_path(self, at, &u.path).is_none())
-            .map(|u| u.path.clone())
-            .collect()
+    /// The paths outside the sources a path that resolves to none of their items may name through glob imports
+    /// ([`resolve::external_candidates`]: `pub use k8s_openapi::api::apps::v1::*;` in a module it leads to).
+    pub fn external_candidates(&self, at: ModKey, segs: &[String], local: &[UseEntry]) -> Vec<Vec<String>> {
+        resolve::external_candidates(self, at, segs, local)
     }
 
     /// What `segs`, written in module `at` (with the extra `use` entries `local` of an enclosing fn body), names,

@@ -4,6 +4,9 @@
 //! re-exports), `crate`/`self`/`super`, child modules and other crates' names. Readers describe their module tree
 //! through [`Scopes`]; the rules live here once.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
 use super::syntax::UseEntry;
 
 /// How deep `use` chains and globs are followed (a `use` cycle ends here).
@@ -12,7 +15,7 @@ const MAX_DEPTH: usize = 24;
 /// A reader's module tree, as the resolver sees it.
 pub trait Scopes {
     /// A module (of one of the reader's crates).
-    type Mod: Copy + PartialEq;
+    type Mod: Copy + Ord;
     /// What a name can stand for besides a module (an item, a name a derive generates).
     type Item: Clone;
 
@@ -32,6 +35,28 @@ pub trait Scopes {
     fn crate_named(&self, name: &str) -> Option<Self::Mod>;
 }
 
+/// What one query (one path resolved) learnt of names searched through globs: each module's glob imports are searched
+/// once per name, and a search that leads back to one in progress finds nothing there, so glob cycles (`pub use a::*;`
+/// in `b` and `pub use b::*;` in `a`, any number of modules round) end at once instead of trying every path round them.
+struct Memo<S: Scopes + ?Sized> {
+    /// What a name is in a module, through its globs (`None`: nothing, or being searched).
+    names: RefCell<Found<S, Resolved<S>>>,
+    /// What module a name is in a module, through its globs of the sources.
+    modules: RefCell<Found<S, S::Mod>>,
+}
+
+/// What a path names, for a reader.
+type Resolved<S> = Res<<S as Scopes>::Mod, <S as Scopes>::Item>;
+
+/// Per module and name, what a search through globs found.
+type Found<S, T> = BTreeMap<(<S as Scopes>::Mod, String), Option<T>>;
+
+impl<S: Scopes + ?Sized> Default for Memo<S> {
+    fn default() -> Self {
+        Memo { names: RefCell::default(), modules: RefCell::default() }
+    }
+}
+
 /// What a path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Res<M, I> {
@@ -47,19 +72,110 @@ pub enum Res<M, I> {
 
 /// What `segs`, written in module `at` (with the extra `use` entries `local` of an enclosing fn body), names.
 pub fn resolve<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local: &[UseEntry]) -> Res<S::Mod, S::Item> {
-    resolve_depth(s, at, segs, local, 0)
+    let mm = &Memo::default();
+    resolve_depth(s, mm, at, segs, local, 0)
 }
 
 /// The module a path written in `at` names (`crate::a`, `super::b`, `v1` imported by a glob), if it names one.
 pub fn module_of_path<S: Scopes>(s: &S, at: S::Mod, path: &[String]) -> Option<S::Mod> {
-    match resolve_prefix(s, at, path, &[], 0) {
+    let mm = &Memo::default();
+    match resolve_prefix(s, mm, at, path, &[], 0) {
         Res::Module(m) if !path.is_empty() => Some(m),
         _ => None,
     }
 }
 
+/// The paths outside the sources `segs`, written in `at`, may name through glob imports of such paths, for a path
+/// the rules lead to no item: where it stops in a module of the sources (at a name that module neither defines nor
+/// imports by name), each glob of that module that leads outside the sources (`pub use k8s_openapi::api::apps::v1::*;`)
+/// continued with the rest of the path, also through globs of other modules of the sources, each module once.
+/// Several globs give several candidates: a reader keeps one only when it knows that path (k8s-openapi's resources),
+/// never guessing which glob holds the name.
+pub fn external_candidates<S: Scopes>(s: &S, at: S::Mod, segs: &[String], local: &[UseEntry]) -> Vec<Vec<String>> {
+    let mm = &Memo::default();
+    let mut search = Search { seen: Vec::new(), out: Vec::new(), budget: MAX_GLOB_SEARCH };
+    match dead_end(s, mm, at, segs, local) {
+        Some((m, i)) => search.globs(s, mm, m, &segs[i..], &[], 0),
+        // The path's first name is not a module: it is looked up in `at`'s globs.
+        None => search.globs(s, mm, at, segs, local, 0),
+    }
+    search.out
+}
+
+/// Most candidates [`external_candidates`] gives.
+const MAX_CANDIDATES: usize = 64;
+/// Most (module, rest of the path) pairs one [`external_candidates`] search visits.
+const MAX_GLOB_SEARCH: usize = 256;
+
+/// Where a path stops in the sources: the module its longest prefix names (of at least one segment) and the
+/// index of the first segment that module does not hold.
+fn dead_end<S: Scopes>(
+    s: &S,
+    mm: &Memo<S>,
+    at: S::Mod,
+    segs: &[String],
+    local: &[UseEntry],
+) -> Option<(S::Mod, usize)> {
+    (1..segs.len()).rev().find_map(|i| match resolve_prefix(s, mm, at, &segs[..i], local, 0) {
+        Res::Module(m) => Some((m, i)),
+        _ => None,
+    })
+}
+
+/// The state of one [`external_candidates`] search.
+struct Search<M> {
+    /// Modules searched, with the rest of the path they were searched for.
+    seen: Vec<(M, Vec<String>)>,
+    out: Vec<Vec<String>>,
+    budget: usize,
+}
+
+impl<M: Copy + PartialEq> Search<M> {
+    /// The candidates for `rest` in module `m`: each glob of `m` (and `local`'s) leading outside the sources
+    /// continued with `rest`; globs leading to modules of the sources, or to paths that stop in them, searched in turn.
+    fn globs<S: Scopes<Mod = M>>(
+        &mut self,
+        s: &S,
+        mm: &Memo<S>,
+        m: M,
+        rest: &[String],
+        local: &[UseEntry],
+        depth: usize,
+    ) {
+        if depth > MAX_DEPTH || self.budget == 0 || self.out.len() >= MAX_CANDIDATES {
+            return;
+        }
+        if self.seen.iter().any(|(seen, r)| *seen == m && r.as_slice() == rest) {
+            return;
+        }
+        self.budget -= 1;
+        self.seen.push((m, rest.to_vec()));
+        let globs: Vec<UseEntry> = local.iter().filter(|u| u.glob).cloned().chain(s.globs(m)).collect();
+        for u in globs {
+            match resolve_use_prefix(s, mm, m, &u.path, depth + 1) {
+                Res::Module(inner) => self.globs(s, mm, inner, rest, &[], depth + 1),
+                Res::External(path) => match dead_end(s, mm, m, &u.path, &[]) {
+                    // `pub use crate::k8s::api::*;` where `crate::k8s` glob-imports k8s-openapi.
+                    Some((inner, i)) => {
+                        let longer: Vec<String> = u.path[i..].iter().chain(rest).cloned().collect();
+                        self.globs(s, mm, inner, &longer, &[], depth + 1);
+                    }
+                    None => {
+                        let path: Vec<String> = path.into_iter().chain(rest.iter().cloned()).collect();
+                        if !self.out.contains(&path) && self.out.len() < MAX_CANDIDATES {
+                            self.out.push(path);
+                        }
+                    }
+                },
+                _ => {}
+            }
+        }
+    }
+}
+
 fn resolve_depth<S: Scopes>(
     s: &S,
+    mm: &Memo<S>,
     at: S::Mod,
     segs: &[String],
     local: &[UseEntry],
@@ -70,10 +186,10 @@ fn resolve_depth<S: Scopes>(
     }
     let last = &segs[segs.len() - 1];
     if segs.len() == 1 {
-        return resolve_name(s, at, last, local, depth);
+        return resolve_name(s, mm, at, last, local, depth);
     }
-    match resolve_prefix(s, at, &segs[..segs.len() - 1], local, depth) {
-        Res::Module(m) => name_in_module(s, m, last, depth + 1).unwrap_or_else(|| Res::External(segs.to_vec())),
+    match resolve_prefix(s, mm, at, &segs[..segs.len() - 1], local, depth) {
+        Res::Module(m) => name_in_module(s, mm, m, last, depth + 1).unwrap_or_else(|| Res::External(segs.to_vec())),
         other => then(other, last),
     }
 }
@@ -97,6 +213,7 @@ fn then<M, I>(prefix: Res<M, I>, seg: &str) -> Res<M, I> {
 /// Resolves a path used as a prefix (a module, a type, or something external).
 fn resolve_prefix<S: Scopes>(
     s: &S,
+    mm: &Memo<S>,
     at: S::Mod,
     segs: &[String],
     local: &[UseEntry],
@@ -112,7 +229,7 @@ fn resolve_prefix<S: Scopes>(
             Some(p) => Res::Module(p),
             None => return Res::External(segs.to_vec()),
         },
-        _ => resolve_name(s, at, first, local, depth),
+        _ => resolve_name(s, mm, at, first, local, depth),
     };
     for seg in &segs[1..] {
         cur = match cur {
@@ -120,7 +237,7 @@ fn resolve_prefix<S: Scopes>(
                 Some(p) => Res::Module(p),
                 None => return Res::External(segs.to_vec()),
             },
-            Res::Module(m) => match name_in_module(s, m, seg, depth + 1) {
+            Res::Module(m) => match name_in_module(s, mm, m, seg, depth + 1) {
                 Some(r) => r,
                 None => return Res::External(segs.to_vec()),
             },
@@ -132,16 +249,23 @@ fn resolve_prefix<S: Scopes>(
 
 /// A single name in scope at `at`: local `use`s, the module's own names, its `use`s, child modules, its globs,
 /// then crate names; anything else is external (std's prelude, a dependency).
-fn resolve_name<S: Scopes>(s: &S, at: S::Mod, name: &str, local: &[UseEntry], depth: usize) -> Res<S::Mod, S::Item> {
+fn resolve_name<S: Scopes>(
+    s: &S,
+    mm: &Memo<S>,
+    at: S::Mod,
+    name: &str,
+    local: &[UseEntry],
+    depth: usize,
+) -> Res<S::Mod, S::Item> {
     if let Some(u) = local.iter().rev().find(|u| !u.glob && u.alias == name) {
-        return resolve_use(s, at, &u.path, depth + 1);
+        return resolve_use(s, mm, at, &u.path, depth + 1);
     }
-    if let Some(r) = name_in_module(s, at, name, depth + 1) {
+    if let Some(r) = name_in_module(s, mm, at, name, depth + 1) {
         return r;
     }
     for u in local.iter().filter(|u| u.glob) {
-        if let Res::Module(m) = resolve_use_prefix(s, at, &u.path, depth + 1) {
-            if let Some(r) = name_in_module(s, m, name, depth + 1) {
+        if let Res::Module(m) = resolve_use_prefix(s, mm, at, &u.path, depth + 1) {
+            if let Some(r) = name_in_module(s, mm, m, name, depth + 1) {
                 return r;
             }
         }
@@ -153,7 +277,7 @@ fn resolve_name<S: Scopes>(s: &S, at: S::Mod, name: &str, local: &[UseEntry], de
 }
 
 /// A name defined in or imported into module `m`: its own names, child modules, `use` aliases, globs.
-fn name_in_module<S: Scopes>(s: &S, m: S::Mod, name: &str, depth: usize) -> Option<Res<S::Mod, S::Item>> {
+fn name_in_module<S: Scopes>(s: &S, mm: &Memo<S>, m: S::Mod, name: &str, depth: usize) -> Option<Res<S::Mod, S::Item>> {
     if depth > MAX_DEPTH {
         return None;
     }
@@ -164,22 +288,28 @@ fn name_in_module<S: Scopes>(s: &S, m: S::Mod, name: &str, depth: usize) -> Opti
         return Some(Res::Module(child));
     }
     if let Some(u) = s.use_named(m, name) {
-        return Some(resolve_use(s, m, &u.path, depth + 1));
+        return Some(resolve_use(s, mm, m, &u.path, depth + 1));
     }
-    for u in s.globs(m) {
-        if let Res::Module(inner) = resolve_use_prefix(s, m, &u.path, depth + 1) {
-            if inner != m {
-                if let Some(r) = name_in_module(s, inner, name, depth + 1) {
-                    return Some(r);
-                }
-            }
-        }
+    let globs = s.globs(m);
+    if globs.is_empty() {
+        return None;
     }
-    None
+    let key = (m, name.to_string());
+    if let Some(known) = mm.names.borrow().get(&key) {
+        return known.clone();
+    }
+    // In progress: a glob leading back here finds nothing more.
+    mm.names.borrow_mut().insert(key.clone(), None);
+    let found = globs.into_iter().find_map(|u| match resolve_use_prefix(s, mm, m, &u.path, depth + 1) {
+        Res::Module(inner) if inner != m => name_in_module(s, mm, inner, name, depth + 1),
+        _ => None,
+    });
+    mm.names.borrow_mut().insert(key, found.clone());
+    found
 }
 
 /// A `use` path written in `at`: `crate::`/`self::`/`super::`, a name in scope there, another crate, or external.
-fn resolve_use<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
+fn resolve_use<S: Scopes>(s: &S, mm: &Memo<S>, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
     if depth > MAX_DEPTH || path.is_empty() {
         return Res::External(path.to_vec());
     }
@@ -190,41 +320,55 @@ fn resolve_use<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> R
         return Res::External(path.to_vec());
     }
     let last = &path[path.len() - 1];
-    match resolve_use_prefix(s, at, &path[..path.len() - 1], depth) {
-        Res::Module(m) => name_in_module(s, m, last, depth + 1).unwrap_or_else(|| Res::External(path.to_vec())),
-        Res::Item(key) => Res::Assoc(key, vec![last.clone()]),
-        _ => Res::External(path.to_vec()),
+    match resolve_use_prefix(s, mm, at, &path[..path.len() - 1], depth) {
+        Res::Module(m) => name_in_module(s, mm, m, last, depth + 1).unwrap_or_else(|| Res::External(path.to_vec())),
+        // An item's associated name, or a path outside the sources continued (`use kit::k8s::apps::v1::Deployment;`
+        // where `kit` has `pub use k8s_openapi::api as k8s;`).
+        other => then(other, last),
     }
 }
 
-fn resolve_use_prefix<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
+fn resolve_use_prefix<S: Scopes>(
+    s: &S,
+    mm: &Memo<S>,
+    at: S::Mod,
+    path: &[String],
+    depth: usize,
+) -> Res<S::Mod, S::Item> {
     let Some(first) = path.first() else {
         return Res::Module(at);
     };
-    let start = match first.as_str() {
-        "crate" | "self" | "super" => return resolve_prefix(s, at, path, &[], depth),
-        _ if s.child(at, first).is_some() => return resolve_prefix(s, at, path, &[], depth),
+    let mut cur = match first.as_str() {
+        "crate" | "self" | "super" => return resolve_prefix(s, mm, at, path, &[], depth),
+        _ if s.child(at, first).is_some() => return resolve_prefix(s, mm, at, path, &[], depth),
         _ => match s.crate_named(first) {
-            Some(k) => k,
+            Some(k) => Res::Module(k),
             // A module the `use`'s own module imports (`use super::*;` then `use v1::Status;`).
-            None => match imported_module(s, at, first, depth + 1) {
-                Some(m) => m,
-                None => return Res::External(path.to_vec()),
+            None => match imported_module(s, mm, at, first, depth + 1) {
+                Some(m) => Res::Module(m),
+                // A path outside the sources the module imports by name (`use k8s_openapi::api as k8s;` then
+                // `use k8s::apps::v1::Deployment;`).
+                None => match s.use_named(at, first) {
+                    Some(u) if depth < MAX_DEPTH => match resolve_use(s, mm, at, &u.path, depth + 1) {
+                        Res::External(p) if p.len() > 1 || p[..] != path[..1] => Res::External(p),
+                        _ => return Res::External(path.to_vec()),
+                    },
+                    _ => return Res::External(path.to_vec()),
+                },
             },
         },
     };
-    let mut cur = Res::Module(start);
     for seg in &path[1..] {
         cur = match cur {
             Res::Module(m) if seg == "super" => match s.parent(m) {
                 Some(p) => Res::Module(p),
                 None => return Res::External(path.to_vec()),
             },
-            Res::Module(m) => match name_in_module(s, m, seg, depth + 1) {
+            Res::Module(m) => match name_in_module(s, mm, m, seg, depth + 1) {
                 Some(r) => r,
                 None => return Res::External(path.to_vec()),
             },
-            _ => return Res::External(path.to_vec()),
+            other => then(other, seg),
         };
     }
     cur
@@ -233,12 +377,12 @@ fn resolve_use_prefix<S: Scopes>(s: &S, at: S::Mod, path: &[String], depth: usiz
 /// The module `name` stands for in `at` through a `use` of it, or as a child of a module `at` glob-imports from the
 /// sources (`use super::*;`). Globs of other crates are not followed: they hold no module of the sources, and
 /// following them from here would search every glob again at each level.
-fn imported_module<S: Scopes>(s: &S, at: S::Mod, name: &str, depth: usize) -> Option<S::Mod> {
+fn imported_module<S: Scopes>(s: &S, mm: &Memo<S>, at: S::Mod, name: &str, depth: usize) -> Option<S::Mod> {
     if depth > MAX_DEPTH {
         return None;
     }
     if let Some(u) = s.use_named(at, name) {
-        return match resolve_use(s, at, &u.path, depth + 1) {
+        return match resolve_use(s, mm, at, &u.path, depth + 1) {
             Res::Module(m) => Some(m),
             _ => None,
         };
@@ -246,16 +390,23 @@ fn imported_module<S: Scopes>(s: &S, at: S::Mod, name: &str, depth: usize) -> Op
     let local = |u: &UseEntry| {
         u.path.first().is_some_and(|f| matches!(f.as_str(), "crate" | "self" | "super") || s.child(at, f).is_some())
     };
-    for u in s.globs(at).into_iter().filter(local) {
-        if let Res::Module(inner) = resolve_prefix(s, at, &u.path, &[], depth + 1) {
-            if inner != at {
-                if let Some(m) = s.child(inner, name).or_else(|| imported_module(s, inner, name, depth + 1)) {
-                    return Some(m);
-                }
-            }
-        }
+    let globs: Vec<UseEntry> = s.globs(at).into_iter().filter(local).collect();
+    if globs.is_empty() {
+        return None;
     }
-    None
+    let key = (at, name.to_string());
+    if let Some(known) = mm.modules.borrow().get(&key) {
+        return *known;
+    }
+    mm.modules.borrow_mut().insert(key.clone(), None);
+    let found = globs.into_iter().find_map(|u| match resolve_prefix(s, mm, at, &u.path, &[], depth + 1) {
+        Res::Module(inner) if inner != at => {
+            s.child(inner, name).or_else(|| imported_module(s, mm, inner, name, depth + 1))
+        }
+        _ => None,
+    });
+    mm.modules.borrow_mut().insert(key, found);
+    found
 }
 
 #[cfg(test)]
@@ -317,6 +468,47 @@ mod tests {
         assert_eq!(p.resolve(kinds, &segs("Status"), &[]), ProgramRes::External(segs("Status")));
         assert_eq!(module_of_path(&p, kinds, &segs("v1")), Some(at(&["crate", "paths", "v1"])));
         assert_eq!(module_of_path(&p, kinds, &segs("corev1")), None);
+    }
+
+    #[test]
+    fn external_candidates_continue_a_path_through_external_globs() {
+        let p = program(&[(
+            "lib.rs",
+            "pub mod k8s { pub use k8s_openapi::*; }\n\
+             pub mod apps { pub use serde::*; pub use crate::k8s::api::apps::v1::*; }\n\
+             pub mod loop_a { pub use super::loop_b::*; pub use dep::a::*; }\n\
+             pub mod loop_b { pub use super::loop_a::*; pub use dep::b::*; }\n\
+             use apps::*;\n",
+        )]);
+        let root = ModKey { krate: 0, module: 0 };
+        let cands = |path: &str| -> Vec<String> {
+            p.external_candidates(root, &segs(path), &[]).iter().map(|c| c.join("::")).collect()
+        };
+        // The path stops in `k8s` at `api`: k8s's glob continues it.
+        assert_eq!(cands("k8s::api::apps::v1::Deployment"), ["k8s_openapi::api::apps::v1::Deployment"]);
+        // Both globs of `apps` are candidates (the second through `crate::k8s`); a reader checks which it knows.
+        assert_eq!(cands("apps::Deployment"), ["serde::Deployment", "k8s_openapi::api::apps::v1::Deployment"]);
+        // A single name in the root: through the root's glob of `apps`.
+        assert_eq!(cands("Deployment"), ["serde::Deployment", "k8s_openapi::api::apps::v1::Deployment"]);
+        // Two modules glob-importing each other: each searched once.
+        assert_eq!(cands("loop_a::Thing"), ["dep::b::Thing", "dep::a::Thing"]);
+    }
+
+    #[test]
+    fn uses_through_re_exports_of_other_crates_lead_to_their_paths() {
+        let p = program(&[
+            (
+                "lib.rs",
+                "pub use k8s_openapi;\npub use k8s_openapi::api as k8s;\nmod short;\n\
+                 use k8s::apps::v1::Deployment;\nuse self::short::core::Secret;\nuse crate::k8s_openapi::api::batch::v1 as batch;\n",
+            ),
+            ("short.rs", "pub use crate::k8s_openapi::api::core::v1 as core;\n"),
+        ]);
+        let root = ModKey { krate: 0, module: 0 };
+        let external = |path: &str| ProgramRes::External(segs(path));
+        assert_eq!(p.resolve(root, &segs("Deployment"), &[]), external("k8s_openapi::api::apps::v1::Deployment"));
+        assert_eq!(p.resolve(root, &segs("Secret"), &[]), external("k8s_openapi::api::core::v1::Secret"));
+        assert_eq!(p.resolve(root, &segs("batch::Job"), &[]), external("k8s_openapi::api::batch::v1::Job"));
     }
 
     #[test]

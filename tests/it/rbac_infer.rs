@@ -214,3 +214,61 @@ fn a_glob_reexport_cycle_ends_resolution() {
     ks(root).args(["make", "manifests", "--source", "src", "--rbac-dir", "out"]).assert().success();
     assert!(root.join("out/role.yaml").is_file());
 }
+
+fn forge() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer/forge")
+}
+
+/// What `forge-operator`'s main reaches, worked out by hand from the fixture's sources: every kind comes from the
+/// `forge-types` crate or from k8s-openapi named through `forge-kit`'s re-exports.
+const FORGE_OPERATOR: &[(&str, &str, &str)] = &[
+    // Controller::new(Api<Furnace>): a #[derive(CustomResource)] of the types crate (its plural set by #[kube]).
+    ("forge.example.io", "furnaces", "list"),
+    ("forge.example.io", "furnaces", "watch"),
+    // .owns(Api<Deployment>) with `use forge_kit::k8s::apps::v1::Deployment` (`pub use k8s_openapi::api as k8s`).
+    ("apps", "deployments", "list"),
+    ("apps", "deployments", "watch"),
+    // Api<Job> through `use forge_kit::batch::*`, itself `pub use k8s_openapi::api::batch::v1::*`.
+    ("batch", "jobs", "create"),
+    // Api<crate::k8s::core::ConfigMap> and `use crate::k8s::core::Secret`: the operator's own module re-exports
+    // `forge_kit::k8s_openapi::api::core::v1 as core`.
+    ("", "configmaps", "get"),
+    ("", "secrets", "get"),
+    // Ingot's hand-written `impl kube::Resource`: group and version from consts of `names`, kind and plural from
+    // associated consts; listed, and its status merge-patched.
+    ("metal.forge.example.io", "ingots", "list"),
+    ("metal.forge.example.io", "ingots/status", "patch"),
+    // Crucible's `impl k8s_openapi::Resource` (kube implements its own trait for it): URL_PATH_SEGMENT is the plural.
+    ("metal.forge.example.io", "crucibles", "delete"),
+];
+
+/// The molds binary's one call: Mold's resource impl reads its names from its `ApiResource` at run time.
+const MOLD_WARNING: &str = "warning: crates/forge-operator/src/bin/forge-molds.rs:9: list on Api<Mold>: the group of \
+    `impl kube::Resource for Mold` cannot be read without running the code (its DynamicType is `ApiResource`: the \
+    value may come from it at run time): make `fn group` give a string literal or a const holding one (mold.rs:18), or \
+    add the rule by hand (// +kubebuilder:rbac:groups=<group>,resources=<resource>,verbs=list)";
+
+#[test]
+fn rbac_infer_reads_kinds_of_a_types_crate_and_k8s_openapi_re_exported() {
+    let sources = [
+        "--source",
+        "crates/forge-kit/src",
+        "--source",
+        "crates/forge-types/src",
+        "--source",
+        "crates/forge-operator/src",
+    ];
+    let out = ks(&forge()).args(["rbac", "infer", "--bin", "forge-operator"]).args(sources).assert().success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(triples(&stdout), set(FORGE_OPERATOR), "{stdout}");
+    assert_eq!(stderr, "", "the operator's every call resolves");
+
+    // Every binary of the workspace (no --source): the molds binary adds no rule, and a warning at its call that
+    // names the fn the group cannot be read from.
+    let out = ks(&forge()).args(["rbac", "infer"]).assert().success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(triples(&stdout), set(FORGE_OPERATOR), "{stdout}");
+    assert_eq!(stderr.trim_end(), MOLD_WARNING);
+}

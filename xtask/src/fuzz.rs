@@ -21,7 +21,7 @@ use crate::root;
 
 /// Every target: `fuzz/fuzz_targets/<name>.rs`, seeds in `fuzz/corpus/<name>/`.
 pub const TARGETS: &[&str] =
-    &["markers", "crd_generate", "project", "bundle_validate", "catalog_validate", "yaml_roundtrip"];
+    &["markers", "crd_generate", "crate_resolve", "project", "bundle_validate", "catalog_validate", "yaml_roundtrip"];
 
 /// Repository files that seed a target: a file, or a folder and a name prefix (every file of it starting so).
 const REPO_SEEDS: &[(&str, &str, &str)] = &[

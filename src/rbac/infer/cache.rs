@@ -25,7 +25,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    InferError, Inference, Loaded, Replay, Spec, Walked, load, parse_code_items, resources::Resource, walk, walk_roots,
+    InferError, Inference, Loaded, OwnKinds, Replay, Walked, load, parse_code_items, resource_impl,
+    resources::Resource, walk, walk_roots,
 };
 use crate::source::SourceError;
 use crate::source::cache::{CacheDir, decode_sections, encode_header, fingerprint};
@@ -33,7 +34,7 @@ use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 9;
+const FORMAT: u32 = 10;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
@@ -66,7 +67,7 @@ struct Head {
 #[derive(Serialize, Deserialize)]
 struct MemoHead {
     kinds: Vec<Resource>,
-    specs: Vec<Spec>,
+    own: OwnKinds,
     spec_files: Vec<PathBuf>,
     tree: Vec<String>,
     impls: Vec<String>,
@@ -348,8 +349,14 @@ impl Cache {
                     let ctx = Ctx { roots: &roots, bin, read, reads: &reads, known: &known };
                     if let Some((parsed, same)) = ctx.parse_changed(&changed) {
                         let changed: HashSet<PathBuf> = parsed.keys().cloned().collect();
+                        // A resource impl's values may sit in fn bodies and consts, which skeletons leave out: an
+                        // edit where they were read, or a new impl, reads everything.
+                        let resources_changed = memo.head.own.impl_files.iter().any(|f| changed.contains(f))
+                            || parsed.values().any(|(_, items)| resource_impl::has_resource_impl(items));
                         let parsed = RefCell::new(parsed);
-                        if same {
+                        if resources_changed {
+                            // Falls through to the full read below.
+                        } else if same {
                             if let Some(done) = self.reread(&ctx, &mut head, &memo, &parsed) {
                                 return Ok(done);
                             }
@@ -419,7 +426,7 @@ impl Cache {
         let parse = ctx.parser(&in_full, parsed, &skeletons, None);
         let read_once = |p: &Path| ctx.reads.get_for(ctx.read, p, &in_full);
         let Loaded { prog, kinds, entries, .. } =
-            load(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(&memo.head.specs)).ok()?;
+            load(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(&memo.head.own)).ok()?;
         let mut engine = walk::Engine::new(&prog, kinds);
         // Stored kind ids are kept as they are: the own kinds come first in the same order, the others after.
         for (i, r) in memo.head.kinds.iter().enumerate() {
@@ -474,7 +481,7 @@ impl Cache {
         }
         let head_out = MemoHead {
             kinds,
-            specs: memo.head.specs.clone(),
+            own: memo.head.own.clone(),
             spec_files: memo.head.spec_files.clone(),
             tree: memo.head.tree.clone(),
             impls: memo.head.impls.clone(),
@@ -519,7 +526,7 @@ impl Cache {
                     check_deps: items_changed,
                     expect: items_changed.then_some((memo.head.tree.as_slice(), memo.head.impls.as_slice())),
                 };
-                walk_roots(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(replay), true, Some(&memo.head.specs))
+                walk_roots(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(replay), true, Some(&memo.head.own))
                     .ok()?
             };
             if walked.stale {
@@ -677,7 +684,7 @@ impl<'a> Ctx<'a> {
 fn memo_head(walked: &Walked) -> MemoHead {
     MemoHead {
         kinds: walked.kinds.clone(),
-        specs: walked.specs.clone(),
+        own: walked.own.clone(),
         spec_files: walked.spec_files.clone(),
         tree: walked.tree.clone(),
         impls: walked.impls.clone(),

@@ -477,3 +477,55 @@ fn a_hand_built_owner_reference_blocking_deletion_counts_as_controller_owner_ref
         }
     }
 }
+
+#[test]
+fn k8s_openapi_re_exported_under_other_paths() {
+    // A library re-exports k8s-openapi whole, one module of it renamed, and one module's every name by a glob; the
+    // binary names resources through each, and through a glob of its own over the library's glob module.
+    let lib = "pub use k8s_openapi;\n\
+        pub use k8s_openapi::api as k8s;\n\
+        pub use k8s_openapi::api::apps::v1 as apps;\n\
+        pub mod batch { pub use k8s_openapi::api::batch::v1::*; }\n\
+        pub mod all { pub use k8s_openapi::*; }\n";
+    let main = "use kube::Api;\n\
+        use kit::batch::*;\n\
+        async fn run(c: kube::Client) {\n\
+            Api::<kit::k8s::apps::v1::Deployment>::all(c.clone()).list(&Default::default()).await;\n\
+            Api::<kit::apps::StatefulSet>::all(c.clone()).get(\"x\").await;\n\
+            Api::<kit::k8s_openapi::api::core::v1::Pod>::all(c.clone()).watch(&Default::default(), \"0\").await;\n\
+            Api::<kit::batch::Job>::all(c.clone()).delete(\"x\", &Default::default()).await;\n\
+            Api::<CronJob>::all(c.clone()).create(&Default::default(), &todo!()).await;\n\
+            Api::<kit::all::api::core::v1::Secret>::all(c.clone()).get(\"x\").await;\n\
+        }\n\
+        fn main() { run(todo!()); }\n";
+    let inf = run(&[("/kit/src/lib.rs", lib), ("/op/src/main.rs", main)], &["/kit/src", "/op/src"], None).unwrap();
+    assert_eq!(
+        triples(&inf),
+        set(&[
+            "apps/deployments:list",
+            "apps/statefulsets:get",
+            "core/pods:watch",
+            "batch/jobs:delete",
+            "batch/cronjobs:create",
+            "core/secrets:get",
+        ])
+    );
+    assert!(inf.warnings.is_empty(), "{:?}", inf.warnings);
+}
+
+#[test]
+fn a_name_two_external_globs_could_hold_is_kept_only_when_one_is_k8s_openapi() {
+    // `Pod` could come from either glob: only k8s-openapi's path is a resource, so that one is taken; a name no
+    // glob's path knows stays unknown (a warning, never a guess by last segment).
+    let lib = "pub mod kinds { pub use other_crate::prelude::*; pub use k8s_openapi::api::core::v1::*; }\n\
+        pub mod none { pub use other_crate::prelude::*; }\n";
+    let main = "async fn run(c: kube::Client) {\n\
+            kube::Api::<kit::kinds::Pod>::all(c.clone()).list(&Default::default()).await;\n\
+            kube::Api::<kit::none::Deployment>::all(c.clone()).list(&Default::default()).await;\n\
+        }\n\
+        fn main() { run(todo!()); }\n";
+    let inf = run(&[("/kit/src/lib.rs", lib), ("/op/src/main.rs", main)], &["/kit/src", "/op/src"], None).unwrap();
+    assert_eq!(triples(&inf), set(&["core/pods:list"]));
+    assert_eq!(inf.warnings.len(), 1, "{:?}", inf.warnings);
+    assert_eq!(inf.warnings[0].line, 3);
+}

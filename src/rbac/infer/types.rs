@@ -126,6 +126,12 @@ pub struct Kinds {
     pub by_generated: BTreeMap<usize, KindId>,
     /// The spec struct of each own kind.
     pub spec_of: BTreeMap<KindId, ItemKey>,
+    /// Types of the sources with a hand-written resource impl ([`super::resource_impl`]) → kind.
+    pub by_item: BTreeMap<ItemKey, KindId>,
+    /// The type of the sources behind such a kind (its fields and methods).
+    pub item_of: BTreeMap<KindId, ItemKey>,
+    /// Types whose resource impl gives values only known at run time: where (file name, line) and why.
+    pub unreadable: BTreeMap<ItemKey, (String, usize, String)>,
 }
 
 impl Kinds {
@@ -260,7 +266,7 @@ impl TypeCx<'_> {
         match self.prog.resolve(scope.at, &segs, &scope.local_uses) {
             Res::Item(key) => self.item_ty(key, args, depth),
             Res::Generated(g) => self.kinds.by_generated.get(&g).map_or(Ty::Unknown, |k| Ty::Kind(*k)),
-            Res::External(full) => self.external_ty(&full, args, scope),
+            Res::External(full) => self.external_ty(&segs, &full, args, scope),
             _ => Ty::Unknown,
         }
     }
@@ -268,7 +274,10 @@ impl TypeCx<'_> {
     /// The type an item names with `args`: a struct/enum, an alias expanded, a trait as `dyn`.
     pub fn item_ty(&mut self, key: ItemKey, args: Vec<Ty>, depth: usize) -> Ty {
         match self.prog.item(key) {
-            syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_) => Ty::Adt(key, args),
+            syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_) => match self.kinds.by_item.get(&key) {
+                Some(id) => Ty::Kind(*id),
+                None => Ty::Adt(key, args),
+            },
             syn::Item::Trait(_) => Ty::Dyn(vec![key], args),
             syn::Item::Type(alias) => {
                 let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
@@ -281,22 +290,18 @@ impl TypeCx<'_> {
         }
     }
 
-    /// A type outside the sources: a k8s-openapi resource, else `Ext(last segment)`.
-    pub fn external_ty(&mut self, full: &[String], args: Vec<Ty>, scope: &Scope) -> Ty {
+    /// A type outside the sources, written `segs` and resolved to `full`: a k8s-openapi resource (also through a
+    /// glob of the sources that imports or re-exports one of its modules), else `Ext(last segment)`.
+    pub fn external_ty(&mut self, segs: &[String], full: &[String], args: Vec<Ty>, scope: &Scope) -> Ty {
         if let Some(r) = super::resources::k8s_path(full) {
             return Ty::Kind(self.kinds.id(r));
         }
-        if full.len() == 1 {
-            for glob in self.prog.external_globs(scope.at, &scope.local_uses) {
-                let mut p = glob.clone();
-                p.push(full[0].clone());
-                if let Some(r) = super::resources::k8s_path(&p) {
-                    return Ty::Kind(self.kinds.id(r));
-                }
+        for path in self.prog.external_candidates(scope.at, segs, &scope.local_uses) {
+            if let Some(r) = super::resources::k8s_path(&path) {
+                return Ty::Kind(self.kinds.id(r));
             }
         }
-        let last = full.last().cloned().unwrap_or_default();
-        Ty::Ext(last, args)
+        Ty::Ext(full.last().cloned().unwrap_or_default(), args)
     }
 }
 

@@ -630,7 +630,10 @@ impl<'p> Engine<'p> {
         let recv = recv.pointee().clone();
         let head = match &recv {
             Ty::Adt(k, _) => Some(Head::Item(*k)),
-            Ty::Kind(id) => self.kinds.by_generated.iter().find(|(_, k)| *k == id).map(|(g, _)| Head::Generated(*g)),
+            Ty::Kind(id) => match self.kinds.item_of.get(id) {
+                Some(k) => Some(Head::Item(*k)),
+                None => self.kinds.by_generated.iter().find(|(_, k)| *k == id).map(|(g, _)| Head::Generated(*g)),
+            },
             Ty::Ext(n, _) => Some(Head::Ext(n.clone())),
             _ => None,
         };
@@ -876,7 +879,12 @@ impl<'p> Engine<'p> {
     /// The type of field `name` of a struct type (through smart pointers).
     fn field_ty(&mut self, base: &Ty, name: &str) -> Ty {
         let prog = self.prog;
-        match base.pointee() {
+        // A type of the sources with a hand-written resource impl is a kind with that type's fields.
+        let own = match base.pointee() {
+            Ty::Kind(id) => self.kinds.item_of.get(id).map(|k| Ty::Adt(*k, Vec::new())),
+            _ => None,
+        };
+        match own.as_ref().unwrap_or(base.pointee()) {
             Ty::Adt(key, args) => {
                 let key = *key;
                 let args = args.clone();
@@ -1086,7 +1094,7 @@ impl<'p> Engine<'p> {
                         Res::Generated(g) => self.kinds.by_generated.get(&g).map_or(Ty::Unknown, |k| Ty::Kind(*k)),
                         Res::External(full) => {
                             let s = fr.scope.clone();
-                            self.tcx().external_ty(&full, Vec::new(), &s)
+                            self.tcx().external_ty(&segs, &full, Vec::new(), &s)
                         }
                         _ => Ty::Unknown,
                     }
@@ -1138,6 +1146,7 @@ impl<'p> Engine<'p> {
             Some(OwnerKind::Name(n)) => self.kinds.list.iter().position(|r| r.kind == n),
             Some(OwnerKind::Type(segs)) => match self.prog.resolve(fr.scope.at, &segs, &fr.scope.local_uses) {
                 Res::Generated(g) => self.kinds.by_generated.get(&g).copied(),
+                Res::Item(k) => self.kinds.by_item.get(&k).copied(),
                 _ => None,
             },
             None => None,
@@ -1733,6 +1742,18 @@ impl<'p> Engine<'p> {
                     call: call.to_string(),
                 };
                 self.warn_with(fr, line, message, Some(unresolved))
+            }
+            Ty::Adt(key, _) if self.kinds.unreadable.contains_key(key) => {
+                let (file, at, why) = &self.kinds.unreadable[key];
+                let name = crate::source::program::item_name(self.prog.item(*key)).unwrap_or_default();
+                self.warn(
+                    fr,
+                    line,
+                    format!(
+                        "{call} on Api<{name}>: {why} ({file}:{at}), or add the rule by hand \
+                         (// +kubebuilder:rbac:groups=<group>,{hint})"
+                    ),
+                )
             }
             _ => self.warn(
                 fr,

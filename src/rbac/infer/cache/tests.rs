@@ -356,3 +356,60 @@ fn every_edit_of_every_file_of_the_orchard_fixture_equals_the_full_read() {
     assert!(outcomes.iter().any(|o| matches!(o, Outcome::Replayed { .. })), "{outcomes:?}");
     assert!(outcomes.contains(&Outcome::Reread), "{outcomes:?}");
 }
+
+/// A type with a hand-written `impl kube::Resource`, its group in a const of another module.
+const TOOLS: &str = "use std::borrow::Cow;\n\
+    use kube::Resource;\n\
+    pub struct Hammer { metadata: kube::core::ObjectMeta }\n\
+    impl Resource for Hammer {\n\
+        type DynamicType = ();\n\
+        type Scope = kube::core::NamespaceResourceScope;\n\
+        fn kind(_: &()) -> Cow<'_, str> { \"Hammer\".into() }\n\
+        fn group(_: &()) -> Cow<'_, str> { crate::names::GROUP.into() }\n\
+        fn version(_: &()) -> Cow<'_, str> { \"v1\".into() }\n\
+        fn plural(_: &()) -> Cow<'_, str> { \"hammers\".into() }\n\
+        fn meta(&self) -> &kube::core::ObjectMeta { &self.metadata }\n\
+        fn meta_mut(&mut self) -> &mut kube::core::ObjectMeta { &mut self.metadata }\n\
+    }\n";
+
+#[test]
+fn resource_impl_values_in_fn_bodies_and_consts_are_never_stale() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = Cache::at(&tmp.path().join("rbac-cache"));
+    let tree = Tree::new();
+    tree.set("/ws/widgets/src/lib.rs", &format!("pub mod tools;\npub mod names;\n{API}"));
+    tree.set("/ws/widgets/src/tools.rs", TOOLS);
+    tree.set("/ws/widgets/src/names.rs", "pub const GROUP: &str = \"tools.example.net\";\n");
+    tree.edit(
+        "/ws/op/src/controller.rs",
+        "pods.list(&Default::default()).await;\n",
+        "pods.list(&Default::default()).await;\n        Api::<widgets::tools::Hammer>::all(c.clone()).list(&Default::default()).await;\n",
+    );
+    let groups = || -> Vec<String> {
+        tree.infer(None).needs.iter().filter(|n| n.resource == "hammers").map(|n| n.group.clone()).collect()
+    };
+    assert_eq!(tree.check(&cache), Outcome::Full);
+    assert_eq!(groups(), ["tools.example.net"]);
+    // An edit elsewhere inside a fn body is still read alone.
+    tree.edit(
+        "/ws/op/src/controller.rs",
+        "pods.list(",
+        "pods.watch(&Default::default(), \"0\").await;\n        pods.list(",
+    );
+    assert_eq!(tree.check(&cache), Outcome::Reread);
+    // The const the impl reads, and the impl's fn body (the skeletons of both files stay the same): read again.
+    tree.edit("/ws/widgets/src/names.rs", "tools.example.net", "smithy.example.net");
+    assert_eq!(tree.check(&cache), Outcome::Full);
+    assert_eq!(groups(), ["smithy.example.net"]);
+    tree.edit("/ws/widgets/src/tools.rs", "\"hammers\"", "\"mallets\"");
+    assert_eq!(tree.check(&cache), Outcome::Full);
+    assert!(tree.infer(None).needs.iter().any(|n| n.resource == "mallets" && n.group == "smithy.example.net"));
+    // A new impl in a file the last read did not look at.
+    tree.edit(
+        "/ws/op/src/helpers.rs",
+        "/// Reads one object",
+        "pub struct Tongs;\nimpl kube::Resource for Tongs {}\n/// Reads one object",
+    );
+    assert_eq!(tree.check(&cache), Outcome::Full);
+    assert_eq!(tree.check(&cache), Outcome::Unchanged);
+}
