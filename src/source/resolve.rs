@@ -186,11 +186,34 @@ fn resolve_depth<S: Scopes>(
     }
     let last = &segs[segs.len() - 1];
     if segs.len() == 1 {
-        return resolve_name(s, mm, at, last, local, depth);
+        let found = resolve_name(s, mm, at, last, local, depth);
+        if !matches!(found, Res::Module(_)) {
+            return found;
+        }
+        // `use kit::apply;` brings both `kit`'s module `apply` and the fn it re-exports under that name.
+        let u = local.iter().rev().find(|u| !u.glob && u.alias == *last).cloned().or_else(|| s.use_named(at, last));
+        return match u.map(|u| resolve_use_as(s, mm, at, &u.path, depth + 1, true)) {
+            Some(r @ (Res::Item(_) | Res::Assoc(..))) => r,
+            _ => found,
+        };
     }
     match resolve_prefix(s, mm, at, &segs[..segs.len() - 1], local, depth) {
-        Res::Module(m) => name_in_module(s, mm, m, last, depth + 1).unwrap_or_else(|| Res::External(segs.to_vec())),
+        Res::Module(m) => last_in_module(s, mm, m, last, depth + 1).unwrap_or_else(|| Res::External(segs.to_vec())),
         other => then(other, last),
+    }
+}
+
+/// The last segment of a path, in module `m`: as [`name_in_module`], but a name that is both a child module and
+/// an item a `use` brings in (`pub mod apply; pub use apply::apply;`) is the item, since a path's last segment
+/// names a value or a type, never a module (a module and a fn live in different namespaces).
+fn last_in_module<S: Scopes>(s: &S, mm: &Memo<S>, m: S::Mod, name: &str, depth: usize) -> Option<Res<S::Mod, S::Item>> {
+    let found = name_in_module(s, mm, m, name, depth);
+    if !matches!(found, Some(Res::Module(_))) || depth > MAX_DEPTH {
+        return found;
+    }
+    match s.use_named(m, name).map(|u| resolve_use_as(s, mm, m, &u.path, depth + 1, true)) {
+        Some(r @ (Res::Item(_) | Res::Assoc(..))) => Some(r),
+        _ => found,
     }
 }
 
@@ -310,6 +333,19 @@ fn name_in_module<S: Scopes>(s: &S, mm: &Memo<S>, m: S::Mod, name: &str, depth: 
 
 /// A `use` path written in `at`: `crate::`/`self::`/`super::`, a name in scope there, another crate, or external.
 fn resolve_use<S: Scopes>(s: &S, mm: &Memo<S>, at: S::Mod, path: &[String], depth: usize) -> Res<S::Mod, S::Item> {
+    resolve_use_as(s, mm, at, path, depth, false)
+}
+
+/// [`resolve_use`]; with `last`, the `use` path's last segment is the last of the path being resolved
+/// ([`last_in_module`]).
+fn resolve_use_as<S: Scopes>(
+    s: &S,
+    mm: &Memo<S>,
+    at: S::Mod,
+    path: &[String],
+    depth: usize,
+    last_segment: bool,
+) -> Res<S::Mod, S::Item> {
     if depth > MAX_DEPTH || path.is_empty() {
         return Res::External(path.to_vec());
     }
@@ -321,6 +357,9 @@ fn resolve_use<S: Scopes>(s: &S, mm: &Memo<S>, at: S::Mod, path: &[String], dept
     }
     let last = &path[path.len() - 1];
     match resolve_use_prefix(s, mm, at, &path[..path.len() - 1], depth) {
+        Res::Module(m) if last_segment => {
+            last_in_module(s, mm, m, last, depth + 1).unwrap_or_else(|| Res::External(path.to_vec()))
+        }
         Res::Module(m) => name_in_module(s, mm, m, last, depth + 1).unwrap_or_else(|| Res::External(path.to_vec())),
         // An item's associated name, or a path outside the sources continued (`use kit::k8s::apps::v1::Deployment;`
         // where `kit` has `pub use k8s_openapi::api as k8s;`).
@@ -468,6 +507,29 @@ mod tests {
         assert_eq!(p.resolve(kinds, &segs("Status"), &[]), ProgramRes::External(segs("Status")));
         assert_eq!(module_of_path(&p, kinds, &segs("v1")), Some(at(&["crate", "paths", "v1"])));
         assert_eq!(module_of_path(&p, kinds, &segs("corev1")), None);
+    }
+
+    #[test]
+    fn a_fn_re_exported_beside_its_module_of_the_same_name_is_the_fn_at_a_path_end() {
+        // `pub mod apply; pub use apply::apply;`: the module is the type namespace's `apply`, the fn the value's.
+        let p = program(&[(
+            "lib.rs",
+            "pub mod apply { pub fn apply() {} pub fn create_in() {} }\npub use apply::apply;\n\
+             pub mod op { use crate::apply; }\n",
+        )]);
+        let root = ModKey { krate: 0, module: 0 };
+        let op = ModKey { krate: 0, module: 2 };
+        let fn_named = |at: ModKey, path: &str| match p.resolve(at, &segs(path), &[]) {
+            ProgramRes::Item(k) => crate::source::program::item_name(p.item(k)),
+            other => Some(format!("{other:?}")),
+        };
+        assert_eq!(fn_named(root, "apply").as_deref(), Some("apply"), "the name in its own crate");
+        assert_eq!(fn_named(root, "crate::apply").as_deref(), Some("apply"), "a path ending at the name");
+        assert_eq!(fn_named(op, "apply").as_deref(), Some("apply"), "brought in by a `use`");
+        // As a prefix it is still the module.
+        assert_eq!(fn_named(root, "apply::create_in").as_deref(), Some("create_in"));
+        assert_eq!(fn_named(op, "apply::create_in").as_deref(), Some("create_in"));
+        assert_eq!(module_of_path(&p, op, &segs("apply")), Some(ModKey { krate: 0, module: 1 }));
     }
 
     #[test]
