@@ -14,9 +14,11 @@ use serde::{Deserialize, Serialize};
 use syn::spanned::Spanned;
 
 use super::kube_api;
-use super::types::{FnRef, KindId, Kinds, Scope, Ty, TypeCx, path_segs, refine, segment_type_args, subst, unify};
+use super::types::{FnRef, KindId, Kinds, Scope, Ty, TypeCx, path_segs, refine, segment_type_args, unify};
 use crate::source::syntax::{UseEntry, flatten_use, unraw};
 use crate::source::{ItemKey, ModKey, Program, Res};
+
+mod call_site;
 
 /// One access the code needs, where it is made.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -532,84 +534,6 @@ impl<'p> Engine<'p> {
             .collect()
     }
 
-    /// Calls `f` with `args`: binds its generics from the argument types, queues its body, and gives the declared
-    /// return type (with the bound generics).
-    fn call(
-        &mut self,
-        f: FnRef,
-        self_ty: Option<Ty>,
-        impl_generics: BTreeMap<String, Ty>,
-        args: &[Ty],
-        turbofish: &[Ty],
-    ) -> Ty {
-        let Some((at, sig, _, gens)) = self.fn_parts(f) else { return Ty::Unknown };
-        let mut names = BTreeSet::new();
-        let mut scope = Scope { at, ..Scope::default() };
-        for g in &gens {
-            for p in g.type_params() {
-                names.insert(p.ident.to_string());
-                scope.generics.insert(p.ident.to_string(), Ty::Param(p.ident.to_string()));
-            }
-        }
-        if let Some(last) = gens.last() {
-            for (p, t) in last.type_params().zip(turbofish) {
-                scope.generics.insert(p.ident.to_string(), t.clone());
-            }
-        }
-        for (k, v) in &impl_generics {
-            if !v.is_unknown() {
-                scope.generics.insert(k.clone(), v.clone());
-            }
-        }
-        scope.self_ty = self_ty.clone();
-        let has_receiver = matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
-        let mut declared = Vec::new();
-        for input in &sig.inputs {
-            match input {
-                syn::FnArg::Receiver(_) => declared.push(self_ty.clone().unwrap_or(Ty::Unknown)),
-                syn::FnArg::Typed(pt) => {
-                    let s = scope.clone();
-                    declared.push(self.item_type(&pt.ty, &s));
-                }
-            }
-        }
-        // Method-call syntax passes the receiver separately: line the arguments up with the declared inputs.
-        let actual: Vec<Ty> = if has_receiver && args.len() + 1 == declared.len() {
-            std::iter::once(self_ty.clone().unwrap_or(Ty::Unknown)).chain(args.iter().cloned()).collect()
-        } else {
-            args.to_vec()
-        };
-        let mut bound = BTreeMap::new();
-        for (d, a) in declared.iter().zip(&actual) {
-            unify(d, a, &names, &mut bound);
-        }
-        let mut generics: BTreeMap<String, Ty> = scope
-            .generics
-            .iter()
-            .filter(|(_, v)| !matches!(v, Ty::Param(_)))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        for (k, v) in bound {
-            generics.entry(k).or_insert(v);
-        }
-        let params: Vec<Ty> = declared
-            .iter()
-            .zip(actual.iter().chain(std::iter::repeat(&Ty::Unknown)))
-            .map(|(d, a)| refine(&subst(d, &generics), a))
-            .collect();
-        self.push(Instance { f, self_ty: self_ty.clone(), generics: generics.clone(), params });
-        match &sig.output {
-            syn::ReturnType::Type(_, t) => {
-                let mut s = scope.clone();
-                for (k, v) in &generics {
-                    s.generics.insert(k.clone(), v.clone());
-                }
-                self.item_type(t, &s)
-            }
-            syn::ReturnType::Default => Ty::Tuple(Vec::new()),
-        }
-    }
-
     /// The declared type of parameter `i` of `f`.
     fn fn_param_ty(&mut self, f: FnRef, i: usize) -> Ty {
         let Some((at, sig, _, _)) = self.fn_parts(f) else { return Ty::Unknown };
@@ -933,8 +857,11 @@ impl<'p> Engine<'p> {
                     syn::Member::Unnamed(i) => self.field_ty(&base, &i.index.to_string()),
                 }
             }
-            Expr::Await(a) => self.expr(fr, &a.base, None),
-            Expr::Try(t) => self.expr(fr, &t.expr, None).unwrap_try(),
+            Expr::Await(a) => self.expr(fr, &a.base, expected),
+            Expr::Try(t) => {
+                let wrapped = expected.map(|e| Ty::ext("Result", vec![e.clone()]));
+                self.expr(fr, &t.expr, wrapped.as_ref()).unwrap_try()
+            }
             Expr::Reference(r) => self.expr(fr, &r.expr, expected),
             Expr::Paren(p) => self.expr(fr, &p.expr, expected),
             Expr::Group(g) => self.expr(fr, &g.expr, expected),
@@ -1314,7 +1241,9 @@ impl<'p> Engine<'p> {
         };
         match res {
             Some(Res::Item(key)) => match self.prog.item(key) {
-                syn::Item::Fn(_) => self.call(FnRef::Free(key), None, BTreeMap::new(), &args, &turbofish),
+                syn::Item::Fn(_) => {
+                    self.call_expecting(FnRef::Free(key), None, BTreeMap::new(), &args, &turbofish, expected)
+                }
                 syn::Item::Struct(_) => Ty::Adt(key, Vec::new()),
                 _ => Ty::Unknown,
             },
@@ -1652,7 +1581,7 @@ impl<'p> Engine<'p> {
                     Some(t) if !t.is_vague() => self_ty.clone(),
                     _ => Some(base.clone()).filter(|b| !b.is_unknown()).or(self_ty),
                 };
-                let t = self.call(f, st, generics, &args, &turbofish);
+                let t = self.call_expecting(f, st, generics, &args, &turbofish, expected);
                 if out.is_unknown() {
                     out = t;
                 }
@@ -1669,6 +1598,12 @@ impl<'p> Engine<'p> {
                     Ty::ext("Result", vec![recv.unwrap_try()])
                 }
                 _ => recv.unwrap_try(),
+            },
+            "next" | "first" | "last" | "pop" | "next_back" => match recv.pointee() {
+                Ty::Ext(n, a) if matches!(n.as_str(), "Vec" | "ObjectList" | "VecDeque") => {
+                    Ty::ext("Option", a.clone())
+                }
+                _ => Ty::Unknown,
             },
             "iter" | "into_iter" | "iter_mut" | "drain" => match recv.pointee() {
                 Ty::Ext(n, a) if matches!(n.as_str(), "Vec" | "ObjectList" | "Option") => Ty::ext("Vec", a.clone()),
@@ -1725,7 +1660,8 @@ impl<'p> Engine<'p> {
                 line,
                 format!(
                     "{call} on Api<{p}> where the generic {p} is not bound by any call in the sources (it comes from \
-                     outside them): add the rule by hand (// +kubebuilder:rbac:groups=<group>,{hint})"
+                     outside them, or no caller's argument tells its type): name the kind at the call \
+                     (`::<Kind>`) or add the rule by hand (// +kubebuilder:rbac:groups=<group>,{hint})"
                 ),
             ),
             Ty::Ext(n, _) => {
