@@ -4,6 +4,7 @@
 //! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it.
 
 pub mod cache;
+pub mod dependencies;
 pub mod modules;
 pub mod program;
 pub mod resolve;

@@ -72,7 +72,11 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
         }
     }
     let full: Vec<PathBuf> = sources.iter().map(|s| cwd.join(s)).collect();
-    let inference = match infer::infer_sources(&full, bin.as_deref()) {
+    // The crates the sources call kube through: read where the walk reaches them, without `--source`.
+    let deps = crate::source::dependencies::kube_dependencies(&full, None);
+    let dep_dirs: Vec<PathBuf> = deps.found.iter().map(|d| d.src.clone()).collect();
+    let read = crate::source::modules::read_disk;
+    let inference = match infer::infer_with_dependencies(&full, &dep_dirs, bin.as_deref(), &read) {
         Ok(i) => i,
         Err(e @ (InferError::UnknownBin { .. } | InferError::NoRoot(_))) => {
             return Err(UsageError(e.to_string()).into());
@@ -87,7 +91,23 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
     } else {
         crate::yaml::to_multi_doc_string(&[inference.cluster_role(ROLE_NAME)])
     };
-    Ok(Report { out, warnings: warning_lines(&inference, cwd) })
+    let mut warnings = unread_lines(&deps.unread);
+    warnings.extend(warning_lines(&inference, cwd));
+    Ok(Report { out, warnings })
+}
+
+/// A warning for each kube-dependent crate whose source could not be read: what it may hide and the fix.
+fn unread_lines(unread: &[crate::source::dependencies::Unread]) -> Vec<String> {
+    unread
+        .iter()
+        .map(|u| {
+            format!(
+                "warning: Cargo.lock: {} {} depends on kube but {}, so it was not read: the role misses the calls \
+                 the code makes through it; {}",
+                u.name, u.version, u.why, u.fix
+            )
+        })
+        .collect()
 }
 
 /// Runs the command: prints the role (or the explanation) and the warnings.

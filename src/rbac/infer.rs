@@ -150,9 +150,9 @@ pub fn infer_workspace(ws: &crate::source::Workspace, bin: Option<&str>) -> Resu
     let mut roots = Vec::new();
     for pkg in &ws.packages {
         if let Some(lib) = &pkg.lib {
-            roots.push((lib.name.clone(), lib.path.clone(), false));
+            roots.push((lib.name.clone(), lib.path.clone(), Role::Lib));
         }
-        roots.extend(pkg.bins.iter().map(|b| (b.name.clone(), b.path.clone(), true)));
+        roots.extend(pkg.bins.iter().map(|b| (b.name.clone(), b.path.clone(), Role::Bin)));
     }
     if roots.is_empty() {
         return Err(InferError::NoRoot(ws.root.clone()));
@@ -185,22 +185,51 @@ pub fn infer_with_cache(
 fn roots_of_sources(
     sources: &[PathBuf],
     read: &dyn Fn(&Path) -> std::io::Result<String>,
-) -> Result<Vec<(String, PathBuf, bool)>, InferError> {
-    let mut roots: Vec<(String, PathBuf, bool)> = Vec::new();
+) -> Result<Vec<(String, PathBuf, Role)>, InferError> {
+    let mut roots: Vec<(String, PathBuf, Role)> = Vec::new();
     for src in sources {
         let found = crate::source::workspace::crate_roots(src, read);
         if found.is_empty() {
             return Err(InferError::NoRoot(src.clone()));
         }
-        roots.extend(found);
+        roots.extend(found.into_iter().map(|(n, p, is_bin)| (n, p, if is_bin { Role::Bin } else { Role::Lib })));
     }
     Ok(roots)
+}
+
+/// [`infer_with`] where `dependencies` are the source folders of crates the sources depend on
+/// ([`crate::source::dependencies`]): their libs are read, but only where the walk from the sources' entry points
+/// reaches them (a dependency is never an entry point, and its binaries are not read).
+pub fn infer_with_dependencies(
+    sources: &[PathBuf],
+    dependencies: &[PathBuf],
+    bin: Option<&str>,
+    read: &dyn Fn(&Path) -> std::io::Result<String>,
+) -> Result<Inference, InferError> {
+    let mut roots = roots_of_sources(sources, read)?;
+    for src in dependencies {
+        let libs = crate::source::workspace::crate_roots(src, read).into_iter().filter(|(_, _, is_bin)| !is_bin);
+        roots.extend(libs.map(|(n, p, _)| (n, p, Role::Dependency)));
+    }
+    let cache = roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root));
+    infer_roots(roots, bin, read, cache.as_ref())
+}
+
+/// What a crate root is to the walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum Role {
+    /// A library of the sources: its public fns are entry points when no binary is walked.
+    Lib,
+    /// A library the sources depend on: read only where the walk reaches it.
+    Dependency,
+    /// A binary: its `fn main` is an entry point.
+    Bin,
 }
 
 /// Inference over crate roots `(crate name, root file, is a binary)`: through `cache` when there is one (see
 /// [`cache`]), else by reading every file.
 fn infer_roots(
-    roots: Vec<(String, PathBuf, bool)>,
+    roots: Vec<(String, PathBuf, Role)>,
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
     cache: Option<&cache::Cache>,
@@ -288,7 +317,7 @@ struct Loaded {
 /// Loads the crates (each file's items by `parse`), registers their kinds (`own` when already known) and
 /// finds the entry points.
 fn load(
-    mut roots: Vec<(String, PathBuf, bool)>,
+    mut roots: Vec<(String, PathBuf, Role)>,
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
     parse: crate::source::modules::ParseFn<'_>,
@@ -298,14 +327,15 @@ fn load(
     let mut bins: Vec<(String, usize)> = Vec::new();
     let mut libs: Vec<usize> = Vec::new();
     // Libraries first, so a crate name resolves to the library even when a binary shares it.
-    roots.sort_by_key(|(_, _, is_bin)| *is_bin);
-    for (name, root, is_bin) in roots {
-        let crate_name = if is_bin { format!("{name} (bin)") } else { name.clone() };
+    roots.sort_by_key(|(_, _, role)| *role);
+    for (name, root, role) in roots {
+        let crate_name = if role == Role::Bin { format!("{name} (bin)") } else { name.clone() };
         crates.push(Crate::load_with(&crate_name, &root, read, parse)?);
-        if is_bin {
-            bins.push((name, crates.len() - 1));
-        } else {
-            libs.push(crates.len() - 1);
+        match role {
+            Role::Bin => bins.push((name, crates.len() - 1)),
+            Role::Lib => libs.push(crates.len() - 1),
+            // Read only where the walk reaches it: never an entry point.
+            Role::Dependency => {}
         }
     }
     let mut prog = Program::new(crates);
@@ -373,7 +403,7 @@ fn load(
 /// Loads the crates and walks from the entry points, replaying `replay`'s effects where it can and recording
 /// every instance's when `record`.
 fn walk_roots(
-    roots: Vec<(String, PathBuf, bool)>,
+    roots: Vec<(String, PathBuf, Role)>,
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
     parse: crate::source::modules::ParseFn<'_>,

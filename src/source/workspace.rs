@@ -253,13 +253,13 @@ fn entry_features(entry: &Item) -> Vec<String> {
     list.map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
 }
 
-fn read_manifest(path: &Path) -> Result<DocumentMut> {
+pub(super) fn read_manifest(path: &Path) -> Result<DocumentMut> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     text.parse::<DocumentMut>().with_context(|| format!("{} is not valid TOML", path.display()))
 }
 
 /// `a/./b/../c` → `a/c`, without touching the file system.
-fn normalize(path: &Path) -> PathBuf {
+pub(super) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -39,8 +39,8 @@ const FORMAT: u32 = 10;
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;
 
-/// The crate roots of a run: `(crate name, root file, is a binary)`.
-type Roots = Vec<(String, PathBuf, bool)>;
+/// The crate roots of a run: `(crate name, root file, what it is to the walk)`.
+type Roots = Vec<(String, PathBuf, super::Role)>;
 
 #[derive(Serialize)]
 struct HeadRef<'a> {

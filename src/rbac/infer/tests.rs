@@ -529,3 +529,24 @@ fn a_name_two_external_globs_could_hold_is_kept_only_when_one_is_k8s_openapi() {
     assert_eq!(inf.warnings.len(), 1, "{:?}", inf.warnings);
     assert_eq!(inf.warnings[0].line, 3);
 }
+
+#[test]
+fn a_dependency_is_read_only_where_the_walk_reaches_it() {
+    // A library whose one public fn calls one of its dependency's two helpers: the other helper, public as it
+    // is, is no entry point.
+    let files = [
+        ("/app/src/lib.rs", "pub async fn sync(c: kube::Client) { kit::pods(c).await; }"),
+        (
+            "/kit/src/lib.rs",
+            "use kube::Api; use k8s_openapi::api::core::v1::{Pod, Secret};\n\
+             pub async fn pods(c: kube::Client) { Api::<Pod>::all(c).list(&Default::default()).await; }\n\
+             pub async fn secrets(c: kube::Client) { Api::<Secret>::all(c).delete(\"x\", &Default::default()).await; }\n",
+        ),
+    ];
+    let map: BTreeMap<PathBuf, String> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+    let read = move |p: &Path| map.get(p).cloned().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
+    let inf = super::infer_with_dependencies(&[PathBuf::from("/app/src")], &[PathBuf::from("/kit/src")], None, &read)
+        .unwrap();
+    assert_eq!(triples(&inf), set(&["core/pods:list"]));
+    assert_eq!(inf.entries, ["lib app (public fns)"]);
+}

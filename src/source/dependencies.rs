@@ -1,0 +1,212 @@
+//! The crates a package calls kube through, found where cargo keeps their sources, never fetched: path
+//! dependencies from the manifests (and theirs, transitively), and the registry crates the workspace's
+//! `Cargo.lock` reaches from the package, unpacked under `$CARGO_HOME/registry/src/<index>/<name>-<version>`.
+//! Only crates that depend on kube count; kube's own crates and k8s-openapi are known by their calls, never read.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use toml_edit::Item;
+
+use super::Package;
+use super::workspace::{normalize, read_manifest};
+
+/// The crates through which code calls the API server: a crate depending on one of them may hold kube calls.
+pub const KUBE_CRATES: &[&str] = &["kube", "kube-client", "kube-runtime", "kube-core"];
+
+/// Crates never read as dependencies: kube's own, k8s-openapi, and those whose calls are modelled by name
+/// (`kube_leader_election::LeaseLock`).
+const NOT_READ: &[&str] =
+    &["kube", "kube-client", "kube-runtime", "kube-core", "kube-derive", "k8s-openapi", "kube-leader-election"];
+
+/// A kube-dependent crate whose source was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Package name.
+    pub name: String,
+    /// The folder of its lib root (a `--source` folder).
+    pub src: PathBuf,
+}
+
+/// A kube-dependent crate whose source cannot be read, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unread {
+    /// Package name.
+    pub name: String,
+    /// Version, from `Cargo.lock`.
+    pub version: String,
+    /// Why it is not read (`its source is not fetched`).
+    pub why: String,
+    /// What makes it read.
+    pub fix: String,
+}
+
+/// The kube-dependent crates of the packages holding `sources` (source folders), besides those packages.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dependencies {
+    /// Sources found, in the order met.
+    pub found: Vec<Found>,
+    /// Crates that could not be read.
+    pub unread: Vec<Unread>,
+}
+
+/// The kube-dependent dependencies of the packages `sources` belong to, with registry sources looked up under
+/// `cargo_home` (`None`: `$CARGO_HOME`, else `~/.cargo`).
+pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Dependencies {
+    let mut out = Dependencies::default();
+    let packages: Vec<Package> = sources.iter().filter_map(|s| Package::of_source_dir(s)).collect();
+    let given: BTreeSet<PathBuf> = packages.iter().map(|p| normalize(&p.dir)).collect();
+    let mut seen = given.clone();
+    let mut queue: Vec<PathBuf> = packages.iter().map(|p| p.dir.clone()).collect();
+    let mut names: BTreeSet<String> = packages.iter().map(|p| p.name.clone()).collect();
+    // Path dependencies, transitively.
+    while let Some(dir) = queue.pop() {
+        let Ok(doc) = read_manifest(&dir.join("Cargo.toml")) else { continue };
+        for path in path_dependencies(&dir, doc.get("dependencies")) {
+            let path = normalize(&path);
+            if !seen.insert(path.clone()) {
+                continue;
+            }
+            let Ok(pkg) = Package::load(&path) else { continue };
+            names.insert(pkg.name.clone());
+            queue.push(path.clone());
+            if NOT_READ.contains(&pkg.name.as_str()) || !depends_on_kube(&path) {
+                continue;
+            }
+            if let Some(lib) = &pkg.lib {
+                if let Some(src) = lib.path.parent() {
+                    out.found.push(Found { name: pkg.name.clone(), src: src.to_path_buf() });
+                }
+            }
+        }
+    }
+    // Registry and git crates the lock file reaches from those packages.
+    let Some(lock) = packages.first().and_then(|p| lock_file(&p.dir)) else { return out };
+    let home = cargo_home.map(Path::to_path_buf).or_else(default_cargo_home);
+    for (name, version, source) in locked_kube_dependents(&lock, &names) {
+        if NOT_READ.contains(&name.as_str()) {
+            continue;
+        }
+        let src = if source.starts_with("registry+") || source.starts_with("sparse+") {
+            home.as_deref().and_then(|h| registry_source(h, &name, &version))
+        } else {
+            None
+        };
+        match src {
+            Some(src) => out.found.push(Found { name, src }),
+            None => {
+                let (why, fix) = if source.starts_with("git+") {
+                    (
+                        "it is a git dependency, whose checkout kubesmith does not look for",
+                        "pass --source with the src folder of its checkout (under $CARGO_HOME/git/checkouts)",
+                    )
+                } else {
+                    (
+                        "its source is not fetched",
+                        "run `cargo fetch` and infer again, or pass --source with its src folder",
+                    )
+                };
+                out.unread.push(Unread { name, version, why: why.into(), fix: fix.into() });
+            }
+        }
+    }
+    out
+}
+
+/// The folders of a dependency table's `path` entries, relative to the manifest in `dir`.
+fn path_dependencies(dir: &Path, deps: Option<&Item>) -> Vec<PathBuf> {
+    let Some(deps) = deps.and_then(Item::as_table_like) else { return Vec::new() };
+    deps.iter().filter_map(|(_, e)| e.get("path").and_then(Item::as_str).map(|p| dir.join(p))).collect()
+}
+
+/// Whether the package in `dir` lists a kube crate among its dependencies (renames included).
+fn depends_on_kube(dir: &Path) -> bool {
+    let Ok(doc) = read_manifest(&dir.join("Cargo.toml")) else { return false };
+    let Some(deps) = doc.get("dependencies").and_then(Item::as_table_like) else { return false };
+    deps.iter().any(|(key, e)| KUBE_CRATES.contains(&e.get("package").and_then(Item::as_str).unwrap_or(key)))
+}
+
+/// The `Cargo.lock` of the workspace holding the package in `dir`: the nearest one at or above it.
+fn lock_file(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().map(|d| d.join("Cargo.lock")).find(|p| p.is_file())
+}
+
+fn default_cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+}
+
+/// The `(name, version, source)` of every non-path package of `lock` that `roots` (package names) reach through
+/// the lock's dependency lists and that depends on a kube crate itself.
+fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>) -> Vec<(String, String, String)> {
+    let Ok(text) = std::fs::read_to_string(lock) else { return Vec::new() };
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else { return Vec::new() };
+    let Some(list) = doc.get("package").and_then(Item::as_array_of_tables) else { return Vec::new() };
+    // name → (version, source, dependency names), the first version of a name kept.
+    let mut packages: BTreeMap<String, (String, String, Vec<String>)> = BTreeMap::new();
+    for p in list {
+        let field = |k: &str| p.get(k).and_then(Item::as_str).unwrap_or_default().to_string();
+        let deps = p
+            .get("dependencies")
+            .and_then(Item::as_array)
+            .map(|a| {
+                a.iter().filter_map(|d| d.as_str()).filter_map(|d| d.split(' ').next()).map(str::to_string).collect()
+            })
+            .unwrap_or_default();
+        packages.entry(field("name")).or_insert((field("version"), field("source"), deps));
+    }
+    let mut reached: BTreeSet<String> = BTreeSet::new();
+    let mut queue: Vec<String> = roots.iter().cloned().collect();
+    while let Some(n) = queue.pop() {
+        // kube's own dependencies are not the operator's code.
+        if NOT_READ.contains(&n.as_str()) || !reached.insert(n.clone()) {
+            continue;
+        }
+        if let Some((_, _, deps)) = packages.get(&n) {
+            queue.extend(deps.iter().cloned());
+        }
+    }
+    reached
+        .into_iter()
+        .filter_map(|n| {
+            let (version, source, deps) = packages.get(&n)?;
+            let kube = deps.iter().any(|d| KUBE_CRATES.contains(&d.as_str()));
+            (kube && !source.is_empty()).then(|| (n.clone(), version.clone(), source.clone()))
+        })
+        .collect()
+}
+
+/// The lib root folder of `name`-`version` unpacked in a registry index folder under `home`, as cargo unpacks it.
+fn registry_source(home: &Path, name: &str, version: &str) -> Option<PathBuf> {
+    let indexes = std::fs::read_dir(home.join("registry").join("src")).ok()?;
+    let mut dirs: Vec<PathBuf> = indexes.flatten().map(|e| e.path().join(format!("{name}-{version}"))).collect();
+    dirs.sort();
+    let dir = dirs.into_iter().find(|d| d.join("Cargo.toml").is_file())?;
+    let lib = Package::load(&dir).ok()?.lib?;
+    lib.path.parent().map(Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn path_and_registry_dependencies_on_kube_are_found_and_git_ones_said_unread() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer");
+        let op = fixtures.join("kitchen/op/src");
+        let home = fixtures.join("kitchen-cargo-home");
+        let deps = kube_dependencies(&[op], Some(&home));
+        let found: Vec<(&str, PathBuf)> = deps.found.iter().map(|f| (f.name.as_str(), f.src.clone())).collect();
+        let pantry = home.join("registry/src/index.crates.io-1949cf8c6b5b557f/pantry-0.3.1/src");
+        assert_eq!(found, [("kitchen", fixtures.join("kitchen/kitchen/src")), ("pantry", pantry)]);
+        let unread: Vec<(&str, &str)> = deps.unread.iter().map(|u| (u.name.as_str(), u.version.as_str())).collect();
+        assert_eq!(unread, [("larder", "0.2.0")], "kube's own crates and k8s-openapi are never listed");
+        // The wrapper given as a source itself is no dependency to add.
+        let both = [fixtures.join("kitchen/op/src"), fixtures.join("kitchen/kitchen/src")];
+        let deps = kube_dependencies(&both, Some(&home));
+        assert_eq!(deps.found.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["pantry"]);
+    }
+}
