@@ -113,10 +113,34 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
     out
 }
 
-/// The folders of a dependency table's `path` entries, relative to the manifest in `dir`.
+/// The folders of a dependency table's `path` entries, relative to the manifest in `dir`; an entry with
+/// `workspace = true` takes its path from `[workspace.dependencies]` of the workspace root above, relative to it.
 fn path_dependencies(dir: &Path, deps: Option<&Item>) -> Vec<PathBuf> {
     let Some(deps) = deps.and_then(Item::as_table_like) else { return Vec::new() };
-    deps.iter().filter_map(|(_, e)| e.get("path").and_then(Item::as_str).map(|p| dir.join(p))).collect()
+    let mut root: Option<Option<(PathBuf, toml_edit::DocumentMut)>> = None;
+    let mut out = Vec::new();
+    for (key, e) in deps.iter() {
+        if let Some(p) = e.get("path").and_then(Item::as_str) {
+            out.push(dir.join(p));
+        } else if e.get("workspace").and_then(Item::as_bool) == Some(true) {
+            let ws = root.get_or_insert_with(|| workspace_root(dir));
+            let path = ws.as_ref().and_then(|(d, doc)| {
+                let entry = doc.get("workspace")?.get("dependencies")?.get(key)?;
+                entry.get("path").and_then(Item::as_str).map(|p| d.join(p))
+            });
+            out.extend(path);
+        }
+    }
+    out
+}
+
+/// The folder and manifest of the workspace root at or above `dir` (the nearest `Cargo.toml` with `[workspace]`).
+fn workspace_root(dir: &Path) -> Option<(PathBuf, toml_edit::DocumentMut)> {
+    dir.ancestors().find_map(|d| {
+        let manifest = d.join("Cargo.toml");
+        let doc = manifest.is_file().then(|| read_manifest(&manifest).ok()).flatten()?;
+        doc.get("workspace").is_some().then(|| (d.to_path_buf(), doc))
+    })
 }
 
 /// Whether the package in `dir` lists a kube crate among its dependencies (renames included).
@@ -208,5 +232,35 @@ mod tests {
         let both = [fixtures.join("kitchen/op/src"), fixtures.join("kitchen/kitchen/src")];
         let deps = kube_dependencies(&both, Some(&home));
         assert_eq!(deps.found.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["pantry"]);
+    }
+
+    #[test]
+    fn a_path_dependency_declared_in_the_workspace_is_followed_and_one_without_kube_is_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = [
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"op\"]\n[workspace.dependencies]\nkit = { path = \"libs/kit\" }\n",
+            ),
+            ("op/Cargo.toml", "[package]\nname = \"op\"\n[dependencies]\nkit = { workspace = true }\n"),
+            ("op/src/main.rs", "fn main() {}"),
+            (
+                "libs/kit/Cargo.toml",
+                "[package]\nname = \"kit\"\n[dependencies]\nk = { package = \"kube\", version = \"5\" }\nutil = { path = \"../util\" }\n",
+            ),
+            ("libs/kit/src/lib.rs", ""),
+            ("libs/util/Cargo.toml", "[package]\nname = \"util\"\n[dependencies]\nserde = \"1\"\n"),
+            ("libs/util/src/lib.rs", ""),
+        ];
+        for (rel, text) in files {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let deps = kube_dependencies(&[tmp.path().join("op/src")], Some(tmp.path()));
+        let found: Vec<(&str, PathBuf)> = deps.found.iter().map(|f| (f.name.as_str(), f.src.clone())).collect();
+        // kit (kube renamed to `k`) through `workspace = true`; util, its own path dependency, does not use kube.
+        assert_eq!(found, [("kit", tmp.path().join("libs/kit/src"))]);
+        assert!(deps.unread.is_empty());
     }
 }
