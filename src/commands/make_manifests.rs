@@ -618,7 +618,11 @@ pub(crate) fn infer_in_plan(
         }
     };
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
-    let mut inference = crate::rbac::infer::infer_with(&full, bin, &read).map_err(|e| match e {
+    // The crates the sources call kube through (manifests and Cargo.lock only: no cargo run, nothing fetched).
+    let deps = crate::source::dependencies::kube_dependencies(&full, None);
+    let dep_dirs: Vec<PathBuf> = deps.found.iter().map(|d| d.src.clone()).collect();
+    let infer = crate::rbac::infer::infer_with_dependencies(&full, &dep_dirs, bin, &read);
+    let mut inference = infer.map_err(|e| match e {
         crate::rbac::infer::InferError::Source(e) => {
             let e = crate::source::SourceError { path: PathBuf::from(display(&e.path)), ..e };
             anyhow::Error::new(e).context("cannot read the sources to infer the RBAC the code needs")
@@ -626,6 +630,7 @@ pub(crate) fn infer_in_plan(
         other => anyhow::Error::new(other),
     })?;
     inference.resolve_external(&external_types(plan));
+    inference.warnings.splice(0..0, crate::commands::rbac_infer::unread_warnings(&deps.unread));
     Ok(inference)
 }
 

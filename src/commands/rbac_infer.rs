@@ -76,7 +76,7 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
     let deps = crate::source::dependencies::kube_dependencies(&full, None);
     let dep_dirs: Vec<PathBuf> = deps.found.iter().map(|d| d.src.clone()).collect();
     let read = crate::source::modules::read_disk;
-    let inference = match infer::infer_with_dependencies(&full, &dep_dirs, bin.as_deref(), &read) {
+    let mut inference = match infer::infer_with_dependencies(&full, &dep_dirs, bin.as_deref(), &read) {
         Ok(i) => i,
         Err(e @ (InferError::UnknownBin { .. } | InferError::NoRoot(_))) => {
             return Err(UsageError(e.to_string()).into());
@@ -86,26 +86,29 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
             return Err(anyhow::Error::new(e).context("cannot read the sources"));
         }
     };
+    inference.warnings.splice(0..0, unread_warnings(&deps.unread));
     let out = if args.explain {
         inference.explain(ROLE_NAME, &|p| display_path(p, cwd))
     } else {
         crate::yaml::to_multi_doc_string(&[inference.cluster_role(ROLE_NAME)])
     };
-    let mut warnings = unread_lines(&deps.unread);
-    warnings.extend(warning_lines(&inference, cwd));
-    Ok(Report { out, warnings })
+    Ok(Report { out, warnings: warning_lines(&inference, cwd) })
 }
 
-/// A warning for each kube-dependent crate whose source could not be read: what it may hide and the fix.
-fn unread_lines(unread: &[crate::source::dependencies::Unread]) -> Vec<String> {
+/// A warning for each kube-dependent crate whose source could not be read, at its entry in the lock file: what
+/// it may hide and the fix.
+pub fn unread_warnings(unread: &[crate::source::dependencies::Unread]) -> Vec<infer::Warning> {
     unread
         .iter()
-        .map(|u| {
-            format!(
-                "warning: Cargo.lock: {} {} depends on kube but {}, so it was not read: the role misses the calls \
-                 the code makes through it; {}",
+        .map(|u| infer::Warning {
+            file: u.lock.clone(),
+            line: u.line,
+            message: format!(
+                "{} {} depends on kube but {}, so it was not read: the role misses the calls the code makes through \
+                 it; {}",
                 u.name, u.version, u.why, u.fix
-            )
+            ),
+            unresolved: None,
         })
         .collect()
 }

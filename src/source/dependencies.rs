@@ -39,6 +39,10 @@ pub struct Unread {
     pub why: String,
     /// What makes it read.
     pub fix: String,
+    /// The lock file naming it.
+    pub lock: PathBuf,
+    /// The 1-based line of its `name = ".."` there.
+    pub line: usize,
 }
 
 /// The kube-dependent crates of the packages holding `sources` (source folders), besides those packages.
@@ -106,7 +110,8 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
                         "run `cargo fetch` and infer again, or pass --source with its src folder",
                     )
                 };
-                out.unread.push(Unread { name, version, why: why.into(), fix: fix.into() });
+                let line = lock_line(&lock, &name);
+                out.unread.push(Unread { name, version, why: why.into(), fix: fix.into(), lock: lock.clone(), line });
             }
         }
     }
@@ -165,21 +170,7 @@ fn default_cargo_home() -> Option<PathBuf> {
 /// the lock's dependency lists and that depends on a kube crate itself.
 fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>) -> Vec<(String, String, String)> {
     let Ok(text) = std::fs::read_to_string(lock) else { return Vec::new() };
-    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else { return Vec::new() };
-    let Some(list) = doc.get("package").and_then(Item::as_array_of_tables) else { return Vec::new() };
-    // name → (version, source, dependency names), the first version of a name kept.
-    let mut packages: BTreeMap<String, (String, String, Vec<String>)> = BTreeMap::new();
-    for p in list {
-        let field = |k: &str| p.get(k).and_then(Item::as_str).unwrap_or_default().to_string();
-        let deps = p
-            .get("dependencies")
-            .and_then(Item::as_array)
-            .map(|a| {
-                a.iter().filter_map(|d| d.as_str()).filter_map(|d| d.split(' ').next()).map(str::to_string).collect()
-            })
-            .unwrap_or_default();
-        packages.entry(field("name")).or_insert((field("version"), field("source"), deps));
-    }
+    let packages = lock_packages(&text);
     let mut reached: BTreeSet<String> = BTreeSet::new();
     let mut queue: Vec<String> = roots.iter().cloned().collect();
     while let Some(n) = queue.pop() {
@@ -199,6 +190,65 @@ fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>) -> Vec<(String,
             (kube && !source.is_empty()).then(|| (n.clone(), version.clone(), source.clone()))
         })
         .collect()
+}
+
+/// The packages of a `Cargo.lock`: name → (version, source, dependency names), the first version of a name kept.
+/// Read line by line (cargo writes the file in one fixed layout): a parse of the whole TOML cost more than the
+/// cached inference `make manifests` runs on every call.
+fn lock_packages(text: &str) -> BTreeMap<String, (String, String, Vec<String>)> {
+    type Entry = (String, String, String, Vec<String>);
+    fn flush(out: &mut BTreeMap<String, (String, String, Vec<String>)>, cur: &mut Option<Entry>) {
+        if let Some((name, version, source, deps)) = cur.take() {
+            out.entry(name).or_insert((version, source, deps));
+        }
+    }
+    let unquote = |v: &str| v.trim().trim_end_matches(',').trim_matches('"').to_string();
+    let dep_name = |v: &str| unquote(v).split(' ').next().unwrap_or_default().to_string();
+    let mut out = BTreeMap::new();
+    let mut cur: Option<Entry> = None;
+    let mut in_deps = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if in_deps {
+            if t.starts_with(']') {
+                in_deps = false;
+            } else if let Some(c) = cur.as_mut() {
+                c.3.push(dep_name(t));
+            }
+            continue;
+        }
+        if t.starts_with('[') {
+            flush(&mut out, &mut cur);
+            if t == "[[package]]" {
+                cur = Some(Default::default());
+            }
+            continue;
+        }
+        let Some(c) = cur.as_mut() else { continue };
+        let Some((key, value)) = t.split_once(" = ") else { continue };
+        match key {
+            "name" => c.0 = unquote(value),
+            "version" => c.1 = unquote(value),
+            "source" => c.2 = unquote(value),
+            "dependencies" => {
+                let inner = value.trim().trim_start_matches('[');
+                match inner.strip_suffix(']') {
+                    Some(list) => c.3.extend(list.split(',').filter(|d| !d.trim().is_empty()).map(dep_name)),
+                    None => in_deps = true,
+                }
+            }
+            _ => {}
+        }
+    }
+    flush(&mut out, &mut cur);
+    out
+}
+
+/// The line of `name = "<name>"` in the lock file (1 when not found).
+fn lock_line(lock: &Path, name: &str) -> usize {
+    let text = std::fs::read_to_string(lock).unwrap_or_default();
+    let wanted = format!("name = \"{name}\"");
+    text.lines().position(|l| l.trim() == wanted).map_or(1, |i| i + 1)
 }
 
 /// The lib root folder of `name`-`version` unpacked in a registry index folder under `home`, as cargo unpacks it.
@@ -232,6 +282,17 @@ mod tests {
         let both = [fixtures.join("kitchen/op/src"), fixtures.join("kitchen/kitchen/src")];
         let deps = kube_dependencies(&both, Some(&home));
         assert_eq!(deps.found.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["pantry"]);
+    }
+
+    #[test]
+    fn lock_packages_reads_cargos_layout_line_by_line() {
+        let text = "version = 4\n\n[[package]]\nname = \"a\"\nversion = \"1.0.0\"\nsource = \"registry+x\"\n\
+            dependencies = [\"kube 5.0.0\", \"serde\"]\n\n[[package]]\nname = \"b\"\nversion = \"0.1.0\"\n\
+            dependencies = [\n \"a\",\n \"kube-client 5.0.0 (registry+x)\",\n]\n\n[metadata]\nname = \"not a package\"\n";
+        let p = lock_packages(text);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p["a"], ("1.0.0".into(), "registry+x".into(), vec!["kube".into(), "serde".into()]));
+        assert_eq!(p["b"], ("0.1.0".into(), String::new(), vec!["a".into(), "kube-client".into()]));
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn cargo_home() -> PathBuf {
 }
 
 /// The one dependency on kube no source is found for.
-const LARDER: &str = "warning: Cargo.lock: larder 0.2.0 depends on kube but it is a git dependency, whose checkout \
+const LARDER: &str = "warning: Cargo.lock:48: larder 0.2.0 depends on kube but it is a git dependency, whose checkout \
     kubesmith does not look for, so it was not read: the role misses the calls the code makes through it; pass \
     --source with the src folder of its checkout (under $CARGO_HOME/git/checkouts)";
 
@@ -90,7 +90,7 @@ fn rbac_infer_reads_the_kube_dependent_crates_the_operator_depends_on_without_so
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     let without_pantry: Vec<_> = OP.iter().copied().filter(|t| *t != ("", "secrets", "list")).collect();
     assert_eq!(triples(&stdout), set(&without_pantry), "{stdout}");
-    let pantry = "warning: Cargo.lock: pantry 0.3.1 depends on kube but its source is not fetched, so it was not \
+    let pantry = "warning: Cargo.lock:67: pantry 0.3.1 depends on kube but its source is not fetched, so it was not \
         read: the role misses the calls the code makes through it; run `cargo fetch` and infer again, or pass \
         --source with its src folder";
     assert_eq!(stderr.lines().collect::<Vec<_>>(), [LARDER, pantry]);
