@@ -304,9 +304,7 @@ impl CrateIndex {
         // skips: the shared webhook module's test kinds) is parsed; any other is prescanned.
         let derives = text.contains("CustomResource") && blank_fn_bodies(&text).contains("CustomResource");
         // So is one whose attributes may make a kind through an attribute macro (`crd::macro_kinds`).
-        let macro_kinds = !derives
-            && (text.contains("group") || text.contains("crd") || text.contains("#[kube("))
-            && names_api_group_or_crd(&blank_fn_bodies(&text));
+        let macro_kinds = !derives && names_api_group_or_crd(&text) && names_api_group_or_crd(&blank_fn_bodies(&text));
         let stub = if force.contains(path) || derives || macro_kinds {
             None
         } else {
@@ -1233,19 +1231,72 @@ pub(crate) fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)
     Some((open, block_end(b, open)? - 1))
 }
 
-/// Whether `text` (fn bodies blanked) may hold a kind an attribute macro generates ([`crate::crd::macro_kinds`]):
-/// it has attributes and names `crd`, `#[kube(` or a `group = ..` key. Such a file is parsed, not prescanned.
+/// Whether an attribute of `text` may make a kind through an attribute macro ([`crate::crd::macro_kinds`]): a
+/// `#[kube(..)]`, or one naming `crd` or a `group = ..` key. Only attributes count, outside `//` comments (RBAC
+/// markers name `groups=`), so a controller's file is not parsed for its markers; such a file is parsed, not
+/// prescanned. The caller asks again of the text with fn bodies (and `#[cfg(test)]` modules) blanked, which costs
+/// more, only when this answers yes.
 fn names_api_group_or_crd(text: &str) -> bool {
-    if !text.contains("#[") {
-        return false;
+    // One pass over the `#`s (memchr), looking only at each attribute's own few bytes: this runs on every file
+    // `make manifests` reads, so no whole-text substring search.
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(offset) = text[from..].find('#') {
+        let at = from + offset;
+        from = at + 1;
+        if bytes.get(at + 1) != Some(&b'[') {
+            continue;
+        }
+        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        if bytes[line_start..at].windows(2).any(|w| w == b"//") {
+            continue;
+        }
+        let Some(attr) = attribute_text(&text[at + 2..]) else {
+            continue;
+        };
+        let attr = attr.as_bytes();
+        if attr.starts_with(b"kube(") || has_word(attr, b"crd") {
+            return true;
+        }
+        let group_key = word_positions(attr, b"group").any(|g| {
+            let after = attr[g + 5..].trim_ascii_start();
+            after.starts_with(b"=") && !after.starts_with(b"==")
+        });
+        if group_key {
+            return true;
+        }
     }
-    if text.contains("crd") || text.contains("#[kube(") {
-        return true;
+    false
+}
+
+/// The text of an attribute after its `#[`, up to its closing `]` (brackets nested; at most 4 KiB).
+fn attribute_text(rest: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    for (i, b) in rest.bytes().enumerate().take(4096) {
+        match b {
+            b'[' => depth += 1,
+            b']' if depth == 0 => return Some(&rest[..i]),
+            b']' => depth -= 1,
+            _ => {}
+        }
     }
-    text.match_indices("group").any(|(at, _)| {
-        let after = text[at + "group".len()..].trim_start();
-        after.starts_with('=') && !after.starts_with("==")
+    None
+}
+
+/// Where `word` starts in `text` as a whole identifier.
+fn word_positions<'a>(text: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let ident = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    text.windows(word.len()).enumerate().filter_map(move |(at, w)| {
+        (w == word
+            && !at.checked_sub(1).is_some_and(|p| ident(&text[p]))
+            && !text.get(at + word.len()).is_some_and(ident))
+        .then_some(at)
     })
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+fn has_word(text: &[u8], word: &[u8]) -> bool {
+    word_positions(text, word).next().is_some()
 }
 
 /// The source with the bodies of fns that are not a single expression replaced by spaces (newlines kept, so
@@ -1707,6 +1758,11 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         assert!(names_api_group_or_crd("#[versioned(crd(group = \"a.b\"))]\npub struct S;"));
         assert!(!names_api_group_or_crd("#[derive(Debug)]\npub struct S { group: u8 }\nconst X: bool = group == 1;"));
         assert!(!names_api_group_or_crd("pub fn f() {}"));
+        assert!(names_api_group_or_crd("#[kube(kind = \"A\")]\npub struct ASpec;"));
+        // RBAC markers and comments name groups; serde renames and fields only contain the letters.
+        let controller = "// +kubebuilder:rbac:groups=a.b,resources=cs,verbs=get\n// the crd of the group = x\n#[instrument(skip(ctx))]\nasync fn f() {}";
+        assert!(!names_api_group_or_crd(controller));
+        assert!(!names_api_group_or_crd("#[serde(rename = \"crdName\", default = \"subgroup\")]\npub x: u8,"));
     }
 
     #[test]

@@ -157,7 +157,25 @@ fn depends_on_kube(dir: &Path) -> bool {
 
 /// The `Cargo.lock` of the workspace holding the package in `dir`: the nearest one at or above it.
 fn lock_file(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors().map(|d| d.join("Cargo.lock")).find(|p| p.is_file())
+    let own = dir.join("Cargo.lock");
+    if own.is_file() {
+        return Some(own);
+    }
+    // As cargo finds it: the lock of the first workspace above that has the package among its members. A folder
+    // above that does not (a project kept inside another repository's tree) is not the package's workspace.
+    let dir = normalize(dir);
+    for above in dir.ancestors().skip(1) {
+        let manifest = above.join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+        if !text.contains("[workspace") {
+            continue;
+        }
+        let member = crate::source::Workspace::discover(above)
+            .is_ok_and(|ws| ws.packages.iter().any(|p| normalize(&p.dir) == dir));
+        let lock = above.join("Cargo.lock");
+        return (member && lock.is_file()).then_some(lock);
+    }
+    None
 }
 
 fn default_cargo_home() -> Option<PathBuf> {
@@ -282,6 +300,31 @@ mod tests {
         let both = [fixtures.join("kitchen/op/src"), fixtures.join("kitchen/kitchen/src")];
         let deps = kube_dependencies(&both, Some(&home));
         assert_eq!(deps.found.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["pantry"]);
+    }
+
+    #[test]
+    fn the_lock_is_the_packages_own_or_its_workspaces_never_another_trees() {
+        let tmp = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = tmp.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        let package = |name: &str| format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\n");
+        write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n");
+        write("Cargo.lock", "version = 4\n");
+        write("crates/member/Cargo.toml", &package("member"));
+        write("crates/member/src/lib.rs", "");
+        write("elsewhere/project/Cargo.toml", &package("project"));
+        write("elsewhere/project/src/lib.rs", "");
+        assert_eq!(lock_file(&tmp.path().join("crates/member")), Some(tmp.path().join("Cargo.lock")));
+        // A project kept inside another workspace's tree (not a member) has no lock until it builds its own.
+        assert_eq!(lock_file(&tmp.path().join("elsewhere/project")), None);
+        write("elsewhere/project/Cargo.lock", "version = 4\n");
+        assert_eq!(
+            lock_file(&tmp.path().join("elsewhere/project")),
+            Some(tmp.path().join("elsewhere/project/Cargo.lock"))
+        );
     }
 
     #[test]
