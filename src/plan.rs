@@ -1,6 +1,6 @@
 //! Plans: the list of file changes a command wants, computed without touching the disk.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -44,7 +44,7 @@ pub struct FileOp {
 pub struct Plan {
     pub root: PathBuf,
     ops: Vec<FileOp>,
-    index: BTreeMap<PathBuf, usize>,
+    index: HashMap<PathBuf, usize>,
     /// Lines printed after the plan is applied (or with `--dry-run`): next steps, notes, warnings.
     pub notes: Vec<String>,
     /// Rust files the formatter leaves as planned (user code that was not `rustfmt`-clean before the command).

@@ -20,15 +20,15 @@ use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 #[derive(Debug, Clone)]
 pub struct SourceSet {
     src_dir: PathBuf,
-    overlay: BTreeMap<PathBuf, String>,
+    overlay: HashMap<PathBuf, String>,
     /// The markers of every file read so far that scanned without errors, by path.
-    scanned: RefCell<BTreeMap<PathBuf, Vec<Marker>>>,
+    scanned: RefCell<HashMap<PathBuf, Vec<Marker>>>,
 }
 
 impl SourceSet {
     /// Sources rooted at `src_dir` (the directory holding `lib.rs` / `main.rs`).
     pub fn new(src_dir: &Path) -> Self {
-        Self { src_dir: src_dir.to_path_buf(), overlay: BTreeMap::new(), scanned: RefCell::default() }
+        Self { src_dir: src_dir.to_path_buf(), overlay: HashMap::new(), scanned: RefCell::default() }
     }
 
     /// The markers of `path` ([`crate::markers::scan`], reporting `path`), when the CRD generator read and
