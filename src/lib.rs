@@ -15,6 +15,7 @@ pub mod markers;
 pub mod names;
 pub mod olm;
 pub mod output;
+pub mod parallel;
 pub mod plan;
 pub mod project;
 pub mod rbac;

@@ -430,19 +430,24 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
                 }
             }
             crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-            for mut generated in crds {
+            // Each CRD's text, notes and file read on every core; the plan takes them in order.
+            let shared: &Plan = plan;
+            let rendered = crate::parallel::map(crds, |mut generated| {
                 if let Some(max) = targets.max_description_length {
                     crd::size::truncate_descriptions(&mut generated.crd, max);
                 }
-                if let Some(warning) = crd::size::size_warning(&generated) {
-                    plan.notes.push(warning);
-                }
-                plan.notes.extend(crd::pruning::pruning_notes(&generated));
+                let mut notes: Vec<String> = crd::size::size_warning(&generated).into_iter().collect();
+                notes.extend(crd::pruning::pruning_notes(&generated));
                 let path = crd_dir.join(&generated.file_name);
                 let text = crd_text(&generated);
                 let modified = std::fs::metadata(root.join(&path)).and_then(|m| m.modified()).ok();
                 // As `Plan::write`, reading the file once to tell whether it changes.
-                let old = plan.read(&path)?;
+                let old = shared.read(&path);
+                (generated, notes, path, text, modified, old)
+            });
+            for (generated, notes, path, text, modified, old) in rendered {
+                plan.notes.extend(notes);
+                let old = old?;
                 let changed = old.as_deref() != Some(text.as_str());
                 if old.is_some() {
                     plan.overwrite(path.clone(), text);
@@ -802,11 +807,12 @@ fn stale_crds(root: &Path, dir: &Path, written: &[PathBuf]) -> Result<Vec<PathBu
     let Ok(entries) = std::fs::read_dir(&full) else {
         return Ok(Vec::new());
     };
+    let written: std::collections::HashSet<&Path> = written.iter().map(PathBuf::as_path).collect();
     let mut out = Vec::new();
     for e in entries {
         let p = e.with_context(|| format!("failed to list {}", full.display()))?.path();
         let rel = dir.join(p.file_name().unwrap_or_default());
-        if p.extension().is_none_or(|x| x != "yaml") || written.contains(&rel) {
+        if p.extension().is_none_or(|x| x != "yaml") || written.contains(rel.as_path()) {
             continue;
         }
         let text = std::fs::read_to_string(&p).unwrap_or_default();

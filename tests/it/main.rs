@@ -41,6 +41,7 @@ mod init;
 mod k8s_version;
 mod least_privilege;
 mod macro_kinds;
+mod make_manifests_parallel;
 mod make_manifests_problems;
 mod namespaced;
 mod rbac_cache;
