@@ -1,4 +1,10 @@
 //! The `kubesmith` binary: parses the command line and maps the outcome to an exit code.
+
+/// mimalloc: `make manifests` allocates in many small pieces (syntax trees, JSON schemas, YAML text), where the
+/// system allocator spent a quarter of its instructions.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     kubesmith::run_cli()
 }
