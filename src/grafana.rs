@@ -74,17 +74,21 @@ pub fn plan_into(plan: &mut Plan, project_name: &str) -> Result<()> {
          source that scrapes the manager):\n{}",
         listing.join("\n")
     ));
-    plan.notes.push(format!(
-        "next: list the metrics your code adds in {} and run `kubesmith edit --plugins grafana` again: {} charts them",
-        custom::CONFIG_PATH,
-        custom::PATH
-    ));
+    if metrics.is_empty() {
+        plan.notes.push(format!(
+            "next: list the metrics your code adds in {} and run `kubesmith edit --plugins grafana` again: {} charts \
+             them",
+            custom::CONFIG_PATH,
+            custom::PATH
+        ));
+    }
     Ok(())
 }
 
 /// `  <path>: N panels` and one line per panel.
 fn panel_list(path: &str, dashboard: &dashboard::Dashboard) -> String {
-    let mut out = format!("  {path}: {} panels", dashboard.panels.len());
+    let count = dashboard.panels.len();
+    let mut out = format!("  {path}: {count} panel{}", if count == 1 { "" } else { "s" });
     for panel in &dashboard.panels {
         out.push_str(&format!("\n    - {}", panel.title));
     }

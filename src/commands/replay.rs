@@ -549,6 +549,21 @@ mod tests {
     }
 
     #[test]
+    fn the_grafana_plugin_is_replayed_last_when_recorded() {
+        use clap::Parser;
+        let mut pf = project();
+        pf.resources = vec![own("v1alpha1", "Memcached")];
+        assert!(!lines(&script(&pf).unwrap()).iter().any(|l| l.contains("grafana")));
+        pf.plugins.insert(crate::grafana::PLUGIN_KEY.into(), serde_json::json!({}));
+        let s = script(&pf).unwrap();
+        assert_eq!(lines(&s).last().map(String::as_str), Some("kubesmith edit --plugins grafana"));
+        assert!(s.notes.iter().all(|n| !n.contains("not one kubesmith knows")), "{:?}", s.notes);
+        let cli = crate::cli::Cli::try_parse_from(s.steps.last().unwrap().argv()).unwrap();
+        let crate::cli::Command::Edit(edit) = cli.command else { panic!("an edit step") };
+        assert_eq!(edit.plugins, ["grafana"]);
+    }
+
+    #[test]
     fn adopted_and_foreign_layouts_are_refused() {
         let mut pf = project();
         pf.plugins[project::PLUGIN_KEY]["adopted"] = true.into();

@@ -46,15 +46,26 @@ struct Item {
     unit: Option<String>,
 }
 
+/// A metric's type; the config spells it in any case, as kubebuilder's plugin reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(try_from = "String")]
 pub enum MetricType {
-    #[serde(alias = "Counter")]
     Counter,
-    #[serde(alias = "Gauge")]
     Gauge,
-    #[serde(alias = "Histogram")]
     Histogram,
+}
+
+impl TryFrom<String> for MetricType {
+    type Error = String;
+
+    fn try_from(value: String) -> Result<Self, String> {
+        match value.to_ascii_lowercase().as_str() {
+            "counter" => Ok(MetricType::Counter),
+            "gauge" => Ok(MetricType::Gauge),
+            "histogram" => Ok(MetricType::Histogram),
+            _ => Err(format!("unknown metric type `{value}`, expected counter, gauge or histogram")),
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -237,8 +248,8 @@ mod tests {
     #[test]
     fn an_unknown_type_is_refused_at_its_line() {
         let e = error("---\ncustomMetrics:\n  - metric: foo\n    type: summary\n");
-        assert!(e.starts_with("grafana/custom-metrics/config.yaml:4:"), "{e}");
-        assert!(e.contains("unknown variant `summary`"), "{e}");
+        assert!(e.starts_with("grafana/custom-metrics/config.yaml:3:5: customMetrics[0]: "), "{e}");
+        assert!(e.contains("unknown metric type `summary`"), "{e}");
         assert!(e.contains("counter, gauge or histogram"), "{e}");
     }
 
