@@ -40,10 +40,11 @@ pub enum Command {
     Adopt(AdoptArgs),
     /// Change the layout of a scaffolded project: `--multigroup` moves a single-group project's APIs,
     /// controllers and webhooks below their group (`src/api/<group>/<version>`) so it can hold several groups;
-    /// `--namespaced` makes the manager namespace-scoped (a Role, `WATCH_NAMESPACE`), `--namespaced=false` undoes it.
+    /// `--namespaced` makes the manager namespace-scoped (a Role, `WATCH_NAMESPACE`), `--namespaced=false` undoes it;
+    /// `--plugins grafana` adds Grafana dashboards for the manager's metrics.
     #[command(after_help = "Examples:\n  kubesmith edit --multigroup\n  kubesmith edit --multigroup --dry-run\n  \
         kubesmith create api --group ship --version v1 --kind Frigate   # a second group, once multigroup\n  \
-        kubesmith edit --namespaced\n  kubesmith edit --namespaced=false")]
+        kubesmith edit --namespaced\n  kubesmith edit --namespaced=false\n  kubesmith edit --plugins grafana")]
     Edit(EditArgs),
     /// Add something to the project.
     #[command(subcommand)]
@@ -352,6 +353,10 @@ pub struct InitArgs {
     /// RBAC marker), its controllers watch the namespaces in `WATCH_NAMESPACE` (the manager's own by default).
     #[arg(long)]
     pub namespaced: bool,
+    /// Optional plugins to add as well: `grafana` (Grafana dashboards for the manager's metrics in `grafana/`, as
+    /// `kubesmith edit --plugins grafana` writes them).
+    #[arg(long, value_delimiter = ',', value_name = "PLUGIN")]
+    pub plugins: Vec<String>,
     /// Scaffold even if the folder holds files other than a PROJECT or Cargo.toml.
     #[arg(long)]
     pub force: bool,
@@ -412,6 +417,10 @@ pub struct EditArgs {
     #[arg(long, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL",
           conflicts_with = "multigroup")]
     pub namespaced: Option<bool>,
+    /// Add optional plugins' files: `grafana` writes Grafana dashboards for the manager's metrics in `grafana/`
+    /// (again: regenerates them, and the custom-metrics dashboard from `grafana/custom-metrics/config.yaml`).
+    #[arg(long, value_delimiter = ',', value_name = "PLUGIN", conflicts_with_all = ["multigroup", "namespaced"])]
+    pub plugins: Vec<String>,
     /// Print the files that would be moved and changed, write nothing.
     #[arg(long)]
     pub dry_run: bool,

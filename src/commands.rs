@@ -10,6 +10,7 @@ pub mod create_api;
 pub mod create_webhook;
 pub mod deploy_image;
 pub mod edit_namespaced;
+pub mod edit_plugins;
 pub mod envtest;
 pub mod foreign;
 pub mod helm_lint;

@@ -10,6 +10,7 @@ pub mod edit;
 pub mod envtest;
 pub mod formatted;
 pub mod git;
+pub mod grafana;
 pub mod helm;
 pub mod markers;
 pub mod names;

@@ -39,6 +39,21 @@ pub fn from_str(text: &str) -> Result<Value, serde_yaml_ng::Error> {
     serde_yaml_ng::from_str(text)
 }
 
+/// Parses one YAML document into a typed value; the error holds the message and, when known, the 1-based line
+/// and column it points at.
+pub fn from_str_as<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, Option<(usize, usize)>)> {
+    serde_yaml_ng::from_str(text).map_err(|e| {
+        let place = e.location().map(|l| (l.line(), l.column()));
+        let message = e.to_string();
+        // The message ends with the place it names; the caller says it as `file:line:column`.
+        let message = match message.rfind(" at line ") {
+            Some(i) if place.is_some() => message[..i].to_string(),
+            _ => message,
+        };
+        (message, place)
+    })
+}
+
 /// Parses every document of a multi-document YAML text, skipping empty ones.
 pub fn from_multi_doc_str(text: &str) -> Result<Vec<Value>, serde_yaml_ng::Error> {
     let mut docs = Vec::new();

@@ -41,6 +41,7 @@ pub struct InitContext {
 }
 
 pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
+    crate::commands::edit_plugins::check_names(&args.plugins)?;
     if cwd.join(project::PROJECT_FILE).exists() {
         anyhow::bail!(
             "{} is already a kubesmith project (it holds a PROJECT file): add an API to it with `kubesmith create api \
@@ -114,7 +115,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
 
     let mut plugins = serde_json::Map::new();
     plugins.insert(project::PLUGIN_KEY.into(), plugin_settings(&ctx, year));
-    let file = ProjectFile {
+    let mut file = ProjectFile {
         cli_version: ctx.kubesmith_version.clone(),
         domain: ctx.domain.clone(),
         layout: vec![project::LAYOUT.into()],
@@ -126,6 +127,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         version: "3".into(),
         ..Default::default()
     };
+    crate::commands::edit_plugins::plan_into(&mut plan, &mut file, &args.plugins)?;
     plan.create(project::PROJECT_FILE, file.to_yaml());
     // As kubebuilder: files init does not write stay (said once); hidden ones (.git, .envrc) go unmentioned.
     let mut kept: Vec<String> = std::fs::read_dir(cwd)

@@ -29,13 +29,16 @@ const ROLES: [&str; 3] = ["admin", "editor", "viewer"];
 
 /// Runs `kubesmith edit`.
 pub fn run(args: &EditArgs, cwd: &Path) -> Result<()> {
+    if !args.plugins.is_empty() {
+        return crate::commands::finish(crate::commands::edit_plugins::plan(cwd, &args.plugins)?, args.dry_run);
+    }
     if let Some(namespaced) = args.namespaced {
         return crate::commands::finish(crate::commands::edit_namespaced::plan(cwd, namespaced)?, args.dry_run);
     }
     match args.multigroup {
         None => Err(UsageError(
-            "nothing to edit: pass --multigroup to move the project to the multigroup layout, or --namespaced to \
-             make its manager namespace-scoped"
+            "nothing to edit: pass --multigroup to move the project to the multigroup layout, --namespaced to \
+             make its manager namespace-scoped, or --plugins grafana to add Grafana dashboards"
                 .into(),
         )
         .into()),

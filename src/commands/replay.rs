@@ -62,7 +62,7 @@ pub struct Script {
 /// controller; for a type the project does not define that only has webhooks (its entry was made by that `create
 /// webhook`, so it stands where it was made), first the webhooks of the resources before it whose versions all
 /// exist by then, then its own `create webhook`; then the remaining webhooks in PROJECT order (a conversion
-/// webhook waits for every version it converts); then `make manifests`, and `make helm` when PROJECT records a chart. A project whose webhooks were made in
+/// webhook waits for every version it converts); then `make manifests`, `make helm` when PROJECT records a chart, and `edit --plugins grafana` when it records the grafana plugin. A project whose webhooks were made in
 /// another order differs only in the order of their lines (`src/webhook.rs`).
 pub fn script(pf: &ProjectFile) -> Result<Script> {
     if !pf.is_kubesmith() {
@@ -79,7 +79,7 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
         );
     }
     let mut out = Script::default();
-    let known = [project::PLUGIN_KEY, DEPLOY_IMAGE_KEY, crate::helm::PLUGIN_KEY];
+    let known = [project::PLUGIN_KEY, DEPLOY_IMAGE_KEY, crate::helm::PLUGIN_KEY, crate::grafana::PLUGIN_KEY];
     for key in pf.plugins.keys().filter(|k| !known.contains(&k.as_str())) {
         out.notes.push(format!(
             "warning: PROJECT's plugin `{key}` is not one kubesmith knows: its settings are not replayed"
@@ -122,6 +122,9 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
             step.args.extend(["--output-dir".to_string(), chart.to_string_lossy().into_owned()]);
         }
         out.steps.push(step);
+    }
+    if crate::grafana::recorded(pf) {
+        out.steps.push(Step::new(["edit", "--plugins", "grafana"]));
     }
     Ok(out)
 }
@@ -543,6 +546,21 @@ mod tests {
         pf.plugins[DEPLOY_IMAGE_KEY]["resources"][0]["kind"] = "Gone".into();
         let s = script(&pf).unwrap();
         assert!(s.notes.iter().any(|n| n.contains("cache/v1alpha1 Gone")), "{:?}", s.notes);
+    }
+
+    #[test]
+    fn the_grafana_plugin_is_replayed_last_when_recorded() {
+        use clap::Parser;
+        let mut pf = project();
+        pf.resources = vec![own("v1alpha1", "Memcached")];
+        assert!(!lines(&script(&pf).unwrap()).iter().any(|l| l.contains("grafana")));
+        pf.plugins.insert(crate::grafana::PLUGIN_KEY.into(), serde_json::json!({}));
+        let s = script(&pf).unwrap();
+        assert_eq!(lines(&s).last().map(String::as_str), Some("kubesmith edit --plugins grafana"));
+        assert!(s.notes.iter().all(|n| !n.contains("not one kubesmith knows")), "{:?}", s.notes);
+        let cli = crate::cli::Cli::try_parse_from(s.steps.last().unwrap().argv()).unwrap();
+        let crate::cli::Command::Edit(edit) = cli.command else { panic!("an edit step") };
+        assert_eq!(edit.plugins, ["grafana"]);
     }
 
     #[test]

@@ -35,6 +35,7 @@ mod foreign_types;
 mod formatting;
 mod fuzz_regressions;
 mod golden;
+mod grafana;
 mod guide;
 mod helm;
 mod init;

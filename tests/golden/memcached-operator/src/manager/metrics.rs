@@ -372,6 +372,67 @@ mod tests {
         ));
     }
 
+    /// Every sample `/metrics` serves (the names Prometheus stores), with its labels. kubesmith's Grafana
+    /// dashboards (`kubesmith edit --plugins grafana`) query only these: when you change the metrics, change this
+    /// list, and the dashboards' queries with it.
+    const SERVED: &[(&str, &[&str])] = &[
+        (
+            "controller_runtime_reconcile_errors_total",
+            &["controller", "error"],
+        ),
+        (
+            "controller_runtime_reconcile_time_seconds_bucket",
+            &["controller", "le"],
+        ),
+        (
+            "controller_runtime_reconcile_time_seconds_count",
+            &["controller"],
+        ),
+        (
+            "controller_runtime_reconcile_time_seconds_sum",
+            &["controller"],
+        ),
+        (
+            "controller_runtime_reconcile_total",
+            &["controller", "result"],
+        ),
+    ];
+
+    #[test]
+    fn served_samples_are_exactly_the_listed_ones() {
+        let mut registry = Registry::default();
+        let metrics = Arc::new(Metrics::new(&mut registry));
+        let example = metrics.controller("example");
+        example.reconciled(Duration::from_millis(20), false);
+        example.failed("kube");
+        let mut text = String::new();
+        encode(&mut text, &registry).expect("encodes");
+        let mut served =
+            std::collections::BTreeMap::<&str, std::collections::BTreeSet<&str>>::new();
+        for sample in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
+            let (name, rest) =
+                sample.split_at(sample.find(['{', ' ']).expect("a sample has a value"));
+            let labels = served.entry(name).or_default();
+            if let Some(inner) = rest.strip_prefix('{').and_then(|r| r.split_once('}')) {
+                labels.extend(
+                    inner
+                        .0
+                        .split(',')
+                        .filter_map(|pair| pair.split_once('='))
+                        .map(|(key, _)| key),
+                );
+            }
+        }
+        let listed: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> = SERVED
+            .iter()
+            .map(|(name, labels)| (*name, labels.iter().copied().collect()))
+            .collect();
+        assert_eq!(served, listed, "the samples /metrics serves:\n{text}");
+    }
+
     #[test]
     fn self_signed_certificate_is_pem() {
         let (cert, key) = self_signed_certificate().expect("certificate");
