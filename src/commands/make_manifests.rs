@@ -366,6 +366,37 @@ fn same_but_descriptions(a: &str, b: &str) -> bool {
 /// also compares them with what the code needs ([`crate::rbac::drift`]): its messages join the plan's notes and the
 /// drift is returned with the problems.
 pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
+    if targets.rbac_dir.is_none() || crate::parallel::threads() == 1 {
+        return plan_manifests(plan, targets, None);
+    }
+    // The RBAC inference reads the sources on its own (its own syntax trees): it runs beside the CRD generator, on
+    // the plan as it is now (the manifests planned below are YAML; inference reads Rust, Cargo files and PROJECT).
+    // Its result is used only when the markers call for it, exactly as the sequential path would compute it.
+    let snapshot = plan.clone();
+    let bin = targets.rbac_infer.clone().flatten();
+    std::thread::scope(|s| {
+        let early = s.spawn(move || infer_in_plan(&snapshot, &targets.sources, bin.as_deref()));
+        plan_manifests(plan, targets, Some(early))
+    })
+}
+
+/// An inference started beside the CRD generator ([`plan_into`]).
+type EarlyInference<'s> = std::thread::ScopedJoinHandle<'s, Result<crate::rbac::infer::Inference>>;
+
+/// The inference of `sources` for `bin`: the early one when there is one, else computed now.
+fn take_inference(
+    plan: &Plan,
+    sources: &[PathBuf],
+    bin: Option<&str>,
+    early: &mut Option<EarlyInference<'_>>,
+) -> Result<crate::rbac::infer::Inference> {
+    match early.take() {
+        Some(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        None => infer_in_plan(plan, sources, bin),
+    }
+}
+
+fn plan_manifests(plan: &mut Plan, targets: &Targets, mut early: Option<EarlyInference<'_>>) -> Result<Problems> {
     let root = plan.root.clone();
     let mut problems = Problems::default();
     // The CRD generator reads and scans the crate's files; the RBAC and webhook markers come from that scan.
@@ -480,10 +511,12 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
         }
         let mut grants = markers.clone();
         if let Some(bin) = &targets.rbac_infer {
-            grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref(), &macro_types)?);
+            let inference = take_inference(plan, &targets.sources, bin.as_deref(), &mut early)?;
+            grants.extend(grants_of(plan, inference, &macro_types)?);
         } else if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
             let bound = bound_rules(plan, rbac_dir)?;
-            drift = Some(rbac_drift(plan, &targets.sources, markers, &bound, &macro_types)?);
+            let inference = take_inference(plan, &targets.sources, None, &mut early)?;
+            drift = Some(rbac_drift(plan, inference, markers, &bound, &macro_types));
         }
         if !write_role(plan, rbac_dir, &grants, targets.manager_namespace.as_deref())? {
             plan.notes.push("note: no `// +kubebuilder:rbac:` markers found; role.yaml grants nothing".into());
@@ -587,7 +620,16 @@ pub fn inferred_grants(
     bin: Option<&str>,
     macro_types: &[(String, crate::builtin::Resource)],
 ) -> Result<Vec<crate::markers::Marker>> {
-    let mut inference = infer_in_plan(plan, sources, bin)?;
+    let inference = infer_in_plan(plan, sources, bin)?;
+    grants_of(plan, inference, macro_types)
+}
+
+/// The grants of an inference, as RBAC markers; its warnings join the plan's notes.
+fn grants_of(
+    plan: &mut Plan,
+    mut inference: crate::rbac::infer::Inference,
+    macro_types: &[(String, crate::builtin::Resource)],
+) -> Result<Vec<crate::markers::Marker>> {
     inference.resolve_external(macro_types);
     let root = plan.root.clone();
     plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
@@ -673,19 +715,18 @@ fn external_types(plan: &Plan) -> Vec<(String, crate::builtin::Resource)> {
 /// inference's own warnings and the drift's messages become notes.
 fn rbac_drift(
     plan: &mut Plan,
-    sources: &[PathBuf],
+    mut inference: crate::rbac::infer::Inference,
     markers: &[crate::markers::Marker],
     bound: &[crate::rbac::bound::BoundRule],
     macro_types: &[(String, crate::builtin::Resource)],
-) -> Result<crate::rbac::drift::Drift> {
+) -> crate::rbac::drift::Drift {
     let root = plan.root.clone();
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
-    let mut inference = infer_in_plan(plan, sources, None)?;
     inference.resolve_external(macro_types);
     let drift = crate::rbac::drift::check(markers, bound, &inference);
     plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
     plan.notes.extend(drift.messages(&display));
-    Ok(drift)
+    drift
 }
 
 /// The rules the project's own roles in `rbac_dir` (as the plan leaves them; the generated role left out) grant
