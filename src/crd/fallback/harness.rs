@@ -89,7 +89,8 @@ fn crd_entries(krate: &str, json: &str, ext: &str, wanted: &[Wanted], public: bo
         .map(|(i, w)| {
             let routed = w.reexport.as_ref().filter(|_| !public).and_then(|r| {
                 let top = r.steps.last()?;
-                Some(vec!["crate".to_string(), top.module.clone(), reexport_alias(i)])
+                let head = ["crate".to_string(), top.module.clone(), reexport_alias(i)];
+                Some(head.into_iter().chain(r.tail.iter().cloned()).collect::<Vec<_>>())
             });
             let path = if public { &w.public_path } else { &w.crate_path };
             let Some(path) = path.as_ref().or(routed.as_ref()) else {
