@@ -141,7 +141,7 @@ pub fn compile(
         crds.push(p.crd);
     }
     for (i, m) in generated.iter().enumerate() {
-        let made = macro_crd(&compiled, i, m)?;
+        let made = macro_crd(&compiled, i, m, display_root)?;
         let kind = made.crd.pointer("/spec/names/kind").and_then(Value::as_str).unwrap_or_default().to_string();
         let versions: Vec<&str> = made
             .crd
@@ -154,7 +154,7 @@ pub fn compile(
         let e = &m.because;
         let path = e.path.strip_prefix(display_root).unwrap_or(&e.path);
         let stored = match &m.storage {
-            Some((version, why)) => format!(" (storage version {version}: {why})"),
+            Some(s) => format!(" ({})", s.describe(&m.root, display_root)),
             None => String::new(),
         };
         notes.push(format!(
@@ -188,7 +188,7 @@ pub fn compile(
 
 /// The CRD of the `i`th kind an attribute macro generates, `m`: printed whole, or (a versioning macro's kind) the
 /// merge of its versions' CRDs with its storage version stored.
-fn macro_crd(compiled: &BTreeMap<String, Value>, i: usize, m: &MacroKind) -> Result<GeneratedCrd> {
+fn macro_crd(compiled: &BTreeMap<String, Value>, i: usize, m: &MacroKind, root: &Path) -> Result<GeneratedCrd> {
     let printed = |key: &str, what: &str| {
         let crd = compiled.get(key).cloned().and_then(macro_kinds::generated_crd);
         crd.with_context(|| {
@@ -199,17 +199,17 @@ fn macro_crd(compiled: &BTreeMap<String, Value>, i: usize, m: &MacroKind) -> Res
             )
         })
     };
-    let Some((stored, _)) = &m.storage else { return printed(&macro_key(i), &m.root) };
+    let Some(stored) = &m.storage else { return printed(&macro_key(i), &m.root) };
     let crds = m
         .versions
         .iter()
         .map(|v| printed(&format!("{}/{}", macro_key(i), v.name), &format!("{}::{}", v.name, m.root)))
         .collect::<Result<Vec<_>>>()?;
-    macro_kinds::merge_stored(crds, stored).map_err(|why| {
+    macro_kinds::merge_stored(crds, &stored.version).map_err(|why| {
         let e = &m.because;
         anyhow::anyhow!(
             "{}:{}: the versions #[{}] generates from `{}` do not merge into one CRD: {why}",
-            e.path.display(),
+            display(&e.path, root).display(),
             e.line,
             m.macro_path,
             m.item

@@ -10,7 +10,7 @@
 mod tokens;
 mod versions;
 
-pub use versions::merge_stored;
+pub use versions::{Storage, merge_stored};
 
 use tokens::{args, has_ident, is_foreign, path_text, string_arg};
 use super::error::{CrdError, CrdErrorKind};
@@ -40,8 +40,8 @@ pub struct MacroKind {
     /// The versions a versioning macro generates a type for each (`v1alpha1::Foo`, `v1::Foo`), whose CRDs the
     /// fallback merges; empty when the macro generates the one type `root` in the item's module.
     pub versions: Vec<MacroVersion>,
-    /// The storage version of `versions` and why it is (see [`versions::storage`]); `None` without versions.
-    pub storage: Option<(String, String)>,
+    /// The storage version of `versions` (see [`versions::storage`]); `None` without versions.
+    pub storage: Option<Storage>,
 }
 
 /// One version of a kind a versioning macro generates: the type `<version>::<root>` in the module the macro puts
@@ -172,7 +172,7 @@ pub fn of_item(ix: &CrateIndex, id: ItemId, derives: bool, incomplete: bool) -> 
     };
     // Without versions, the one type beside the item; with them, the storage version's (what a path to "the kind"
     // names: PROJECT's entry of the storage version).
-    let stored = storage.as_ref().and_then(|(s, _)| versions.iter().find(|v| &v.name == s));
+    let stored = storage.as_ref().and_then(|s| versions.iter().find(|v| v.name == s.version));
     let (crate_path, public_path, reexport) = match stored {
         Some(v) => (v.crate_path.clone(), v.public_path.clone(), v.reexport.clone()),
         None => {

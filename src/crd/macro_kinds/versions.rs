@@ -3,6 +3,8 @@
 //! per version (`v1alpha1`, `v1`), each with the kind's `CustomResource` derive (`v1::Foo`). Where those modules
 //! sit, which version the merged CRD stores, and the merge (kube's `merge_crds`).
 
+use std::path::{Path, PathBuf};
+
 use proc_macro2::{TokenStream, TokenTree};
 
 use super::tokens::{args, has_ident, is_foreign, path_text};
@@ -72,10 +74,36 @@ pub fn of(ix: &CrateIndex, module: ModId, vis: Vis, attr: &syn::Attribute) -> Op
     Some(Versioning { names, home, vis: vis.min(m.vis), on_module: Some((name, path_text(on))) })
 }
 
-/// The storage version of kind `kind` among `names`, and why: the version a `Kind::merged_crd(..)` call of the crate
-/// names (`KindVersion::V1Alpha1` or `"v1alpha1"`: how versioning macros' merge helpers take it), else the last one
+/// The storage version of a kind a versioning macro generates, and why it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Storage {
+    /// The version (`v1alpha1`).
+    pub version: String,
+    /// The `Kind::merged_crd(..)` call naming it (file and line), else `None`: the last version declared.
+    pub call: Option<(PathBuf, usize)>,
+}
+
+impl Storage {
+    /// `storage version v1alpha1, named by ..`, paths shown relative to `root`.
+    pub fn describe(&self, kind: &str, root: &Path) -> String {
+        match &self.call {
+            Some((file, line)) => format!(
+                "storage version {}, named by `{kind}::merged_crd(..)` at {}:{line}",
+                self.version,
+                file.strip_prefix(root).unwrap_or(file).display()
+            ),
+            None => format!(
+                "storage version {}, the last declared: no `{kind}::merged_crd(..)` call of the crate names one",
+                self.version
+            ),
+        }
+    }
+}
+
+/// The storage version of kind `kind` among `names`: the version a `Kind::merged_crd(..)` call of the crate names
+/// (`KindVersion::V1Alpha1` or `"v1alpha1"`: how versioning macros' merge helpers take it), else the last one
 /// declared (the newest).
-pub fn storage(ix: &CrateIndex, kind: &str, names: &[String]) -> (String, String) {
+pub fn storage(ix: &CrateIndex, kind: &str, names: &[String]) -> Storage {
     let call = format!("{kind}::merged_crd(");
     for file in &ix.files {
         let text = &file.text;
@@ -92,12 +120,11 @@ pub fn storage(ix: &CrateIndex, kind: &str, names: &[String]) -> (String, String
             let named = words.filter(|w| !w.is_empty()).find_map(|w| names.iter().find(|n| n.eq_ignore_ascii_case(w)));
             if let Some(v) = named {
                 let line = text[..start].matches('\n').count() + 1;
-                return (v.clone(), format!("named by `{kind}::merged_crd(..)` at {}:{line}", file.path.display()));
+                return Storage { version: v.clone(), call: Some((file.path.clone(), line)) };
             }
         }
     }
-    let last = names.last().cloned().unwrap_or_default();
-    (last, format!("the last version declared (no `{kind}::merged_crd(..)` call of the crate names one)"))
+    Storage { version: names.last().cloned().unwrap_or_default(), call: None }
 }
 
 /// The CRDs of a kind's versions (one version each) merged as kube's `merge_crds(crds, stored)` does: the stored
