@@ -398,7 +398,8 @@ impl CrateIndex {
                     let mut child_path = mod_path.clone();
                     child_path.push(name.clone());
                     let path_attr = path_attr(&m.attrs);
-                    let attrs: Vec<syn::Attribute> = m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
+                    let attrs: Vec<syn::Attribute> =
+                        m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
                     match m.content {
                         Some((_, items)) => {
                             let dir = match &path_attr {

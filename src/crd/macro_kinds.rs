@@ -12,10 +12,10 @@ mod versions;
 
 pub use versions::{Storage, merge_stored};
 
-use tokens::{args, has_ident, is_foreign, path_text, string_arg};
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, Vis};
 use super::{GeneratedCrd, Reexport};
+use tokens::{args, has_ident, is_foreign, path_text, string_arg};
 
 /// A kind whose `CustomResource` derive an attribute macro generates.
 #[derive(Debug, Clone)]
@@ -263,6 +263,7 @@ fn merge_one(mut group: Vec<GeneratedCrd>) -> Result<GeneratedCrd, String> {
 mod tests {
     use super::*;
     use crate::crd::SourceSet;
+    use proc_macro2::TokenStream;
 
     fn index(lib: &str) -> (tempfile::TempDir, CrateIndex) {
         let dir = tempfile::tempdir().unwrap();
@@ -345,5 +346,144 @@ mod tests {
         let (name, why) = &failed[0];
         assert_eq!(name, "ws.g.io");
         assert!(why.starts_with("2 of its versions (v1alpha1, v1) are storage versions"), "{why}");
+    }
+
+    fn kinds(ix: &CrateIndex) -> Vec<MacroKind> {
+        (0..ix.items.len())
+            .filter_map(|id| {
+                let ItemKind::Struct(s) = &ix.items[id].kind else { return None };
+                let derives = crate::crd::derives_custom_resource(&s.attrs);
+                of_item(ix, id, derives, derives)
+            })
+            .collect()
+    }
+
+    fn path(p: &[&str]) -> Option<Vec<String>> {
+        Some(p.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn versioning_macros_give_a_type_per_version_where_they_put_it() {
+        let (dir, ix) = index(
+            "pub mod api {\n\
+             #[versioned(version(name = \"v1alpha1\"), version(name = \"v1\"))]\n\
+             pub mod versioned {\n\
+             #[versioned(crd(group = \"stable.example.dev\", namespaced))]\n\
+             #[derive(kube::CustomResource)]\n\
+             pub struct GearSpec { pub a: u8 }\n\
+             pub struct Other;\n\
+             }\n\
+             #[framework::versions(version(name = \"v1beta1\"), version(name = \"v2\"), crd(group = \"g.example.dev\", \
+             kind = \"Cog\"))]\n\
+             pub struct CogWheelSpec { pub a: u8 }\n\
+             }\n\
+             #[versioned(version(name = \"v1\"), version(name = \"v2\"), preserve_module)]\n\
+             pub(crate) mod kept {\n#[versioned(crd(group = \"k.example.dev\"))]\npub struct ChainSpec { pub a: u8 }\n}\n\
+             pub fn install() {\n    let _ = api::Gear::merged_crd(api::GearVersion::V1Alpha1);\n}\n",
+        );
+        let found = kinds(&ix);
+        let summary: Vec<(&str, &str, &str)> =
+            found.iter().map(|m| (m.item.as_str(), m.macro_path.as_str(), m.root.as_str())).collect();
+        assert_eq!(
+            summary,
+            [
+                ("GearSpec", "versioned", "Gear"),
+                ("CogWheelSpec", "framework::versions", "Cog"),
+                ("ChainSpec", "versioned", "Chain")
+            ]
+        );
+        let version = |name: &str, crate_path: Option<Vec<String>>, public_path: Option<Vec<String>>| MacroVersion {
+            name: name.into(),
+            crate_path,
+            public_path,
+            reexport: None,
+        };
+        // The macro on the module replaces it: the version modules sit beside it, in `api`.
+        let gear = &found[0];
+        assert_eq!(
+            gear.versions,
+            [
+                version(
+                    "v1alpha1",
+                    path(&["crate", "api", "v1alpha1", "Gear"]),
+                    path(&["crate", "api", "v1alpha1", "Gear"])
+                ),
+                version("v1", path(&["crate", "api", "v1", "Gear"]), path(&["crate", "api", "v1", "Gear"])),
+            ]
+        );
+        let lib = dir.path().join("src/lib.rs");
+        assert_eq!(gear.storage, Some(Storage { version: "v1alpha1".into(), call: Some((lib.clone(), 18)) }));
+        assert_eq!(gear.public_path, path(&["crate", "api", "v1alpha1", "Gear"]), "the storage version's type");
+        assert_eq!(
+            gear.storage.as_ref().unwrap().describe("Gear", dir.path()),
+            "storage version v1alpha1, named by `Gear::merged_crd(..)` at src/lib.rs:18"
+        );
+        assert!(gear.because.kind.to_string().contains(
+            "merges `v1alpha1::Gear::crd()`, `v1::Gear::crd()`, from the version modules #[versioned] on `mod versioned` \
+             generates"
+        ));
+        // On the struct: beside it, named by the crd's `kind`; no call names a version, so the last one is stored.
+        let cog = &found[1];
+        let names: Vec<(&str, Option<Vec<String>>)> =
+            cog.versions.iter().map(|v| (v.name.as_str(), v.crate_path.clone())).collect();
+        assert_eq!(
+            names,
+            [("v1beta1", path(&["crate", "api", "v1beta1", "Cog"])), ("v2", path(&["crate", "api", "v2", "Cog"]))]
+        );
+        assert_eq!(cog.storage, Some(Storage { version: "v2".into(), call: None }));
+        assert_eq!(
+            cog.storage.as_ref().unwrap().describe("Cog", dir.path()),
+            "storage version v2, the last declared: no `Cog::merged_crd(..)` call of the crate names one"
+        );
+        // `preserve_module` keeps them inside the module, with its visibility: no path from another crate.
+        let chain = &found[2];
+        assert_eq!(
+            chain.versions,
+            [
+                version("v1", path(&["crate", "kept", "v1", "Chain"]), None),
+                version("v2", path(&["crate", "kept", "v2", "Chain"]), None),
+            ]
+        );
+        assert!(!chain.public);
+    }
+
+    #[test]
+    fn version_entries_are_read_from_the_top_level_arguments_only() {
+        let tokens: TokenStream =
+            "version(name = \"v1alpha1\"), version(name = \"v1\", deprecated), crd(version(name = \"x\")), version = \"v9\""
+                .parse()
+                .unwrap();
+        assert_eq!(versions::declared(&tokens), ["v1alpha1", "v1"]);
+    }
+
+    #[test]
+    fn versions_merge_as_merge_crds_does_with_the_named_storage_version() {
+        let crd = |version: &str, scope: &str| {
+            generated_crd(serde_json::json!({"metadata": {"name": "gs.g.io"}, "spec": {"group": "g.io",
+                "names": {"plural": "gs", "kind": "G"}, "scope": scope,
+                "versions": [{"name": version, "storage": true, "served": true}]}}))
+            .unwrap()
+        };
+        let merged = merge_stored(
+            vec![crd("v1alpha1", "Namespaced"), crd("v1beta1", "Namespaced"), crd("v1", "Namespaced")],
+            "v1beta1",
+        )
+        .unwrap();
+        assert_eq!(
+            merged.crd["spec"]["versions"],
+            serde_json::json!([
+                {"name": "v1beta1", "storage": true, "served": true},
+                {"name": "v1alpha1", "storage": false, "served": true},
+                {"name": "v1", "storage": false, "served": true},
+            ])
+        );
+        assert_eq!(
+            merge_stored(vec![crd("v1alpha1", "Namespaced")], "v2").unwrap_err(),
+            "no version is the storage version v2"
+        );
+        assert_eq!(
+            merge_stored(vec![crd("v1alpha1", "Namespaced"), crd("v1", "Cluster")], "v1").unwrap_err(),
+            "versions v1alpha1 and v1 disagree on the scope (Namespaced and Cluster)"
+        );
     }
 }

@@ -87,4 +87,3 @@ pub fn has_ident(tokens: &TokenStream, words: &[&str]) -> bool {
         _ => false,
     })
 }
-

@@ -131,8 +131,8 @@ pub fn storage(ix: &CrateIndex, kind: &str, names: &[String]) -> Storage {
 /// version's CRD with every other version appended in order, only the stored one `storage: true`. Refused, with why,
 /// when a CRD has other than one version, when group, scope or kind differ, or when no CRD has the stored version.
 pub fn merge_stored(mut crds: Vec<GeneratedCrd>, stored: &str) -> Result<GeneratedCrd, String> {
-    let text = |c: &GeneratedCrd, p: &str| c.crd.pointer(p).cloned().unwrap_or_default();
-    let version = |c: &GeneratedCrd| c.crd.pointer("/spec/versions/0/name").cloned().unwrap_or_default();
+    let text = |c: &GeneratedCrd, p: &str| c.crd.pointer(p).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    let version = |c: &GeneratedCrd| text(c, "/spec/versions/0/name");
     let first = crds.first().ok_or("no version's CRD to merge")?;
     for c in &crds {
         let n = c.crd.pointer("/spec/versions").and_then(|v| v.as_array()).map_or(0, Vec::len);
