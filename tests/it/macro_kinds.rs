@@ -250,8 +250,9 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
     assert!(
         stderr.contains(
             "adopt wrote nothing: the compiled fallback cannot name the kinds attribute macros generate in \
-             crates/loom-operator/src: Weave (#[loom::resource] on `FabricSpec`), Shuttle (#[loom::resource] on \
-             `ShuttleSpec`), Loom (#[loom::resource] on `Loom`); fix the build, or pass --keep-going"
+             crates/loom-operator/src: Heddle (#[loom::versioned] on `HeddleFrameSpec`), Bobbin (#[versioned] on \
+             `BobbinSpec`), Weave (#[loom::resource] on `FabricSpec`), Shuttle (#[loom::resource] on `ShuttleSpec`), \
+             Loom (#[loom::resource] on `Loom`); fix the build, or pass --keep-going"
         ),
         "{stderr}"
     );
@@ -261,7 +262,10 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
     let out = adopt(&["--keep-going"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}{stderr}");
-    assert!(stdout.contains("warning: --keep-going left out Weave (#[loom::resource] on `FabricSpec`)"), "{stdout}");
+    assert!(
+        stdout.contains("warning: --keep-going left out Heddle (#[loom::versioned] on `HeddleFrameSpec`), Bobbin"),
+        "{stdout}"
+    );
     assert_eq!(stdout.matches("must not equal the struct name").count(), 1, "cargo's errors once: {stdout}");
     assert!(stdout.contains("adopted 1 kind(s) as the project's own: Spool"), "{stdout}");
     let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
@@ -281,7 +285,11 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
-    assert!(text(&out).1.contains("the compiled fallback for Weave (#[loom::resource])"), "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("the compiled fallback for Heddle (#[loom::versioned]), Bobbin (#[versioned]), Weave"),
+        "{:?}",
+        text(&out)
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("config/crd/bases/weaving.loom.example.dev_weaves.yaml")).unwrap(),
         weaves
