@@ -286,8 +286,25 @@ mod tests {
         assert!(explained.ends_with("could not find `Gear` in `crate_under_test`"), "{explained}");
         let other = anyhow::anyhow!("error: could not compile `x`: mismatched types `u8`");
         assert_eq!(
-            format!("{:#}", unfound_macro_type(other, &[m])),
+            format!("{:#}", unfound_macro_type(other, std::slice::from_ref(&m))),
             "error: could not compile `x`: mismatched types `u8`"
+        );
+        // A versioning macro's kind: looked for in the version modules.
+        let version = |name: &str| crate::crd::macro_kinds::MacroVersion {
+            name: name.into(),
+            crate_path: None,
+            public_path: None,
+            reexport: None,
+        };
+        let versioned = MacroKind { versions: vec![version("v1alpha1"), version("v1")], ..m };
+        let cargo = anyhow::anyhow!("error[E0433]: failed to resolve: could not find `Gear` in `v1alpha1`");
+        let explained = format!("{:#}", unfound_macro_type(cargo, &[versioned]));
+        assert!(
+            explained.starts_with(
+                "the compiled fallback found no type `Gear` in the version modules (v1alpha1, v1) where kubesmith looks \
+                 for the kind #[versioned] generates from `GearSpec`"
+            ),
+            "{explained}"
         );
     }
 }

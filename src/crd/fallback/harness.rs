@@ -447,6 +447,29 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_reexported_version_module_names_the_kind_inside_it() {
+        let step = crate::crd::ReexportStep {
+            module: "api".into(),
+            file: PathBuf::from("src/api.rs"),
+            inline: Vec::new(),
+            child: "hidden".into(),
+        };
+        let reexport = crate::crd::Reexport { name: "v1".into(), steps: vec![step], tail: vec!["Gear".into()] };
+        let wanted = Wanted {
+            key: "<generated>/0/v1".into(),
+            kind: "v1::Gear".into(),
+            crate_path: None,
+            public_path: None,
+            reexport: Some(reexport),
+        };
+        let entries = crd_entries("crate", "serde_json", "kube::core", &[wanted], false).unwrap();
+        assert!(
+            entries.contains("<crate::api::__KubesmithCrd0::Gear as kube::core::crd::v1::CustomResourceExt>::crd()"),
+            "{entries}"
+        );
+    }
+
+    #[test]
     fn paths_are_rust_code() {
         let p: Vec<String> = ["crate", "api", "type", "Foo"].iter().map(|s| s.to_string()).collect();
         assert_eq!(rust_path("crate", &p), "crate::api::r#type::Foo");
