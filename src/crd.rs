@@ -144,6 +144,9 @@ pub struct Reexport {
     pub name: String,
     /// The re-exporting modules, the type's parent first, the root's child last.
     pub steps: Vec<ReexportStep>,
+    /// The path below the re-exported name to the type: empty for a type, `["Foo"]` when `name` is the version
+    /// module (`v1`) an attribute macro generates the type `v1::Foo` in.
+    pub tail: Vec<String>,
 }
 
 /// One module of a [`Reexport`].

@@ -137,6 +137,8 @@ pub struct Module {
     pub children: BTreeMap<String, ModId>,
     /// Visibility of its `mod` declaration (the crate root counts as public).
     pub vis: Vis,
+    /// The attributes of its `mod` declaration but doc comments (an attribute macro on the module, say).
+    pub attrs: Vec<syn::Attribute>,
 }
 
 /// What an indexed item is.
@@ -350,6 +352,7 @@ impl CrateIndex {
             uses: Vec::new(),
             children: BTreeMap::new(),
             vis: if parent.is_none() { Vis::Public } else { Vis::Private },
+            attrs: Vec::new(),
         });
         if let Some(p) = parent {
             if let Some(name) = mod_path.last() {
@@ -395,6 +398,8 @@ impl CrateIndex {
                     let mut child_path = mod_path.clone();
                     child_path.push(name.clone());
                     let path_attr = path_attr(&m.attrs);
+                    let attrs: Vec<syn::Attribute> =
+                        m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
                     match m.content {
                         Some((_, items)) => {
                             let dir = match &path_attr {
@@ -403,6 +408,7 @@ impl CrateIndex {
                             };
                             let child = self.load_items(sources, force, ctx, items, child_path, Some(id), dir, true)?;
                             self.modules[child].vis = vis;
+                            self.modules[child].attrs = attrs;
                         }
                         None => {
                             let candidates: Vec<PathBuf> = match &path_attr {
@@ -428,6 +434,7 @@ impl CrateIndex {
                             let found = found.clone();
                             let child = self.load_file(sources, force, &found, child_path, Some(id), child_dir)?;
                             self.modules[child].vis = vis;
+                            self.modules[child].attrs = attrs;
                         }
                     }
                 }
@@ -500,7 +507,7 @@ impl CrateIndex {
             });
             child = parent;
         }
-        (!steps.is_empty()).then(|| crate::crd::Reexport { name: name.to_string(), steps })
+        (!steps.is_empty()).then(|| crate::crd::Reexport { name: name.to_string(), steps, tail: Vec::new() })
     }
 
     /// The name under which `name` (of `home`, visibility `vis`) can be named as `<module m>::<it>` by whoever can

@@ -106,15 +106,20 @@ impl KindDecl {
         let versions = crd.pointer("/spec/versions").and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
         versions
             .iter()
-            .map(|v| KindDecl {
+            .map(|v| (v, m.versions.iter().find(|mv| v["name"] == mv.name.as_str())))
+            .map(|(v, own)| KindDecl {
                 group: text("/spec/group"),
                 version: v["name"].as_str().unwrap_or_default().to_string(),
                 kind: text("/spec/names/kind"),
                 plural: text("/spec/names/plural"),
                 namespaced: text("/spec/scope") == "Namespaced",
                 storage: v["storage"] != false,
-                path: m.public_path.clone().or_else(|| m.crate_path.clone()),
-                public: m.public,
+                // A versioning macro's version has its own type (`v1::Foo`).
+                path: match own {
+                    Some(o) => o.public_path.clone().or_else(|| o.crate_path.clone()),
+                    None => m.public_path.clone().or_else(|| m.crate_path.clone()),
+                },
+                public: own.map_or(m.public, |o| o.public_path.is_some()),
                 file: m.because.path.clone(),
                 line: m.because.line,
             })

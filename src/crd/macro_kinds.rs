@@ -4,13 +4,18 @@
 //! `#[derive(CustomResource)]`, or one whose `group`/`version`/`kind` are missing). The static reader cannot see what
 //! the macro expands to, so such a kind is never read or refused statically: the compiled fallback calls `crd()` on
 //! the type the macro generates ([`MacroKind::root`], in the item's module) and takes its CRD whole; `--no-compile`
-//! refuses it.
+//! refuses it. A versioning macro (arguments listing `version(name = "..")`, on the item or on its module) generates
+//! the type once per version, in a module named after it ([`versions`]): the fallback merges their CRDs.
 
-use proc_macro2::{TokenStream, TokenTree};
+mod tokens;
+mod versions;
+
+pub use versions::{Storage, merge_stored};
 
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, Vis};
 use super::{GeneratedCrd, Reexport};
+use tokens::{args, has_ident, is_foreign, path_text, string_arg};
 
 /// A kind whose `CustomResource` derive an attribute macro generates.
 #[derive(Debug, Clone)]
@@ -32,96 +37,30 @@ pub struct MacroKind {
     pub public: bool,
     /// Why it needs compiling: a [`CrdErrorKind::NeedsCompile`] at the macro's attribute.
     pub because: CrdError,
+    /// The versions a versioning macro generates a type for each (`v1alpha1::Foo`, `v1::Foo`), whose CRDs the
+    /// fallback merges; empty when the macro generates the one type `root` in the item's module.
+    pub versions: Vec<MacroVersion>,
+    /// The storage version of `versions` (see [`versions::storage`]); `None` without versions.
+    pub storage: Option<Storage>,
 }
 
-/// Attributes that are no attribute macro: built-in ones and the helpers of the derives CRD specs use.
-const INERT: &[&str] = &[
-    "allow",
-    "automatically_derived",
-    "cfg",
-    "cfg_attr",
-    "deny",
-    "deprecated",
-    "derive",
-    "doc",
-    "expect",
-    "forbid",
-    "garde",
-    "kube",
-    "must_use",
-    "non_exhaustive",
-    "repr",
-    "schemars",
-    "serde",
-    "validate",
-    "warn",
-    "x_kube",
-];
-
-/// Tool attributes (`#[rustfmt::skip]`, `#[clippy::..]`): never macros.
-const TOOLS: &[&str] = &["rustfmt", "clippy", "diagnostic"];
-
-/// Whether `attr` may be an attribute macro: neither built in nor a known derive helper.
-fn is_foreign(attr: &syn::Attribute) -> bool {
-    let path = attr.path();
-    let Some(first) = path.segments.first() else { return false };
-    if path.segments.len() > 1 {
-        return !TOOLS.iter().any(|t| first.ident == t);
-    }
-    !INERT.iter().any(|n| first.ident == n)
+/// One version of a kind a versioning macro generates: the type `<version>::<root>` in the module the macro puts
+/// its version modules in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MacroVersion {
+    /// The version (`v1alpha1`), also its module's name.
+    pub name: String,
+    /// A path naming the version's type from the crate root.
+    pub crate_path: Option<Vec<String>>,
+    /// A path naming it from another crate.
+    pub public_path: Option<Vec<String>>,
+    /// The re-exports (of the version module) the fallback's mirror adds when private modules hide it.
+    pub reexport: Option<Reexport>,
 }
 
 /// Whether some attribute of `attrs` may be an attribute macro.
 pub fn has_attribute_macro(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(is_foreign)
-}
-
-/// The attribute's path as written (`loom::resource`).
-fn path_text(attr: &syn::Attribute) -> String {
-    let segments: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
-    segments.join("::")
-}
-
-/// The tokens of an attribute's arguments (empty for `#[x]`).
-fn args(attr: &syn::Attribute) -> TokenStream {
-    match &attr.meta {
-        syn::Meta::List(l) => l.tokens.clone(),
-        syn::Meta::NameValue(nv) => quote::ToTokens::to_token_stream(&nv.value),
-        syn::Meta::Path(_) => TokenStream::new(),
-    }
-}
-
-/// The string value of `key = "..."` anywhere in `tokens` (nested groups included), the first one found.
-fn string_arg(tokens: &TokenStream, key: &str) -> Option<String> {
-    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    for (i, t) in trees.iter().enumerate() {
-        match t {
-            TokenTree::Ident(id) if id == key => {
-                let eq = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=');
-                if let (true, Some(TokenTree::Literal(lit))) = (eq, trees.get(i + 2)) {
-                    if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string()) {
-                        return Some(s.value());
-                    }
-                }
-            }
-            TokenTree::Group(g) => {
-                if let Some(v) = string_arg(&g.stream(), key) {
-                    return Some(v);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Whether `tokens` hold one of `words` as an identifier, at any depth.
-fn has_ident(tokens: &TokenStream, words: &[&str]) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        TokenTree::Ident(id) => words.iter().any(|w| id == w),
-        TokenTree::Group(g) => has_ident(&g.stream(), words),
-        _ => false,
-    })
 }
 
 /// Whether an attribute macro's path or arguments say it makes a custom resource: `crd` or `CustomResource` in
@@ -179,20 +118,69 @@ pub fn of_item(ix: &CrateIndex, id: ItemId, derives: bool, incomplete: bool) -> 
     let file = ix.module_file(item.module);
     let macro_path = path_text(attr);
     let shown = if args(attr).is_empty() { format!("#[{macro_path}]") } else { format!("#[{macro_path}(..)]") };
+    let versioning = versions::of(ix, item.module, vis, attr);
+    let why = match &versioning {
+        None => format!(
+            "an attribute macro generates the kind's `CustomResource` derive, which kubesmith cannot expand; the \
+             compiled fallback takes the CRD from `{root}::crd()`, in the module of `{name}`"
+        ),
+        Some(v) => {
+            let types: Vec<String> = v.names.iter().map(|n| format!("`{n}::{root}::crd()`")).collect();
+            let place = match &v.on_module {
+                Some((module, on)) => format!("the version modules #[{on}] on `mod {module}` generates"),
+                None => format!("the version modules beside `{name}`"),
+            };
+            format!(
+                "an attribute macro generates the kind's `CustomResource` derive once per version, which kubesmith \
+                 cannot expand; the compiled fallback merges {}, from {place}",
+                types.join(", ")
+            )
+        }
+    };
     let because = CrdError::at(
         file,
         syn::spanned::Spanned::span(attr),
-        CrdErrorKind::NeedsCompile {
-            construct: format!("`{shown}` on `{name}`"),
-            why: format!(
-                "an attribute macro generates the kind's `CustomResource` derive, which kubesmith cannot expand; the \
-                 compiled fallback takes the CRD from `{root}::crd()`, in the module of `{name}`"
-            ),
-        },
+        CrdErrorKind::NeedsCompile { construct: format!("`{shown}` on `{name}`"), why },
     );
-    let crate_path = ix.nameable_path(item.module, &root, vis, false);
-    let public_path = ix.nameable_path(item.module, &root, vis, true);
-    let reexport = if crate_path.is_none() { ix.reexport_route(item.module, &root, vis) } else { None };
+    let (versions, storage) = match &versioning {
+        None => (Vec::new(), None),
+        Some(v) => {
+            let versions: Vec<MacroVersion> = v
+                .names
+                .iter()
+                .map(|n| {
+                    let with_root = |mut p: Vec<String>| {
+                        p.push(root.clone());
+                        p
+                    };
+                    let crate_path = ix.nameable_path(v.home, n, v.vis, false).map(with_root);
+                    let reexport = if crate_path.is_none() {
+                        ix.reexport_route(v.home, n, v.vis).map(|r| Reexport { tail: vec![root.clone()], ..r })
+                    } else {
+                        None
+                    };
+                    MacroVersion {
+                        name: n.clone(),
+                        public_path: ix.nameable_path(v.home, n, v.vis, true).map(with_root),
+                        crate_path,
+                        reexport,
+                    }
+                })
+                .collect();
+            (versions, Some(versions::storage(ix, &root, &v.names)))
+        }
+    };
+    // Without versions, the one type beside the item; with them, the storage version's (what a path to "the kind"
+    // names: PROJECT's entry of the storage version).
+    let stored = storage.as_ref().and_then(|s| versions.iter().find(|v| v.name == s.version));
+    let (crate_path, public_path, reexport) = match stored {
+        Some(v) => (v.crate_path.clone(), v.public_path.clone(), v.reexport.clone()),
+        None => {
+            let crate_path = ix.nameable_path(item.module, &root, vis, false);
+            let reexport = if crate_path.is_none() { ix.reexport_route(item.module, &root, vis) } else { None };
+            (crate_path, ix.nameable_path(item.module, &root, vis, true), reexport)
+        }
+    };
     Some(MacroKind {
         macro_path,
         item: name,
@@ -202,6 +190,8 @@ pub fn of_item(ix: &CrateIndex, id: ItemId, derives: bool, incomplete: bool) -> 
         public_path,
         reexport,
         because,
+        versions,
+        storage,
     })
 }
 
@@ -273,6 +263,7 @@ fn merge_one(mut group: Vec<GeneratedCrd>) -> Result<GeneratedCrd, String> {
 mod tests {
     use super::*;
     use crate::crd::SourceSet;
+    use proc_macro2::TokenStream;
 
     fn index(lib: &str) -> (tempfile::TempDir, CrateIndex) {
         let dir = tempfile::tempdir().unwrap();
@@ -355,5 +346,144 @@ mod tests {
         let (name, why) = &failed[0];
         assert_eq!(name, "ws.g.io");
         assert!(why.starts_with("2 of its versions (v1alpha1, v1) are storage versions"), "{why}");
+    }
+
+    fn kinds(ix: &CrateIndex) -> Vec<MacroKind> {
+        (0..ix.items.len())
+            .filter_map(|id| {
+                let ItemKind::Struct(s) = &ix.items[id].kind else { return None };
+                let derives = crate::crd::derives_custom_resource(&s.attrs);
+                of_item(ix, id, derives, derives)
+            })
+            .collect()
+    }
+
+    fn path(p: &[&str]) -> Option<Vec<String>> {
+        Some(p.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn versioning_macros_give_a_type_per_version_where_they_put_it() {
+        let (dir, ix) = index(
+            "pub mod api {\n\
+             #[versioned(version(name = \"v1alpha1\"), version(name = \"v1\"))]\n\
+             pub mod versioned {\n\
+             #[versioned(crd(group = \"stable.example.dev\", namespaced))]\n\
+             #[derive(kube::CustomResource)]\n\
+             pub struct GearSpec { pub a: u8 }\n\
+             pub struct Other;\n\
+             }\n\
+             #[framework::versions(version(name = \"v1beta1\"), version(name = \"v2\"), crd(group = \"g.example.dev\", \
+             kind = \"Cog\"))]\n\
+             pub struct CogWheelSpec { pub a: u8 }\n\
+             }\n\
+             #[versioned(version(name = \"v1\"), version(name = \"v2\"), preserve_module)]\n\
+             pub(crate) mod kept {\n#[versioned(crd(group = \"k.example.dev\"))]\npub struct ChainSpec { pub a: u8 }\n}\n\
+             pub fn install() {\n    let _ = api::Gear::merged_crd(api::GearVersion::V1Alpha1);\n}\n",
+        );
+        let found = kinds(&ix);
+        let summary: Vec<(&str, &str, &str)> =
+            found.iter().map(|m| (m.item.as_str(), m.macro_path.as_str(), m.root.as_str())).collect();
+        assert_eq!(
+            summary,
+            [
+                ("GearSpec", "versioned", "Gear"),
+                ("CogWheelSpec", "framework::versions", "Cog"),
+                ("ChainSpec", "versioned", "Chain")
+            ]
+        );
+        let version = |name: &str, crate_path: Option<Vec<String>>, public_path: Option<Vec<String>>| MacroVersion {
+            name: name.into(),
+            crate_path,
+            public_path,
+            reexport: None,
+        };
+        // The macro on the module replaces it: the version modules sit beside it, in `api`.
+        let gear = &found[0];
+        assert_eq!(
+            gear.versions,
+            [
+                version(
+                    "v1alpha1",
+                    path(&["crate", "api", "v1alpha1", "Gear"]),
+                    path(&["crate", "api", "v1alpha1", "Gear"])
+                ),
+                version("v1", path(&["crate", "api", "v1", "Gear"]), path(&["crate", "api", "v1", "Gear"])),
+            ]
+        );
+        let lib = dir.path().join("src/lib.rs");
+        assert_eq!(gear.storage, Some(Storage { version: "v1alpha1".into(), call: Some((lib.clone(), 18)) }));
+        assert_eq!(gear.public_path, path(&["crate", "api", "v1alpha1", "Gear"]), "the storage version's type");
+        assert_eq!(
+            gear.storage.as_ref().unwrap().describe("Gear", dir.path()),
+            "storage version v1alpha1, named by `Gear::merged_crd(..)` at src/lib.rs:18"
+        );
+        assert!(gear.because.kind.to_string().contains(
+            "merges `v1alpha1::Gear::crd()`, `v1::Gear::crd()`, from the version modules #[versioned] on `mod versioned` \
+             generates"
+        ));
+        // On the struct: beside it, named by the crd's `kind`; no call names a version, so the last one is stored.
+        let cog = &found[1];
+        let names: Vec<(&str, Option<Vec<String>>)> =
+            cog.versions.iter().map(|v| (v.name.as_str(), v.crate_path.clone())).collect();
+        assert_eq!(
+            names,
+            [("v1beta1", path(&["crate", "api", "v1beta1", "Cog"])), ("v2", path(&["crate", "api", "v2", "Cog"]))]
+        );
+        assert_eq!(cog.storage, Some(Storage { version: "v2".into(), call: None }));
+        assert_eq!(
+            cog.storage.as_ref().unwrap().describe("Cog", dir.path()),
+            "storage version v2, the last declared: no `Cog::merged_crd(..)` call of the crate names one"
+        );
+        // `preserve_module` keeps them inside the module, with its visibility: no path from another crate.
+        let chain = &found[2];
+        assert_eq!(
+            chain.versions,
+            [
+                version("v1", path(&["crate", "kept", "v1", "Chain"]), None),
+                version("v2", path(&["crate", "kept", "v2", "Chain"]), None),
+            ]
+        );
+        assert!(!chain.public);
+    }
+
+    #[test]
+    fn version_entries_are_read_from_the_top_level_arguments_only() {
+        let tokens: TokenStream =
+            "version(name = \"v1alpha1\"), version(name = \"v1\", deprecated), crd(version(name = \"x\")), version = \"v9\""
+                .parse()
+                .unwrap();
+        assert_eq!(versions::declared(&tokens), ["v1alpha1", "v1"]);
+    }
+
+    #[test]
+    fn versions_merge_as_merge_crds_does_with_the_named_storage_version() {
+        let crd = |version: &str, scope: &str| {
+            generated_crd(serde_json::json!({"metadata": {"name": "gs.g.io"}, "spec": {"group": "g.io",
+                "names": {"plural": "gs", "kind": "G"}, "scope": scope,
+                "versions": [{"name": version, "storage": true, "served": true}]}}))
+            .unwrap()
+        };
+        let merged = merge_stored(
+            vec![crd("v1alpha1", "Namespaced"), crd("v1beta1", "Namespaced"), crd("v1", "Namespaced")],
+            "v1beta1",
+        )
+        .unwrap();
+        assert_eq!(
+            merged.crd["spec"]["versions"],
+            serde_json::json!([
+                {"name": "v1beta1", "storage": true, "served": true},
+                {"name": "v1alpha1", "storage": false, "served": true},
+                {"name": "v1", "storage": false, "served": true},
+            ])
+        );
+        assert_eq!(
+            merge_stored(vec![crd("v1alpha1", "Namespaced")], "v2").unwrap_err(),
+            "no version is the storage version v2"
+        );
+        assert_eq!(
+            merge_stored(vec![crd("v1alpha1", "Namespaced"), crd("v1", "Cluster")], "v1").unwrap_err(),
+            "versions v1alpha1 and v1 disagree on the scope (Namespaced and Cluster)"
+        );
     }
 }

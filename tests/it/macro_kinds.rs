@@ -43,12 +43,21 @@ fn yaml(path: &Path) -> serde_json::Value {
         .unwrap()
 }
 
-/// Why each macro kind needs compiling, at its macro.
-const WHY: [&str; 2] = [
-    "crates/loom-operator/src/lib.rs:6:1: `#[loom::resource(..)]` on `FabricSpec` needs compiling: an attribute \
+/// Why each macro kind needs compiling, at its macro: two of `#[loom::resource]`, then the versioning macro's on a
+/// module and on a struct.
+const WHY: [&str; 4] = [
+    "crates/loom-operator/src/lib.rs:17:1: `#[loom::resource(..)]` on `FabricSpec` needs compiling: an attribute \
      macro generates the kind's `CustomResource` derive, which kubesmith cannot expand; the compiled fallback takes \
      the CRD from `Weave::crd()`, in the module of `FabricSpec`",
-    "crates/loom-operator/src/lib.rs:16:1: `#[loom::resource(..)]` on `ShuttleSpec` needs compiling",
+    "crates/loom-operator/src/lib.rs:27:1: `#[loom::resource(..)]` on `ShuttleSpec` needs compiling",
+    "crates/loom-operator/src/versioned.rs:11:5: `#[versioned(..)]` on `BobbinSpec` needs compiling: an attribute \
+     macro generates the kind's `CustomResource` derive once per version, which kubesmith cannot expand; the compiled \
+     fallback merges `v1alpha1::Bobbin::crd()`, `v1::Bobbin::crd()`, from the version modules #[loom::versioned] on \
+     `mod bobbins` generates",
+    "crates/loom-operator/src/heddle.rs:9:1: `#[loom::versioned(..)]` on `HeddleFrameSpec` needs compiling: an \
+     attribute macro generates the kind's `CustomResource` derive once per version, which kubesmith cannot expand; \
+     the compiled fallback merges `v1beta1::Heddle::crd()`, `v1::Heddle::crd()`, from the version modules beside \
+     `HeddleFrameSpec`",
 ];
 
 #[test]
@@ -64,7 +73,7 @@ fn no_compile_refuses_kinds_attribute_macros_generate_naming_each() {
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
         stderr.contains(
-            "2 kind(s) come from attribute macros kubesmith cannot expand, so only compiling gives their CRDs"
+            "4 kind(s) come from attribute macros kubesmith cannot expand, so only compiling gives their CRDs"
         ),
         "{stderr}"
     );
@@ -109,9 +118,17 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
          generates:",
         "note: compiled Shuttle (shuttles.weaving.loom.example.dev) v1alpha1, whose CustomResource derive an attribute \
          macro generates:",
+        "note: compiled Bobbin (bobbins.weaving.loom.example.dev) v1alpha1, v1, whose CustomResource derive an \
+         attribute macro generates (storage version v1alpha1, named by `Bobbin::merged_crd(..)` at \
+         crates/loom-operator/src/lib.rs:13):",
+        "note: compiled Heddle (heddles.weaving.loom.example.dev) v1, v1beta1, whose CustomResource derive an \
+         attribute macro generates (storage version v1, the last declared: no `Heddle::merged_crd(..)` call of the \
+         crate names one):",
         WHY[0],
         WHY[1],
-        "adopted 3 kind(s) as the project's own:",
+        WHY[2],
+        WHY[3],
+        "adopted 7 kind(s) as the project's own:",
     ] {
         assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
     }
@@ -135,6 +152,42 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
     let shuttle = yaml(&dir.join("config/crd/bases/weaving.loom.example.dev_shuttles.yaml"));
     assert_eq!(shuttle["spec"]["scope"], "Cluster");
     assert!(dir.join("config/samples/weaving_v1_weave.yaml").is_file());
+    // A versioning macro's kind: one CRD merging the type of each version it generates, the storage version the
+    // crate's `merged_crd` call names first, each version's own schema (`colour` from v1 on).
+    let bobbin = yaml(&dir.join("config/crd/bases/weaving.loom.example.dev_bobbins.yaml"));
+    assert_eq!(bobbin["spec"]["scope"], "Namespaced");
+    let versions = bobbin["spec"]["versions"].as_array().unwrap();
+    let summary: Vec<(&str, bool, bool)> = versions
+        .iter()
+        .map(|v| {
+            let props = &v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+            assert_eq!(props["capacity"]["format"], "uint32", "{v}");
+            (v["name"].as_str().unwrap(), v["storage"] == true, props.get("colour").is_some())
+        })
+        .collect();
+    assert_eq!(summary, [("v1alpha1", true, false), ("v1", false, true)]);
+    let heddle = yaml(&dir.join("config/crd/bases/weaving.loom.example.dev_heddles.yaml"));
+    assert_eq!(heddle["spec"]["scope"], "Cluster");
+    let versions = heddle["spec"]["versions"].as_array().unwrap();
+    let summary: Vec<(&str, bool, bool)> = versions
+        .iter()
+        .map(|v| {
+            let props = &v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+            (v["name"].as_str().unwrap(), v["storage"] == true, props.get("shaft").is_some())
+        })
+        .collect();
+    assert_eq!(summary, [("v1", true, true), ("v1beta1", false, false)]);
+    // PROJECT records each version with the path of its own type.
+    let bobbins: Vec<(&str, &str)> = resources
+        .iter()
+        .filter(|r| r["kind"] == "Bobbin")
+        .map(|r| (r["version"].as_str().unwrap(), r["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        bobbins,
+        [("v1alpha1", "loom_operator::versioned::v1alpha1::Bobbin"), ("v1", "loom_operator::versioned::v1::Bobbin")]
+    );
+    assert_eq!(entry("Heddle")["path"], "loom_operator::heddle::v1::Heddle");
     // The binary reads Weaves through the framework's client: the role grants it, the type known from its CRD.
     let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
     assert!(role.contains("- weaving.loom.example.dev\n  resources:\n  - weaves\n  verbs:\n  - get"), "{role}");
@@ -144,7 +197,7 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
         std::process::Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(&dir).output().unwrap();
     assert!(rendered.status.success(), "{:?}", text(&rendered));
     let rendered = String::from_utf8(rendered.stdout).unwrap();
-    for name in ["weaves", "shuttles", "spools"] {
+    for name in ["weaves", "shuttles", "spools", "bobbins", "heddles"] {
         assert!(rendered.contains(&format!("name: {name}.weaving.loom.example.dev")), "{name}:\n{rendered}");
     }
 
@@ -154,6 +207,16 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
     assert!(out.status.success(), "{stdout}{stderr}");
     assert!(stdout.contains("note: compiled Weave (weaves.weaving.loom.example.dev) v1"), "{stdout}");
     assert!(stdout.contains("everything is up to date"), "{stdout}");
+    // make manifests writes a versioning macro's merged CRD as adopt did.
+    let bobbins = dir.join("config/crd/bases/weaving.loom.example.dev_bobbins.yaml");
+    let adopted = std::fs::read_to_string(&bobbins).unwrap();
+    std::fs::remove_file(&bobbins).unwrap();
+    let out = ks(&dir).args(["make", "manifests"]).envs(shared_build_env()).env_remove("RUSTFLAGS").output().unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("create    config/crd/bases/weaving.loom.example.dev_bobbins.yaml"), "{stdout}");
+    assert!(stdout.contains("note: compiled Bobbin (bobbins.weaving.loom.example.dev) v1alpha1, v1"), "{stdout}");
+    assert_eq!(std::fs::read_to_string(&bobbins).unwrap(), adopted);
     let before = snapshot(&dir);
     let out = ks(&dir).args(["make", "manifests", "--no-compile"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -187,8 +250,9 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
     assert!(
         stderr.contains(
             "adopt wrote nothing: the compiled fallback cannot name the kinds attribute macros generate in \
-             crates/loom-operator/src: Weave (#[loom::resource] on `FabricSpec`), Shuttle (#[loom::resource] on \
-             `ShuttleSpec`), Loom (#[loom::resource] on `Loom`); fix the build, or pass --keep-going"
+             crates/loom-operator/src: Heddle (#[loom::versioned] on `HeddleFrameSpec`), Bobbin (#[versioned] on \
+             `BobbinSpec`), Weave (#[loom::resource] on `FabricSpec`), Shuttle (#[loom::resource] on `ShuttleSpec`), \
+             Loom (#[loom::resource] on `Loom`); fix the build, or pass --keep-going"
         ),
         "{stderr}"
     );
@@ -198,7 +262,10 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
     let out = adopt(&["--keep-going"]);
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}{stderr}");
-    assert!(stdout.contains("warning: --keep-going left out Weave (#[loom::resource] on `FabricSpec`)"), "{stdout}");
+    assert!(
+        stdout.contains("warning: --keep-going left out Heddle (#[loom::versioned] on `HeddleFrameSpec`), Bobbin"),
+        "{stdout}"
+    );
     assert_eq!(stdout.matches("must not equal the struct name").count(), 1, "cargo's errors once: {stdout}");
     assert!(stdout.contains("adopted 1 kind(s) as the project's own: Spool"), "{stdout}");
     let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
@@ -218,7 +285,11 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
-    assert!(text(&out).1.contains("the compiled fallback for Weave (#[loom::resource])"), "{:?}", text(&out));
+    assert!(
+        text(&out).1.contains("the compiled fallback for Heddle (#[loom::versioned]), Bobbin (#[versioned]), Weave"),
+        "{:?}",
+        text(&out)
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("config/crd/bases/weaving.loom.example.dev_weaves.yaml")).unwrap(),
         weaves

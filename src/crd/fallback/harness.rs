@@ -89,7 +89,8 @@ fn crd_entries(krate: &str, json: &str, ext: &str, wanted: &[Wanted], public: bo
         .map(|(i, w)| {
             let routed = w.reexport.as_ref().filter(|_| !public).and_then(|r| {
                 let top = r.steps.last()?;
-                Some(vec!["crate".to_string(), top.module.clone(), reexport_alias(i)])
+                let head = ["crate".to_string(), top.module.clone(), reexport_alias(i)];
+                Some(head.into_iter().chain(r.tail.iter().cloned()).collect::<Vec<_>>())
             });
             let path = if public { &w.public_path } else { &w.crate_path };
             let Some(path) = path.as_ref().or(routed.as_ref()) else {
@@ -444,6 +445,29 @@ fn dependency(d: &Value) -> Result<(String, InlineTable)> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_reexported_version_module_names_the_kind_inside_it() {
+        let step = crate::crd::ReexportStep {
+            module: "api".into(),
+            file: PathBuf::from("src/api.rs"),
+            inline: Vec::new(),
+            child: "hidden".into(),
+        };
+        let reexport = crate::crd::Reexport { name: "v1".into(), steps: vec![step], tail: vec!["Gear".into()] };
+        let wanted = Wanted {
+            key: "<generated>/0/v1".into(),
+            kind: "v1::Gear".into(),
+            crate_path: None,
+            public_path: None,
+            reexport: Some(reexport),
+        };
+        let entries = crd_entries("crate", "serde_json", "kube::core", &[wanted], false).unwrap();
+        assert!(
+            entries.contains("<crate::api::__KubesmithCrd0::Gear as kube::core::crd::v1::CustomResourceExt>::crd()"),
+            "{entries}"
+        );
+    }
 
     #[test]
     fn paths_are_rust_code() {
