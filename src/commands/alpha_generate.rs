@@ -186,6 +186,7 @@ fn run_step(step: &Step, dir: &Path) -> Result<()> {
         Command::Create(CreateCommand::Webhook(a)) => create_webhook::plan(&a, dir)?,
         Command::Make(MakeCommand::Manifests(a)) => make_manifests::plan(&a, dir)?,
         Command::Make(MakeCommand::Helm(a)) => crate::commands::make_helm::plan(&a, dir)?,
+        Command::Make(MakeCommand::Docs(a)) => crate::commands::make_docs::plan(&a, dir)?,
         other => anyhow::bail!("{other:?} is not a command a replay runs"),
     };
     crate::rustfmt::format_plan(&mut plan)?;

@@ -167,11 +167,16 @@ impl Page {
         let builtins = Builtins::new(k8s_version);
         // (group, version) → [(kind, crd, version object)]
         let mut sections: BTreeMap<(String, (u8, i64, i64, String), String), Vec<(&Value, &Value)>> = BTreeMap::new();
+        // A kind at a version once (the first CRD naming it wins; a project's CRDs never repeat one).
+        let mut seen = std::collections::HashSet::new();
         for crd in crds {
             let group = text(crd.pointer("/spec/group"));
+            let kind = text(crd.pointer("/spec/names/kind"));
             for v in crd.pointer("/spec/versions").and_then(Value::as_array).into_iter().flatten() {
                 let version = text(v.get("name"));
-                sections.entry((group.clone(), version_key(&version), version)).or_default().push((crd, v));
+                if seen.insert((group.clone(), version.clone(), kind.clone())) {
+                    sections.entry((group.clone(), version_key(&version), version)).or_default().push((crd, v));
+                }
             }
         }
         let groups = sections
@@ -357,7 +362,11 @@ impl<'a> Builder<'a> {
                     required: required.contains(name),
                     default: node.get("default").map(compact),
                     checks: checks(node),
-                    description: text(node.get("description")),
+                    // A Kubernetes scalar (Quantity, Time) still described by Kubernetes: its link says it.
+                    description: match self.builtins.scalar_name(node) {
+                        Some(_) => String::new(),
+                        None => text(node.get("description")),
+                    },
                 }
             })
             .collect()
