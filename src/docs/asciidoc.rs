@@ -82,11 +82,20 @@ fn columns_table(out: &mut String, columns: &[Column]) {
     if columns.is_empty() {
         return;
     }
-    out.push_str("Printer columns (`kubectl get`):\n\n[options=\"header\"]\n|===\n| Name | Type | JSON path | Description\n");
+    out.push_str(
+        "Printer columns (`kubectl get`):\n\n[options=\"header\"]\n|===\n| Name | Type | JSON path | Description\n",
+    );
     for c in columns {
         let name = if c.priority > 0 { format!("{} (wide)", c.name) } else { c.name.clone() };
-        writeln!(out, "\n| {}\n| {}\n| {}\n| {}", prose(&name, true), code(&c.ty), code(&c.json_path), prose(&c.description, true))
-            .ok();
+        writeln!(
+            out,
+            "\n| {}\n| {}\n| {}\n| {}",
+            prose(&name, true),
+            code(&c.ty),
+            code(&c.json_path),
+            prose(&c.description, true)
+        )
+        .ok();
     }
     out.push_str("|===\n\n");
 }

@@ -69,7 +69,12 @@ impl Builtins {
 /// The group part of the Kubernetes reference's anchors (`condition-v1-meta`, `deploymentspec-v1-apps`).
 fn reference_group(name: &str) -> &'static str {
     match name {
-        "Condition" | "LabelSelector" | "LabelSelectorRequirement" | "MicroTime" | "ObjectMeta" | "OwnerReference"
+        "Condition"
+        | "LabelSelector"
+        | "LabelSelectorRequirement"
+        | "MicroTime"
+        | "ObjectMeta"
+        | "OwnerReference"
         | "Time" => "meta",
         "DeploymentSpec" | "DeploymentStrategy" => "apps",
         "JobSpec" => "batch",

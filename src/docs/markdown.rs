@@ -138,11 +138,20 @@ fn columns_table(out: &mut String, columns: &[Column]) {
     if columns.is_empty() {
         return;
     }
-    out.push_str("Printer columns (`kubectl get`):\n\n| Name | Type | JSON path | Description |\n| --- | --- | --- | --- |\n");
+    out.push_str(
+        "Printer columns (`kubectl get`):\n\n| Name | Type | JSON path | Description |\n| --- | --- | --- | --- |\n",
+    );
     for c in columns {
         let name = if c.priority > 0 { format!("{} (wide)", c.name) } else { c.name.clone() };
-        writeln!(out, "| {} | {} | {} | {} |", prose(&name, true), code(&c.ty), code(&c.json_path), prose(&c.description, true))
-            .ok();
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            prose(&name, true),
+            code(&c.ty),
+            code(&c.json_path),
+            prose(&c.description, true)
+        )
+        .ok();
     }
     out.push('\n');
 }
@@ -190,8 +199,12 @@ fn type_doc(out: &mut String, t: &TypeDoc) {
     anchor(out, &t.anchor);
     writeln!(out, "#### {}\n", t.name).ok();
     if let Some(url) = &t.builtin_url {
-        writeln!(out, "A Kubernetes type: see {}.\n", link(&format!("{} in the Kubernetes API reference", t.name), url))
-            .ok();
+        writeln!(
+            out,
+            "A Kubernetes type: see {}.\n",
+            link(&format!("{} in the Kubernetes API reference", t.name), url)
+        )
+        .ok();
     } else if t.builtin {
         writeln!(out, "A Kubernetes type.\n").ok();
     }
@@ -216,8 +229,13 @@ pub fn render(page: &Page) -> String {
     out.push_str("## Packages\n\n");
     for gv in &page.groups {
         let kinds: Vec<String> = gv.kinds.iter().map(|k| link(&k.name, &format!("#{}", k.anchor))).collect();
-        writeln!(out, "- {}: {}", link(&format!("{}/{}", gv.group, gv.version), &format!("#{}", gv.anchor)), kinds.join(", "))
-            .ok();
+        writeln!(
+            out,
+            "- {}: {}",
+            link(&format!("{}/{}", gv.group, gv.version), &format!("#{}", gv.anchor)),
+            kinds.join(", ")
+        )
+        .ok();
     }
     out.push('\n');
     for gv in &page.groups {
@@ -245,5 +263,50 @@ mod tests {
         assert_eq!(prose("a | b\nc <d> `Vec<T>`", true), "a \\| b<br>c &lt;d&gt; `Vec<T>`");
         assert_eq!(code("a`b"), "`` a`b ``");
         assert_eq!(code("x || y"), "`x \\|\\| y`");
+    }
+
+    #[test]
+    fn a_kind_shows_its_names_versions_columns_and_rules() {
+        let crd = serde_json::json!({
+            "kind": "CustomResourceDefinition",
+            "spec": {
+                "group": "ship.example.com",
+                "scope": "Namespaced",
+                "names": {"kind": "Frigate", "plural": "frigates", "singular": "frigate", "shortNames": ["fg"],
+                          "categories": ["fleet"]},
+                "versions": [
+                    {"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {"spec": {"type": "object",
+                            "x-kubernetes-validations": [{"rule": "self.min <= self.max", "message": "min | max"}],
+                            "properties": {
+                                "min": {"type": "integer", "minimum": 0.0, "default": 1},
+                                "max": {"type": "integer", "exclusiveMaximum": true, "maximum": 10.0},
+                                "crew": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]+$"}},
+                                "cargo": {"type": "object", "additionalProperties": {"type": "integer"}}
+                            }, "required": ["min"]}}}},
+                     "additionalPrinterColumns": [{"name": "Min", "type": "integer", "jsonPath": ".spec.min",
+                                                   "priority": 1}]},
+                    {"name": "v1beta1", "served": true, "storage": false, "deprecated": true,
+                     "deprecationWarning": "use v1", "schema": {"openAPIV3Schema": {"type": "object"}}}
+                ]
+            }
+        });
+        let page = render(&Page::build(&[crd], "1.37"));
+        for line in [
+            "- Short names: `fg`",
+            "- Categories: `fleet`",
+            "- **Deprecated**: use v1",
+            "- Other versions: v1beta1 (served, deprecated)",
+            "| Min (wide) | `integer` | `.spec.min` |  |",
+            "- rule: `self.min <= self.max` — min \\| max",
+            "| `cargo` | `map[string]integer` | optional |  |  |  |",
+            "| `crew` | `[]string` | optional |  | items pattern: `^[a-z]+$` |  |",
+            "| `max` | `integer` | optional |  | exclusive maximum: `10` |  |",
+            "| `min` | `integer` | required | `1` | minimum: `0` |  |",
+        ] {
+            assert!(page.lines().any(|l| l == line), "no line {line:?} in\n{page}");
+        }
+        assert!(page.find("## ship.example.com/v1\n") < page.find("## ship.example.com/v1beta1\n"));
     }
 }

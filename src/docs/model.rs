@@ -145,7 +145,9 @@ fn text(v: Option<&Value>) -> String {
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 fn compact(v: &Value) -> String {
@@ -382,8 +384,7 @@ impl<'a> Builder<'a> {
                 None => scalar(&name),
             };
         }
-        if node.get("x-kubernetes-embedded-resource").and_then(Value::as_bool) == Some(true) && !has_properties(node)
-        {
+        if node.get("x-kubernetes-embedded-resource").and_then(Value::as_bool) == Some(true) && !has_properties(node) {
             return scalar("object (a Kubernetes object)");
         }
         match node.get("type").and_then(Value::as_str) {
@@ -509,10 +510,16 @@ fn scalar_checks(node: &Value, prefix: &str) -> Vec<Check> {
     if let Some(f) = node.get("format").and_then(Value::as_str) {
         out.push(Check::new(label("format"), vec![f.to_string()]));
     }
-    for (key, exclusive, name) in [("minimum", "exclusiveMinimum", "minimum"), ("maximum", "exclusiveMaximum", "maximum")] {
+    for (key, exclusive, name) in
+        [("minimum", "exclusiveMinimum", "minimum"), ("maximum", "exclusiveMaximum", "maximum")]
+    {
         if let Some(v) = node.get(key) {
             let exclusive = node.get(exclusive);
-            let name = if exclusive.and_then(Value::as_bool) == Some(true) { format!("exclusive {name}") } else { name.into() };
+            let name = if exclusive.and_then(Value::as_bool) == Some(true) {
+                format!("exclusive {name}")
+            } else {
+                name.into()
+            };
             out.push(Check::new(label(&name), vec![number(v)]));
         }
     }

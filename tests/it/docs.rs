@@ -151,7 +151,12 @@ fn assert_page_covers(page_text: &str, crds: &[Value]) -> usize {
             walk(&page, &id, schema, &format!("{kind}.{version}"), &mut found, &mut missing);
         }
     }
-    assert!(missing.is_empty(), "{} field(s) not on the page, e.g. {:?}", missing.len(), &missing[..missing.len().min(8)]);
+    assert!(
+        missing.is_empty(),
+        "{} field(s) not on the page, e.g. {:?}",
+        missing.len(),
+        &missing[..missing.len().min(8)]
+    );
     found.len()
 }
 
@@ -231,7 +236,16 @@ fn golden_api_reference_of_the_kube_derive_corpus() {
     let fields = assert_page_covers(&page, &crds);
     assert!(fields > 1000, "only {fields} field paths");
     // validation and types as written in YAML
-    for needle in ["`map[string]`", "`[]string`", "[Quantity](", "`IntOrString`", "rule: `", "one of: `", "pattern: `", "exactly one of: "] {
+    for needle in [
+        "`map[string]`",
+        "`[]string`",
+        "[Quantity](",
+        "`IntOrString`",
+        "rule: `",
+        "one of: `",
+        "pattern: `",
+        "exactly one of: ",
+    ] {
         assert!(page.contains(needle), "no {needle} on the corpus' page");
     }
     golden(&page, "kube-derive-corpus.md");
@@ -259,7 +273,8 @@ fn make_docs_check_names_a_stale_page_and_make_manifests_keeps_it_current() {
     let text = read(&types);
     let field = "    pub foo: Option<String>,\n";
     assert!(text.contains(field), "{text}");
-    let added = "    /// How many memcached pods to run.\n    #[schemars(range(min = 1, max = 9))]\n    pub size: i32,\n";
+    let added =
+        "    /// How many memcached pods to run.\n    #[schemars(range(min = 1, max = 9))]\n    pub size: i32,\n";
     std::fs::write(&types, text.replacen(field, &format!("{field}{added}"), 1)).unwrap();
     let before = read(&dir.join(PAGE));
     let out = ks(&dir).args(["make", "docs", "--check"]).assert().failure();
@@ -288,4 +303,22 @@ fn alpha_generate_replays_make_docs() {
     let replayed = parent.path().join("op-generated");
     assert_eq!(read(&replayed.join("docs/reference/api.md")), read(&dir.join("docs/reference/api.md")));
     assert_eq!(read(&replayed.join("PROJECT")), read(&dir.join("PROJECT")));
+}
+
+#[test]
+fn an_adopted_project_documents_its_own_kinds_only() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("orchard");
+    crate::adopt::copy_dir(&crate::rbac_infer::orchard(), &dir);
+    ks(&dir)
+        .args(["adopt", "--domain", "example.net", "--image", "quay.io/orchard/controller:0.1.0"])
+        .args(["--bin", "orchard-controller", "--external", "Plot"])
+        .assert()
+        .success();
+    ks(&dir).args(["make", "docs"]).assert().success();
+    let page = read(&dir.join(PAGE));
+    assert!(page.contains("### Tree\n"), "{page}");
+    assert!(!page.contains("Plot") && !page.contains("land.example.net"), "an external kind is documented:\n{page}");
+    assert_page_covers(&page, &crds_in(&dir.join("config/crd/bases")));
+    ks(&dir).args(["make", "manifests", "--check"]).assert().success();
 }
