@@ -123,7 +123,13 @@ pub fn slug(text: &str) -> String {
 }
 
 /// Kubernetes' version priority: GA before beta before alpha, higher numbers first, others by name last.
-fn version_key(v: &str) -> (u8, i64, i64, String) {
+/// How a version sorts ([`version_key`]).
+type VersionKey = (u8, i64, i64, String);
+
+/// A CRD and one of its versions.
+type KindVersion<'a> = (&'a Value, &'a Value);
+
+fn version_key(v: &str) -> VersionKey {
     let rest = v.strip_prefix('v').unwrap_or("");
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let Ok(major) = digits.parse::<i64>() else { return (3, 0, 0, v.to_string()) };
@@ -168,7 +174,7 @@ impl Page {
     pub fn build(crds: &[Value], k8s_version: &str) -> Page {
         let builtins = Builtins::new(k8s_version);
         // (group, version) → [(kind, crd, version object)]
-        let mut sections: BTreeMap<(String, (u8, i64, i64, String), String), Vec<(&Value, &Value)>> = BTreeMap::new();
+        let mut sections: BTreeMap<(String, VersionKey, String), Vec<KindVersion>> = BTreeMap::new();
         // A kind at a version once (the first CRD naming it wins; a project's CRDs never repeat one).
         let mut seen = std::collections::HashSet::new();
         for crd in crds {
