@@ -21,6 +21,17 @@ fn code(text: &str) -> String {
     }
 }
 
+/// One table row, a cell a line (`|` alone for an empty one).
+fn row(out: &mut String, cells: &[String]) {
+    for c in cells {
+        if c.is_empty() {
+            out.push_str("|\n");
+        } else {
+            writeln!(out, "| {c}").ok();
+        }
+    }
+}
+
 fn type_cell(parts: &[Part]) -> String {
     parts
         .iter()
@@ -52,17 +63,18 @@ fn fields_table(out: &mut String, fields: &[Field]) {
     out.push_str("[cols=\"2,2,1,1,3,4\",options=\"header\"]\n|===\n| Field | Type | Required | Default | Validation | Description\n");
     for f in fields {
         let checks: Vec<String> = f.checks.iter().map(check).collect();
-        writeln!(
+        out.push('\n');
+        row(
             out,
-            "\n| {}\n| {}\n| {}\n| {}\n| {}\n| {}",
-            code(&f.name),
-            type_cell(&f.ty),
-            if f.required { "required" } else { "optional" },
-            f.default.as_deref().map(code).unwrap_or_default(),
-            checks.join(" +\n"),
-            prose(&f.description, true)
-        )
-        .ok();
+            &[
+                code(&f.name),
+                type_cell(&f.ty),
+                if f.required { "required" } else { "optional" }.to_string(),
+                f.default.as_deref().map(code).unwrap_or_default(),
+                checks.join(" +\n"),
+                prose(&f.description, true),
+            ],
+        );
     }
     out.push_str("|===\n\n");
 }
@@ -87,15 +99,8 @@ fn columns_table(out: &mut String, columns: &[Column]) {
     );
     for c in columns {
         let name = if c.priority > 0 { format!("{} (wide)", c.name) } else { c.name.clone() };
-        writeln!(
-            out,
-            "\n| {}\n| {}\n| {}\n| {}",
-            prose(&name, true),
-            code(&c.ty),
-            code(&c.json_path),
-            prose(&c.description, true)
-        )
-        .ok();
+        out.push('\n');
+        row(out, &[prose(&name, true), code(&c.ty), code(&c.json_path), prose(&c.description, true)]);
     }
     out.push_str("|===\n\n");
 }

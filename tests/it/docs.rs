@@ -250,6 +250,11 @@ fn golden_api_reference_of_the_kube_derive_corpus() {
     }
     golden(&page, "kube-derive-corpus.md");
     let adoc = kubesmith::docs::render(&crds, kubesmith::docs::Format::Asciidoc, "1.37");
+    // every cross reference of the AsciiDoc page lands on an anchor of it
+    let defined: BTreeSet<&str> = adoc.lines().filter_map(|l| l.strip_prefix("[[")?.strip_suffix("]]")).collect();
+    let referenced: BTreeSet<&str> = adoc.split("<<").skip(1).filter_map(|r| r.split(',').next()).collect();
+    let dangling: Vec<_> = referenced.difference(&defined).collect();
+    assert!(dangling.is_empty() && referenced.len() > 100, "cross references to no anchor: {dangling:?}");
     for c in &crds {
         let kind = c["spec"]["names"]["kind"].as_str().unwrap();
         assert!(adoc.contains(&format!("=== {kind}\n")), "no {kind} in the AsciiDoc page");
