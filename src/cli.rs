@@ -249,6 +249,35 @@ pub enum MakeCommand {
     #[command(after_help = "Examples:\n  kubesmith make helm\n  kubesmith make helm --check\n  \
         kubesmith make helm --output-dir charts/memcached-operator")]
     Helm(MakeHelmArgs),
+    /// Generate the API reference (docs/api-reference.md) of the project's own kinds from the CRDs `make manifests`
+    /// generates: kinds, fields with YAML types, defaults, validation and doc comments; PROJECT records it, so
+    /// `make manifests` keeps it current.
+    #[command(after_help = "Examples:\n  kubesmith make docs\n  kubesmith make docs --check\n  \
+        kubesmith make docs --format asciidoc --output docs/api-reference.adoc")]
+    Docs(MakeDocsArgs),
+}
+
+/// `make docs --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DocsFormat {
+    Markdown,
+    Asciidoc,
+}
+
+#[derive(Debug, Args)]
+pub struct MakeDocsArgs {
+    /// The page to write. Default: the one PROJECT records, else docs/api-reference.md (.adoc for asciidoc).
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// The page's markup. Default: the one PROJECT records, else markdown.
+    #[arg(long, value_enum)]
+    pub format: Option<DocsFormat>,
+    /// Write nothing; exit 1 naming the page when it is missing or stale.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the files that would be written, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, Subcommand)]

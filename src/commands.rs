@@ -16,6 +16,7 @@ pub mod foreign;
 pub mod helm_lint;
 pub mod init;
 pub mod make_bundle;
+pub mod make_docs;
 pub mod make_helm;
 pub mod make_manifests;
 pub mod markers;
@@ -59,6 +60,7 @@ fn project_root(command: &Command, cwd: &Path) -> std::path::PathBuf {
             a.upgrade.previous.is_none() && a.output_dir == Path::new(crate::cli::BUNDLE_DIR)
         }
         Command::Make(MakeCommand::Helm(a)) => a.output_dir.is_none(),
+        Command::Make(MakeCommand::Docs(a)) => a.output.is_none(),
         _ => false,
     };
     if !walks || cwd.join(crate::project::PROJECT_FILE).is_file() {
@@ -99,6 +101,7 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Make(MakeCommand::Bundle(args)) => make_bundle::run(&args, cwd),
         Command::Make(MakeCommand::Catalog(args)) => catalog::run_make(&args, cwd),
         Command::Make(MakeCommand::Helm(args)) => make_helm::run(&args, cwd),
+        Command::Make(MakeCommand::Docs(args)) => make_docs::run(&args, cwd),
         Command::Helm(HelmCommand::Lint(args)) => helm_lint::run(&args, cwd),
         Command::Bundle(BundleCommand::Validate(args)) => bundle_validate::run(&args, cwd),
         Command::Catalog(CatalogCommand::Validate(args)) => catalog::run_validate(&args, cwd),

@@ -6,6 +6,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod crd;
+pub mod docs;
 pub mod edit;
 pub mod envtest;
 pub mod formatted;

@@ -187,6 +187,7 @@ fn run_step(step: &Step, dir: &Path) -> Result<()> {
         Command::Make(MakeCommand::Manifests(a)) => make_manifests::plan(&a, dir)?,
         Command::Make(MakeCommand::Helm(a)) => crate::commands::make_helm::plan(&a, dir)?,
         Command::Edit(a) if !a.plugins.is_empty() => crate::commands::edit_plugins::plan(dir, &a.plugins)?,
+        Command::Make(MakeCommand::Docs(a)) => crate::commands::make_docs::plan(&a, dir)?,
         other => anyhow::bail!("{other:?} is not a command a replay runs"),
     };
     crate::rustfmt::format_plan(&mut plan)?;

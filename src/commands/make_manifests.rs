@@ -915,6 +915,13 @@ fn plan_with_problems(args: &MakeManifestsArgs, cwd: &Path) -> Result<(Plan, Pro
     {
         crate::commands::make_helm::plan_into(&mut plan, &dir)?;
     }
+    // So does an API reference recorded in PROJECT (`make docs`), made from the CRDs just planned.
+    if problems.is_empty()
+        && let Some(crd_dir) = &targets.crd_dir
+        && let Some(docs) = crate::commands::make_docs::recorded_in(cwd)?
+    {
+        crate::commands::make_docs::plan_into(&mut plan, crd_dir, targets.k8s.version(), &docs)?;
+    }
     Ok((plan, problems))
 }
 

@@ -62,7 +62,7 @@ pub struct Script {
 /// controller; for a type the project does not define that only has webhooks (its entry was made by that `create
 /// webhook`, so it stands where it was made), first the webhooks of the resources before it whose versions all
 /// exist by then, then its own `create webhook`; then the remaining webhooks in PROJECT order (a conversion
-/// webhook waits for every version it converts); then `make manifests`, `make helm` when PROJECT records a chart, and `edit --plugins grafana` when it records the grafana plugin. A project whose webhooks were made in
+/// webhook waits for every version it converts); then `make manifests`, `make helm` when PROJECT records a chart, `make docs` when it records an API reference and `edit --plugins grafana` when it records the grafana plugin. A project whose webhooks were made in
 /// another order differs only in the order of their lines (`src/webhook.rs`).
 pub fn script(pf: &ProjectFile) -> Result<Script> {
     if !pf.is_kubesmith() {
@@ -79,7 +79,8 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
         );
     }
     let mut out = Script::default();
-    let known = [project::PLUGIN_KEY, DEPLOY_IMAGE_KEY, crate::helm::PLUGIN_KEY, crate::grafana::PLUGIN_KEY];
+    let known =
+        [project::PLUGIN_KEY, DEPLOY_IMAGE_KEY, crate::helm::PLUGIN_KEY, crate::docs::PLUGIN_KEY, crate::grafana::PLUGIN_KEY];
     for key in pf.plugins.keys().filter(|k| !known.contains(&k.as_str())) {
         out.notes.push(format!(
             "warning: PROJECT's plugin `{key}` is not one kubesmith knows: its settings are not replayed"
@@ -123,10 +124,25 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
         }
         out.steps.push(step);
     }
+    if let Some(page) = crate::commands::make_docs::recorded(pf)? {
+        out.steps.push(docs_step(&page));
+    }
     if crate::grafana::recorded(pf) {
         out.steps.push(Step::new(["edit", "--plugins", "grafana"]));
     }
     Ok(out)
+}
+
+/// `make docs` with the page and format PROJECT records (flags only where they differ from the defaults).
+fn docs_step(page: &crate::commands::make_docs::Recorded) -> Step {
+    let mut step = Step::new(["make", "docs"]);
+    if page.format != crate::docs::Format::Markdown {
+        step.args.extend(["--format".to_string(), page.format.name().to_string()]);
+    }
+    if page.output != std::path::Path::new(page.format.default_output()) {
+        step.args.extend(["--output".to_string(), page.output.to_string_lossy().into_owned()]);
+    }
+    step
 }
 
 /// Whether every version a resource's webhooks need (the spokes of its conversion) has been replayed.

@@ -27,6 +27,7 @@ mod crd_refusals;
 mod create_api;
 mod create_webhook;
 mod deploy_image;
+mod docs;
 mod e2e;
 mod edit_multigroup;
 mod envtest;

@@ -1,0 +1,146 @@
+//! `kubesmith make docs`: the API reference page of the project's own kinds ([`crate::docs`]), built from the CRDs
+//! `make manifests` plans (in memory: external kinds left out, compiled-fallback kinds included), and its record in
+//! PROJECT, after which `make manifests` keeps the page current ([`plan_into`]).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use serde_json::{Value, json};
+
+use crate::cli::{Cli, Command, DocsFormat, MakeCommand, MakeDocsArgs};
+use crate::commands::UsageError;
+use crate::docs::{self, Format};
+use crate::plan::Plan;
+use crate::project::{PROJECT_FILE, Project, ProjectFile};
+
+/// What PROJECT records (`plugins["docs.rust.kubesmith.io/v1alpha1"]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    pub output: PathBuf,
+    pub format: Format,
+}
+
+/// The page PROJECT records, if any.
+pub fn recorded(file: &ProjectFile) -> Result<Option<Recorded>> {
+    let Some(entry) = file.plugins.get(docs::PLUGIN_KEY) else { return Ok(None) };
+    let format = match entry.get("format").and_then(Value::as_str) {
+        None => Format::Markdown,
+        Some(name) => Format::parse(name).with_context(|| {
+            format!(
+                "PROJECT's plugins[\"{}\"].format is {name:?}: kubesmith knows markdown and asciidoc; fix it or run \
+                 `kubesmith make docs --format markdown`",
+                docs::PLUGIN_KEY
+            )
+        })?,
+    };
+    let output = entry.get("output").and_then(Value::as_str).unwrap_or(format.default_output());
+    Ok(Some(Recorded { output: PathBuf::from(output), format }))
+}
+
+/// The page the project in `cwd` records, read cheaply: a PROJECT without the plugin key is not parsed
+/// (`make manifests` asks this on every run).
+pub fn recorded_in(cwd: &Path) -> Result<Option<Recorded>> {
+    let path = cwd.join(PROJECT_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else { return Ok(None) };
+    if !text.contains(docs::PLUGIN_KEY) {
+        return Ok(None);
+    }
+    recorded(&ProjectFile::parse(&text, &path)?)
+}
+
+/// The CRDs `plan` writes into `crd_dir` (`make manifests` plans every CRD it generates, changed or not).
+fn planned_crds(plan: &Plan, crd_dir: &Path) -> Result<Vec<Value>> {
+    let mut crds = Vec::new();
+    for op in plan.ops() {
+        let (Some(text), true) = (&op.contents, op.path.starts_with(crd_dir)) else { continue };
+        let docs = crate::yaml::from_multi_doc_str(text)
+            .with_context(|| format!("the planned {} is not valid YAML", op.path.display()))?;
+        crds.extend(docs.into_iter().filter(|d| d["kind"] == "CustomResourceDefinition"));
+    }
+    crds.sort_by_key(|c| c.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string());
+    Ok(crds)
+}
+
+/// Plans the page `recorded` names from the CRDs `plan` writes into `crd_dir`.
+pub fn plan_into(plan: &mut Plan, crd_dir: &Path, k8s_version: &str, recorded: &Recorded) -> Result<()> {
+    let crds = planned_crds(plan, crd_dir)?;
+    let page = docs::render(&crds, recorded.format, k8s_version);
+    plan.write(recorded.output.clone(), format!("{page}\n"))
+}
+
+/// The default arguments of `make manifests`, as the Makefile runs it.
+fn manifests_args() -> crate::cli::MakeManifestsArgs {
+    match Cli::parse_from(["kubesmith", "make", "manifests"]).command {
+        Command::Make(MakeCommand::Manifests(a)) => a,
+        _ => unreachable!("`make manifests` parses as itself"),
+    }
+}
+
+/// Plans `make docs`: the CRDs as `make manifests` would write them (nothing of them is written), the page, and
+/// its entry in PROJECT.
+pub fn plan(args: &MakeDocsArgs, cwd: &Path) -> Result<Plan> {
+    if !cwd.join(PROJECT_FILE).is_file() {
+        return Err(UsageError(format!(
+            "no PROJECT file in {}: make docs documents the kinds of a kubesmith project (`kubesmith init` or \
+             `kubesmith adopt` makes one)",
+            cwd.display()
+        ))
+        .into());
+    }
+    let project = Project::load(cwd)?;
+    let before = recorded(&project.file)?;
+    let format = match args.format {
+        Some(DocsFormat::Markdown) => Format::Markdown,
+        Some(DocsFormat::Asciidoc) => Format::Asciidoc,
+        None => before.as_ref().map_or(Format::Markdown, |r| r.format),
+    };
+    let output = match (&args.output, &before) {
+        (Some(o), _) => o.clone(),
+        (None, Some(r)) if args.format.is_none() || r.format == format => r.output.clone(),
+        _ => PathBuf::from(format.default_output()),
+    };
+    let mut targets = crate::commands::make_manifests::targets(&manifests_args(), cwd)?;
+    targets.rbac_dir = None;
+    targets.webhook_dir = None;
+    let crd_dir = targets.crd_dir.clone().unwrap_or_else(|| PathBuf::from("config/crd/bases"));
+    let mut manifests = Plan::new(cwd);
+    let problems = crate::commands::make_manifests::plan_into(&mut manifests, &targets)?;
+    if !problems.is_empty() {
+        return Err(problems.into_error(cwd).context("the API reference is made from the CRDs, which failed"));
+    }
+    let mut plan = Plan::new(cwd);
+    if args.output.is_some() {
+        plan.outside_ok.push(output.clone());
+    }
+    let record = Recorded { output: output.clone(), format };
+    let page = docs::render(&planned_crds(&manifests, &crd_dir)?, format, targets.k8s.version());
+    plan.write(output.clone(), format!("{page}\n"))?;
+    let mut file = project.file.clone();
+    let mut entry = json!({ "output": output.to_string_lossy() });
+    if format != Format::Markdown {
+        entry["format"] = json!(format.name());
+    }
+    if file.plugins.get(docs::PLUGIN_KEY) != Some(&entry) {
+        file.plugins.insert(docs::PLUGIN_KEY.into(), entry);
+        plan.edit(PROJECT_FILE, file.to_yaml());
+    }
+    if before.as_ref().is_some_and(|b| b.output != record.output) {
+        plan.notes.push(format!(
+            "note: PROJECT now records {} as the API reference; the previous page stays where it was",
+            output.display()
+        ));
+    } else if before.is_none() {
+        plan.notes.push("next: `kubesmith make manifests` now keeps the API reference current".into());
+    }
+    Ok(plan)
+}
+
+/// Runs the command: plan, then `--check`, `--dry-run` or apply.
+pub fn run(args: &MakeDocsArgs, cwd: &Path) -> Result<()> {
+    let plan = plan(args, cwd)?;
+    if args.check {
+        return crate::commands::check(&plan, "API reference", "kubesmith make docs");
+    }
+    crate::commands::finish(plan, args.dry_run)
+}
