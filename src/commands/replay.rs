@@ -79,8 +79,13 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
         );
     }
     let mut out = Script::default();
-    let known =
-        [project::PLUGIN_KEY, DEPLOY_IMAGE_KEY, crate::helm::PLUGIN_KEY, crate::docs::PLUGIN_KEY, crate::grafana::PLUGIN_KEY];
+    let known = [
+        project::PLUGIN_KEY,
+        DEPLOY_IMAGE_KEY,
+        crate::helm::PLUGIN_KEY,
+        crate::docs::PLUGIN_KEY,
+        crate::grafana::PLUGIN_KEY,
+    ];
     for key in pf.plugins.keys().filter(|k| !known.contains(&k.as_str())) {
         out.notes.push(format!(
             "warning: PROJECT's plugin `{key}` is not one kubesmith knows: its settings are not replayed"
