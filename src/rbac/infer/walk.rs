@@ -116,8 +116,11 @@ impl FxHasher {
     }
 }
 
-/// Most instances (distinct argument types) read per fn; past it the fn is read once with its declared types.
-const MAX_INSTANCES_PER_FN: usize = 24;
+/// Most instances (distinct argument types) read per fn; past it the fn is read once with its declared types. It
+/// bounds code whose types grow without end (`fn f<T>() { f::<Vec<T>>() }`), not real operators: a shared generic
+/// controller runs once per kind, and an operator of a few hundred kinds must still be read kind by kind (at 24,
+/// the 25th kind's status patches and watches were missed, and their markers reported as unused).
+const MAX_INSTANCES_PER_FN: usize = 2048;
 
 /// One reading of a fn: the fn with the types it is read with.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
