@@ -1,7 +1,9 @@
-//! The crates a package calls kube through, found where cargo keeps their sources, never fetched: path
-//! dependencies from the manifests (and theirs, transitively), and the registry crates the workspace's
-//! `Cargo.lock` reaches from the package, unpacked under `$CARGO_HOME/registry/src/<index>/<name>-<version>`.
-//! Only crates that depend on kube count; kube's own crates and k8s-openapi are known by their calls, never read.
+//! The crates a package calls kube through, found where cargo keeps their sources: path dependencies from the
+//! manifests (and theirs, transitively), and the registry and git crates the workspace's `Cargo.lock` reaches from
+//! the package, unpacked under `$CARGO_HOME/registry/src/<index>/<name>-<version>` or checked out under
+//! `$CARGO_HOME/git/checkouts/<repo>-<hash>/<short rev>/` (see [`git`]). Only crates that depend on kube count;
+//! kube's own crates and k8s-openapi are known by their calls, never read. Looking costs no process: when a source
+//! is not on disk, [`fetch`] runs cargo to get it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -10,6 +12,10 @@ use toml_edit::Item;
 
 use super::Package;
 use super::workspace::{normalize, read_manifest};
+
+pub mod fetch;
+pub mod git;
+pub mod uses;
 
 /// The crates through which code calls the API server: a crate depending on one of them may hold kube calls.
 pub const KUBE_CRATES: &[&str] = &["kube", "kube-client", "kube-runtime", "kube-core"];
@@ -26,6 +32,9 @@ pub struct Found {
     pub name: String,
     /// The folder of its lib root (a `--source` folder).
     pub src: PathBuf,
+    /// Whether its files never change: a registry crate's `<name>-<version>` folder or a git checkout's revision
+    /// folder (a path dependency's do).
+    pub immutable: bool,
 }
 
 /// A kube-dependent crate whose source cannot be read, and why.
@@ -35,6 +44,8 @@ pub struct Unread {
     pub name: String,
     /// Version, from `Cargo.lock`.
     pub version: String,
+    /// Its `source` in the lock (`registry+..`, `git+<url>#<rev>`).
+    pub source: String,
     /// Why it is not read (`its source is not fetched`).
     pub why: String,
     /// What makes it read.
@@ -45,6 +56,13 @@ pub struct Unread {
     pub line: usize,
 }
 
+impl Unread {
+    /// Whether it comes from a git repository (else a registry).
+    pub fn is_git(&self) -> bool {
+        self.source.starts_with("git+")
+    }
+}
+
 /// The kube-dependent crates of the packages holding `sources` (source folders), besides those packages.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Dependencies {
@@ -52,6 +70,9 @@ pub struct Dependencies {
     pub found: Vec<Found>,
     /// Crates that could not be read.
     pub unread: Vec<Unread>,
+    /// The manifest cargo resolves the packages with (their own or their workspace's `Cargo.toml`), when it has
+    /// not resolved them yet (no `Cargo.lock`) and they have dependencies besides path ones.
+    pub unresolved: Option<PathBuf>,
 }
 
 /// The kube-dependent dependencies of the packages `sources` belong to, with registry sources looked up under
@@ -79,13 +100,19 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
             }
             if let Some(lib) = &pkg.lib {
                 if let Some(src) = lib.path.parent() {
-                    out.found.push(Found { name: pkg.name.clone(), src: src.to_path_buf() });
+                    out.found.push(Found { name: pkg.name.clone(), src: src.to_path_buf(), immutable: false });
                 }
             }
         }
     }
     // Registry and git crates the lock file reaches from those packages.
-    let Some(lock) = packages.first().and_then(|p| lock_file(&p.dir)) else { return out };
+    let Some(first) = packages.first() else { return out };
+    let Some(lock) = lock_file(&first.dir) else {
+        if has_non_path_dependencies(&packages) {
+            out.unresolved = Some(first.dir.join("Cargo.toml"));
+        }
+        return out;
+    };
     let home = cargo_home.map(Path::to_path_buf).or_else(default_cargo_home);
     for (name, version, source) in locked_kube_dependents(&lock, &names) {
         if NOT_READ.contains(&name.as_str()) {
@@ -93,29 +120,59 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
         }
         let src = if source.starts_with("registry+") || source.starts_with("sparse+") {
             home.as_deref().and_then(|h| registry_source(h, &name, &version))
+        } else if source.starts_with("git+") {
+            home.as_deref().and_then(|h| git::checkout_source(h, &name, &source))
         } else {
             None
         };
         match src {
-            Some(src) => out.found.push(Found { name, src }),
+            Some(src) => out.found.push(Found { name, src, immutable: true }),
             None => {
-                let (why, fix) = if source.starts_with("git+") {
-                    (
-                        "it is a git dependency, whose checkout kubesmith does not look for",
-                        "pass --source with the src folder of its checkout (under $CARGO_HOME/git/checkouts)",
-                    )
+                let why = if source.starts_with("git+") {
+                    "its git checkout is not on disk"
                 } else {
-                    (
-                        "its source is not fetched",
-                        "run `cargo fetch` and infer again, or pass --source with its src folder",
-                    )
+                    "its source is not on disk (not fetched)"
                 };
+                let fix = "run `cargo fetch` (or kubesmith without --offline) and infer again, or pass --source with \
+                    its src folder";
                 let line = lock_line(&lock, &name);
-                out.unread.push(Unread { name, version, why: why.into(), fix: fix.into(), lock: lock.clone(), line });
+                out.unread.push(Unread {
+                    name,
+                    version,
+                    source,
+                    why: why.into(),
+                    fix: fix.into(),
+                    lock: lock.clone(),
+                    line,
+                });
             }
         }
     }
     out
+}
+
+/// Whether one of `packages` declares a dependency that is neither a path one nor one of kube's own crates (which
+/// are never read): a crate cargo would have to resolve before kubesmith can tell whether it uses kube.
+fn has_non_path_dependencies(packages: &[Package]) -> bool {
+    packages.iter().any(|p| {
+        let Ok(doc) = read_manifest(&p.dir.join("Cargo.toml")) else { return false };
+        let Some(deps) = doc.get("dependencies").and_then(Item::as_table_like) else { return false };
+        deps.iter().any(|(key, e)| {
+            let name = e.get("package").and_then(Item::as_str).unwrap_or(key);
+            !NOT_READ.contains(&name) && e.get("path").is_none() && !workspace_path_dependency(&p.dir, key, e)
+        })
+    })
+}
+
+/// Whether `key = { workspace = true }` in the manifest in `dir` is a path dependency of its workspace.
+fn workspace_path_dependency(dir: &Path, key: &str, entry: &Item) -> bool {
+    entry.get("workspace").and_then(Item::as_bool) == Some(true)
+        && workspace_root(dir).is_some_and(|(_, doc)| {
+            doc.get("workspace")
+                .and_then(|w| w.get("dependencies"))
+                .and_then(|d| d.get(key))
+                .is_some_and(|e| e.get("path").is_some())
+        })
 }
 
 /// The folders of a dependency table's `path` entries, relative to the manifest in `dir`; an entry with
@@ -178,7 +235,8 @@ fn lock_file(dir: &Path) -> Option<PathBuf> {
     None
 }
 
-fn default_cargo_home() -> Option<PathBuf> {
+/// `$CARGO_HOME`, else `~/.cargo`.
+pub fn default_cargo_home() -> Option<PathBuf> {
     std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
