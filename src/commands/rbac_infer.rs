@@ -107,6 +107,18 @@ pub fn unread_warnings(
     sources: &[PathBuf],
 ) -> Vec<infer::Warning> {
     let deps = &fetched.deps;
+    if let (Some(manifest), Some(said)) = (&deps.unresolved, &fetched.failed) {
+        return vec![infer::Warning {
+            file: manifest.clone(),
+            line: 1,
+            message: format!(
+                "the dependencies are not resolved (no Cargo.lock) and `cargo metadata`, run to resolve and fetch \
+                 them, failed: {said}; so no crate from a registry or git was read, and the role misses the API calls \
+                 the code makes through those that use kube: fix the fetch (or run `cargo fetch`) and infer again"
+            ),
+            unresolved: None,
+        }];
+    }
     if deps.unread.is_empty() {
         return Vec::new();
     }

@@ -215,7 +215,8 @@ pub fn infer_with_dependencies(
         roots.extend(libs.map(|(n, p, _)| (n, p, Role::Dependency)));
     }
     let immutable: Vec<PathBuf> = dependencies.iter().filter(|d| d.immutable).map(|d| d.src.clone()).collect();
-    let cache = roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root)).map(|c| c.with_immutable(immutable));
+    let cache =
+        roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root)).map(|c| c.with_immutable(immutable));
     infer_roots(roots, bin, read, cache.as_ref())
 }
 

@@ -44,6 +44,7 @@ mod macro_kinds;
 mod make_manifests_problems;
 mod namespaced;
 mod rbac_cache;
+mod rbac_fetch;
 mod rbac_generics;
 mod rbac_infer;
 mod support;

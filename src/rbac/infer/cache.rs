@@ -305,7 +305,11 @@ impl Cache {
             return None;
         }
         let dir = root.parent()?;
-        CacheDir::for_sources(dir, "rbac-cache").map(|dir| Cache { dir, last: Default::default(), immutable: Vec::new() })
+        CacheDir::for_sources(dir, "rbac-cache").map(|dir| Cache {
+            dir,
+            last: Default::default(),
+            immutable: Vec::new(),
+        })
     }
 
     /// A cache in `dir` itself (tests).

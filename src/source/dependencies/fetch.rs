@@ -83,13 +83,10 @@ pub fn kube_dependencies_fetching(sources: &[PathBuf], cargo_home: Option<&Path>
         }
     });
     again.found.extend(from_cargo);
-    let new: Vec<&str> = again
-        .found
-        .iter()
-        .filter(|f| !deps.found.iter().any(|d| d.name == f.name))
-        .map(|f| f.name.as_str())
-        .collect();
-    let wrote = if deps.unresolved.is_some() { ", which resolved them and wrote Cargo.lock as a build does" } else { "" };
+    let new: Vec<&str> =
+        again.found.iter().filter(|f| !deps.found.iter().any(|d| d.name == f.name)).map(|f| f.name.as_str()).collect();
+    let wrote =
+        if deps.unresolved.is_some() { ", which resolved them and wrote Cargo.lock as a build does" } else { "" };
     let note = if new.is_empty() {
         format!("note: kubesmith ran `cargo metadata`{wrote}; it got no crate that calls kube")
     } else {

@@ -29,17 +29,18 @@ pub fn first_uses(dirs: &[PathBuf], names: &[String]) -> Vec<Option<(PathBuf, us
 fn first_line_naming(text: &str, name: &str) -> Option<usize> {
     let path = format!("{name}::");
     let extern_crate = format!("extern crate {name}");
-    text.lines().position(|line| {
-        let code = line.split("//").next().unwrap_or_default();
-        if code.trim_start().starts_with(&extern_crate) {
-            return true;
-        }
-        code.match_indices(&path).any(|(at, _)| {
-            let before = code[..at].chars().next_back();
-            !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+    text.lines()
+        .position(|line| {
+            let code = line.split("//").next().unwrap_or_default();
+            if code.trim_start().starts_with(&extern_crate) {
+                return true;
+            }
+            code.match_indices(&path).any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            })
         })
-    })
-    .map(|i| i + 1)
+        .map(|i| i + 1)
 }
 
 /// The `.rs` files under `dir` (no `target/`, no hidden folders), crate roots first, then in path order.
