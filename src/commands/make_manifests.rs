@@ -621,7 +621,7 @@ pub(crate) fn infer_in_plan(
     };
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
     // The crates the sources call kube through (manifests and Cargo.lock: cargo runs only when the lock names one
-    // whose source is not on disk, unless --offline; a project never resolved is not resolved here).
+    // whose source is not on disk, unless --offline).
     use crate::source::dependencies::fetch::{Fetch, kube_dependencies_fetching};
     let fetched = kube_dependencies_fetching(&full, None, Fetch::Missing);
     if let Some(note) = &fetched.note {

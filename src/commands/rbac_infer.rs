@@ -73,9 +73,9 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
     }
     let full: Vec<PathBuf> = sources.iter().map(|s| cwd.join(s)).collect();
     // The crates the sources call kube through: read where the walk reaches them, without `--source`; cargo runs
-    // only when one of their sources is not on disk.
+    // only when the lock names one whose source is not on disk.
     use crate::source::dependencies::fetch::{Fetch, kube_dependencies_fetching};
-    let fetch = if args.offline { Fetch::Never } else { Fetch::MissingOrUnresolved };
+    let fetch = if args.offline { Fetch::Never } else { Fetch::Missing };
     let fetched = kube_dependencies_fetching(&full, None, fetch);
     let read = crate::source::modules::read_disk;
     let mut inference = match infer::infer_with_dependencies(&full, &fetched.deps.found, bin.as_deref(), &read) {
@@ -107,18 +107,6 @@ pub fn unread_warnings(
     sources: &[PathBuf],
 ) -> Vec<infer::Warning> {
     let deps = &fetched.deps;
-    if let (Some(manifest), Some(said)) = (&deps.unresolved, &fetched.failed) {
-        return vec![infer::Warning {
-            file: manifest.clone(),
-            line: 1,
-            message: format!(
-                "the dependencies are not resolved (no Cargo.lock) and `cargo metadata`, run to resolve and fetch \
-                 them, failed: {said}; so no crate from a registry or git was read, and the role misses the API calls \
-                 the code makes through those that use kube: fix the fetch (or run `cargo fetch`) and infer again"
-            ),
-            unresolved: None,
-        }];
-    }
     if deps.unread.is_empty() {
         return Vec::new();
     }

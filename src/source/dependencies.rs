@@ -70,9 +70,6 @@ pub struct Dependencies {
     pub found: Vec<Found>,
     /// Crates that could not be read.
     pub unread: Vec<Unread>,
-    /// The manifest cargo resolves the packages with (their own or their workspace's `Cargo.toml`), when it has
-    /// not resolved them yet (no `Cargo.lock`) and they have dependencies besides path ones.
-    pub unresolved: Option<PathBuf>,
 }
 
 /// The kube-dependent dependencies of the packages `sources` belong to, with registry sources looked up under
@@ -106,13 +103,7 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
         }
     }
     // Registry and git crates the lock file reaches from those packages.
-    let Some(first) = packages.first() else { return out };
-    let Some(lock) = lock_file(&first.dir) else {
-        if has_non_path_dependencies(&packages) {
-            out.unresolved = Some(first.dir.join("Cargo.toml"));
-        }
-        return out;
-    };
+    let Some(lock) = packages.first().and_then(|p| lock_file(&p.dir)) else { return out };
     let home = cargo_home.map(Path::to_path_buf).or_else(default_cargo_home);
     for (name, version, source) in locked_kube_dependents(&lock, &names) {
         if NOT_READ.contains(&name.as_str()) {
@@ -149,30 +140,6 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
         }
     }
     out
-}
-
-/// Whether one of `packages` declares a dependency that is neither a path one nor one of kube's own crates (which
-/// are never read): a crate cargo would have to resolve before kubesmith can tell whether it uses kube.
-fn has_non_path_dependencies(packages: &[Package]) -> bool {
-    packages.iter().any(|p| {
-        let Ok(doc) = read_manifest(&p.dir.join("Cargo.toml")) else { return false };
-        let Some(deps) = doc.get("dependencies").and_then(Item::as_table_like) else { return false };
-        deps.iter().any(|(key, e)| {
-            let name = e.get("package").and_then(Item::as_str).unwrap_or(key);
-            !NOT_READ.contains(&name) && e.get("path").is_none() && !workspace_path_dependency(&p.dir, key, e)
-        })
-    })
-}
-
-/// Whether `key = { workspace = true }` in the manifest in `dir` is a path dependency of its workspace.
-fn workspace_path_dependency(dir: &Path, key: &str, entry: &Item) -> bool {
-    entry.get("workspace").and_then(Item::as_bool) == Some(true)
-        && workspace_root(dir).is_some_and(|(_, doc)| {
-            doc.get("workspace")
-                .and_then(|w| w.get("dependencies"))
-                .and_then(|d| d.get(key))
-                .is_some_and(|e| e.get("path").is_some())
-        })
 }
 
 /// The folders of a dependency table's `path` entries, relative to the manifest in `dir`; an entry with

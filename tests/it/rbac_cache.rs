@@ -104,7 +104,7 @@ fn cached_make_manifests_says_what_the_uncached_one_says() {
     assert_eq!(target_files(&dir), cache_files(&dir));
 
     // `rbac infer` shares the cache (its own file: the same roots).
-    let infer = ["rbac", "infer", "--explain", "--offline"];
+    let infer = ["rbac", "infer", "--explain"];
     assert_eq!(output(&dir, &infer, true, 0), output(&dir, &infer, false, 0));
     assert_eq!(cache_files(&dir).len(), 1);
 }

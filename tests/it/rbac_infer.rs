@@ -258,9 +258,7 @@ fn rbac_infer_reads_kinds_of_a_types_crate_and_k8s_openapi_re_exported() {
         "--source",
         "crates/forge-operator/src",
     ];
-    // --offline: the fixture has no Cargo.lock, which cargo would write (kubesmith runs it to resolve the dependencies).
-    let out =
-        ks(&forge()).args(["rbac", "infer", "--offline", "--bin", "forge-operator"]).args(sources).assert().success();
+    let out = ks(&forge()).args(["rbac", "infer", "--bin", "forge-operator"]).args(sources).assert().success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert_eq!(triples(&stdout), set(FORGE_OPERATOR), "{stdout}");
@@ -268,7 +266,7 @@ fn rbac_infer_reads_kinds_of_a_types_crate_and_k8s_openapi_re_exported() {
 
     // Every binary of the workspace (no --source): the molds binary adds no rule, and a warning at its call that
     // names the fn the group cannot be read from.
-    let out = ks(&forge()).args(["rbac", "infer", "--offline"]).assert().success();
+    let out = ks(&forge()).args(["rbac", "infer"]).assert().success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert_eq!(triples(&stdout), set(FORGE_OPERATOR), "{stdout}");

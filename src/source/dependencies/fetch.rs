@@ -1,7 +1,7 @@
-//! Getting the sources of kube-dependent crates that are not on disk, as cargo gets them: `cargo metadata` (which
-//! resolves the dependencies, writing `Cargo.lock` when there is none, as any build does, and downloads or checks
-//! out every package it lists), then the crates looked up again where cargo put them, or at the `manifest_path`
-//! cargo gives. cargo runs only when something is missing, never with `--offline`, `CARGO_NET_OFFLINE=true` or
+//! Getting the sources of kube-dependent crates that `Cargo.lock` names but that are not on disk, as cargo gets them:
+//! `cargo metadata` (which downloads or checks out every package it lists, and may update the lock as any build
+//! does when the manifests changed since), then the crates looked up again where cargo put them, or at the
+//! `manifest_path` cargo gives. cargo runs only when something is missing, never with `--offline`, `CARGO_NET_OFFLINE=true` or
 //! cargo's `net.offline` set: the common case (every source on disk) spawns no process.
 
 use std::path::{Path, PathBuf};
@@ -27,12 +27,10 @@ pub fn set_offline() {
 pub enum Fetch {
     /// Never (`--offline`).
     Never,
-    /// When the lock names a kube-dependent crate whose source is not on disk (`make manifests`, `adopt`: a project
-    /// never resolved is not resolved by them).
+    /// When the lock names a kube-dependent crate whose source is not on disk. A package without a `Cargo.lock`
+    /// is not resolved here: that is a build's job, and on a fresh scaffold (`rbac infer` before the first build)
+    /// it would download kube's whole dependency graph to find no crate of interest.
     Missing,
-    /// Also when the packages were never resolved (no `Cargo.lock`) and have dependencies besides path ones
-    /// (`rbac infer`).
-    MissingOrUnresolved,
 }
 
 /// The dependencies, after cargo ran when it had to.
@@ -51,17 +49,13 @@ pub struct Fetched {
 /// [`kube_dependencies`], running `cargo metadata` first when a source is missing and `fetch` allows it.
 pub fn kube_dependencies_fetching(sources: &[PathBuf], cargo_home: Option<&Path>, fetch: Fetch) -> Fetched {
     let deps = kube_dependencies(sources, cargo_home);
-    let unresolved = fetch == Fetch::MissingOrUnresolved && deps.unresolved.is_some();
-    if deps.unread.is_empty() && !unresolved {
+    if deps.unread.is_empty() {
         return Fetched { deps, ..Fetched::default() };
     }
-    let manifest = match &deps.unresolved {
-        Some(m) => m.clone(),
-        None => match sources.iter().find_map(|s| Package::of_source_dir(s)) {
-            Some(p) => p.dir.join("Cargo.toml"),
-            None => return Fetched { deps, ..Fetched::default() },
-        },
+    let Some(package) = sources.iter().find_map(|s| Package::of_source_dir(s)) else {
+        return Fetched { deps, ..Fetched::default() };
     };
+    let manifest = package.dir.join("Cargo.toml");
     if fetch == Fetch::Never || OFFLINE.load(Ordering::Relaxed) || offline_configured(&manifest, cargo_home) {
         return Fetched { deps, offline: true, ..Fetched::default() };
     }
@@ -85,19 +79,14 @@ pub fn kube_dependencies_fetching(sources: &[PathBuf], cargo_home: Option<&Path>
     again.found.extend(from_cargo);
     let new: Vec<&str> =
         again.found.iter().filter(|f| !deps.found.iter().any(|d| d.name == f.name)).map(|f| f.name.as_str()).collect();
-    let wrote =
-        if deps.unresolved.is_some() { ", which resolved them and wrote Cargo.lock as a build does" } else { "" };
-    let note = if new.is_empty() {
-        format!("note: kubesmith ran `cargo metadata`{wrote}; it got no crate that calls kube")
-    } else {
-        format!(
-            "note: kubesmith ran `cargo metadata`{wrote} to fetch {} crate{} the code may call kube through ({}); \
-             later runs read them from disk",
-            new.len(),
-            if new.len() == 1 { "" } else { "s" },
-            new.join(", ")
-        )
-    };
+    let note = format!(
+        "note: kubesmith ran `cargo metadata` to fetch {} crate{} the code may call kube through{}; later runs read \
+         {} from disk",
+        new.len(),
+        if new.len() == 1 { "" } else { "s" },
+        if new.is_empty() { String::new() } else { format!(" ({})", new.join(", ")) },
+        if new.len() == 1 { "it" } else { "them" },
+    );
     Fetched { deps: again, note: Some(note), failed: None, offline: false }
 }
 
