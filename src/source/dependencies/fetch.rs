@@ -22,6 +22,9 @@ pub fn set_offline() {
     OFFLINE.store(true, Ordering::Relaxed);
 }
 
+/// The manifests `cargo metadata` ran for in this process, with what cargo said when it failed.
+static TRIED: std::sync::Mutex<Vec<(PathBuf, Option<String>)>> = std::sync::Mutex::new(Vec::new());
+
 /// When kubesmith may run cargo to get sources that are not on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fetch {
@@ -59,10 +62,26 @@ pub fn kube_dependencies_fetching(sources: &[PathBuf], cargo_home: Option<&Path>
     if fetch == Fetch::Never || OFFLINE.load(Ordering::Relaxed) || offline_configured(&manifest, cargo_home) {
         return Fetched { deps, offline: true, ..Fetched::default() };
     }
+    // Once per manifest and process: `make manifests` and `adopt` look for the dependencies more than once, and a
+    // second run could only fail again (or find everything on disk, and not be spawned).
+    let tried = TRIED.lock().ok().and_then(|t| t.iter().find(|(m, _)| *m == manifest).map(|(_, r)| r.clone()));
+    match tried {
+        Some(Some(said)) => return Fetched { deps, failed: Some(said), ..Fetched::default() },
+        Some(None) => return Fetched { deps, ..Fetched::default() },
+        None => {}
+    }
     let packages = match cargo_metadata(&manifest, cargo_home) {
         Ok(p) => p,
-        Err(said) => return Fetched { deps, failed: Some(said), ..Fetched::default() },
+        Err(said) => {
+            if let Ok(mut t) = TRIED.lock() {
+                t.push((manifest, Some(said.clone())));
+            }
+            return Fetched { deps, failed: Some(said), ..Fetched::default() };
+        }
     };
+    if let Ok(mut t) = TRIED.lock() {
+        t.push((manifest.clone(), None));
+    }
     let mut again = kube_dependencies(sources, cargo_home);
     // What the lock names and is still not where kubesmith looks: where cargo says it is.
     let mut from_cargo = Vec::new();
