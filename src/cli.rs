@@ -178,6 +178,10 @@ pub struct RbacInferArgs {
     /// Print each rule with the call sites that need it (file:line, call) instead of the YAML.
     #[arg(long)]
     pub explain: bool,
+    /// Never run cargo to fetch the sources of dependencies that are not on disk (also `CARGO_NET_OFFLINE=true` or
+    /// cargo's `net.offline`): those crates are not read, and a warning names each.
+    #[arg(long)]
+    pub offline: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -432,6 +436,11 @@ pub struct AdoptArgs {
     /// Print the files that would be written, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Never run cargo to fetch the sources of kube-dependent crates the Cargo.lock names but that are not on disk
+    /// (also `CARGO_NET_OFFLINE=true` or cargo's `net.offline`): the role inferred then misses their calls, and a
+    /// warning says so.
+    #[arg(long)]
+    pub offline: bool,
 }
 
 #[derive(Debug, Args)]
@@ -590,6 +599,10 @@ pub struct MakeManifestsArgs {
     /// settings.
     #[arg(long)]
     pub no_compile: bool,
+    /// Never run cargo to fetch the sources of kube-dependent crates the Cargo.lock names but that are not on disk
+    /// (also `CARGO_NET_OFFLINE=true` or cargo's `net.offline`): the RBAC check then does not read them, and says so.
+    #[arg(long)]
+    pub offline: bool,
 }
 
 #[derive(Debug, Args)]

@@ -36,6 +36,9 @@ const NOT_ADOPTED: &[&str] = &[
 ];
 
 pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
+    if args.offline {
+        crate::source::dependencies::fetch::set_offline();
+    }
     if !cwd.join("Cargo.toml").is_file() {
         bail!(
             "{} is not a crate: there is no Cargo.toml; run `kubesmith adopt` in the root of a kube-rs crate or cargo \

@@ -298,6 +298,7 @@ pub fn check_crds_current(cwd: &Path) -> Result<()> {
         max_description_length: None,
         keep_going: false,
         no_compile: false,
+        offline: false,
     };
     let mut targets = targets(&args, cwd)?;
     targets.rbac_dir = None;
@@ -579,6 +580,7 @@ pub fn plan_role(plan: &mut Plan) -> Result<()> {
         max_description_length: None,
         keep_going: false,
         no_compile: true,
+        offline: false,
     };
     let targets = targets(&args, &plan.root.clone())?;
     let Some(rbac_dir) = &targets.rbac_dir else {
@@ -665,10 +667,14 @@ pub(crate) fn infer_in_plan(
         }
     };
     let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
-    // The crates the sources call kube through (manifests and Cargo.lock only: no cargo run, nothing fetched).
-    let deps = crate::source::dependencies::kube_dependencies(&full, None);
-    let dep_dirs: Vec<PathBuf> = deps.found.iter().map(|d| d.src.clone()).collect();
-    let infer = crate::rbac::infer::infer_with_dependencies(&full, &dep_dirs, bin, &read);
+    // The crates the sources call kube through (manifests and Cargo.lock: cargo runs only when the lock names one
+    // whose source is not on disk, unless --offline).
+    use crate::source::dependencies::fetch::{Fetch, kube_dependencies_fetching};
+    let fetched = kube_dependencies_fetching(&full, None, Fetch::Missing);
+    if let Some(note) = &fetched.note {
+        crate::output::warn(note);
+    }
+    let infer = crate::rbac::infer::infer_with_dependencies(&full, &fetched.deps.found, bin, &read);
     let mut inference = infer.map_err(|e| match e {
         crate::rbac::infer::InferError::Source(e) => {
             let e = crate::source::SourceError { path: PathBuf::from(display(&e.path)), ..e };
@@ -677,7 +683,7 @@ pub(crate) fn infer_in_plan(
         other => anyhow::Error::new(other),
     })?;
     inference.resolve_external(&external_types(plan));
-    inference.warnings.splice(0..0, crate::commands::rbac_infer::unread_warnings(&deps.unread));
+    inference.warnings.splice(0..0, crate::commands::rbac_infer::unread_warnings(&fetched, &full));
     Ok(inference)
 }
 
@@ -905,6 +911,9 @@ pub fn plan(args: &MakeManifestsArgs, cwd: &Path) -> Result<Plan> {
 }
 
 fn plan_with_problems(args: &MakeManifestsArgs, cwd: &Path) -> Result<(Plan, Problems)> {
+    if args.offline {
+        crate::source::dependencies::fetch::set_offline();
+    }
     let targets = targets(args, cwd)?;
     let mut plan = Plan::new(cwd);
     plan.outside_ok.extend([&args.crd_dir, &args.rbac_dir, &args.webhook_dir].into_iter().flatten().cloned());

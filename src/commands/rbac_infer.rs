@@ -72,11 +72,13 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
         }
     }
     let full: Vec<PathBuf> = sources.iter().map(|s| cwd.join(s)).collect();
-    // The crates the sources call kube through: read where the walk reaches them, without `--source`.
-    let deps = crate::source::dependencies::kube_dependencies(&full, None);
-    let dep_dirs: Vec<PathBuf> = deps.found.iter().map(|d| d.src.clone()).collect();
+    // The crates the sources call kube through: read where the walk reaches them, without `--source`; cargo runs
+    // only when the lock names one whose source is not on disk.
+    use crate::source::dependencies::fetch::{Fetch, kube_dependencies_fetching};
+    let fetch = if args.offline { Fetch::Never } else { Fetch::Missing };
+    let fetched = kube_dependencies_fetching(&full, None, fetch);
     let read = crate::source::modules::read_disk;
-    let mut inference = match infer::infer_with_dependencies(&full, &dep_dirs, bin.as_deref(), &read) {
+    let mut inference = match infer::infer_with_dependencies(&full, &fetched.deps.found, bin.as_deref(), &read) {
         Ok(i) => i,
         Err(e @ (InferError::UnknownBin { .. } | InferError::NoRoot(_))) => {
             return Err(UsageError(e.to_string()).into());
@@ -86,29 +88,60 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
             return Err(anyhow::Error::new(e).context("cannot read the sources"));
         }
     };
-    inference.warnings.splice(0..0, unread_warnings(&deps.unread));
+    inference.warnings.splice(0..0, unread_warnings(&fetched, &full));
     let out = if args.explain {
         inference.explain(ROLE_NAME, &|p| display_path(p, cwd))
     } else {
         crate::yaml::to_multi_doc_string(&[inference.cluster_role(ROLE_NAME)])
     };
-    Ok(Report { out, warnings: warning_lines(&inference, cwd) })
+    let mut warnings: Vec<String> = fetched.note.into_iter().collect();
+    warnings.extend(warning_lines(&inference, cwd));
+    Ok(Report { out, warnings })
 }
 
-/// A warning for each kube-dependent crate whose source could not be read, at its entry in the lock file: what
-/// it may hide and the fix.
-pub fn unread_warnings(unread: &[crate::source::dependencies::Unread]) -> Vec<infer::Warning> {
-    unread
+/// A warning for each kube-dependent crate whose source could not be read: what it may hide (the calls the code
+/// makes through it) and the fix, at the first line of `sources` (or of the path dependencies found) that uses the
+/// crate, else at its entry in the lock file.
+pub fn unread_warnings(
+    fetched: &crate::source::dependencies::fetch::Fetched,
+    sources: &[PathBuf],
+) -> Vec<infer::Warning> {
+    let deps = &fetched.deps;
+    if deps.unread.is_empty() {
+        return Vec::new();
+    }
+    let mut dirs: Vec<PathBuf> = sources.to_vec();
+    dirs.extend(deps.found.iter().filter(|f| !f.immutable).map(|f| f.src.clone()));
+    let names: Vec<String> = deps.unread.iter().map(|u| u.name.replace('-', "_")).collect();
+    let uses = crate::source::dependencies::uses::first_uses(&dirs, &names);
+    deps.unread
         .iter()
-        .map(|u| infer::Warning {
-            file: u.lock.clone(),
-            line: u.line,
-            message: format!(
-                "{} {} depends on kube but {}, so it was not read: the role misses the calls the code makes through \
-                 it; {}",
-                u.name, u.version, u.why, u.fix
-            ),
-            unresolved: None,
+        .zip(uses)
+        .map(|(u, used)| {
+            let kind = if u.is_git() { "a git dependency" } else { "a registry dependency" };
+            let lock = u.lock.file_name().map_or_else(|| u.lock.display().to_string(), |f| f.to_string_lossy().into());
+            let fetch = if let Some(said) = &fetched.failed {
+                format!("kubesmith ran `cargo metadata` to fetch it, which failed: {said}; ")
+            } else if fetched.offline {
+                "nothing was fetched (offline); ".to_string()
+            } else {
+                String::new()
+            };
+            let ident = u.name.replace('-', "_");
+            let (file, line, at) = match used {
+                Some((file, line)) => (file, line, format!(" ({kind}, {lock}:{})", u.line)),
+                None => (u.lock.clone(), u.line, format!(" ({kind})")),
+            };
+            infer::Warning {
+                file,
+                line,
+                message: format!(
+                    "{} {}{at} depends on kube but {}, so it was not read: the role misses the API calls the code \
+                     makes through `{ident}::`; {fetch}{}",
+                    u.name, u.version, u.why, u.fix
+                ),
+                unresolved: None,
+            }
         })
         .collect()
 }

@@ -200,18 +200,23 @@ fn roots_of_sources(
 /// [`infer_with`] where `dependencies` are the source folders of crates the sources depend on
 /// ([`crate::source::dependencies`]): their libs are read, but only where the walk from the sources' entry points
 /// reaches them (a dependency is never an entry point, and its binaries are not read).
+///
+/// The files of an immutable dependency (a registry crate's `<name>-<version>` folder, a git checkout's revision)
+/// are not read again to tell whether the cached inference still holds: they never change.
 pub fn infer_with_dependencies(
     sources: &[PathBuf],
-    dependencies: &[PathBuf],
+    dependencies: &[crate::source::dependencies::Found],
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
 ) -> Result<Inference, InferError> {
     let mut roots = roots_of_sources(sources, read)?;
-    for src in dependencies {
-        let libs = crate::source::workspace::crate_roots(src, read).into_iter().filter(|(_, _, is_bin)| !is_bin);
+    for dep in dependencies {
+        let libs = crate::source::workspace::crate_roots(&dep.src, read).into_iter().filter(|(_, _, is_bin)| !is_bin);
         roots.extend(libs.map(|(n, p, _)| (n, p, Role::Dependency)));
     }
-    let cache = roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root));
+    let immutable: Vec<PathBuf> = dependencies.iter().filter(|d| d.immutable).map(|d| d.src.clone()).collect();
+    let cache =
+        roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root)).map(|c| c.with_immutable(immutable));
     infer_roots(roots, bin, read, cache.as_ref())
 }
 

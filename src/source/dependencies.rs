@@ -1,7 +1,9 @@
-//! The crates a package calls kube through, found where cargo keeps their sources, never fetched: path
-//! dependencies from the manifests (and theirs, transitively), and the registry crates the workspace's
-//! `Cargo.lock` reaches from the package, unpacked under `$CARGO_HOME/registry/src/<index>/<name>-<version>`.
-//! Only crates that depend on kube count; kube's own crates and k8s-openapi are known by their calls, never read.
+//! The crates a package calls kube through, found where cargo keeps their sources: path dependencies from the
+//! manifests (and theirs, transitively), and the registry and git crates the workspace's `Cargo.lock` reaches from
+//! the package, unpacked under `$CARGO_HOME/registry/src/<index>/<name>-<version>` or checked out under
+//! `$CARGO_HOME/git/checkouts/<repo>-<hash>/<short rev>/` (see [`git`]). Only crates that depend on kube count;
+//! kube's own crates and k8s-openapi are known by their calls, never read. Looking costs no process: when a source
+//! is not on disk, [`fetch`] runs cargo to get it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -10,6 +12,10 @@ use toml_edit::Item;
 
 use super::Package;
 use super::workspace::{normalize, read_manifest};
+
+pub mod fetch;
+pub mod git;
+pub mod uses;
 
 /// The crates through which code calls the API server: a crate depending on one of them may hold kube calls.
 pub const KUBE_CRATES: &[&str] = &["kube", "kube-client", "kube-runtime", "kube-core"];
@@ -26,6 +32,9 @@ pub struct Found {
     pub name: String,
     /// The folder of its lib root (a `--source` folder).
     pub src: PathBuf,
+    /// Whether its files never change: a registry crate's `<name>-<version>` folder or a git checkout's revision
+    /// folder (a path dependency's do).
+    pub immutable: bool,
 }
 
 /// A kube-dependent crate whose source cannot be read, and why.
@@ -35,6 +44,8 @@ pub struct Unread {
     pub name: String,
     /// Version, from `Cargo.lock`.
     pub version: String,
+    /// Its `source` in the lock (`registry+..`, `git+<url>#<rev>`).
+    pub source: String,
     /// Why it is not read (`its source is not fetched`).
     pub why: String,
     /// What makes it read.
@@ -43,6 +54,13 @@ pub struct Unread {
     pub lock: PathBuf,
     /// The 1-based line of its `name = ".."` there.
     pub line: usize,
+}
+
+impl Unread {
+    /// Whether it comes from a git repository (else a registry).
+    pub fn is_git(&self) -> bool {
+        self.source.starts_with("git+")
+    }
 }
 
 /// The kube-dependent crates of the packages holding `sources` (source folders), besides those packages.
@@ -79,7 +97,7 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
             }
             if let Some(lib) = &pkg.lib {
                 if let Some(src) = lib.path.parent() {
-                    out.found.push(Found { name: pkg.name.clone(), src: src.to_path_buf() });
+                    out.found.push(Found { name: pkg.name.clone(), src: src.to_path_buf(), immutable: false });
                 }
             }
         }
@@ -93,25 +111,31 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
         }
         let src = if source.starts_with("registry+") || source.starts_with("sparse+") {
             home.as_deref().and_then(|h| registry_source(h, &name, &version))
+        } else if source.starts_with("git+") {
+            home.as_deref().and_then(|h| git::checkout_source(h, &name, &source))
         } else {
             None
         };
         match src {
-            Some(src) => out.found.push(Found { name, src }),
+            Some(src) => out.found.push(Found { name, src, immutable: true }),
             None => {
-                let (why, fix) = if source.starts_with("git+") {
-                    (
-                        "it is a git dependency, whose checkout kubesmith does not look for",
-                        "pass --source with the src folder of its checkout (under $CARGO_HOME/git/checkouts)",
-                    )
+                let why = if source.starts_with("git+") {
+                    "its git checkout is not on disk"
                 } else {
-                    (
-                        "its source is not fetched",
-                        "run `cargo fetch` and infer again, or pass --source with its src folder",
-                    )
+                    "its source is not on disk (not fetched)"
                 };
+                let fix = "run `cargo fetch` (or kubesmith without --offline) and infer again, or pass --source with \
+                    its src folder";
                 let line = lock_line(&lock, &name);
-                out.unread.push(Unread { name, version, why: why.into(), fix: fix.into(), lock: lock.clone(), line });
+                out.unread.push(Unread {
+                    name,
+                    version,
+                    source,
+                    why: why.into(),
+                    fix: fix.into(),
+                    lock: lock.clone(),
+                    line,
+                });
             }
         }
     }
@@ -178,7 +202,8 @@ fn lock_file(dir: &Path) -> Option<PathBuf> {
     None
 }
 
-fn default_cargo_home() -> Option<PathBuf> {
+/// `$CARGO_HOME`, else `~/.cargo`.
+pub fn default_cargo_home() -> Option<PathBuf> {
     std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))

@@ -47,6 +47,7 @@ mod make_manifests_parallel;
 mod make_manifests_problems;
 mod namespaced;
 mod rbac_cache;
+mod rbac_fetch;
 mod rbac_generics;
 mod rbac_infer;
 mod support;

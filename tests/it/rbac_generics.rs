@@ -14,7 +14,7 @@ fn kitchen() -> PathBuf {
 const SOURCES: [&str; 4] = ["--source", "op/src", "--source", "kitchen/src"];
 
 /// What `op`'s main reaches through the kitchen, worked out by hand from the fixture's sources.
-const OP: &[(&str, &str, &str)] = &[
+pub(crate) const OP: &[(&str, &str, &str)] = &[
     // LeaseKeeper::try_acquire: get_opt, create, replace on its Api<Lease>.
     ("coordination.k8s.io", "leases", "get"),
     ("coordination.k8s.io", "leases", "create"),
@@ -47,16 +47,17 @@ fn cargo_home() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer/kitchen-cargo-home")
 }
 
-/// The one dependency on kube no source is found for.
-const LARDER: &str = "warning: Cargo.lock:48: larder 0.2.0 depends on kube but it is a git dependency, whose checkout \
-    kubesmith does not look for, so it was not read: the role misses the calls the code makes through it; pass \
-    --source with the src folder of its checkout (under $CARGO_HOME/git/checkouts)";
+/// The one dependency on kube no source is found for, warned at the operator's call into it.
+const LARDER: &str = "warning: op/src/main.rs:57: larder 0.2.0 (a git dependency, Cargo.lock:48) depends on kube but \
+    its git checkout is not on disk, so it was not read: the role misses the API calls the code makes through \
+    `larder::`; nothing was fetched (offline); run `cargo fetch` (or kubesmith without --offline) and infer again, or \
+    pass --source with its src folder";
 
 #[test]
 fn rbac_infer_lands_a_wrapper_crates_generic_calls_on_the_callers_kinds() {
     let out = ks(&kitchen())
         .env("CARGO_HOME", cargo_home())
-        .args(["rbac", "infer", "--bin", "op"])
+        .args(["rbac", "infer", "--offline", "--bin", "op"])
         .args(SOURCES)
         .assert()
         .success();
@@ -71,7 +72,7 @@ fn rbac_infer_reads_the_kube_dependent_crates_the_operator_depends_on_without_so
     // Only the operator's folder: the kitchen is its path dependency, pantry a registry crate of its Cargo.lock.
     let out = ks(&kitchen())
         .env("CARGO_HOME", cargo_home())
-        .args(["rbac", "infer", "--bin", "op", "--source", "op/src"])
+        .args(["rbac", "infer", "--offline", "--bin", "op", "--source", "op/src"])
         .assert()
         .success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
@@ -83,16 +84,17 @@ fn rbac_infer_reads_the_kube_dependent_crates_the_operator_depends_on_without_so
     let empty = tempfile::tempdir().unwrap();
     let out = ks(&kitchen())
         .env("CARGO_HOME", empty.path())
-        .args(["rbac", "infer", "--bin", "op", "--source", "op/src"])
+        .args(["rbac", "infer", "--offline", "--bin", "op", "--source", "op/src"])
         .assert()
         .success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     let without_pantry: Vec<_> = OP.iter().copied().filter(|t| *t != ("", "secrets", "list")).collect();
     assert_eq!(triples(&stdout), set(&without_pantry), "{stdout}");
-    let pantry = "warning: Cargo.lock:67: pantry 0.3.1 depends on kube but its source is not fetched, so it was not \
-        read: the role misses the calls the code makes through it; run `cargo fetch` and infer again, or pass \
-        --source with its src folder";
+    let pantry = "warning: op/src/main.rs:55: pantry 0.3.1 (a registry dependency, Cargo.lock:67) depends on kube \
+        but its source is not on disk (not fetched), so it was not read: the role misses the API calls the code makes \
+        through `pantry::`; nothing was fetched (offline); run `cargo fetch` (or kubesmith without --offline) and \
+        infer again, or pass --source with its src folder";
     assert_eq!(stderr.lines().collect::<Vec<_>>(), [LARDER, pantry]);
 }
 

@@ -205,6 +205,8 @@ enum GroupOut<'a> {
 pub struct Cache {
     dir: CacheDir,
     last: std::cell::Cell<Option<Outcome>>,
+    /// Folders whose files never change (dependencies' registry or git sources): their probes hold unread.
+    immutable: Vec<PathBuf>,
 }
 
 /// How the last [`Cache::infer`] got its answer.
@@ -257,6 +259,12 @@ impl Reads {
         self.known(path)
     }
 
+    /// Takes `path` as holding what it held when `hash` was taken (`None`: missing), without reading it: a file of
+    /// a folder that never changes. Its text is read only if asked for.
+    fn assume(&self, path: &Path, hash: Option<u128>) {
+        self.files.borrow_mut().entry(path.to_path_buf()).or_insert(hash.map(|h| (None, h)));
+    }
+
     /// The fingerprint of a file already read.
     fn known(&self, path: &Path) -> Option<u128> {
         self.files.borrow().get(path).and_then(|e| e.as_ref().map(|(_, h)| *h))
@@ -297,12 +305,23 @@ impl Cache {
             return None;
         }
         let dir = root.parent()?;
-        CacheDir::for_sources(dir, "rbac-cache").map(|dir| Cache { dir, last: Default::default() })
+        CacheDir::for_sources(dir, "rbac-cache").map(|dir| Cache {
+            dir,
+            last: Default::default(),
+            immutable: Vec::new(),
+        })
     }
 
     /// A cache in `dir` itself (tests).
     pub fn at(dir: &Path) -> Cache {
-        Cache { dir: CacheDir::at(dir), last: Default::default() }
+        Cache { dir: CacheDir::at(dir), last: Default::default(), immutable: Vec::new() }
+    }
+
+    /// The cache, with `dirs` as folders whose files never change (a registry crate's `<name>-<version>`, a git
+    /// checkout's revision): a stored probe there is taken as it was, without reading the file again.
+    pub fn with_immutable(mut self, dirs: Vec<PathBuf>) -> Cache {
+        self.immutable = dirs;
+        self
     }
 
     /// How the last inference through this cache got its answer.
@@ -334,8 +353,18 @@ impl Cache {
         let mut known: HashMap<u128, &[u8]> = HashMap::new();
         if let (Some(head), Some(sections)) = (head, &sections) {
             if head.roots == roots && head.bin.as_deref() == bin {
-                let changed: Vec<(PathBuf, Option<u128>)> =
-                    head.probes.iter().filter(|(p, h)| reads.fingerprint(read, p) != *h).cloned().collect();
+                let changed: Vec<(PathBuf, Option<u128>)> = head
+                    .probes
+                    .iter()
+                    .filter(|(p, h)| {
+                        if self.immutable.iter().any(|d| p.starts_with(d)) {
+                            reads.assume(p, *h);
+                            return false;
+                        }
+                        reads.fingerprint(read, p) != *h
+                    })
+                    .cloned()
+                    .collect();
                 if changed.is_empty() {
                     self.last.set(Some(Outcome::Unchanged));
                     return Ok(head.inference);

@@ -545,8 +545,9 @@ fn a_dependency_is_read_only_where_the_walk_reaches_it() {
     ];
     let map: BTreeMap<PathBuf, String> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
     let read = move |p: &Path| map.get(p).cloned().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
-    let inf = super::infer_with_dependencies(&[PathBuf::from("/app/src")], &[PathBuf::from("/kit/src")], None, &read)
-        .unwrap();
+    let kit =
+        crate::source::dependencies::Found { name: "kit".into(), src: PathBuf::from("/kit/src"), immutable: false };
+    let inf = super::infer_with_dependencies(&[PathBuf::from("/app/src")], &[kit], None, &read).unwrap();
     assert_eq!(triples(&inf), set(&["core/pods:list"]));
     assert_eq!(inf.entries, ["lib app (public fns)"]);
 }

@@ -413,3 +413,69 @@ fn resource_impl_values_in_fn_bodies_and_consts_are_never_stale() {
     assert_eq!(tree.check(&cache), Outcome::Full);
     assert_eq!(tree.check(&cache), Outcome::Unchanged);
 }
+
+#[test]
+fn the_files_of_an_immutable_dependency_are_not_read_to_tell_the_cache_still_holds() {
+    use crate::rbac::infer::Role;
+    let files: RefCell<BTreeMap<PathBuf, String>> = RefCell::new(
+        [
+            (
+                "/ws/op/src/main.rs",
+                "use k8s_openapi::api::core::v1::ConfigMap;\n#[tokio::main]\nasync fn main() {\n\
+                 let c = kube::Client::try_default().await.unwrap();\n kit::touch::<ConfigMap>(&c).await;\n}\n",
+            ),
+            ("/home/registry/src/idx/kit-1.0.0/src/lib.rs", HELPERS),
+        ]
+        .iter()
+        .map(|(p, t)| (PathBuf::from(p), t.to_string()))
+        .collect(),
+    );
+    let log: RefCell<Vec<PathBuf>> = RefCell::default();
+    let read = |p: &Path| -> std::io::Result<String> {
+        log.borrow_mut().push(p.to_path_buf());
+        files.borrow().get(p).cloned().ok_or_else(|| std::io::ErrorKind::NotFound.into())
+    };
+    let roots = || {
+        vec![
+            ("op".to_string(), PathBuf::from("/ws/op/src/main.rs"), Role::Bin),
+            ("kit".to_string(), PathBuf::from("/home/registry/src/idx/kit-1.0.0/src/lib.rs"), Role::Dependency),
+        ]
+    };
+    let kit = PathBuf::from("/home/registry/src/idx/kit-1.0.0/src");
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = Cache::at(&tmp.path().join("rbac-cache")).with_immutable(vec![kit.clone()]);
+    let full = |roots| crate::rbac::infer::walk_roots(roots, None, &read, &super::super::parse_code, None, false, None);
+    let first = cache.infer(roots(), None, &read).unwrap();
+    assert_eq!(cache.last_outcome(), Some(Outcome::Full));
+    assert!(first.needs.iter().any(|n| n.resource == "configmaps" && n.verb == "get"), "{first:?}");
+    assert_eq!(first, full(roots()).unwrap().inference);
+
+    log.borrow_mut().clear();
+    assert_eq!(cache.infer(roots(), None, &read).unwrap(), first);
+    assert_eq!(cache.last_outcome(), Some(Outcome::Unchanged));
+    assert!(!log.borrow().iter().any(|p| p.starts_with(&kit)), "read again: {:?}", log.borrow());
+    assert!(log.borrow().iter().any(|p| p.starts_with("/ws/op")), "the operator's files are checked");
+
+    // An edit of the operator: the partial run reads the dependency's files it needs, and equals the full read.
+    let main = PathBuf::from("/ws/op/src/main.rs");
+    let edited = files.borrow()[&main].replace(
+        " kit::touch",
+        " let p: kube::Api<k8s_openapi::api::core::v1::Pod> = kube::Api::all(c.clone());\n p.list(&Default::default()).await;\n kit::touch",
+    );
+    files.borrow_mut().insert(main, edited);
+    let second = cache.infer(roots(), None, &read).unwrap();
+    assert_ne!(cache.last_outcome(), Some(Outcome::Unchanged));
+    assert_eq!(second, full(roots()).unwrap().inference);
+    assert!(second.needs.iter().any(|n| n.resource == "pods" && n.verb == "list"));
+
+    // The folder is taken as immutable, as cargo's registry and checkout folders are: a path dependency's (no
+    // `with_immutable`) edit is seen.
+    let lib = kit.join("lib.rs");
+    let changed = files.borrow()[&lib].replace("api.get(\"x\")", "api.list(&Default::default())");
+    files.borrow_mut().insert(lib, changed);
+    assert_eq!(cache.infer(roots(), None, &read).unwrap(), second, "not read again");
+    let path_dep = Cache::at(&tmp.path().join("rbac-cache"));
+    let third = path_dep.infer(roots(), None, &read).unwrap();
+    assert_ne!(path_dep.last_outcome(), Some(Outcome::Unchanged));
+    assert!(third.needs.iter().any(|n| n.resource == "configmaps" && n.verb == "list"), "{third:?}");
+}
