@@ -40,7 +40,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100] [--scaffold-only] [--exe PATH] | fuzz [--time SECONDS] [TARGET...]>"
+                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--instructions] | fuzz [--time SECONDS] [TARGET...]>"
             );
             return ExitCode::from(2);
         }
