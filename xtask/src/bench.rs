@@ -321,7 +321,8 @@ fn wide_corpus(exe: &Path, base: &Path, runs: usize, count: bool, summary: &mut 
         println!();
         println!("wide corpus instructions (callgrind): {:.1} M", n as f64 / 1e6);
     }
-    summary.wide = Some((m.median(), m.rss_kib, m.timed.cores_used(), crds, big));
+    summary.wide =
+        Some(summary::Wide { median: m.median(), rss_kib: m.rss_kib, cores: m.timed.cores_used(), crds, big });
     Ok(())
 }
 

@@ -15,8 +15,18 @@ pub struct Summary {
     pub rbac_share: Option<f64>,
     /// `make manifests --check` medians without and with `target/`.
     pub first_run: Option<(Duration, Duration)>,
-    /// The wide corpus: median, peak RSS (KiB), CPU / wall, CRDs, CRDs over 1 MB.
-    pub wide: Option<(Duration, Option<u64>, Option<f64>, usize, usize)>,
+    pub wide: Option<Wide>,
+}
+
+/// The wide corpus' figures.
+pub struct Wide {
+    pub median: Duration,
+    pub rss_kib: Option<u64>,
+    /// CPU / wall of the median run.
+    pub cores: Option<f64>,
+    pub crds: usize,
+    /// CRDs over 1 MB of YAML.
+    pub big: usize,
 }
 
 impl Summary {
@@ -55,7 +65,7 @@ impl Summary {
         if let Some(g) = self.growth() {
             println!("| 500 kinds ≤ 5.5 × 100 kinds | {g:.2}× | {} |", verdict(g <= 5.5));
         }
-        if let Some((median, rss, cores, crds, big)) = self.wide {
+        if let Some(Wide { median, rss_kib: rss, cores, crds, big }) = self.wide {
             println!(
                 "| wide corpus ({crds} CRDs, {big} over 1 MB) ≤ 0.25 s | {} | {} |",
                 ms(median),
