@@ -36,13 +36,14 @@ mod wide;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
 use crate::root;
 use measure::{instructions, measure, measure_after_edit, measure_prepared, mib, ms, run_ok};
 use scaffold::{measure_scaffolding, scaffold, without_rbac};
-use summary::Summary;
+use summary::{Fig, Summary};
 
 const USAGE: &str = "usage: cargo xtask bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] \
                      [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--instructions]";
@@ -137,12 +138,13 @@ pub fn run(args: &[String]) -> Result<()> {
             cores(&m.timed),
             m.rss_kib.map(mib).unwrap_or_default()
         );
-        summary.kinds.push((n, m.median(), m.timed.cores_used()));
+        summary.kinds.push((n, Fig::of(&m.timed)));
         dirs.push((n, dir));
     }
-    if let Some(growth) = summary.growth() {
+    if let Some((wall, on_cpu)) = summary.growth() {
         println!();
-        println!("500/100 time ratio: {growth:.2} (goal ≤ 5.5)");
+        let on_cpu = on_cpu.map(|r| format!("; CPU means: {r:.2}")).unwrap_or_default();
+        println!("500/100 time ratio: {wall:.2} (medians; goal ≤ 5.5){on_cpu}");
     }
     println!();
     println!("kubesmith make manifests after an edit of one controller, {runs} runs each");
@@ -232,8 +234,8 @@ fn rbac_share_and_first_run(exe: &Path, dir: &Path, runs: usize, summary: &mut S
         ms(check.median()),
         (cold.median().as_secs_f64() / check.median().as_secs_f64() - 1.0) * 100.0
     );
-    summary.rbac_share = Some(share);
-    summary.first_run = Some((cold.median(), check.median()));
+    summary.rbac = Some((Fig::of(&full.timed), Fig::of(&alone.timed)));
+    summary.first_run = Some((Fig::of(&cold.timed), Fig::of(&check.timed)));
     Ok(())
 }
 
@@ -248,9 +250,9 @@ fn crdgen_table(exe: &Path, base: &Path, o: &Options, summary: &mut Summary) -> 
         // kubesmith on the same copy (Cargo.lock and a built target/ folder, as the author's project has them)
         // and on the bench project.
         let copy = measure(exe, &route.dir, &["make", "manifests"], o.runs)?;
-        let plain = match summary.kinds.iter().find(|(k, ..)| *k == n) {
-            Some((_, median, _)) => *median,
-            None => measure(exe, &dir, &["make", "manifests"], o.runs)?.median(),
+        let plain = match summary.kinds.iter().find(|(k, _)| *k == n) {
+            Some((_, fig)) => *fig,
+            None => Fig::of(&measure(exe, &dir, &["make", "manifests"], o.runs)?.timed),
         };
         rows.push((n, route, incremental, copy, plain));
     }
@@ -260,9 +262,10 @@ fn crdgen_table(exe: &Path, base: &Path, o: &Options, summary: &mut Summary) -> 
     );
     println!();
     println!(
-        "| kinds | crdgen median | min | max | kubesmith (same copy) | ratio | kubesmith (bench project) | ratio | cold build |"
+        "| kinds | crdgen median | min | max | crdgen CPU | kubesmith (same copy) | ratio | CPU ratio | kubesmith (bench \
+         project) | ratio | cold build |"
     );
-    println!("|------:|------:|----:|----:|------:|------:|------:|------:|------:|");
+    println!("|------:|------:|----:|----:|------:|------:|------:|------:|------:|------:|------:|");
     for (n, route, incremental, copy, plain) in rows {
         let crdgen = incremental.median().as_secs_f64();
         let cold = match route.cold_build {
@@ -270,17 +273,20 @@ fn crdgen_table(exe: &Path, base: &Path, o: &Options, summary: &mut Summary) -> 
             Some((s, false)) => format!("{s:.1} s (an earlier run)"),
             None => "n/a".into(),
         };
+        let cpu_ratio = incremental.cpu.zip(copy.timed.cpu).filter(|(_, k)| *k > 0.0).map(|(c, k)| c / k);
         println!(
-            "| {n} | {} | {} | {} | {} | {:.0}× | {} | {:.0}× | {cold} |",
+            "| {n} | {} | {} | {} | {} | {} | {:.0}× | {} | {} | {:.0}× | {cold} |",
             ms(incremental.median()),
             ms(incremental.times[0]),
             ms(incremental.times[incremental.times.len() - 1]),
+            incremental.cpu.map(|c| format!("{c:.2} s")).unwrap_or_else(|| "n/a".into()),
             ms(copy.median()),
             crdgen / copy.median().as_secs_f64(),
-            ms(plain),
-            crdgen / plain.as_secs_f64(),
+            cpu_ratio.map(|r| format!("{r:.0}×")).unwrap_or_else(|| "n/a".into()),
+            ms(Duration::from_secs_f64(plain.wall)),
+            crdgen / plain.wall,
         );
-        summary.crdgen.push((n, incremental.median(), copy.median()));
+        summary.crdgen.push((n, Fig::of(&incremental), Fig::of(&copy.timed)));
     }
     Ok(())
 }
@@ -321,8 +327,7 @@ fn wide_corpus(exe: &Path, base: &Path, runs: usize, count: bool, summary: &mut 
         println!();
         println!("wide corpus instructions (callgrind): {:.1} M", n as f64 / 1e6);
     }
-    summary.wide =
-        Some(summary::Wide { median: m.median(), rss_kib: m.rss_kib, cores: m.timed.cores_used(), crds, big });
+    summary.wide = Some(summary::Wide { fig: Fig::of(&m.timed), rss_kib: m.rss_kib, crds, big });
     Ok(())
 }
 

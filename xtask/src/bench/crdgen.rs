@@ -4,7 +4,8 @@
 //! after one field is added to one kind's spec: the incremental build plus the run.
 //!
 //! The route works in a copy of the scaffolded project, `target/bench/crdgen-<n>/`, pinned by
-//! `tests/e2e/operator.Cargo.lock`, with its own `target/` folder (kept, so the cold build happens once per
+//! `tests/e2e/operator.Cargo.lock` (and an empty `[workspace]` table: it sits inside kubesmith's), with its own
+//! `target/` folder (kept, so the cold build happens once per
 //! machine; its time is recorded in `target/bench/crdgen-<n>/cold-build.txt`).
 
 use std::path::{Path, PathBuf};
@@ -36,6 +37,11 @@ pub fn prepare(dir: &Path, n: usize) -> Result<Route> {
             .context("tests/e2e/operator.Cargo.lock")?;
         std::fs::create_dir_all(copy.join("examples"))?;
         std::fs::write(copy.join("examples/crdgen.rs"), program(dir, n)?)?;
+        // Under the repository's `target/`, cargo would take the copy for a member of kubesmith's workspace.
+        let manifest = copy.join("Cargo.toml");
+        let mut toml = std::fs::read_to_string(&manifest)?;
+        toml.push_str("\n[workspace]\n");
+        std::fs::write(&manifest, toml)?;
         std::fs::write(&done, "")?;
     }
     let record = copy.join("cold-build.txt");
