@@ -617,3 +617,41 @@ fn crd_file(
     out.push_str(&f.enums);
     (out, f.stats)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_corpus_is_deterministic_and_kopium_shaped() {
+        let files = generate();
+        let again = generate();
+        assert!(files.iter().zip(&again).all(|(a, b)| a.0 == b.0 && a.1 == b.1), "same seed, same corpus");
+        assert_eq!(files.len(), FILES);
+        let structs: usize = files.iter().map(|f| f.2.structs).sum();
+        let fields: usize = files.iter().map(|f| f.2.fields).sum();
+        let bytes: usize = files.iter().map(|f| f.1.len()).sum();
+        assert!((4_500..=5_500).contains(&structs), "{structs} structs");
+        assert!((18_000..=23_000).contains(&fields), "{fields} fields");
+        assert!((5_000_000..=8_000_000).contains(&bytes), "{bytes} bytes of Rust");
+        assert!(
+            files.iter().filter(|f| f.2.structs >= GIANT_STRUCTS).count() >= GIANTS,
+            "the giants reach their budget"
+        );
+        for (name, text, stats) in &files {
+            // What the counts say is what the text holds.
+            assert_eq!(text.matches("\npub struct ").count(), stats.structs, "{name}");
+            assert_eq!(text.matches("\npub enum ").count(), stats.enums, "{name}");
+            assert_eq!(text.matches("\n    pub ").count(), stats.fields, "{name}");
+            assert_eq!(text.matches("#[derive(CustomResource").count(), 1, "{name}");
+            // Every struct, enum and field carries a doc comment.
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, line) in lines.iter().enumerate() {
+                if line.starts_with("pub struct ") || line.starts_with("pub enum ") || line.starts_with("    pub ") {
+                    let above = lines[..i].iter().rev().find(|l| !l.trim_start().starts_with("#["));
+                    assert!(above.is_some_and(|l| l.trim_start().starts_with("///")), "{name}: no doc on {line}");
+                }
+            }
+        }
+    }
+}
