@@ -1,61 +1,103 @@
-//! `cargo xtask bench [--runs N] [--kinds 1,10,100]`: how long `kubesmith make manifests` takes, and how much memory
-//! it needs, on generated projects with 1, 10 and 100 kinds. A harness that prints figures, not a timed test.
+//! `cargo xtask bench`: how long `kubesmith make manifests` takes, and how much memory it needs, on generated
+//! projects, against the goals of issue 28 (speed at scale). A harness that prints figures, not a timed test.
 //!
-//! It builds kubesmith in release mode, scaffolds each project under `target/bench/` (`kubesmith init` and one
-//! `kubesmith create api` per kind, every kind with a status holding `Vec<Condition>`), runs `make manifests` once
-//! to write the manifests, then N more times and reports the median and minimum wall time of those runs (files
-//! already up to date: the steady state of a developer's edit-generate loop) and the peak resident set size of
-//! one more run, measured by `/usr/bin/time -f %M` when present, else by polling `/proc/<pid>/status` (VmHWM).
-//! CPU time (user + sys, a figure less disturbed by other load on the machine than wall time) is the mean over
-//! the N runs, from the children's times in `/proc/self/stat` (1/100 s ticks summed over all runs, so the mean
-//! is finer than one run's 10 ms resolution). The load average is printed with the table.
-//! The aim is under 50 ms for 100 kinds.
+//! It builds kubesmith in release mode and scaffolds multigroup projects of 1, 10, 100 and 500 kinds under
+//! `target/bench/` (`kubesmith init` and one `kubesmith create api` per kind, every kind with a status holding
+//! `Vec<Condition>` and a controller with RBAC markers; cached, see `bench/scaffold.rs`). Each project gets an
+//! (empty) `target/` folder, as a crate that has been built has: kubesmith keeps the cache of its RBAC inference
+//! there. The tables, in order:
 //!
-//! Every project gets an (empty) `target/` folder, as a crate that has been built has: kubesmith keeps the cache of
-//! its RBAC inference there. A second table measures the edit–generate loop after an edit: before each of the N
-//! runs, one controller (`kind1.rs`) is modified (a statement added to, then removed from, a fn body).
+//! - `init`, `create api` and `cargo new` (the regenerate check's yardstick), a new project each run in the
+//!   system's temporary folder; `--scaffold-only` prints this table alone;
+//! - `make manifests` per project, files up to date (the steady state of an edit–generate loop): median, min and
+//!   max wall time of N runs after a warm-up, mean CPU time (user + sys from the children's times in
+//!   `/proc/self/stat`: less disturbed by other load than wall time; CPU / wall above 1 means both cores
+//!   worked), peak RSS of one more run (`/usr/bin/time -f %M`, else polling `/proc/<pid>/status`); then the
+//!   500/100 growth;
+//! - `make manifests` after an edit of one controller (a statement added to, then removed from, a fn body);
+//! - the 100-kind project's RBAC share and first run: `make manifests --check` with `target/` present and with no
+//!   `target/` folder (removed before each run: CI's `make manifests --check` before any build), and `make
+//!   manifests` on a copy whose controllers carry no RBAC markers (CRD generation alone, no drift check);
+//! - `kubesmith rbac infer` on the projects and on `tests/fixtures/rbac-infer/orchard`;
+//! - the crdgen route (`bench/crdgen.rs`): `cargo run --example crdgen` after one field is added, its median
+//!   against kubesmith's, in the same run; `--no-crdgen` skips it (the cold build takes minutes);
+//! - the wide corpus (`bench/wide.rs`): ~50 kopium-shaped files, ~5,000 structs, a few CRDs over 1 MB;
+//!   `--no-wide` skips it;
+//! - with `--instructions`, instructions per kind under callgrind (valgrind) for 100, 200 and 500 kinds;
+//! - a summary: each goal of issue 28, the measured value, met or not (`bench/summary.rs`).
 //!
-//! The first table times scaffolding: `kubesmith init` and `kubesmith create api` (one kind) in a new project each run
-//! (in the system's temporary folder, `rustfmt` included: most of their time), and `cargo new` for reference, the
-//! yardstick of the regenerate check (init at most twice `cargo new`). `--scaffold-only` prints that table alone;
 //! `--exe PATH` measures that binary instead of building one (to compare two builds the same way).
-//!
-//! A third table times `kubesmith rbac infer` (the RBAC inference `make manifests` runs as its drift check when the
-//! sources hold RBAC markers) on the same projects and on the workspace fixture `tests/fixtures/rbac-infer/orchard`,
-//! whose operator makes every kind of API call inference reads.
+
+mod crdgen;
+mod measure;
+mod scaffold;
+mod summary;
+mod wide;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
 use crate::root;
+use measure::{instructions, measure, measure_after_edit, measure_prepared, mib, ms, run_ok};
+use scaffold::{measure_scaffolding, scaffold, without_rbac};
+use summary::{Fig, Summary};
 
-pub fn run(args: &[String]) -> Result<()> {
-    let mut runs = 20usize;
-    let mut kinds = vec![1usize, 10, 100];
-    let mut scaffold_only = false;
-    let mut exe = None;
+const USAGE: &str = "usage: cargo xtask bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] \
+                     [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--instructions]";
+
+struct Options {
+    runs: usize,
+    kinds: Vec<usize>,
+    scaffold_only: bool,
+    exe: Option<PathBuf>,
+    crdgen_runs: usize,
+    crdgen_kinds: Vec<usize>,
+    wide: bool,
+    instructions: bool,
+}
+
+fn list(value: Option<&String>, what: &str) -> Result<Vec<usize>> {
+    value.with_context(|| format!("{what} LIST"))?.split(',').map(|n| Ok(n.parse()?)).collect()
+}
+
+fn options(args: &[String]) -> Result<Options> {
+    let mut o = Options {
+        runs: 20,
+        kinds: vec![1, 10, 100, 500],
+        scaffold_only: false,
+        exe: None,
+        crdgen_runs: 3,
+        crdgen_kinds: vec![100],
+        wide: true,
+        instructions: false,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--runs" => runs = it.next().context("--runs N")?.parse()?,
-            "--kinds" => {
-                kinds = it.next().context("--kinds 1,10,100")?.split(',').map(str::parse).collect::<Result<_, _>>()?
-            }
-            "--scaffold-only" => scaffold_only = true,
-            "--exe" => exe = Some(PathBuf::from(it.next().context("--exe PATH")?)),
-            other => bail!(
-                "unknown argument {other}; usage: cargo xtask bench [--runs N] [--kinds 1,10,100] [--scaffold-only] \
-                 [--exe PATH]"
-            ),
+            "--runs" => o.runs = it.next().context("--runs N")?.parse()?,
+            "--kinds" => o.kinds = list(it.next(), "--kinds")?,
+            "--scaffold-only" => o.scaffold_only = true,
+            "--exe" => o.exe = Some(PathBuf::from(it.next().context("--exe PATH")?)),
+            "--crdgen-runs" => o.crdgen_runs = it.next().context("--crdgen-runs N")?.parse()?,
+            "--crdgen-kinds" => o.crdgen_kinds = list(it.next(), "--crdgen-kinds")?,
+            "--no-crdgen" => o.crdgen_kinds.clear(),
+            "--no-wide" => o.wide = false,
+            "--instructions" => o.instructions = true,
+            other => bail!("unknown argument {other}; {USAGE}"),
         }
     }
-    if runs == 0 {
-        bail!("--runs must be at least 1");
+    if o.runs == 0 || o.crdgen_runs == 0 {
+        bail!("--runs and --crdgen-runs must be at least 1");
     }
-    let exe = match exe {
+    Ok(o)
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let o = options(args)?;
+    let exe = match &o.exe {
         Some(exe) => std::path::absolute(exe)?,
         None => {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -70,32 +112,39 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     };
     let base = root().join("target/bench");
-    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
-        let load: Vec<&str> = load.split_whitespace().take(3).collect();
-        println!(
-            "load average {} (cores: {})",
-            load.join(" "),
-            std::thread::available_parallelism().map_or(0, |n| n.get())
-        );
-    }
+    let runs = o.runs;
+    print_load("load average at the start");
     println!();
     measure_scaffolding(&exe, runs)?;
-    if scaffold_only {
+    if o.scaffold_only {
         return Ok(());
     }
+    let mut summary = Summary::default();
     println!();
     println!("kubesmith make manifests, {runs} runs each (release build, files up to date)");
     println!();
-    println!("| kinds | CRDs | median | min | max | CPU (user+sys, mean) | peak RSS |");
-    println!("|------:|-----:|-------:|----:|----:|---------------:|---------:|");
+    println!("| kinds | CRDs | median | min | max | CPU (user+sys, mean) | CPU / wall | peak RSS |");
+    println!("|------:|-----:|-------:|----:|----:|---------------:|---------:|---------:|");
     let mut dirs = Vec::new();
-    for n in kinds {
+    for &n in &o.kinds {
         let dir = scaffold(&exe, &base, n)?;
         std::fs::create_dir_all(dir.join("target"))?;
         run_ok(&exe, &dir, &["make", "manifests"])?;
         let crds = std::fs::read_dir(dir.join("config/crd/bases"))?.count();
-        println!("| {n} | {crds} | {} |", measure(&exe, &dir, &["make", "manifests"], runs)?);
-        dirs.push((n.to_string(), dir));
+        let m = measure(&exe, &dir, &["make", "manifests"], runs)?;
+        println!(
+            "| {n} | {crds} | {} | {} | {} |",
+            m.timed.row(),
+            cores(&m.timed),
+            m.rss_kib.map(mib).unwrap_or_default()
+        );
+        summary.kinds.push((n, Fig::of(&m.timed)));
+        dirs.push((n, dir));
+    }
+    if let Some((wall, on_cpu)) = summary.growth() {
+        println!();
+        let on_cpu = on_cpu.map(|r| format!("; CPU means: {r:.2}")).unwrap_or_default();
+        println!("500/100 time ratio: {wall:.2} (medians; goal ≤ 5.5){on_cpu}");
     }
     println!();
     println!("kubesmith make manifests after an edit of one controller, {runs} runs each");
@@ -103,7 +152,11 @@ pub fn run(args: &[String]) -> Result<()> {
     println!("| kinds | median | min | max | CPU (user+sys, mean) |");
     println!("|------:|-------:|----:|----:|---------------:|");
     for (n, dir) in &dirs {
-        println!("| {n} | {} |", measure_after_edit(&exe, dir, runs)?);
+        println!("| {n} | {} |", measure_after_edit(&exe, dir, runs)?.row());
+    }
+    if let Some((_, dir)) = dirs.iter().find(|(n, _)| *n == 100) {
+        println!();
+        rbac_share_and_first_run(&exe, dir, runs, &mut summary)?;
     }
     println!();
     println!("kubesmith rbac infer, {runs} runs each");
@@ -111,259 +164,192 @@ pub fn run(args: &[String]) -> Result<()> {
     println!("| sources | median | min | max | CPU (user+sys, mean) | peak RSS |");
     println!("|--------|-------:|----:|----:|---------------:|---------:|");
     for (n, dir) in &dirs {
-        println!("| {n} kinds | {} |", measure(&exe, dir, &["rbac", "infer"], runs)?);
+        println!("| {n} kinds | {} |", measure(&exe, dir, &["rbac", "infer"], runs)?.row());
     }
     let orchard = root().join("tests/fixtures/rbac-infer/orchard");
     let args = ["rbac", "infer", "--source", "crates/orchard-types/src", "--source", "crates/orchard-controller/src"];
-    println!("| orchard fixture | {} |", measure(&exe, &orchard, &args, runs)?);
-    Ok(())
-}
-
-/// The scaffolding table: `kubesmith init` and `kubesmith create api` in a new project each run, and `cargo new` (the
-/// `cargo` on the `PATH`, as the regenerate check runs it) for reference; each after one warm-up run, all in the
-/// system's temporary folder.
-fn measure_scaffolding(exe: &Path, runs: usize) -> Result<()> {
-    // Outside the repository: its rustfmt.toml would format the projects (rustfmt looks for one from the working
-    // folder upward), and `cargo new` inside a workspace adds the package to its members.
-    let dir = std::env::temp_dir().join(format!("kubesmith-bench-scaffold-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    let result = scaffolding_times(exe, &dir, runs);
-    std::fs::remove_dir_all(&dir)?;
-    let (init_times, api_times, new_times) = result?;
-    println!(
-        "kubesmith init and create api, {runs} runs each (release build, a new project each run in {}, rustfmt where a \
-         file needs it; TMPDIR chooses the file system)",
-        std::env::temp_dir().display()
-    );
-    println!();
-    println!("| command | median | min | max | CPU (user+sys, mean) |");
-    println!("|---------|-------:|----:|----:|---------------:|");
-    println!("| `kubesmith init` | {} |", init_times.row());
-    println!("| `kubesmith create api` | {} |", api_times.row());
-    println!("| `cargo new` (reference) | {} |", new_times.row());
-    println!();
-    println!(
-        "init / cargo new (medians): {:.2}× (the regenerate check wants at most 2×)",
-        init_times.median().as_secs_f64() / new_times.median().as_secs_f64()
-    );
-    Ok(())
-}
-
-/// Wall and CPU times of `init`, `create api` and `cargo new`, projects in `dir`.
-fn scaffolding_times(exe: &Path, dir: &Path, runs: usize) -> Result<(Timed, Timed, Timed)> {
-    let project = |i: usize| dir.join(format!("p{i}"));
-    let init = ["init", "--domain", "example.com", "--project-name", "p"];
-    let api = ["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
-    for i in 0..=runs {
-        std::fs::create_dir_all(project(i))?;
+    println!("| orchard fixture | {} |", measure(&exe, &orchard, &args, runs)?.row());
+    if !o.crdgen_kinds.is_empty() {
+        println!();
+        crdgen_table(&exe, &base, &o, &mut summary)?;
     }
-    let cargo_new = |i: usize| -> Result<()> {
-        let target = dir.join(format!("c{i}"));
-        let status = Command::new("cargo").args(["new", "-q", "--vcs", "none"]).arg(&target).status()?;
-        if !status.success() {
-            bail!("`cargo new {}` failed", target.display());
+    if o.wide {
+        println!();
+        wide_corpus(&exe, &base, runs, o.instructions, &mut summary)?;
+    }
+    if o.instructions {
+        println!();
+        instruction_counts(&exe, &base)?;
+    }
+    println!();
+    print_load("load average at the end");
+    println!();
+    summary.print();
+    Ok(())
+}
+
+fn print_load(what: &str) {
+    if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
+        let load: Vec<&str> = load.split_whitespace().take(3).collect();
+        println!("{what}: {} (cores: {})", load.join(" "), std::thread::available_parallelism().map_or(0, |n| n.get()));
+    }
+}
+
+fn cores(t: &measure::Timed) -> String {
+    t.cores_used().map(|c| format!("{c:.2}")).unwrap_or_else(|| "n/a".into())
+}
+
+/// The 100-kind project with and without `target/`, and its copy without RBAC markers.
+fn rbac_share_and_first_run(exe: &Path, dir: &Path, runs: usize, summary: &mut Summary) -> Result<()> {
+    let target = dir.join("target");
+    let no_rbac = without_rbac(dir)?;
+    std::fs::create_dir_all(no_rbac.join("target"))?;
+    println!("100 kinds: the RBAC drift check's share and the first run without target/, {runs} runs each");
+    println!();
+    println!("| run | median | min | max | CPU (user+sys, mean) | peak RSS |");
+    println!("|-----|-------:|----:|----:|---------------:|---------:|");
+    let full = measure(exe, dir, &["make", "manifests"], runs)?;
+    println!("| `make manifests` (RBAC markers, target/ present) | {} |", full.row());
+    let alone = measure(exe, &no_rbac, &["make", "manifests"], runs)?;
+    println!("| `make manifests`, controllers without RBAC markers (CRDs alone) | {} |", alone.row());
+    let check = measure(exe, dir, &["make", "manifests", "--check"], runs)?;
+    println!("| `make manifests --check`, target/ present | {} |", check.row());
+    let remove = || -> Result<()> {
+        if target.exists() {
+            std::fs::remove_dir_all(&target).with_context(|| format!("cannot remove {}", target.display()))?;
         }
         Ok(())
     };
-    // Warm-up: project and package `runs` are made before the measured ones.
-    run_ok(exe, &project(runs), &init)?;
-    run_ok(exe, &project(runs), &api)?;
-    cargo_new(runs)?;
-    let init_times = timed(runs, |i| run_ok(exe, &project(i), &init))?;
-    let api_times = timed(runs, |i| run_ok(exe, &project(i), &api))?;
-    let new_times = timed(runs, cargo_new)?;
-    Ok((init_times, api_times, new_times))
-}
-
-/// Wall times of `runs` runs of `run(i)` and their mean CPU time (this process' waited-for children).
-struct Timed {
-    times: Vec<Duration>,
-    cpu: Option<f64>,
-}
-
-impl Timed {
-    fn median(&self) -> Duration {
-        self.times[self.times.len() / 2]
-    }
-
-    /// `median | min | max | CPU`.
-    fn row(&self) -> String {
-        format!(
-            "{} | {} | {} | {}",
-            ms(self.median()),
-            ms(self.times[0]),
-            ms(self.times[self.times.len() - 1]),
-            self.cpu.map(|s| format!("{:.1} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
-        )
-    }
-}
-
-fn timed(runs: usize, mut run: impl FnMut(usize) -> Result<()>) -> Result<Timed> {
-    let mut times = Vec::with_capacity(runs);
-    let cpu_before = children_cpu_ticks();
-    for i in 0..runs {
-        let t = Instant::now();
-        run(i)?;
-        times.push(t.elapsed());
-    }
-    let cpu = cpu_before.zip(children_cpu_ticks()).map(|(a, b)| (b - a) as f64 / 100.0 / runs as f64);
-    times.sort();
-    Ok(Timed { times, cpu })
-}
-
-/// `median | min | max | CPU | peak RSS` of `kubesmith <args>` in `dir` over `runs` runs (after one warm-up).
-fn measure(exe: &Path, dir: &Path, args: &[&str], runs: usize) -> Result<String> {
-    run_ok(exe, dir, args)?;
-    let mut times = Vec::with_capacity(runs);
-    let cpu_before = children_cpu_ticks();
-    for _ in 0..runs {
-        let t = Instant::now();
-        run_ok(exe, dir, args)?;
-        times.push(t.elapsed());
-    }
-    let cpu = cpu_before.zip(children_cpu_ticks()).map(|(a, b)| (b - a) as f64 / 100.0 / runs.max(1) as f64);
-    times.sort();
-    let (rss, one_cpu) = peak_rss_kib(exe, dir, args)?;
-    let cpu = cpu.or(one_cpu);
-    Ok(format!(
-        "{} | {} | {} | {} | {}",
-        ms(times[times.len() / 2]),
-        ms(times[0]),
-        ms(times[times.len() - 1]),
-        cpu.map(|s| format!("{:.1} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
-        rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or_else(|| "n/a".into())
-    ))
-}
-
-/// `median | min | max | CPU` of `kubesmith make manifests` in `dir`, each run right after an edit of the body of a
-/// fn of the first kind's controller (a statement added, then removed again); the file is restored at the end.
-fn measure_after_edit(exe: &Path, dir: &Path, runs: usize) -> Result<String> {
-    let file = find_file(&dir.join("src/controller"), "kind1.rs").context("no controller kind1.rs")?;
-    let original = std::fs::read_to_string(&file)?;
-    let at = original.find("async fn cleanup(").context("no cleanup fn in the controller")?;
-    let open = at + original[at..].find("{\n").context("no cleanup body")? + 2;
-    let edited = format!(
-        "{}        debug!(controller = CONTROLLER_NAME, \"cleaning up\");\n{}",
-        &original[..open],
-        &original[open..]
+    let cold = measure_prepared(exe, dir, &["make", "manifests", "--check"], runs, remove);
+    std::fs::create_dir_all(&target)?;
+    run_ok(exe, dir, &["make", "manifests"])?;
+    let cold = cold?;
+    println!("| `make manifests --check`, no target/ folder (CI before any build) | {} |", cold.row());
+    let share = full.median().as_secs_f64() / alone.median().as_secs_f64() - 1.0;
+    println!();
+    println!("RBAC drift check share (medians, with markers / without − 1): {:+.1} % (goal ≤ +10 %)", share * 100.0);
+    println!(
+        "first run without target/ vs with (`--check` medians): {} vs {} ({:+.1} %)",
+        ms(cold.median()),
+        ms(check.median()),
+        (cold.median().as_secs_f64() / check.median().as_secs_f64() - 1.0) * 100.0
     );
-    run_ok(exe, dir, &["make", "manifests"])?;
-    let mut times = Vec::with_capacity(runs);
-    let cpu_before = children_cpu_ticks();
-    for i in 0..runs {
-        std::fs::write(&file, if i % 2 == 0 { &edited } else { &original })?;
-        let t = Instant::now();
-        run_ok(exe, dir, &["make", "manifests"])?;
-        times.push(t.elapsed());
+    summary.rbac = Some((Fig::of(&full.timed), Fig::of(&alone.timed)));
+    summary.first_run = Some((Fig::of(&cold.timed), Fig::of(&check.timed)));
+    Ok(())
+}
+
+/// The crdgen route against kubesmith, per project size, in this run.
+fn crdgen_table(exe: &Path, base: &Path, o: &Options, summary: &mut Summary) -> Result<()> {
+    let runs = o.crdgen_runs;
+    let mut rows = Vec::new();
+    for &n in &o.crdgen_kinds {
+        let dir = scaffold(exe, base, n)?;
+        let route = crdgen::prepare(&dir, n)?;
+        let incremental = crdgen::measure_incremental(&route, n, runs)?;
+        // kubesmith on the same copy (Cargo.lock and a built target/ folder, as the author's project has them)
+        // and on the bench project.
+        let copy = measure(exe, &route.dir, &["make", "manifests"], o.runs)?;
+        let plain = match summary.kinds.iter().find(|(k, _)| *k == n) {
+            Some((_, fig)) => *fig,
+            None => Fig::of(&measure(exe, &dir, &["make", "manifests"], o.runs)?.timed),
+        };
+        rows.push((n, route, incremental, copy, plain));
     }
-    let cpu = cpu_before.zip(children_cpu_ticks()).map(|(a, b)| (b - a) as f64 / 100.0 / runs.max(1) as f64);
-    std::fs::write(&file, &original)?;
-    run_ok(exe, dir, &["make", "manifests"])?;
-    times.sort();
-    Ok(format!(
-        "{} | {} | {} | {}",
-        ms(times[times.len() / 2]),
-        ms(times[0]),
-        ms(times[times.len() - 1]),
-        cpu.map(|s| format!("{:.1} ms", s * 1000.0)).unwrap_or_else(|| "n/a".into()),
-    ))
-}
-
-/// The first file named `name` below `dir`.
-fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in &entries {
-        if p.file_name().is_some_and(|f| f == name) {
-            return Some(p.clone());
-        }
-    }
-    entries.iter().filter(|p| p.is_dir()).find_map(|p| find_file(p, name))
-}
-
-/// User + sys time of the waited-for children of this process, in 1/100 s (`cutime` + `cstime` of
-/// `/proc/self/stat`; Linux reports them in USER_HZ = 100).
-fn children_cpu_ticks() -> Option<u64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; cutime and cstime are fields 16 and 17 (1-based).
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let at = |n: usize| fields.get(n - 3).and_then(|v| v.parse::<u64>().ok());
-    Some(at(16)? + at(17)?)
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn run_ok(exe: &Path, dir: &Path, args: &[&str]) -> Result<()> {
-    let out = Command::new(exe).args(args).current_dir(dir).output()?;
-    if !out.status.success() {
-        bail!("`kubesmith {}` failed in {}:\n{}", args.join(" "), dir.display(), String::from_utf8_lossy(&out.stderr));
+    println!(
+        "the crdgen route: `cargo run --example crdgen` (dev profile, cargo's defaults) after one field is added to \
+         one kind's spec, {runs} runs (build + run), against kubesmith make manifests in the same run"
+    );
+    println!();
+    println!(
+        "| kinds | crdgen median | min | max | crdgen CPU | kubesmith (same copy) | ratio | CPU ratio | kubesmith (bench \
+         project) | ratio | cold build |"
+    );
+    println!("|------:|------:|----:|----:|------:|------:|------:|------:|------:|------:|------:|");
+    for (n, route, incremental, copy, plain) in rows {
+        let crdgen = incremental.median().as_secs_f64();
+        let cold = match route.cold_build {
+            Some((s, true)) => format!("{s:.1} s (this run)"),
+            Some((s, false)) => format!("{s:.1} s (an earlier run)"),
+            None => "n/a".into(),
+        };
+        let cpu_ratio = incremental.cpu.zip(copy.timed.cpu).filter(|(_, k)| *k > 0.0).map(|(c, k)| c / k);
+        println!(
+            "| {n} | {} | {} | {} | {} | {} | {:.0}× | {} | {} | {:.0}× | {cold} |",
+            ms(incremental.median()),
+            ms(incremental.times[0]),
+            ms(incremental.times[incremental.times.len() - 1]),
+            incremental.cpu.map(|c| format!("{c:.2} s")).unwrap_or_else(|| "n/a".into()),
+            ms(copy.median()),
+            crdgen / copy.median().as_secs_f64(),
+            cpu_ratio.map(|r| format!("{r:.0}×")).unwrap_or_else(|| "n/a".into()),
+            ms(Duration::from_secs_f64(plain.wall)),
+            crdgen / plain.wall,
+        );
+        summary.crdgen.push((n, Fig::of(&incremental), Fig::of(&copy.timed)));
     }
     Ok(())
 }
 
-/// A multigroup project with `n` kinds (`Kind1` .. `Kind<n>`) in groups of ten, reused when already there.
-fn scaffold(exe: &Path, base: &Path, n: usize) -> Result<PathBuf> {
-    let dir = base.join(format!("kinds-{n}"));
-    let done = dir.join(".bench-complete");
-    if done.exists() {
-        return Ok(dir);
+fn wide_corpus(exe: &Path, base: &Path, runs: usize, count: bool, summary: &mut Summary) -> Result<()> {
+    let (dir, c) = wide::project(exe, base)?;
+    run_ok(exe, &dir, &["make", "manifests"]).context("make manifests on the wide corpus")?;
+    let (crds, total, largest, big) = wide::crd_sizes(&dir)?;
+    println!(
+        "wide corpus ({}): {} files, {:.1} MB of Rust, {} structs, {} enums, {} fields, {} maps, {} IntOrString, \
+         nesting depth {}",
+        dir.strip_prefix(root()).unwrap_or(&dir).display(),
+        c.files,
+        c.rust_bytes as f64 / 1e6,
+        c.structs,
+        c.enums,
+        c.fields,
+        c.maps,
+        c.int_or_string,
+        c.max_depth
+    );
+    println!(
+        "make manifests wrote {crds} CRDs, {:.1} MB of YAML, the largest {:.2} MB, {big} over 1 MB",
+        total as f64 / 1e6,
+        largest as f64 / 1e6
+    );
+    println!();
+    println!("| corpus | median | min | max | CPU (user+sys, mean) | CPU / wall | peak RSS |");
+    println!("|--------|-------:|----:|----:|---------------:|---------:|---------:|");
+    let m = measure(exe, &dir, &["make", "manifests"], runs)?;
+    println!(
+        "| wide, files up to date | {} | {} | {} |",
+        m.timed.row(),
+        cores(&m.timed),
+        m.rss_kib.map(mib).unwrap_or_default()
+    );
+    if count && let Some(n) = instructions(exe, &dir, &["make", "manifests"])? {
+        println!();
+        println!("wide corpus instructions (callgrind): {:.1} M", n as f64 / 1e6);
     }
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir)?;
-    }
-    std::fs::create_dir_all(&dir)?;
-    run_ok(exe, &dir, &["init", "--domain", "bench.example.com", "--project-name", "bench", "--multigroup"])?;
-    for i in 1..=n {
-        let group = format!("g{}", (i - 1) / 10);
-        let kind = format!("Kind{i}");
-        run_ok(
-            exe,
-            &dir,
-            &["create", "api", "--group", &group, "--version", "v1", "--kind", &kind, "--resource", "--controller"],
-        )?;
-    }
-    std::fs::write(done, "")?;
-    Ok(dir)
+    summary.wide = Some(summary::Wide { fig: Fig::of(&m.timed), rss_kib: m.rss_kib, crds, big });
+    Ok(())
 }
 
-/// Peak resident set size of one `kubesmith <args>` run in KiB, and its CPU seconds (user + sys) when known.
-fn peak_rss_kib(exe: &Path, dir: &Path, args: &[&str]) -> Result<(Option<u64>, Option<f64>)> {
-    let time = Path::new("/usr/bin/time");
-    if time.exists() {
-        let out = Command::new(time)
-            .args(["-f", "%M %U %S"])
-            .arg(exe)
-            .args(args)
-            .current_dir(dir)
-            .stdout(Stdio::null())
-            .output()?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        let last: Vec<&str> = err.lines().last().unwrap_or_default().split(' ').collect();
-        let num = |i: usize| last.get(i).and_then(|v| v.parse::<f64>().ok());
-        let cpu = num(1).zip(num(2)).map(|(u, s)| u + s);
-        return Ok((last.first().and_then(|v| v.parse().ok()), cpu));
-    }
-    // Fallback: poll the high-water mark until the process exits (may miss the last milliseconds).
-    let mut child =
-        Command::new(exe).args(args).current_dir(dir).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
-    let status = format!("/proc/{}/status", child.id());
-    let mut peak = None;
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&status) {
-            let hwm = text
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
-            if hwm.is_some() {
-                peak = hwm.max(peak);
+/// Instructions per kind for 100, 200 and 500 kinds (callgrind; nothing when valgrind is missing).
+fn instruction_counts(exe: &Path, base: &Path) -> Result<()> {
+    println!("kubesmith make manifests instructions (valgrind --tool=callgrind), files up to date");
+    println!();
+    println!("| kinds | instructions | per kind |");
+    println!("|------:|-------------:|---------:|");
+    for n in [100, 200, 500] {
+        let dir = scaffold(exe, base, n)?;
+        std::fs::create_dir_all(dir.join("target"))?;
+        run_ok(exe, &dir, &["make", "manifests"])?;
+        match instructions(exe, &dir, &["make", "manifests"])? {
+            Some(count) => {
+                println!("| {n} | {:.1} M | {:.2} M |", count as f64 / 1e6, count as f64 / 1e6 / n as f64)
+            }
+            None => {
+                println!("(valgrind is not installed: no instruction counts)");
+                break;
             }
         }
-        if child.try_wait()?.is_some() {
-            return Ok((peak, None));
-        }
-        std::thread::sleep(Duration::from_micros(200));
     }
+    Ok(())
 }

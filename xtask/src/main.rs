@@ -12,7 +12,8 @@
 //!   kube-derive's own tests (from cargo's registry), compare every `crd()` with kubesmith's static output and
 //!   run kube-derive's compile-fail cases through `make manifests`; `--bless` rewrites the expected files
 //! - `bench`        `init` and `create api` wall and CPU time; `make manifests` wall time and peak memory on
-//!   generated projects of 1, 10 and 100 kinds
+//!   generated projects of 1, 10, 100 and 500 kinds and a kopium-shaped corpus, against the crdgen route
+//!   (`cargo run` of a program printing every `crd()`) and the goals of issue 28 (see `xtask/src/bench.rs`)
 //! - `fuzz [--time SECONDS] [TARGET...]`  build the libFuzzer targets of `fuzz/` (stable Rust, own target folder)
 //!   and run each (default: all) for SECONDS (default 60) from its seed corpus `fuzz/corpus/<target>/`
 
@@ -40,7 +41,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100] [--scaffold-only] [--exe PATH] | fuzz [--time SECONDS] [TARGET...]>"
+                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--instructions] | fuzz [--time SECONDS] [TARGET...]>"
             );
             return ExitCode::from(2);
         }

@@ -1,0 +1,175 @@
+//! The bench's closing block: each goal of issue 28 (speed at scale), the value this run measured, met or not;
+//! judged on wall time (the goals' measure) and on CPU time (what other load on the machine disturbs least).
+
+use super::measure::{Timed, mib};
+
+/// One measured command: wall median and mean CPU, in seconds.
+#[derive(Clone, Copy)]
+pub struct Fig {
+    pub wall: f64,
+    pub cpu: Option<f64>,
+}
+
+impl Fig {
+    pub fn of(t: &Timed) -> Self {
+        Fig { wall: t.median().as_secs_f64(), cpu: t.cpu }
+    }
+
+    /// `self / other`, on wall and on CPU.
+    fn ratio(self, other: Fig) -> (f64, Option<f64>) {
+        (self.wall / other.wall, self.cpu.zip(other.cpu).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b))
+    }
+
+    /// CPU / wall: above 1 when more than one core worked.
+    fn cores(self) -> Option<f64> {
+        self.cpu.map(|c| c / self.wall)
+    }
+}
+
+/// What the tables measured, kept for the summary.
+#[derive(Default)]
+pub struct Summary {
+    /// `make manifests` per project size.
+    pub kinds: Vec<(usize, Fig)>,
+    /// The crdgen route per project size: its incremental build + run, kubesmith on the same copy.
+    pub crdgen: Vec<(usize, Fig, Fig)>,
+    /// `make manifests` with RBAC markers and without (100 kinds).
+    pub rbac: Option<(Fig, Fig)>,
+    /// `make manifests --check` without `target/` and with it (100 kinds).
+    pub first_run: Option<(Fig, Fig)>,
+    pub wide: Option<Wide>,
+}
+
+/// The wide corpus' figures.
+pub struct Wide {
+    pub fig: Fig,
+    pub rss_kib: Option<u64>,
+    pub crds: usize,
+    /// CRDs over 1 MB of YAML.
+    pub big: usize,
+}
+
+fn secs(s: f64) -> String {
+    if s >= 1.0 { format!("{s:.2} s") } else { format!("{:.1} ms", s * 1000.0) }
+}
+
+fn cpu(f: Fig) -> String {
+    f.cpu.map(secs).unwrap_or_else(|| "n/a".into())
+}
+
+fn verdict(ok: Option<bool>) -> &'static str {
+    match ok {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "-",
+    }
+}
+
+impl Summary {
+    fn kind(&self, n: usize) -> Option<Fig> {
+        self.kinds.iter().find(|(k, _)| *k == n).map(|(_, f)| *f)
+    }
+
+    /// The 500-kind figures over the 100-kind ones (wall, CPU).
+    pub fn growth(&self) -> Option<(f64, Option<f64>)> {
+        Some(self.kind(500)?.ratio(self.kind(100)?))
+    }
+
+    pub fn print(&self) {
+        println!("summary: the goals of issue 28 (speed at scale); wall = median, CPU = mean user + sys per run");
+        println!();
+        println!("| goal | wall | met | CPU | met on CPU |");
+        println!("|------|------|-----|-----|------------|");
+        let row = |goal: &str, wall: String, met: Option<bool>, cpu: String, met_cpu: Option<bool>| {
+            println!("| {goal} | {wall} | {} | {cpu} | {} |", verdict(met), verdict(met_cpu))
+        };
+        for &(n, crdgen, kubesmith) in &self.crdgen {
+            let (wall, on_cpu) = crdgen.ratio(kubesmith);
+            let goal = n == 100;
+            row(
+                &format!("{n} kinds: crdgen incremental / kubesmith, same run{}", if goal { " ≥ 200×" } else { "" }),
+                format!("{} / {} = {wall:.0}×", secs(crdgen.wall), secs(kubesmith.wall)),
+                goal.then_some(wall >= 200.0),
+                on_cpu.map(|r| format!("{} / {} = {r:.0}×", cpu(crdgen), cpu(kubesmith))).unwrap_or_default(),
+                on_cpu.filter(|_| goal).map(|r| r >= 200.0),
+            );
+        }
+        if let Some(f) = self.kind(100) {
+            row(
+                "100 kinds: make manifests ≈ 30 ms",
+                secs(f.wall),
+                Some(f.wall <= 0.030),
+                cpu(f),
+                f.cpu.map(|c| c <= 0.030),
+            );
+        }
+        if let Some((wall, on_cpu)) = self.growth() {
+            row(
+                "500 kinds ≤ 5.5 × 100 kinds",
+                format!("{wall:.2}×"),
+                Some(wall <= 5.5),
+                on_cpu.map(|r| format!("{r:.2}×")).unwrap_or_default(),
+                on_cpu.map(|r| r <= 5.5),
+            );
+        }
+        if let Some(w) = &self.wide {
+            row(
+                &format!("wide corpus ({} CRDs, {} over 1 MB) ≤ 0.25 s", w.crds, w.big),
+                secs(w.fig.wall),
+                Some(w.fig.wall <= 0.25),
+                cpu(w.fig),
+                w.fig.cpu.map(|c| c <= 0.25),
+            );
+            let rss = w.rss_kib.map(|k| k as f64 / 1024.0);
+            row(
+                "wide corpus peak RSS ≤ 100 MB",
+                w.rss_kib.map(mib).unwrap_or_else(|| "n/a".into()),
+                rss.map(|m| m <= 100.0),
+                String::new(),
+                None,
+            );
+            row(
+                "wide corpus: both cores used (CPU / wall > 1.2)",
+                w.fig.cores().map(|c| format!("{c:.2}")).unwrap_or_default(),
+                w.fig.cores().map(|c| c > 1.2),
+                String::new(),
+                None,
+            );
+        }
+        if let Some(f) = self.kind(100) {
+            row(
+                "100 kinds: both cores used (CPU / wall > 1.2)",
+                f.cores().map(|c| format!("{c:.2}")).unwrap_or_default(),
+                f.cores().map(|c| c > 1.2),
+                String::new(),
+                None,
+            );
+        }
+        if let Some(f) = self.kind(1) {
+            row("1 kind: nothing slower (compare a base build with `--exe`)", secs(f.wall), None, cpu(f), None);
+        }
+        if let Some((with, without)) = self.rbac {
+            let (wall, on_cpu) = with.ratio(without);
+            row(
+                "RBAC drift check ≤ +10 % of CRD generation alone (100 kinds)",
+                format!("{:+.1} %", (wall - 1.0) * 100.0),
+                Some(wall <= 1.10),
+                on_cpu.map(|r| format!("{:+.1} %", (r - 1.0) * 100.0)).unwrap_or_default(),
+                on_cpu.map(|r| r <= 1.10),
+            );
+        }
+        if let Some((cold, warm)) = self.first_run {
+            row(
+                "first run without target/ (`--check`, 100 kinds; reported, with target/ in brackets)",
+                format!("{} ({})", secs(cold.wall), secs(warm.wall)),
+                None,
+                format!("{} ({})", cpu(cold), cpu(warm)),
+                None,
+            );
+        }
+        println!();
+        println!(
+            "(byte-identical output of the parallel and sequential paths is kubesmith's tests' to check, not the bench's)"
+        );
+    }
+}
