@@ -148,6 +148,8 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         remove_stale: false,
         manager_namespace: None,
         external_crds: found.iter().filter(|k| !is_owned(k)).map(|k| format!("{}.{}", k.plural, k.group)).collect(),
+        // The crate's first read, uncached: inference costs as much as the CRDs.
+        early_inference: true,
     };
     let problems = make_manifests::plan_into(&mut draft, &targets)?;
     // A kind whose CRD failed would leave PROJECT and the kustomizations naming a file that does not exist.
