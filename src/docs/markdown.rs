@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::model::{Check, Column, Field, GroupVersion, Kind, Page, Part, TypeDoc};
+use super::model::{Check, Column, Field, GroupVersion, Kind, Markup, Page, Part, TypeDoc};
 
 /// Text of a table cell or paragraph: `<`, `>` and `&` escaped outside code spans (doc comments' `Vec<T>` is no
 /// HTML), `|` escaped everywhere (GFM splits cells on it, code spans included), newlines as `<br>` in cells.
@@ -162,32 +162,9 @@ fn kind(out: &mut String, gv: &GroupVersion, k: &Kind) {
     if !k.description.is_empty() {
         writeln!(out, "{}\n", prose(&k.description, false)).ok();
     }
-    let api_version = if gv.group.is_empty() { gv.version.clone() } else { format!("{}/{}", gv.group, gv.version) };
-    writeln!(out, "- API version: {}", code(&api_version)).ok();
-    writeln!(out, "- Scope: {}", k.scope).ok();
-    writeln!(out, "- Plural: {}, singular: {}", code(&k.plural), code(&k.singular)).ok();
-    if !k.short_names.is_empty() {
-        writeln!(out, "- Short names: {}", k.short_names.iter().map(|s| code(s)).collect::<Vec<_>>().join(", ")).ok();
-    }
-    if !k.categories.is_empty() {
-        writeln!(out, "- Categories: {}", k.categories.iter().map(|s| code(s)).collect::<Vec<_>>().join(", ")).ok();
-    }
-    let mut state = vec![if k.served { "served" } else { "not served" }];
-    if k.storage {
-        state.push("storage version");
-    }
-    writeln!(out, "- This version: {}", state.join(", ")).ok();
-    if let Some(warning) = &k.deprecated {
-        match warning {
-            Some(w) => writeln!(out, "- **Deprecated**: {}", prose(w, true)).ok(),
-            None => writeln!(out, "- **Deprecated**").ok(),
-        };
-    }
-    if !k.other_versions.is_empty() {
-        writeln!(out, "- Other versions: {}", k.other_versions.join("; ")).ok();
-    }
-    if !k.subresources.is_empty() {
-        writeln!(out, "- Subresources: {}", k.subresources.join(", ")).ok();
+    let markup = Markup { code, prose, strong: "**" };
+    for fact in k.facts(gv, &markup) {
+        writeln!(out, "- {fact}").ok();
     }
     out.push('\n');
     columns_table(out, &k.columns);

@@ -48,6 +48,54 @@ pub struct Kind {
     pub fields: Vec<Field>,
 }
 
+/// How a page format writes the pieces of a kind's facts list.
+pub struct Markup {
+    /// Literal text (`code`).
+    pub code: fn(&str) -> String,
+    /// Prose, escaped for the format (`cell`: as in a table cell).
+    pub prose: fn(&str, bool) -> String,
+    /// Strong emphasis markers around a word (`**` in Markdown, `*` in AsciiDoc).
+    pub strong: &'static str,
+}
+
+impl Kind {
+    /// The facts of the kind in `gv` as list items, without their bullet: API version, scope, names, state,
+    /// deprecation, other versions, subresources. Both formats list the same facts in the same order.
+    pub fn facts(&self, gv: &GroupVersion, m: &Markup) -> Vec<String> {
+        let codes = |items: &[String]| items.iter().map(|s| (m.code)(s)).collect::<Vec<_>>().join(", ");
+        let api_version = if gv.group.is_empty() { gv.version.clone() } else { format!("{}/{}", gv.group, gv.version) };
+        let mut out = vec![
+            format!("API version: {}", (m.code)(&api_version)),
+            format!("Scope: {}", self.scope),
+            format!("Plural: {}, singular: {}", (m.code)(&self.plural), (m.code)(&self.singular)),
+        ];
+        if !self.short_names.is_empty() {
+            out.push(format!("Short names: {}", codes(&self.short_names)));
+        }
+        if !self.categories.is_empty() {
+            out.push(format!("Categories: {}", codes(&self.categories)));
+        }
+        let mut state = vec![if self.served { "served" } else { "not served" }];
+        if self.storage {
+            state.push("storage version");
+        }
+        out.push(format!("This version: {}", state.join(", ")));
+        let strong = m.strong;
+        match &self.deprecated {
+            Some(Some(w)) => out.push(format!("{strong}Deprecated{strong}: {}", (m.prose)(w, true))),
+            Some(None) => out.push(format!("{strong}Deprecated{strong}")),
+            None => {}
+        }
+        if !self.other_versions.is_empty() {
+            out.push(format!("Other versions: {}", self.other_versions.join("; ")));
+        }
+        if !self.subresources.is_empty() {
+            out.push(format!("Subresources: {}", self.subresources.join(", ")));
+        }
+        out
+    }
+}
+
 /// An additional printer column.
 #[derive(Debug)]
 pub struct Column {
