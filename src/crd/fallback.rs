@@ -109,7 +109,22 @@ pub fn compile(
             let Some(crd) = compiled.get(&k) else {
                 bail!("the compiled harness printed no CRD for {k}; this is a kubesmith bug, please report it");
             };
-            let schema = crd.pointer("/spec/versions/0/schema").cloned();
+            let mut schema = crd.pointer("/spec/versions/0/schema").cloned();
+            if let Some(s) = schema.as_mut() {
+                // The spec struct's root markers, applied as on the static path.
+                super::markers::root::apply_to_version_schema(&v.root_markers, s).map_err(|e| {
+                    let path = e.path.strip_prefix(display_root).unwrap_or(&e.path);
+                    anyhow::anyhow!("{}:{}: {}", path.display(), e.line, e.kind)
+                })?;
+            } else if let Some(m) = v.root_markers.first() {
+                let path = m.file.strip_prefix(display_root).unwrap_or(&m.file);
+                bail!(
+                    "{}:{}: `+{}`: the compiled CRD of {k} has no schema whose root it could change; drop the marker",
+                    path.display(),
+                    m.line,
+                    m.name
+                );
+            }
             let versions = p.crd.crd.pointer_mut("/spec/versions").and_then(Value::as_array_mut);
             let Some(target) = versions.and_then(|vs| vs.iter_mut().find(|x| x["name"] == v.version.as_str())) else {
                 bail!(
