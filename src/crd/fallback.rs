@@ -18,7 +18,8 @@
 //! version moves), kubesmith checks that every registry package kept the crate's version, and the build runs
 //! `--locked`. Nothing is written outside `<target-dir>/kubesmith/`. The static skeleton of each CRD (names,
 //! versions, storage) is kept and only the compiled versions' `schema` is taken from `crd()`, which is what
-//! `merge_crds` would give for the same versions. The CRD of a kind an attribute macro generates
+//! `merge_crds` would give for the same versions, with the spec struct's root-schema markers applied by the
+//! static path's function ([`super::markers::root`]). The CRD of a kind an attribute macro generates
 //! ([`MacroKind`]) has no static skeleton: it is taken whole from `crd()`, or, when a versioning macro generates a
 //! type per version, merged from theirs as `merge_crds` does (the storage version [`MacroKind::storage`]).
 
