@@ -133,6 +133,9 @@ pub struct PendingVersion {
     pub reexport: Option<Reexport>,
     /// Why: one [`CrdErrorKind::NeedsCompile`] per construct, sorted.
     pub because: Vec<CrdError>,
+    /// The spec struct's `+kubesmith:root:*` markers, for the compiled schema
+    /// ([`markers::root::apply_to_version_schema`], as on the static path).
+    pub root_markers: Vec<crate::markers::Marker>,
 }
 
 /// How the compiled fallback names a type private modules hide (`crate::ledger::entries::Manifest` with `entries`
@@ -261,6 +264,8 @@ struct VersionCrd {
     crd: Value,
     /// Constructs that need compiling: the version's schema is left for the compiled fallback.
     compile: Vec<CrdError>,
+    /// The `+kubesmith:root:*` markers of the spec struct (already applied unless `compile` is non-empty).
+    root_markers: Vec<crate::markers::Marker>,
 }
 
 /// What became of one `#[derive(CustomResource)]` spec.
@@ -368,7 +373,21 @@ fn version_crd_of(
         }
     });
     let flags = markers::resource::apply_crd_markers(mi.item(id), &k, &mut crd).map_err(|e| vec![e])?;
-    Ok(VersionCrd { item: id, attrs: k, storage_marker: flags.storage.clone(), skip: flags.skip.clone(), crd, compile })
+    // The root markers change the final schema: this one, or the compiled fallback's (`PendingVersion::root_markers`).
+    let root_markers = markers::root::root_markers(mi.item(id));
+    if compile.is_empty() {
+        markers::root::apply_to_version_schema(&root_markers, &mut crd["spec"]["versions"][0]["schema"])
+            .map_err(|e| vec![e])?;
+    }
+    Ok(VersionCrd {
+        item: id,
+        attrs: k,
+        storage_marker: flags.storage.clone(),
+        skip: flags.skip.clone(),
+        crd,
+        compile,
+        root_markers,
+    })
 }
 
 fn pairs(p: &[(String, String)]) -> Value {
@@ -664,6 +683,7 @@ fn merge_kind(
                 public_path,
                 reexport,
                 because,
+                root_markers: v.root_markers.clone(),
             });
         }
     }

@@ -18,7 +18,8 @@
 //! version moves), kubesmith checks that every registry package kept the crate's version, and the build runs
 //! `--locked`. Nothing is written outside `<target-dir>/kubesmith/`. The static skeleton of each CRD (names,
 //! versions, storage) is kept and only the compiled versions' `schema` is taken from `crd()`, which is what
-//! `merge_crds` would give for the same versions. The CRD of a kind an attribute macro generates
+//! `merge_crds` would give for the same versions, with the spec struct's root-schema markers applied by the
+//! static path's function ([`super::markers::root`]). The CRD of a kind an attribute macro generates
 //! ([`MacroKind`]) has no static skeleton: it is taken whole from `crd()`, or, when a versioning macro generates a
 //! type per version, merged from theirs as `merge_crds` does (the storage version [`MacroKind::storage`]).
 
@@ -36,7 +37,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use super::macro_kinds::{self, MacroKind};
-use super::{GeneratedCrd, PendingCrd};
+use super::{GeneratedCrd, PendingCrd, PendingVersion};
 
 pub use cargo::Package;
 
@@ -105,28 +106,7 @@ pub fn compile(
     let mut notes = Vec::new();
     for mut p in pending {
         for v in &p.versions {
-            let k = key(&p.crd.name, &v.version);
-            let Some(crd) = compiled.get(&k) else {
-                bail!("the compiled harness printed no CRD for {k}; this is a kubesmith bug, please report it");
-            };
-            let schema = crd.pointer("/spec/versions/0/schema").cloned();
-            let versions = p.crd.crd.pointer_mut("/spec/versions").and_then(Value::as_array_mut);
-            let Some(target) = versions.and_then(|vs| vs.iter_mut().find(|x| x["name"] == v.version.as_str())) else {
-                bail!(
-                    "version {} of {} is missing from the static CRD; this is a kubesmith bug",
-                    v.version,
-                    p.crd.name
-                );
-            };
-            match (schema, target.as_object_mut()) {
-                (Some(s), Some(t)) => {
-                    t.insert("schema".into(), s);
-                }
-                (None, Some(t)) => {
-                    t.remove("schema");
-                }
-                _ => {}
-            }
+            fill_version(&mut p.crd.crd, &p.crd.name, v, &compiled, display_root)?;
         }
         let kind = p.crd.crd.pointer("/spec/names/kind").and_then(Value::as_str).unwrap_or_default().to_string();
         let versions: Vec<&str> = p.versions.iter().map(|v| v.version.as_str()).collect();
@@ -258,6 +238,50 @@ fn display(path: &Path, root: &Path) -> PathBuf {
     path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// Puts the compiled schema of pending version `v` into the static CRD `crd` (named `name`), with the spec
+/// struct's root markers applied to it as on the static path ([`super::markers::root`]).
+fn fill_version(
+    crd: &mut Value,
+    name: &str,
+    v: &PendingVersion,
+    compiled: &BTreeMap<String, Value>,
+    display_root: &Path,
+) -> Result<()> {
+    let k = key(name, &v.version);
+    let Some(made) = compiled.get(&k) else {
+        bail!("the compiled harness printed no CRD for {k}; this is a kubesmith bug, please report it");
+    };
+    let mut schema = made.pointer("/spec/versions/0/schema").cloned();
+    if let Some(s) = schema.as_mut() {
+        super::markers::root::apply_to_version_schema(&v.root_markers, s).map_err(|e| {
+            let path = e.path.strip_prefix(display_root).unwrap_or(&e.path);
+            anyhow::anyhow!("{}:{}:{}: {}", path.display(), e.line, e.column, e.kind)
+        })?;
+    } else if let Some(m) = v.root_markers.first() {
+        let path = m.file.strip_prefix(display_root).unwrap_or(&m.file);
+        bail!(
+            "{}:{}:1: `+{}`: the compiled CRD of {k} has no schema whose root it could change; drop the marker",
+            path.display(),
+            m.line,
+            m.name
+        );
+    }
+    let versions = crd.pointer_mut("/spec/versions").and_then(Value::as_array_mut);
+    let Some(target) = versions.and_then(|vs| vs.iter_mut().find(|x| x["name"] == v.version.as_str())) else {
+        bail!("version {} of {name} is missing from the static CRD; this is a kubesmith bug", v.version);
+    };
+    match (schema, target.as_object_mut()) {
+        (Some(s), Some(t)) => {
+            t.insert("schema".into(), s);
+        }
+        (None, Some(t)) => {
+            t.remove("schema");
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,6 +329,73 @@ mod tests {
                  for the kind #[versioned] generates from `GearSpec`"
             ),
             "{explained}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod root_marker_tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::crd::{K8sTable, SourceSet};
+
+    const MARKERS: &str = "// +kubesmith:root:typeMeta\n// +kubesmith:root:required=metadata\n\
+                           // +kubesmith:root:optional=spec\n";
+
+    fn source(markers: &str, field: &str) -> String {
+        format!(
+            "{markers}#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n\
+             #[kube(group = \"m.io\", version = \"v1\", kind = \"Thing\", namespaced, status = \"ThingStatus\")]\n\
+             pub struct ThingSpec {{ pub w: {field} }}\n\
+             #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]\n\
+             pub struct ThingStatus {{ pub phase: String }}\n"
+        )
+    }
+
+    fn generation(src: &str) -> (tempfile::TempDir, crate::crd::Generation) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), src).unwrap();
+        let set = SourceSet::new(&dir.path().join("src"));
+        let generation = crate::crd::generate_all(&set, K8sTable::default_table()).unwrap();
+        (dir, generation)
+    }
+
+    fn static_crd(src: &str) -> Value {
+        let (_dir, g) = generation(src);
+        assert!(g.problems.is_empty() && g.pending.is_empty(), "{:?}", g.problems);
+        g.crds[0].crd.clone()
+    }
+
+    #[test]
+    fn the_compiled_schema_gets_the_root_markers_as_the_static_one() {
+        // A field type only the compiled crate knows makes the kind pending, with its root markers.
+        let (dir, mut g) = generation(&source(MARKERS, "widgets::Widget"));
+        assert!(g.problems.is_empty(), "{:?}", g.problems);
+        let mut pending = g.pending.pop().expect("a pending kind");
+        let v = pending.versions[0].clone();
+        assert_eq!(v.root_markers.len(), 3);
+        // What `Thing::crd()` prints when `Widget` is a string: kube's own root, without the markers' effects.
+        let mut compiled = BTreeMap::new();
+        compiled.insert(key(&pending.crd.name, "v1"), static_crd(&source("", "String")));
+        fill_version(&mut pending.crd.crd, &pending.crd.name, &v, &compiled, dir.path()).unwrap();
+        let root = &pending.crd.crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+        assert_eq!(root["required"], json!(["metadata"]));
+        assert!(root.get("title").is_none(), "{root}");
+        // Exactly the static path's CRD of the same kind.
+        assert_eq!(pending.crd.crd, static_crd(&source(MARKERS, "String")));
+
+        // A marker error in the compiled schema names the marker's file and line.
+        let mut wrong = v.clone();
+        wrong.root_markers.retain(|m| m.name == "kubesmith:root:optional");
+        let mut kube_only = static_crd(&source("", "String"));
+        kube_only["spec"]["versions"][0]["schema"]["openAPIV3Schema"].as_object_mut().unwrap().remove("required");
+        compiled.insert(key(&pending.crd.name, "v1"), kube_only);
+        let e = fill_version(&mut pending.crd.crd, &pending.crd.name, &wrong, &compiled, dir.path()).unwrap_err();
+        assert!(
+            e.to_string().starts_with("src/lib.rs:3:1: `+kubesmith:root:optional`: `spec` is not in the root"),
+            "{e}"
         );
     }
 }

@@ -14,10 +14,12 @@
 //!   wrong kind of target (a field marker on a type, a type marker on a field) is an error at its line.
 //!
 //! The schema generator leaves placeholders ([`TYPE_KEY`], [`FIELD_KEY`]) where markers apply; [`apply`]
-//! replaces them after kube's transforms, and [`resource`] applies the CRD-level markers of a spec struct.
+//! replaces them after kube's transforms, [`resource`] applies the CRD-level markers of a spec struct and [`root`]
+//! those of them that change the root schema (on the static and the compiled schema alike).
 
 pub mod apply;
 pub mod resource;
+pub mod root;
 
 use std::collections::HashMap;
 
@@ -420,7 +422,7 @@ mod tests {
     fn crd_level_markers_are_registered_type_markers() {
         let crd_level: Vec<&str> =
             mk::registry().iter().filter(|d| is_crd_level(&d.name)).map(|d| d.name.as_str()).collect();
-        assert_eq!(crd_level.len(), 10, "{crd_level:?}");
+        assert_eq!(crd_level.len(), 13, "{crd_level:?}");
         for name in crd_level {
             assert_eq!(mk::lookup(name).map(|d| d.target), Some(MarkerTarget::Type), "{name}");
         }

@@ -552,6 +552,51 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubebuilder:selectablefield:JSONPath=\".spec.size\""),
     );
+    // The root `openAPIV3Schema` as controller-gen writes it (Go ports keep the CRD clusters store objects under).
+    out.push(
+        def(
+            "kubesmith:root:typeMeta",
+            Type,
+            vec![
+                arg(
+                    "apiVersion",
+                    T::String,
+                    false,
+                    "description of `apiVersion` (default: controller-gen's metav1.TypeMeta text; `\"\"`: none)",
+                ),
+                arg(
+                    "kind",
+                    T::String,
+                    false,
+                    "description of `kind` (default: controller-gen's metav1.TypeMeta text; `\"\"`: none)",
+                ),
+            ],
+            "Root schema as controller-gen writes it: adds `apiVersion` and `kind` (`type: string` and a \
+             description) and `metadata: {type: object}`, and drops the root `title` kube-derive writes. Applied \
+             before `kubesmith:root:required` and `kubesmith:root:optional`.",
+        )
+        .example("// +kubesmith:root:typeMeta"),
+    );
+    out.push(
+        value(
+            "kubesmith:root:required",
+            Type,
+            T::StringList,
+            "Adds root properties (`spec`, `status`, `metadata`, `apiVersion`, `kind`, or with `#[kube(no_spec)]` \
+             the spec's fields) to the root `required` (sorted); each must exist and not be required already.",
+        )
+        .example("// +kubesmith:root:required=metadata"),
+    );
+    out.push(
+        value(
+            "kubesmith:root:optional",
+            Type,
+            T::StringList,
+            "Removes names from the root `required` (each must be in it; an empty list is dropped). `spec`: the API \
+             server accepts objects without one, which kube's root type (`spec: FooSpec`) cannot read.",
+        )
+        .example("// +kubesmith:root:optional=spec"),
+    );
     out.section = Section::Validation;
     out.push(
         def(

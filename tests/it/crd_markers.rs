@@ -843,3 +843,81 @@ fn make_manifests_truncates_descriptions() {
     assert!(yaml.contains("description: Kind is a string value representing the REST...\n"), "{yaml}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("warning: CRD"));
 }
+
+// ---- make manifests: the root-schema markers ------------------------------------------------------------
+
+const ROOT_MARKERS: &str = r#"
+// +kubesmith:root:typeMeta:kind="Kind of the object."
+// +kubesmith:root:required=metadata;status
+// +kubesmith:root:optional=spec
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "m.io", version = "v1", kind = "Thing", namespaced, status = "ThingStatus")]
+pub struct ThingSpec { pub replicas: i32 }
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct ThingStatus { pub phase: String }
+"#;
+
+#[test]
+fn make_manifests_writes_the_root_the_root_markers_ask_for() {
+    let (dir, out) = make_manifests(ROOT_MARKERS, &[]);
+    assert!(out.status.success(), "{out:?}");
+    let text = std::fs::read_to_string(dir.path().join("out/m.io_things.yaml")).expect("crd file");
+    let crd: Value = serde_yaml_ng::from_str(&text).expect("yaml");
+    // controller-gen's root: TypeMeta's apiVersion (default text) and kind (the marker's), metadata, no title,
+    // `required` sorted, spec optional.
+    assert_eq!(
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"],
+        json!({
+            "description": "Auto-generated derived type for ThingSpec via `CustomResource`",
+            "properties": {
+                "apiVersion": {
+                    "description": "APIVersion defines the versioned schema of this representation of an object.\nServers should convert recognized schemas to the latest internal value, and\nmay reject unrecognized values.\nMore info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+                    "type": "string",
+                },
+                "kind": {"description": "Kind of the object.", "type": "string"},
+                "metadata": {"type": "object"},
+                "spec": {
+                    "properties": {"replicas": {"format": "int32", "type": "integer"}},
+                    "required": ["replicas"],
+                    "type": "object",
+                },
+                "status": {
+                    "nullable": true,
+                    "properties": {"phase": {"type": "string"}},
+                    "required": ["phase"],
+                    "type": "object",
+                },
+            },
+            "required": ["metadata", "status"],
+            "type": "object",
+        })
+    );
+}
+
+#[test]
+fn make_manifests_refuses_root_markers_naming_what_the_root_lacks() {
+    let no_spec = ROOT_MARKERS
+        .replace("namespaced, status", "namespaced, no_spec, status")
+        .replace("required=metadata;status", "required=metadata;specs");
+    let (dir, out) = make_manifests(&no_spec, &[]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "src/lib.rs:3:1: `+kubesmith:root:required`: `specs` is not a root property (the root has apiVersion, kind, \
+             metadata, replicas, status)"
+        ),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("out").exists(), "a failed run wrote files");
+    let (_dir, out) = make_manifests(&no_spec.replace("required=metadata;specs", "required=metadata"), &[]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "src/lib.rs:4:1: `+kubesmith:root:optional`: `spec` is not in the root `required` ([metadata, replicas]) \
+             (with #[kube(no_spec)] the root has no `spec`"
+        ),
+        "{stderr}"
+    );
+}

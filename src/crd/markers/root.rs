@@ -1,0 +1,183 @@
+//! The root-schema markers of a `#[derive(CustomResource)]` spec struct (`+kubesmith:root:typeMeta`,
+//! `+kubesmith:root:required`, `+kubesmith:root:optional`): the parts of the root `openAPIV3Schema` no Rust type can
+//! change, written the way controller-gen writes them, so that a Rust port of a Go operator keeps its CRD.
+//!
+//! One function ([`apply_to_version_schema`]) serves the static generator and the compiled fallback, each on the
+//! version's final schema (after kube's transforms and the schema markers). Order: `typeMeta`, then every
+//! `required`, then every `optional`; the root `required` stays sorted, as kube/schemars write it.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value, json};
+
+use crate::crd::error::CrdError;
+use crate::markers::Marker;
+
+/// `+kubesmith:root:typeMeta[:apiVersion=<string>,kind=<string>]`.
+pub const TYPE_META: &str = "kubesmith:root:typeMeta";
+/// `+kubesmith:root:required=<string list>`.
+pub const REQUIRED: &str = "kubesmith:root:required";
+/// `+kubesmith:root:optional=<string list>`.
+pub const OPTIONAL: &str = "kubesmith:root:optional";
+
+/// The description controller-gen gives `apiVersion` (metav1.TypeMeta's doc comment, current form).
+pub const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\n\
+     Servers should convert recognized schemas to the latest internal value, and\n\
+     may reject unrecognized values.\n\
+     More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources";
+
+/// The description controller-gen gives `kind` (metav1.TypeMeta's doc comment, current form).
+pub const KIND_DOC: &str = "Kind is a string value representing the REST resource this object represents.\n\
+     Servers may infer this from the endpoint the client submits requests to.\n\
+     Cannot be updated.\n\
+     In CamelCase.\n\
+     More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds";
+
+/// Whether `name` is one of the root-schema markers.
+pub fn is_root_marker(name: &str) -> bool {
+    [TYPE_META, REQUIRED, OPTIONAL].contains(&name)
+}
+
+/// The root-schema markers among a spec struct's markers, in marker order.
+pub fn root_markers(markers: &[Marker]) -> Vec<Marker> {
+    markers.iter().filter(|m| is_root_marker(&m.name)).cloned().collect()
+}
+
+fn err(m: &Marker, msg: impl std::fmt::Display) -> CrdError {
+    CrdError::marker(&m.file, m.line, format!("`+{}`: {msg}", m.name))
+}
+
+/// Applies the root-schema markers among `markers` to a version's `schema` (`{openAPIV3Schema: ..}`); a version
+/// without a schema (`#[kube(schema = "disabled")]`) cannot take them.
+pub fn apply_to_version_schema(markers: &[Marker], schema: &mut Value) -> Result<(), CrdError> {
+    let Some(first) = markers.iter().find(|m| is_root_marker(&m.name)) else {
+        return Ok(());
+    };
+    match schema.get_mut("openAPIV3Schema") {
+        Some(root) if root.is_object() => apply_root(markers, root),
+        _ => Err(err(
+            first,
+            "the version has no schema (#[kube(schema = \"disabled\")]) whose root it could change; drop the marker \
+             or let kube derive the schema",
+        )),
+    }
+}
+
+/// Applies the root-schema markers among `markers` to a root `openAPIV3Schema` object.
+pub fn apply_root(markers: &[Marker], root: &mut Value) -> Result<(), CrdError> {
+    let Value::Object(root) = root else {
+        return Ok(());
+    };
+    let of = |name: &'static str| markers.iter().filter(move |m| m.name == name);
+    let mut type_meta = of(TYPE_META);
+    if let Some(m) = type_meta.next() {
+        if let Some(again) = type_meta.next() {
+            return Err(err(again, format!("given twice (first at line {}); keep one", m.line)));
+        }
+        add_type_meta(m, root)?;
+    }
+    let kube_required = required_of(root);
+    let mut required = kube_required.clone();
+    let mut changed = false;
+    for m in of(REQUIRED) {
+        for name in m.strings("") {
+            if !has_property(root, &name) {
+                return Err(err(
+                    m,
+                    format!("`{name}` is not a root property ({}){}", properties_of(root), hint(&name)),
+                ));
+            }
+            if !required.insert(name.clone()) {
+                let why = if kube_required.contains(&name) {
+                    "kube-derive's root already requires it"
+                } else {
+                    "it is named twice"
+                };
+                return Err(err(m, format!("`{name}` is already in the root `required` ({why}); drop it")));
+            }
+            changed = true;
+        }
+    }
+    for m in of(OPTIONAL) {
+        for name in m.strings("") {
+            if !required.remove(&name) {
+                let listed = required.iter().map(String::as_str).collect::<Vec<_>>().join(", ");
+                let no_spec = if name == "spec" && !has_property(root, "spec") {
+                    " (with #[kube(no_spec)] the root has no `spec`: the spec's fields sit at the root)"
+                } else {
+                    ""
+                };
+                return Err(err(
+                    m,
+                    format!("`{name}` is not in the root `required` ([{listed}]){no_spec}; drop it from the list"),
+                ));
+            }
+            changed = true;
+        }
+    }
+    if changed {
+        if required.is_empty() {
+            root.remove("required");
+        } else {
+            root.insert("required".into(), Value::Array(required.into_iter().map(Value::String).collect()));
+        }
+    }
+    Ok(())
+}
+
+/// `apiVersion` and `kind` (`type: string`, described) and `metadata: {type: object}`; no root `title`.
+fn add_type_meta(m: &Marker, root: &mut Map<String, Value>) -> Result<(), CrdError> {
+    let props = root.entry("properties").or_insert_with(|| json!({}));
+    let Value::Object(props) = props else {
+        return Ok(());
+    };
+    let string_prop = |arg: &str, default: &str| {
+        let doc = m.string(arg).unwrap_or(default);
+        if doc.is_empty() { json!({ "type": "string" }) } else { json!({ "description": doc, "type": "string" }) }
+    };
+    let added = [
+        ("apiVersion", string_prop("apiVersion", API_VERSION_DOC)),
+        ("kind", string_prop("kind", KIND_DOC)),
+        ("metadata", json!({ "type": "object" })),
+    ];
+    for (name, schema) in added {
+        if props.contains_key(name) {
+            return Err(err(m, format!("the root already has a property `{name}`; rename the field")));
+        }
+        props.insert(name.to_string(), schema);
+    }
+    root.remove("title");
+    Ok(())
+}
+
+fn required_of(root: &Map<String, Value>) -> BTreeSet<String> {
+    match root.get("required") {
+        Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+fn has_property(root: &Map<String, Value>, name: &str) -> bool {
+    root.get("properties").and_then(Value::as_object).is_some_and(|p| p.contains_key(name))
+}
+
+fn properties_of(root: &Map<String, Value>) -> String {
+    let names: Vec<&str> =
+        root.get("properties").and_then(Value::as_object).into_iter().flatten().map(|(k, _)| k.as_str()).collect();
+    if names.is_empty() {
+        "the root has no properties".to_string()
+    } else {
+        format!("the root has {}", names.join(", "))
+    }
+}
+
+fn hint(name: &str) -> &'static str {
+    match name {
+        "apiVersion" | "kind" | "metadata" => "; add `+kubesmith:root:typeMeta` for apiVersion, kind and metadata",
+        "status" => "; `#[kube(status = \"..\")]` adds status",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests;
