@@ -597,6 +597,17 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubesmith:root:optional=spec"),
     );
+    out.push(
+        value(
+            "kubesmith:root:notNullable",
+            Type,
+            T::StringList,
+            "Removes `nullable: true` from root properties (kube-derive writes it on `status`, an `Option`; \
+             controller-gen does not); each must be nullable. The API server then refuses `status: null`, which kube's \
+             client never sends (it leaves a `None` status out).",
+        )
+        .example("// +kubesmith:root:notNullable=status"),
+    );
     out.section = Section::Validation;
     out.push(
         def(

@@ -1,5 +1,5 @@
 //! The root-schema markers of a `#[derive(CustomResource)]` spec struct (`+kubesmith:root:typeMeta`,
-//! `+kubesmith:root:required`, `+kubesmith:root:optional`): the parts of the root `openAPIV3Schema` no Rust type can
+//! `+kubesmith:root:required`, `+kubesmith:root:optional`, `+kubesmith:root:notNullable`): the parts of the root `openAPIV3Schema` no Rust type can
 //! change, written the way controller-gen writes them, so that a Rust port of a Go operator keeps its CRD.
 //!
 //! One function ([`apply_to_version_schema`]) serves the static generator and the compiled fallback, each on the
@@ -19,6 +19,8 @@ pub const TYPE_META: &str = "kubesmith:root:typeMeta";
 pub const REQUIRED: &str = "kubesmith:root:required";
 /// `+kubesmith:root:optional=<string list>`.
 pub const OPTIONAL: &str = "kubesmith:root:optional";
+/// `+kubesmith:root:notNullable=<string list>`.
+pub const NOT_NULLABLE: &str = "kubesmith:root:notNullable";
 
 /// The description controller-gen gives `apiVersion` (metav1.TypeMeta's doc comment, current form).
 pub const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\n\
@@ -35,7 +37,7 @@ pub const KIND_DOC: &str = "Kind is a string value representing the REST resourc
 
 /// Whether `name` is one of the root-schema markers.
 pub fn is_root_marker(name: &str) -> bool {
-    [TYPE_META, REQUIRED, OPTIONAL].contains(&name)
+    [TYPE_META, REQUIRED, OPTIONAL, NOT_NULLABLE].contains(&name)
 }
 
 /// The root-schema markers among a spec struct's markers, in marker order.
@@ -113,6 +115,23 @@ pub fn apply_root(markers: &[Marker], root: &mut Value) -> Result<(), CrdError> 
                 ));
             }
             changed = true;
+        }
+    }
+    for m in of(NOT_NULLABLE) {
+        for name in m.strings("") {
+            let prop = root.get_mut("properties").and_then(|p| p.get_mut(&name)).and_then(Value::as_object_mut);
+            match prop.map(|p| p.remove("nullable")) {
+                Some(Some(_)) => {}
+                Some(None) => {
+                    return Err(err(m, format!("the root property `{name}` is not nullable; drop it from the list")));
+                }
+                None => {
+                    return Err(err(
+                        m,
+                        format!("`{name}` is not a root property ({}){}", properties_of(root), hint(&name)),
+                    ));
+                }
+            }
         }
     }
     if changed {

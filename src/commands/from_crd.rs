@@ -1,0 +1,296 @@
+//! `kubesmith create api --from-crd FILE`: the kind's Rust types written from an existing CRD, planned like
+//! `create api` for each version, then checked: the CRD `make manifests` generates from them is compared with FILE,
+//! and a difference that would break objects stored under FILE's CRD stops the command with nothing written.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::cli::CreateApiArgs;
+use crate::commands::UsageError;
+use crate::commands::create_api;
+use crate::crd::{self, reverse};
+use crate::plan::Plan;
+use crate::project::Project;
+use crate::crd::SourceSet;
+
+/// Plans `create api --from-crd`: `file` is the CRD as the user named it, `invoked` the folder they ran in.
+pub fn plan(args: &CreateApiArgs, file: &Path, invoked: &Path, cwd: &Path) -> Result<Plan> {
+    let full = invoked.join(file);
+    let text = std::fs::read_to_string(&full).with_context(|| format!("cannot read the CRD {}", file.display()))?;
+    let docs = crate::yaml::from_multi_doc_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: not valid YAML: {e}", file.display()))?;
+    let crds: Vec<&Value> = docs.iter().filter(|d| d["kind"] == "CustomResourceDefinition").collect();
+    let source = match crds.as_slice() {
+        [one] => (*one).clone(),
+        [] => bail!("{}: no CustomResourceDefinition in it; pass the CRD's YAML file", file.display()),
+        many => bail!(
+            "{}: {} CRDs in one file; pass each to its own `create api --from-crd` (split the file at its `---` lines)",
+            file.display(),
+            many.len()
+        ),
+    };
+    let facts = reverse::facts(&source).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let project = Project::load(cwd)?;
+    let pf = &project.file;
+    let group = local_group(&facts.group, &pf.domain).ok_or_else(|| {
+        let suffix = facts.group.split_once('.').map(|(_, d)| d).unwrap_or(&facts.group);
+        UsageError(format!(
+            "{}: the CRD's group `{}` is not in this project's domain `{}`; kubesmith scaffolds APIs as <group>.<domain>: \
+             create the project with `kubesmith init --domain {suffix}`",
+            file.display(),
+            facts.group,
+            pf.domain
+        ))
+    })?;
+    let versions = pick_versions(&facts, &args.version, file)?;
+
+    let mut plan = Plan::new(cwd);
+    let mut written = Vec::new();
+    for (i, version) in versions.iter().enumerate() {
+        let sub = CreateApiArgs {
+            group: group.clone(),
+            version: vec![version.clone()],
+            kind: facts.kind.clone(),
+            from_crd: None,
+            plural: (facts.plural != crate::names::kube_plural(&facts.kind.to_ascii_lowercase()))
+                .then(|| facts.plural.clone()),
+            namespaced: facts.namespaced,
+            resource: true,
+            controller: false,
+            external_api_path: None,
+            external_api_crate: None,
+            external_api_domain: None,
+            force: args.force,
+            dry_run: args.dry_run,
+            image: None,
+            image_container_command: None,
+            image_container_port: None,
+            run_as_user: None,
+        };
+        let before = plan.notes.len();
+        plan = create_api::plan_onto(&sub, plan, false)?;
+        // create api's own next steps are about its template; this command says its own
+        let notes: Vec<String> = plan.notes.drain(before..).filter(|n| n.starts_with("warning:")).collect();
+        plan.notes.extend(notes);
+        let header = format!(
+            "The `{}` custom resource (`{}/{version}`), written from {} by `kubesmith create api --from-crd`.",
+            facts.kind,
+            facts.group,
+            file.display()
+        );
+        let types = reverse::version_types(&source, version, &header)?;
+        let path = create_api::types_path(pf.multigroup, if group.is_empty() { &pf.domain } else { &group }, version, &facts.kind);
+        plan.replace_contents(&path, types.source.clone());
+        if i == 0 {
+            debug_assert_eq!(version, &facts.storage);
+        }
+        written.push((path, types));
+    }
+
+    let generated = generate(&plan, &facts, &project)?;
+    let expected = only_versions(&source, &versions);
+    report(&mut plan, &expected, &generated, &written, file)?;
+    let crd_path = Path::new("config/crd/bases").join(format!("{}_{}.yaml", facts.group, facts.plural));
+    plan.write(&crd_path, crate::yaml::to_multi_doc_string(std::slice::from_ref(&generated)))?;
+    plan_samples(&mut plan, &generated, &facts, &group, &versions, pf)?;
+    Ok(plan)
+}
+
+/// The project's name for `group` (`cache` for `cache.example.com` in domain `example.com`), if it is in the domain.
+fn local_group(group: &str, domain: &str) -> Option<String> {
+    if group == domain {
+        return Some(String::new());
+    }
+    group.strip_suffix(domain).and_then(|g| g.strip_suffix('.')).map(String::from)
+}
+
+/// The versions to generate, the storage version first (`create api` makes the first version of a kind its storage).
+fn pick_versions(facts: &reverse::CrdFacts, asked: &[String], file: &Path) -> Result<Vec<String>> {
+    for v in asked {
+        if !facts.versions.contains(v) {
+            return Err(UsageError(format!(
+                "{}: the CRD has no version `{v}`; it has {}",
+                file.display(),
+                facts.versions.join(", ")
+            ))
+            .into());
+        }
+    }
+    let mut picked: Vec<String> =
+        facts.versions.iter().filter(|v| asked.is_empty() || asked.contains(v)).cloned().collect();
+    if !picked.contains(&facts.storage) {
+        return Err(UsageError(format!(
+            "{}: the versions asked for leave out `{}`, the CRD's storage version; add --version {}",
+            file.display(),
+            facts.storage,
+            facts.storage
+        ))
+        .into());
+    }
+    picked.retain(|v| *v != facts.storage);
+    picked.insert(0, facts.storage.clone());
+    Ok(picked)
+}
+
+/// The CRD the planned sources give, as `make manifests` generates it.
+fn generate(plan: &Plan, facts: &reverse::CrdFacts, project: &Project) -> Result<Value> {
+    let set = SourceSet::new(&plan.root.join("src")).with_overlay(plan.overlay());
+    let k8s = crate::commands::make_manifests::project_k8s(Some(project))?;
+    let name = format!("{}.{}", facts.plural, facts.group);
+    let crds = crd::generate_with(&set, k8s).map_err(|e| {
+        anyhow::anyhow!(
+            "kubesmith could not read back the types it wrote for {name} (nothing was written; please report this with \
+             the CRD):\n{e}"
+        )
+    })?;
+    crds.into_iter()
+        .find(|c| c.name == name)
+        .map(|c| c.crd)
+        .with_context(|| format!("the written types gave no CRD {name} (nothing was written; please report this)"))
+}
+
+/// `crd` with only `versions` (the ones generated).
+fn only_versions(crd: &Value, versions: &[String]) -> Value {
+    let mut crd = crd.clone();
+    if let Some(list) = crd["spec"]["versions"].as_array_mut() {
+        list.retain(|v| v["name"].as_str().is_some_and(|n| versions.iter().any(|w| w == n)));
+    }
+    crd
+}
+
+/// What the API server fills in when a CRD leaves it out, and numbers as values (`1.0` is `1`), so that two CRDs
+/// the API server stores alike compare equal.
+fn normalized(crd: &Value) -> Value {
+    let mut crd = crd.clone();
+    let kind = crd["spec"]["names"]["kind"].as_str().unwrap_or_default().to_string();
+    if let Some(names) = crd["spec"]["names"].as_object_mut() {
+        names.entry("listKind").or_insert_with(|| Value::String(format!("{kind}List")));
+        names.entry("singular").or_insert_with(|| Value::String(kind.to_ascii_lowercase()));
+    }
+    if let Some(spec) = crd["spec"].as_object_mut() {
+        if spec.get("conversion").is_some_and(|c| *c == serde_json::json!({"strategy": "None"})) {
+            spec.remove("conversion");
+        }
+        if spec.get("preserveUnknownFields") == Some(&Value::Bool(false)) {
+            spec.remove("preserveUnknownFields");
+        }
+    }
+    if let Some(annotations) = crd["metadata"]["annotations"].as_object_mut() {
+        annotations.remove("controller-gen.kubebuilder.io/version");
+    }
+    whole_numbers(&mut crd);
+    crd
+}
+
+fn whole_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64().filter(|f| n.is_f64() && f.fract() == 0.0 && f.abs() < 9.0e15) {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(whole_numbers),
+        Value::Object(o) => o.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
+}
+
+/// Compares the generated CRD with FILE's: equal is said in one line; each difference is listed by path; a
+/// difference that would break objects stored under FILE's CRD is an error.
+fn report(
+    plan: &mut Plan,
+    expected: &Value,
+    generated: &Value,
+    written: &[(PathBuf, reverse::VersionTypes)],
+    file: &Path,
+) -> Result<()> {
+    let (want, got) = (normalized(expected), normalized(generated));
+    let differences = crd::compare::differences(&want, &got);
+    let changes = crate::olm::upgrade::compare_crds(std::slice::from_ref(&want), std::slice::from_ref(&got));
+    let breaking: Vec<String> = changes
+        .iter()
+        .filter(|c| c.rule.class() != crate::olm::upgrade::Class::Advisory)
+        .map(|c| format!("  {c}"))
+        .collect();
+    let show = |v: &Option<Value>| match v {
+        Some(v) => crate::olm::upgrade::schema::show(v),
+        None => "(absent)".to_string(),
+    };
+    let listed: Vec<String> = differences
+        .iter()
+        .map(|d| format!("  {}: {} has {}, the types give {}", d.path, file.display(), show(&d.left), show(&d.right)))
+        .collect();
+    if !breaking.is_empty() {
+        bail!(
+            "the CRD the new types give would break objects stored under {} ({} finding(s)); nothing was written:\n{}\n\
+             every difference:\n{}\nplease report this with the CRD: kubesmith should write types that keep it",
+            file.display(),
+            breaking.len(),
+            breaking.join("\n"),
+            listed.join("\n")
+        );
+    }
+    for (path, types) in written {
+        for n in &types.as_schema_fns {
+            plan.notes.push(format!(
+                "note: {}: {} `{}` is written as a schema function (exact, but JSON rather than a Rust type): {}",
+                path.display(),
+                types.version,
+                n.path,
+                n.reason
+            ));
+        }
+        for n in &types.unexpressed {
+            plan.notes.push(format!(
+                "warning: {}: {} `{}`: {}",
+                path.display(),
+                types.version,
+                if n.path.is_empty() { "(root)" } else { &n.path },
+                n.reason
+            ));
+        }
+    }
+    if differences.is_empty() {
+        plan.notes.push(format!(
+            "the CRD `kubesmith make manifests` generates from the new types equals {} (as data)",
+            file.display()
+        ));
+    } else {
+        plan.notes.push(format!(
+            "note: the CRD the new types give differs from {} in {} place(s), none of which breaks stored objects:\n{}",
+            file.display(),
+            differences.len(),
+            listed.join("\n")
+        ));
+    }
+    Ok(())
+}
+
+/// Each version's sample: the least object its schema accepts.
+fn plan_samples(
+    plan: &mut Plan,
+    crd: &Value,
+    facts: &reverse::CrdFacts,
+    group: &str,
+    versions: &[String],
+    pf: &crate::project::ProjectFile,
+) -> Result<()> {
+    let kind_lower = facts.kind.to_ascii_lowercase();
+    let name = format!("{kind_lower}-sample");
+    let labels = [("app.kubernetes.io/name", pf.project_name.as_str()), ("app.kubernetes.io/managed-by", "kustomize")];
+    for version in versions {
+        let path = Path::new("config/samples").join(create_api::sample_file(group, version, &kind_lower));
+        if let Some(object) = crd::sample::sample_object(crd, version, &name, &labels) {
+            let text = format!(
+                "# The least {} its schema accepts, made by `kubesmith create api --from-crd`: fill in values that show \
+                 what the\n# operator does. `make bundle` copies it into the CSV's alm-examples.\n{}",
+                facts.kind,
+                crate::yaml::to_string(&object)
+            );
+            plan.write(&path, text)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,334 @@
+//! Rust types for a version of an existing CRD (`create api --from-crd`): the spec and status structs with
+//! `#[derive(CustomResource)]` and `#[kube(..)]`, doc comments from the descriptions, and markers for what the
+//! types alone cannot say, chosen so that `make manifests` gives the CRD back.
+
+mod emit;
+mod markers;
+mod names;
+mod shape;
+
+use std::fmt::Write;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Map, Value};
+
+pub use shape::Note;
+
+/// What a CRD says about its kind as a whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrdFacts {
+    /// The CRD's `spec.group`.
+    pub group: String,
+    pub kind: String,
+    pub plural: String,
+    pub namespaced: bool,
+    /// Every version, in the CRD's order.
+    pub versions: Vec<String>,
+    /// The version with `storage: true`.
+    pub storage: String,
+}
+
+/// Reads the kind, names and versions of a CRD object, or says what is wrong with it.
+pub fn facts(crd: &Value) -> Result<CrdFacts> {
+    if crd["kind"] != "CustomResourceDefinition" {
+        bail!("this is no CustomResourceDefinition (its kind is {})", crd["kind"]);
+    }
+    if crd["apiVersion"] != "apiextensions.k8s.io/v1" {
+        bail!(
+            "this CRD is {}; kubesmith reads apiextensions.k8s.io/v1 CRDs (convert it with a current controller-gen, or \
+             `kubectl get crd NAME -o yaml` from a cluster that stores it)",
+            crd["apiVersion"]
+        );
+    }
+    let spec = &crd["spec"];
+    let text = |v: &Value, what: &str| v.as_str().map(String::from).with_context(|| format!("the CRD has no {what}"));
+    let versions: Vec<String> =
+        spec["versions"].as_array().into_iter().flatten().filter_map(|v| v["name"].as_str().map(String::from)).collect();
+    if versions.is_empty() {
+        bail!("the CRD has no spec.versions");
+    }
+    let storage = spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["storage"] == true)
+        .and_then(|v| v["name"].as_str())
+        .context("no version of the CRD has `storage: true`")?
+        .to_string();
+    Ok(CrdFacts {
+        group: text(&spec["group"], "spec.group")?,
+        kind: text(&spec["names"]["kind"], "spec.names.kind")?,
+        plural: text(&spec["names"]["plural"], "spec.names.plural")?,
+        namespaced: spec["scope"] == "Namespaced",
+        versions,
+        storage,
+    })
+}
+
+/// The Rust file of one version.
+#[derive(Debug, Clone)]
+pub struct VersionTypes {
+    pub version: String,
+    pub source: String,
+    /// Nodes written as schema functions: exact, but as JSON rather than Rust types.
+    pub as_schema_fns: Vec<Note>,
+    /// What the file cannot say (the generated CRD differs there).
+    pub unexpressed: Vec<Note>,
+}
+
+/// controller-gen's stamp on the CRDs it writes (not carried over: kubesmith writes the new CRD).
+const CONTROLLER_GEN_ANNOTATION: &str = "controller-gen.kubebuilder.io/version";
+
+/// The types of `version` of `crd`; `header` is the file's `//!` line.
+pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<VersionTypes> {
+    let facts = facts(crd)?;
+    let v = crd["spec"]["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["name"] == version)
+        .with_context(|| format!("the CRD has no version `{version}` (it has {})", facts.versions.join(", ")))?;
+    let empty = Map::new();
+    let root = v["schema"]["openAPIV3Schema"].as_object().unwrap_or(&empty);
+    let props = root.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    let mut b = shape::Builder::default();
+    let kind = &facts.kind;
+    for reserved in [kind.as_str(), "IntOrString", "BTreeMap", "CustomResource", "JsonSchema", "Serialize", "Deserialize"]
+    {
+        b.names.reserve(reserved);
+    }
+    let spec_name = b.names.unique(format!("{kind}Spec"));
+    let status_name = props.contains_key("status").then(|| b.names.unique(format!("{kind}Status")));
+
+    let mut unexpressed = Vec::new();
+    let mut note = |path: &str, reason: String| unexpressed.push(Note { path: path.to_string(), reason });
+    let (spec_node, spec_doc) = match props.get("spec").and_then(Value::as_object) {
+        Some(s) => (s.clone(), s.get("description").and_then(Value::as_str).map(String::from)),
+        None => {
+            note("spec", "the CRD has no spec; kube-derive's kind always has one".into());
+            (Map::new(), None)
+        }
+    };
+    let spec_at = b.reserve();
+    let spec = b.object_struct(spec_name.clone(), &spec_node, "spec", spec_doc);
+    let status = status_name.as_ref().map(|name| {
+        let node = props["status"].as_object().cloned().unwrap_or_default();
+        let at = b.reserve();
+        let doc = node.get("description").and_then(Value::as_str).map(String::from);
+        let s = b.object_struct(name.clone(), &node, "status", doc);
+        (at, s)
+    });
+
+    // the root: what kube-derive's generated kind says, and the markers and #[kube] keys for the rest
+    let mut root_markers = Vec::new();
+    for (key, value) in root {
+        match key.as_str() {
+            "type" if value == "object" => {}
+            "properties" | "description" | "required" => {}
+            "x-kubernetes-validations" => {}
+            other => note("", format!("`{other}` at the schema root: kube-derive's kind has no way to write it")),
+        }
+    }
+    for name in props.keys() {
+        match name.as_str() {
+            "spec" | "status" => {}
+            "apiVersion" | "kind" | "metadata" => {}
+            other => note(other, "a property of the root besides spec and status: kube-derive's kind has only those".into()),
+        }
+    }
+    let type_meta = ["apiVersion", "kind", "metadata"].iter().any(|k| props.contains_key(*k));
+    if type_meta {
+        root_markers.push(type_meta_marker(props));
+    }
+    let required: Vec<&str> =
+        root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    if !required.contains(&"spec") && props.contains_key("spec") {
+        root_markers.push("+kubesmith:root:optional=spec".into());
+    }
+    let extra: Vec<&str> = required.iter().copied().filter(|r| *r != "spec").collect();
+    if !extra.is_empty() {
+        root_markers.push(format!("+kubesmith:root:required={}", extra.join(";")));
+    }
+
+    let mut kube = vec![
+        format!("group = {}", emit::rust_str(&facts.group)),
+        format!("version = {}", emit::rust_str(version)),
+        format!("kind = {}", emit::rust_str(kind)),
+    ];
+    kube_keys(crd, v, root, &facts, status_name.as_deref(), &mut kube, &mut note);
+
+    let mut out = String::new();
+    let _ = writeln!(out, "//! {header}");
+    let _ = writeln!(out, "use kube::CustomResource;");
+    let _ = writeln!(out, "use schemars::JsonSchema;");
+    let _ = writeln!(out, "use serde::{{Deserialize, Serialize}};");
+    if b.uses_map {
+        let _ = writeln!(out, "use std::collections::BTreeMap;");
+    }
+    if b.uses_int_or_string {
+        let _ = writeln!(out, "use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;");
+    }
+    out.push('\n');
+    let mut spec = spec;
+    let mut head_markers = root_markers;
+    head_markers.append(&mut spec.markers);
+    spec.markers = head_markers;
+    let mut head = vec!["#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]".into()];
+    head.push(format!("#[kube(\n    {}\n)]", kube.join(",\n    ")));
+    b.items[spec_at] = shape::Item::Struct(spec);
+    if let Some((at, s)) = status {
+        b.items[at] = shape::Item::Struct(s);
+    }
+    for (i, item) in b.items.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match item {
+            shape::Item::Struct(s) if i == spec_at => emit::write_struct(&mut out, s, &head),
+            other => emit::write_item(&mut out, other),
+        }
+    }
+    for f in &b.shared_fns {
+        out.push('\n');
+        emit::write_item(&mut out, f);
+    }
+    unexpressed.extend(b.unexpressed);
+    Ok(VersionTypes { version: version.to_string(), source: out, as_schema_fns: b.as_schema_fns, unexpressed })
+}
+
+/// `+kubesmith:root:typeMeta`, with the descriptions of `apiVersion` and `kind` when they are not controller-gen's.
+fn type_meta_marker(props: &Map<String, Value>) -> String {
+    let desc = |k: &str| props.get(k).and_then(|p| p.get("description")).and_then(Value::as_str).unwrap_or("");
+    let mut args = Vec::new();
+    for (k, default) in [("apiVersion", TYPE_META_API_VERSION), ("kind", TYPE_META_KIND)] {
+        if desc(k) != default {
+            args.push(format!("{k}={}", markers::quote_double(desc(k))));
+        }
+    }
+    if args.is_empty() { "+kubesmith:root:typeMeta".into() } else { format!("+kubesmith:root:typeMeta:{}", args.join(",")) }
+}
+
+use crate::crd::markers::root::{API_VERSION_DOC as TYPE_META_API_VERSION, KIND_DOC as TYPE_META_KIND};
+
+/// The `#[kube(..)]` keys besides group, version and kind.
+fn kube_keys(
+    crd: &Value,
+    v: &Value,
+    root: &Map<String, Value>,
+    facts: &CrdFacts,
+    status: Option<&str>,
+    kube: &mut Vec<String>,
+    note: &mut impl FnMut(&str, String),
+) {
+    let s = emit::rust_str;
+    let names = &crd["spec"]["names"];
+    if facts.namespaced {
+        kube.push("namespaced".into());
+    }
+    let singular = names["singular"].as_str().map(String::from).unwrap_or_else(|| facts.kind.to_ascii_lowercase());
+    if singular != facts.kind.to_ascii_lowercase() {
+        kube.push(format!("singular = {}", s(&singular)));
+    }
+    if facts.plural != crate::names::kube_plural(&singular) {
+        kube.push(format!("plural = {}", s(&facts.plural)));
+    }
+    for n in names["shortNames"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        kube.push(format!("shortname = {}", s(n)));
+    }
+    for c in names["categories"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        kube.push(format!("category = {}", s(c)));
+    }
+    if let Some(list_kind) = names["listKind"].as_str()
+        && list_kind != format!("{}List", facts.kind)
+    {
+        note("", format!("spec.names.listKind `{list_kind}`: kube-derive writes none (the API server's default is `{}List`)", facts.kind));
+    }
+    if let Some(status) = status {
+        kube.push(format!("status = {}", s(status)));
+    }
+    let sub = &v["subresources"];
+    if status.is_some() != sub.get("status").is_some() {
+        note(
+            "",
+            if status.is_some() {
+                "a status property without the status subresource: kube-derive enables it with `status`".into()
+            } else {
+                "the status subresource without a status property: kube-derive needs a status type".into()
+            },
+        );
+    }
+    if let Some(scale) = sub.get("scale") {
+        let mut args = Vec::new();
+        for (key, arg) in [
+            ("specReplicasPath", "spec_replicas_path"),
+            ("statusReplicasPath", "status_replicas_path"),
+            ("labelSelectorPath", "label_selector_path"),
+        ] {
+            if let Some(p) = scale[key].as_str() {
+                args.push(format!("{arg} = {}", s(p)));
+            }
+        }
+        kube.push(format!("scale({})", args.join(", ")));
+    }
+    for col in v["additionalPrinterColumns"].as_array().into_iter().flatten() {
+        let mut args = Vec::new();
+        for (key, arg) in [("name", "name"), ("type", "type_"), ("jsonPath", "json_path"), ("description", "description"), ("format", "format")] {
+            if let Some(t) = col[key].as_str() {
+                args.push(format!("{arg} = {}", s(t)));
+            }
+        }
+        if let Some(p) = col["priority"].as_i64() {
+            args.push(format!("priority = {p}"));
+        }
+        kube.push(format!("printcolumn({})", args.join(", ")));
+    }
+    for f in v["selectableFields"].as_array().into_iter().flatten().filter_map(|f| f["jsonPath"].as_str()) {
+        kube.push(format!("selectable = {}", s(f)));
+    }
+    match root.get("description").and_then(Value::as_str) {
+        Some(d) => kube.push(format!("doc = {}", s(&kube_doc(d)))),
+        None => note("", "the root has no description; kube-derive writes its own".into()),
+    }
+    for rule in root.get("x-kubernetes-validations").and_then(Value::as_array).into_iter().flatten() {
+        match (rule.as_object().map(Map::len), rule["rule"].as_str()) {
+            (Some(1), Some(r)) => kube.push(format!("validation = {}", s(r))),
+            _ => note("", format!("the root rule {rule}: kube-derive's `validation` key is written with the rule alone here")),
+        }
+    }
+    if v["served"] == false {
+        kube.push("served = false".into());
+    }
+    if v["storage"] != true {
+        kube.push("storage = false".into());
+    }
+    if v["deprecated"] == true {
+        match v["deprecationWarning"].as_str() {
+            Some(w) => kube.push(format!("deprecated = {}", s(w))),
+            None => kube.push("deprecated".into()),
+        }
+    }
+    let meta = &crd["metadata"];
+    for (key, attr) in [("annotations", "annotation"), ("labels", "label")] {
+        for (k, val) in meta[key].as_object().into_iter().flatten() {
+            if k == CONTROLLER_GEN_ANNOTATION {
+                continue;
+            }
+            if let Some(val) = val.as_str() {
+                kube.push(format!("{attr}({}, {})", s(k), s(val)));
+            }
+        }
+    }
+    if crd["spec"].get("conversion").is_some_and(|c| c["strategy"] != "None") {
+        note("", "spec.conversion: kube-derive writes none; `kubesmith create webhook --conversion` adds it".into());
+    }
+    kube.push("derive = \"PartialEq\"".into());
+}
+
+/// The text for `#[kube(doc)]`: schemars strips one leading space from each line of a doc attribute.
+fn kube_doc(d: &str) -> String {
+    d.split('\n')
+        .enumerate()
+        .map(|(i, l)| if i > 0 && l.starts_with(' ') { format!(" {l}") } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

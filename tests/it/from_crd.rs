@@ -1,0 +1,154 @@
+//! `create api --from-crd`: each CRD of `tests/fixtures/from-crd/` (our own, in the shapes of large upstream CRDs)
+//! becomes Rust types whose CRD, as `make manifests` writes it afterwards, is the fixture as data; a CRD whose
+//! types would break stored objects is refused with nothing written.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{ks, read, repo_root, snapshot};
+
+fn fixture(name: &str) -> PathBuf {
+    repo_root().join("tests/fixtures/from-crd").join(name)
+}
+
+fn parse(text: &str) -> Value {
+    serde_yaml_ng::from_str(text).expect("YAML")
+}
+
+/// A new project in `parent/name` whose domain holds `group`'s API (`group` minus its first label).
+fn project_for(parent: &Path, group: &str) -> PathBuf {
+    let dir = parent.join("operator");
+    std::fs::create_dir_all(&dir).unwrap();
+    let domain = group.split_once('.').unwrap().1;
+    ks(&dir).args(["init", "--domain", domain, "--owner", "Test"]).assert().success();
+    dir
+}
+
+/// What the API server fills in or tools stamp, which the comparison leaves aside: the default `listKind` and
+/// controller-gen's version annotation.
+fn as_stored(mut crd: Value) -> Value {
+    let kind = crd["spec"]["names"]["kind"].as_str().unwrap().to_string();
+    crd["spec"]["names"]["listKind"] = Value::String(format!("{kind}List"));
+    if let Some(a) = crd["metadata"].as_object_mut() {
+        a.remove("annotations");
+    }
+    whole_numbers(&mut crd);
+    crd
+}
+
+fn whole_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() && n.as_f64().unwrap().fract() == 0.0 => *v = Value::from(n.as_f64().unwrap() as i64),
+        Value::Array(a) => a.iter_mut().for_each(whole_numbers),
+        Value::Object(o) => o.values_mut().for_each(whole_numbers),
+        _ => {}
+    }
+}
+
+/// Runs `create api --from-crd` on the fixture, then `make manifests`, and compares the CRD with the fixture.
+fn round_trip(name: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = parse(&read(&fixture(name)));
+    let group = source["spec"]["group"].as_str().unwrap();
+    let dir = project_for(tmp.path(), group);
+    let out = ks(&dir).args(["create", "api", "--from-crd"]).arg(fixture(name)).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{name}: create api --from-crd failed:\n{said}");
+    assert!(said.contains("equals"), "{name}: the check did not find the CRDs equal:\n{said}");
+    ks(&dir).args(["make", "manifests", "--check"]).assert().success();
+    let plural = source["spec"]["names"]["plural"].as_str().unwrap();
+    let written = parse(&read(&dir.join(format!("config/crd/bases/{group}_{plural}.yaml"))));
+    let (want, got) = (as_stored(source.clone()), as_stored(written));
+    assert!(want == got, "{name}: the generated CRD differs:\n{}", first_difference(&want, &got, String::new()));
+}
+
+/// The path of the first difference, with both sides.
+fn first_difference(a: &Value, b: &Value, path: String) -> String {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                if x.get(k) != y.get(k) {
+                    return match (x.get(k), y.get(k)) {
+                        (Some(p), Some(q)) => first_difference(p, q, format!("{path}.{k}")),
+                        (p, q) => format!("{path}.{k}: {p:?} vs {q:?}"),
+                    };
+                }
+            }
+            String::new()
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            let i = (0..x.len()).find(|&i| x[i] != y[i]).unwrap_or(0);
+            first_difference(&x[i], &y[i], format!("{path}[{i}]"))
+        }
+        _ => format!("{path}: {a} vs {b}"),
+    }
+}
+
+#[test]
+fn from_crd_round_trips_keywords_cel_names_and_subresources() {
+    for name in [
+        "telemetry.lumen.example_scrapepools.yaml",
+        "certs.quarry.example_issuancepolicies.yaml",
+        "rollouts.tidal.example_canaryplans.yaml",
+        "batch.kiln.example_firings.yaml",
+    ] {
+        round_trip(name);
+    }
+}
+
+#[test]
+fn from_crd_round_trips_versions_quantities_and_embedded_objects() {
+    for name in [
+        "infra.cobalt.example_machinepools.yaml",
+        "compose.strata.example_composites.yaml",
+        "storage.nimbus.example_bucketclaims.yaml",
+        "quota.ledger.example_budgets.yaml",
+    ] {
+        round_trip(name);
+    }
+}
+
+#[test]
+fn from_crd_round_trips_a_crd_over_a_megabyte() {
+    round_trip("fleet.foundry.example_workerfleets.yaml");
+}
+
+#[test]
+fn from_crd_refuses_types_that_would_break_stored_objects_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = "events.relay.example_hooks.yaml";
+    let dir = project_for(tmp.path(), "events.relay.example");
+    let before = snapshot(&dir);
+    let out = ks(&dir).args(["create", "api", "--from-crd"]).arg(fixture(name)).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("nothing was written"), "{said}");
+    // the fields beside spec are what kube-derive's kind cannot hold: each is named, by path
+    assert!(said.contains("field targets: field removed"), "{said}");
+    assert!(said.contains("openAPIV3Schema.properties.targets"), "{said}");
+    assert!(snapshot(&dir) == before, "the project changed");
+}
+
+#[test]
+fn from_crd_checks_its_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project_for(tmp.path(), "cache.example.com");
+    let before = snapshot(&dir);
+    // a group outside the project's domain
+    let out = ks(&dir).args(["create", "api", "--from-crd"]).arg(fixture("batch.kiln.example_firings.yaml")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("kubesmith init --domain kiln.example"), "{said}");
+    // a version the CRD does not have, and one that leaves out the storage version
+    std::fs::write(dir.join("crd.yaml"), read(&fixture("infra.cobalt.example_machinepools.yaml")).replace("infra.cobalt.example", "infra.example.com")).unwrap();
+    let out = ks(&dir).args(["create", "api", "--from-crd", "crd.yaml", "--version", "v9"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no version `v9`; it has v1, v1alpha1, v1beta1"), "{out:?}");
+    let out = ks(&dir).args(["create", "api", "--from-crd", "crd.yaml", "--version", "v1beta1"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("leave out `v1`, the CRD's storage version"), "{out:?}");
+    // not a CRD
+    let out = ks(&dir).args(["create", "api", "--from-crd", "PROJECT"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no CustomResourceDefinition in it"), "{out:?}");
+    std::fs::remove_file(dir.join("crd.yaml")).unwrap();
+    assert!(snapshot(&dir) == before, "the project changed");
+}
