@@ -13,6 +13,7 @@ pub mod edit_namespaced;
 pub mod edit_plugins;
 pub mod envtest;
 pub mod foreign;
+pub mod from_crd;
 pub mod helm_lint;
 pub mod init;
 pub mod make_bundle;
@@ -77,6 +78,7 @@ fn project_root(command: &Command, cwd: &Path) -> std::path::PathBuf {
 
 /// Runs one command in `cwd` (or in the project above it, see [`project_root`]).
 pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
+    let invoked = cwd.to_path_buf();
     let root = project_root(&cli.command, cwd);
     let cwd = root.as_path();
     match cli.command {
@@ -90,7 +92,10 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         }
         Command::Edit(args) => multigroup::run(&args, cwd),
         Command::Create(CreateCommand::Api(args)) => {
-            let plan = create_api::plan(&args, cwd)?;
+            let plan = match &args.from_crd {
+                Some(file) => from_crd::plan(&args, file, &invoked, cwd)?,
+                None => create_api::plan(&args, cwd)?,
+            };
             finish(plan, args.dry_run)
         }
         Command::Create(CreateCommand::Webhook(args)) => {

@@ -20,6 +20,7 @@ pub mod macro_kinds;
 pub mod markers;
 pub mod pattern;
 pub mod pruning;
+pub mod reverse;
 pub mod sample;
 pub mod schema;
 pub mod size;

@@ -80,7 +80,28 @@ struct Layout {
 }
 
 pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
-    let project = Project::load(cwd)?;
+    plan_onto(args, Plan::new(cwd), true)
+}
+
+impl CreateApiArgs {
+    /// The one version a `create api` without `--from-crd` scaffolds.
+    pub fn version(&self) -> &str {
+        self.version.first().map(String::as_str).unwrap_or_default()
+    }
+}
+
+/// Plans the kind on top of `plan` (whose PROJECT, when planned, is the one read); `crd`: also plan its CRD.
+pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool) -> Result<Plan> {
+    let cwd = plan.root.clone();
+    let cwd = cwd.as_path();
+    let project_path = Path::new(crate::project::PROJECT_FILE);
+    let project = match plan.ops().iter().find(|op| op.path == project_path).and_then(|op| op.contents.as_deref()) {
+        Some(text) => Project {
+            root: cwd.to_path_buf(),
+            file: crate::project::ProjectFile::parse(text, &cwd.join(project_path))?,
+        },
+        None => Project::load(cwd)?,
+    };
     if project.file.adopted() {
         anyhow::bail!(
             "this project was adopted (`kubesmith adopt`): its sources keep their own layout, which `kubesmith create api` \
@@ -89,7 +110,13 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     }
     let pf = &project.file;
     names::validate_group(&args.group, &pf.domain).map_err(UsageError::from)?;
-    let version_warning = names::validate_version(&args.version).map_err(UsageError::from)?;
+    if args.version.len() != 1 {
+        return Err(UsageError(
+            "pass one --version (several only with --from-crd, to pick versions of the CRD)".into(),
+        )
+        .into());
+    }
+    let version_warning = names::validate_version(args.version()).map_err(UsageError::from)?;
     names::validate_kind(&args.kind).map_err(UsageError::from)?;
     if let Some(p) = &args.plural {
         names::validate_plural(p).map_err(UsageError::from)?;
@@ -104,7 +131,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     };
     let named = foreign::Named {
         group: &args.group,
-        version: &args.version,
+        version: args.version(),
         kind: &args.kind,
         plural: args.plural.as_deref(),
         namespaced: args.namespaced,
@@ -128,11 +155,11 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
 
     let kind_lower = args.kind.to_ascii_lowercase();
     let existing_versions: Vec<&Resource> = pf.versions_of(&args.group, &args.kind).collect();
-    let same_gvk = existing_versions.iter().find(|r| r.version == args.version).copied();
+    let same_gvk = existing_versions.iter().find(|r| r.version == args.version()).copied();
     let plural = args.plural.clone().unwrap_or_else(|| names::kube_plural(&kind_lower));
     let qualified_group = names::qualified_group(&args.group, &pf.domain);
 
-    if let Some(first) = existing_versions.iter().find(|r| r.version != args.version) {
+    if let Some(first) = existing_versions.iter().find(|r| r.version != args.version()) {
         let their_plural = if first.plural.is_empty() { names::kube_plural(&kind_lower) } else { first.plural.clone() };
         if their_plural != plural {
             return Err(UsageError(format!(
@@ -161,7 +188,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
                 "API {}/{} kind {} already exists; pass --force to scaffold its files again (your edits to them are lost), \
                  or use another version or kind",
                 qualified_group,
-                args.version,
+                args.version(),
                 args.kind
             );
         }
@@ -170,14 +197,14 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
             "there is no API {}/{} kind {} in PROJECT to attach a controller to: drop --resource=false to scaffold its \
              types, or pass --external-api-path for a type another crate defines",
             qualified_group,
-            args.version,
+            args.version(),
             args.kind
         );
     }
 
-    let storage_version = existing_versions.iter().find(|r| r.version != args.version && r.api.is_some());
+    let storage_version = existing_versions.iter().find(|r| r.version != args.version() && r.api.is_some());
     let kind_mod = names::module_name(&args.kind);
-    let version_mod = names::module_name(&args.version);
+    let version_mod = names::module_name(args.version());
     let group_mod = names::module_name(if args.group.is_empty() { &pf.domain } else { &args.group });
     let api_module_path = if pf.multigroup {
         format!("api::{}::{}", group_mod.ident, version_mod.ident)
@@ -196,7 +223,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         domain: pf.domain.clone(),
         group: args.group.clone(),
         qualified_group: qualified_group.clone(),
-        version: args.version.clone(),
+        version: args.version().to_string(),
         kind: args.kind.clone(),
         kind_lower: kind_lower.clone(),
         kind_file: kind_mod.file.clone(),
@@ -210,14 +237,13 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         storage: storage_version.is_none(),
         role_prefix: role_prefix.clone(),
         sample_name: format!("{kind_lower}-sample"),
-        sample_file: sample_file(&args.group, &args.version, &kind_lower),
+        sample_file: sample_file(&args.group, args.version(), &kind_lower),
         finalizer: format!("{plural}.{qualified_group}/finalizer"),
         field_manager: pf.project_name.clone(),
         manager_namespaced: pf.namespaced,
     };
     let layout = layout(pf.multigroup, &group_mod, &version_mod, &kind_mod);
 
-    let mut plan = Plan::new(cwd);
     if let Some(w) = version_warning {
         plan.notes.push(format!("warning: {w}"));
     }
@@ -246,21 +272,23 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
             plan.notes.push(format!(
                 "note: {} {} stays the storage version; {} is served with `storage = false` (move storage with \
                  `kubesmith create webhook --conversion`, or by editing the #[kube(...)] attributes)",
-                args.kind, storage.version, args.version
+                args.kind,
+                storage.version,
+                args.version()
             ));
         }
     }
 
     if args.controller {
         check_not_shared(pf.multigroup, &group_mod, &kind_mod)?;
-        let has_controller = existing_versions.iter().any(|r| r.controller && r.version != args.version);
+        let has_controller = existing_versions.iter().any(|r| r.controller && r.version != args.version());
         if (has_controller || plan.exists(&layout.controller)) && !args.force {
             anyhow::bail!(
                 "{} already exists: kind {} has a controller (one reconciler serves every version); pass --controller=false \
                  to add only the types of {}, or --force to scaffold the controller again",
                 layout.controller.display(),
                 args.kind,
-                args.version
+                args.version()
             );
         }
         refuse_cluster_scoped_controller(pf, &args.kind, args.namespaced)?;
@@ -289,7 +317,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         plan_envtest(&mut plan, &envtest_module(&group_mod, &kind_mod), envtest, &ctx.kind, args.force)?;
     }
 
-    if args.resource {
+    if args.resource && crd {
         crate::commands::make_manifests::plan_one_crd(&mut plan, &format!("{plural}.{qualified_group}"))?;
     }
     if args.controller {
@@ -305,10 +333,13 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         kind: args.kind.clone(),
         path: format!("{}::{}", ctx.crate_name, api_module_path),
         plural: if plural == names::kube_plural(&kind_lower) { String::new() } else { plural.clone() },
-        version: args.version.clone(),
+        version: args.version().to_string(),
         ..Resource::default()
     };
-    match file.resources.iter_mut().find(|r| r.group == args.group && r.version == args.version && r.kind == args.kind)
+    match file
+        .resources
+        .iter_mut()
+        .find(|r| r.group == args.group && r.version == args.version() && r.kind == args.kind)
     {
         Some(r) => {
             r.controller |= entry.controller;
@@ -320,7 +351,7 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
         None => file.resources.push(entry),
     }
     if args.controller {
-        let note = deploy_image::record(&mut file, &pf.domain, &args.group, &args.version, &args.kind, image.as_ref());
+        let note = deploy_image::record(&mut file, &pf.domain, &args.group, args.version(), &args.kind, image.as_ref());
         plan.notes.extend(note);
     }
     plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
@@ -395,6 +426,12 @@ fn config_layout(
         (PathBuf::from(format!("config/rbac/{role_file}_viewer_role.yaml")), "api/config/rbac/viewer_role.yaml.hbs"),
     ];
     (sample, roles)
+}
+
+/// Where the Rust types of `kind` `version` of `group` go in a project of this layout.
+pub fn types_path(multigroup: bool, group_or_domain: &str, version: &str, kind: &str) -> PathBuf {
+    let (g, v, k) = (names::module_name(group_or_domain), names::module_name(version), names::module_name(kind));
+    layout(multigroup, &g, &v, &k).types
 }
 
 fn layout(multigroup: bool, group_mod: &ModuleName, version_mod: &ModuleName, kind_mod: &ModuleName) -> Layout {
@@ -589,7 +626,7 @@ fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path
         ))
         .into());
     }
-    let existing = foreign::find_foreign(pf, &args.group, &args.version, &args.kind);
+    let existing = foreign::find_foreign(pf, &args.group, args.version(), &args.kind);
     if existing.is_some_and(|r| r.controller) && !args.force {
         anyhow::bail!(
             "{} {} already has a controller in this project; pass --force to scaffold it again (your edits are lost)",

@@ -10,10 +10,10 @@ use serde_json::Value;
 use crate::cli::CreateApiArgs;
 use crate::commands::UsageError;
 use crate::commands::create_api;
+use crate::crd::SourceSet;
 use crate::crd::{self, reverse};
 use crate::plan::Plan;
 use crate::project::Project;
-use crate::crd::SourceSet;
 
 /// Plans `create api --from-crd`: `file` is the CRD as the user named it, `invoked` the folder they ran in.
 pub fn plan(args: &CreateApiArgs, file: &Path, invoked: &Path, cwd: &Path) -> Result<Plan> {
@@ -81,7 +81,12 @@ pub fn plan(args: &CreateApiArgs, file: &Path, invoked: &Path, cwd: &Path) -> Re
             file.display()
         );
         let types = reverse::version_types(&source, version, &header)?;
-        let path = create_api::types_path(pf.multigroup, if group.is_empty() { &pf.domain } else { &group }, version, &facts.kind);
+        let path = create_api::types_path(
+            pf.multigroup,
+            if group.is_empty() { &pf.domain } else { &group },
+            version,
+            &facts.kind,
+        );
         plan.replace_contents(&path, types.source.clone());
         if i == 0 {
             debug_assert_eq!(version, &facts.storage);

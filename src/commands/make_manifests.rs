@@ -153,7 +153,7 @@ impl Problems {
 
 /// The table of the project's Kubernetes version (`plugins["rust.kubesmith.io/v1alpha1"].k8sVersion`), or of
 /// kubesmith's default version outside a project or when PROJECT names none.
-fn project_k8s(project: Option<&Project>) -> Result<&'static K8sTable> {
+pub fn project_k8s(project: Option<&Project>) -> Result<&'static K8sTable> {
     match project.and_then(|p| p.file.k8s_version()) {
         None => Ok(K8sTable::default_table()),
         Some(v) => K8sTable::for_version(v).ok_or_else(|| {

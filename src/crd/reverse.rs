@@ -42,8 +42,12 @@ pub fn facts(crd: &Value) -> Result<CrdFacts> {
     }
     let spec = &crd["spec"];
     let text = |v: &Value, what: &str| v.as_str().map(String::from).with_context(|| format!("the CRD has no {what}"));
-    let versions: Vec<String> =
-        spec["versions"].as_array().into_iter().flatten().filter_map(|v| v["name"].as_str().map(String::from)).collect();
+    let versions: Vec<String> = spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v["name"].as_str().map(String::from))
+        .collect();
     if versions.is_empty() {
         bail!("the CRD has no spec.versions");
     }
@@ -93,7 +97,8 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     let props = root.get("properties").and_then(Value::as_object).unwrap_or(&empty);
     let mut b = shape::Builder::default();
     let kind = &facts.kind;
-    for reserved in [kind.as_str(), "IntOrString", "BTreeMap", "CustomResource", "JsonSchema", "Serialize", "Deserialize"]
+    for reserved in
+        [kind.as_str(), "IntOrString", "BTreeMap", "CustomResource", "JsonSchema", "Serialize", "Deserialize"]
     {
         b.names.reserve(reserved);
     }
@@ -133,8 +138,30 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         match name.as_str() {
             "spec" | "status" => {}
             "apiVersion" | "kind" | "metadata" => {}
-            other => note(other, "a property of the root besides spec and status: kube-derive's kind has only those".into()),
+            other => {
+                note(other, "a property of the root besides spec and status: kube-derive's kind has only those".into())
+            }
         }
+    }
+    // printer columns as markers: several `#[kube(printcolumn(type_ = "integer", ..))]` trip clippy's
+    // duplicated_attributes lint
+    for col in v["additionalPrinterColumns"].as_array().into_iter().flatten() {
+        let mut args = Vec::new();
+        for (key, arg) in [
+            ("name", "name"),
+            ("type", "type"),
+            ("jsonPath", "JSONPath"),
+            ("description", "description"),
+            ("format", "format"),
+        ] {
+            if let Some(t) = col[key].as_str() {
+                args.push(format!("{arg}={}", markers::quote_double(t)));
+            }
+        }
+        if let Some(p) = col["priority"].as_i64() {
+            args.push(format!("priority={p}"));
+        }
+        root_markers.push(format!("+kubebuilder:printcolumn:{}", args.join(",")));
     }
     let type_meta = ["apiVersion", "kind", "metadata"].iter().any(|k| props.contains_key(*k));
     if type_meta {
@@ -144,6 +171,9 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     if !required.contains(&"spec") && props.contains_key("spec") {
         root_markers.push("+kubesmith:root:optional=spec".into());
+    }
+    if props.get("status").is_some_and(|s| s.get("nullable") != Some(&Value::Bool(true))) {
+        root_markers.push("+kubesmith:root:notNullable=status".into());
     }
     let extra: Vec<&str> = required.iter().copied().filter(|r| *r != "spec").collect();
     if !extra.is_empty() {
@@ -173,7 +203,8 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     let mut head_markers = root_markers;
     head_markers.append(&mut spec.markers);
     spec.markers = head_markers;
-    let mut head = vec!["#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]".into()];
+    let mut head =
+        vec!["#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]".into()];
     head.push(format!("#[kube(\n    {}\n)]", kube.join(",\n    ")));
     b.items[spec_at] = shape::Item::Struct(spec);
     if let Some((at, s)) = status {
@@ -205,7 +236,11 @@ fn type_meta_marker(props: &Map<String, Value>) -> String {
             args.push(format!("{k}={}", markers::quote_double(desc(k))));
         }
     }
-    if args.is_empty() { "+kubesmith:root:typeMeta".into() } else { format!("+kubesmith:root:typeMeta:{}", args.join(",")) }
+    if args.is_empty() {
+        "+kubesmith:root:typeMeta".into()
+    } else {
+        format!("+kubesmith:root:typeMeta:{}", args.join(","))
+    }
 }
 
 use crate::crd::markers::root::{API_VERSION_DOC as TYPE_META_API_VERSION, KIND_DOC as TYPE_META_KIND};
@@ -241,7 +276,13 @@ fn kube_keys(
     if let Some(list_kind) = names["listKind"].as_str()
         && list_kind != format!("{}List", facts.kind)
     {
-        note("", format!("spec.names.listKind `{list_kind}`: kube-derive writes none (the API server's default is `{}List`)", facts.kind));
+        note(
+            "",
+            format!(
+                "spec.names.listKind `{list_kind}`: kube-derive writes none (the API server's default is `{}List`)",
+                facts.kind
+            ),
+        );
     }
     if let Some(status) = status {
         kube.push(format!("status = {}", s(status)));
@@ -270,18 +311,6 @@ fn kube_keys(
         }
         kube.push(format!("scale({})", args.join(", ")));
     }
-    for col in v["additionalPrinterColumns"].as_array().into_iter().flatten() {
-        let mut args = Vec::new();
-        for (key, arg) in [("name", "name"), ("type", "type_"), ("jsonPath", "json_path"), ("description", "description"), ("format", "format")] {
-            if let Some(t) = col[key].as_str() {
-                args.push(format!("{arg} = {}", s(t)));
-            }
-        }
-        if let Some(p) = col["priority"].as_i64() {
-            args.push(format!("priority = {p}"));
-        }
-        kube.push(format!("printcolumn({})", args.join(", ")));
-    }
     for f in v["selectableFields"].as_array().into_iter().flatten().filter_map(|f| f["jsonPath"].as_str()) {
         kube.push(format!("selectable = {}", s(f)));
     }
@@ -292,7 +321,10 @@ fn kube_keys(
     for rule in root.get("x-kubernetes-validations").and_then(Value::as_array).into_iter().flatten() {
         match (rule.as_object().map(Map::len), rule["rule"].as_str()) {
             (Some(1), Some(r)) => kube.push(format!("validation = {}", s(r))),
-            _ => note("", format!("the root rule {rule}: kube-derive's `validation` key is written with the rule alone here")),
+            _ => note(
+                "",
+                format!("the root rule {rule}: kube-derive's `validation` key is written with the rule alone here"),
+            ),
         }
     }
     if v["served"] == false {

@@ -34,6 +34,7 @@ mod envtest;
 mod first_hour;
 mod foreign_types;
 mod formatting;
+mod from_crd;
 mod fuzz_regressions;
 mod golden;
 mod grafana;

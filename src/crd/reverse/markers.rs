@@ -51,15 +51,13 @@ pub fn keyword_markers(node: &Map<String, Value>, place: Place, out: &mut Vec<St
             "uniqueItems" if *value == Value::Bool(false) => simple("UniqueItems"),
             "pattern" => value.as_str().map(|p| format!("{}={}", validation("Pattern"), quote(p))),
             "enum" => enum_values(value).map(|v| format!("{}={v}", validation("Enum"))),
-            "x-kubernetes-validations" => {
-                match rules(value) {
-                    Some(lines) => {
-                        out.extend(lines.into_iter().map(|args| format!("{}:{args}", validation("XValidation"))));
-                        continue;
-                    }
-                    None => None,
+            "x-kubernetes-validations" => match rules(value) {
+                Some(lines) => {
+                    out.extend(lines.into_iter().map(|args| format!("{}:{args}", validation("XValidation"))));
+                    continue;
                 }
-            }
+                None => None,
+            },
             "x-kubernetes-embedded-resource" if *value == Value::Bool(true) => Some(validation("XEmbeddedResource")),
             "x-kubernetes-preserve-unknown-fields" if *value == Value::Bool(true) => {
                 Some(validation("XPreserveUnknownFields"))
@@ -163,11 +161,7 @@ fn external_docs(v: &Value) -> Option<String> {
 
 /// A marker string: `` `raw` `` when that says it exactly, else `"double"` with escapes.
 pub fn quote(s: &str) -> String {
-    if !s.contains('`') && !s.chars().any(char::is_control) {
-        format!("`{s}`")
-    } else {
-        quote_double(s)
-    }
+    if !s.contains('`') && !s.chars().any(char::is_control) { format!("`{s}`") } else { quote_double(s) }
 }
 
 /// A `"double"` quoted marker string with the escapes the marker parser reads.

@@ -109,7 +109,7 @@ mod tests {
             ("IPv6", "i_pv6", true),
             ("URL", "url", true),
             ("type", "r#type", false),
-            ("self", "self_", true),
+            ("self", "self_", false),
             ("$ref", "r#ref", true),
             ("x-header", "x_header", true),
             ("3d", "f_3d", true),

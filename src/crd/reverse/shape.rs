@@ -13,9 +13,18 @@ use super::names::{TypeNames, field_ident};
 pub enum Item {
     Struct(Struct),
     /// `pub struct Name(pub Inner);` carrying type markers (or a schema function) for an item or a map value.
-    Newtype { name: String, doc: Option<String>, markers: Vec<String>, inner: String, schema_fn: Option<String> },
+    Newtype {
+        name: String,
+        doc: Option<String>,
+        markers: Vec<String>,
+        inner: String,
+        schema_fn: Option<String>,
+    },
     /// `fn name(_: &mut SchemaGenerator) -> Schema { json_schema!(schema) }`.
-    SchemaFn { name: String, schema: Value },
+    SchemaFn {
+        name: String,
+        schema: Value,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -79,7 +88,11 @@ enum Base {
     /// A type whose schema is exactly the node's type and format.
     Plain(&'static str),
     /// A scalar whose format no Rust type gives: `Schemaless` + `Type` markers on a field.
-    Reset { ty: &'static str, json_type: String, format: Option<String> },
+    Reset {
+        ty: &'static str,
+        json_type: String,
+        format: Option<String>,
+    },
     IntOrString,
     /// `x-kubernetes-preserve-unknown-fields` (optionally with a type) and nothing inside.
     Any,
@@ -104,8 +117,7 @@ fn standard_any_of(v: &Value) -> bool {
 }
 
 fn base(node: &Map<String, Value>) -> Option<Base> {
-    if node.contains_key("anyOf") && !(is_true(node, "x-kubernetes-int-or-string") && standard_any_of(&node["anyOf"]))
-    {
+    if node.contains_key("anyOf") && !(is_true(node, "x-kubernetes-int-or-string") && standard_any_of(&node["anyOf"])) {
         return None;
     }
     if ["oneOf", "allOf", "not"].iter().any(|k| node.contains_key(*k)) {
@@ -148,7 +160,13 @@ impl Builder {
     }
 
     /// The struct `name` for an object node with properties, pushed with its children; `doc` is the type's own doc.
-    pub fn object_struct(&mut self, name: String, node: &Map<String, Value>, path: &str, doc: Option<String>) -> Struct {
+    pub fn object_struct(
+        &mut self,
+        name: String,
+        node: &Map<String, Value>,
+        path: &str,
+        doc: Option<String>,
+    ) -> Struct {
         let (mut markers, mut left) = (Vec::new(), Vec::new());
         keyword_markers(node, Place::Type, &mut markers, &mut left);
         for key in left {
