@@ -155,3 +155,24 @@ fn a_version_without_schema_refuses_them() {
     apply_to_version_schema(&other, &mut disabled).unwrap();
     assert_eq!(disabled, json!({}));
 }
+
+#[test]
+fn not_nullable_drops_nullable_from_named_root_properties() {
+    let mut root = kube_root();
+    assert_eq!(root["properties"]["status"]["nullable"], json!(true));
+    apply_root(&markers(&["+kubesmith:root:notNullable=status"]), &mut root).unwrap();
+    assert_eq!(root["properties"]["status"].get("nullable"), None);
+    for (line, says) in [
+        (
+            "+kubesmith:root:notNullable=spec",
+            "api/v1.rs:10:1: `+kubesmith:root:notNullable`: the root property `spec` is not nullable",
+        ),
+        (
+            "+kubesmith:root:notNullable=metadata",
+            "api/v1.rs:10:1: `+kubesmith:root:notNullable`: `metadata` is not a root property",
+        ),
+    ] {
+        let e = apply_root(&markers(&[line]), &mut root).unwrap_err().to_string();
+        assert!(e.starts_with(says), "{e}");
+    }
+}
