@@ -137,6 +137,9 @@ pub struct PendingVersion {
     /// The spec struct's `+kubesmith:root:*` markers, for the compiled schema
     /// ([`markers::root::apply_to_version_schema`], as on the static path).
     pub root_markers: Vec<crate::markers::Marker>,
+    /// The static schema around the holes (kube's transforms run, marker placeholders in place) and the markers
+    /// they refer to, applied to the compiled schema ([`markers::transplant`]).
+    pub schema_markers: Option<(Value, MarkerIndex)>,
 }
 
 /// How the compiled fallback names a type private modules hide (`crate::ledger::entries::Manifest` with `entries`
@@ -267,6 +270,8 @@ struct VersionCrd {
     compile: Vec<CrdError>,
     /// The `+kubesmith:root:*` markers of the spec struct (already applied unless `compile` is non-empty).
     root_markers: Vec<crate::markers::Marker>,
+    /// With `compile`: the static schema around the holes and the markers its placeholders refer to.
+    schema_markers: Option<(Value, MarkerIndex)>,
 }
 
 /// What became of one `#[derive(CustomResource)]` spec.
@@ -305,15 +310,17 @@ fn version_crd_of(
 ) -> Result<VersionCrd, Vec<CrdError>> {
     let root_name = k.root.clone().unwrap_or_else(|| k.kind.clone());
     let mut compile = Vec::new();
+    let mut skeleton = None;
     let schema = match k.schema.0 {
         SchemaMode::Disabled => json!({}),
         SchemaMode::Manual | SchemaMode::Derived => match root_schema(ix, mi, id, s, &k, &root_name, k8s) {
             Ok(schema) => json!({ "openAPIV3Schema": schema }),
-            Err(problems) if problems.iter().all(CrdError::needs_compiling) => {
+            Err((problems, skel)) if problems.iter().all(CrdError::needs_compiling) => {
                 compile = problems;
+                skeleton = skel.and_then(|r| transform::rewrite(r).ok());
                 json!({})
             }
-            Err(problems) => return Err(problems),
+            Err((problems, _)) => return Err(problems),
         },
     };
     let singular = k.singular.clone().unwrap_or_else(|| k.kind.to_ascii_lowercase());
@@ -374,6 +381,10 @@ fn version_crd_of(
         }
     });
     let flags = markers::resource::apply_crd_markers(mi.item(id), &k, &mut crd).map_err(|e| vec![e])?;
+    let schema_markers = skeleton.map(|s| {
+        let index = mi.subset_for(&s);
+        (s, index)
+    });
     // The root markers change the final schema: this one, or the compiled fallback's (`PendingVersion::root_markers`).
     let root_markers = markers::root::root_markers(mi.item(id));
     if compile.is_empty() {
@@ -388,6 +399,7 @@ fn version_crd_of(
         crd,
         compile,
         root_markers,
+        schema_markers,
     })
 }
 
@@ -395,7 +407,8 @@ fn pairs(p: &[(String, String)]) -> Value {
     Value::Object(p.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
 }
 
-/// The root `openAPIV3Schema` of `Kind::crd()`, or every problem found on the way.
+/// The root `openAPIV3Schema` of `Kind::crd()`, or every problem found on the way with, when only code can fill
+/// them, the schema around the holes (kube's transforms not run, marker placeholders in place).
 fn root_schema(
     ix: &CrateIndex,
     mi: &MarkerIndex,
@@ -404,16 +417,16 @@ fn root_schema(
     k: &KubeAttrs,
     root_name: &str,
     k8s: &K8sTable,
-) -> Result<Value, Vec<CrdError>> {
+) -> Result<Value, (Vec<CrdError>, Option<Value>)> {
     let mut g = Generator::new(ix, k8s).with_markers(mi);
     let result = root_schema_with(&mut g, mi, id, s, k, root_name);
     let mut problems = g.take_problems();
     match result {
         Ok(schema) if problems.is_empty() => return Ok(schema),
-        Ok(_) => {}
+        Ok(skeleton) => return Err((problems, Some(skeleton))),
         Err(e) => problems.push(e),
     }
-    Err(problems)
+    Err((problems, None))
 }
 
 fn root_schema_with(
@@ -685,6 +698,7 @@ fn merge_kind(
                 reexport,
                 because,
                 root_markers: v.root_markers.clone(),
+                schema_markers: v.schema_markers.clone(),
             });
         }
     }

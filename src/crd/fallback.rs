@@ -252,6 +252,17 @@ fn fill_version(
         bail!("the compiled harness printed no CRD for {k}; this is a kubesmith bug, please report it");
     };
     let mut schema = made.pointer("/spec/versions/0/schema").cloned();
+    let shown = |e: super::CrdError| {
+        let path = e.path.strip_prefix(display_root).unwrap_or(&e.path).to_path_buf();
+        anyhow::anyhow!("{}:{}:{}: {}", path.display(), e.line, e.column, e.kind)
+    };
+    if let (Some((skeleton, index)), Some(root)) =
+        (&v.schema_markers, schema.as_mut().and_then(|s| s.get_mut("openAPIV3Schema")))
+    {
+        super::markers::transplant::apply_to_compiled(skeleton, index, root).map_err(shown)?;
+        // as on the static path: JSONSchemaProps' key filter and number types after the markers
+        *root = super::transform::to_json_schema_props(root.take());
+    }
     if let Some(s) = schema.as_mut() {
         super::markers::root::apply_to_version_schema(&v.root_markers, s).map_err(|e| {
             let path = e.path.strip_prefix(display_root).unwrap_or(&e.path);

@@ -20,6 +20,7 @@
 pub mod apply;
 pub mod resource;
 pub mod root;
+pub mod transplant;
 
 use std::collections::HashMap;
 
@@ -48,7 +49,7 @@ pub fn is_crd_level(name: &str) -> bool {
 const IGNORED: &[&str] = &["kubebuilder:object:root", "k8s:enum"];
 
 /// The markers of every struct, enum and field of a crate.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct MarkerIndex {
     items: HashMap<ItemId, Vec<Marker>>,
     fields: HashMap<FieldKey, Vec<Marker>>,
@@ -386,6 +387,35 @@ fn attached_lines(lines: &[&str], p: &Placed) -> Vec<usize> {
         }
     }
     out
+}
+
+impl MarkerIndex {
+    /// The markers the placeholders of `schema` refer to (problems left out), for the compiled fallback, which
+    /// applies them after the generation that built this index.
+    pub fn subset_for(&self, schema: &Value) -> MarkerIndex {
+        let mut out = MarkerIndex::default();
+        let mut stack = vec![schema];
+        while let Some(v) = stack.pop() {
+            match v {
+                Value::Object(o) => {
+                    for r in o.get(TYPE_KEY).and_then(Value::as_array).into_iter().flatten() {
+                        if let Some(id) = r.as_u64().map(|id| id as ItemId) {
+                            out.items.entry(id).or_insert_with(|| self.item(id).to_vec());
+                        }
+                    }
+                    for r in o.get(FIELD_KEY).and_then(Value::as_array).into_iter().flatten() {
+                        if let Some(k) = apply::field_key(r) {
+                            out.fields.entry(k).or_insert_with(|| self.field(k).to_vec());
+                        }
+                    }
+                    stack.extend(o.values());
+                }
+                Value::Array(a) => stack.extend(a),
+                _ => {}
+            }
+        }
+        out
+    }
 }
 
 /// Adds a placeholder reference to `schema` (an object after [`super::attrs::insert`]).

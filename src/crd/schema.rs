@@ -412,7 +412,7 @@ impl<'a> Generator<'a> {
             self.stack.push(id);
             let result = custom::impl_schema(ix, self, imp, format!("`impl JsonSchema for {}`", item.name));
             self.stack.pop();
-            let mut schema = result?;
+            let mut schema = self.hole_for_markers(id, result)?;
             if self.markers.is_some_and(|mi| !mi.item(id).is_empty()) {
                 crd_markers::add_placeholder(&mut schema, TYPE_KEY, crd_markers::type_ref(id));
             }
@@ -436,17 +436,20 @@ impl<'a> Generator<'a> {
         }
         let cattrs = attrs::container_attrs(attrs_list).map_err(|e| attr_err(ix, m, e))?;
         if let Some((what, span)) = &cattrs.custom_schema {
-            return Err(CrdError::needs_compile(
+            let e = CrdError::needs_compile(
                 file,
                 *span,
                 format!("`#[serde/schemars({what} = ..)]` on `{}`", item.name),
                 "the schema then depends on code run at compile or run time",
-            ));
+            );
+            let mut schema = self.hole_for_markers(id, Err(e))?;
+            crd_markers::add_placeholder(&mut schema, TYPE_KEY, crd_markers::type_ref(id));
+            return Ok(schema);
         }
         self.stack.push(id);
         let result = self.container_schema(id, &cattrs);
         self.stack.pop();
-        let mut schema = result?;
+        let mut schema = self.hole_for_markers(id, result)?;
         cattrs.common.apply_metadata(&mut schema);
         cattrs.common.apply_extensions(&mut schema);
         super::kube_attrs::apply_x_kube(attrs_list, &mut schema).map_err(|e| attr_err(ix, m, e))?;
@@ -454,6 +457,19 @@ impl<'a> Generator<'a> {
             crd_markers::add_placeholder(&mut schema, TYPE_KEY, crd_markers::type_ref(id));
         }
         Ok(schema)
+    }
+
+    /// A type only the crate's code can give a schema, whose markers the compiled fallback must still apply: the
+    /// problem reported and an empty schema returned, where the caller puts the type's marker placeholder
+    /// (`markers::transplant` carries it to the compiled schema). Other results pass through.
+    fn hole_for_markers(&mut self, id: ItemId, result: Result<Value, CrdError>) -> Result<Value, CrdError> {
+        match result {
+            Err(e) if e.needs_compiling() && self.markers.is_some_and(|mi| !mi.item(id).is_empty()) => {
+                self.report(e);
+                Ok(json!({}))
+            }
+            other => other,
+        }
     }
 
     fn container_schema(&mut self, id: ItemId, cattrs: &ContainerAttrs) -> Result<Value, CrdError> {
@@ -715,7 +731,17 @@ impl<'a> Generator<'a> {
             return Ok(());
         }
         let fctx = FieldCtx { field, attrs: fa, module: m };
-        let mut fs = self.field_schema(&fctx)?;
+        // A field only the crate's code can give a schema is a hole in the schema: reported (the kind goes to the
+        // compiled fallback), the property kept empty with its marker placeholder, so that the fallback can apply
+        // the markers to the compiled schema at the same place (`markers::transplant`).
+        let (mut fs, hole) = match self.field_schema(&fctx) {
+            Ok(fs) => (fs, false),
+            Err(e) if e.needs_compiling() => {
+                self.report(e);
+                (json!({}), true)
+            }
+            Err(e) => return Err(e),
+        };
         let fa = &fctx.attrs;
         let fkey = MarkerIndex::field_key(ix, m, field);
         let fmarkers = self.markers.map(|mi| mi.field(fkey)).unwrap_or_default();
@@ -792,7 +818,7 @@ impl<'a> Generator<'a> {
                 .iter()
                 .any(|n| mk.name == format!("kubebuilder:validation:items:{n}"))
         });
-        if fa.schema_with.is_none() {
+        if fa.schema_with.is_none() && !hole {
             let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
             if let Some(steps) = values::value_spot(ix, self.k8s, ty, m) {
                 let marked = match steps.first() {

@@ -37,7 +37,7 @@ fn type_markers<'a>(idx: &'a MarkerIndex, refs: &[Value]) -> Vec<&'a Marker> {
     refs.iter().filter_map(|r| r.as_u64()).flat_map(|id| idx.item(id as ItemId)).collect()
 }
 
-fn field_key(r: &Value) -> Option<FieldKey> {
+pub(super) fn field_key(r: &Value) -> Option<FieldKey> {
     let a = r.as_array()?;
     Some((a.first()?.as_u64()? as usize, a.get(1)?.as_u64()? as usize, a.get(2)?.as_u64()? as usize))
 }
