@@ -382,6 +382,10 @@ pub struct InitArgs {
     /// Lay APIs out per group (`src/api/<group>/<version>`), allowing several groups.
     #[arg(long)]
     pub multigroup: bool,
+    /// Existing CRDs (a YAML file, or a folder of them) to write the project's first kinds from, as `create api
+    /// --from-crd` does for each.
+    #[arg(long, value_name = "PATH")]
+    pub from_crd: Option<PathBuf>,
     /// A namespace-scoped manager: its RBAC is a Role and RoleBinding in its own namespace (`namespace=` on every
     /// RBAC marker), its controllers watch the namespaces in `WATCH_NAMESPACE` (the manager's own by default).
     #[arg(long)]

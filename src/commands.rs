@@ -83,7 +83,12 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
     let cwd = root.as_path();
     match cli.command {
         Command::Init(args) => {
-            let plan = init::plan(&args, cwd)?;
+            let mut plan = init::plan(&args, cwd)?;
+            if let Some(crds) = &args.from_crd {
+                plan = from_crd::plan_onto(&from_crd::Options::default(), crds, &invoked, plan)?;
+                // init's next step is to add an API: done
+                plan.notes.retain(|n| !n.starts_with("next: add an API"));
+            }
             finish(plan, args.dry_run)
         }
         Command::Adopt(args) => {

@@ -83,6 +83,18 @@ pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
     plan_onto(args, Plan::new(cwd), true)
 }
 
+/// The project as `plan` leaves it: its planned PROJECT, else the one on disk.
+pub fn planned_project(plan: &Plan) -> Result<Project> {
+    let project_path = Path::new(crate::project::PROJECT_FILE);
+    match plan.ops().iter().find(|op| op.path == project_path).and_then(|op| op.contents.as_deref()) {
+        Some(text) => Ok(Project {
+            root: plan.root.clone(),
+            file: crate::project::ProjectFile::parse(text, &plan.root.join(project_path))?,
+        }),
+        None => Project::load(&plan.root),
+    }
+}
+
 impl CreateApiArgs {
     /// The one version a `create api` without `--from-crd` scaffolds.
     pub fn version(&self) -> &str {
@@ -94,14 +106,7 @@ impl CreateApiArgs {
 pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool) -> Result<Plan> {
     let cwd = plan.root.clone();
     let cwd = cwd.as_path();
-    let project_path = Path::new(crate::project::PROJECT_FILE);
-    let project = match plan.ops().iter().find(|op| op.path == project_path).and_then(|op| op.contents.as_deref()) {
-        Some(text) => Project {
-            root: cwd.to_path_buf(),
-            file: crate::project::ProjectFile::parse(text, &cwd.join(project_path))?,
-        },
-        None => Project::load(cwd)?,
-    };
+    let project = planned_project(&plan)?;
     if project.file.adopted() {
         anyhow::bail!(
             "this project was adopted (`kubesmith adopt`): its sources keep their own layout, which `kubesmith create api` \

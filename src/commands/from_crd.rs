@@ -15,24 +15,79 @@ use crate::crd::{self, reverse};
 use crate::plan::Plan;
 use crate::project::Project;
 
-/// Plans `create api --from-crd`: `file` is the CRD as the user named it, `invoked` the folder they ran in.
-pub fn plan(args: &CreateApiArgs, file: &Path, invoked: &Path, cwd: &Path) -> Result<Plan> {
-    let full = invoked.join(file);
-    let text = std::fs::read_to_string(&full).with_context(|| format!("cannot read the CRD {}", file.display()))?;
-    let docs = crate::yaml::from_multi_doc_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: not valid YAML: {e}", file.display()))?;
-    let crds: Vec<&Value> = docs.iter().filter(|d| d["kind"] == "CustomResourceDefinition").collect();
-    let source = match crds.as_slice() {
-        [one] => (*one).clone(),
-        [] => bail!("{}: no CustomResourceDefinition in it; pass the CRD's YAML file", file.display()),
-        many => bail!(
-            "{}: {} CRDs in one file; pass each to its own `create api --from-crd` (split the file at its `---` lines)",
-            file.display(),
-            many.len()
-        ),
+/// What `--from-crd` takes besides the CRDs.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--version`: the versions to generate (all when empty); only with one CRD.
+    pub versions: Vec<String>,
+    pub force: bool,
+}
+
+/// Plans `create api --from-crd`: `path` (a CRD file, a file of several, or a folder of YAML files) as the user
+/// named it, `invoked` the folder they ran in.
+pub fn plan(args: &CreateApiArgs, path: &Path, invoked: &Path, cwd: &Path) -> Result<Plan> {
+    let opts = Options { versions: args.version.clone(), force: args.force };
+    plan_onto(&opts, path, invoked, Plan::new(cwd))
+}
+
+/// Plans every CRD `path` holds on top of `plan` (`init --from-crd` passes the project it plans).
+pub fn plan_onto(opts: &Options, path: &Path, invoked: &Path, mut plan: Plan) -> Result<Plan> {
+    let crds = read_crds(&invoked.join(path), path)?;
+    if crds.len() > 1 && !opts.versions.is_empty() {
+        return Err(UsageError(format!(
+            "{}: --version picks versions of one CRD, and it holds {}; pass the CRD's own file",
+            path.display(),
+            crds.len()
+        ))
+        .into());
+    }
+    let mut names = std::collections::BTreeSet::new();
+    for (file, source) in &crds {
+        let name = source["metadata"]["name"].as_str().unwrap_or_default().to_string();
+        if !names.insert(name.clone()) {
+            bail!("{}: the CRD {name} is there twice; keep one", file.display());
+        }
+        plan = plan_crd(opts, file, source, plan)?;
+    }
+    Ok(plan)
+}
+
+/// The CRDs of a file (one or several documents) or of every `.yaml`/`.yml` file of a folder, by file name.
+fn read_crds(full: &Path, shown: &Path) -> Result<Vec<(PathBuf, Value)>> {
+    let files: Vec<(PathBuf, PathBuf)> = if full.is_dir() {
+        let mut files = Vec::new();
+        for e in std::fs::read_dir(full).with_context(|| format!("cannot list {}", shown.display()))? {
+            let p = e.with_context(|| format!("cannot list {}", shown.display()))?.path();
+            if p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                files.push((p.clone(), shown.join(p.file_name().unwrap_or_default())));
+            }
+        }
+        files.sort();
+        files
+    } else {
+        vec![(full.to_path_buf(), shown.to_path_buf())]
     };
-    let facts = reverse::facts(&source).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let project = Project::load(cwd)?;
+    let mut out = Vec::new();
+    for (full, shown) in &files {
+        let text = std::fs::read_to_string(full).with_context(|| format!("cannot read the CRD {}", shown.display()))?;
+        let docs = crate::yaml::from_multi_doc_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: not valid YAML: {e}", shown.display()))?;
+        out.extend(docs.into_iter().filter(|d| d["kind"] == "CustomResourceDefinition").map(|d| (shown.clone(), d)));
+    }
+    if out.is_empty() {
+        bail!(
+            "{}: no CustomResourceDefinition in {}; pass a CRD's YAML file or a folder of them",
+            shown.display(),
+            if full.is_dir() { "its .yaml files" } else { "it" }
+        );
+    }
+    Ok(out)
+}
+
+/// Plans one CRD's kind on top of `plan`.
+fn plan_crd(opts: &Options, file: &Path, source: &Value, mut plan: Plan) -> Result<Plan> {
+    let facts = reverse::facts(source).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let project = create_api::planned_project(&plan)?;
     let pf = &project.file;
     let group = local_group(&facts.group, &pf.domain).ok_or_else(|| {
         let suffix = facts.group.split_once('.').map(|(_, d)| d).unwrap_or(&facts.group);
@@ -44,11 +99,10 @@ pub fn plan(args: &CreateApiArgs, file: &Path, invoked: &Path, cwd: &Path) -> Re
             pf.domain
         ))
     })?;
-    let versions = pick_versions(&facts, &args.version, file)?;
+    let versions = pick_versions(&facts, &opts.versions, file)?;
 
-    let mut plan = Plan::new(cwd);
     let mut written = Vec::new();
-    for (i, version) in versions.iter().enumerate() {
+    for version in &versions {
         let sub = CreateApiArgs {
             group: group.clone(),
             version: vec![version.clone()],
@@ -62,8 +116,8 @@ pub fn plan(args: &CreateApiArgs, file: &Path, invoked: &Path, cwd: &Path) -> Re
             external_api_path: None,
             external_api_crate: None,
             external_api_domain: None,
-            force: args.force,
-            dry_run: args.dry_run,
+            force: opts.force,
+            dry_run: false,
             image: None,
             image_container_command: None,
             image_container_port: None,
@@ -80,7 +134,7 @@ pub fn plan(args: &CreateApiArgs, file: &Path, invoked: &Path, cwd: &Path) -> Re
             facts.group,
             file.display()
         );
-        let types = reverse::version_types(&source, version, &header)?;
+        let types = reverse::version_types(source, version, &header)?;
         let path = create_api::types_path(
             pf.multigroup,
             if group.is_empty() { &pf.domain } else { &group },
@@ -88,14 +142,11 @@ pub fn plan(args: &CreateApiArgs, file: &Path, invoked: &Path, cwd: &Path) -> Re
             &facts.kind,
         );
         plan.replace_contents(&path, types.source.clone());
-        if i == 0 {
-            debug_assert_eq!(version, &facts.storage);
-        }
         written.push((path, types));
     }
 
     let generated = generate(&plan, &facts, &project)?;
-    let expected = only_versions(&source, &versions);
+    let expected = only_versions(source, &versions);
     report(&mut plan, &expected, &generated, &written, file)?;
     let crd_path = Path::new("config/crd/bases").join(format!("{}_{}.yaml", facts.group, facts.plural));
     plan.write(&crd_path, crate::yaml::to_multi_doc_string(std::slice::from_ref(&generated)))?;

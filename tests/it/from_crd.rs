@@ -233,3 +233,51 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+#[test]
+fn init_from_crd_takes_a_folder_of_crds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let crds = tmp.path().join("crds");
+    std::fs::create_dir_all(&crds).unwrap();
+    // two CRDs of one domain: each keeps its own group, so the project is multigroup
+    for (name, from) in [
+        ("telemetry.lumen.example_scrapepools.yaml", None),
+        ("rollouts.tidal.example_canaryplans.yaml", Some("tidal.example")),
+    ] {
+        let text = read(&fixture(name));
+        let text = match from {
+            Some(domain) => text.replace(domain, "lumen.example"),
+            None => text,
+        };
+        std::fs::write(crds.join(name), text).unwrap();
+    }
+    std::fs::write(crds.join("notes.txt"), "not YAML, not read").unwrap();
+    let dir = tmp.path().join("operator");
+    std::fs::create_dir_all(&dir).unwrap();
+    // a single-group project cannot hold two groups: refused, nothing written
+    let out = ks(&dir).args(["init", "--domain", "lumen.example", "--from-crd", "../crds"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs the multigroup layout"), "{out:?}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "init wrote files");
+    let out =
+        ks(&dir).args(["init", "--domain", "lumen.example", "--multigroup", "--from-crd", "../crds"]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        said.matches("the CRD `kubesmith make manifests` generates from the new types equals").count(),
+        2,
+        "{said}"
+    );
+    assert!(!said.contains("next: add an API"), "{said}");
+    for (group, plural) in [("telemetry", "scrapepools"), ("rollouts", "canaryplans")] {
+        let crd = parse(&read(&dir.join(format!("config/crd/bases/{group}.lumen.example_{plural}.yaml"))));
+        assert_eq!(crd["spec"]["names"]["plural"], plural);
+    }
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    // --version picks versions of one CRD only
+    let out = ks(&dir).args(["create", "api", "--from-crd", "../crds", "--version", "v1", "--force"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--version picks versions of one CRD, and it holds 2"),
+        "{out:?}"
+    );
+}
