@@ -85,7 +85,8 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Init(args) => {
             let mut plan = init::plan(&args, cwd)?;
             if let Some(crds) = &args.from_crd {
-                plan = from_crd::plan_onto(&from_crd::Options::default(), crds, &invoked, plan)?;
+                let opts = from_crd::Options { controller: true, ..from_crd::Options::default() };
+                plan = from_crd::plan_onto(&opts, crds, &invoked, plan)?;
                 // init's next step is to add an API: done
                 plan.notes.retain(|n| !n.starts_with("next: add an API"));
             }

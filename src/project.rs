@@ -352,6 +352,22 @@ pub struct Project {
 }
 
 impl Project {
+    /// The project as `plan` leaves it: its planned PROJECT, else the one on disk (`None` without one).
+    pub fn planned(plan: &crate::plan::Plan) -> Result<Option<Self>> {
+        let path = Path::new(PROJECT_FILE);
+        match plan.ops().iter().find(|op| op.path == path) {
+            Some(op) => match op.contents.as_deref() {
+                Some(text) => Ok(Some(Project {
+                    root: plan.root.clone(),
+                    file: ProjectFile::parse(text, &plan.root.join(path))?,
+                })),
+                None => Ok(None),
+            },
+            None if plan.root.join(path).is_file() => Ok(Some(Project::load(&plan.root)?)),
+            None => Ok(None),
+        }
+    }
+
     /// Loads the PROJECT file in `root`, with an error that says what to do when there is none.
     pub fn load(root: &Path) -> Result<Self> {
         let path = root.join(PROJECT_FILE);

@@ -225,6 +225,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
             finalizer: String::new(),
             field_manager: project_name.clone(),
             manager_namespaced: false,
+            shape: crate::commands::create_api::KindShape::SCAFFOLD,
         };
         let sample = sample_text(&draft, k, &api)?;
         let first = first_versions.insert((k.group.clone(), k.kind.clone()));

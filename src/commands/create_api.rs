@@ -66,6 +66,26 @@ pub struct ApiContext {
     pub field_manager: String,
     /// The project's manager is namespace-scoped (PROJECT `namespaced: true`): the kind's roles are Roles.
     pub manager_namespaced: bool,
+    /// What the reconciler may rely on in the kind's types.
+    #[serde(flatten)]
+    pub shape: KindShape,
+}
+
+/// What the scaffolded reconciler and its tests may rely on in a kind's types.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct KindShape {
+    /// The status is the scaffold's (`conditions: Vec<Condition>`, `observed_generation: Option<i64>`): the
+    /// reconciler reports the `Available` condition. Types written from a CRD (`--from-crd`) have their own.
+    pub status_conditions: bool,
+    /// The kind has a status at all (`#[kube(status = ..)]`).
+    pub has_status: bool,
+    /// The spec implements `Default` (the reconciler's tests build objects with a default spec).
+    pub spec_default: bool,
+}
+
+impl KindShape {
+    /// The kinds `create api` scaffolds from its templates.
+    pub const SCAFFOLD: KindShape = KindShape { status_conditions: true, has_status: true, spec_default: true };
 }
 
 /// Where one kind's files go.
@@ -80,17 +100,13 @@ struct Layout {
 }
 
 pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
-    plan_onto(args, Plan::new(cwd), true)
+    plan_onto(args, Plan::new(cwd), true, KindShape::SCAFFOLD)
 }
 
 /// The project as `plan` leaves it: its planned PROJECT, else the one on disk.
 pub fn planned_project(plan: &Plan) -> Result<Project> {
-    let project_path = Path::new(crate::project::PROJECT_FILE);
-    match plan.ops().iter().find(|op| op.path == project_path).and_then(|op| op.contents.as_deref()) {
-        Some(text) => Ok(Project {
-            root: plan.root.clone(),
-            file: crate::project::ProjectFile::parse(text, &plan.root.join(project_path))?,
-        }),
+    match Project::planned(plan)? {
+        Some(p) => Ok(p),
         None => Project::load(&plan.root),
     }
 }
@@ -102,8 +118,9 @@ impl CreateApiArgs {
     }
 }
 
-/// Plans the kind on top of `plan` (whose PROJECT, when planned, is the one read); `crd`: also plan its CRD.
-pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool) -> Result<Plan> {
+/// Plans the kind on top of `plan` (whose PROJECT, when planned, is the one read); `crd`: also plan its CRD;
+/// `shape`: what the reconciler may rely on in the kind's types.
+pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool, shape: KindShape) -> Result<Plan> {
     let cwd = plan.root.clone();
     let cwd = cwd.as_path();
     let project = planned_project(&plan)?;
@@ -246,6 +263,7 @@ pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool) -> Result<Plan
         finalizer: format!("{plural}.{qualified_group}/finalizer"),
         field_manager: pf.project_name.clone(),
         manager_namespaced: pf.namespaced,
+        shape,
     };
     let layout = layout(pf.multigroup, &group_mod, &version_mod, &kind_mod);
 
@@ -437,6 +455,12 @@ fn config_layout(
 pub fn types_path(multigroup: bool, group_or_domain: &str, version: &str, kind: &str) -> PathBuf {
     let (g, v, k) = (names::module_name(group_or_domain), names::module_name(version), names::module_name(kind));
     layout(multigroup, &g, &v, &k).types
+}
+
+/// Where the reconciler of `kind` goes in a project of this layout.
+pub fn controller_path(multigroup: bool, group_or_domain: &str, kind: &str) -> PathBuf {
+    let (g, k) = (names::module_name(group_or_domain), names::module_name(kind));
+    layout(multigroup, &g, &names::module_name("v1"), &k).controller
 }
 
 fn layout(multigroup: bool, group_mod: &ModuleName, version_mod: &ModuleName, kind_mod: &ModuleName) -> Layout {

@@ -21,12 +21,14 @@ pub struct Options {
     /// `--version`: the versions to generate (all when empty); only with one CRD.
     pub versions: Vec<String>,
     pub force: bool,
+    /// Scaffold a reconciler for each kind (on its storage version's types).
+    pub controller: bool,
 }
 
 /// Plans `create api --from-crd`: `path` (a CRD file, a file of several, or a folder of YAML files) as the user
 /// named it, `invoked` the folder they ran in.
 pub fn plan(args: &CreateApiArgs, path: &Path, invoked: &Path, cwd: &Path) -> Result<Plan> {
-    let opts = Options { versions: args.version.clone(), force: args.force };
+    let opts = Options { versions: args.version.clone(), force: args.force, controller: args.controller };
     plan_onto(&opts, path, invoked, Plan::new(cwd))
 }
 
@@ -102,7 +104,7 @@ fn plan_crd(opts: &Options, file: &Path, source: &Value, mut plan: Plan) -> Resu
     let versions = pick_versions(&facts, &opts.versions, file)?;
 
     let mut written = Vec::new();
-    for version in &versions {
+    for (i, version) in versions.iter().enumerate() {
         let sub = CreateApiArgs {
             group: group.clone(),
             version: vec![version.clone()],
@@ -112,7 +114,8 @@ fn plan_crd(opts: &Options, file: &Path, source: &Value, mut plan: Plan) -> Resu
                 .then(|| facts.plural.clone()),
             namespaced: facts.namespaced,
             resource: true,
-            controller: false,
+            // one reconciler serves every version: the storage version's, planned first
+            controller: opts.controller && i == 0,
             external_api_path: None,
             external_api_crate: None,
             external_api_domain: None,
@@ -124,7 +127,14 @@ fn plan_crd(opts: &Options, file: &Path, source: &Value, mut plan: Plan) -> Resu
             run_as_user: None,
         };
         let before = plan.notes.len();
-        plan = create_api::plan_onto(&sub, plan, false)?;
+        let has_status = source["spec"]["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|v| v["name"] == version.as_str())
+            .is_some_and(|v| v["schema"]["openAPIV3Schema"]["properties"].get("status").is_some());
+        let shape = create_api::KindShape { status_conditions: false, has_status, spec_default: true };
+        plan = create_api::plan_onto(&sub, plan, false, shape)?;
         // create api's own next steps are about its template; this command says its own
         let notes: Vec<String> = plan.notes.drain(before..).filter(|n| n.starts_with("warning:")).collect();
         plan.notes.extend(notes);
@@ -151,6 +161,21 @@ fn plan_crd(opts: &Options, file: &Path, source: &Value, mut plan: Plan) -> Resu
     let crd_path = Path::new("config/crd/bases").join(format!("{}_{}.yaml", facts.group, facts.plural));
     plan.write(&crd_path, crate::yaml::to_multi_doc_string(std::slice::from_ref(&generated)))?;
     plan_samples(&mut plan, &generated, &facts, &group, &versions, pf)?;
+    let controller = if opts.controller {
+        format!(
+            "; its reconciler's `apply` in {} (its status is the CRD's own type: the reconciler leaves it to you)",
+            create_api::controller_path(pf.multigroup, if group.is_empty() { &pf.domain } else { &group }, &facts.kind)
+                .display()
+        )
+    } else {
+        String::new()
+    };
+    plan.notes.push(format!(
+        "next: {} {} is ready in {}{controller}; then `cargo test`",
+        facts.kind,
+        versions.join(", "),
+        written.iter().map(|(p, _)| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    ));
     Ok(plan)
 }
 

@@ -169,8 +169,13 @@ pub fn project_k8s(project: Option<&Project>) -> Result<&'static K8sTable> {
 
 /// Resolves the folders: flags win; in a project the layout gives defaults; outside one only flags count.
 pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
-    let in_project = cwd.join(PROJECT_FILE).is_file();
-    let project = if in_project { Some(Project::load(cwd)?) } else { None };
+    let project = if cwd.join(PROJECT_FILE).is_file() { Some(Project::load(cwd)?) } else { None };
+    targets_of(args, cwd, project, None)
+}
+
+/// [`targets`] for `project` (the one on disk, or the one `plan` leaves; a source folder `plan` creates counts).
+fn targets_of(args: &MakeManifestsArgs, cwd: &Path, project: Option<Project>, plan: Option<&Plan>) -> Result<Targets> {
+    let in_project = project.is_some();
     let has_webhooks = project.as_ref().is_some_and(|p| p.file.resources.iter().any(|r| r.webhooks.is_some()))
         || (in_project && cwd.join("config/webhook").is_dir());
     let k8s = match args.k8s_version {
@@ -201,8 +206,10 @@ pub fn targets(args: &MakeManifestsArgs, cwd: &Path) -> Result<Targets> {
         }
         (args.crd_dir.clone(), args.rbac_dir.clone(), args.webhook_dir.clone())
     };
+    let planned =
+        |s: &Path| plan.is_some_and(|p| p.ops().iter().any(|op| op.path.starts_with(s) && op.contents.is_some()));
     for s in &sources {
-        if !cwd.join(s).is_dir() {
+        if !cwd.join(s).is_dir() && !planned(s) {
             return Err(UsageError(format!(
                 "source folder {} does not exist: pass --source with the folder holding lib.rs or main.rs",
                 s.display()
@@ -590,7 +597,7 @@ pub fn plan_role(plan: &mut Plan) -> Result<()> {
         no_compile: true,
         offline: false,
     };
-    let targets = targets(&args, &plan.root.clone())?;
+    let targets = targets_of(&args, &plan.root.clone(), Project::planned(plan)?, Some(plan))?;
     let Some(rbac_dir) = &targets.rbac_dir else {
         return Ok(());
     };

@@ -204,7 +204,7 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     head_markers.append(&mut spec.markers);
     spec.markers = head_markers;
     let mut head =
-        vec!["#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]".into()];
+        vec!["#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]".into()];
     head.push(format!("#[kube(\n    {}\n)]", kube.join(",\n    ")));
     b.items[spec_at] = shape::Item::Struct(spec);
     if let Some((at, s)) = status {

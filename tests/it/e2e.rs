@@ -125,7 +125,7 @@ fn envtest_requires_its_binaries(dir: &Path) {
 
 /// `cargo build` with no warnings, `cargo fmt --check`, `cargo clippy -D warnings`, then `cargo test`; returns the
 /// tests' output and how many passed, at least `min_passed`, `expected` among them.
-fn build_lint_test(dir: &Path, min_passed: usize, expected: &[&str]) -> (String, usize) {
+pub(crate) fn build_lint_test(dir: &Path, min_passed: usize, expected: &[&str]) -> (String, usize) {
     let build = run(dir, "cargo", &["build"]);
     assert!(!build.contains("warning"), "the scaffolded operator builds with warnings:\n{build}");
     run(dir, "cargo", &["fmt", "--check"]);

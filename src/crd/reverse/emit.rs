@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::shape::{Field, Item, Struct};
 
 /// The derives of every generated type but the spec.
-pub const DERIVES: &str = "#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, JsonSchema)]";
+pub const DERIVES: &str = "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]";
 
 /// Doc lines for `text` (each with `indent`), or a `#[schemars(description)]` attribute when a doc comment
 /// would not give `text` back (schemars trims it, makes a leading `#` line a title; the marker scanner reads
