@@ -103,21 +103,30 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         b.names.reserve(reserved);
     }
     let spec_name = b.names.unique(format!("{kind}Spec"));
-    let status_name = props.contains_key("status").then(|| b.names.unique(format!("{kind}Status")));
+    // a status subresource needs kube-derive's `status` type even where the schema has no status property
+    let status_subresource = v["subresources"].get("status").is_some();
+    let status_name =
+        (props.contains_key("status") || status_subresource).then(|| b.names.unique(format!("{kind}Status")));
+    // no `spec`: the kind's fields sit at the root (`#[kube(no_spec)]`)
+    let no_spec = !props.contains_key("spec");
 
     let mut unexpressed = Vec::new();
     let mut note = |path: &str, reason: String| unexpressed.push(Note { path: path.to_string(), reason });
-    let (spec_node, spec_doc) = match props.get("spec").and_then(Value::as_object) {
-        Some(s) => (s.clone(), s.get("description").and_then(Value::as_str).map(String::from)),
-        None => {
-            note("spec", "the CRD has no spec; kube-derive's kind always has one".into());
-            (Map::new(), None)
-        }
+    let (spec_node, spec_doc, spec_path) = match props.get("spec").and_then(Value::as_object) {
+        Some(s) => (s.clone(), s.get("description").and_then(Value::as_str).map(String::from), "spec"),
+        None => (root_fields(root), None, ""),
     };
     let spec_at = b.reserve();
-    let spec = b.object_struct(spec_name.clone(), &spec_node, "spec", spec_doc);
+    let spec = b.object_struct(spec_name.clone(), &spec_node, spec_path, spec_doc);
+    if status_name.is_some() && !props.contains_key("status") {
+        note("status", "the status subresource without a status property: kube-derive's `status` type adds one".into());
+    }
     let status = status_name.as_ref().map(|name| {
-        let node = props["status"].as_object().cloned().unwrap_or_default();
+        let node = props.get("status").and_then(Value::as_object).cloned().unwrap_or_else(|| {
+            let mut empty = Map::new();
+            empty.insert("type".into(), Value::String("object".into()));
+            empty
+        });
         let at = b.reserve();
         let doc = node.get("description").and_then(Value::as_str).map(String::from);
         let s = b.object_struct(name.clone(), &node, "status", doc);
@@ -138,9 +147,14 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         match name.as_str() {
             "spec" | "status" => {}
             "apiVersion" | "kind" | "metadata" => {}
-            other => {
-                note(other, "a property of the root besides spec and status: kube-derive's kind has only those".into())
-            }
+            // the spec's fields, with no_spec
+            _ if no_spec => {}
+            other => note(
+                other,
+                "a property of the root beside spec: kube-derive's kind has spec, status and metadata only (without \
+                 spec, `no_spec` puts the spec's fields at the root)"
+                    .into(),
+            ),
         }
     }
     // printer columns as markers: several `#[kube(printcolumn(type_ = "integer", ..))]` trip clippy's
@@ -169,13 +183,15 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     }
     let required: Vec<&str> =
         root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-    if !required.contains(&"spec") && props.contains_key("spec") {
+    if !required.contains(&"spec") && !no_spec {
         root_markers.push("+kubesmith:root:optional=spec".into());
     }
-    if props.get("status").is_some_and(|s| s.get("nullable") != Some(&Value::Bool(true))) {
+    if status_name.is_some() && props.get("status").and_then(|s| s.get("nullable")) != Some(&Value::Bool(true)) {
         root_markers.push("+kubesmith:root:notNullable=status".into());
     }
-    let extra: Vec<&str> = required.iter().copied().filter(|r| *r != "spec").collect();
+    // what kube-derive's root requires: spec, or with no_spec the spec's own required fields
+    let kube_required = |r: &str| if no_spec { spec_node_required(&spec_node, r) } else { r == "spec" };
+    let extra: Vec<&str> = required.iter().copied().filter(|r| !kube_required(r)).collect();
     if !extra.is_empty() {
         root_markers.push(format!("+kubesmith:root:required={}", extra.join(";")));
     }
@@ -185,10 +201,20 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         format!("version = {}", emit::rust_str(version)),
         format!("kind = {}", emit::rust_str(kind)),
     ];
+    if no_spec {
+        kube.push("no_spec".into());
+    }
     kube_keys(crd, v, root, &facts, status_name.as_deref(), &mut kube, &mut note);
 
     let mut out = String::new();
     let _ = writeln!(out, "//! {header}");
+    let _ = writeln!(out, "//!");
+    let _ = writeln!(
+        out,
+        "//! The doc comments are the CRD's descriptions, word for word (`make manifests` writes them back), so \
+         rustdoc's\n//! Markdown lints about their lists are off here."
+    );
+    let _ = writeln!(out, "#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]");
     let _ = writeln!(out, "use kube::CustomResource;");
     let _ = writeln!(out, "use schemars::JsonSchema;");
     let _ = writeln!(out, "use serde::{{Deserialize, Serialize}};");
@@ -288,15 +314,8 @@ fn kube_keys(
         kube.push(format!("status = {}", s(status)));
     }
     let sub = &v["subresources"];
-    if status.is_some() != sub.get("status").is_some() {
-        note(
-            "",
-            if status.is_some() {
-                "a status property without the status subresource: kube-derive enables it with `status`".into()
-            } else {
-                "the status subresource without a status property: kube-derive needs a status type".into()
-            },
-        );
+    if status.is_some() && sub.get("status").is_none() {
+        note("", "a status property without the status subresource: kube-derive enables it with `status`".into());
     }
     if let Some(scale) = sub.get("scale") {
         let mut args = Vec::new();
@@ -314,10 +333,9 @@ fn kube_keys(
     for f in v["selectableFields"].as_array().into_iter().flatten().filter_map(|f| f["jsonPath"].as_str()) {
         kube.push(format!("selectable = {}", s(f)));
     }
-    match root.get("description").and_then(Value::as_str) {
-        Some(d) => kube.push(format!("doc = {}", s(&kube_doc(d)))),
-        None => note("", "the root has no description; kube-derive writes its own".into()),
-    }
+    // an empty doc is no description (without `doc` kube-derive writes its own text)
+    let d = root.get("description").and_then(Value::as_str).unwrap_or_default();
+    kube.push(format!("doc = {}", s(&kube_doc(d))));
     for rule in root.get("x-kubernetes-validations").and_then(Value::as_array).into_iter().flatten() {
         match (rule.as_object().map(Map::len), rule["rule"].as_str()) {
             (Some(1), Some(r)) => kube.push(format!("validation = {}", s(r))),
@@ -354,6 +372,39 @@ fn kube_keys(
         note("", "spec.conversion: kube-derive writes none; `kubesmith create webhook --conversion` adds it".into());
     }
     kube.push("derive = \"PartialEq\"".into());
+}
+
+/// The root's properties but apiVersion, kind, metadata and status, as the object `#[kube(no_spec)]` spreads at
+/// the root, with the root's `required` among them.
+fn root_fields(root: &Map<String, Value>) -> Map<String, Value> {
+    let skip = ["apiVersion", "kind", "metadata", "status"];
+    let props: Map<String, Value> = root
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| !skip.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let required: Vec<Value> = root
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|r| r.as_str().is_some_and(|r| props.contains_key(r)))
+        .cloned()
+        .collect();
+    let mut node = Map::new();
+    node.insert("type".into(), Value::String("object".into()));
+    node.insert("properties".into(), Value::Object(props));
+    if !required.is_empty() {
+        node.insert("required".into(), Value::Array(required));
+    }
+    node
+}
+
+fn spec_node_required(spec: &Map<String, Value>, name: &str) -> bool {
+    spec.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x == name))
 }
 
 /// The text for `#[kube(doc)]`: schemars strips one leading space from each line of a doc attribute.

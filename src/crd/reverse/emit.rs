@@ -12,13 +12,18 @@ pub const DERIVES: &str = "#[derive(Serialize, Deserialize, Clone, Debug, Defaul
 
 /// Doc lines for `text` (each with `indent`), or a `#[schemars(description)]` attribute when a doc comment
 /// would not give `text` back (schemars trims it, makes a leading `#` line a title; the marker scanner reads
-/// `///` lines starting with `+`; rustfmt drops trailing spaces).
+/// `///` lines starting with `+`; rustfmt drops trailing spaces) or would hold a code block (a doctest).
 pub fn doc(out: &mut String, indent: &str, text: &str) {
     let trimmed = text.trim_matches(|c: char| c.is_ascii_whitespace());
+    // rustdoc would run an indented or fenced block as a doctest
+    let code_block = text.contains("```")
+        || text.contains("~~~")
+        || text.lines().any(|l| l.starts_with("    ") || l.starts_with('\t'));
     let doc_safe = !text.is_empty()
         && trimmed == text
         && !text.starts_with('#')
         && !text.contains('\r')
+        && !code_block
         && text.lines().all(|l| !l.trim_start().starts_with('+') && l.trim_end() == l);
     if doc_safe {
         for line in text.split('\n') {

@@ -66,7 +66,7 @@ pub fn keyword_markers(node: &Map<String, Value>, place: Place, out: &mut Vec<St
             "default" | "example" if place == Place::Type => None,
             "default" => Some(format!("+default={}", default_text(value))),
             "title" => value.as_str().map(|t| format!("+kubebuilder:title={}", quote(t))),
-            "example" => scalar_text(value).map(|v| format!("+kubebuilder:example={v}")),
+            "example" => any_text(value).map(|v| format!("+kubebuilder:example={v}")),
             "externalDocs" => external_docs(value),
             "x-kubernetes-list-type" => value.as_str().map(|t| format!("+listType={t}")),
             "x-kubernetes-list-map-keys" => match value.as_array() {
@@ -104,6 +104,24 @@ fn scalar_text(v: &Value) -> Option<String> {
         Value::String(s) => Some(quote_double(s)),
         Value::Number(_) | Value::Bool(_) => number_or_bool(v),
         _ => None,
+    }
+}
+
+/// Any value in kubebuilder's syntax (`{a,b}` lists, `{k: v}` maps, quoted strings); `None` for what it cannot
+/// write (null, map keys that are not plain words).
+fn any_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Array(items) => {
+            let parts: Option<Vec<String>> = items.iter().map(any_text).collect();
+            Some(format!("{{{}}}", parts?.join(",")))
+        }
+        Value::Object(map) => {
+            let plain = |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            let parts: Option<Vec<String>> =
+                map.iter().map(|(k, v)| plain(k).then(|| Some(format!("{k}: {}", any_text(v)?))).flatten()).collect();
+            Some(format!("{{{}}}", parts?.join(", ")))
+        }
+        other => scalar_text(other),
     }
 }
 
@@ -212,6 +230,18 @@ mod tests {
             ]
         );
         assert_eq!(left, ["oneOf"]);
+    }
+
+    #[test]
+    fn examples_of_any_shape_are_written_in_kubebuilder_syntax() {
+        let (out, left) = markers(
+            json!({"example": [{"nested": {"bar": true, "foo": "baz"}}, {"n": 1}], "type": "array"}),
+            Place::Field,
+        );
+        assert_eq!(out, ["+kubebuilder:example={{nested: {bar: true, foo: \"baz\"}},{n: 1}}"]);
+        assert!(left.is_empty());
+        let (_, left) = markers(json!({"example": {"a.b": 1}}), Place::Field);
+        assert_eq!(left, ["example"]);
     }
 
     #[test]

@@ -349,13 +349,22 @@ impl Builder {
                 format!("BTreeMap<String, {value}>")
             }
             Base::Struct => {
-                // the object's own keywords go on its struct (used here only), the field keeps its doc
-                if !type_markers_say_all(node) {
+                // the object's own keywords go on its struct (used here only), the field keeps its doc and the
+                // keywords only a field marker says (default, example)
+                let mut type_node = node.clone();
+                let mut field_only = Map::new();
+                for key in ["default", "example"] {
+                    if let Some(v) = type_node.remove(key) {
+                        field_only.insert(key.to_string(), v);
+                    }
+                }
+                if !type_markers_say_all(&type_node) {
                     return None;
                 }
+                keyword_markers(&field_only, Place::Field, &mut markers, &mut left);
                 let name = self.names.child(parent, json);
                 let at = self.reserve();
-                let s = self.object_struct(name.clone(), node, path, None);
+                let s = self.object_struct(name.clone(), &type_node, path, None);
                 self.items[at] = Item::Struct(s);
                 name
             }
@@ -377,10 +386,15 @@ impl Builder {
         } else {
             return None;
         };
+        Some(self.shared_fn(name, schema))
+    }
+
+    /// The schema function `name` returning `schema`, shared by every type that needs it.
+    fn shared_fn(&mut self, name: &str, schema: Value) -> String {
         if !self.shared_fns.iter().any(|i| matches!(i, Item::SchemaFn { name: n, .. } if n == name)) {
             self.shared_fns.push(Item::SchemaFn { name: name.into(), schema });
         }
-        Some(name.to_string())
+        name.to_string()
     }
 
     /// The type of an array item (`items`) or a map value: a plain type, a struct, or a newtype carrying the
@@ -408,6 +422,28 @@ impl Builder {
                 self.uses_int_or_string = true;
                 let inner = "IntOrString".to_string();
                 self.items.push(Item::Newtype { name: name.clone(), doc, markers, inner, schema_fn: Some(f) });
+                return (name, Vec::new());
+            }
+        }
+        // a scalar whose format no Rust type gives, or an empty object: a newtype whose schema the markers write
+        // (`Schemaless` is for fields only)
+        let reset = match base(node) {
+            Some(Base::Reset { ty, json_type, format }) => Some((ty.to_string(), json_type, format)),
+            Some(Base::EmptyObject) => Some(("BTreeMap<String, serde_json::Value>".to_string(), "object".into(), None)),
+            _ => None,
+        };
+        if let Some((inner, json_type, format)) = reset.filter(|_| !nullable) {
+            let mut markers = vec![format!("+kubebuilder:validation:Type={json_type}")];
+            markers.extend(format.map(|f| format!("+kubebuilder:validation:Format={f}")));
+            let mut left = Vec::new();
+            keyword_markers(node, Place::Type, &mut markers, &mut left);
+            if left.is_empty() {
+                if inner.starts_with("BTreeMap") {
+                    self.uses_map = true;
+                    self.uses_value = true;
+                }
+                let schema_fn = Some(self.shared_fn("untyped_schema", serde_json::json!({})));
+                self.items.push(Item::Newtype { name: name.clone(), doc, markers, inner, schema_fn });
                 return (name, Vec::new());
             }
         }
