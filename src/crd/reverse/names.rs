@@ -16,22 +16,9 @@ const KEYWORDS: &[&str] = &[
 /// Keywords that cannot be raw identifiers: the field gets a `_` suffix and a `#[serde(rename)]`.
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 
-/// What serde's `rename_all = "camelCase"` makes of a snake_case field ident (serde's own algorithm).
+/// What serde's `rename_all = "camelCase"` makes of a field ident: the rule kubesmith reads the types back with.
 pub fn serde_camel(ident: &str) -> String {
-    let ident = ident.strip_prefix("r#").unwrap_or(ident);
-    let mut out = String::with_capacity(ident.len());
-    let mut upper = false;
-    for ch in ident.chars() {
-        if ch == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(ch.to_uppercase());
-            upper = false;
-        } else {
-            out.push(ch);
-        }
-    }
-    out
+    crate::crd::attrs::RenameRule::Camel.apply_to_field(ident.strip_prefix("r#").unwrap_or(ident))
 }
 
 /// A field's Rust ident for `json`, distinct from `taken` (which it joins), and whether it needs
