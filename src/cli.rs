@@ -482,17 +482,12 @@ pub struct CreateApiArgs {
     /// API version (e.g. `v1alpha1`); with --from-crd, a version of the CRD to generate (repeat; default: all).
     #[arg(long, required_unless_present = "from_crd")]
     pub version: Vec<String>,
-    /// Kind, in PascalCase (e.g. `Memcached`).
-    #[arg(
-        long,
-        required_unless_present = "from_crd",
-        conflicts_with = "from_crd",
-        default_value = "",
-        hide_default_value = true
-    )]
+    /// Kind, in PascalCase (e.g. `Memcached`); with --from-crd, the kind whose CRD to take from FILE or DIR.
+    #[arg(long, required_unless_present = "from_crd", default_value = "", hide_default_value = true)]
     pub kind: String,
-    /// An existing CRD (YAML, apiextensions.k8s.io/v1) to write the kind's Rust types from, so that `make manifests`
-    /// gives the same CRD back; group, kind, plural, scope and versions come from it.
+    /// An existing CRD (YAML, apiextensions.k8s.io/v1; a file of several, or a folder of them) to write the kind's
+    /// Rust types from, so that `make manifests` gives the same CRD back; group, kind, plural, scope and versions come
+    /// from it.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["plural", "image", "external_api_path", "external_api_crate", "external_api_domain"])]
     pub from_crd: Option<PathBuf>,
     /// Plural resource name, when kube-derive's rule gives the wrong one.

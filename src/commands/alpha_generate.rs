@@ -52,7 +52,7 @@ pub fn run(args: &AlphaGenerateArgs, cwd: &Path) -> Result<()> {
     }
 
     let staging = if in_place { Staging::temporary("generate")? } else { Staging::beside(&output_dir)? };
-    replay_into(&project.file, &script, staging.path(), true)?;
+    replay_into(&project.file, &script, &input, staging.path(), true)?;
     if let Some(repo) = repo {
         let outcome = publish_in_place(&repo, staging.path(), &input)?;
         for (action, path) in &outcome.changed {
@@ -151,7 +151,8 @@ pub fn summarize(changes: &[String]) -> String {
 /// and applied, as if typed there. Before `make manifests`, kubesmith settings PROJECT holds that no command writes
 /// (`crd: {compile: false}`) are carried over; afterwards the replayed PROJECT is compared with the original.
 /// `show` prints each command as it runs.
-pub fn replay_into(original: &ProjectFile, script: &Script, dir: &Path, show: bool) -> Result<()> {
+/// `origin`: the project replayed, where the CRDs PROJECT records (`create api --from-crd`) are read.
+pub fn replay_into(original: &ProjectFile, script: &Script, origin: &Path, dir: &Path, show: bool) -> Result<()> {
     for step in &script.steps {
         if step.args.first().is_some_and(|a| a == "make") {
             carry_settings(original, dir)?;
@@ -159,7 +160,8 @@ pub fn replay_into(original: &ProjectFile, script: &Script, dir: &Path, show: bo
         if show {
             output::info(format_args!("replay: {}", step.command_line()));
         }
-        run_step(step, dir).map_err(|e| anyhow::anyhow!("replaying `{}` failed: {e:#}", step.command_line()))?;
+        run_step(step, origin, dir)
+            .map_err(|e| anyhow::anyhow!("replaying `{}` failed: {e:#}", step.command_line()))?;
     }
     if let Some(difference) = project_difference(original, dir)? {
         output::warn(format_args!(
@@ -171,7 +173,7 @@ pub fn replay_into(original: &ProjectFile, script: &Script, dir: &Path, show: bo
 }
 
 /// One step, the way `kubesmith` would run it in `dir` (without printing its file list and next steps).
-fn run_step(step: &Step, dir: &Path) -> Result<()> {
+fn run_step(step: &Step, origin: &Path, dir: &Path) -> Result<()> {
     let cli = Cli::try_parse_from(step.argv()).map_err(|e| {
         let message = e.to_string();
         let first = message.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
@@ -182,7 +184,10 @@ fn run_step(step: &Step, dir: &Path) -> Result<()> {
     })?;
     let mut plan = match cli.command {
         Command::Init(a) => init::plan(&a, dir)?,
-        Command::Create(CreateCommand::Api(a)) => create_api::plan(&a, dir)?,
+        Command::Create(CreateCommand::Api(a)) => match &a.from_crd {
+            Some(crd) => crate::commands::from_crd::plan_replayed(&a, crd, origin, dir)?,
+            None => create_api::plan(&a, dir)?,
+        },
         Command::Create(CreateCommand::Webhook(a)) => create_webhook::plan(&a, dir)?,
         Command::Make(MakeCommand::Manifests(a)) => make_manifests::plan(&a, dir)?,
         Command::Make(MakeCommand::Helm(a)) => crate::commands::make_helm::plan(&a, dir)?,

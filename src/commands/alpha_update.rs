@@ -125,10 +125,10 @@ pub fn run(args: &AlphaUpdateArgs, cwd: &Path) -> Result<()> {
     let ancestor_dir = Staging::temporary("ancestor")?;
     match &args.ancestor_binary {
         Some(bin) => generate_with(bin, input.path(), ancestor_dir.path())?,
-        None => replay_into(&pf, &script, ancestor_dir.path(), false).context("the ancestor's replay failed")?,
+        None => replay_into(&pf, &script, cwd, ancestor_dir.path(), false).context("the ancestor's replay failed")?,
     }
     let upgrade_dir = Staging::temporary("upgrade")?;
-    replay_into(&pf, &script, upgrade_dir.path(), false).context("the upgrade's replay failed")?;
+    replay_into(&pf, &script, cwd, upgrade_dir.path(), false).context("the upgrade's replay failed")?;
 
     let scratch = Staging::temporary("index")?;
     let ancestor_tree = repo.tree_of_folder(ancestor_dir.path(), &scratch.path().join("ancestor.index"))?;

@@ -23,18 +23,66 @@ pub struct Options {
     pub force: bool,
     /// Scaffold a reconciler for each kind (on its storage version's types).
     pub controller: bool,
+    /// `--kind`: only this kind's CRD.
+    pub kind: Option<String>,
+    /// What PROJECT records as the CRD's file (a replay keeps the original's words); `None`: the path from the
+    /// project's folder.
+    pub record_as: Option<String>,
 }
+
+/// The key of PROJECT's record of the kinds written from CRDs (`alpha generate` replays them with `--from-crd`).
+pub const PLUGIN_KEY: &str = "from-crd.rust.kubesmith.io/v1alpha1";
 
 /// Plans `create api --from-crd`: `path` (a CRD file, a file of several, or a folder of YAML files) as the user
 /// named it, `invoked` the folder they ran in.
 pub fn plan(args: &CreateApiArgs, path: &Path, invoked: &Path, cwd: &Path) -> Result<Plan> {
-    let opts = Options { versions: args.version.clone(), force: args.force, controller: args.controller };
+    let opts = Options {
+        versions: args.version.clone(),
+        force: args.force,
+        controller: args.controller,
+        kind: (!args.kind.is_empty()).then(|| args.kind.clone()),
+        record_as: None,
+    };
     plan_onto(&opts, path, invoked, Plan::new(cwd))
+}
+
+/// `create api --from-crd` replayed by `alpha generate` in `dir`: `path` as PROJECT records it, relative to
+/// `origin` (the project replayed), and recorded again in the same words.
+pub fn plan_replayed(args: &CreateApiArgs, path: &Path, origin: &Path, dir: &Path) -> Result<Plan> {
+    if !origin.join(path).exists() {
+        bail!(
+            "PROJECT records that {} was written from the CRD {} (`create api --from-crd`), which is not there: put \
+             the CRD back at that path (relative to the project), or fix `{PLUGIN_KEY}` in PROJECT",
+            if args.kind.is_empty() { "a kind" } else { &args.kind },
+            path.display()
+        );
+    }
+    let opts = Options {
+        versions: args.version.clone(),
+        force: args.force,
+        controller: args.controller,
+        kind: (!args.kind.is_empty()).then(|| args.kind.clone()),
+        record_as: Some(path.to_string_lossy().into_owned()),
+    };
+    plan_onto(&opts, path, origin, Plan::new(dir))
 }
 
 /// Plans every CRD `path` holds on top of `plan` (`init --from-crd` passes the project it plans).
 pub fn plan_onto(opts: &Options, path: &Path, invoked: &Path, mut plan: Plan) -> Result<Plan> {
-    let crds = read_crds(&invoked.join(path), path)?;
+    let mut crds = read_crds(&invoked.join(path), path)?;
+    if let Some(kind) = &opts.kind {
+        let kinds: Vec<String> =
+            crds.iter().filter_map(|(_, c)| c["spec"]["names"]["kind"].as_str().map(String::from)).collect();
+        crds.retain(|(_, c)| c["spec"]["names"]["kind"] == kind.as_str());
+        if crds.is_empty() {
+            return Err(UsageError(format!(
+                "{}: no CRD of kind `{kind}` in it (it has {}); pass one of those to --kind, or drop --kind",
+                path.display(),
+                kinds.join(", ")
+            ))
+            .into());
+        }
+    }
     if crds.len() > 1 && !opts.versions.is_empty() {
         return Err(UsageError(format!(
             "{}: --version picks versions of one CRD, and it holds {}; pass the CRD's own file",
@@ -50,8 +98,57 @@ pub fn plan_onto(opts: &Options, path: &Path, invoked: &Path, mut plan: Plan) ->
             bail!("{}: the CRD {name} is there twice; keep one", file.display());
         }
         plan = plan_crd(opts, file, source, plan)?;
+        let recorded = match &opts.record_as {
+            Some(words) => PathBuf::from(words),
+            None => relative_to(&plan.root, &invoked.join(file)),
+        };
+        record(&mut plan, &recorded, source)?;
     }
     Ok(plan)
+}
+
+/// Records in PROJECT that the CRD's kind was written from `file` (relative to the project when it can be), so
+/// that `alpha generate` replays it with `--from-crd`.
+fn record(plan: &mut Plan, crd: &Path, source: &Value) -> Result<()> {
+    let Some(mut project) = crate::project::Project::planned(plan)? else {
+        return Ok(());
+    };
+    let group = source["spec"]["group"].as_str().unwrap_or_default();
+    let kind = source["spec"]["names"]["kind"].as_str().unwrap_or_default();
+    let entry = serde_json::json!({ "crd": crd.to_string_lossy(), "group": group, "kind": kind });
+    let slot = project.file.plugins.entry(PLUGIN_KEY).or_insert_with(|| serde_json::json!({ "resources": [] }));
+    if let Some(list) = slot.get_mut("resources").and_then(Value::as_array_mut) {
+        list.retain(|r| !(r["group"] == group && r["kind"] == kind));
+        list.push(entry);
+    }
+    plan.edit(crate::project::PROJECT_FILE, project.file.to_yaml());
+    Ok(())
+}
+
+/// `path` from `root` (`crds/a.yaml`, `../crds/a.yaml`), or as it is when they share no folder.
+fn relative_to(root: &Path, path: &Path) -> PathBuf {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (root, path) = (canon(root), canon(path));
+    let (r, p): (Vec<_>, Vec<_>) = (root.components().collect(), path.components().collect());
+    let common = r.iter().zip(&p).take_while(|(a, b)| a == b).count();
+    if common <= 1 {
+        return path;
+    }
+    let mut out = PathBuf::new();
+    for _ in common..r.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c);
+    }
+    out
+}
+
+/// Which `--from-crd` file PROJECT records for the kind `group`/`kind`.
+pub fn recorded(pf: &crate::project::ProjectFile, group: &str, kind: &str) -> Option<String> {
+    let list = pf.plugins.get(PLUGIN_KEY)?.get("resources")?.as_array()?;
+    let entry = list.iter().find(|r| r["group"] == group && r["kind"] == kind)?;
+    entry["crd"].as_str().map(String::from)
 }
 
 /// The CRDs of a file (one or several documents) or of every `.yaml`/`.yml` file of a folder, by file name.

@@ -85,6 +85,7 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
         crate::helm::PLUGIN_KEY,
         crate::docs::PLUGIN_KEY,
         crate::grafana::PLUGIN_KEY,
+        crate::commands::from_crd::PLUGIN_KEY,
     ];
     for key in pf.plugins.keys().filter(|k| !known.contains(&k.as_str())) {
         out.notes.push(format!(
@@ -95,9 +96,25 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
     // Resources replayed so far, and the webhooks of those replayed by `create api`, not yet replayed.
     let mut created: Vec<&Resource> = Vec::new();
     let mut pending: Vec<&Resource> = Vec::new();
+    // kinds written from a CRD: one `create api --from-crd` made every version
+    let mut from_crd: Vec<(&str, &str)> = Vec::new();
     for r in &pf.resources {
         let has_controller_or_types = r.controller || (r.api.is_some() && !r.is_foreign());
-        if has_controller_or_types {
+        let crd = (r.api.is_some() && !r.is_foreign())
+            .then(|| {
+                crate::commands::from_crd::recorded(pf, &crate::names::qualified_group(&r.group, &r.domain), &r.kind)
+            })
+            .flatten();
+        if let Some(crd) = crd {
+            if !from_crd.contains(&(r.group.as_str(), r.kind.as_str())) {
+                from_crd.push((r.group.as_str(), r.kind.as_str()));
+                out.steps.push(from_crd_step(pf, r, &crd));
+            }
+            created.push(r);
+            if r.webhooks.is_some() {
+                pending.push(r);
+            }
+        } else if has_controller_or_types {
             out.steps.push(api_step(pf, r)?);
             created.push(r);
             if r.webhooks.is_some() {
@@ -136,6 +153,21 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
         out.steps.push(Step::new(["edit", "--plugins", "grafana"]));
     }
     Ok(out)
+}
+
+/// `create api --from-crd` for every version of `r`'s kind PROJECT records (a reconciler unless none has one).
+fn from_crd_step(pf: &ProjectFile, r: &Resource, crd: &str) -> Step {
+    let mut step = Step::new(["create", "api"]);
+    step.push("--from-crd", crd);
+    step.push("--kind", r.kind.as_str());
+    let versions = pf.resources.iter().filter(|o| o.group == r.group && o.kind == r.kind && o.api.is_some());
+    for v in versions.clone() {
+        step.push("--version", v.version.as_str());
+    }
+    if !versions.clone().any(|v| v.controller) {
+        step.args.push("--controller=false".into());
+    }
+    step
 }
 
 /// `make docs` with the page and format PROJECT records (flags only where they differ from the defaults).

@@ -296,3 +296,62 @@ fn init_from_crd_takes_a_folder_of_crds() {
         "{out:?}"
     );
 }
+
+/// PROJECT records the CRD each kind was written from, and `alpha generate` replays `create api --from-crd` with
+/// it: the replay is the project, file for file (the CRDs themselves, the user's input, aside).
+#[test]
+fn alpha_generate_replays_kinds_written_from_crds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project_for(tmp.path(), "telemetry.lumen.example");
+    std::fs::create_dir_all(dir.join("crds")).unwrap();
+    let scrape = "telemetry.lumen.example_scrapepools.yaml";
+    std::fs::copy(fixture(scrape), dir.join("crds").join(scrape)).unwrap();
+    let pools = read(&fixture("infra.cobalt.example_machinepools.yaml"))
+        .replace("infra.cobalt.example", "telemetry.lumen.example");
+    std::fs::write(dir.join("crds/pools.yaml"), pools).unwrap();
+    // a folder and --kind; a file, no reconciler
+    ks(&dir).args(["create", "api", "--from-crd", "crds", "--kind", "ScrapePool"]).assert().success();
+    ks(&dir).args(["create", "api", "--from-crd", "crds/pools.yaml", "--controller=false"]).assert().success();
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    let project = parse(&read(&dir.join("PROJECT")));
+    assert_eq!(
+        project["plugins"]["from-crd.rust.kubesmith.io/v1alpha1"]["resources"],
+        serde_json::json!([
+            {"crd": format!("crds/{scrape}"), "group": "telemetry.lumen.example", "kind": "ScrapePool"},
+            {"crd": "crds/pools.yaml", "group": "telemetry.lumen.example", "kind": "MachinePool"}
+        ])
+    );
+    let out = ks(&dir).args(["alpha", "generate", "--output-dir", "../replay"]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        said.contains(&format!(
+            "replay: kubesmith create api --from-crd crds/{scrape} --kind ScrapePool --version v1\n"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains("replay: kubesmith create api --from-crd crds/pools.yaml --kind MachinePool --version v1 --version v1alpha1 --version v1beta1 --controller=false\n"),
+        "{said}"
+    );
+    let without_crds = |d: &Path| {
+        let mut s = snapshot(d);
+        s.retain(|p, _| !p.starts_with("crds") && !p.starts_with("Cargo.lock"));
+        s
+    };
+    let (original, replayed) = (without_crds(&dir), without_crds(&tmp.path().join("replay")));
+    assert_eq!(original.keys().collect::<Vec<_>>(), replayed.keys().collect::<Vec<_>>());
+    for (path, bytes) in &original {
+        assert!(bytes == &replayed[path], "{} differs in the replay", path.display());
+    }
+    // a recorded CRD that is gone stops the replay, which leaves nothing
+    std::fs::remove_file(dir.join("crds/pools.yaml")).unwrap();
+    let out = ks(&dir).args(["alpha", "generate", "--output-dir", "../replay2"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("PROJECT records that MachinePool was written from the CRD crds/pools.yaml"),
+        "{out:?}"
+    );
+    assert!(!tmp.path().join("replay2").exists());
+}
