@@ -337,12 +337,9 @@ fn kube_keys(
     let d = root.get("description").and_then(Value::as_str).unwrap_or_default();
     kube.push(format!("doc = {}", s(&kube_doc(d))));
     for rule in root.get("x-kubernetes-validations").and_then(Value::as_array).into_iter().flatten() {
-        match (rule.as_object().map(Map::len), rule["rule"].as_str()) {
-            (Some(1), Some(r)) => kube.push(format!("validation = {}", s(r))),
-            _ => note(
-                "",
-                format!("the root rule {rule}: kube-derive's `validation` key is written with the rule alone here"),
-            ),
+        match root_rule(rule) {
+            Some(expr) => kube.push(format!("validation = {expr}")),
+            None => note("", format!("the root rule {rule}: a key kube's `Rule` has no method for")),
         }
     }
     if v["served"] == false {
@@ -407,6 +404,33 @@ fn spec_node_required(spec: &Map<String, Value>, name: &str) -> bool {
     spec.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x == name))
 }
 
+/// A root CEL rule as the `#[kube(validation = ..)]` expression kube-derive takes: the rule alone as a string,
+/// else a `kube::core::Rule` built with its methods.
+fn root_rule(rule: &Value) -> Option<String> {
+    let o = rule.as_object()?;
+    let text = emit::rust_str(o.get("rule")?.as_str()?);
+    if o.len() == 1 {
+        return Some(text);
+    }
+    let mut expr = format!("kube::core::Rule::new({text})");
+    for (key, value) in o {
+        let call = match (key.as_str(), value) {
+            ("rule", _) => continue,
+            ("message", Value::String(m)) => format!(".message({})", emit::rust_str(m)),
+            ("messageExpression", Value::String(m)) => {
+                format!(".message(kube::core::Message::Expression({}.into()))", emit::rust_str(m))
+            }
+            ("reason", Value::String(r)) if r.chars().all(|c| c.is_ascii_alphanumeric()) && !r.is_empty() => {
+                format!(".reason(kube::core::Reason::{r})")
+            }
+            ("fieldPath", Value::String(p)) => format!(".field_path({})", emit::rust_str(p)),
+            _ => return None,
+        };
+        expr.push_str(&call);
+    }
+    Some(expr)
+}
+
 /// The text for `#[kube(doc)]`: schemars strips one leading space from each line of a doc attribute.
 fn kube_doc(d: &str) -> String {
     d.split('\n')
@@ -414,4 +438,30 @@ fn kube_doc(d: &str) -> String {
         .map(|(i, l)| if i > 0 && l.starts_with(' ') { format!(" {l}") } else { l.to_string() })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn root_rules_are_kube_validation_expressions() {
+        assert_eq!(root_rule(&json!({"rule": "self.a"})).unwrap(), "\"self.a\"");
+        assert_eq!(
+            root_rule(&json!({"rule": "self.a", "message": "m", "reason": "FieldValueRequired", "fieldPath": ".a"}))
+                .unwrap(),
+            "kube::core::Rule::new(\"self.a\").field_path(\".a\").message(\"m\").reason(kube::core::Reason::FieldValueRequired)"
+        );
+        assert_eq!(
+            root_rule(&json!({"rule": "true", "messageExpression": "'x'"})).unwrap(),
+            "kube::core::Rule::new(\"true\").message(kube::core::Message::Expression(\"'x'\".into()))"
+        );
+        assert_eq!(root_rule(&json!({"rule": "true", "optionalOldSelf": true})), None);
+    }
+
+    #[test]
+    fn kube_doc_keeps_leading_spaces_schemars_strips() {
+        assert_eq!(kube_doc("a\n b\nc"), "a\n  b\nc");
+    }
 }
