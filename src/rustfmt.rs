@@ -199,13 +199,13 @@ fn format_with(texts: &[&str], settings: &Settings) -> std::result::Result<Vec<F
     if texts.len() > 1 && !matches!(settings.batch, Batch::Never) {
         let batchable: Vec<(usize, Vec<PathBuf>)> =
             texts.iter().enumerate().filter_map(|(i, text)| Some((i, child_modules(text)?))).collect();
-        if batchable.len() > 1 {
-            if let Some(formatted) = format_batch(texts, &batchable, settings) {
-                for ((i, _), text) in batchable.iter().zip(formatted) {
-                    results[*i] = Some(Ok(text));
-                }
-                works = true;
+        if batchable.len() > 1
+            && let Some(formatted) = format_batch(texts, &batchable, settings)
+        {
+            for ((i, _), text) in batchable.iter().zip(formatted) {
+                results[*i] = Some(Ok(text));
             }
+            works = true;
         }
     }
     for (i, result) in results.iter_mut().enumerate().filter(|(_, r)| r.is_none()) {

@@ -164,15 +164,15 @@ pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool, shape: KindSha
         return plan_foreign(args, &project, &f, cwd);
     }
 
-    if !pf.multigroup {
-        if let Some(other) = pf.own_resources().find(|r| !r.group.eq_ignore_ascii_case(&args.group)) {
-            anyhow::bail!(
-                "this project holds APIs of group `{}` and is not multigroup; a second group `{}` needs the multigroup \
+    if !pf.multigroup
+        && let Some(other) = pf.own_resources().find(|r| !r.group.eq_ignore_ascii_case(&args.group))
+    {
+        anyhow::bail!(
+            "this project holds APIs of group `{}` and is not multigroup; a second group `{}` needs the multigroup \
                  layout (`src/api/<group>/<version>`): start the project with `kubesmith init --multigroup`",
-                other.group,
-                args.group
-            );
-        }
+            other.group,
+            args.group
+        );
     }
 
     let kind_lower = args.kind.to_ascii_lowercase();

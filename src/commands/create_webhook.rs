@@ -169,18 +169,17 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         ))
         .into());
     }
-    if args.conversion {
-        if let Some(other) = pf
+    if args.conversion
+        && let Some(other) = pf
             .versions_of(&args.group, &args.kind)
             .find(|r| r.version != args.version && r.webhooks.as_ref().is_some_and(|w| w.conversion))
-        {
-            anyhow::bail!(
-                "{} already has a conversion webhook with hub {}; a kind has one hub: run `kubesmith create webhook --version {} --conversion --spoke ...` to add spokes",
-                args.kind,
-                other.version,
-                other.version
-            );
-        }
+    {
+        anyhow::bail!(
+            "{} already has a conversion webhook with hub {}; a kind has one hub: run `kubesmith create webhook --version {} --conversion --spoke ...` to add spokes",
+            args.kind,
+            other.version,
+            other.version
+        );
     }
 
     let kind_lower = args.kind.to_ascii_lowercase();

@@ -183,13 +183,13 @@ pub fn for_api(pf: &ProjectFile, n: Named<'_>, resource: bool, external: Externa
 /// The foreign type a `create webhook` names: an external type, or a built-in kind PROJECT has no own API for.
 pub fn for_webhook(pf: &ProjectFile, n: Named<'_>, external: ExternalFlags<'_>) -> Result<Option<Foreign>> {
     // A webhook on an external type registered by an earlier `create api` needs no flags again.
-    if !external.any() {
-        if let Some(r) = find_foreign(pf, n.group, n.version, n.kind).filter(|r| r.external) {
-            let flags = ExternalFlags { path: Some(&r.path), krate: None, domain: Some(&r.domain) };
-            let mut f = external_type(n, flags)?;
-            f.dependency = None;
-            return Ok(Some(f));
-        }
+    if !external.any()
+        && let Some(r) = find_foreign(pf, n.group, n.version, n.kind).filter(|r| r.external)
+    {
+        let flags = ExternalFlags { path: Some(&r.path), krate: None, domain: Some(&r.domain) };
+        let mut f = external_type(n, flags)?;
+        f.dependency = None;
+        return Ok(Some(f));
     }
     resolve(pf, n, external)
 }
@@ -262,16 +262,16 @@ fn external_type(n: Named<'_>, external: ExternalFlags<'_>) -> Result<Foreign> {
         format!("{}::{kind}", segments.join("::"))
     };
     let dependency = external.krate.map(Dependency::parse).transpose().map_err(UsageError)?;
-    if let Some(dep) = &dependency {
-        if segments[0] != dep.ident() {
-            return Err(UsageError(format!(
-                "--external-api-path `{path}` does not start with `{}`, the crate --external-api-crate adds; write \
+    if let Some(dep) = &dependency
+        && segments[0] != dep.ident()
+    {
+        return Err(UsageError(format!(
+            "--external-api-path `{path}` does not start with `{}`, the crate --external-api-crate adds; write \
                  `{}::...`",
-                dep.ident(),
-                dep.ident()
-            ))
-            .into());
-        }
+            dep.ident(),
+            dep.ident()
+        ))
+        .into());
     }
     let domain = external.domain.unwrap_or_default().to_string();
     let api_group = match (group.is_empty(), domain.is_empty()) {

@@ -175,10 +175,10 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
     // as kube-rs advises): the bundle says so unless the base CSV does.
     let mut base = base;
     let min_kube = project.as_ref().and_then(|p| p.file.k8s_version()).map(|v| format!("{v}.0"));
-    if let (Some(min), Some(spec)) = (min_kube, base["spec"].as_object_mut()) {
-        if spec.get("minKubeVersion").and_then(Value::as_str).is_none_or(str::is_empty) {
-            spec.insert("minKubeVersion".into(), Value::String(min));
-        }
+    if let (Some(min), Some(spec)) = (min_kube, base["spec"].as_object_mut())
+        && spec.get("minKubeVersion").and_then(Value::as_str).is_none_or(str::is_empty)
+    {
+        spec.insert("minKubeVersion".into(), Value::String(min));
     }
 
     let mut sources = project.as_ref().map(|p| p.file.sources()).unwrap_or_default();

@@ -95,11 +95,11 @@ pub fn parse_meta_list(input: ParseStream) -> syn::Result<Vec<MetaItem>> {
 fn parse_value_expr(input: ParseStream) -> syn::Result<Expr> {
     if input.peek(Lit) {
         let fork = input.fork();
-        if let Ok(lit) = fork.parse::<Lit>() {
-            if fork.is_empty() || fork.peek(Token![,]) {
-                input.advance_to(&fork);
-                return Ok(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit }));
-            }
+        if let Ok(lit) = fork.parse::<Lit>()
+            && (fork.is_empty() || fork.peek(Token![,]))
+        {
+            input.advance_to(&fork);
+            return Ok(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit }));
         }
     }
     input.parse::<Expr>()
@@ -663,12 +663,12 @@ fn parse_pattern_arg(item: &MetaItem, which: &str) -> syn::Result<Option<Pattern
         MetaValue::Expr(e) => Ok(expr_str(e).map(Pattern::Literal)),
         MetaValue::List(_) => {
             let exprs = item.list_exprs();
-            if let Ok(exprs) = exprs {
-                if let [e] = exprs.as_slice() {
-                    if !matches!(e, Expr::Assign(_)) && (item.name == "pattern" || expr_str(e).is_some()) {
-                        return Ok(Some(pattern(e, format!("{which}({}(..))", item.name))));
-                    }
-                }
+            if let Ok(exprs) = exprs
+                && let [e] = exprs.as_slice()
+                && !matches!(e, Expr::Assign(_))
+                && (item.name == "pattern" || expr_str(e).is_some())
+            {
+                return Ok(Some(pattern(e, format!("{which}({}(..))", item.name))));
             }
             for n in item.nested()? {
                 let MetaValue::Expr(e) = &n.value else { continue };

@@ -47,10 +47,10 @@ pub fn schema_with(
         )
     })?;
     let names = segs(&parsed);
-    if let Resolved::Item(id) = ix.resolve(module, &names, want_fn) {
-        if let ItemKind::Fn(f) = &ix.items[id].kind {
-            return Evaluator::new(ix, schemas, construct).schema_fn(&f.sig, &f.block, ix.items[id].module, None);
-        }
+    if let Resolved::Item(id) = ix.resolve(module, &names, want_fn)
+        && let ItemKind::Fn(f) = &ix.items[id].kind
+    {
+        return Evaluator::new(ix, schemas, construct).schema_fn(&f.sig, &f.block, ix.items[id].module, None);
     }
     if names.len() >= 2 {
         // An associated fn `Type::f` (`Self::f` would name schemars' wrapper type and not compile).
@@ -61,15 +61,15 @@ pub fn schema_with(
         if let Some(owner) = owner {
             for imp in impls_for(ix, owner, None) {
                 for it in &imp.item.items {
-                    if let syn::ImplItem::Fn(m) = it {
-                        if m.sig.ident == names[names.len() - 1] {
-                            return Evaluator::new(ix, schemas, construct).schema_fn(
-                                &m.sig,
-                                &m.block,
-                                imp.module,
-                                Some(&imp.item.self_ty),
-                            );
-                        }
+                    if let syn::ImplItem::Fn(m) = it
+                        && m.sig.ident == names[names.len() - 1]
+                    {
+                        return Evaluator::new(ix, schemas, construct).schema_fn(
+                            &m.sig,
+                            &m.block,
+                            imp.module,
+                            Some(&imp.item.self_ty),
+                        );
                     }
                 }
             }

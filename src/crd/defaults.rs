@@ -274,20 +274,20 @@ impl<'a> Evaluator<'a> {
     /// The value expression of a const (or immutable static) a path names: a crate const, or an associated
     /// const (`Type::C`, `Self::C`) of a crate type.
     fn constant(&self, segs: &[String], scope: Scope) -> Option<(&'a Expr, Scope)> {
-        if segs.len() >= 2 {
-            if let Some(t) = self.type_item(&segs[..segs.len() - 1], scope) {
-                let name = &segs[segs.len() - 1];
-                let found = self.impls_for(t).find_map(|i| {
-                    i.item.items.iter().find_map(|ii| match ii {
-                        syn::ImplItem::Const(c) if c.ident == name => {
-                            Some((&c.expr, Scope { module: i.module, self_ty: Some(t) }))
-                        }
-                        _ => None,
-                    })
-                });
-                if found.is_some() {
-                    return found;
-                }
+        if segs.len() >= 2
+            && let Some(t) = self.type_item(&segs[..segs.len() - 1], scope)
+        {
+            let name = &segs[segs.len() - 1];
+            let found = self.impls_for(t).find_map(|i| {
+                i.item.items.iter().find_map(|ii| match ii {
+                    syn::ImplItem::Const(c) if c.ident == name => {
+                        Some((&c.expr, Scope { module: i.module, self_ty: Some(t) }))
+                    }
+                    _ => None,
+                })
+            });
+            if found.is_some() {
+                return found;
             }
         }
         match self.ix.resolve(scope.module, segs, want_const) {
@@ -431,32 +431,30 @@ impl<'a> Evaluator<'a> {
         let unsupported = || Err(format!("`{}` is not a literal expression", quote::quote!(#e)));
         match self.classify(ty, tm)? {
             Ty::Option(t, m2) => {
-                if let Expr::Path(p) = e {
-                    if p.path.is_ident("None") {
-                        return Ok(Value::Null);
-                    }
+                if let Expr::Path(p) = e
+                    && p.path.is_ident("None")
+                {
+                    return Ok(Value::Null);
                 }
-                if let Expr::Call(c) = e {
-                    if let Expr::Path(p) = &*c.func {
-                        if p.path.is_ident("Some") && c.args.len() == 1 {
-                            return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
-                        }
-                    }
+                if let Expr::Call(c) = e
+                    && let Expr::Path(p) = &*c.func
+                    && p.path.is_ident("Some")
+                    && c.args.len() == 1
+                {
+                    return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
                 }
                 self.eval_depth(e, &t, m2, em, depth + 1)
             }
             Ty::Scalar(kind, _) => {
-                if let Expr::Call(c) = e {
-                    if c.args.is_empty() {
-                        if let Expr::Path(p) = &*c.func {
-                            if p.path.segments.last().is_some_and(|s| s.ident == "new") {
-                                return match kind {
-                                    ScalarKind::Str => Ok(json!("")),
-                                    _ => unsupported(),
-                                };
-                            }
-                        }
-                    }
+                if let Expr::Call(c) = e
+                    && c.args.is_empty()
+                    && let Expr::Path(p) = &*c.func
+                    && p.path.segments.last().is_some_and(|s| s.ident == "new")
+                {
+                    return match kind {
+                        ScalarKind::Str => Ok(json!("")),
+                        _ => unsupported(),
+                    };
                 }
                 let v = attrs::expr_literal(e)
                     .or_else(|| primitive_const(e))
@@ -478,18 +476,18 @@ impl<'a> Evaluator<'a> {
                         .collect(),
                     Expr::Array(a) => a.elems.iter().cloned().collect(),
                     Expr::Call(c) if c.args.is_empty() => {
-                        if let Expr::Path(p) = &*c.func {
-                            if p.path.segments.last().is_some_and(|s| s.ident == "new") {
-                                return Ok(json!([]));
-                            }
+                        if let Expr::Path(p) = &*c.func
+                            && p.path.segments.last().is_some_and(|s| s.ident == "new")
+                        {
+                            return Ok(json!([]));
                         }
                         return unsupported();
                     }
                     Expr::Call(c) if c.args.len() == 1 => {
-                        if let Expr::Path(p) = &*c.func {
-                            if p.path.segments.last().is_some_and(|s| s.ident == "from") {
-                                return self.eval_depth(&c.args[0], ty, tm, em, depth + 1);
-                            }
+                        if let Expr::Path(p) = &*c.func
+                            && p.path.segments.last().is_some_and(|s| s.ident == "from")
+                        {
+                            return self.eval_depth(&c.args[0], ty, tm, em, depth + 1);
                         }
                         return unsupported();
                     }
@@ -533,25 +531,25 @@ impl<'a> Evaluator<'a> {
                 _ => unsupported(),
             },
             Ty::Wrapper(t, m2) => {
-                if let Expr::Call(c) = e {
-                    if let Expr::Path(p) = &*c.func {
-                        if c.args.len() == 1 && p.path.segments.last().is_some_and(|s| s.ident == "new") {
-                            return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
-                        }
-                    }
+                if let Expr::Call(c) = e
+                    && let Expr::Path(p) = &*c.func
+                    && c.args.len() == 1
+                    && p.path.segments.last().is_some_and(|s| s.ident == "new")
+                {
+                    return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
                 }
                 self.eval_depth(e, &t, m2, em, depth + 1)
             }
             Ty::K8s(name) => {
-                if let Expr::Call(c) = e {
-                    if let (Expr::Path(p), 1) = (&*c.func, c.args.len()) {
-                        let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                        let lit = attrs::expr_literal(strip(&c.args[0]));
-                        match (name.as_str(), last.as_str(), lit) {
-                            ("Quantity", "Quantity", Some(v @ Value::String(_)))
-                            | ("IntOrString", "Int" | "String", Some(v)) => return Ok(v),
-                            _ => {}
-                        }
+                if let Expr::Call(c) = e
+                    && let (Expr::Path(p), 1) = (&*c.func, c.args.len())
+                {
+                    let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                    let lit = attrs::expr_literal(strip(&c.args[0]));
+                    match (name.as_str(), last.as_str(), lit) {
+                        ("Quantity", "Quantity", Some(v @ Value::String(_)))
+                        | ("IntOrString", "Int" | "String", Some(v)) => return Ok(v),
+                        _ => {}
                     }
                 }
                 unsupported()

@@ -262,10 +262,10 @@ impl CrateIndex {
     /// Records the stub of `module`, if it is one and `pick` finds `name` among its names.
     fn touch_module(&self, module: ModId, name: &str, pick: fn(&StubNames) -> &[u64]) {
         let file = self.modules[module].file;
-        if let Some(stub) = &self.files[file].stub {
-            if has_name(pick(stub), name) {
-                self.touch(file);
-            }
+        if let Some(stub) = &self.files[file].stub
+            && has_name(pick(stub), name)
+        {
+            self.touch(file);
         }
     }
 
@@ -354,10 +354,10 @@ impl CrateIndex {
             vis: if parent.is_none() { Vis::Public } else { Vis::Private },
             attrs: Vec::new(),
         });
-        if let Some(p) = parent {
-            if let Some(name) = mod_path.last() {
-                self.modules[p].children.insert(name.clone(), id);
-            }
+        if let Some(p) = parent
+            && let Some(name) = mod_path.last()
+        {
+            self.modules[p].children.insert(name.clone(), id);
         }
         for item in items {
             match item {
@@ -1322,16 +1322,16 @@ fn blank_fn_bodies(text: &str) -> String {
             i = next;
             continue;
         }
-        if b[i] == b'#' {
-            if let Some((open, close)) = cfg_test_module_body(&b, i) {
-                for c in &mut b[open + 1..close] {
-                    if *c != b'\n' {
-                        *c = b' ';
-                    }
+        if b[i] == b'#'
+            && let Some((open, close)) = cfg_test_module_body(&b, i)
+        {
+            for c in &mut b[open + 1..close] {
+                if *c != b'\n' {
+                    *c = b' ';
                 }
-                i = close + 1;
-                continue;
             }
+            i = close + 1;
+            continue;
         }
         let starts_ident = is_ident_byte(b[i]) && !b[i].is_ascii_digit();
         if !starts_ident || (i > 0 && is_ident_byte(b[i - 1])) {
@@ -1464,24 +1464,24 @@ fn lazy_item(input: syn::parse::ParseStream) -> syn::Result<Option<syn::Item>> {
         }
     }
     let sig_fork = fork.fork();
-    if let Ok(sig) = sig_fork.parse::<syn::Signature>() {
-        if sig_fork.peek(syn::token::Brace) {
-            let content;
-            let brace_token = syn::braced!(content in sig_fork);
-            let body: proc_macro2::TokenStream = content.parse()?;
-            let stmts = if maybe_single_expression(&body) {
-                syn::parse::Parser::parse2(syn::Block::parse_within, body)?
-            } else {
-                Vec::new()
-            };
-            input.advance_to(&sig_fork);
-            return Ok(Some(syn::Item::Fn(syn::ItemFn {
-                attrs,
-                vis,
-                sig,
-                block: Box::new(syn::Block { brace_token, stmts }),
-            })));
-        }
+    if let Ok(sig) = sig_fork.parse::<syn::Signature>()
+        && sig_fork.peek(syn::token::Brace)
+    {
+        let content;
+        let brace_token = syn::braced!(content in sig_fork);
+        let body: proc_macro2::TokenStream = content.parse()?;
+        let stmts = if maybe_single_expression(&body) {
+            syn::parse::Parser::parse2(syn::Block::parse_within, body)?
+        } else {
+            Vec::new()
+        };
+        input.advance_to(&sig_fork);
+        return Ok(Some(syn::Item::Fn(syn::ItemFn {
+            attrs,
+            vis,
+            sig,
+            block: Box::new(syn::Block { brace_token, stmts }),
+        })));
     }
     input.parse().map(Some)
 }

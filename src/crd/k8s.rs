@@ -102,10 +102,10 @@ fn expand_id(id: usize, memo: &mut HashMap<usize, Value>) -> Value {
 fn expand(v: Value, memo: &mut HashMap<usize, Value>) -> Value {
     match v {
         Value::Object(m) => {
-            if m.len() == 1 {
-                if let Some(id) = m.get("$pool").and_then(Value::as_u64) {
-                    return expand_id(id as usize, memo);
-                }
+            if m.len() == 1
+                && let Some(id) = m.get("$pool").and_then(Value::as_u64)
+            {
+                return expand_id(id as usize, memo);
             }
             Value::Object(m.into_iter().map(|(k, x)| (k, expand(x, memo))).collect::<Map<String, Value>>())
         }

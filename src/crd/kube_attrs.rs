@@ -630,14 +630,13 @@ pub fn to_plural(word: &str) -> String {
     {
         return format!("{word}es");
     }
-    if word.ends_with('y') {
-        if let Some(c) = word.chars().nth(word.len().wrapping_sub(2)) {
-            if !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u') {
-                let mut chars = word.chars();
-                chars.next_back();
-                return format!("{}ies", chars.as_str());
-            }
-        }
+    if word.ends_with('y')
+        && let Some(c) = word.chars().nth(word.len().wrapping_sub(2))
+        && !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
+    {
+        let mut chars = word.chars();
+        chars.next_back();
+        return format!("{}ies", chars.as_str());
     }
     format!("{word}s")
 }

@@ -30,10 +30,10 @@ pub fn sample_object(crd: &Value, version: &str, name: &str, labels: &[(&str, &s
             }
         }
         // A spec the schema describes is shown even when it is optional: it is what a sample is for.
-        if !object.contains_key("spec") {
-            if let Some(spec) = root.pointer("/properties/spec") {
-                object.insert("spec".into(), minimal(spec));
-            }
+        if !object.contains_key("spec")
+            && let Some(spec) = root.pointer("/properties/spec")
+        {
+            object.insert("spec".into(), minimal(spec));
         }
     }
     Some(Value::Object(object))
@@ -170,10 +170,11 @@ fn string(schema: &Value) -> Value {
     }
     // A pattern none of those match (`^(sha256|sha512):[a-f0-9]+$`): the shortest string its regex matches.
     let pattern_text = schema.get("pattern").and_then(Value::as_str).unwrap_or_default();
-    if let Some(s) = shortest_match(pattern_text) {
-        if fits(&s) && pattern.as_ref().is_none_or(|p| p.is_match(&s)) {
-            return json!(s);
-        }
+    if let Some(s) = shortest_match(pattern_text)
+        && fits(&s)
+        && pattern.as_ref().is_none_or(|p| p.is_match(&s))
+    {
+        return json!(s);
     }
     json!(padded("example"))
 }

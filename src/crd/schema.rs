@@ -73,10 +73,10 @@ pub fn allow_null(schema: &mut Value) {
                 if !c.is_null() {
                     obj.insert("enum".into(), json!([c, null]));
                 }
-            } else if let Some(Value::Array(e)) = obj.get_mut("enum") {
-                if !e.contains(&Value::Null) {
-                    e.push(Value::Null);
-                }
+            } else if let Some(Value::Array(e)) = obj.get_mut("enum")
+                && !e.contains(&Value::Null)
+            {
+                e.push(Value::Null);
             }
         }
         _ => {}
@@ -131,12 +131,11 @@ fn apply_validation(v: &Validation, schema: &mut Value) {
     if let Some(f) = v.format {
         attrs::insert(schema, "format", Value::String(f.into()));
     }
-    if let Some(inner) = &v.inner {
-        if let Some(items) = schema.get_mut("items") {
-            if items.is_object() || items.is_boolean() {
-                apply_validation(inner, items);
-            }
-        }
+    if let Some(inner) = &v.inner
+        && let Some(items) = schema.get_mut("items")
+        && (items.is_object() || items.is_boolean())
+    {
+        apply_validation(inner, items);
     }
 }
 
@@ -156,15 +155,13 @@ fn flatten(schema: &mut Value, other: Value) {
     match other {
         Value::Bool(false) => {}
         Value::Bool(true) => {
-            if let Value::Object(obj) = schema {
-                if !obj.contains_key("additionalProperties") && !obj.contains_key("unevaluatedProperties") {
-                    let key = if contains_immediate_subschema(obj) {
-                        "unevaluatedProperties"
-                    } else {
-                        "additionalProperties"
-                    };
-                    obj.insert(key.into(), Value::Bool(true));
-                }
+            if let Value::Object(obj) = schema
+                && !obj.contains_key("additionalProperties")
+                && !obj.contains_key("unevaluatedProperties")
+            {
+                let key =
+                    if contains_immediate_subschema(obj) { "unevaluatedProperties" } else { "additionalProperties" };
+                obj.insert(key.into(), Value::Bool(true));
             }
         }
         Value::Object(mut obj2) => {
@@ -213,10 +210,9 @@ fn flatten(schema: &mut Value, other: Value) {
 fn normalise_additional(obj1: &mut Map<String, Value>, obj2: &Map<String, Value>) {
     if obj1.contains_key("additionalProperties")
         && (obj2.contains_key("unevaluatedProperties") || contains_immediate_subschema(obj2))
+        && let Some(ap) = obj1.remove("additionalProperties")
     {
-        if let Some(ap) = obj1.remove("additionalProperties") {
-            obj1.insert("unevaluatedProperties".into(), ap);
-        }
+        obj1.insert("unevaluatedProperties".into(), ap);
     }
 }
 
@@ -852,10 +848,8 @@ impl<'a> Generator<'a> {
             if let Value::Object(props) = obj.entry("properties").or_insert_with(|| json!({})) {
                 props.insert(name.clone(), fs);
             }
-            if !optional {
-                if let Value::Array(req) = obj.entry("required").or_insert_with(|| json!([])) {
-                    req.push(Value::String(name));
-                }
+            if !optional && let Value::Array(req) = obj.entry("required").or_insert_with(|| json!([])) {
+                req.push(Value::String(name));
             }
         }
         Ok(())

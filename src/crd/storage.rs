@@ -299,19 +299,19 @@ pub fn choose(
                 place(base, &c.at.0, c.at.1)
             )));
         }
-        if let Some((file, line)) = &c.marker {
-            if &c.version != storage {
-                errors.push(CrdError::marker(
-                    file,
-                    *line,
-                    format!(
-                        "`+kubebuilder:storageversion` makes `{}` the storage version of kind {kind} in group {group}, \
+        if let Some((file, line)) = &c.marker
+            && &c.version != storage
+        {
+            errors.push(CrdError::marker(
+                file,
+                *line,
+                format!(
+                    "`+kubebuilder:storageversion` makes `{}` the storage version of kind {kind} in group {group}, \
                          but `merge_crds` at {} chooses `{storage}`; drop the marker or make them agree",
-                        c.version,
-                        first.place(base)
-                    ),
-                ));
-            }
+                    c.version,
+                    first.place(base)
+                ),
+            ));
         }
     }
     if !errors.is_empty() {
@@ -320,10 +320,10 @@ pub fn choose(
     let Some(storage) = index(storage) else { return Ok(None) };
     let mut order = Vec::new();
     for v in merged {
-        if let Some(i) = index(&v) {
-            if !order.contains(&i) {
-                order.push(i);
-            }
+        if let Some(i) = index(&v)
+            && !order.contains(&i)
+        {
+            order.push(i);
         }
     }
     Ok(Some(Choice { storage, order }))

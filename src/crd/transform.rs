@@ -74,10 +74,10 @@ fn for_subschemas(schema: &mut Value, f: &mut dyn FnMut(&mut Value)) {
 
 fn replace_unevaluated(schema: &mut Value) {
     for_subschemas(schema, &mut replace_unevaluated);
-    if let Some(obj) = schema.as_object_mut() {
-        if let Some(up) = obj.remove("unevaluatedProperties") {
-            obj.insert("additionalProperties".into(), up);
-        }
+    if let Some(obj) = schema.as_object_mut()
+        && let Some(up) = obj.remove("unevaluatedProperties")
+    {
+        obj.insert("additionalProperties".into(), up);
     }
 }
 
@@ -109,22 +109,22 @@ fn has_type(obj: &Map<String, Value>, t: &str) -> bool {
 }
 
 fn add_nullable(schema: &mut Value) {
-    if let Some(obj) = schema.as_object_mut() {
-        if has_type(obj, "null") {
-            obj.insert("nullable".into(), Value::Bool(true));
-            let only_null = match obj.get("type") {
-                Some(Value::Array(a)) => a.iter().all(|v| v == "null"),
-                _ => true,
-            };
-            if only_null {
-                obj.insert("const".into(), Value::Null);
-                obj.remove("type");
-            } else if let Some(Value::Array(a)) = obj.get_mut("type") {
-                a.retain(|t| t != "null");
-                if a.len() == 1 {
-                    let t = a.remove(0);
-                    obj.insert("type".into(), t);
-                }
+    if let Some(obj) = schema.as_object_mut()
+        && has_type(obj, "null")
+    {
+        obj.insert("nullable".into(), Value::Bool(true));
+        let only_null = match obj.get("type") {
+            Some(Value::Array(a)) => a.iter().all(|v| v == "null"),
+            _ => true,
+        };
+        if only_null {
+            obj.insert("const".into(), Value::Null);
+            obj.remove("type");
+        } else if let Some(Value::Array(a)) = obj.get_mut("type") {
+            a.retain(|t| t != "null");
+            if a.len() == 1 {
+                let t = a.remove(0);
+                obj.insert("type".into(), t);
             }
         }
     }
@@ -133,30 +133,29 @@ fn add_nullable(schema: &mut Value) {
 
 fn set_single_example(schema: &mut Value) {
     for_subschemas(schema, &mut set_single_example);
-    if let Some(obj) = schema.as_object_mut() {
-        if let Some(Value::Array(ex)) = obj.remove("examples") {
-            if let Some(first) = ex.into_iter().next() {
-                obj.insert("example".into(), first);
-            }
-        }
+    if let Some(obj) = schema.as_object_mut()
+        && let Some(Value::Array(ex)) = obj.remove("examples")
+        && let Some(first) = ex.into_iter().next()
+    {
+        obj.insert("example".into(), first);
     }
 }
 
 fn replace_const(schema: &mut Value) {
     for_subschemas(schema, &mut replace_const);
-    if let Some(obj) = schema.as_object_mut() {
-        if let Some(c) = obj.remove("const") {
-            obj.insert("enum".into(), Value::Array(vec![c]));
-        }
+    if let Some(obj) = schema.as_object_mut()
+        && let Some(c) = obj.remove("const")
+    {
+        obj.insert("enum".into(), Value::Array(vec![c]));
     }
 }
 
 fn replace_prefix_items(schema: &mut Value) {
     for_subschemas(schema, &mut replace_prefix_items);
-    if let Some(obj) = schema.as_object_mut() {
-        if let Some(p) = obj.remove("prefixItems") {
-            obj.insert("items".into(), p);
-        }
+    if let Some(obj) = schema.as_object_mut()
+        && let Some(p) = obj.remove("prefixItems")
+    {
+        obj.insert("items".into(), p);
     }
 }
 
@@ -196,10 +195,10 @@ fn has_array_validation(obj: &Map<String, Value>) -> bool {
 fn structural(schema: &mut Value) -> Result<(), Conflict> {
     let mut err = None;
     for_subschemas(schema, &mut |s| {
-        if err.is_none() {
-            if let Err(e) = structural(s) {
-                err = Some(e);
-            }
+        if err.is_none()
+            && let Err(e) = structural(s)
+        {
+            err = Some(e);
         }
     });
     if let Some(e) = err {
@@ -287,14 +286,13 @@ fn hoist_properties(
             // kube takes the variant's description in every case and moves it onto the variant's single
             // property (oneOf only); with several properties, or for anyOf, it is lost.
             let single_prop = matches!(vobj.get("properties"), Some(Value::Object(p)) if p.len() == 1 && p.values().all(Value::is_object));
-            if let Some(Value::String(desc)) = vobj.remove("description") {
-                if single_prop && push_description {
-                    if let Some(Value::Object(props)) = vobj.get_mut("properties") {
-                        if let Some(Value::Object(p)) = props.values_mut().next() {
-                            p.insert("description".into(), Value::String(desc));
-                        }
-                    }
-                }
+            if let Some(Value::String(desc)) = vobj.remove("description")
+                && single_prop
+                && push_description
+                && let Some(Value::Object(props)) = vobj.get_mut("properties")
+                && let Some(Value::Object(p)) = props.values_mut().next()
+            {
+                p.insert("description".into(), Value::String(desc));
             }
             let props = match vobj.remove("properties") {
                 Some(Value::Object(p)) => p,
@@ -408,10 +406,11 @@ fn optional_int_or_string(schema: &mut Value) {
         if required.contains(name) {
             continue;
         }
-        if let Value::Object(p) = prop {
-            if p.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) && !p.contains_key("nullable") {
-                p.insert("nullable".into(), Value::Bool(true));
-            }
+        if let Value::Object(p) = prop
+            && p.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+            && !p.contains_key("nullable")
+        {
+            p.insert("nullable".into(), Value::Bool(true));
         }
     }
 }

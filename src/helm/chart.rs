@@ -308,10 +308,12 @@ pub fn build(src: &Source, opts: &Options) -> Result<Chart> {
     let mut names = BTreeMap::new();
     for o in &objects {
         let n = name(o);
-        if !src.prefix.is_empty() && kind(o) != "CustomResourceDefinition" && kind(o) != "Namespace" {
-            if let Some(base) = n.strip_prefix(&src.prefix).filter(|b| !b.is_empty()) {
-                names.insert(n.to_string(), base.to_string());
-            }
+        if !src.prefix.is_empty()
+            && kind(o) != "CustomResourceDefinition"
+            && kind(o) != "Namespace"
+            && let Some(base) = n.strip_prefix(&src.prefix).filter(|b| !b.is_empty())
+        {
+            names.insert(n.to_string(), base.to_string());
         }
     }
     let manager = manager_index(&src.objects);

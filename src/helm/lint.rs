@@ -205,10 +205,10 @@ fn typed(s: &str) -> Value {
         "null" => return Value::Null,
         _ => {}
     }
-    if s == "0" || (!s.starts_with('0') && !s.is_empty()) {
-        if let Ok(i) = s.parse::<i64>() {
-            return Value::from(i);
-        }
+    if (s == "0" || (!s.starts_with('0') && !s.is_empty()))
+        && let Ok(i) = s.parse::<i64>()
+    {
+        return Value::from(i);
     }
     Value::String(s.to_string())
 }

@@ -84,16 +84,11 @@ pub fn check(markers: &[Marker], own: &BTreeMap<String, BTreeSet<String>>) -> Ve
                         known.iter().map(String::as_str),
                         "resources",
                     ));
-                } else if let (Some(sub), true) = (sub, own_kinds.is_some_and(|p| p.contains(base))) {
-                    if sub != "*" && !CUSTOM_SUBRESOURCES.contains(&sub) {
-                        problem(unknown(
-                            "subresource",
-                            &resource,
-                            "",
-                            CUSTOM_SUBRESOURCES.iter().copied(),
-                            "subresources",
-                        ));
-                    }
+                } else if let (Some(sub), true) = (sub, own_kinds.is_some_and(|p| p.contains(base)))
+                    && sub != "*"
+                    && !CUSTOM_SUBRESOURCES.contains(&sub)
+                {
+                    problem(unknown("subresource", &resource, "", CUSTOM_SUBRESOURCES.iter().copied(), "subresources"));
                 }
             }
         }

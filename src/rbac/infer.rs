@@ -390,10 +390,10 @@ fn load(
                     syn::Item::Fn(f) if is_pub(&f.vis) => starts.push(FnRef::Free(key)),
                     syn::Item::Impl(imp) => {
                         for (i, it) in imp.items.iter().enumerate() {
-                            if let syn::ImplItem::Fn(f) = it {
-                                if imp.trait_.is_some() || is_pub(&f.vis) {
-                                    starts.push(FnRef::Method(key, i));
-                                }
+                            if let syn::ImplItem::Fn(f) = it
+                                && (imp.trait_.is_some() || is_pub(&f.vis))
+                            {
+                                starts.push(FnRef::Method(key, i));
                             }
                         }
                     }
@@ -425,22 +425,22 @@ fn walk_roots(
         .iter()
         .map(|(k, _, _)| prog.module(ModKey { krate: k.krate, module: k.module }).file.clone())
         .collect();
-    if let Some((t, i)) = replay.as_ref().and_then(|r| r.expect) {
-        if t != tree.as_slice() || i != impls.as_slice() {
-            let inference = Inference::default();
-            return Ok(Walked {
-                inference,
-                recorded: Vec::new(),
-                kinds: Vec::new(),
-                own,
-                order_dependent: false,
-                missing: Vec::new(),
-                tree,
-                impls,
-                spec_files,
-                stale: true,
-            });
-        }
+    if let Some((t, i)) = replay.as_ref().and_then(|r| r.expect)
+        && (t != tree.as_slice() || i != impls.as_slice())
+    {
+        let inference = Inference::default();
+        return Ok(Walked {
+            inference,
+            recorded: Vec::new(),
+            kinds: Vec::new(),
+            own,
+            order_dependent: false,
+            missing: Vec::new(),
+            tree,
+            impls,
+            spec_files,
+            stale: true,
+        });
     }
     if record {
         engine.recorded = Some(Vec::new());

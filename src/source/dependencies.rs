@@ -95,10 +95,10 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
             if NOT_READ.contains(&pkg.name.as_str()) || !depends_on_kube(&path) {
                 continue;
             }
-            if let Some(lib) = &pkg.lib {
-                if let Some(src) = lib.path.parent() {
-                    out.found.push(Found { name: pkg.name.clone(), src: src.to_path_buf(), immutable: false });
-                }
+            if let Some(lib) = &pkg.lib
+                && let Some(src) = lib.path.parent()
+            {
+                out.found.push(Found { name: pkg.name.clone(), src: src.to_path_buf(), immutable: false });
             }
         }
     }

@@ -287,10 +287,10 @@ fn resolve_name<S: Scopes>(
         return r;
     }
     for u in local.iter().filter(|u| u.glob) {
-        if let Res::Module(m) = resolve_use_prefix(s, mm, at, &u.path, depth + 1) {
-            if let Some(r) = name_in_module(s, mm, m, name, depth + 1) {
-                return r;
-            }
+        if let Res::Module(m) = resolve_use_prefix(s, mm, at, &u.path, depth + 1)
+            && let Some(r) = name_in_module(s, mm, m, name, depth + 1)
+        {
+            return r;
         }
     }
     if let Some(k) = s.crate_named(name) {

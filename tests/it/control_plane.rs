@@ -345,13 +345,14 @@ impl ControlPlane {
                         o.remove("default");
                         out.push(format!("{path}/default: dropped (it holds \"\")"));
                     }
-                    if q.null_in_enum_breaks_crds && !in_default {
-                        if let Some(Value::Array(e)) = o.get_mut("enum") {
-                            let before = e.len();
-                            e.retain(|x| !x.is_null());
-                            if e.len() != before {
-                                out.push(format!("{path}/enum: null dropped"));
-                            }
+                    if q.null_in_enum_breaks_crds
+                        && !in_default
+                        && let Some(Value::Array(e)) = o.get_mut("enum")
+                    {
+                        let before = e.len();
+                        e.retain(|x| !x.is_null());
+                        if e.len() != before {
+                            out.push(format!("{path}/enum: null dropped"));
                         }
                     }
                     for (k, x) in o.iter_mut() {
@@ -395,10 +396,10 @@ impl ControlPlane {
             }
         }
         let mut out = Vec::new();
-        if self.quirks.empty_string_is_null {
-            if let Some(spec) = doc.get_mut("spec") {
-                walk(spec, "/spec", &mut out);
-            }
+        if self.quirks.empty_string_is_null
+            && let Some(spec) = doc.get_mut("spec")
+        {
+            walk(spec, "/spec", &mut out);
         }
         out
     }

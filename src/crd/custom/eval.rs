@@ -914,19 +914,19 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     /// A static's initializer: `LazyLock::new(|| ..)` / `Lazy::new(|| ..)` / `Lazy::new(f)` is the value the
     /// closure or fn gives.
     fn lazy_init(&mut self, f: &mut Frame, e: &Expr) -> Res<Val> {
-        if let Expr::Call(c) = strip(e) {
-            if let Expr::Path(p) = strip(&c.func) {
-                let segs = path_segs(&p.path);
-                let lazy = segs.len() >= 2
-                    && segs[segs.len() - 1] == "new"
-                    && matches!(segs[segs.len() - 2].as_str(), "LazyLock" | "Lazy" | "LazyCell");
-                if lazy && c.args.len() == 1 {
-                    return match strip(&c.args[0]) {
-                        Expr::Closure(cl) if cl.inputs.is_empty() => self.expr(f, &cl.body),
-                        Expr::Path(fp) => self.call_path(f, &fp.path, Vec::new(), fp.span()),
-                        other => Err(self.needs(f.module, other.span(), describe(other))),
-                    };
-                }
+        if let Expr::Call(c) = strip(e)
+            && let Expr::Path(p) = strip(&c.func)
+        {
+            let segs = path_segs(&p.path);
+            let lazy = segs.len() >= 2
+                && segs[segs.len() - 1] == "new"
+                && matches!(segs[segs.len() - 2].as_str(), "LazyLock" | "Lazy" | "LazyCell");
+            if lazy && c.args.len() == 1 {
+                return match strip(&c.args[0]) {
+                    Expr::Closure(cl) if cl.inputs.is_empty() => self.expr(f, &cl.body),
+                    Expr::Path(fp) => self.call_path(f, &fp.path, Vec::new(), fp.span()),
+                    other => Err(self.needs(f.module, other.span(), describe(other))),
+                };
             }
         }
         self.expr(f, e)
@@ -996,10 +996,11 @@ impl<'a, 'g> Evaluator<'a, 'g> {
 
     /// `From::from`-like conversions keep the value (`Map::from([(k, v), ..])` builds an object).
     fn converted(&mut self, f: &mut Frame, x: &Expr) -> Res<Val> {
-        if let Expr::Array(a) = strip(x) {
-            if !a.elems.is_empty() && a.elems.iter().all(|e| matches!(strip(e), Expr::Tuple(t) if t.elems.len() == 2)) {
-                return self.extend_items(f, x).map(Val::Json);
-            }
+        if let Expr::Array(a) = strip(x)
+            && !a.elems.is_empty()
+            && a.elems.iter().all(|e| matches!(strip(e), Expr::Tuple(t) if t.elems.len() == 2))
+        {
+            return self.extend_items(f, x).map(Val::Json);
         }
         Ok(Val::Json(self.json(f, x)?))
     }
@@ -1016,10 +1017,10 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     fn call_path(&mut self, f: &mut Frame, path: &syn::Path, args: Vec<Val>, at: Span) -> Res<Val> {
         let segs = path_segs(path);
         let ix = self.ix;
-        if let Resolved::Item(id) = ix.resolve(f.module, &segs, want_fn) {
-            if let ItemKind::Fn(item) = &ix.items[id].kind {
-                return self.call_fn(&item.sig, &item.block, ix.items[id].module, None, args);
-            }
+        if let Resolved::Item(id) = ix.resolve(f.module, &segs, want_fn)
+            && let ItemKind::Fn(item) = &ix.items[id].kind
+        {
+            return self.call_fn(&item.sig, &item.block, ix.items[id].module, None, args);
         }
         if segs.len() >= 2 {
             let owner = &segs[segs.len() - 2];
@@ -1038,16 +1039,10 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 let method = &segs[segs.len() - 1];
                 for imp in ix.impls_of(&name).filter(|i| i.trait_name.is_none()) {
                     for it in &imp.item.items {
-                        if let syn::ImplItem::Fn(m) = it {
-                            if m.sig.ident == method {
-                                return self.call_fn(
-                                    &m.sig,
-                                    &m.block,
-                                    imp.module,
-                                    Some((*imp.item.self_ty).clone()),
-                                    args,
-                                );
-                            }
+                        if let syn::ImplItem::Fn(m) = it
+                            && m.sig.ident == method
+                        {
+                            return self.call_fn(&m.sig, &m.block, imp.module, Some((*imp.item.self_ty).clone()), args);
                         }
                     }
                 }
@@ -1260,10 +1255,10 @@ mod tests {
         }
         for imp in &ix.impls {
             for it in &imp.item.items {
-                if let syn::ImplItem::Fn(m) = it {
-                    if m.sig.ident == name {
-                        return ev.schema_fn(&m.sig, &m.block, imp.module, Some(&imp.item.self_ty));
-                    }
+                if let syn::ImplItem::Fn(m) = it
+                    && m.sig.ident == name
+                {
+                    return ev.schema_fn(&m.sig, &m.block, imp.module, Some(&imp.item.self_ty));
                 }
             }
         }

@@ -68,18 +68,19 @@ pub fn value(input: ParseStream) -> syn::Result<Node> {
         return array(&content);
     }
     let fork = input.fork();
-    if let Ok(ident) = fork.parse::<syn::Ident>() {
-        if ident == "null" && at_value_end(&fork) {
-            input.parse::<syn::Ident>()?;
-            return Ok(Node::Null);
-        }
+    if let Ok(ident) = fork.parse::<syn::Ident>()
+        && ident == "null"
+        && at_value_end(&fork)
+    {
+        input.parse::<syn::Ident>()?;
+        return Ok(Node::Null);
     }
     let fork = input.fork();
-    if let Ok(b) = fork.parse::<syn::LitBool>() {
-        if at_value_end(&fork) {
-            input.parse::<syn::LitBool>()?;
-            return Ok(Node::Bool(b.value));
-        }
+    if let Ok(b) = fork.parse::<syn::LitBool>()
+        && at_value_end(&fork)
+    {
+        input.parse::<syn::LitBool>()?;
+        return Ok(Node::Bool(b.value));
     }
     Ok(Node::Expr(Box::new(input.parse()?)))
 }

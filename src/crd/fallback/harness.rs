@@ -405,10 +405,10 @@ fn dependency(d: &Value) -> Result<(String, InlineTable)> {
             let (repo, query) = url.split_once('?').unwrap_or((url, ""));
             spec.insert("git", repo.into());
             for pair in query.split('&').filter(|p| !p.is_empty()) {
-                if let Some((k, v)) = pair.split_once('=') {
-                    if ["branch", "tag", "rev"].contains(&k) {
-                        spec.insert(k, v.into());
-                    }
+                if let Some((k, v)) = pair.split_once('=')
+                    && ["branch", "tag", "rev"].contains(&k)
+                {
+                    spec.insert(k, v.into());
                 }
             }
         }

@@ -62,10 +62,10 @@ pub fn string_arg(tokens: &TokenStream, key: &str) -> Option<String> {
         match t {
             TokenTree::Ident(id) if id == key => {
                 let eq = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '=');
-                if let (true, Some(TokenTree::Literal(lit))) = (eq, trees.get(i + 2)) {
-                    if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string()) {
-                        return Some(s.value());
-                    }
+                if let (true, Some(TokenTree::Literal(lit))) = (eq, trees.get(i + 2))
+                    && let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string())
+                {
+                    return Some(s.value());
                 }
             }
             TokenTree::Group(g) => {

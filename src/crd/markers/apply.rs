@@ -169,17 +169,17 @@ fn parent_effects(obj: &mut Map<String, Value>, idx: &MarkerIndex) -> Result<Vec
             if let (Some(o), Some(_)) = (opt, req) {
                 return Err(err(o, format!("field `{name}` is marked both optional and required; keep one")));
             }
-            if let Some(o) = opt {
-                if required.contains(name) {
-                    return Err(err(
-                        o,
-                        format!(
-                            "field `{name}` is required by the Rust type (not an Option and no #[serde(default)]), so \
+            if let Some(o) = opt
+                && required.contains(name)
+            {
+                return Err(err(
+                    o,
+                    format!(
+                        "field `{name}` is required by the Rust type (not an Option and no #[serde(default)]), so \
                              objects without it would fail to deserialize; make it `Option<..>` or add \
                              #[serde(default)] instead of the marker"
-                        ),
-                    ));
-                }
+                    ),
+                ));
             }
             if req.is_some() && required.insert(name.clone()) {
                 changed = true;
@@ -305,13 +305,13 @@ fn apply_own(obj: &mut Map<String, Value>, tms: &[&Marker], fms: &[&Marker]) -> 
     }
     // Topology consistency.
     let list_type = obj.get("x-kubernetes-list-type").and_then(Value::as_str);
-    if let Some(m) = map_keys_marker {
-        if list_type != Some("map") {
-            return Err(err(
-                m,
-                "must apply listMapKey to an associative-list: add `// +listType=map` to the same field or type",
-            ));
-        }
+    if let Some(m) = map_keys_marker
+        && list_type != Some("map")
+    {
+        return Err(err(
+            m,
+            "must apply listMapKey to an associative-list: add `// +listType=map` to the same field or type",
+        ));
     }
     if let (Some(m), Some("map")) = (list_type_marker, list_type) {
         let keys: Vec<String> = match obj.get("x-kubernetes-list-map-keys") {
@@ -410,10 +410,10 @@ fn apply_one(obj: &mut Map<String, Value>, m: &Marker, rules: &mut Vec<Value>) -
         "listMapKey" => {
             need(m, obj, &["array"], "arrays (lists)")?;
             let k = m.string("").unwrap_or_default();
-            if let Value::Array(a) = obj.entry("x-kubernetes-list-map-keys").or_insert_with(|| json!([])) {
-                if !a.iter().any(|x| x == k) {
-                    a.push(json!(k));
-                }
+            if let Value::Array(a) = obj.entry("x-kubernetes-list-map-keys").or_insert_with(|| json!([]))
+                && !a.iter().any(|x| x == k)
+            {
+                a.push(json!(k));
             }
         }
         "mapType" => {

@@ -29,10 +29,10 @@ fn push_unique(list: &mut Value, v: Value) {
     if !list.is_array() {
         *list = json!([]);
     }
-    if let Value::Array(a) = list {
-        if !a.contains(&v) {
-            a.push(v);
-        }
+    if let Value::Array(a) = list
+        && !a.contains(&v)
+    {
+        a.push(v);
     }
 }
 
@@ -59,13 +59,13 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
             }
             "kubebuilder:deprecatedversion" => {
                 let warning = m.string("warning").map(str::to_string);
-                if let (Some(Some(kw)), Some(w)) = (&k.deprecated, &warning) {
-                    if kw != w {
-                        return Err(err(
-                            m,
-                            format!("warning {w:?} contradicts #[kube(deprecated = {kw:?})]; keep one of them"),
-                        ));
-                    }
+                if let (Some(Some(kw)), Some(w)) = (&k.deprecated, &warning)
+                    && kw != w
+                {
+                    return Err(err(
+                        m,
+                        format!("warning {w:?} contradicts #[kube(deprecated = {kw:?})]; keep one of them"),
+                    ));
                 }
                 let v = &mut crd["spec"]["versions"][0];
                 v["deprecated"] = json!(true);
@@ -88,10 +88,10 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
                     scale.insert("labelSelectorPath".into(), json!(sel));
                 }
                 let scale = Value::Object(scale);
-                if let Some(existing) = &k.scale {
-                    if *existing != scale {
-                        return Err(err(m, "contradicts #[kube(scale(...))]; keep one of them"));
-                    }
+                if let Some(existing) = &k.scale
+                    && *existing != scale
+                {
+                    return Err(err(m, "contradicts #[kube(scale(...))]; keep one of them"));
                 }
                 let v = &mut crd["spec"]["versions"][0];
                 if !v["subresources"].is_object() {
@@ -130,27 +130,27 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
                 let names = &crd["spec"]["names"];
                 let plural = names["plural"].as_str().unwrap_or_default().to_string();
                 let singular = names["singular"].as_str().unwrap_or_default().to_string();
-                if let Some(p) = m.string("path") {
-                    if p != plural {
-                        return Err(err(
-                            m,
-                            format!(
-                                "path={p} contradicts the plural `{plural}` kube-derive uses (Kind::crd_name() is \
+                if let Some(p) = m.string("path")
+                    && p != plural
+                {
+                    return Err(err(
+                        m,
+                        format!(
+                            "path={p} contradicts the plural `{plural}` kube-derive uses (Kind::crd_name() is \
                                  `{plural}.{group}`); add `plural = \"{p}\"` to #[kube(...)] or drop `path`"
-                            ),
-                        ));
-                    }
+                        ),
+                    ));
                 }
-                if let Some(s) = m.string("singular") {
-                    if s != singular {
-                        return Err(err(
-                            m,
-                            format!(
-                                "singular={s} contradicts the singular `{singular}` of #[kube(...)]; add \
+                if let Some(s) = m.string("singular")
+                    && s != singular
+                {
+                    return Err(err(
+                        m,
+                        format!(
+                            "singular={s} contradicts the singular `{singular}` of #[kube(...)]; add \
                                  `singular = \"{s}\"` to #[kube(...)] or drop `singular`"
-                            ),
-                        ));
-                    }
+                        ),
+                    ));
                 }
                 if let Some(scope) = m.string("scope") {
                     let want_ns = scope != "Cluster";
@@ -182,13 +182,13 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
                     [("annotations", "annotations", &k.annotations), ("labels", "labels", &k.labels)]
                 {
                     for (name, value) in key_values(m, arg)? {
-                        if let Some((_, kv)) = existing.iter().find(|(n, _)| *n == name) {
-                            if *kv != value {
-                                return Err(err(
-                                    m,
-                                    format!("{arg} {name}={value} contradicts #[kube(...)] ({name}={kv}); keep one"),
-                                ));
-                            }
+                        if let Some((_, kv)) = existing.iter().find(|(n, _)| *n == name)
+                            && *kv != value
+                        {
+                            return Err(err(
+                                m,
+                                format!("{arg} {name}={value} contradicts #[kube(...)] ({name}={kv}); keep one"),
+                            ));
                         }
                         let meta = &mut crd["metadata"];
                         if !meta[key].is_object() {

@@ -40,11 +40,11 @@ pub fn calls(prog: &Program, kinds: &HashMap<usize, VersionKey>) -> Vec<MergeCal
             }
             syn::Item::Impl(i) => {
                 for it in &i.items {
-                    if let syn::ImplItem::Fn(f) = it {
-                        if !is_test(&f.attrs) {
-                            let code = Code::Block(Box::new(f.block.clone()), f.sig.inputs.iter().cloned().collect());
-                            queue.push(Body { module, file: file.clone(), self_ty: Some(*i.self_ty.clone()), code });
-                        }
+                    if let syn::ImplItem::Fn(f) = it
+                        && !is_test(&f.attrs)
+                    {
+                        let code = Code::Block(Box::new(f.block.clone()), f.sig.inputs.iter().cloned().collect());
+                        queue.push(Body { module, file: file.clone(), self_ty: Some(*i.self_ty.clone()), code });
                     }
                 }
             }
@@ -404,12 +404,12 @@ impl<'a> Cx<'a> {
                     syn::Member::Named(n) => n.to_string(),
                     syn::Member::Unnamed(_) => String::new(),
                 };
-                if let syn::Expr::Call(c) = &*f.base {
-                    if let Some(Res::GeneratedAssoc(g, rest)) = cx.callee(&c.func) {
-                        if rest == ["api_resource"] && member == "version" {
-                            return cx.version_of(g);
-                        }
-                    }
+                if let syn::Expr::Call(c) = &*f.base
+                    && let Some(Res::GeneratedAssoc(g, rest)) = cx.callee(&c.func)
+                    && rest == ["api_resource"]
+                    && member == "version"
+                {
+                    return cx.version_of(g);
                 }
                 Err(format!("`{}` is a field kubesmith cannot read", tokens(e)))
             }
@@ -453,11 +453,11 @@ impl<'a> Cx<'a> {
                 continue;
             }
             for it in &imp.items {
-                if let syn::ImplItem::Const(c) = it {
-                    if c.ident == name {
-                        let cx = self.at(module, Some(&imp.self_ty)).ok_or("it refers to itself")?;
-                        return cx.string(&c.expr);
-                    }
+                if let syn::ImplItem::Const(c) = it
+                    && c.ident == name
+                {
+                    let cx = self.at(module, Some(&imp.self_ty)).ok_or("it refers to itself")?;
+                    return cx.string(&c.expr);
                 }
             }
         }

@@ -278,10 +278,10 @@ impl Reads {
         path: &Path,
         full: &HashSet<PathBuf>,
     ) -> std::io::Result<String> {
-        if !full.contains(path) {
-            if let Some(known) = self.files.borrow().get(path) {
-                return known.as_ref().map(|_| String::new()).ok_or_else(|| std::io::ErrorKind::NotFound.into());
-            }
+        if !full.contains(path)
+            && let Some(known) = self.files.borrow().get(path)
+        {
+            return known.as_ref().map(|_| String::new()).ok_or_else(|| std::io::ErrorKind::NotFound.into());
         }
         self.get(read, path)
     }
@@ -351,54 +351,54 @@ impl Cache {
         let sections = stored.as_deref().and_then(|b| decode_sections(b, FORMAT));
         let head: Option<Head> = sections.as_ref().and_then(|s| s.get(0)).and_then(|b| postcard::from_bytes(b).ok());
         let mut known: HashMap<u128, &[u8]> = HashMap::new();
-        if let (Some(head), Some(sections)) = (head, &sections) {
-            if head.roots == roots && head.bin.as_deref() == bin {
-                let changed: Vec<(PathBuf, Option<u128>)> = head
-                    .probes
-                    .iter()
-                    .filter(|(p, h)| {
-                        if self.immutable.iter().any(|d| p.starts_with(d)) {
-                            reads.assume(p, *h);
-                            return false;
+        if let (Some(head), Some(sections)) = (head, &sections)
+            && head.roots == roots
+            && head.bin.as_deref() == bin
+        {
+            let changed: Vec<(PathBuf, Option<u128>)> = head
+                .probes
+                .iter()
+                .filter(|(p, h)| {
+                    if self.immutable.iter().any(|d| p.starts_with(d)) {
+                        reads.assume(p, *h);
+                        return false;
+                    }
+                    reads.fingerprint(read, p) != *h
+                })
+                .cloned()
+                .collect();
+            if changed.is_empty() {
+                self.last.set(Some(Outcome::Unchanged));
+                return Ok(head.inference);
+            }
+            if let Some(bytes) = sections.get(2) {
+                known = skeleton_index(bytes).unwrap_or_default();
+            }
+            let memo = if head.replayable { sections.get(1).and_then(Memo::decode) } else { None };
+            let mut head = head;
+            if let Some(memo) = memo {
+                let ctx = Ctx { roots: &roots, bin, read, reads: &reads, known: &known };
+                if let Some((parsed, same)) = ctx.parse_changed(&changed) {
+                    let changed: HashSet<PathBuf> = parsed.keys().cloned().collect();
+                    // A resource impl's values may sit in fn bodies and consts, which skeletons leave out: an
+                    // edit where they were read, or a new impl, reads everything.
+                    let resources_changed = memo.head.own.impl_files.iter().any(|f| changed.contains(f))
+                        || parsed.values().any(|(_, items)| resource_impl::has_resource_impl(items));
+                    let parsed = RefCell::new(parsed);
+                    if resources_changed {
+                        // Falls through to the full read below.
+                    } else if same {
+                        if let Some(done) = self.reread(&ctx, &mut head, &memo, &parsed) {
+                            return Ok(done);
                         }
-                        reads.fingerprint(read, p) != *h
-                    })
-                    .cloned()
-                    .collect();
-                if changed.is_empty() {
-                    self.last.set(Some(Outcome::Unchanged));
-                    return Ok(head.inference);
-                }
-                if let Some(bytes) = sections.get(2) {
-                    known = skeleton_index(bytes).unwrap_or_default();
-                }
-                let memo = if head.replayable { sections.get(1).and_then(Memo::decode) } else { None };
-                let mut head = head;
-                if let Some(memo) = memo {
-                    let ctx = Ctx { roots: &roots, bin, read, reads: &reads, known: &known };
-                    if let Some((parsed, same)) = ctx.parse_changed(&changed) {
-                        let changed: HashSet<PathBuf> = parsed.keys().cloned().collect();
-                        // A resource impl's values may sit in fn bodies and consts, which skeletons leave out: an
-                        // edit where they were read, or a new impl, reads everything.
-                        let resources_changed = memo.head.own.impl_files.iter().any(|f| changed.contains(f))
-                            || parsed.values().any(|(_, items)| resource_impl::has_resource_impl(items));
-                        let parsed = RefCell::new(parsed);
-                        if resources_changed {
-                            // Falls through to the full read below.
-                        } else if same {
-                            if let Some(done) = self.reread(&ctx, &mut head, &memo, &parsed) {
-                                return Ok(done);
-                            }
-                            if let Some(done) = self.replay(&ctx, &memo, &parsed, &changed, false) {
-                                return Ok(done);
-                            }
-                        } else if !memo.head.spec_files.iter().any(|f| changed.contains(f))
-                            && !parsed.borrow().values().any(|(_, items)| has_custom_resource(items))
-                        {
-                            if let Some(done) = self.replay(&ctx, &memo, &parsed, &changed, true) {
-                                return Ok(done);
-                            }
+                        if let Some(done) = self.replay(&ctx, &memo, &parsed, &changed, false) {
+                            return Ok(done);
                         }
+                    } else if !memo.head.spec_files.iter().any(|f| changed.contains(f))
+                        && !parsed.borrow().values().any(|(_, items)| has_custom_resource(items))
+                        && let Some(done) = self.replay(&ctx, &memo, &parsed, &changed, true)
+                    {
+                        return Ok(done);
                     }
                 }
             }

@@ -234,10 +234,10 @@ impl Reader<'_> {
 
     /// The string a const path gives.
     fn path(&self, at: ModKey, segs: &[String], self_ty: ItemKey, depth: usize) -> Option<String> {
-        if let [first, name] = segs {
-            if first == "Self" {
-                return self.assoc_const(self_ty, name, depth);
-            }
+        if let [first, name] = segs
+            && first == "Self"
+        {
+            return self.assoc_const(self_ty, name, depth);
         }
         match self.prog.resolve(at, segs, &[]) {
             Res::Item(k) => match self.prog.item(k) {

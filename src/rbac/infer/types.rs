@@ -225,27 +225,26 @@ impl TypeCx<'_> {
         for b in bounds {
             let syn::TypeParamBound::Trait(t) = b else { continue };
             let last = t.path.segments.last();
-            if last.is_some_and(|s| s.ident == "Future") {
-                if let Some(syn::PathArguments::AngleBracketed(a)) = last.map(|s| &s.arguments) {
-                    for arg in &a.args {
-                        if let syn::GenericArgument::AssocType(at) = arg {
-                            if at.ident == "Output" {
-                                return self.ty_depth(&at.ty, scope, depth + 1);
-                            }
-                        }
+            if last.is_some_and(|s| s.ident == "Future")
+                && let Some(syn::PathArguments::AngleBracketed(a)) = last.map(|s| &s.arguments)
+            {
+                for arg in &a.args {
+                    if let syn::GenericArgument::AssocType(at) = arg
+                        && at.ident == "Output"
+                    {
+                        return self.ty_depth(&at.ty, scope, depth + 1);
                     }
                 }
             }
-            if let Res::Item(key) = self.prog.resolve(scope.at, &path_segs(&t.path), &scope.local_uses) {
-                if matches!(self.prog.item(key), syn::Item::Trait(_)) {
-                    if traits.is_empty() {
-                        if let Some(l) = last {
-                            args =
-                                segment_type_args(l).into_iter().map(|t| self.ty_depth(t, scope, depth + 1)).collect();
-                        }
-                    }
-                    traits.push(key);
+            if let Res::Item(key) = self.prog.resolve(scope.at, &path_segs(&t.path), &scope.local_uses)
+                && matches!(self.prog.item(key), syn::Item::Trait(_))
+            {
+                if traits.is_empty()
+                    && let Some(l) = last
+                {
+                    args = segment_type_args(l).into_iter().map(|t| self.ty_depth(t, scope, depth + 1)).collect();
                 }
+                traits.push(key);
             }
         }
         if traits.is_empty() { Ty::Unknown } else { Ty::Dyn(traits, args) }

@@ -473,13 +473,12 @@ impl<'p> Engine<'p> {
             }
             if let Some(w) = &g.where_clause {
                 for pred in &w.predicates {
-                    if let syn::WherePredicate::Type(t) = pred {
-                        if let syn::Type::Path(p) = &t.bounded_ty {
-                            if let Some(id) = p.path.get_ident() {
-                                let traits = self.bound_traits(at, t.bounds.iter());
-                                bounds.entry(id.to_string()).or_default().extend(traits);
-                            }
-                        }
+                    if let syn::WherePredicate::Type(t) = pred
+                        && let syn::Type::Path(p) = &t.bounded_ty
+                        && let Some(id) = p.path.get_ident()
+                    {
+                        let traits = self.bound_traits(at, t.bounds.iter());
+                        bounds.entry(id.to_string()).or_default().extend(traits);
                     }
                 }
             }
@@ -611,10 +610,8 @@ impl<'p> Engine<'p> {
                         any = true;
                     }
                 }
-                if !any {
-                    if let Some(idx) = trait_default(self.prog, t, name) {
-                        out.push((FnRef::TraitDefault(t, idx), Some(recv.clone()), BTreeMap::new()));
-                    }
+                if !any && let Some(idx) = trait_default(self.prog, t, name) {
+                    out.push((FnRef::TraitDefault(t, idx), Some(recv.clone()), BTreeMap::new()));
                 }
             }
             return out;
@@ -643,13 +640,12 @@ impl<'p> Engine<'p> {
             scope.generics.insert(p.ident.to_string(), Ty::Param(p.ident.to_string()));
         }
         let mut out = BTreeMap::new();
-        if let Some((_, path, _)) = &imp.trait_ {
-            if let Some(last) = path.segments.last() {
-                let declared: Vec<Ty> =
-                    segment_type_args(last).into_iter().map(|t| self.item_type(t, &scope)).collect();
-                for (d, a) in declared.iter().zip(args) {
-                    unify(d, a, &names, &mut out);
-                }
+        if let Some((_, path, _)) = &imp.trait_
+            && let Some(last) = path.segments.last()
+        {
+            let declared: Vec<Ty> = segment_type_args(last).into_iter().map(|t| self.item_type(t, &scope)).collect();
+            for (d, a) in declared.iter().zip(args) {
+                unify(d, a, &names, &mut out);
             }
         }
         for (k, v) in &out {
@@ -976,12 +972,12 @@ impl<'p> Engine<'p> {
             Expr::Assign(a) => {
                 let left = self.expr(fr, &a.left, None);
                 let right = self.expr(fr, &a.right, Some(&left));
-                if let Expr::Path(p) = &*a.left {
-                    if let Some(id) = p.path.get_ident() {
-                        if left.is_vague() && !right.is_unknown() {
-                            fr.update(&id.to_string(), refine(&left, &right));
-                        }
-                    }
+                if let Expr::Path(p) = &*a.left
+                    && let Some(id) = p.path.get_ident()
+                    && left.is_vague()
+                    && !right.is_unknown()
+                {
+                    fr.update(&id.to_string(), refine(&left, &right));
                 }
                 Ty::Tuple(Vec::new())
             }
@@ -1160,10 +1156,10 @@ impl<'p> Engine<'p> {
 
     /// A path used as a value: a local, a fn (made reachable), a const or static.
     fn path_value(&mut self, fr: &mut Frame, path: &syn::Path) -> Ty {
-        if let Some(id) = path.get_ident() {
-            if let Some(t) = fr.var(&unraw(id)) {
-                return t.clone();
-            }
+        if let Some(id) = path.get_ident()
+            && let Some(t) = fr.var(&unraw(id))
+        {
+            return t.clone();
         }
         let segs = path_segs(path);
         match self.prog.resolve(fr.scope.at, &segs, &fr.scope.local_uses) {
@@ -1220,14 +1216,14 @@ impl<'p> Engine<'p> {
         };
         let path = &fp.path;
         // A local holding a fn value or a closure.
-        if let Some(id) = path.get_ident() {
-            if let Some(t) = fr.var(&unraw(id)).cloned() {
-                let args = self.exprs(fr, &c.args);
-                return match t {
-                    Ty::Fn(r) => self.call(r, None, BTreeMap::new(), &args, &[]),
-                    _ => Ty::Unknown,
-                };
-            }
+        if let Some(id) = path.get_ident()
+            && let Some(t) = fr.var(&unraw(id)).cloned()
+        {
+            let args = self.exprs(fr, &c.args);
+            return match t {
+                Ty::Fn(r) => self.call(r, None, BTreeMap::new(), &args, &[]),
+                _ => Ty::Unknown,
+            };
         }
         let segs = path_segs(path);
         let turbofish: Vec<Ty> = {
@@ -1334,10 +1330,10 @@ impl<'p> Engine<'p> {
         let owner = if n >= 2 { full[n - 2].as_str() } else { "" };
         let line = Self::line(c);
         // `Pod::default()`, `ConfigMap::new()`...: a value of that resource type.
-        if matches!(last, "default" | "new" | "from" | "clone") {
-            if let Some(r) = super::resources::k8s_path(&full[..n - 1]) {
-                return Ty::Kind(self.kinds.id(r));
-            }
+        if matches!(last, "default" | "new" | "from" | "clone")
+            && let Some(r) = super::resources::k8s_path(&full[..n - 1])
+        {
+            return Ty::Kind(self.kinds.id(r));
         }
         match (owner, last) {
             ("Api", ctor) if kube_api::api_constructor(ctor).is_some() => {
@@ -1349,10 +1345,10 @@ impl<'p> Engine<'p> {
                     None
                 }
                 .unwrap_or(Ty::Unknown);
-                if k.is_unknown() {
-                    if let Some(e) = expected.and_then(|t| t.unwrap_try().api_arg().cloned()) {
-                        k = e;
-                    }
+                if k.is_unknown()
+                    && let Some(e) = expected.and_then(|t| t.unwrap_try().api_arg().cloned())
+                {
+                    k = e;
                 }
                 if kube_api::api_constructor(ctor) == Some(true) {
                     if let Some(Ty::ApiResource(Some(kind))) = args.last() {
@@ -1485,10 +1481,10 @@ impl<'p> Engine<'p> {
                 });
                 if let Some(found) = from_arg {
                     api = Ty::ext("Api", vec![found]);
-                    if let syn::Expr::Path(p) = strip_ref(&m.receiver) {
-                        if let Some(id) = p.path.get_ident() {
-                            fr.update(&id.to_string(), api.clone());
-                        }
+                    if let syn::Expr::Path(p) = strip_ref(&m.receiver)
+                        && let Some(id) = p.path.get_ident()
+                    {
+                        fr.update(&id.to_string(), api.clone());
                     }
                 }
             }

@@ -43,12 +43,11 @@ fn crate_in(dir: &Path, name: &str, depth: usize) -> Option<PathBuf> {
     for _ in 0..=depth {
         let mut next = Vec::new();
         for d in &level {
-            if d.join("Cargo.toml").is_file() {
-                if let Ok(pkg) = Package::load(d) {
-                    if pkg.name == name {
-                        return pkg.lib?.path.parent().map(Path::to_path_buf);
-                    }
-                }
+            if d.join("Cargo.toml").is_file()
+                && let Ok(pkg) = Package::load(d)
+                && pkg.name == name
+            {
+                return pkg.lib?.path.parent().map(Path::to_path_buf);
             }
             let Ok(entries) = std::fs::read_dir(d) else { continue };
             let mut subs: Vec<PathBuf> = entries
