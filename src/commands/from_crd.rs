@@ -356,7 +356,7 @@ fn normalized(crd: &Value) -> Value {
         }
     }
     if let Some(annotations) = crd["metadata"]["annotations"].as_object_mut() {
-        annotations.remove("controller-gen.kubebuilder.io/version");
+        annotations.remove(reverse::CONTROLLER_GEN_ANNOTATION);
     }
     whole_numbers(&mut crd);
     crd

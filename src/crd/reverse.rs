@@ -14,6 +14,8 @@ use serde_json::{Map, Value};
 
 pub use shape::Note;
 
+use crate::crd::markers::root::{API_VERSION_DOC as TYPE_META_API_VERSION, KIND_DOC as TYPE_META_KIND};
+
 /// What a CRD says about its kind as a whole.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CrdFacts {
@@ -81,7 +83,7 @@ pub struct VersionTypes {
 }
 
 /// controller-gen's stamp on the CRDs it writes (not carried over: kubesmith writes the new CRD).
-const CONTROLLER_GEN_ANNOTATION: &str = "controller-gen.kubebuilder.io/version";
+pub const CONTROLLER_GEN_ANNOTATION: &str = "controller-gen.kubebuilder.io/version";
 
 /// The types of `version` of `crd`; `header` is the file's `//!` line.
 pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<VersionTypes> {
@@ -229,8 +231,7 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     let mut head_markers = root_markers;
     head_markers.append(&mut spec.markers);
     spec.markers = head_markers;
-    let mut head =
-        vec!["#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]".into()];
+    let mut head = vec![emit::DERIVES.replacen("#[derive(", "#[derive(CustomResource, ", 1)];
     head.push(format!("#[kube(\n    {}\n)]", kube.join(",\n    ")));
     b.items[spec_at] = shape::Item::Struct(spec);
     if let Some((at, s)) = status {
@@ -268,8 +269,6 @@ fn type_meta_marker(props: &Map<String, Value>) -> String {
         format!("+kubesmith:root:typeMeta:{}", args.join(","))
     }
 }
-
-use crate::crd::markers::root::{API_VERSION_DOC as TYPE_META_API_VERSION, KIND_DOC as TYPE_META_KIND};
 
 /// The `#[kube(..)]` keys besides group, version and kind.
 fn kube_keys(
