@@ -1,0 +1,573 @@
+//! Lexical scans of Rust source that run before (or instead of) syn: skipping comments and literals, finding
+//! blocks, blanking fn bodies and `#[cfg(test)]` modules, spotting attributes that may make kinds. Each keeps the
+//! text's lines (and the columns outside what it blanks), so spans of the parsed text point into the original.
+
+pub(super) fn is_ident_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+}
+
+/// The bytes [`skip_block`] stops at: braces and the starts of comments, strings and chars.
+const BLOCK_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'{' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b'/' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t
+};
+
+/// The index just after the `}` matching the `{` at `open` (comments and literals skipped), or the end.
+pub(super) fn skip_block(b: &[u8], open: usize) -> usize {
+    block_end(b, open).unwrap_or(b.len())
+}
+
+/// The index just after the `}` matching the `{` at `open`, if there is one.
+pub(super) fn block_end(b: &[u8], open: usize) -> Option<usize> {
+    let n = b.len();
+    let (mut depth, mut k) = (0usize, open);
+    loop {
+        while k < n && !BLOCK_BYTES[b[k] as usize] {
+            k += 1;
+        }
+        if k >= n {
+            return None;
+        }
+        match b[k] {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+            b'"' => {
+                // A raw string starts at its `r` (after an optional `b`/`c`), before the `#`s.
+                let hashes = b[..k].iter().rev().take_while(|&&c| c == b'#').count();
+                let start = k - hashes;
+                let raw = start > 0 && b[start - 1] == b'r' && {
+                    let p = start - 1;
+                    p == 0
+                        || !is_ident_byte(b[p - 1])
+                        || (matches!(b[p - 1], b'b' | b'c') && (p == 1 || !is_ident_byte(b[p - 2])))
+                };
+                let from = if !raw {
+                    k
+                } else if start >= 2
+                    && matches!(b[start - 2], b'b' | b'c')
+                    && (start == 2 || !is_ident_byte(b[start - 3]))
+                {
+                    start - 2
+                } else {
+                    start - 1
+                };
+                k = skip_literal_at(b, from).unwrap_or(k + 1);
+                continue;
+            }
+            _ => {
+                if let Some(next) = skip_literal(b, k) {
+                    k = next;
+                    continue;
+                }
+            }
+        }
+        k += 1;
+    }
+}
+
+/// If a comment, string, char or byte literal starts at `i`, the index just after it.
+#[inline(always)]
+pub(crate) fn skip_literal(b: &[u8], i: usize) -> Option<usize> {
+    // Most bytes cannot start one: decide those without the call.
+    let next = b.get(i + 1).copied().unwrap_or(0);
+    let may = match b[i] {
+        b'"' | b'\'' => true,
+        b'/' => matches!(next, b'/' | b'*'),
+        b'r' => matches!(next, b'#' | b'"'),
+        b'b' | b'c' => next == b'r',
+        _ => false,
+    };
+    if may { skip_literal_at(b, i) } else { None }
+}
+
+#[inline(never)]
+pub(crate) fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
+    let n = b.len();
+    let at = |k: usize| b.get(k).copied().unwrap_or(0);
+    match b[i] {
+        b'/' if at(i + 1) == b'/' => Some(b[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p)),
+        b'/' if at(i + 1) == b'*' => {
+            let (mut depth, mut k) = (0usize, i);
+            while k < n {
+                if at(k) == b'/' && at(k + 1) == b'*' {
+                    depth += 1;
+                    k += 2;
+                } else if at(k) == b'*' && at(k + 1) == b'/' {
+                    depth -= 1;
+                    k += 2;
+                    if depth == 0 {
+                        return Some(k);
+                    }
+                } else {
+                    k += 1;
+                }
+            }
+            Some(n)
+        }
+        b'"' => {
+            let mut k = i + 1;
+            while k < n {
+                match b[k] {
+                    b'\\' => k += 2,
+                    b'"' => return Some(k + 1),
+                    _ => k += 1,
+                }
+            }
+            Some(n)
+        }
+        b'\'' => {
+            if at(i + 1) == b'\\' {
+                let close = b[i + 2..].iter().position(|&c| c == b'\'')?;
+                return Some(i + 2 + close + 1);
+            }
+            // 'x' (any UTF-8 char) is a char literal; 'a without a closing quote is a lifetime.
+            let len = match at(i + 1) {
+                c if c < 0x80 => 1,
+                c if c >= 0xf0 => 4,
+                c if c >= 0xe0 => 3,
+                _ => 2,
+            };
+            (at(i + 1 + len) == b'\'').then_some(i + 2 + len)
+        }
+        b'r' | b'b' | b'c' if i == 0 || !is_ident_byte(b[i - 1]) => {
+            let mut k = i + 1;
+            if b[i] != b'r' && at(k) == b'r' {
+                k += 1;
+            } else if b[i] != b'r' {
+                return None;
+            }
+            let hashes = b[k..].iter().take_while(|&&c| c == b'#').count();
+            if at(k + hashes) != b'"' {
+                return None;
+            }
+            let mut j = k + hashes + 1;
+            while j < n {
+                if b[j] == b'"' && b[j + 1..].iter().take(hashes).filter(|&&c| c == b'#').count() == hashes {
+                    return Some(j + 1 + hashes);
+                }
+                j += 1;
+            }
+            Some(n)
+        }
+        _ => None,
+    }
+}
+
+/// `text` with the bodies of its inline `#[cfg(test)]` modules blanked (newlines kept, so lines do not move): what a
+/// reader that skips test modules need not lex. Used by RBAC inference, which parses fn bodies.
+pub fn blank_test_modules(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("#[cfg(test)]") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    // Only the places the attribute is written are looked at (inside a string or comment it cannot also be
+    // followed by `mod name {`, which `cfg_test_module_body` requires).
+    let mut b = text.as_bytes().to_vec();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("#[cfg(test)]").map(|p| p + from) {
+        from = at + 1;
+        if let Some((open, close)) = cfg_test_module_body(&b, at) {
+            for c in &mut b[open + 1..close] {
+                if *c != b'\n' {
+                    *c = b' ';
+                }
+            }
+            from = close + 1;
+        }
+    }
+    std::borrow::Cow::Owned(String::from_utf8(b).unwrap_or_else(|_| text.to_string()))
+}
+
+/// When `#[cfg(test)]` at `at` starts an inline module (`#[cfg(test)] [#[..]].. [pub[(..)]] mod name {`), the
+/// positions of its braces. The index skips such modules, so their contents need not be lexed.
+pub(crate) fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    const CFG_TEST: &[u8] = b"#[cfg(test)]";
+    if !b[at..].starts_with(CFG_TEST) {
+        return None;
+    }
+    let n = b.len();
+    let skip_trivia = |mut k: usize| {
+        while k < n {
+            if b[k].is_ascii_whitespace() {
+                k += 1;
+            } else if let Some(next) = skip_literal(b, k).filter(|_| b[k] == b'/') {
+                k = next;
+            } else {
+                break;
+            }
+        }
+        k
+    };
+    let mut k = skip_trivia(at + CFG_TEST.len());
+    // Further outer attributes.
+    while b.get(k) == Some(&b'#') && b.get(k + 1) == Some(&b'[') {
+        let mut depth = 0usize;
+        loop {
+            if k >= n {
+                return None;
+            }
+            if let Some(next) = skip_literal(b, k) {
+                k = next;
+                continue;
+            }
+            match b[k] {
+                b'[' => depth += 1,
+                b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        k += 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        k = skip_trivia(k);
+    }
+    let word = |k: usize, w: &[u8]| b[k..].starts_with(w) && b.get(k + w.len()).is_some_and(|c| !is_ident_byte(*c));
+    if word(k, b"pub") {
+        k = skip_trivia(k + 3);
+        if b.get(k) == Some(&b'(') {
+            k += b[k..].iter().position(|&c| c == b')')? + 1;
+            k = skip_trivia(k);
+        }
+    }
+    if !word(k, b"mod") {
+        return None;
+    }
+    k = skip_trivia(k + 3);
+    let name = b[k..].iter().take_while(|&&c| is_ident_byte(c)).count();
+    if name == 0 {
+        return None;
+    }
+    let open = skip_trivia(k + name);
+    if b.get(open) != Some(&b'{') {
+        return None;
+    }
+    Some((open, block_end(b, open)? - 1))
+}
+
+/// Whether an attribute of `text` may make a kind through an attribute macro ([`crate::crd::macro_kinds`]): a
+/// `#[kube(..)]`, or one naming `crd` or a `group = ..` key. Only attributes count, outside `//` comments (RBAC
+/// markers name `groups=`), so a controller's file is not parsed for its markers; such a file is parsed, not
+/// prescanned. The caller asks again of the text with fn bodies (and `#[cfg(test)]` modules) blanked, which costs
+/// more, only when this answers yes.
+pub(super) fn names_api_group_or_crd(text: &str) -> bool {
+    // One pass over the `#`s (memchr), looking only at each attribute's own few bytes: this runs on every file
+    // `make manifests` reads, so no whole-text substring search.
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(offset) = text[from..].find('#') {
+        let at = from + offset;
+        from = at + 1;
+        if bytes.get(at + 1) != Some(&b'[') {
+            continue;
+        }
+        let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        if bytes[line_start..at].windows(2).any(|w| w == b"//") {
+            continue;
+        }
+        let Some(attr) = attribute_text(&text[at + 2..]) else {
+            continue;
+        };
+        let attr = attr.as_bytes();
+        if attr.starts_with(b"kube(") || has_word(attr, b"crd") {
+            return true;
+        }
+        let group_key = word_positions(attr, b"group").any(|g| {
+            let after = attr[g + 5..].trim_ascii_start();
+            after.starts_with(b"=") && !after.starts_with(b"==")
+        });
+        if group_key {
+            return true;
+        }
+    }
+    false
+}
+
+/// The text of an attribute after its `#[`, up to its closing `]` (brackets nested; at most 4 KiB).
+pub(super) fn attribute_text(rest: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    for (i, b) in rest.bytes().enumerate().take(4096) {
+        match b {
+            b'[' => depth += 1,
+            b']' if depth == 0 => return Some(&rest[..i]),
+            b']' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where `word` starts in `text` as a whole identifier.
+pub(super) fn word_positions<'a>(text: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let ident = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    text.windows(word.len()).enumerate().filter_map(move |(at, w)| {
+        (w == word
+            && !at.checked_sub(1).is_some_and(|p| ident(&text[p]))
+            && !text.get(at + word.len()).is_some_and(ident))
+        .then_some(at)
+    })
+}
+
+/// Whether `word` occurs in `text` as a whole identifier.
+pub(super) fn has_word(text: &[u8], word: &[u8]) -> bool {
+    word_positions(text, word).next().is_some()
+}
+
+/// The source with the bodies of fns that are not a single expression replaced by spaces (newlines kept, so
+/// lines and the columns outside those bodies do not move). Lexing them is most of the cost of indexing a
+/// crate with many controllers, and only single-expression bodies are ever evaluated (as defaults).
+pub(super) fn blank_fn_bodies(text: &str) -> String {
+    // Only a `fn` or a `#[cfg(test)]` starts a blank: a file of types alone (kopium's) is its own blanked text.
+    if !text.contains("fn") && !text.contains("#[cfg(test)]") {
+        return text.to_string();
+    }
+    let mut b = text.as_bytes().to_vec();
+    let n = b.len();
+    let mut i = 0;
+    while i < n {
+        if let Some(next) = skip_literal(&b, i) {
+            i = next;
+            continue;
+        }
+        if b[i] == b'#'
+            && let Some((open, close)) = cfg_test_module_body(&b, i)
+        {
+            for c in &mut b[open + 1..close] {
+                if *c != b'\n' {
+                    *c = b' ';
+                }
+            }
+            i = close + 1;
+            continue;
+        }
+        let starts_ident = is_ident_byte(b[i]) && !b[i].is_ascii_digit();
+        if !starts_ident || (i > 0 && is_ident_byte(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && is_ident_byte(b[i]) {
+            i += 1;
+        }
+        if &b[start..i] != b"fn" || !b.get(i).is_some_and(|c| c.is_ascii_whitespace()) {
+            continue;
+        }
+        // The signature: up to the first `{` or `;` outside parentheses and brackets.
+        let mut k = i;
+        let mut depth = 0i32;
+        let open = loop {
+            if k >= n {
+                break None;
+            }
+            if let Some(next) = skip_literal(&b, k) {
+                k = next;
+                continue;
+            }
+            match b[k] {
+                b'(' | b'[' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b';' if depth == 0 => break None,
+                b'{' if depth == 0 => break Some(k),
+                _ => {}
+            }
+            k += 1;
+        };
+        let Some(open) = open else {
+            i = k;
+            continue;
+        };
+        // The body: its matching `}`, counting `;` at its top level.
+        let (mut k, mut depth, mut semis, mut last_semi) = (open + 1, 0i32, 0usize, 0usize);
+        let close = loop {
+            if k >= n {
+                break None;
+            }
+            if let Some(next) = skip_literal(&b, k) {
+                k = next;
+                continue;
+            }
+            match b[k] {
+                b'(' | b'[' | b'{' => depth += 1,
+                b')' | b']' => depth -= 1,
+                b'}' if depth == 0 => break Some(k),
+                b'}' => depth -= 1,
+                b';' if depth == 0 => {
+                    semis += 1;
+                    last_semi = k;
+                }
+                _ => {}
+            }
+            k += 1;
+        };
+        let Some(close) = close else {
+            return text.to_string();
+        };
+        let body = std::str::from_utf8(&b[open + 1..close]).unwrap_or_default().trim();
+        let single = semis == 0
+            || (semis == 1
+                && body.starts_with("return")
+                && body.as_bytes().get(6).is_some_and(|c| !is_ident_byte(*c))
+                && std::str::from_utf8(&b[last_semi + 1..close]).is_ok_and(|t| t.trim().is_empty()));
+        if single {
+            i = open + 1;
+        } else {
+            for c in &mut b[open + 1..close] {
+                if *c != b'\n' {
+                    *c = b' ';
+                }
+            }
+            i = close + 1;
+        }
+    }
+    String::from_utf8(b).unwrap_or_else(|_| text.to_string())
+}
+
+/// `text` with each doc comment (`/// text`, `//! text`) written as the attribute it stands for, with a raw string
+/// (`#[doc = r"text"]`, `#![doc = r"text"]`): the same tokens to syn, but lexing a comment escapes its text into a
+/// string literal that syn then unescapes char by char, twice (to check the literal, then for its value), where a
+/// raw string is copied. Types generated from CRDs carry a doc comment on every field, so this was a fifth of
+/// `make manifests` on them. Only the comment itself changes: lines, and columns before it, stay where they were.
+/// Block doc comments (`/** */`) and comments holding a bare carriage return stay as they are.
+pub(super) fn raw_doc_comments(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("//") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while i < n {
+        let doc = b[i] == b'/'
+            && b.get(i + 1) == Some(&b'/')
+            && match b.get(i + 2) {
+                Some(b'/') => b.get(i + 3) != Some(&b'/'),
+                Some(b'!') => true,
+                _ => false,
+            };
+        if !doc {
+            i = skip_literal(b, i).unwrap_or(i + 1);
+            continue;
+        }
+        let end = b[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p);
+        let line = &text[i + 3..end];
+        let (content, cr) = match line.strip_suffix('\r') {
+            Some(content) => (content, "\r"),
+            None => (line, ""),
+        };
+        if content.contains('\r') {
+            i = end;
+            continue;
+        }
+        // Enough `#`s that no `"` in the text closes the string early.
+        let bytes = content.as_bytes();
+        let hashes = (0..bytes.len())
+            .filter(|&k| bytes[k] == b'"')
+            .map(|k| bytes[k + 1..].iter().take_while(|&&c| c == b'#').count() + 1)
+            .max()
+            .unwrap_or(0);
+        let out = out.get_or_insert_with(|| String::with_capacity(n + n / 8));
+        out.push_str(&text[copied..i]);
+        out.push_str(if b[i + 2] == b'!' { "#![doc = r" } else { "#[doc = r" });
+        let fence = "#".repeat(hashes);
+        out.push_str(&fence);
+        out.push('"');
+        out.push_str(content);
+        out.push('"');
+        out.push_str(&fence);
+        out.push(']');
+        out.push_str(cr);
+        copied = end;
+        i = end;
+    }
+    match out {
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            std::borrow::Cow::Owned(out)
+        }
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::raw_doc_comments;
+
+    /// The doc attributes syn reads from `text`, as (outer, value) pairs, and the tokens of everything else.
+    fn docs_and_rest(text: &str) -> (Vec<(bool, String)>, String) {
+        let mut file: syn::File = syn::parse_str(text).expect("parses");
+        let mut docs = Vec::new();
+        let mut take = |attrs: &mut Vec<syn::Attribute>| {
+            attrs.retain(|a| match &a.meta {
+                syn::Meta::NameValue(nv) if nv.path.is_ident("doc") => {
+                    let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value else {
+                        panic!("doc is a string")
+                    };
+                    docs.push((matches!(a.style, syn::AttrStyle::Outer), s.value()));
+                    false
+                }
+                _ => true,
+            })
+        };
+        take(&mut file.attrs);
+        for item in &mut file.items {
+            match item {
+                syn::Item::Struct(s) => {
+                    take(&mut s.attrs);
+                    s.fields.iter_mut().for_each(|f| take(&mut f.attrs));
+                }
+                syn::Item::Fn(f) => take(&mut f.attrs),
+                _ => {}
+            }
+        }
+        (docs, quote::quote!(#file).to_string())
+    }
+
+    #[test]
+    fn doc_comments_read_the_same_as_raw_attributes() {
+        let text = concat!(
+            "//! Crate docs with \"quotes\" and \"# hashes\"#.\n",
+            "/// A type.\n///\n///   indented, `code`, \\n not an escape, é, \"#\"##\n",
+            "#[derive(Debug)]\npub struct S {\n    /// The field.\r\n    pub a: u8, // plain\n",
+            "    //// four slashes: a plain comment\n    pub b: String,\n}\n",
+            "/** block doc */\nfn f() -> &'static str { \"/// not a comment\" }\n",
+            "/* /// inside a block comment */\n///\n",
+            "fn g() {}\n///no space",
+        );
+        let rewritten = raw_doc_comments(text);
+        assert!(rewritten.contains("#[doc = r\" A type.\"]"), "{rewritten}");
+        assert!(rewritten.contains("\"/// not a comment\""), "{rewritten}");
+        assert!(rewritten.contains("/* /// inside a block comment */"), "{rewritten}");
+        assert!(rewritten.contains("//// four slashes"), "{rewritten}");
+        assert_eq!(rewritten.lines().count(), text.lines().count());
+        let with_item = |t: &str| format!("{t}\nfn h() {{}}\n");
+        assert_eq!(docs_and_rest(&with_item(&rewritten)), docs_and_rest(&with_item(text)));
+        let (docs, _) = docs_and_rest(&with_item(text));
+        assert_eq!(docs.len(), 8, "{docs:?}");
+    }
+
+    #[test]
+    fn text_without_doc_comments_is_borrowed() {
+        for text in ["struct S;", "// +kubebuilder:object:root=true\nstruct S;", "const X: &str = \"///\";"] {
+            assert!(matches!(raw_doc_comments(text), std::borrow::Cow::Borrowed(_)), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_carriage_return_inside_a_comment_is_left_to_the_parser() {
+        let text = "/// a\rb\nstruct S;\n";
+        assert_eq!(raw_doc_comments(text), text);
+    }
+}
