@@ -218,6 +218,10 @@ pub struct CrateIndex {
     stubs_by_impl: HashMap<u64, Vec<usize>>,
     /// Fn bodies parsed again from the source text ([`CrateIndex::full_block`]), by file and opening brace.
     full_blocks: RefCell<HashMap<(usize, usize, usize), Rc<syn::Block>>>,
+    /// [`CrateIndex::resolve`]'s answers by module and item filter (the same few names are resolved for every field
+    /// of a module: `Option`, `String`, ...). The index does not change once loaded, and the stubs a first
+    /// resolution touched stay recorded, so an answer given again is the one computed again.
+    resolved: RefCell<HashMap<(ModId, usize), HashMap<Vec<String>, Resolved>>>,
 }
 
 impl CrateIndex {
@@ -601,6 +605,16 @@ impl CrateIndex {
     /// [`crate::source::resolve`]'s rules, the ones RBAC inference follows too. A path they lead nowhere in the
     /// crate is external (`["Missing"]` for a name defined nowhere): never a guess.
     pub fn resolve(&self, module: ModId, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
+        let key = (module, want as usize);
+        if let Some(r) = self.resolved.borrow().get(&key).and_then(|m| m.get(segs)) {
+            return r.clone();
+        }
+        let r = self.resolve_uncached(module, segs, want);
+        self.resolved.borrow_mut().entry(key).or_default().insert(segs.to_vec(), r.clone());
+        r
+    }
+
+    fn resolve_uncached(&self, module: ModId, segs: &[String], want: fn(&ItemKind) -> bool) -> Resolved {
         let file = self.modules[module].file;
         if self.files[file].stub.is_some() {
             // Names are resolved from parsed items only; a stub here is a gap, so load it.

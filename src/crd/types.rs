@@ -216,7 +216,7 @@ fn classify_depth(
                 ));
             }
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-            let written = segs.join("::");
+            let written = || segs.join("::");
             let args = type_args(&p.path);
             let resolved = ix.resolve(module, &segs, want_type);
             let full = match resolved {
@@ -224,7 +224,7 @@ fn classify_depth(
                     return match &ix.items[id].kind {
                         ItemKind::Alias(a) => {
                             if depth > 32 {
-                                return Err(unresolved(written, "type alias cycle"));
+                                return Err(unresolved(written(), "type alias cycle"));
                             }
                             let m = ix.items[id].module;
                             classify_depth(ix, k8s, &a.ty, m, depth + 1)
@@ -263,7 +263,7 @@ fn classify_depth(
                     return Ok(Ty::Scalar(ScalarKind::Str, schema));
                 }
                 return Err(needs(
-                    written,
+                    written(),
                     format!(
                         "schemars implements JsonSchema for `{}` with its `{feature}` feature, which the crate's \
                          Cargo.toml does not turn on (another dependency may: cargo unifies features); add \
@@ -282,7 +282,7 @@ fn classify_depth(
                 let spec = &ix.items[spec];
                 let at = ix.modules[spec.module].path.join("::");
                 return Err(needs(
-                    written,
+                    written(),
                     format!(
                         "`{name}` is the kind type #[derive(CustomResource)] generates from `{at}::{}`, which the \
                          sources do not spell out",
@@ -297,7 +297,7 @@ fn classify_depth(
             } else {
                 format!("kubesmith finds no struct, enum or type alias `{}` in the crate", full.join("::"))
             };
-            Err(needs(written, why))
+            Err(needs(written(), why))
         }
         other => Err(needs(
             quote::quote!(#other).to_string(),

@@ -42,26 +42,7 @@ pub(super) fn block_end(b: &[u8], open: usize) -> Option<usize> {
                 }
             }
             b'"' => {
-                // A raw string starts at its `r` (after an optional `b`/`c`), before the `#`s.
-                let hashes = b[..k].iter().rev().take_while(|&&c| c == b'#').count();
-                let start = k - hashes;
-                let raw = start > 0 && b[start - 1] == b'r' && {
-                    let p = start - 1;
-                    p == 0
-                        || !is_ident_byte(b[p - 1])
-                        || (matches!(b[p - 1], b'b' | b'c') && (p == 1 || !is_ident_byte(b[p - 2])))
-                };
-                let from = if !raw {
-                    k
-                } else if start >= 2
-                    && matches!(b[start - 2], b'b' | b'c')
-                    && (start == 2 || !is_ident_byte(b[start - 3]))
-                {
-                    start - 2
-                } else {
-                    start - 1
-                };
-                k = skip_literal_at(b, from).unwrap_or(k + 1);
+                k = skip_string_at_quote(b, k);
                 continue;
             }
             _ => {
@@ -73,6 +54,26 @@ pub(super) fn block_end(b: &[u8], open: usize) -> Option<usize> {
         }
         k += 1;
     }
+}
+
+/// The index just after the string literal whose opening `"` is at `k`, looking back for the `r`, `br` or `cr`
+/// and `#`s of a raw string (a scan that stops only at quotes meets a raw string there).
+fn skip_string_at_quote(b: &[u8], k: usize) -> usize {
+    // A raw string starts at its `r` (after an optional `b`/`c`), before the `#`s.
+    let hashes = b[..k].iter().rev().take_while(|&&c| c == b'#').count();
+    let start = k - hashes;
+    let raw = start > 0 && b[start - 1] == b'r' && {
+        let p = start - 1;
+        p == 0 || !is_ident_byte(b[p - 1]) || (matches!(b[p - 1], b'b' | b'c') && (p == 1 || !is_ident_byte(b[p - 2])))
+    };
+    let from = if !raw {
+        k
+    } else if start >= 2 && matches!(b[start - 2], b'b' | b'c') && (start == 2 || !is_ident_byte(b[start - 3])) {
+        start - 2
+    } else {
+        start - 1
+    };
+    skip_literal_at(b, from).unwrap_or(k + 1)
 }
 
 /// If a comment, string, char or byte literal starts at `i`, the index just after it.
@@ -450,6 +451,17 @@ pub(super) fn raw_doc_comments(text: &str) -> std::borrow::Cow<'_, str> {
     let mut copied = 0;
     let mut i = 0;
     while i < n {
+        // Only a `/`, `"` or `'` can start a comment or a literal (a raw string is met at its quote).
+        while i < n && !matches!(b[i], b'/' | b'"' | b'\'') {
+            i += 1;
+        }
+        if i >= n {
+            break;
+        }
+        if b[i] == b'"' {
+            i = skip_string_at_quote(b, i);
+            continue;
+        }
         let doc = b[i] == b'/'
             && b.get(i + 1) == Some(&b'/')
             && match b.get(i + 2) {
@@ -543,7 +555,7 @@ mod tests {
             "#[derive(Debug)]\npub struct S {\n    /// The field.\r\n    pub a: u8, // plain\n",
             "    //// four slashes: a plain comment\n    pub b: String,\n}\n",
             "/** block doc */\nfn f() -> &'static str { \"/// not a comment\" }\n",
-            "/* /// inside a block comment */\n///\n",
+            "/* /// inside a block comment */\nconst R: &str = r#\"a \" /// b\"#;\nconst C: char = '\"';\n///\n",
             "fn g() {}\n///no space",
         );
         let rewritten = raw_doc_comments(text);
@@ -551,6 +563,7 @@ mod tests {
         assert!(rewritten.contains("\"/// not a comment\""), "{rewritten}");
         assert!(rewritten.contains("/* /// inside a block comment */"), "{rewritten}");
         assert!(rewritten.contains("//// four slashes"), "{rewritten}");
+        assert!(rewritten.contains("r#\"a \" /// b\"#"), "{rewritten}");
         assert_eq!(rewritten.lines().count(), text.lines().count());
         let with_item = |t: &str| format!("{t}\nfn h() {{}}\n");
         assert_eq!(docs_and_rest(&with_item(&rewritten)), docs_and_rest(&with_item(text)));
