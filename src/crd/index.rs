@@ -187,6 +187,9 @@ pub struct ImplBlock {
     pub item: syn::ItemImpl,
 }
 
+/// Resolutions of the paths written in one module, by path.
+type ResolvedPaths = HashMap<Vec<String>, Resolved>;
+
 /// The whole crate.
 ///
 /// Files that cannot matter are not parsed (they are "stubs": a module with no items, uses or impls, and the
@@ -221,7 +224,7 @@ pub struct CrateIndex {
     /// [`CrateIndex::resolve`]'s answers by module and item filter (the same few names are resolved for every field
     /// of a module: `Option`, `String`, ...). The index does not change once loaded, and the stubs a first
     /// resolution touched stay recorded, so an answer given again is the one computed again.
-    resolved: RefCell<HashMap<(ModId, usize), HashMap<Vec<String>, Resolved>>>,
+    resolved: RefCell<HashMap<(ModId, usize), ResolvedPaths>>,
 }
 
 impl CrateIndex {
