@@ -43,7 +43,7 @@ impl MetaItem {
     /// Nested items of `name(a = 1, b)`.
     pub fn nested(&self) -> syn::Result<Vec<MetaItem>> {
         match &self.value {
-            MetaValue::List(ts) => parse_meta_list.parse2(ts.clone()),
+            MetaValue::List(ts) => plain_meta_list(ts).map_or_else(|| parse_meta_list.parse2(ts.clone()), Ok),
             _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
         }
     }
@@ -90,6 +90,54 @@ pub fn parse_meta_list(input: ParseStream) -> syn::Result<Vec<MetaItem>> {
     Ok(out)
 }
 
+/// [`parse_meta_list`] read from the tokens directly, for lists of plain items (`name`, `a::b`, `name = <literal>`,
+/// `name(..)`): the same items without building syn's parse buffer, which every field's `#[serde(..)]` paid for.
+/// `None` for anything else, which syn's parser then reads (and reports what is wrong with).
+fn plain_meta_list(tokens: &TokenStream) -> Option<Vec<MetaItem>> {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    let mut out = Vec::new();
+    let mut it = tokens.clone().into_iter().peekable();
+    while let Some(first) = it.next() {
+        let TokenTree::Ident(first) = first else { return None };
+        let span = first.span();
+        let mut name = first.to_string();
+        while let Some(TokenTree::Punct(p)) = it.peek()
+            && p.as_char() == ':'
+        {
+            let (TokenTree::Punct(a), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(next))) =
+                (it.next()?, it.next(), it.next())
+            else {
+                return None;
+            };
+            if a.spacing() != Spacing::Joint || b.as_char() != ':' {
+                return None;
+            }
+            name.push_str("::");
+            name.push_str(&next.to_string());
+        }
+        let value = match it.peek() {
+            Some(TokenTree::Punct(p)) if p.as_char() == '=' && p.spacing() == Spacing::Alone => {
+                it.next();
+                let Some(TokenTree::Literal(lit)) = it.next() else { return None };
+                MetaValue::Expr(Box::new(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit: Lit::new(lit) })))
+            }
+            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
+                let stream = g.stream();
+                it.next();
+                MetaValue::List(stream)
+            }
+            _ => MetaValue::Flag,
+        };
+        out.push(MetaItem { name, span, value });
+        match it.next() {
+            None => break,
+            Some(TokenTree::Punct(p)) if p.as_char() == ',' => {}
+            Some(_) => return None,
+        }
+    }
+    Some(out)
+}
+
 /// The expression after `name =`. A lone literal (the common case: `rename = "x"`) is what `Expr` parsing
 /// would give, `Expr::Lit`, built without syn's general expression parser.
 fn parse_value_expr(input: ParseStream) -> syn::Result<Expr> {
@@ -110,7 +158,10 @@ pub fn meta_items(attrs: &[syn::Attribute], which: &str) -> syn::Result<Vec<Meta
     let mut out = Vec::new();
     for a in attrs.iter().filter(|a| a.path().is_ident(which)) {
         if let syn::Meta::List(l) = &a.meta {
-            out.extend(parse_meta_list.parse2(l.tokens.clone())?);
+            match plain_meta_list(&l.tokens) {
+                Some(items) => out.extend(items),
+                None => out.extend(parse_meta_list.parse2(l.tokens.clone())?),
+            }
         }
     }
     Ok(out)
@@ -883,6 +934,43 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Items as comparable text: name, line and column, value.
+    fn shown(items: &[MetaItem]) -> Vec<String> {
+        items
+            .iter()
+            .map(|i| {
+                let value = match &i.value {
+                    MetaValue::Flag => String::new(),
+                    MetaValue::Expr(e) => format!("= {}", quote::quote!(#e)),
+                    MetaValue::List(ts) => format!("({ts})"),
+                };
+                let at = i.span.start();
+                format!("{} {}:{} {value}", i.name, at.line, at.column)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plain_meta_lists_read_like_syn() {
+        let plain = [
+            "default, skip_serializing_if = \"Option::is_none\", rename = \"camelCase\"",
+            "rename(serialize = \"a\", deserialize = \"b\"), flatten,",
+            "with = \"x\", length(min = 1), range(max = 5.5), r#type = 3u8, a::b::c",
+            "",
+        ];
+        for text in plain {
+            let tokens: TokenStream = text.parse().expect("tokens");
+            let fast = plain_meta_list(&tokens).unwrap_or_else(|| panic!("plain: {text}"));
+            let slow = parse_meta_list.parse2(tokens).expect("parses");
+            assert_eq!(shown(&fast), shown(&slow), "{text}");
+        }
+        // What is not plain goes to syn's parser (which reads or refuses it).
+        for text in ["default = \"a\" + b", "x = -1", "x = true", "x = path::to", ":: x", "a b", "x == 1", "a: b"] {
+            let tokens: TokenStream = text.parse().expect("tokens");
+            assert!(plain_meta_list(&tokens).is_none(), "{text}");
+        }
+    }
 
     #[test]
     fn field_rename_rules_follow_serde() {
