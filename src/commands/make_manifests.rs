@@ -486,16 +486,20 @@ fn plan_manifests(plan: &mut Plan, targets: &Targets, mut early: Option<EarlyInf
                 let mut notes: Vec<String> = crd::size::size_warning(&generated).into_iter().collect();
                 notes.extend(crd::pruning::pruning_notes(&generated));
                 let path = crd_dir.join(&generated.file_name);
-                let text = crd_text(&generated);
+                let mut text = crd_text(&generated);
+                // Every CRD's text is held until the plan is written: without the room it grew into.
+                text.shrink_to_fit();
                 let modified = std::fs::metadata(root.join(&path)).and_then(|m| m.modified()).ok();
-                // As `Plan::write`, reading the file once to tell whether it changes.
-                let old = shared.read(&path);
+                // As `Plan::write`, reading the file once to tell whether it changes (and letting it go here, not
+                // holding every old text until the last CRD is done).
+                let old = shared.read(&path).map(|old| old.map(|old| old != text));
                 (generated, notes, path, text, modified, old)
             });
             for (generated, notes, path, text, modified, old) in rendered {
                 plan.notes.extend(notes);
+                // `Some(changed)` for a file that exists.
                 let old = old?;
-                let changed = old.as_deref() != Some(text.as_str());
+                let changed = old != Some(false);
                 if old.is_some() {
                     plan.overwrite(path.clone(), text);
                 } else {
