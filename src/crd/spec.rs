@@ -47,6 +47,16 @@ impl<'a> SpecItem<'a> {
 /// The span of `CustomResource` in the item's `#[derive(...)]`, if it derives it.
 pub fn custom_resource_derive(attrs: &[syn::Attribute]) -> Option<Span> {
     attrs.iter().filter(|a| a.path().is_ident("derive")).find_map(|a| {
+        // Most derives of a crate name no `CustomResource` at all: tell so from the tokens, without parsing paths.
+        if let syn::Meta::List(l) = &a.meta
+            && !l
+                .tokens
+                .clone()
+                .into_iter()
+                .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "CustomResource"))
+        {
+            return None;
+        }
         let paths = a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated).ok()?;
         let p = paths.iter().find(|p| p.segments.last().is_some_and(|s| s.ident == "CustomResource"))?;
         p.segments.last().map(|s| s.ident.span())
