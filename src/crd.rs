@@ -18,6 +18,7 @@ pub mod kinds;
 pub mod kube_attrs;
 pub mod macro_kinds;
 pub mod markers;
+mod partition;
 pub mod pattern;
 pub mod pruning;
 pub mod reverse;
@@ -173,13 +174,23 @@ pub struct ReexportStep {
 /// Generate every kind of the crate it can, reporting every problem. Fails only when there is no crate to read
 /// (no `lib.rs`/`main.rs`, an unreadable file).
 pub fn generate_all(sources: &SourceSet, k8s: &K8sTable) -> Result<Generation, CrdError> {
+    let merges = storage::find(sources);
+    partition::generate(sources, k8s, &merges)
+}
+
+/// The kinds of the crate (of one part of it: [`partition`]) and every problem met.
+fn generate_part(
+    sources: &SourceSet,
+    k8s: &K8sTable,
+    merges: &storage::MergeCalls,
+    part: Option<index::Part>,
+) -> Result<Generation, CrdError> {
     // Files that cannot matter are not parsed; when a lookup finds that one might, parse it too and start over
     // (each round parses more files, so this ends; the scaffold's layout needs one round).
     let mut parse = std::collections::BTreeSet::new();
-    let merges = storage::find(sources);
     loop {
-        let ix = CrateIndex::load_with(sources, &parse)?;
-        let out = generate_from(&ix, k8s, &merges);
+        let ix = CrateIndex::load_part(sources, &parse, part.clone())?;
+        let out = generate_from(&ix, k8s, merges);
         let touched = ix.take_touched();
         if touched.is_empty() {
             // Freed, the trees of a large crate make room for the CRDs' text that comes next (the wide bench corpus

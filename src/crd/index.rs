@@ -42,6 +42,14 @@ impl SourceSet {
         self.scanned.borrow_mut().remove(path)
     }
 
+    /// Takes the scanned markers of `other` (a clone that read files on another thread) this set does not have.
+    pub fn absorb_scanned(&self, other: SourceSet) {
+        let mut mine = self.scanned.borrow_mut();
+        for (path, markers) in other.scanned.into_inner() {
+            mine.entry(path).or_insert(markers);
+        }
+    }
+
     /// Overlay planned contents. Relative paths are taken relative to the src dir.
     pub fn with_overlay(mut self, overlay: BTreeMap<PathBuf, String>) -> Self {
         for (path, text) in overlay {
@@ -225,6 +233,42 @@ pub struct CrateIndex {
     /// of a module: `Option`, `String`, ...). The index does not change once loaded, and the stubs a first
     /// resolution touched stay recorded, so an answer given again is the one computed again.
     resolved: RefCell<HashMap<(ModId, usize), ResolvedPaths>>,
+    /// The part of a split generation this index is for ([`CrateIndex::load_part`]); `None`: the whole crate.
+    part: Option<Part>,
+}
+
+/// One of the parts a generation is split into: which files deriving `CustomResource` it parses. Every such file
+/// belongs to exactly one part ([`Part::owns`]).
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// This part, `0..of`.
+    pub index: usize,
+    /// How many parts there are.
+    pub of: usize,
+    /// The part of each file known when the split was made (balanced by size); a file not in it goes by the hash
+    /// of its [`Part::key`].
+    pub owners: std::sync::Arc<HashMap<PathBuf, usize>>,
+}
+
+impl Part {
+    /// Whether this part parses `path`, a file deriving `CustomResource`.
+    pub fn owns(&self, path: &Path) -> bool {
+        let owner = match self.owners.get(path) {
+            Some(owner) => *owner,
+            None => (name_hash(Part::key(path).as_bytes()) % self.of as u64) as usize,
+        };
+        owner == self.index
+    }
+
+    /// What keeps files together in one part: a file's name, its folder's for `mod.rs` and version-named files
+    /// (`v1.rs`, `v1beta1.rs`), so the versions of a kind — usually files of one name in version folders — and
+    /// a kind's controller of the same name fall into one part.
+    pub fn key(path: &Path) -> String {
+        let name = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let key = name(path);
+        let version_like = key.strip_prefix('v').is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+        if key == "mod" || version_like { path.parent().map(name).unwrap_or_default() } else { key }
+    }
 }
 
 impl CrateIndex {
@@ -237,6 +281,13 @@ impl CrateIndex {
     /// matter: those in `force`, those that mention `CustomResource`, declare modules or hold CRD markers.
     /// The others are stubs until a lookup needs them ([`CrateIndex::take_touched`]).
     pub fn load_with(sources: &SourceSet, force: &BTreeSet<PathBuf>) -> Result<Self, CrdError> {
+        Self::load_part(sources, force, None)
+    }
+
+    /// [`CrateIndex::load_with`] for one part of a generation split over threads ([`crate::crd::partition`]): of
+    /// the files that derive `CustomResource`, only those `part` owns are parsed for that reason; the others are
+    /// stubs here (another part parses them), loaded only if a lookup needs them, like any stub.
+    pub fn load_part(sources: &SourceSet, force: &BTreeSet<PathBuf>, part: Option<Part>) -> Result<Self, CrdError> {
         let dir = sources.src_dir();
         let root = ["lib.rs", "main.rs"]
             .iter()
@@ -244,6 +295,7 @@ impl CrateIndex {
             .find(|p| sources.exists(p))
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
         let mut index = CrateIndex {
+            part,
             schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
             ..CrateIndex::default()
         };
@@ -319,8 +371,12 @@ impl CrateIndex {
         let derives = text.contains("CustomResource") && blank_fn_bodies(&text).contains("CustomResource");
         // So is one whose attributes may make a kind through an attribute macro (`crd::macro_kinds`).
         let macro_kinds = !derives && names_api_group_or_crd(&text) && names_api_group_or_crd(&blank_fn_bodies(&text));
-        let stub = if force.contains(path) || derives || macro_kinds {
+        // A derive another part owns is a stub here (markers and all: they matter only with its items).
+        let elsewhere = derives && self.part.as_ref().is_some_and(|p| !p.owns(path));
+        let stub = if force.contains(path) || (derives && !elsewhere) || macro_kinds {
             None
+        } else if elsewhere {
+            prescan(&text)
         } else {
             prescan(&text).filter(|_| !has_crd_markers(&markers))
         };

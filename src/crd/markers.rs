@@ -160,7 +160,8 @@ impl MarkerIndex {
     pub fn build_with(ix: &CrateIndex, keep: fn(&str) -> bool) -> Self {
         let mut out = MarkerIndex::default();
         for (fi, file) in ix.files.iter().enumerate() {
-            // A stub holds no CRD marker (the index parses files that do) and scanned without errors.
+            // A stub holds no CRD marker (the index parses files that do), unless it is a file another part of a
+            // split generation owns, which reports them.
             if file.stub.is_some() {
                 continue;
             }
