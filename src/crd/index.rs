@@ -368,9 +368,14 @@ impl CrateIndex {
         }
         // A file the parser would see a `CustomResource` in (not only in fn bodies or `#[cfg(test)]` modules, which it
         // skips: the shared webhook module's test kinds) is parsed; any other is prescanned.
-        let derives = text.contains("CustomResource") && blank_fn_bodies(&text).contains("CustomResource");
+        // The blanked text is worked out once: the parser reads it too.
+        let mut blanked: Option<String> = None;
+        let derives = text.contains("CustomResource")
+            && blanked.get_or_insert_with(|| blank_fn_bodies(&text)).contains("CustomResource");
         // So is one whose attributes may make a kind through an attribute macro (`crd::macro_kinds`).
-        let macro_kinds = !derives && names_api_group_or_crd(&text) && names_api_group_or_crd(&blank_fn_bodies(&text));
+        let macro_kinds = !derives
+            && names_api_group_or_crd(&text)
+            && names_api_group_or_crd(blanked.get_or_insert_with(|| blank_fn_bodies(&text)));
         // A derive another part owns is a stub here (markers and all: they matter only with its items).
         let elsewhere = derives && self.part.as_ref().is_some_and(|p| !p.owns(path));
         let stub = if force.contains(path) || (derives && !elsewhere) || macro_kinds {
@@ -387,7 +392,7 @@ impl CrateIndex {
             self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub });
             return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
         }
-        let items = match parse_items(&text) {
+        let items = match parse_items(&text, blanked) {
             Ok(file) => file.0,
             Err(e) => {
                 // Reported with every other problem; the module stays empty (its markers are not looked at).
@@ -844,11 +849,15 @@ impl syn::parse::Parse for LazyItems {
     }
 }
 
-fn parse_items(text: &str) -> syn::Result<LazyItems> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+/// `blanked`: [`blank_fn_bodies`] of `text` when the caller has it already.
+fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
+    let (text, blanked) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (rest, None),
+        None => (text, blanked),
+    };
     // On the whole text: the fn bodies blanked here may be parsed later (`full_block`).
     crate::source::syntax::check_nesting(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
-    let blanked = blank_fn_bodies(text);
+    let blanked = blanked.unwrap_or_else(|| blank_fn_bodies(text));
     let raw_docs = scan::raw_doc_comments(&blanked);
     let text = raw_docs.as_ref();
     if text.starts_with("#!") && !text.starts_with("#![") {
@@ -1183,7 +1192,7 @@ mod lazy_tests {
         assert!(out.contains("fn c() -> u8 { return 3; }"));
         assert!(!out.contains("let x"));
         assert!(out.contains("struct S;"));
-        let items = parse_items(src).unwrap().0;
+        let items = parse_items(src, None).unwrap().0;
         assert_eq!(items.len(), 4);
     }
 
@@ -1215,7 +1224,7 @@ struct After { pub f: u8 }
             assert!(out.contains(kept), "{kept} missing from\n{out}");
         }
         assert!(!out.contains("let a"));
-        parse_items(src).unwrap();
+        parse_items(src, None).unwrap();
     }
 
     #[test]
@@ -1225,7 +1234,7 @@ struct After { pub f: u8 }
         assert_eq!(out.len(), src.len());
         assert_eq!(out.lines().count(), src.lines().count());
         assert!(!out.contains("use super") && out.contains("mod tests {") && out.contains("struct After;"), "{out}");
-        assert_eq!(parse_items(src).unwrap().0.len(), 1);
+        assert_eq!(parse_items(src, None).unwrap().0.len(), 1);
         // Not a test module: kept.
         for kept in ["#[cfg(not(test))]\nmod m { struct S; }\n", "#[cfg(test)]\nfn f() { a; b; }\n"] {
             let out = blank_fn_bodies(kept);
@@ -1273,7 +1282,7 @@ struct After { pub f: u8 }
     #[test]
     fn cfg_test_modules_are_skipped() {
         let src = "#[cfg(test)]\nmod tests { pub struct Hidden; }\nmod inline { pub struct Seen; }\n";
-        let items = parse_items(src).unwrap().0;
+        let items = parse_items(src, None).unwrap().0;
         assert_eq!(items.len(), 1);
     }
 }
