@@ -18,8 +18,8 @@ use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
 mod scan;
 pub use scan::blank_test_modules;
+pub(crate) use scan::{attribute_end, cfg_test_module_body, skip_literal, skip_string_at_quote};
 use scan::{blank_fn_bodies, is_ident_byte, names_api_group_or_crd, skip_block};
-pub(crate) use scan::{cfg_test_module_body, skip_literal, skip_literal_at};
 
 /// Source files as the tool sees them: disk, optionally overlaid with planned (not yet written) contents.
 #[derive(Debug, Clone)]

@@ -139,7 +139,7 @@ fn derive_sites(text: &str) -> Vec<DeriveSite> {
             break;
         }
         if b[i] == b'"' {
-            i = skip_string(b, i);
+            i = super::index::skip_string_at_quote(b, i);
             continue;
         }
         if b[i] != b'#' {
@@ -150,7 +150,7 @@ fn derive_sites(text: &str) -> Vec<DeriveSite> {
             i = close + 1;
             continue;
         }
-        let Some(end) = attribute_end(b, i) else {
+        let Some(end) = super::index::attribute_end(b, i) else {
             i += 1;
             continue;
         };
@@ -177,54 +177,6 @@ const SCAN_BYTES: [bool; 256] = {
     t[b'\'' as usize] = true;
     t
 };
-
-/// Just after the string literal whose `"` is at `k`, raw (`r#"..."#`, `br".."`) or not.
-fn skip_string(b: &[u8], k: usize) -> usize {
-    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
-    let hashes = b[..k].iter().rev().take_while(|&&c| c == b'#').count();
-    let r = k - hashes;
-    let raw = r > 0 && b[r - 1] == b'r';
-    let from = if !raw {
-        k
-    } else if r >= 2 && matches!(b[r - 2], b'b' | b'c') && (r == 2 || !is_ident(b[r - 3])) {
-        r - 2
-    } else if r == 1 || !is_ident(b[r - 2]) {
-        r - 1
-    } else {
-        k
-    };
-    super::index::skip_literal_at(b, from).unwrap_or(k + 1)
-}
-
-/// The end (just after `]`) of the outer attribute starting with `#` at `at`.
-fn attribute_end(b: &[u8], at: usize) -> Option<usize> {
-    let mut k = at + 1;
-    while k < b.len() && b[k].is_ascii_whitespace() {
-        k += 1;
-    }
-    if b.get(k) != Some(&b'[') {
-        return None;
-    }
-    let mut depth = 0usize;
-    while k < b.len() {
-        if let Some(next) = super::index::skip_literal(b, k) {
-            k = next;
-            continue;
-        }
-        match b[k] {
-            b'[' => depth += 1,
-            b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k + 1);
-                }
-            }
-            _ => {}
-        }
-        k += 1;
-    }
-    None
-}
 
 /// Byte offsets of `word` (an ASCII identifier) as a whole identifier in `s`. Found from its first byte with
 /// `memchr`, much faster than a substring search on long files.
@@ -261,7 +213,7 @@ fn kind_after(text: &str, at: usize) -> Option<(String, String, String)> {
         if b.get(k) != Some(&b'#') {
             break;
         }
-        k = attribute_end(b, k)?;
+        k = super::index::attribute_end(b, k)?;
     }
     let attrs = syn::parse::Parser::parse_str(syn::Attribute::parse_outer, &text[at..k]).ok()?;
     let k = kube_attrs::parse(&attrs, Span::call_site()).ok()?;

@@ -58,7 +58,7 @@ pub(super) fn block_end(b: &[u8], open: usize) -> Option<usize> {
 
 /// The index just after the string literal whose opening `"` is at `k`, looking back for the `r`, `br` or `cr`
 /// and `#`s of a raw string (a scan that stops only at quotes meets a raw string there).
-fn skip_string_at_quote(b: &[u8], k: usize) -> usize {
+pub(crate) fn skip_string_at_quote(b: &[u8], k: usize) -> usize {
     // A raw string starts at its `r` (after an optional `b`/`c`), before the `#`s.
     let hashes = b[..k].iter().rev().take_while(|&&c| c == b'#').count();
     let start = k - hashes;
@@ -74,6 +74,36 @@ fn skip_string_at_quote(b: &[u8], k: usize) -> usize {
         start - 1
     };
     skip_literal_at(b, from).unwrap_or(k + 1)
+}
+
+/// The end (just after `]`) of the outer attribute starting with `#` at `at`.
+pub(crate) fn attribute_end(b: &[u8], at: usize) -> Option<usize> {
+    let mut k = at + 1;
+    while k < b.len() && b[k].is_ascii_whitespace() {
+        k += 1;
+    }
+    if b.get(k) != Some(&b'[') {
+        return None;
+    }
+    let mut depth = 0usize;
+    while k < b.len() {
+        if let Some(next) = skip_literal(b, k) {
+            k = next;
+            continue;
+        }
+        match b[k] {
+            b'[' => depth += 1,
+            b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k + 1);
+                }
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    None
 }
 
 /// If a comment, string, char or byte literal starts at `i`, the index just after it.
@@ -211,29 +241,7 @@ pub(crate) fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)
     let mut k = skip_trivia(at + CFG_TEST.len());
     // Further outer attributes.
     while b.get(k) == Some(&b'#') && b.get(k + 1) == Some(&b'[') {
-        let mut depth = 0usize;
-        loop {
-            if k >= n {
-                return None;
-            }
-            if let Some(next) = skip_literal(b, k) {
-                k = next;
-                continue;
-            }
-            match b[k] {
-                b'[' => depth += 1,
-                b']' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        k += 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-            k += 1;
-        }
-        k = skip_trivia(k);
+        k = skip_trivia(attribute_end(b, k)?);
     }
     let word = |k: usize, w: &[u8]| b[k..].starts_with(w) && b.get(k + w.len()).is_some_and(|c| !is_ident_byte(*c));
     if word(k, b"pub") {
