@@ -28,12 +28,54 @@ pub struct SourceSet {
     overlay: HashMap<PathBuf, String>,
     /// The markers of every file read so far that scanned without errors, by path.
     scanned: RefCell<HashMap<PathBuf, Vec<Marker>>>,
+    /// The `.rs` files under the source folder and their sizes, once [`SourceSet::rust_files`] walked it.
+    listed: std::cell::OnceCell<Vec<(PathBuf, u64)>>,
+    /// Texts that walk read and no reader took yet ([`SourceSet::read`] takes them: each file is opened once).
+    read_ahead: RefCell<HashMap<PathBuf, String>>,
 }
 
 impl SourceSet {
     /// Sources rooted at `src_dir` (the directory holding `lib.rs` / `main.rs`).
     pub fn new(src_dir: &Path) -> Self {
-        Self { src_dir: src_dir.to_path_buf(), overlay: HashMap::new(), scanned: RefCell::default() }
+        Self {
+            src_dir: src_dir.to_path_buf(),
+            overlay: HashMap::new(),
+            scanned: RefCell::default(),
+            listed: std::cell::OnceCell::new(),
+            read_ahead: RefCell::default(),
+        }
+    }
+
+    /// Every `.rs` file under the source folder (hidden folders skipped, 32 levels at most) with its size in bytes,
+    /// read once: the texts are kept for the readers that come next (the crate index takes them), so a command
+    /// that looks at the whole folder first and then parses the crate opens each file once.
+    pub fn rust_files(&self) -> &[(PathBuf, u64)] {
+        self.listed.get_or_init(|| {
+            let mut out = Vec::new();
+            let mut texts = self.read_ahead.borrow_mut();
+            let mut dirs = vec![(self.src_dir.clone(), 0usize)];
+            while let Some((dir, depth)) = dirs.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+                for entry in entries.flatten() {
+                    let path = entry.path();
+                    let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+                    if path.is_dir() {
+                        if !hidden && depth < 32 {
+                            dirs.push((path, depth + 1));
+                        }
+                    } else if path.extension().is_some_and(|x| x == "rs")
+                        && !self.overlay.contains_key(&path)
+                        && let Ok(text) = std::fs::read_to_string(&path)
+                    {
+                        out.push((path.clone(), text.len() as u64));
+                        texts.insert(path, text);
+                    }
+                }
+            }
+            // By bytes (cheaper than `Path`'s component order), for `exists`' binary search.
+            out.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+            out
+        })
     }
 
     /// The markers of `path` ([`crate::markers::scan`], reporting `path`), when the CRD generator read and
@@ -71,19 +113,38 @@ impl SourceSet {
 
     /// A file's text as the plan leaves it (the overlay, else the disk).
     pub fn read_text(&self, path: &Path) -> std::io::Result<String> {
-        match self.overlay.get(path) {
-            Some(text) => Ok(text.clone()),
-            None => std::fs::read_to_string(path),
+        if let Some(text) = self.overlay.get(path).or(self.read_ahead.borrow().get(path)) {
+            return Ok(text.clone());
         }
+        std::fs::read_to_string(path)
+    }
+
+    /// Whether the text of `path` (as [`SourceSet::read_text`] gives it) holds `needle`, without copying it.
+    pub fn text_contains(&self, path: &Path, needle: &str) -> bool {
+        if let Some(text) = self.overlay.get(path) {
+            return text.contains(needle);
+        }
+        if let Some(text) = self.read_ahead.borrow().get(path) {
+            return text.contains(needle);
+        }
+        std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle))
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.overlay.contains_key(path) || path.is_file()
+        self.overlay.contains_key(path)
+            || self
+                .listed
+                .get()
+                .is_some_and(|l| l.binary_search_by(|(p, _)| p.as_os_str().cmp(path.as_os_str())).is_ok())
+            || path.is_file()
     }
 
     fn read(&self, path: &Path) -> Result<String, CrdError> {
         if let Some(text) = self.overlay.get(path) {
             return Ok(text.clone());
+        }
+        if let Some(text) = self.read_ahead.borrow_mut().remove(path) {
+            return Ok(text);
         }
         std::fs::read_to_string(path).map_err(|e| CrdError::file(path, CrdErrorKind::Io(e.to_string())))
     }

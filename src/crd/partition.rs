@@ -5,7 +5,7 @@
 //! outcome never depends on the split. (syn's trees cannot cross threads: each part keeps its own.)
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::index::{Part, SourceSet};
 use super::storage::MergeCalls;
@@ -20,9 +20,9 @@ const SPLIT_ABOVE: u64 = 2 << 20;
 pub(super) fn generate(sources: &SourceSet, k8s: &K8sTable, merges: &MergeCalls) -> Result<Generation, CrdError> {
     let parts = crate::parallel::threads();
     if parts > 1 && merges.calls.is_empty() {
-        let files = rust_files(sources.src_dir());
+        let files = sources.rust_files();
         if files.iter().map(|(_, len)| len).sum::<u64>() > SPLIT_ABOVE
-            && let Some(out) = split(sources, k8s, merges, &balanced(files, parts))
+            && let Some(out) = split(sources, k8s, merges, &balanced(files.to_vec(), parts))
         {
             return Ok(out);
         }
@@ -94,25 +94,6 @@ pub(super) fn balanced(files: Vec<(PathBuf, u64)>, parts: usize) -> Vec<Part> {
     (0..parts).map(|index| Part { index, of: parts, owners: owners.clone() }).collect()
 }
 
-/// The `.rs` files under `dir` with their sizes.
-fn rust_files(dir: &Path) -> Vec<(PathBuf, u64)> {
-    let mut out = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else { continue };
-            let path = entry.path();
-            if kind.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push((path, entry.metadata().map_or(0, |m| m.len())));
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,7 +147,7 @@ mod tests {
         let whole = crate::crd::generate_part(&sources, k8s, &merges, None).expect("generates");
         assert_eq!(whole.crds.len(), 3, "{:?}", whole.problems);
         for parts in [2, 3] {
-            let split_up = balanced(rust_files(sources.src_dir()), parts);
+            let split_up = balanced(sources.rust_files().to_vec(), parts);
             let owners: BTreeSet<usize> = split_up[0].owners.values().copied().collect();
             assert_eq!(owners.len(), parts, "every part owns files");
             let out = split(&sources, k8s, &merges, &split_up).expect("a plain split");
@@ -183,7 +164,7 @@ mod tests {
         ]);
         let k8s = K8sTable::default_table();
         let merges = MergeCalls::default();
-        let parts = balanced(rust_files(sources.src_dir()), 2);
+        let parts = balanced(sources.rust_files().to_vec(), 2);
         assert_ne!(
             parts[0].owns(&sources.src_dir().join("delta_old.rs")),
             parts[0].owns(&sources.src_dir().join("delta_new.rs"))
@@ -198,7 +179,7 @@ mod tests {
             ("echo.rs", kind("Echo", "v1", &["a"])),
             ("foxtrot.rs", kind("Foxtrot", "v1", &["a"]).replace("Option<String>", "Missing")),
         ]);
-        let parts = balanced(rust_files(sources.src_dir()), 2);
+        let parts = balanced(sources.rust_files().to_vec(), 2);
         assert!(split(&sources, k8s, &merges, &parts).is_none(), "a part with a problem");
     }
 }

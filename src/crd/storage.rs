@@ -119,21 +119,8 @@ pub fn find(sources: &SourceSet) -> MergeCalls {
 }
 
 fn mentions_merge_crds(sources: &SourceSet) -> bool {
-    fn walk(dir: &Path, sources: &SourceSet, depth: usize) -> bool {
-        let Ok(entries) = std::fs::read_dir(dir) else { return false };
-        entries.flatten().any(|e| {
-            let p = e.path();
-            let hidden = p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
-            if p.is_dir() {
-                !hidden && depth < 32 && walk(&p, sources, depth + 1)
-            } else {
-                p.extension().is_some_and(|x| x == "rs")
-                    && sources.read_text(&p).is_ok_and(|t| t.contains("merge_crds"))
-            }
-        })
-    }
-    sources.overlay_paths().any(|p| sources.read_text(p).is_ok_and(|t| t.contains("merge_crds")))
-        || walk(sources.src_dir(), sources, 0)
+    sources.overlay_paths().any(|p| sources.text_contains(p, "merge_crds"))
+        || sources.rust_files().iter().any(|(p, _)| sources.text_contains(p, "merge_crds"))
 }
 
 /// Registers the root type each `#[derive(CustomResource)]` of the program generates; returns the kind version
