@@ -11,6 +11,7 @@ pub mod custom;
 pub mod defaults;
 pub mod error;
 pub mod fallback;
+pub mod finish;
 pub mod index;
 pub mod instance;
 pub mod k8s;
@@ -85,6 +86,9 @@ pub struct Generation {
     pub problems: Vec<Problem>,
     /// Kinds an attribute macro generates (see [`macro_kinds`]): only the compiled fallback can produce their CRDs.
     pub macro_kinds: Vec<macro_kinds::MacroKind>,
+    /// Kinds generated statically and finished where they were generated ([`generate_finishing`]), sorted by file
+    /// name; a kind is either here or in `crds`. Always empty from [`generate_all`].
+    pub finished: Vec<finish::FinishedCrd>,
 }
 
 impl Generation {
@@ -175,7 +179,15 @@ pub struct ReexportStep {
 /// (no `lib.rs`/`main.rs`, an unreadable file).
 pub fn generate_all(sources: &SourceSet, k8s: &K8sTable) -> Result<Generation, CrdError> {
     let merges = storage::find(sources);
-    partition::generate(sources, k8s, &merges)
+    partition::generate(sources, k8s, &merges, None)
+}
+
+/// [`generate_all`] for a caller that writes the CRD files: when the generation is split in parts
+/// ([`partition`]), each part finishes its CRDs as `how` asks ([`finish::finish`]) before the next part is loaded,
+/// so their JSON is let go early; those are in [`Generation::finished`], the others in [`Generation::crds`].
+pub fn generate_finishing(sources: &SourceSet, k8s: &K8sTable, how: &finish::Finish) -> Result<Generation, CrdError> {
+    let merges = storage::find(sources);
+    partition::generate(sources, k8s, &merges, Some(how))
 }
 
 /// The kinds of the crate (of one part of it: [`partition`]) and every problem met.
@@ -196,7 +208,8 @@ fn generate_part(
             // Freed, the trees of a large crate make room for the CRDs' text that comes next (the wide bench corpus
             // peaked 20 MB lower, no slower); a small crate's are not worth the time it takes to free them.
             let parsed: usize = ix.files.iter().filter(|f| f.stub.is_none()).map(|f| f.text.len()).sum();
-            if FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed) && parsed < FREE_INDEX_ABOVE {
+            // A part's trees are always freed: the next part reuses their memory.
+            if part.is_none() && FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed) && parsed < FREE_INDEX_ABOVE {
                 std::mem::forget(ix);
             }
             return Ok(out);

@@ -234,9 +234,12 @@ fn targets_of(args: &MakeManifestsArgs, cwd: &Path, project: Option<Project>, pl
     })
 }
 
-/// A CRD this run generated: whether it differs from its file, and when that file was last written.
+/// A CRD this run generated: its group and kind, the file it is planned to, whether it differs from that file, and
+/// when the file was last written.
 struct SeenCrd {
-    crd: serde_json::Value,
+    group: String,
+    kind: String,
+    path: PathBuf,
     changed: bool,
     modified: Option<std::time::SystemTime>,
 }
@@ -245,7 +248,8 @@ struct SeenCrd {
 /// the file (`make bundle` refuses them as alm-examples). Checked where it can have changed: every sample when a
 /// CRD changes in this run, else the samples edited since the newest CRD file was written; an up-to-date run only
 /// looks at the files' times.
-fn sample_warnings(root: &Path, seen: &[SeenCrd]) -> Vec<String> {
+fn sample_warnings(plan: &Plan, seen: &[SeenCrd]) -> Vec<String> {
+    let root = plan.root.as_path();
     let dir = root.join("config/samples");
     let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
     if seen.is_empty() {
@@ -273,7 +277,17 @@ fn sample_warnings(root: &Path, seen: &[SeenCrd]) -> Vec<String> {
         return Vec::new();
     }
     files.sort();
-    let crds: Vec<serde_json::Value> = seen.iter().map(|c| c.crd.clone()).collect();
+    // Each CRD a sample names is read back from its planned text once.
+    let mut crds: std::collections::HashMap<&Path, Option<serde_json::Value>> = Default::default();
+    let mut crd_of = |group: &str, kind: &str| -> Option<serde_json::Value> {
+        let seen = seen.iter().find(|c| c.group == group && c.kind == kind)?;
+        crds.entry(seen.path.as_path())
+            .or_insert_with(|| {
+                let text = plan.read(&seen.path).ok().flatten()?;
+                crate::yaml::from_multi_doc_str(&text).ok()?.into_iter().next()
+            })
+            .clone()
+    };
     let mut out = Vec::new();
     for file in files {
         let Ok(text) = std::fs::read_to_string(&file) else { continue };
@@ -287,7 +301,10 @@ fn sample_warnings(root: &Path, seen: &[SeenCrd]) -> Vec<String> {
         };
         for doc in docs {
             let name = doc["metadata"]["name"].as_str().unwrap_or("?").to_string();
-            for p in crd::instance::problems(&crds, &doc).unwrap_or_default() {
+            let group = doc["apiVersion"].as_str().and_then(|a| a.rsplit_once('/')).map_or("", |(g, _)| g);
+            let crd: Vec<serde_json::Value> =
+                crd_of(group, doc["kind"].as_str().unwrap_or_default()).into_iter().collect();
+            for p in crd::instance::problems(&crd, &doc).unwrap_or_default() {
                 out.push(format!(
                     "warning: {rel}: {} {name}: {p} (its CRD would refuse it; make bundle refuses it in alm-examples)",
                     doc["kind"].as_str().unwrap_or("?")
@@ -426,13 +443,16 @@ fn plan_manifests(plan: &mut Plan, targets: &Targets, mut early: Option<EarlyInf
         let mut written = Vec::new();
         for src in &targets.sources {
             let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
-            let mut generation = crd::generate_all(&set, targets.k8s)?;
+            let finish = crd::finish::Finish { max_description_length: targets.max_description_length };
+            let mut generation = crd::generate_finishing(&set, targets.k8s, &finish)?;
             sets.push(set);
             let external = |name: &str| targets.external_crds.contains(name);
             generation.crds.retain(|c| !external(&c.name));
+            generation.finished.retain(|c| !external(&c.name));
             generation.pending.retain(|p| !external(&p.crd.name));
             generation.problems.retain(|p| !p.crd.as_deref().is_some_and(external));
             let names = generation.crds.iter().map(|c| c.name.as_str());
+            let names = names.chain(generation.finished.iter().map(|c| c.name.as_str()));
             let names = names.chain(generation.pending.iter().map(|p| p.crd.name.as_str()));
             for name in names.chain(generation.problems.iter().filter_map(|p| p.crd.as_deref())) {
                 if let Some((plural, group)) = name.split_once('.') {
@@ -476,37 +496,37 @@ fn plan_manifests(plan: &mut Plan, targets: &Targets, mut early: Option<EarlyInf
                     problems.unmerged.extend(unmerged);
                 }
             }
-            crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-            // Each CRD's text, notes and file read on every core; the plan takes them in order.
+            // The CRDs not finished where they were generated are finished on every core; each file is read on
+            // every core too (and let go there, not held until the last CRD is done), to tell whether it changes.
+            let mut all: Vec<Result<crd::finish::FinishedCrd, crd::GeneratedCrd>> =
+                generation.finished.into_iter().map(Ok).collect();
+            all.extend(crds.into_iter().map(Err));
+            let file_name = |c: &Result<crd::finish::FinishedCrd, crd::GeneratedCrd>| match c {
+                Ok(done) => done.file_name.clone(),
+                Err(generated) => generated.file_name.clone(),
+            };
+            all.sort_by_cached_key(file_name);
             let shared: &Plan = plan;
-            let rendered = crate::parallel::map(crds, |mut generated| {
-                if let Some(max) = targets.max_description_length {
-                    crd::size::truncate_descriptions(&mut generated.crd, max);
-                }
-                let mut notes: Vec<String> = crd::size::size_warning(&generated).into_iter().collect();
-                notes.extend(crd::pruning::pruning_notes(&generated));
-                let path = crd_dir.join(&generated.file_name);
-                let mut text = crd_text(&generated);
-                // Every CRD's text is held until the plan is written: without the room it grew into.
-                text.shrink_to_fit();
+            let compared = crate::parallel::map(all, |crd| {
+                let done = crd.unwrap_or_else(|generated| crd::finish::finish(generated, &finish));
+                let path = crd_dir.join(&done.file_name);
                 let modified = std::fs::metadata(root.join(&path)).and_then(|m| m.modified()).ok();
-                // As `Plan::write`, reading the file once to tell whether it changes (and letting it go here, not
-                // holding every old text until the last CRD is done).
-                let old = shared.read(&path).map(|old| old.map(|old| old != text));
-                (generated, notes, path, text, modified, old)
+                // `Some(changed)` for a file that exists, as `Plan::write` tells.
+                let old = shared.read(&path).map(|old| old.map(|old| old != done.text));
+                (done, path, modified, old)
             });
-            for (generated, notes, path, text, modified, old) in rendered {
-                plan.notes.extend(notes);
-                // `Some(changed)` for a file that exists.
+            for (done, path, modified, old) in compared {
                 let old = old?;
                 let changed = old != Some(false);
+                let crd::finish::FinishedCrd { group, kind, text, notes, .. } = done;
+                plan.notes.extend(notes);
                 if old.is_some() {
                     plan.overwrite(path.clone(), text);
                 } else {
                     plan.create(path.clone(), text);
                 }
-                written.push(path);
-                crds_seen.push(SeenCrd { crd: generated.crd, changed, modified });
+                written.push(path.clone());
+                crds_seen.push(SeenCrd { group, kind, path, changed, modified });
             }
         }
         // A kind with a problem keeps its file; when a problem belongs to no kind, no file is removed.
@@ -520,7 +540,8 @@ fn plan_manifests(plan: &mut Plan, targets: &Targets, mut early: Option<EarlyInf
             }
         }
     }
-    plan.notes.extend(sample_warnings(&root, &crds_seen));
+    let samples = sample_warnings(plan, &crds_seen);
+    plan.notes.extend(samples);
     let mut markers = None;
     let mut drift = None;
     if let Some(rbac_dir) = &targets.rbac_dir {
@@ -841,7 +862,7 @@ fn plan_rust_files(plan: &Plan, src: &Path) -> Result<Vec<PathBuf>> {
 
 /// The text of a CRD file: one YAML document, starting with `---` as controller-gen writes them.
 pub fn crd_text(generated: &crd::GeneratedCrd) -> String {
-    crate::yaml::to_multi_doc_string(std::slice::from_ref(&generated.crd))
+    crd::finish::text(generated)
 }
 
 /// Plans the CRD named `name` (e.g. `memcacheds.cache.example.com`) from the project's sources as they will be

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::{Arc, OnceLock};
 
 use syn::parse::discouraged::Speculative;
 use syn::spanned::Spanned;
@@ -30,8 +31,45 @@ pub struct SourceSet {
     scanned: RefCell<HashMap<PathBuf, Vec<Marker>>>,
     /// The `.rs` files under the source folder and their sizes, once [`SourceSet::rust_files`] walked it.
     listed: std::cell::OnceCell<Vec<(PathBuf, u64)>>,
-    /// Texts that walk read and no reader took yet ([`SourceSet::read`] takes them: each file is opened once).
-    read_ahead: RefCell<HashMap<PathBuf, String>>,
+    /// The texts that walk read, shared with every index loaded from the set (each file is opened once), and what
+    /// the index learned of each from its text alone, shared by the set's clones: the parts of a split generation
+    /// ([`crate::crd::partition`]) each load the whole crate and look at every file.
+    read_ahead: RefCell<HashMap<PathBuf, SourceText>>,
+}
+
+/// A file's text and its [`FileFacts`], once an index worked them out.
+type SourceText = (Arc<String>, Arc<OnceLock<FileFacts>>);
+
+/// What [`CrateIndex::load_part`] learns of a file from its text alone, the same for every index that loads it.
+#[derive(Debug)]
+struct FileFacts {
+    /// Its markers ([`crate::markers::scan`]).
+    markers: Result<Vec<Marker>, MarkerError>,
+    /// Whether the parser would see a `CustomResource` in it (not only in fn bodies or `#[cfg(test)]` modules,
+    /// which it skips: the shared webhook module's test kinds).
+    derives: bool,
+    /// Whether its attributes may make a kind through an attribute macro (`crd::macro_kinds`).
+    macro_kinds: bool,
+    /// [`prescan`]'s answer, once a load needed it.
+    prescan: OnceLock<Option<Arc<StubNames>>>,
+}
+
+impl FileFacts {
+    /// The facts of `text` (of `path`), and its text with fn bodies blanked when working them out needed it.
+    fn of(path: &Path, text: &str) -> (Self, Option<String>) {
+        let markers = if text.contains('+') { crate::markers::scan(path, text) } else { Ok(Vec::new()) };
+        let mut blanked: Option<String> = None;
+        let derives = text.contains("CustomResource")
+            && blanked.get_or_insert_with(|| blank_fn_bodies(text)).contains("CustomResource");
+        let macro_kinds = !derives
+            && names_api_group_or_crd(text)
+            && names_api_group_or_crd(blanked.get_or_insert_with(|| blank_fn_bodies(text)));
+        (Self { markers, derives, macro_kinds, prescan: OnceLock::new() }, blanked)
+    }
+
+    fn prescan(&self, text: &str) -> Option<Arc<StubNames>> {
+        self.prescan.get_or_init(|| prescan(text).map(Arc::new)).clone()
+    }
 }
 
 impl SourceSet {
@@ -68,7 +106,7 @@ impl SourceSet {
                         && let Ok(text) = std::fs::read_to_string(&path)
                     {
                         out.push((path.clone(), text.len() as u64));
-                        texts.insert(path, text);
+                        texts.insert(path, (Arc::new(text), Arc::default()));
                     }
                 }
             }
@@ -113,8 +151,11 @@ impl SourceSet {
 
     /// A file's text as the plan leaves it (the overlay, else the disk).
     pub fn read_text(&self, path: &Path) -> std::io::Result<String> {
-        if let Some(text) = self.overlay.get(path).or(self.read_ahead.borrow().get(path)) {
+        if let Some(text) = self.overlay.get(path) {
             return Ok(text.clone());
+        }
+        if let Some(text) = self.read_ahead.borrow().get(path) {
+            return Ok(text.0.to_string());
         }
         std::fs::read_to_string(path)
     }
@@ -125,7 +166,7 @@ impl SourceSet {
             return text.contains(needle);
         }
         if let Some(text) = self.read_ahead.borrow().get(path) {
-            return text.contains(needle);
+            return text.0.contains(needle);
         }
         std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle))
     }
@@ -139,14 +180,16 @@ impl SourceSet {
             || path.is_file()
     }
 
-    fn read(&self, path: &Path) -> Result<String, CrdError> {
+    /// The text of `path` and its [`FileFacts`] cell (shared by the set's clones for the files walked ahead).
+    fn read(&self, path: &Path) -> Result<SourceText, CrdError> {
         if let Some(text) = self.overlay.get(path) {
-            return Ok(text.clone());
+            return Ok((Arc::new(text.clone()), Arc::default()));
         }
-        if let Some(text) = self.read_ahead.borrow_mut().remove(path) {
-            return Ok(text);
+        if let Some(known) = self.read_ahead.borrow().get(path) {
+            return Ok(known.clone());
         }
-        std::fs::read_to_string(path).map_err(|e| CrdError::file(path, CrdErrorKind::Io(e.to_string())))
+        let text = std::fs::read_to_string(path).map_err(|e| CrdError::file(path, CrdErrorKind::Io(e.to_string())))?;
+        Ok((Arc::new(text), Arc::default()))
     }
 }
 
@@ -160,12 +203,12 @@ pub type ItemId = usize;
 pub struct SourceFile {
     /// Path on disk (or in the overlay).
     pub path: PathBuf,
-    /// Its text, for marker comments.
-    pub text: String,
+    /// Its text, for marker comments (shared with the [`SourceSet`] and other indexes of it).
+    pub text: Arc<String>,
     /// Its markers ([`crate::markers::scan`]).
     pub markers: Result<Vec<Marker>, MarkerError>,
     /// `Some` when the file was not parsed (see [`CrateIndex::load_with`]): the names that would make it matter.
-    pub stub: Option<StubNames>,
+    pub stub: Option<Arc<StubNames>>,
 }
 
 /// What a cheap lexical scan ([`prescan`]) knows of a file that was not parsed: hashes of the names it may
@@ -422,29 +465,27 @@ impl CrateIndex {
         parent: Option<ModId>,
         mod_dir: PathBuf,
     ) -> Result<ModId, CrdError> {
-        let text = sources.read(path)?;
-        let markers = if text.contains('+') { crate::markers::scan(path, &text) } else { Ok(Vec::new()) };
+        let (text, cell) = sources.read(path)?;
+        let mut blanked = None;
+        let facts = cell.get_or_init(|| {
+            let (facts, b) = FileFacts::of(path, &text);
+            // Worked out here, the blanked text is what the parser reads too.
+            blanked = b;
+            facts
+        });
+        let markers = facts.markers.clone();
         if let Ok(ms) = &markers {
             sources.scanned.borrow_mut().insert(path.to_path_buf(), ms.clone());
         }
-        // A file the parser would see a `CustomResource` in (not only in fn bodies or `#[cfg(test)]` modules, which it
-        // skips: the shared webhook module's test kinds) is parsed; any other is prescanned.
-        // The blanked text is worked out once: the parser reads it too.
-        let mut blanked: Option<String> = None;
-        let derives = text.contains("CustomResource")
-            && blanked.get_or_insert_with(|| blank_fn_bodies(&text)).contains("CustomResource");
-        // So is one whose attributes may make a kind through an attribute macro (`crd::macro_kinds`).
-        let macro_kinds = !derives
-            && names_api_group_or_crd(&text)
-            && names_api_group_or_crd(blanked.get_or_insert_with(|| blank_fn_bodies(&text)));
+        let derives = facts.derives;
         // A derive another part owns is a stub here (markers and all: they matter only with its items).
         let elsewhere = derives && self.part.as_ref().is_some_and(|p| !p.owns(path));
-        let stub = if force.contains(path) || (derives && !elsewhere) || macro_kinds {
+        let stub = if force.contains(path) || (derives && !elsewhere) || facts.macro_kinds {
             None
         } else if elsewhere {
-            prescan(&text)
+            facts.prescan(&text)
         } else {
-            prescan(&text).filter(|_| !has_crd_markers(&markers))
+            facts.prescan(&text).filter(|_| !has_crd_markers(&markers))
         };
         let file_idx = self.files.len();
         let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -1104,8 +1145,8 @@ fn prescan(text: &str) -> Option<StubNames> {
                     }
                     // Without the closing `]` when there is one (an unterminated `#[` runs to the end of the text).
                     let close = if d == 0 { end - 1 } else { end };
-                    let inner: Vec<u8> = b[k + 1..close].iter().copied().filter(|c| !c.is_ascii_whitespace()).collect();
-                    if inner == b"cfg(test)" {
+                    let inner = b[k + 1..close].iter().copied().filter(|c| !c.is_ascii_whitespace());
+                    if inner.eq(b"cfg(test)".iter().copied()) {
                         cfg_test = true;
                     }
                     i = end;

@@ -1,74 +1,147 @@
-//! A generation split over threads: each part loads its own crate index, parsing its share of the files that derive
-//! `CustomResource` (and whatever its kinds' types need), and builds those kinds. The parts' results are taken only
-//! when they are plainly the one-thread result cut in pieces — no part met a problem, a kind that needs compiling or
-//! a macro's kind, and no kind came from two parts; otherwise the crate is generated again on one thread, so the
-//! outcome never depends on the split. (syn's trees cannot cross threads: each part keeps its own.)
+//! A generation split in parts: each part loads its own crate index, parsing its share of the files that derive
+//! `CustomResource` (and whatever its kinds' types need), builds those kinds and frees its syntax trees before the
+//! next part is loaded, on as many threads as there are cores. A large crate's trees are never all in memory at
+//! once, and the cores share the work. The parts' results are taken only when they are plainly the whole crate's
+//! result cut in pieces — no part met a problem, a kind that needs compiling or a macro's kind, and no kind came
+//! from two parts; otherwise the crate is generated again in one piece, so the outcome never depends on the split.
+//! (syn's trees cannot cross threads: each part keeps its own.)
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::finish::Finish;
 use super::index::{Part, SourceSet};
 use super::storage::MergeCalls;
 use super::{CrdError, Generation, K8sTable};
 
-/// Bytes of Rust under the source folder above which a generation is split: below it the second index's shared
-/// files (the crate root, module declarations) and the thread cost more than they save.
+/// Bytes of Rust under the source folder above which a generation is split: below it the parts' shared files (the
+/// crate root, module declarations) and the threads cost more than they save.
 const SPLIT_ABOVE: u64 = 2 << 20;
 
-/// Every kind of the crate, split into [`crate::parallel::threads`] parts when the crate is large enough and no
-/// `merge_crds` call joins kinds across files.
-pub(super) fn generate(sources: &SourceSet, k8s: &K8sTable, merges: &MergeCalls) -> Result<Generation, CrdError> {
-    let parts = crate::parallel::threads();
-    if parts > 1 && merges.calls.is_empty() {
+/// About how many bytes of the files deriving `CustomResource` each part gets: their syntax trees take ~15 times
+/// that in memory (the other files are parsed only when a kind's types lead into them).
+const PART_BYTES: u64 = 1 << 20;
+
+/// Every kind of the crate, generated in parts when the crate is large enough and no `merge_crds` call joins kinds
+/// across files: one per core at least, more when the files deriving `CustomResource` hold over [`PART_BYTES`]
+/// each, so a large crate's trees are never all in memory at once.
+pub(super) fn generate(
+    sources: &SourceSet,
+    k8s: &K8sTable,
+    merges: &MergeCalls,
+    finish: Option<&Finish>,
+) -> Result<Generation, CrdError> {
+    if merges.calls.is_empty() {
         let files = sources.rust_files();
-        if files.iter().map(|(_, len)| len).sum::<u64>() > SPLIT_ABOVE
-            && let Some(out) = split(sources, k8s, merges, &balanced(files.to_vec(), parts))
-        {
-            return Ok(out);
+        if files.iter().map(|(_, len)| len).sum::<u64>() > SPLIT_ABOVE {
+            let derives: Vec<(PathBuf, u64)> =
+                files.iter().filter(|(path, _)| sources.text_contains(path, "CustomResource")).cloned().collect();
+            let bytes = derives.iter().map(|(_, len)| len).sum::<u64>();
+            // A multiple of the threads, so they finish together.
+            let threads = crate::parallel::threads();
+            let parts = usize::try_from(bytes.div_ceil(PART_BYTES)).unwrap_or(usize::MAX).div_ceil(threads) * threads;
+            if parts > 1 {
+                small_pages();
+            }
+            if parts > 1
+                && let Some(out) = split(sources, k8s, merges, &balanced(derives, parts), finish)
+            {
+                return Ok(out);
+            }
         }
     }
     super::generate_part(sources, k8s, merges, None)
 }
 
-/// The parts' generations joined, or `None` when they are not plainly the whole one (see the module's doc).
-pub(super) fn split(sources: &SourceSet, k8s: &K8sTable, merges: &MergeCalls, parts: &[Part]) -> Option<Generation> {
-    let (first, others) = parts.split_first()?;
-    let outcomes: Vec<Result<Generation, CrdError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = others
-            .iter()
-            .map(|part| {
+/// Has the rest of a `kubesmith` run fault its memory in 4 KiB pages, not transparent huge pages. The allocator
+/// asks for huge pages, where one touched byte makes 2 MiB resident: the parts free their trees and the next part's
+/// reuse them, but in huge pages that memory stays resident many times over (the wide bench corpus peaked at ~140 MB
+/// instead of ~110 MB). A small crate keeps them: it faults ten times less often with them. Only the binary
+/// ([`super::forget_index_when_done`]) changes it, for its own process; elsewhere, and where it fails, nothing.
+fn small_pages() {
+    #[cfg(target_os = "linux")]
+    if super::forgets_index() {
+        let _ = rustix::thread::disable_transparent_huge_pages(true);
+    }
+}
+
+/// Whether a part's generation is plainly its share of the whole one.
+fn plain(out: &Result<Generation, CrdError>) -> bool {
+    out.as_ref().is_ok_and(|g| g.problems.is_empty() && g.pending.is_empty() && g.macro_kinds.is_empty())
+}
+
+/// The parts' generations joined, or `None` when they are not plainly the whole one (see the module's doc). The
+/// parts are generated on worker threads (one per core at most), each taking the next part when done with one;
+/// the first part that is not plain stops them all. With `finish`, each part's CRDs are finished on its thread.
+pub(super) fn split(
+    sources: &SourceSet,
+    k8s: &K8sTable,
+    merges: &MergeCalls,
+    parts: &[Part],
+    finish: Option<&Finish>,
+) -> Option<Generation> {
+    let workers = crate::parallel::threads().clamp(1, parts.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut outcomes: Vec<(usize, Result<Generation, CrdError>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
                 let mine = sources.clone();
-                s.spawn(move || (super::generate_part(&mine, k8s, merges, Some(part.clone())), mine))
+                let next = &next;
+                s.spawn(move || {
+                    let mut done = Vec::new();
+                    while let Some(part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let mut out = super::generate_part(&mine, k8s, merges, Some(part.clone()));
+                        if let (Some(how), Ok(g)) = (finish, &mut out) {
+                            let crds = std::mem::take(&mut g.crds);
+                            g.finished = crds.into_iter().map(|c| super::finish::finish(c, how)).collect();
+                        }
+                        // The part's trees are gone; so are the copies of its texts proc-macro2 keeps for spans
+                        // (nothing this thread holds refers to a span any more: errors carry lines and columns).
+                        proc_macro2::extra::invalidate_current_thread_spans();
+                        let stop = !plain(&out);
+                        done.push((part.index, out));
+                        if stop {
+                            next.store(parts.len(), Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                    (done, mine)
+                })
             })
             .collect();
-        let mut outcomes = vec![super::generate_part(sources, k8s, merges, Some(first.clone()))];
+        let mut outcomes = Vec::new();
         for h in handles {
             match h.join() {
-                Ok((out, mine)) => {
+                Ok((done, mine)) => {
                     sources.absorb_scanned(mine);
-                    outcomes.push(out);
+                    outcomes.extend(done);
                 }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
         outcomes
     });
-    let mut crds = Vec::new();
+    if outcomes.len() != parts.len() || !outcomes.iter().all(|(_, out)| plain(out)) {
+        return None;
+    }
+    outcomes.sort_by_key(|(index, _)| *index);
+    let mut joined = Generation::default();
     let mut names = BTreeSet::new();
-    for out in outcomes {
+    for (_, out) in outcomes {
         let out = out.ok()?;
-        if !out.problems.is_empty() || !out.pending.is_empty() || !out.macro_kinds.is_empty() {
-            return None;
-        }
-        for crd in out.crds {
-            if !names.insert(crd.name.clone()) {
+        let crd_names = out.crds.iter().map(|c| &c.name).chain(out.finished.iter().map(|c| &c.name));
+        for name in crd_names {
+            if !names.insert(name.clone()) {
                 return None;
             }
-            crds.push(crd);
         }
+        joined.crds.extend(out.crds);
+        joined.finished.extend(out.finished);
     }
-    crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
-    Some(Generation { crds, pending: Vec::new(), problems: Vec::new(), macro_kinds: Vec::new() })
+    joined.crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    joined.finished.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    Some(joined)
 }
 
 /// `parts` parts with the files under the source folder shared out by size, largest group first to the part with
@@ -150,8 +223,30 @@ mod tests {
             let split_up = balanced(sources.rust_files().to_vec(), parts);
             let owners: BTreeSet<usize> = split_up[0].owners.values().copied().collect();
             assert_eq!(owners.len(), parts, "every part owns files");
-            let out = split(&sources, k8s, &merges, &split_up).expect("a plain split");
+            let out = split(&sources, k8s, &merges, &split_up, None).expect("a plain split");
             assert_eq!(shown(&out), shown(&whole), "{parts} parts");
+        }
+    }
+
+    #[test]
+    fn parts_finish_their_crds_as_the_whole_generation_is_finished() {
+        let (_dir, sources) = crate_of(&[
+            ("lib.rs", "pub mod a;\npub mod b;\npub mod c;\n".into()),
+            ("a.rs", kind("Alpha", "v1", &["size", "name", "mode"])),
+            ("b.rs", kind("Bravo", "v1", &["port"])),
+            ("c.rs", kind("Charlie", "v1", &["host", "path"])),
+        ]);
+        let k8s = K8sTable::default_table();
+        let merges = MergeCalls::default();
+        let how = Finish { max_description_length: Some(5) };
+        let whole = crate::crd::generate_part(&sources, k8s, &merges, None).expect("generates");
+        let expected: Vec<_> = whole.crds.into_iter().map(|c| super::super::finish::finish(c, &how)).collect();
+        assert_eq!(expected.len(), 3);
+        for parts in [2, 3] {
+            let out = split(&sources, k8s, &merges, &balanced(sources.rust_files().to_vec(), parts), Some(&how))
+                .expect("a plain split");
+            assert!(out.crds.is_empty(), "every CRD is finished in its part");
+            assert_eq!(out.finished, expected, "{parts} parts");
         }
     }
 
@@ -169,7 +264,7 @@ mod tests {
             parts[0].owns(&sources.src_dir().join("delta_old.rs")),
             parts[0].owns(&sources.src_dir().join("delta_new.rs"))
         );
-        assert!(split(&sources, k8s, &merges, &parts).is_none());
+        assert!(split(&sources, k8s, &merges, &parts, None).is_none());
         let whole = crate::crd::generate_part(&sources, k8s, &merges, None).expect("generates");
         assert_eq!(whole.crds.len(), 1);
         assert_eq!(whole.crds[0].crd["spec"]["versions"].as_array().map(Vec::len), Some(2));
@@ -180,6 +275,6 @@ mod tests {
             ("foxtrot.rs", kind("Foxtrot", "v1", &["a"]).replace("Option<String>", "Missing")),
         ]);
         let parts = balanced(sources.rust_files().to_vec(), 2);
-        assert!(split(&sources, k8s, &merges, &parts).is_none(), "a part with a problem");
+        assert!(split(&sources, k8s, &merges, &parts, None).is_none(), "a part with a problem");
     }
 }

@@ -87,12 +87,32 @@ fn a_large_crate_is_generated_in_parts_with_the_one_thread_output() {
     let status = std::process::Command::new("cp").arg("-a").arg(&dir).arg(&copy).status().expect("cp");
     assert!(status.success());
     let run = |project: &std::path::Path, threads: &str| {
-        let out = ks(project).args(["make", "manifests"]).env("KUBESMITH_THREADS", threads).output().expect("run");
+        let out = ks(project)
+            .args(["make", "manifests", "--max-description-length", "30"])
+            .env("KUBESMITH_THREADS", threads)
+            .output()
+            .expect("run");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
     };
-    assert_eq!(run(&dir, "2"), run(&copy, "1"));
+    let first = run(&dir, "2");
+    assert_eq!(first, run(&copy, "1"));
     assert_same_tree(&dir, &copy);
+    // The parts finished each CRD as the one-piece path does: descriptions cut, the text the file holds.
+    let wide7 = std::fs::read_to_string(dir.join("config/crd/bases/wide.example.com_wide7s.yaml")).expect("wide7");
+    assert!(wide7.contains("description: 'Field 3 of kind 7: a...'"), "{wide7}");
+    assert!(!wide7.contains("long enough"), "{wide7}");
+    // A sample one of them refuses is still named (its CRD read back from the planned text).
+    std::fs::write(
+        dir.join("config/samples/wide_v1_wide7.yaml"),
+        "apiVersion: wide.example.com/v1\nkind: Wide7\nmetadata:\n  name: w\nspec:\n  field3Name:\n    size: big\n",
+    )
+    .expect("sample");
+    let (stdout, _) = run(&dir, "2");
+    assert!(
+        stdout.contains("warning: config/samples/wide_v1_wide7.yaml: Wide7 w: spec.field3Name.size: \"big\" is not"),
+        "{stdout}"
+    );
     let bases = std::fs::read_dir(dir.join("config/crd/bases")).expect("bases");
     assert_eq!(
         bases.filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().starts_with("wide."))).count(),

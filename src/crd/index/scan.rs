@@ -126,7 +126,7 @@ pub(crate) fn skip_literal_at(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     let at = |k: usize| b.get(k).copied().unwrap_or(0);
     match b[i] {
-        b'/' if at(i + 1) == b'/' => Some(b[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p)),
+        b'/' if at(i + 1) == b'/' => Some(memchr::memchr(b'\n', &b[i..]).map_or(n, |p| i + p)),
         b'/' if at(i + 1) == b'*' => {
             let (mut depth, mut k) = (0usize, i);
             while k < n {
@@ -481,7 +481,7 @@ pub(super) fn raw_doc_comments(text: &str) -> std::borrow::Cow<'_, str> {
             i = skip_literal(b, i).unwrap_or(i + 1);
             continue;
         }
-        let end = b[i..].iter().position(|&c| c == b'\n').map_or(n, |p| i + p);
+        let end = memchr::memchr(b'\n', &b[i..]).map_or(n, |p| i + p);
         let line = &text[i + 3..end];
         let (content, cr) = match line.strip_suffix('\r') {
             Some(content) => (content, "\r"),
