@@ -240,7 +240,8 @@ fn write_plain_or_quoted(out: &mut String, s: &str) {
 }
 
 fn needs_double_quotes(s: &str) -> bool {
-    s.chars().any(|c| !printable(c))
+    // Most scalars are printable ASCII, told in one pass over the bytes.
+    !s.bytes().all(|b| (0x20..0x7f).contains(&b)) && s.chars().any(|c| !printable(c))
 }
 
 /// Whether YAML reads `c` as itself in a plain, single-quoted or literal scalar: its printable set (no C0/C1
@@ -293,7 +294,11 @@ fn needs_quotes(s: &str) -> bool {
             return true;
         }
     }
-    s.contains(": ") || s.contains(" #") || s.ends_with(':')
+    // `: ` starts a mapping value and ` #` a comment: both found in one pass.
+    let b = s.as_bytes();
+    b.ends_with(b":")
+        || memchr::memchr2_iter(b':', b'#', b)
+            .any(|i| if b[i] == b':' { b.get(i + 1) == Some(&b' ') } else { i > 0 && b[i - 1] == b' ' })
 }
 
 /// YAML 1.1 timestamps (`2001-12-14`, `2001-12-14T21:59:43Z`) read back as dates, not strings.
@@ -336,6 +341,22 @@ mod tests {
     fn round_trip(v: Value) {
         let text = to_string(&v);
         assert_eq!(from_str(&text).unwrap(), v, "yaml was:\n{text}");
+    }
+
+    #[test]
+    fn colons_and_hashes_are_quoted_where_yaml_reads_them() {
+        let old = |s: &str| s.contains(": ") || s.contains(" #") || s.ends_with(':');
+        let pieces = ["a", ":", "#", " ", ": ", " #", "::", "##", "é", "x:y", "x#y"];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let s = format!("z{a}{b}{c}");
+                    let quoted = to_string(&json!(s)).starts_with('\'');
+                    assert_eq!(quoted, old(&s) || s.trim() != s, "{s:?}");
+                    round_trip(json!({ s.clone(): s }));
+                }
+            }
+        }
     }
 
     /// Found by the `yaml_roundtrip` fuzz target: DEL in a key (`"\u{1a}\u{1a}\u{7f}"`) was written raw inside
