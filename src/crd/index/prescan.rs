@@ -1,0 +1,224 @@
+//! The prescan: a cheap lexical pass telling whether a file must be parsed, and otherwise the hashes of the
+//! names a lookup could find in it (the file is then a stub of the crate index).
+
+use super::scan::{is_ident_byte, skip_block, skip_literal};
+
+/// What a cheap lexical scan ([`prescan`]) knows of a file that was not parsed: hashes of the names it may
+/// define or import. Hash collisions only make a lookup parse a file it did not need.
+#[derive(Debug, Default)]
+pub struct StubNames {
+    /// Identifiers right after `struct`, `enum`, `type`, `fn`, `const` and `static`: the items the index would
+    /// hold.
+    pub(super) declared: Vec<u64>,
+    /// Identifiers inside `use ...;`: the aliases the module would import.
+    pub(super) used: Vec<u64>,
+    /// Identifiers in `impl` headers: the types the file may implement a trait for.
+    pub(super) impls: Vec<u64>,
+    /// Whether a `use` holds a `*`: a glob import a lookup through the module must see.
+    pub(super) globs: bool,
+}
+
+pub(super) fn name_hash(name: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+pub(super) fn has_name(set: &[u64], name: &str) -> bool {
+    set.binary_search(&name_hash(name.as_bytes())).is_ok()
+}
+
+/// A cheap lexical scan deciding whether a file must be parsed: `None` when it declares a module (`mod`
+/// outside fn bodies and `#[cfg(test)] mod x { .. }` blocks), else the names a lookup could find in it. The
+/// names are a superset: fn bodies and `#[cfg(test)]` modules are skipped (syn's index never looks inside
+/// them), everything else that could be an item name, a `use` alias or an impl's self type is kept.
+pub(super) fn prescan(text: &str) -> Option<StubNames> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut out = StubNames::default();
+    let (mut i, mut depth) = (0usize, 0i32);
+    let (mut in_fn_sig, mut in_impl, mut in_use, mut declare_next, mut cfg_test) = (false, false, false, false, false);
+    let mut prev_punct = 0u8;
+    // Skips whitespace and comments from `k`.
+    let skip_trivia = |mut k: usize| {
+        while k < n {
+            if b[k].is_ascii_whitespace() {
+                k += 1;
+            } else if b[k] == b'/' && matches!(b.get(k + 1), Some(b'/' | b'*')) {
+                k = skip_literal(b, k).unwrap_or(n);
+            } else {
+                break;
+            }
+        }
+        k
+    };
+    while i < n {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if let Some(next) = skip_literal(b, i) {
+            i = next;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            while i < n && is_ident_byte(b[i]) {
+                i += 1;
+            }
+            prev_punct = 0;
+            continue;
+        }
+        if is_ident_byte(c) {
+            let start = i;
+            while i < n && is_ident_byte(b[i]) {
+                i += 1;
+            }
+            let mut word = &b[start..i];
+            let mut raw = None;
+            if word == b"r" && b.get(i) == Some(&b'#') && b.get(i + 1).is_some_and(|&c| is_ident_byte(c)) {
+                i += 1;
+                let s = i;
+                while i < n && is_ident_byte(b[i]) {
+                    i += 1;
+                }
+                raw = Some(&b[start..i]);
+                word = &b[s..i];
+            }
+            let add = |set: &mut Vec<u64>| {
+                set.push(name_hash(word));
+                if let Some(r) = raw {
+                    set.push(name_hash(r));
+                }
+            };
+            if in_use {
+                add(&mut out.used);
+            }
+            if in_impl {
+                add(&mut out.impls);
+            }
+            if declare_next {
+                add(&mut out.declared);
+                // `static mut NAME`: the name comes next.
+                declare_next = word == b"mut" || word == b"ref";
+            }
+            prev_punct = 0;
+            if raw.is_some() {
+                cfg_test = false;
+                continue;
+            }
+            match word {
+                // `fn name`: a declaration whose body is skipped (`fn(..)` is a fn pointer type).
+                b"fn" if b.get(skip_trivia(i)).is_some_and(|&c| is_ident_byte(c) && !c.is_ascii_digit()) => {
+                    in_fn_sig = true;
+                    declare_next = true;
+                    depth = 0;
+                }
+                b"struct" | b"enum" => {
+                    in_fn_sig = false;
+                    declare_next = true;
+                }
+                b"type" | b"const" => declare_next = true,
+                // `static NAME` declares an item; `&'static str` is a lifetime.
+                b"static" if start == 0 || b[start - 1] != b'\'' => {
+                    in_fn_sig = false;
+                    declare_next = true;
+                }
+                b"trait" | b"union" | b"static" => in_fn_sig = false,
+                b"impl" => {
+                    in_impl = true;
+                    if !in_fn_sig {
+                        depth = 0;
+                    }
+                }
+                b"use" => {
+                    in_use = true;
+                    in_fn_sig = false;
+                }
+                b"mod" => {
+                    if !cfg_test {
+                        return None;
+                    }
+                    // `#[cfg(test)] mod name { .. }`: skipped, as the index skips it.
+                    let k = skip_trivia(i);
+                    let name_end = k + b[k..].iter().take_while(|&&c| is_ident_byte(c)).count();
+                    let open = skip_trivia(name_end);
+                    if name_end == k || b.get(open) != Some(&b'{') {
+                        return None;
+                    }
+                    i = skip_block(b, open);
+                    cfg_test = false;
+                    continue;
+                }
+                _ => {}
+            }
+            if !matches!(word, b"pub" | b"crate" | b"super" | b"self" | b"in") {
+                cfg_test = false;
+            }
+            continue;
+        }
+        match c {
+            b'#' => {
+                let k = skip_trivia(i + 1);
+                if b.get(k) == Some(&b'[') {
+                    // An outer attribute: `#[cfg(test)]` marks the next item.
+                    let mut end = k + 1;
+                    let mut d = 1;
+                    while end < n && d > 0 {
+                        if let Some(next) = skip_literal(b, end) {
+                            end = next;
+                            continue;
+                        }
+                        match b[end] {
+                            b'[' => d += 1,
+                            b']' => d -= 1,
+                            _ => {}
+                        }
+                        end += 1;
+                    }
+                    // Without the closing `]` when there is one (an unterminated `#[` runs to the end of the text).
+                    let close = if d == 0 { end - 1 } else { end };
+                    let inner = b[k + 1..close].iter().copied().filter(|c| !c.is_ascii_whitespace());
+                    if inner.eq(b"cfg(test)".iter().copied()) {
+                        cfg_test = true;
+                    }
+                    i = end;
+                    prev_punct = b']';
+                    continue;
+                }
+            }
+            b'*' if in_use => out.globs = true,
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b';' if depth == 0 => {
+                in_fn_sig = false;
+                in_impl = false;
+                in_use = false;
+            }
+            b'{' if depth == 0 && in_fn_sig => {
+                i = skip_block(b, i);
+                in_fn_sig = false;
+                in_impl = false;
+                cfg_test = false;
+                prev_punct = b'}';
+                continue;
+            }
+            b'{' if depth == 0 && in_impl && !matches!(prev_punct, b'<' | b',' | b'=') => in_impl = false,
+            _ => {}
+        }
+        if !matches!(c, b'(' | b')') {
+            cfg_test = false;
+        }
+        declare_next = false;
+        prev_punct = c;
+        i += 1;
+    }
+    for set in [&mut out.declared, &mut out.used, &mut out.impls] {
+        set.sort_unstable();
+        set.dedup();
+    }
+    Some(out)
+}

@@ -1,0 +1,183 @@
+//! Source files as the crate index reads them: the `.rs` files under the source folder read once, planned
+//! contents overlaid, and what a first load learned of each text, shared by every index of the set and its clones.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use super::prescan::{StubNames, prescan};
+use super::scan::{blank_fn_bodies, names_api_group_or_crd};
+use crate::crd::error::{CrdError, CrdErrorKind};
+use crate::markers::{Marker, MarkerError};
+
+/// Source files as the tool sees them: disk, optionally overlaid with planned (not yet written) contents.
+#[derive(Debug, Clone)]
+pub struct SourceSet {
+    src_dir: PathBuf,
+    overlay: HashMap<PathBuf, String>,
+    /// The markers of every file read so far that scanned without errors, by path.
+    pub(super) scanned: RefCell<HashMap<PathBuf, Vec<Marker>>>,
+    /// The `.rs` files under the source folder and their sizes, once [`SourceSet::rust_files`] walked it.
+    listed: std::cell::OnceCell<Vec<(PathBuf, u64)>>,
+    /// The texts that walk read, shared with every index loaded from the set (each file is opened once), and what
+    /// the index learned of each from its text alone, shared by the set's clones: the parts of a split generation
+    /// ([`crate::crd::partition`]) each load the whole crate and look at every file.
+    read_ahead: RefCell<HashMap<PathBuf, SourceText>>,
+}
+
+/// A file's text and its [`FileFacts`], once an index worked them out.
+pub(super) type SourceText = (Arc<String>, Arc<OnceLock<FileFacts>>);
+
+/// What [`super::CrateIndex::load_part`] learns of a file from its text alone, the same for every index that loads it.
+#[derive(Debug)]
+pub(super) struct FileFacts {
+    /// Its markers ([`crate::markers::scan`]).
+    pub(super) markers: Result<Vec<Marker>, MarkerError>,
+    /// Whether the parser would see a `CustomResource` in it (not only in fn bodies or `#[cfg(test)]` modules,
+    /// which it skips: the shared webhook module's test kinds).
+    pub(super) derives: bool,
+    /// Whether its attributes may make a kind through an attribute macro (`crd::macro_kinds`).
+    pub(super) macro_kinds: bool,
+    /// [`prescan`]'s answer, once a load needed it.
+    prescan: OnceLock<Option<Arc<StubNames>>>,
+}
+
+impl FileFacts {
+    /// The facts of `text` (of `path`), and its text with fn bodies blanked when working them out needed it.
+    pub(super) fn of(path: &Path, text: &str) -> (Self, Option<String>) {
+        let markers = if text.contains('+') { crate::markers::scan(path, text) } else { Ok(Vec::new()) };
+        let mut blanked: Option<String> = None;
+        let derives = text.contains("CustomResource")
+            && blanked.get_or_insert_with(|| blank_fn_bodies(text)).contains("CustomResource");
+        let macro_kinds = !derives
+            && names_api_group_or_crd(text)
+            && names_api_group_or_crd(blanked.get_or_insert_with(|| blank_fn_bodies(text)));
+        (Self { markers, derives, macro_kinds, prescan: OnceLock::new() }, blanked)
+    }
+
+    pub(super) fn prescan(&self, text: &str) -> Option<Arc<StubNames>> {
+        self.prescan.get_or_init(|| prescan(text).map(Arc::new)).clone()
+    }
+}
+
+impl SourceSet {
+    /// Sources rooted at `src_dir` (the directory holding `lib.rs` / `main.rs`).
+    pub fn new(src_dir: &Path) -> Self {
+        Self {
+            src_dir: src_dir.to_path_buf(),
+            overlay: HashMap::new(),
+            scanned: RefCell::default(),
+            listed: std::cell::OnceCell::new(),
+            read_ahead: RefCell::default(),
+        }
+    }
+
+    /// Every `.rs` file under the source folder (hidden folders skipped, 32 levels at most) with its size in bytes,
+    /// read once: the texts are kept for the readers that come next (the crate index takes them), so a command
+    /// that looks at the whole folder first and then parses the crate opens each file once.
+    pub fn rust_files(&self) -> &[(PathBuf, u64)] {
+        self.listed.get_or_init(|| {
+            let mut out = Vec::new();
+            let mut texts = self.read_ahead.borrow_mut();
+            let mut dirs = vec![(self.src_dir.clone(), 0usize)];
+            while let Some((dir, depth)) = dirs.pop() {
+                let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+                for entry in entries.flatten() {
+                    let path = entry.path();
+                    let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+                    if path.is_dir() {
+                        if !hidden && depth < 32 {
+                            dirs.push((path, depth + 1));
+                        }
+                    } else if path.extension().is_some_and(|x| x == "rs")
+                        && !self.overlay.contains_key(&path)
+                        && let Ok(text) = std::fs::read_to_string(&path)
+                    {
+                        out.push((path.clone(), text.len() as u64));
+                        texts.insert(path, (Arc::new(text), Arc::default()));
+                    }
+                }
+            }
+            // By bytes (cheaper than `Path`'s component order), for `exists`' binary search.
+            out.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
+            out
+        })
+    }
+
+    /// The markers of `path` ([`crate::markers::scan`], reporting `path`), when the CRD generator read and
+    /// scanned that file, so `make manifests` neither reads nor scans it again for RBAC and webhook markers.
+    pub fn take_scanned(&self, path: &Path) -> Option<Vec<Marker>> {
+        self.scanned.borrow_mut().remove(path)
+    }
+
+    /// Takes the scanned markers of `other` (a clone that read files on another thread) this set does not have.
+    pub fn absorb_scanned(&self, other: SourceSet) {
+        let mut mine = self.scanned.borrow_mut();
+        for (path, markers) in other.scanned.into_inner() {
+            mine.entry(path).or_insert(markers);
+        }
+    }
+
+    /// Overlay planned contents. Relative paths are taken relative to the src dir.
+    pub fn with_overlay(mut self, overlay: BTreeMap<PathBuf, String>) -> Self {
+        for (path, text) in overlay {
+            let path = if path.is_absolute() { path } else { self.src_dir.join(path) };
+            self.overlay.insert(path, text);
+        }
+        self
+    }
+
+    /// The src dir.
+    pub fn src_dir(&self) -> &Path {
+        &self.src_dir
+    }
+
+    /// The planned files of the overlay.
+    pub fn overlay_paths(&self) -> impl Iterator<Item = &Path> {
+        self.overlay.keys().map(PathBuf::as_path)
+    }
+
+    /// A file's text as the plan leaves it (the overlay, else the disk).
+    pub fn read_text(&self, path: &Path) -> std::io::Result<String> {
+        if let Some(text) = self.overlay.get(path) {
+            return Ok(text.clone());
+        }
+        if let Some(text) = self.read_ahead.borrow().get(path) {
+            return Ok(text.0.to_string());
+        }
+        std::fs::read_to_string(path)
+    }
+
+    /// Whether the text of `path` (as [`SourceSet::read_text`] gives it) holds `needle`, without copying it.
+    pub fn text_contains(&self, path: &Path, needle: &str) -> bool {
+        if let Some(text) = self.overlay.get(path) {
+            return text.contains(needle);
+        }
+        if let Some(text) = self.read_ahead.borrow().get(path) {
+            return text.0.contains(needle);
+        }
+        std::fs::read_to_string(path).is_ok_and(|t| t.contains(needle))
+    }
+
+    pub(super) fn exists(&self, path: &Path) -> bool {
+        self.overlay.contains_key(path)
+            || self
+                .listed
+                .get()
+                .is_some_and(|l| l.binary_search_by(|(p, _)| p.as_os_str().cmp(path.as_os_str())).is_ok())
+            || path.is_file()
+    }
+
+    /// The text of `path` and its [`FileFacts`] cell (shared by the set's clones for the files walked ahead).
+    pub(super) fn read(&self, path: &Path) -> Result<SourceText, CrdError> {
+        if let Some(text) = self.overlay.get(path) {
+            return Ok((Arc::new(text.clone()), Arc::default()));
+        }
+        if let Some(known) = self.read_ahead.borrow().get(path) {
+            return Ok(known.clone());
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| CrdError::file(path, CrdErrorKind::Io(e.to_string())))?;
+        Ok((Arc::new(text), Arc::default()))
+    }
+}
