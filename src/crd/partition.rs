@@ -24,8 +24,8 @@ const SPLIT_ABOVE: u64 = 2 << 20;
 const PART_BYTES: u64 = 1 << 20;
 
 /// Every kind of the crate, generated in parts when the crate is large enough and no `merge_crds` call joins kinds
-/// across files: one per core at least, more when the files deriving `CustomResource` hold over [`PART_BYTES`]
-/// each, so a large crate's trees are never all in memory at once.
+/// across files: one per core at least, one per [`PART_BYTES`] of the files deriving `CustomResource` when they
+/// hold twice that or more, so a large crate's trees are never all in memory at once.
 pub(super) fn generate(
     sources: &SourceSet,
     k8s: &K8sTable,
@@ -38,9 +38,12 @@ pub(super) fn generate(
             let derives: Vec<(PathBuf, u64)> =
                 files.iter().filter(|(path, _)| sources.text_contains(path, "CustomResource")).cloned().collect();
             let bytes = derives.iter().map(|(_, len)| len).sum::<u64>();
-            // A multiple of the threads, so they finish together.
+            // One per started MiB from 2 MiB on (below, a second load of the shared files costs a single thread
+            // more than the memory it saves), at least one per thread, and a multiple of the threads, so they
+            // finish together.
             let threads = crate::parallel::threads();
-            let parts = usize::try_from(bytes.div_ceil(PART_BYTES)).unwrap_or(usize::MAX).div_ceil(threads) * threads;
+            let by_size = if bytes < 2 * PART_BYTES { 1 } else { bytes.div_ceil(PART_BYTES) };
+            let parts = usize::try_from(by_size).unwrap_or(usize::MAX).div_ceil(threads) * threads;
             if parts > 1 {
                 small_pages();
             }
