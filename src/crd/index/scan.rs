@@ -491,22 +491,10 @@ pub(super) fn raw_doc_comments(text: &str) -> std::borrow::Cow<'_, str> {
             i = end;
             continue;
         }
-        // Enough `#`s that no `"` in the text closes the string early.
-        let bytes = content.as_bytes();
-        let hashes = (0..bytes.len())
-            .filter(|&k| bytes[k] == b'"')
-            .map(|k| bytes[k + 1..].iter().take_while(|&&c| c == b'#').count() + 1)
-            .max()
-            .unwrap_or(0);
         let out = out.get_or_insert_with(|| String::with_capacity(n + n / 8));
         out.push_str(&text[copied..i]);
-        out.push_str(if b[i + 2] == b'!' { "#![doc = r" } else { "#[doc = r" });
-        let fence = "#".repeat(hashes);
-        out.push_str(&fence);
-        out.push('"');
-        out.push_str(content);
-        out.push('"');
-        out.push_str(&fence);
+        out.push_str(if b[i + 2] == b'!' { "#![doc = " } else { "#[doc = " });
+        push_raw_string(out, content);
         out.push(']');
         out.push_str(cr);
         copied = end;
@@ -519,6 +507,22 @@ pub(super) fn raw_doc_comments(text: &str) -> std::borrow::Cow<'_, str> {
         }
         None => std::borrow::Cow::Borrowed(text),
     }
+}
+
+/// `content` as a raw string literal (`r"..."`, with enough `#`s that no `"` in it closes the string early).
+pub(super) fn push_raw_string(out: &mut String, content: &str) {
+    let bytes = content.as_bytes();
+    let hashes = memchr::memchr_iter(b'"', bytes)
+        .map(|k| bytes[k + 1..].iter().take_while(|&&c| c == b'#').count() + 1)
+        .max()
+        .unwrap_or(0);
+    out.reserve(content.len() + 3 + 2 * hashes);
+    out.push('r');
+    (0..hashes).for_each(|_| out.push('#'));
+    out.push('"');
+    out.push_str(content);
+    out.push('"');
+    (0..hashes).for_each(|_| out.push('#'));
 }
 
 #[cfg(test)]
