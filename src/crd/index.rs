@@ -17,6 +17,7 @@ use crate::source::resolve;
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
+mod docs;
 mod prescan;
 mod scan;
 mod sources;
@@ -107,7 +108,10 @@ pub struct ImplBlock {
 }
 
 /// Resolutions of the paths written in one module, by path.
-type ResolvedPaths = HashMap<Vec<String>, Resolved>;
+type ResolvedPaths = FastMap<Vec<String>, Resolved>;
+
+/// A map hashed with foldhash, for the index's hot lookups (names, resolutions), where std's SipHash showed in profiles.
+type FastMap<K, V> = foldhash::HashMap<K, V>;
 
 /// The whole crate.
 ///
@@ -135,15 +139,15 @@ pub struct CrateIndex {
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
     /// Item ids by name, in id order.
-    by_name: HashMap<String, Vec<ItemId>>,
+    by_name: FastMap<String, Vec<ItemId>>,
     /// The stubs by the hashes of the identifiers of their `impl` headers.
-    stubs_by_impl: HashMap<u64, Vec<usize>>,
+    stubs_by_impl: FastMap<u64, Vec<usize>>,
     /// Fn bodies parsed again from the source text ([`CrateIndex::full_block`]), by file and opening brace.
     full_blocks: RefCell<HashMap<(usize, usize, usize), Rc<syn::Block>>>,
     /// [`CrateIndex::resolve`]'s answers by module and item filter (the same few names are resolved for every field
     /// of a module: `Option`, `String`, ...). The index does not change once loaded, and the stubs a first
     /// resolution touched stay recorded, so an answer given again is the one computed again.
-    resolved: RefCell<HashMap<(ModId, usize), ResolvedPaths>>,
+    resolved: RefCell<FastMap<(ModId, usize), ResolvedPaths>>,
     /// The part of a split generation this index is for ([`CrateIndex::load_part`]); `None`: the whole crate.
     part: Option<Part>,
 }
@@ -767,8 +771,21 @@ fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
     // On the whole text: the fn bodies blanked here may be parsed later (`full_block`).
     crate::source::syntax::check_nesting(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
     let blanked = blanked.unwrap_or_else(|| blank_fn_bodies(text));
-    let raw_docs = scan::raw_doc_comments(&blanked);
-    let text = raw_docs.as_ref();
+    let lifted = docs::lift(&blanked);
+    if !lifted.lifts_any() {
+        return parse_text(&lifted.text);
+    }
+    if let Ok(mut items) = parse_text(&lifted.text)
+        && lifted.restore(&mut items.0)
+    {
+        return Ok(items);
+    }
+    // A doc comment where no attribute was put back (in a macro's tokens), or a syntax error: read the comments as
+    // they are, for the same items and the same error.
+    parse_text(&scan::raw_doc_comments(&blanked))
+}
+
+fn parse_text(text: &str) -> syn::Result<LazyItems> {
     if text.starts_with("#!") && !text.starts_with("#![") {
         // A shebang line: blank it out, keeping line numbers.
         let end = text.find('\n').unwrap_or(text.len());
