@@ -111,18 +111,19 @@ pub const MAX_NESTING: usize = 256;
 /// outside comments, string and char literals. The error names the line and says what to do.
 pub fn check_nesting(text: &str) -> Result<(), String> {
     let b = text.as_bytes();
-    let (mut i, mut line) = (0usize, 1usize);
+    let mut i = 0usize;
     // Per open bracket: the `<` counted inside it so far.
     let mut angles: Vec<usize> = vec![0];
     let mut depth = 0usize;
     while i < b.len() {
-        let c = b[i];
+        // Most bytes neither open nor close anything: skip them by table.
+        while i < b.len() && !NESTING_BYTES[b[i] as usize] {
+            i += 1;
+        }
+        let Some(&c) = b.get(i) else { break };
         match c {
-            b'\n' => line += 1,
             b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
@@ -138,7 +139,6 @@ pub fn check_nesting(text: &str) -> Result<(), String> {
                             break;
                         }
                     } else {
-                        line += usize::from(b[i] == b'\n');
                         i += 1;
                     }
                 }
@@ -150,7 +150,6 @@ pub fn check_nesting(text: &str) -> Result<(), String> {
                     let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
                     i += hashes + 2;
                     while i < b.len() && !b[i..].starts_with(&close) {
-                        line += usize::from(b[i] == b'\n');
                         i += 1;
                     }
                     i += close.len();
@@ -160,7 +159,6 @@ pub fn check_nesting(text: &str) -> Result<(), String> {
             b'"' => {
                 i += 1;
                 while i < b.len() && b[i] != b'"' {
-                    line += usize::from(b[i] == b'\n');
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
                 i += 1;
@@ -208,6 +206,7 @@ pub fn check_nesting(text: &str) -> Result<(), String> {
             _ => {}
         }
         if depth > MAX_NESTING {
+            let line = 1 + memchr::memchr_iter(b'\n', &b[..i]).count();
             return Err(format!(
                 "line {line}: brackets and generic arguments nested deeper than {MAX_NESTING} levels; kubesmith \
                  reads at most {MAX_NESTING} (split the type or expression, or move it out with a type alias or a \
@@ -218,6 +217,18 @@ pub fn check_nesting(text: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The bytes [`check_nesting`] looks at: brackets, `;`, angle brackets and the starts of comments and literals.
+const NESTING_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut k = 0;
+    let bytes = b"/r\"'([{)]};<>";
+    while k < bytes.len() {
+        t[bytes[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
 
 /// Whether the `r` at `i` starts a raw string (`r"`, `br"`, `cr"`), not an identifier ending in `r`.
 fn raw_prefix_starts(b: &[u8], i: usize) -> bool {
