@@ -849,14 +849,16 @@ pub fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
 
 /// Read a container's attributes.
 pub fn container_attrs(attrs: &[syn::Attribute]) -> syn::Result<ContainerAttrs> {
-    let mut c = ContainerAttrs {
-        common: Common {
-            doc: doc_text(attrs),
-            deprecated: attrs.iter().any(|a| a.path().is_ident("deprecated")),
-            ..Default::default()
-        },
-        ..Default::default()
-    };
+    let mut c = container_serde_attrs(attrs)?;
+    c.common.doc = doc_text(attrs);
+    c.common.deprecated |= attrs.iter().any(|a| a.path().is_ident("deprecated"));
+    Ok(c)
+}
+
+/// [`container_attrs`] without the doc comment and `#[deprecated]` (what callers that only look at the shape of a
+/// type need, at a fraction of the cost on documented types).
+pub fn container_serde_attrs(attrs: &[syn::Attribute]) -> syn::Result<ContainerAttrs> {
+    let mut c = ContainerAttrs::default();
     for which in ["serde", "schemars"] {
         for item in meta_items(attrs, which)? {
             match item.name.as_str() {

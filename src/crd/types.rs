@@ -217,7 +217,6 @@ fn classify_depth(
             }
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
             let written = || segs.join("::");
-            let args = type_args(&p.path);
             let resolved = ix.resolve(module, &segs, want_type);
             let full = match resolved {
                 Resolved::Item(id) => {
@@ -236,18 +235,24 @@ fn classify_depth(
             };
             // The name the path leads to (`use k8s_openapi::..::Container as K8sContainer` names `Container`).
             let name = full.last().cloned().unwrap_or_default();
-            let arg = |i: usize| -> Result<syn::Type, CrdError> {
-                args.get(i).cloned().ok_or_else(|| unresolved(name.clone(), "missing generic argument"))
-            };
+            // The generic arguments, cloned only for the containers that take them.
+            let args = || type_args(&p.path).into_iter();
+            let missing = || unresolved(name.clone(), "missing generic argument");
             match name.as_str() {
-                "Option" => return Ok(Ty::Option(arg(0)?, module)),
-                "Vec" | "VecDeque" | "LinkedList" => return Ok(Ty::Seq(arg(0)?, module, false)),
-                "HashSet" | "BTreeSet" | "IndexSet" => return Ok(Ty::Seq(arg(0)?, module, true)),
+                "Option" => return Ok(Ty::Option(args().next().ok_or_else(missing)?, module)),
+                "Vec" | "VecDeque" | "LinkedList" => {
+                    return Ok(Ty::Seq(args().next().ok_or_else(missing)?, module, false));
+                }
+                "HashSet" | "BTreeSet" | "IndexSet" => {
+                    return Ok(Ty::Seq(args().next().ok_or_else(missing)?, module, true));
+                }
                 "HashMap" | "BTreeMap" | "IndexMap" => {
-                    return Ok(Ty::Map(Box::new(arg(0)?), Box::new(arg(1)?), module));
+                    let mut kv = args();
+                    let (k, v) = (kv.next().ok_or_else(missing)?, kv.next().ok_or_else(missing)?);
+                    return Ok(Ty::Map(Box::new(k), Box::new(v), module));
                 }
                 "Box" | "Arc" | "Rc" | "Cow" | "RefCell" | "Cell" | "Mutex" | "RwLock" => {
-                    return Ok(Ty::Wrapper(arg(args.len().saturating_sub(1))?, module));
+                    return Ok(Ty::Wrapper(args().last().ok_or_else(missing)?, module));
                 }
                 _ => {}
             }

@@ -69,10 +69,16 @@ fn spot(ix: &CrateIndex, k8s: &K8sTable, ty: &syn::Type, m: ModId, depth: usize)
 fn newtype_field(ix: &CrateIndex, id: ItemId) -> Option<(&syn::Field, ModId)> {
     let item = &ix.items[id];
     let ItemKind::Struct(s) = &item.kind else { return None };
+    // Only one unnamed field, or named ones with `#[serde(transparent)]`, make a newtype.
+    if !matches!(&s.fields, syn::Fields::Named(_))
+        && !matches!(&s.fields, syn::Fields::Unnamed(u) if u.unnamed.len() == 1)
+    {
+        return None;
+    }
     if custom::json_schema_impl(ix, id).is_some() {
         return None;
     }
-    let c = attrs::container_attrs(&s.attrs).ok()?;
+    let c = attrs::container_serde_attrs(&s.attrs).ok()?;
     if c.schema_with.is_some() || c.with.is_some() || c.custom_schema.is_some() {
         return None;
     }
