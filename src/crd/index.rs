@@ -18,6 +18,7 @@ pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
 mod docs;
+mod fast;
 mod prescan;
 mod scan;
 mod sources;
@@ -866,6 +867,14 @@ fn lazy_item(input: syn::parse::ParseStream) -> syn::Result<Option<syn::Item>> {
                 semi: None,
             })));
         }
+    }
+    if fork.peek(syn::Token![struct]) {
+        // On an error, syn's own parse says it.
+        if let Ok(s) = fast::item_struct(&fork, attrs.clone(), vis.clone()) {
+            input.advance_to(&fork);
+            return Ok(Some(syn::Item::Struct(s)));
+        }
+        return input.parse().map(Some);
     }
     let sig_fork = fork.fork();
     if let Ok(sig) = sig_fork.parse::<syn::Signature>()
