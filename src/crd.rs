@@ -346,7 +346,7 @@ fn version_crd_of(
     let schema = match k.schema.0 {
         SchemaMode::Disabled => json!({}),
         SchemaMode::Manual | SchemaMode::Derived => match root_schema(ix, mi, id, s, &k, &root_name, k8s) {
-            Ok(schema) => object([("openAPIV3Schema", schema)]),
+            Ok(schema) => schema::object([("openAPIV3Schema", schema)]),
             Err((problems, skel)) if problems.iter().all(CrdError::needs_compiling) => {
                 compile = problems;
                 skeleton = skel.and_then(|r| transform::rewrite(r).ok());
@@ -401,13 +401,13 @@ fn version_crd_of(
         sub.insert("status".into(), json!({}));
         version.insert("subresources".into(), Value::Object(sub));
     }
-    let mut crd = object([
+    let mut crd = schema::object([
         ("apiVersion", json!("apiextensions.k8s.io/v1")),
         ("kind", json!("CustomResourceDefinition")),
         ("metadata", Value::Object(metadata)),
         (
             "spec",
-            object([
+            schema::object([
                 ("group", json!(k.group)),
                 ("names", Value::Object(names)),
                 ("scope", json!(if k.namespaced { "Namespaced" } else { "Cluster" })),
@@ -490,7 +490,7 @@ fn root_schema_with(
         }
         merge_flat(&mut root, spec);
     } else {
-        root["properties"] = object([("spec", spec)]);
+        root["properties"] = schema::object([("spec", spec)]);
         root["required"] = json!(["spec"]);
     }
     if let Some((status, span)) = &k.status {
@@ -533,12 +533,6 @@ fn root_schema_with(
 }
 
 /// kube's transforms, then the kubebuilder markers, then the JSONSchemaProps key filter.
-/// A JSON object of `entries`, moved in (`json!` would copy each value through `serde_json::to_value`, the whole
-/// schema among them).
-fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
-    Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
-}
-
 fn finish_root(
     g: &mut Generator,
     mi: &MarkerIndex,

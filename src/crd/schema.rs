@@ -42,6 +42,12 @@ fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
     )
 }
 
+/// A JSON object of `entries`, moved in: `json!` copies every value it is given through `serde_json::to_value`, a
+/// whole subschema when one is among them.
+pub fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    Value::Object(entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+}
+
 /// schemars' `allow_null` (what `Option<T>` does to T's schema).
 pub fn allow_null(schema: &mut Value) {
     match schema {
@@ -58,7 +64,7 @@ pub fn allow_null(schema: &mut Value) {
             }
             if contains_immediate_subschema(obj) {
                 let inner = Value::Object(std::mem::take(obj));
-                *schema = json!({"anyOf": [inner, {"type": "null"}]});
+                *schema = object([("anyOf", Value::Array(vec![inner, json!({"type": "null"})]))]);
                 return;
             }
             match obj.get_mut("type") {
@@ -700,13 +706,13 @@ impl<'a> Generator<'a> {
         }
         let ident = field.ident.as_ref().map(unraw).unwrap_or_default();
         let name = fa.rename.clone().unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
-        let ty = fa.with.as_ref().map_or_else(|| field.ty.clone(), |w| w.ty.clone());
         if fa.flatten {
+            let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
             let fctx = FieldCtx { field, attrs: fa.clone(), module: m };
             // A `schema_with` fn's type is never an Option to schemars.
             let (base, optional) = match self.custom_field_schema(&fctx) {
                 Some(custom) => (custom?, false),
-                None => (self.non_optional_schema(&ty, m)?, self.is_option(&ty, m) && !fa.validation.required),
+                None => (self.non_optional_schema(ty, m)?, self.is_option(ty, m) && !fa.validation.required),
             };
             let mut fs = base;
             if optional {
@@ -836,7 +842,8 @@ impl<'a> Generator<'a> {
         let required_attr = fa.validation.required;
         // schemars asks `_SchemarsSchemaWithFunction::_schemars_private_is_option()` of a `schema_with` field: false,
         // so such an Option field is required (and its schema is not made nullable) unless it has a default.
-        let is_option = fa.schema_with.is_none() && self.is_option(&ty, m);
+        let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
+        let is_option = fa.schema_with.is_none() && self.is_option(ty, m);
         let optional = if has_ssi && has_default {
             true
         } else if !has_ssi && !has_default && !required_attr {

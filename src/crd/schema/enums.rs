@@ -110,7 +110,7 @@ impl Generator<'_> {
                 va.common.apply_extensions(&mut s);
                 any_of.push(s);
             }
-            return Ok(json!({ "anyOf": any_of }));
+            return Ok(super::object([("anyOf", Value::Array(any_of))]));
         }
         let is_unit = |v: &syn::Variant| matches!(v.fields, syn::Fields::Unit);
         let has_unit = variants.iter().any(|(v, va)| is_unit(v) && !has_custom_schema(va));
@@ -160,18 +160,18 @@ impl Generator<'_> {
                         continue;
                     }
                 };
-                json!({
-                    "type": "object",
-                    "properties": { vname.clone(): payload },
-                    "required": [vname],
-                    "additionalProperties": false,
-                })
+                super::object([
+                    ("type", json!("object")),
+                    ("properties", Value::Object(Map::from_iter([(vname.clone(), payload)]))),
+                    ("required", json!([vname])),
+                    ("additionalProperties", json!(false)),
+                ])
             };
             va.common.apply_metadata(&mut s);
             va.common.apply_extensions(&mut s);
             one_of.push(s);
         }
-        Ok(json!({ "oneOf": one_of }))
+        Ok(super::object([("oneOf", Value::Array(one_of))]))
     }
 
     /// `expr_for_untagged_enum_variant` without the variant's own metadata (`id`: the enum).
