@@ -142,7 +142,10 @@ impl<'a> Evaluator<'a> {
         Self { ix, k8s }
     }
 
-    fn classify(&self, ty: &syn::Type, m: ModId) -> Res<Ty> {
+    fn classify<'t>(&self, ty: &'t syn::Type, m: ModId) -> Res<Ty<'t>>
+    where
+        'a: 't,
+    {
         classify(self.ix, self.k8s, ty, m).map_err(|e| e.kind.to_string())
     }
 
@@ -159,11 +162,11 @@ impl<'a> Evaluator<'a> {
             Ty::Option(..) | Ty::Unit | Ty::JsonValue => Value::Null,
             Ty::Seq(..) => json!([]),
             Ty::Array(t, m2, n) => {
-                let v = self.default_depth(&t, m2, depth + 1)?;
+                let v = self.default_depth(t, m2, depth + 1)?;
                 Value::Array(vec![v; n as usize])
             }
             Ty::Map(..) => json!({}),
-            Ty::Wrapper(t, m2) => self.default_depth(&t, m2, depth + 1)?,
+            Ty::Wrapper(t, m2) => self.default_depth(t, m2, depth + 1)?,
             Ty::Scalar(kind, schema) => match kind {
                 ScalarKind::Str => json!(""),
                 ScalarKind::Bool => json!(false),
@@ -441,9 +444,9 @@ impl<'a> Evaluator<'a> {
                     && p.path.is_ident("Some")
                     && c.args.len() == 1
                 {
-                    return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
+                    return self.eval_depth(&c.args[0], t, m2, em, depth + 1);
                 }
-                self.eval_depth(e, &t, m2, em, depth + 1)
+                self.eval_depth(e, t, m2, em, depth + 1)
             }
             Ty::Scalar(kind, _) => {
                 if let Expr::Call(c) = e
@@ -495,7 +498,7 @@ impl<'a> Evaluator<'a> {
                 };
                 elems
                     .iter()
-                    .map(|x| self.eval_depth(x, &t, m2, em, depth + 1))
+                    .map(|x| self.eval_depth(x, t, m2, em, depth + 1))
                     .collect::<Res<Vec<_>>>()
                     .map(Value::Array)
             }
@@ -521,7 +524,7 @@ impl<'a> Evaluator<'a> {
                                 }
                                 let k =
                                     attrs::expr_str(strip(&t.elems[0])).ok_or("map keys must be string literals")?;
-                                out.insert(k, self.eval_depth(&t.elems[1], &v, m2, em, depth + 1)?);
+                                out.insert(k, self.eval_depth(&t.elems[1], v, m2, em, depth + 1)?);
                             }
                             Ok(Value::Object(out))
                         }
@@ -536,9 +539,9 @@ impl<'a> Evaluator<'a> {
                     && c.args.len() == 1
                     && p.path.segments.last().is_some_and(|s| s.ident == "new")
                 {
-                    return self.eval_depth(&c.args[0], &t, m2, em, depth + 1);
+                    return self.eval_depth(&c.args[0], t, m2, em, depth + 1);
                 }
-                self.eval_depth(e, &t, m2, em, depth + 1)
+                self.eval_depth(e, t, m2, em, depth + 1)
             }
             Ty::K8s(name) => {
                 if let Expr::Call(c) = e

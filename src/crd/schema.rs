@@ -294,12 +294,12 @@ impl<'a> Generator<'a> {
     pub fn type_schema(&mut self, ty: &syn::Type, m: ModId) -> Result<Value, CrdError> {
         match classify(self.ix, self.k8s, ty, m)? {
             Ty::Option(t, m2) => {
-                let mut s = self.type_schema(&t, m2)?;
+                let mut s = self.type_schema(t, m2)?;
                 allow_null(&mut s);
                 Ok(s)
             }
             Ty::Seq(t, m2, set) => {
-                let items = self.type_schema(&t, m2)?;
+                let items = self.type_schema(t, m2)?;
                 let mut s = json!({"type": "array", "items": items});
                 if set {
                     s["uniqueItems"] = Value::Bool(true);
@@ -307,15 +307,15 @@ impl<'a> Generator<'a> {
                 Ok(s)
             }
             Ty::Array(t, m2, n) => {
-                let items = self.type_schema(&t, m2)?;
+                let items = self.type_schema(t, m2)?;
                 Ok(json!({"type": "array", "items": items, "minItems": n, "maxItems": n}))
             }
             Ty::Map(k, v, m2) => {
                 self.map_depth += 1;
-                let vs = self.type_schema(&v, m2);
+                let vs = self.type_schema(v, m2);
                 self.map_depth -= 1;
                 let vs = vs?;
-                match classify(self.ix, self.k8s, &k, m2)? {
+                match classify(self.ix, self.k8s, k, m2)? {
                     Ty::Scalar(super::types::ScalarKind::Str, _) => {
                         Ok(json!({"type": "object", "additionalProperties": vs}))
                     }
@@ -327,13 +327,13 @@ impl<'a> Generator<'a> {
                                 let props: Map<String, Value> = names.into_iter().map(|n| (n, vs.clone())).collect();
                                 Ok(json!({"type": "object", "properties": props, "additionalProperties": false}))
                             }
-                            None => Err(self.non_string_key(&k, m2)),
+                            None => Err(self.non_string_key(k, m2)),
                         }
                     }
-                    _ => Err(self.non_string_key(&k, m2)),
+                    _ => Err(self.non_string_key(k, m2)),
                 }
             }
-            Ty::Wrapper(t, m2) => self.type_schema(&t, m2),
+            Ty::Wrapper(t, m2) => self.type_schema(t, m2),
             Ty::Scalar(_, s) => Ok(s),
             Ty::JsonValue => Ok(Value::Bool(true)),
             Ty::K8s(name) => Ok(self.k8s.get(&name).unwrap_or(Value::Bool(true))),
@@ -387,7 +387,7 @@ impl<'a> Generator<'a> {
     /// `_schemars_private_non_optional_json_schema`.
     fn non_optional_schema(&mut self, ty: &syn::Type, m: ModId) -> Result<Value, CrdError> {
         match classify(self.ix, self.k8s, ty, m)? {
-            Ty::Option(t, m2) => self.non_optional_schema(&t, m2),
+            Ty::Option(t, m2) => self.non_optional_schema(t, m2),
             _ => self.type_schema(ty, m),
         }
     }

@@ -23,19 +23,19 @@ pub enum ScalarKind {
     Other,
 }
 
-/// What a field type is.
+/// What a field type is (the types in it borrowed from the type classified, or from a type alias of the crate).
 #[derive(Debug, Clone)]
-pub enum Ty {
+pub enum Ty<'a> {
     /// `Option<T>`.
-    Option(syn::Type, ModId),
+    Option(&'a syn::Type, ModId),
     /// `Vec<T>`, `VecDeque<T>`, sets (`set` = uniqueItems).
-    Seq(syn::Type, ModId, bool),
+    Seq(&'a syn::Type, ModId, bool),
     /// `[T; N]`.
-    Array(syn::Type, ModId, u64),
+    Array(&'a syn::Type, ModId, u64),
     /// `BTreeMap<K, V>` / `HashMap<K, V>`.
-    Map(Box<syn::Type>, Box<syn::Type>, ModId),
+    Map(&'a syn::Type, &'a syn::Type, ModId),
     /// `Box<T>`, `Arc<T>`, `Rc<T>`, `Cow<T>`, references: the schema of T.
-    Wrapper(syn::Type, ModId),
+    Wrapper(&'a syn::Type, ModId),
     /// A scalar with its raw schemars schema.
     Scalar(ScalarKind, Value),
     /// `serde_json::Value`.
@@ -172,17 +172,29 @@ fn want_type(k: &ItemKind) -> bool {
 }
 
 /// Classify `ty` as written in `module`.
-pub fn classify(ix: &CrateIndex, k8s: &K8sTable, ty: &syn::Type, module: ModId) -> Result<Ty, CrdError> {
+pub fn classify<'a>(ix: &'a CrateIndex, k8s: &K8sTable, ty: &'a syn::Type, module: ModId) -> Result<Ty<'a>, CrdError> {
     classify_depth(ix, k8s, ty, module, 0)
 }
 
-fn classify_depth(
-    ix: &CrateIndex,
+/// The type arguments of the last segment of `path`, borrowed.
+fn type_arg_refs(path: &syn::Path) -> impl Iterator<Item = &syn::Type> {
+    let args = match path.segments.last().map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(a)) => Some(a.args.iter()),
+        _ => None,
+    };
+    args.into_iter().flatten().filter_map(|g| match g {
+        syn::GenericArgument::Type(t) => Some(t),
+        _ => None,
+    })
+}
+
+fn classify_depth<'a>(
+    ix: &'a CrateIndex,
     k8s: &K8sTable,
-    ty: &syn::Type,
+    ty: &'a syn::Type,
     module: ModId,
     depth: usize,
-) -> Result<Ty, CrdError> {
+) -> Result<Ty<'a>, CrdError> {
     let file = ix.module_file(module);
     let unresolved = |name: String, hint: &str| {
         CrdError::at(file, ty.span(), CrdErrorKind::UnresolvedType { name, hint: hint.to_string() })
@@ -194,10 +206,10 @@ fn classify_depth(
     match ty {
         syn::Type::Paren(p) => classify_depth(ix, k8s, &p.elem, module, depth),
         syn::Type::Group(g) => classify_depth(ix, k8s, &g.elem, module, depth),
-        syn::Type::Reference(r) => Ok(Ty::Wrapper((*r.elem).clone(), module)),
+        syn::Type::Reference(r) => Ok(Ty::Wrapper(&r.elem, module)),
         syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
         syn::Type::Tuple(_) => Ok(Ty::Tuple),
-        syn::Type::Slice(s) => Ok(Ty::Seq((*s.elem).clone(), module, false)),
+        syn::Type::Slice(s) => Ok(Ty::Seq(&s.elem, module, false)),
         syn::Type::Array(a) => {
             let len = match &a.len {
                 syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
@@ -206,7 +218,7 @@ fn classify_depth(
             let len = len.ok_or_else(|| {
                 needs(quote::quote!(#ty).to_string(), "kubesmith reads only literal array lengths".into())
             })?;
-            Ok(Ty::Array((*a.elem).clone(), module, len))
+            Ok(Ty::Array(&a.elem, module, len))
         }
         syn::Type::Path(p) => {
             if p.qself.is_some() {
@@ -235,8 +247,7 @@ fn classify_depth(
             };
             // The name the path leads to (`use k8s_openapi::..::Container as K8sContainer` names `Container`).
             let name = full.last().cloned().unwrap_or_default();
-            // The generic arguments, cloned only for the containers that take them.
-            let args = || type_args(&p.path).into_iter();
+            let args = || type_arg_refs(&p.path);
             let missing = || unresolved(name.clone(), "missing generic argument");
             match name.as_str() {
                 "Option" => return Ok(Ty::Option(args().next().ok_or_else(missing)?, module)),
@@ -249,7 +260,7 @@ fn classify_depth(
                 "HashMap" | "BTreeMap" | "IndexMap" => {
                     let mut kv = args();
                     let (k, v) = (kv.next().ok_or_else(missing)?, kv.next().ok_or_else(missing)?);
-                    return Ok(Ty::Map(Box::new(k), Box::new(v), module));
+                    return Ok(Ty::Map(k, v, module));
                 }
                 "Box" | "Arc" | "Rc" | "Cow" | "RefCell" | "Cell" | "Mutex" | "RwLock" => {
                     return Ok(Ty::Wrapper(args().last().ok_or_else(missing)?, module));

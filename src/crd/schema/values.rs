@@ -53,10 +53,10 @@ fn spot(ix: &CrateIndex, k8s: &K8sTable, ty: &syn::Type, m: ModId, depth: usize)
     };
     match classify(ix, k8s, ty, m).ok()? {
         Ty::JsonValue => Some(Vec::new()),
-        Ty::Option(t, m2) | Ty::Wrapper(t, m2) => spot(ix, k8s, &t, m2, depth + 1),
-        Ty::Seq(t, m2, _) | Ty::Array(t, m2, _) => prefixed(Step::Items, spot(ix, k8s, &t, m2, depth + 1)),
-        Ty::Map(k, v, m2) => match classify(ix, k8s, &k, m2).ok()? {
-            Ty::Scalar(..) | Ty::Wrapper(..) => prefixed(Step::Values, spot(ix, k8s, &v, m2, depth + 1)),
+        Ty::Option(t, m2) | Ty::Wrapper(t, m2) => spot(ix, k8s, t, m2, depth + 1),
+        Ty::Seq(t, m2, _) | Ty::Array(t, m2, _) => prefixed(Step::Items, spot(ix, k8s, t, m2, depth + 1)),
+        Ty::Map(k, v, m2) => match classify(ix, k8s, k, m2).ok()? {
+            Ty::Scalar(..) | Ty::Wrapper(..) => prefixed(Step::Values, spot(ix, k8s, v, m2, depth + 1)),
             _ => None,
         },
         Ty::Item(id) => newtype_field(ix, id).and_then(|(f, m2)| spot(ix, k8s, &f.ty, m2, depth + 1)),
