@@ -37,11 +37,9 @@ pub(super) fn lift(text: &str) -> Lifted<'_> {
     let mut i = 0;
     while i < n {
         // Only a `/`, `"` or `'` can start a comment or a literal (a raw string is met at its quote).
-        while i < n && !matches!(b[i], b'/' | b'"' | b'\'') {
-            i += 1;
-        }
-        if i >= n {
-            break;
+        match memchr::memchr3(b'/', b'"', b'\'', &b[i..]) {
+            Some(p) => i += p,
+            None => break,
         }
         if b[i] == b'"' {
             i = skip_string_at_quote(b, i);
