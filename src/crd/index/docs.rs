@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::scan::{push_raw_string, skip_literal, skip_string_at_quote};
+use super::scan::{doc_comments, push_raw_string};
 
 /// A text with its outer line doc comments lifted out, and the runs of them to put back.
 pub(super) struct Lifted<'a> {
@@ -23,10 +23,6 @@ pub(super) struct Lifted<'a> {
 /// reports it), as do block doc comments (`/** */`) and `////` comments, which are no doc.
 pub(super) fn lift(text: &str) -> Lifted<'_> {
     let b = text.as_bytes();
-    if memchr::memmem::find(b, b"//").is_none() {
-        return Lifted { text: Cow::Borrowed(text), runs: Vec::new() };
-    }
-    let n = b.len();
     let mut out: Option<String> = None;
     let mut runs: Vec<((usize, usize), Option<String>)> = Vec::new();
     let mut copied = 0;
@@ -34,45 +30,17 @@ pub(super) fn lift(text: &str) -> Lifted<'_> {
     let (mut line_no, mut line_start, mut counted) = (1, 0, 0);
     // The end (its `\n`) of the line the last lifted comment ended, while a run may go on.
     let mut run_end: Option<usize> = None;
-    let mut i = 0;
-    while i < n {
-        // Only a `/`, `"` or `'` can start a comment or a literal (a raw string is met at its quote).
-        match memchr::memchr3(b'/', b'"', b'\'', &b[i..]) {
-            Some(p) => i += p,
-            None => break,
-        }
-        if b[i] == b'"' {
-            i = skip_string_at_quote(b, i);
-            continue;
-        }
-        let inner = b[i] == b'/' && b.get(i + 1) == Some(&b'/') && b.get(i + 2) == Some(&b'!');
-        let outer =
-            b[i] == b'/' && b.get(i + 1) == Some(&b'/') && b.get(i + 2) == Some(&b'/') && b.get(i + 3) != Some(&b'/');
-        if !inner && !outer {
-            i = skip_literal(b, i).unwrap_or(i + 1);
-            continue;
-        }
-        let end = memchr::memchr(b'\n', &b[i..]).map_or(n, |p| i + p);
-        let line = &text[i + 3..end];
-        let (content, cr) = match line.strip_suffix('\r') {
-            Some(content) => (content, "\r"),
-            None => (line, ""),
-        };
-        if content.contains('\r') {
-            run_end = None;
-            i = end;
-            continue;
-        }
-        let out = out.get_or_insert_with(|| String::with_capacity(n));
+    for d in doc_comments(text) {
+        let (i, content) = (d.start, d.content(text));
+        let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
         out.push_str(&text[copied..i]);
-        if inner {
+        if d.inner {
             out.push_str("#![doc = ");
             push_raw_string(out, content);
             out.push(']');
             run_end = None;
         } else {
-            let goes_on =
-                run_end.is_some_and(|e| b[e] == b'\n' && b[e + 1..i].iter().all(|&c| c == b' ' || c == b'\t'));
+            let goes_on = run_end.is_some_and(|e| b[e + 1..i].iter().all(|&c| c == b' ' || c == b'\t'));
             match runs.last_mut() {
                 Some((_, Some(run))) if goes_on => {
                     run.push('\n');
@@ -89,11 +57,10 @@ pub(super) fn lift(text: &str) -> Lifted<'_> {
                     out.push_str("#[doc]");
                 }
             }
-            run_end = Some(end).filter(|&e| e < n);
+            run_end = Some(d.line_end).filter(|&e| e < b.len());
         }
-        out.push_str(cr);
-        copied = end;
-        i = end;
+        out.push_str(d.cr(text));
+        copied = d.line_end;
     }
     let text = match out {
         Some(mut out) => {

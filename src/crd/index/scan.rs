@@ -450,55 +450,16 @@ pub(super) fn blank_fn_bodies(text: &str) -> String {
 /// `make manifests` on them. Only the comment itself changes: lines, and columns before it, stay where they were.
 /// Block doc comments (`/** */`) and comments holding a bare carriage return stay as they are.
 pub(super) fn raw_doc_comments(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains("//") {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let b = text.as_bytes();
-    let n = b.len();
     let mut out: Option<String> = None;
     let mut copied = 0;
-    let mut i = 0;
-    while i < n {
-        // Only a `/`, `"` or `'` can start a comment or a literal (a raw string is met at its quote).
-        while i < n && !matches!(b[i], b'/' | b'"' | b'\'') {
-            i += 1;
-        }
-        if i >= n {
-            break;
-        }
-        if b[i] == b'"' {
-            i = skip_string_at_quote(b, i);
-            continue;
-        }
-        let doc = b[i] == b'/'
-            && b.get(i + 1) == Some(&b'/')
-            && match b.get(i + 2) {
-                Some(b'/') => b.get(i + 3) != Some(&b'/'),
-                Some(b'!') => true,
-                _ => false,
-            };
-        if !doc {
-            i = skip_literal(b, i).unwrap_or(i + 1);
-            continue;
-        }
-        let end = memchr::memchr(b'\n', &b[i..]).map_or(n, |p| i + p);
-        let line = &text[i + 3..end];
-        let (content, cr) = match line.strip_suffix('\r') {
-            Some(content) => (content, "\r"),
-            None => (line, ""),
-        };
-        if content.contains('\r') {
-            i = end;
-            continue;
-        }
-        let out = out.get_or_insert_with(|| String::with_capacity(n + n / 8));
-        out.push_str(&text[copied..i]);
-        out.push_str(if b[i + 2] == b'!' { "#![doc = " } else { "#[doc = " });
-        push_raw_string(out, content);
+    for d in doc_comments(text) {
+        let out = out.get_or_insert_with(|| String::with_capacity(text.len() + text.len() / 8));
+        out.push_str(&text[copied..d.start]);
+        out.push_str(if d.inner { "#![doc = " } else { "#[doc = " });
+        push_raw_string(out, d.content(text));
         out.push(']');
-        out.push_str(cr);
-        copied = end;
-        i = end;
+        out.push_str(d.cr(text));
+        copied = d.line_end;
     }
     match out {
         Some(mut out) => {
@@ -507,6 +468,69 @@ pub(super) fn raw_doc_comments(text: &str) -> std::borrow::Cow<'_, str> {
         }
         None => std::borrow::Cow::Borrowed(text),
     }
+}
+
+/// A line doc comment [`doc_comments`] found.
+pub(super) struct DocLine {
+    /// Where its `//` starts.
+    pub start: usize,
+    /// Where its line ends (the `\n`, or the end of the text).
+    pub line_end: usize,
+    /// `//!`, not `///`.
+    pub inner: bool,
+}
+
+impl DocLine {
+    /// Its text, after the `///` or `//!` and without a final `\r`.
+    pub fn content<'t>(&self, text: &'t str) -> &'t str {
+        let line = &text[self.start + 3..self.line_end];
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+
+    /// The `\r` ending its line, if one does.
+    pub fn cr<'t>(&self, text: &'t str) -> &'t str {
+        if text[..self.line_end].ends_with('\r') && self.line_end > self.start + 3 { "\r" } else { "" }
+    }
+}
+
+/// The line doc comments (`/// text`, `//! text`) of `text`, in order, outside other comments and literals.
+/// `////` comments are no doc; block doc comments (`/** */`) and doc comments holding a bare carriage return (which
+/// the parser reports) are not given.
+pub(super) fn doc_comments(text: &str) -> impl Iterator<Item = DocLine> + '_ {
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut i = if memchr::memmem::find(b, b"//").is_some() { 0 } else { n };
+    std::iter::from_fn(move || {
+        while i < n {
+            // Only a `/`, `"` or `'` can start a comment or a literal (a raw string is met at its quote).
+            match memchr::memchr3(b'/', b'"', b'\'', &b[i..]) {
+                Some(p) => i += p,
+                None => break,
+            }
+            if b[i] == b'"' {
+                i = skip_string_at_quote(b, i);
+                continue;
+            }
+            let inner = b[i] == b'/' && b.get(i + 1) == Some(&b'/') && b.get(i + 2) == Some(&b'!');
+            let outer = b[i] == b'/'
+                && b.get(i + 1) == Some(&b'/')
+                && b.get(i + 2) == Some(&b'/')
+                && b.get(i + 3) != Some(&b'/');
+            if !inner && !outer {
+                i = skip_literal(b, i).unwrap_or(i + 1);
+                continue;
+            }
+            let start = i;
+            let line_end = memchr::memchr(b'\n', &b[i..]).map_or(n, |p| i + p);
+            i = line_end;
+            let d = DocLine { start, line_end, inner };
+            if !d.content(text).contains('\r') {
+                return Some(d);
+            }
+        }
+        i = n;
+        None
+    })
 }
 
 /// `content` as a raw string literal (`r"..."`, with enough `#`s that no `"` in it closes the string early).

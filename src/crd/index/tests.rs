@@ -432,3 +432,24 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         assert_eq!(names, ["more.rs", "reexport.rs", "types.rs"], "only what the spec needs, after {rounds} rounds");
     }
 }
+
+/// Every Rust file of this repository (kubesmith's sources, its tests and fixtures, the xtask), with its text: a
+/// corpus of real Rust for tests that compare two ways of reading it.
+pub(super) fn repository_rust_files() -> Vec<(std::path::PathBuf, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack = vec![root.join("src"), root.join("tests"), root.join("xtask")];
+    let mut out = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                out.push((path, text));
+            }
+        }
+    }
+    out
+}

@@ -107,27 +107,15 @@ fn no_doc_comment_borrows_the_text() {
 /// modules, macros) reads the same lifted as with its comments.
 #[test]
 fn this_repository_reads_the_same() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut stack = vec![root.join("src"), root.join("tests"), root.join("xtask")];
     let (mut files, mut given_up) = (0, Vec::new());
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
-            if path.extension().is_none_or(|e| e != "rs")
-                || syn::parse_str::<syn::File>(&raw_doc_comments(&blank_fn_bodies(&text))).is_err()
-            {
-                continue;
-            }
-            files += 1;
-            match both(&text) {
-                (with, Some(without)) => assert_eq!(without, with, "{}", path.display()),
-                (_, None) => given_up.push(path),
-            }
+    for (path, text) in crate::crd::index::tests::repository_rust_files() {
+        if syn::parse_str::<syn::File>(&raw_doc_comments(&blank_fn_bodies(&text))).is_err() {
+            continue;
+        }
+        files += 1;
+        match both(&text) {
+            (with, Some(without)) => assert_eq!(without, with, "{}", path.display()),
+            (_, None) => given_up.push(path),
         }
     }
     assert!(files > 300, "{files} files");

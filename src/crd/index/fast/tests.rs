@@ -88,26 +88,16 @@ fn an_error_is_syn_s() {
 /// Every struct in this repository's Rust files reads the same, tokens and spans.
 #[test]
 fn this_repository_reads_the_same() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut stack = vec![root.join("src"), root.join("tests"), root.join("xtask")];
     let mut structs = 0;
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else { continue };
-            let text = raw_doc_comments(&blank_fn_bodies(&text)).into_owned();
-            if path.extension().is_none_or(|e| e != "rs") || syn::parse_str::<syn::File>(&text).is_err() {
-                continue;
-            }
-            for (syn, fast) in both(&text) {
-                assert_eq!(syn, fast, "{}", path.display());
-                assert_eq!(tokens(&syn), tokens(&fast), "{}", path.display());
-                structs += 1;
-            }
+    for (path, text) in crate::crd::index::tests::repository_rust_files() {
+        let text = raw_doc_comments(&blank_fn_bodies(&text)).into_owned();
+        if syn::parse_str::<syn::File>(&text).is_err() {
+            continue;
+        }
+        for (syn, fast) in both(&text) {
+            assert_eq!(syn, fast, "{}", path.display());
+            assert_eq!(tokens(&syn), tokens(&fast), "{}", path.display());
+            structs += 1;
         }
     }
     assert!(structs > 300, "{structs} structs");
