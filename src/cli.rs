@@ -576,7 +576,8 @@ pub struct CreateWebhookArgs {
     pub dry_run: bool,
 }
 
-#[derive(Debug, Args)]
+/// `Default` is the command without flags (no field has a clap default): what the Makefile runs.
+#[derive(Debug, Default, Args)]
 pub struct MakeManifestsArgs {
     /// Folder holding the crate root (`lib.rs` or `main.rs`); repeat for several crates. Default: `src`.
     #[arg(long = "source", value_name = "DIR")]
@@ -877,4 +878,22 @@ pub struct EnvtestCleanupArgs {
     pub version: Option<String>,
     #[command(flatten)]
     pub place: EnvtestPlaceArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// The commands that run `make manifests` inside another (`make bundle`, `make docs`, `create api`) start
+    /// from `MakeManifestsArgs::default()`: it must be what parsing the bare command gives.
+    #[test]
+    fn make_manifests_args_default_is_the_bare_command() {
+        let Command::Make(MakeCommand::Manifests(parsed)) = Cli::parse_from(["kubesmith", "make", "manifests"]).command
+        else {
+            panic!("`make manifests` parses as itself")
+        };
+        assert_eq!(format!("{parsed:?}"), format!("{:?}", MakeManifestsArgs::default()));
+    }
 }

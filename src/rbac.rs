@@ -7,4 +7,4 @@ pub mod infer;
 pub mod markers;
 pub mod scope;
 
-pub use markers::{RBAC_API_VERSION, RBAC_MARKER, generate};
+pub use markers::{MANAGER_ROLE, RBAC_API_VERSION, RBAC_MARKER, generate};

@@ -5,10 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::Parser;
 use serde_json::{Value, json};
 
-use crate::cli::{Cli, Command, DocsFormat, MakeCommand, MakeDocsArgs};
+use crate::cli::{DocsFormat, MakeDocsArgs, MakeManifestsArgs};
 use crate::commands::UsageError;
 use crate::docs::{self, Format};
 use crate::plan::Plan;
@@ -69,14 +68,6 @@ pub fn plan_into(plan: &mut Plan, crd_dir: &Path, k8s_version: &str, recorded: &
     plan.write(recorded.output.clone(), format!("{page}\n"))
 }
 
-/// The default arguments of `make manifests`, as the Makefile runs it.
-fn manifests_args() -> crate::cli::MakeManifestsArgs {
-    match Cli::parse_from(["kubesmith", "make", "manifests"]).command {
-        Command::Make(MakeCommand::Manifests(a)) => a,
-        _ => unreachable!("`make manifests` parses as itself"),
-    }
-}
-
 /// Plans `make docs`: the CRDs as `make manifests` would write them (nothing of them is written), the page, and
 /// its entry in PROJECT.
 pub fn plan(args: &MakeDocsArgs, cwd: &Path) -> Result<Plan> {
@@ -100,7 +91,7 @@ pub fn plan(args: &MakeDocsArgs, cwd: &Path) -> Result<Plan> {
         (None, Some(r)) if args.format.is_none() || r.format == format => r.output.clone(),
         _ => PathBuf::from(format.default_output()),
     };
-    let mut targets = crate::commands::make_manifests::targets(&manifests_args(), cwd)?;
+    let mut targets = crate::commands::make_manifests::targets(&MakeManifestsArgs::default(), cwd)?;
     targets.rbac_dir = None;
     targets.webhook_dir = None;
     let crd_dir = targets.crd_dir.clone().unwrap_or_else(|| PathBuf::from("config/crd/bases"));

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use crate::cli::RbacInferArgs;
 use crate::commands::UsageError;
-use crate::commands::make_manifests::ROLE_NAME;
+use crate::rbac::MANAGER_ROLE;
 use crate::rbac::infer::{self, InferError, Inference};
 
 /// What the command prints.
@@ -90,9 +90,9 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
     };
     inference.warnings.splice(0..0, unread_warnings(&fetched, &full));
     let out = if args.explain {
-        inference.explain(ROLE_NAME, &|p| display_path(p, cwd))
+        inference.explain(MANAGER_ROLE, &|p| display_path(p, cwd))
     } else {
-        crate::yaml::to_multi_doc_string(&[inference.cluster_role(ROLE_NAME)])
+        crate::yaml::to_multi_doc_string(&[inference.cluster_role(MANAGER_ROLE)])
     };
     let mut warnings: Vec<String> = fetched.note.into_iter().collect();
     warnings.extend(warning_lines(&inference, cwd));

@@ -22,6 +22,9 @@ pub const RBAC_MARKER: &str = "kubebuilder:rbac";
 /// `apiVersion` of the generated roles.
 pub const RBAC_API_VERSION: &str = "rbac.authorization.k8s.io/v1";
 
+/// Name of the manager's role, as controller-gen's kubebuilder setup generates it (`rbac:roleName=manager-role`).
+pub const MANAGER_ROLE: &str = "manager-role";
+
 /// One policy rule while merging (every list deduplicated and sorted once normalized).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Rule {
