@@ -3,6 +3,7 @@
 pub mod adopt;
 pub mod alpha_generate;
 pub mod alpha_update;
+pub mod api_context;
 pub mod bundle_validate;
 pub mod catalog;
 pub mod completion;

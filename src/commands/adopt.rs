@@ -16,7 +16,8 @@ use serde_json::{Value, json};
 
 use crate::cli::AdoptArgs;
 use crate::commands::UsageError;
-use crate::commands::create_api::{ApiContext, plan_kind_config};
+use crate::commands::api_context::{ApiContext, KindShape};
+use crate::commands::create_api::plan_kind_config;
 use crate::commands::init::InitContext;
 use crate::commands::make_manifests::{self, Targets};
 use crate::crd::kinds::{KindDecl, kinds};
@@ -225,7 +226,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
             finalizer: String::new(),
             field_manager: project_name.clone(),
             manager_namespaced: false,
-            shape: crate::commands::create_api::KindShape::SCAFFOLD,
+            shape: KindShape::SCAFFOLD,
         };
         let sample = sample_text(&draft, k, &api)?;
         let first = first_versions.insert((k.group.clone(), k.kind.clone()));

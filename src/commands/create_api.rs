@@ -7,86 +7,14 @@ use serde::Serialize;
 
 use crate::cli::CreateApiArgs;
 use crate::commands::UsageError;
+use crate::commands::api_context::{ApiContext, KindShape};
 use crate::commands::deploy_image::{self, DeployImage};
 use crate::commands::foreign::{self, Foreign};
-use crate::commands::scaffold::{KindModules, enable, file_name, insert_rust, insert_yaml};
+use crate::commands::scaffold::{KindModules, api_markers as markers, enable, file_name, insert_rust, insert_yaml};
 use crate::names::{self, ModuleName};
 use crate::plan::Plan;
 use crate::project::{Project, Resource, ResourceApi};
 use crate::render;
-
-/// Marker lines in scaffolded files where `create api` inserts lines.
-pub mod markers {
-    pub const API_MODULES: &str = "// +kubesmith:scaffold:api-modules";
-    pub const API_VERSIONS: &str = "// +kubesmith:scaffold:api-versions";
-    pub const API_KINDS: &str = "// +kubesmith:scaffold:api-kinds";
-    pub const CONTROLLER_MODULES: &str = "// +kubesmith:scaffold:controller-modules";
-    pub const CONTROLLERS: &str = "// +kubesmith:scaffold:controllers";
-    /// Where `tests/envtest/main.rs` declares each kind's control-plane tests.
-    pub const ENVTEST_MODULES: &str = "// +kubesmith:scaffold:envtest-modules";
-    pub const CRD_RESOURCES: &str = "# +kubesmith:scaffold:crd-resources";
-    pub const RBAC_KIND_ROLES: &str = "# +kubesmith:scaffold:rbac-kind-roles";
-    pub const SAMPLES: &str = "# +kubesmith:scaffold:samples";
-}
-
-/// Values the `api` templates see.
-#[derive(Debug, Clone, Serialize)]
-pub struct ApiContext {
-    pub project_name: String,
-    pub crate_name: String,
-    pub domain: String,
-    pub group: String,
-    pub qualified_group: String,
-    pub version: String,
-    pub kind: String,
-    /// `memcached`
-    pub kind_lower: String,
-    /// File stem of the kind's modules (`memcached`, `type`).
-    pub kind_file: String,
-    /// Name of the kind's controller in logs and metrics (`memcached`, or `cache-memcached` when multigroup).
-    pub controller_name: String,
-    pub plural: String,
-    /// True when `plural` differs from kube-derive's rule, so `#[kube(plural)]` must say it.
-    pub custom_plural: bool,
-    /// Module ident of the kind (`memcached`, `r#type`).
-    pub kind_module: String,
-    /// Module path of the version's types from the crate root, e.g. `api::v1alpha1` or `api::cache::v1alpha1`.
-    pub api_module_path: String,
-    /// Module path of the kind's controller from the crate root, e.g. `controller::memcached`.
-    pub controller_module_path: String,
-    pub namespaced: bool,
-    /// False when another version of the kind already is the storage version.
-    pub storage: bool,
-    /// Role names prefix: `memcached` (single group) or `cache-memcached` (multigroup).
-    pub role_prefix: String,
-    pub sample_name: String,
-    /// The sample's file name in `config/samples` (`cache_v1alpha1_memcached.yaml`).
-    pub sample_file: String,
-    pub finalizer: String,
-    pub field_manager: String,
-    /// The project's manager is namespace-scoped (PROJECT `namespaced: true`): the kind's roles are Roles.
-    pub manager_namespaced: bool,
-    /// What the reconciler may rely on in the kind's types.
-    #[serde(flatten)]
-    pub shape: KindShape,
-}
-
-/// What the scaffolded reconciler and its tests may rely on in a kind's types.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct KindShape {
-    /// The status is the scaffold's (`conditions: Vec<Condition>`, `observed_generation: Option<i64>`): the
-    /// reconciler reports the `Available` condition. Types written from a CRD (`--from-crd`) have their own.
-    pub status_conditions: bool,
-    /// The kind has a status at all (`#[kube(status = ..)]`).
-    pub has_status: bool,
-    /// The spec implements `Default` (the reconciler's tests build objects with a default spec).
-    pub spec_default: bool,
-}
-
-impl KindShape {
-    /// The kinds `create api` scaffolds from its templates.
-    pub const SCAFFOLD: KindShape = KindShape { status_conditions: true, has_status: true, spec_default: true };
-}
 
 /// Where one kind's files go.
 struct Layout {

@@ -502,7 +502,7 @@ fn plan_envtest_part(plan: &mut Plan, ctx: &WebhookContext, part: &str) -> Resul
     let file = PathBuf::from(format!("tests/envtest/{}.rs", ctx.envtest_module));
     if !plan.exists(&file) {
         plan.create(&file, render::render("webhook/tests/envtest/webhooks.rs.hbs", ctx)?);
-        let marker = crate::commands::create_api::markers::ENVTEST_MODULES;
+        let marker = crate::commands::scaffold::api_markers::ENVTEST_MODULES;
         insert_rust(plan, main, marker, &[format!("mod {};", ctx.envtest_module)])?;
     }
     let test = render::render(&format!("webhook/tests/envtest/parts/{part}.rs.hbs"), ctx)?;

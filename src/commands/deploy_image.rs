@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::cli::CreateApiArgs;
 use crate::commands::UsageError;
-use crate::commands::create_api::ApiContext;
+use crate::commands::api_context::ApiContext;
 use crate::commands::scaffold::insert_rust;
 use crate::edit::{self, Lang};
 use crate::plan::Plan;
@@ -150,7 +150,7 @@ impl DeployImage {
             return Ok(());
         }
         plan.create(path, render::render("api/src/controller/operand.rs.hbs", &self.context(api, project))?);
-        let marker = crate::commands::create_api::markers::CONTROLLER_MODULES;
+        let marker = crate::commands::scaffold::api_markers::CONTROLLER_MODULES;
         insert_rust(plan, Path::new("src/controller.rs"), marker, &["pub mod operand;".to_string()])
     }
 

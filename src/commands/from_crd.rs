@@ -230,7 +230,8 @@ fn plan_crd(opts: &Options, file: &Path, source: &Value, mut plan: Plan) -> Resu
             .flatten()
             .find(|v| v["name"] == version.as_str())
             .is_some_and(|v| v["schema"]["openAPIV3Schema"]["properties"].get("status").is_some());
-        let shape = create_api::KindShape { status_conditions: false, has_status, spec_default: true };
+        let shape =
+            crate::commands::api_context::KindShape { status_conditions: false, has_status, spec_default: true };
         plan = create_api::plan_onto(&sub, plan, false, shape)?;
         // create api's own next steps are about its template; this command says its own
         let notes: Vec<String> = plan.notes.drain(before..).filter(|n| n.starts_with("warning:")).collect();

@@ -9,8 +9,8 @@ use anyhow::{Context, Result};
 
 use crate::cli::EditArgs;
 use crate::commands::UsageError;
-use crate::commands::create_api::markers as api_markers;
 use crate::commands::create_webhook::markers as webhook_markers;
+use crate::commands::scaffold::api_markers;
 use crate::edit::{self, Lang};
 use crate::names::{self, ModuleName};
 use crate::plan::Plan;

@@ -8,6 +8,20 @@ use crate::edit::{self, Lang};
 use crate::names::{self, ModuleName};
 use crate::plan::Plan;
 
+/// Marker lines in scaffolded files where `create api` inserts lines.
+pub mod api_markers {
+    pub const API_MODULES: &str = "// +kubesmith:scaffold:api-modules";
+    pub const API_VERSIONS: &str = "// +kubesmith:scaffold:api-versions";
+    pub const API_KINDS: &str = "// +kubesmith:scaffold:api-kinds";
+    pub const CONTROLLER_MODULES: &str = "// +kubesmith:scaffold:controller-modules";
+    pub const CONTROLLERS: &str = "// +kubesmith:scaffold:controllers";
+    /// Where `tests/envtest/main.rs` declares each kind's control-plane tests.
+    pub const ENVTEST_MODULES: &str = "// +kubesmith:scaffold:envtest-modules";
+    pub const CRD_RESOURCES: &str = "# +kubesmith:scaffold:crd-resources";
+    pub const RBAC_KIND_ROLES: &str = "# +kubesmith:scaffold:rbac-kind-roles";
+    pub const SAMPLES: &str = "# +kubesmith:scaffold:samples";
+}
+
 /// Inserts Rust lines before `marker` in `path` (as planned so far), re-parsing the result.
 pub fn insert_rust(plan: &mut Plan, path: &Path, marker: &str, lines: &[String]) -> Result<()> {
     let text = plan.read_existing(path)?;
