@@ -8,8 +8,6 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use super::harness::Built;
-
 /// The cargo package whose crate root is the source folder `make manifests` reads.
 #[derive(Debug, Clone)]
 pub struct Package {
@@ -216,6 +214,17 @@ pub fn locked_version(lock: &Path, name: &str, via: &str) -> Option<String> {
     let parent = packages.iter().find(|p| field(p, "name").as_deref() == Some(via))?;
     let deps = parent.get("dependencies")?.as_array()?;
     deps.iter().filter_map(|d| d.as_str()).find_map(|d| d.strip_prefix(&format!("{name} ")).map(str::to_string))
+}
+
+/// A harness written to disk: what [`run_harness`] builds and runs.
+#[derive(Debug)]
+pub struct Built {
+    /// Its folder.
+    pub dir: PathBuf,
+    /// The binary to build and run.
+    pub bin: String,
+    /// Whether its `Cargo.toml` changed (the lock file must be made again).
+    pub changed: bool,
 }
 
 /// Prepares the harness lock (a copy of the crate's, trimmed by cargo to the harness' graph, then checked to pin
