@@ -239,6 +239,32 @@ pub fn crate_name(project: &str) -> String {
     project.replace('-', "_")
 }
 
+/// operator-sdk's `k8sutil.GetDisplayName`: `memcached-operator` → `Memcached Operator`, `containerPort` →
+/// `Container Port`; the title of a project, a kind or a field in a CSV and a README.
+pub fn display_name(name: &str) -> String {
+    let mut words = Vec::new();
+    for part in name.split(['.', '-', '_', ' ']).filter(|p| !p.is_empty()) {
+        let mut word = String::new();
+        let mut prev: Option<char> = None;
+        for c in part.chars() {
+            if c.is_uppercase() && prev.is_some_and(|p| !p.is_uppercase()) && !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            word.push(c);
+            prev = Some(c);
+        }
+        words.push(word);
+    }
+    words
+        .iter()
+        .map(|w| {
+            let mut cs = w.chars();
+            cs.next().map(|f| f.to_uppercase().collect::<String>() + cs.as_str()).unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -325,5 +351,15 @@ mod tests {
         assert!(!is_dns1123_subdomain("a..b"));
         assert!(is_dns1035_label("abc-1"));
         assert!(!is_dns1035_label("1abc"));
+    }
+
+    #[test]
+    fn display_names() {
+        assert_eq!(display_name("memcached-operator"), "Memcached Operator");
+        assert_eq!(display_name("containerPort"), "Container Port");
+        assert_eq!(display_name("container_port"), "Container Port");
+        assert_eq!(display_name("Memcached"), "Memcached");
+        assert_eq!(display_name("op"), "Op");
+        assert_eq!(display_name("observedGeneration"), "Observed Generation");
     }
 }

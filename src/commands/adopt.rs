@@ -111,7 +111,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     let mut draft = Plan::new(cwd);
     let ctx = InitContext {
         crate_name: names::crate_name(&project_name),
-        display_name: crate::commands::init::display_name(&project_name),
+        display_name: names::display_name(&project_name),
         domain: domain.clone(),
         repo: String::new(),
         owner: String::new(),

@@ -70,7 +70,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
     let year = args.copyright_year.map_or_else(|| crate::clock::year(crate::clock::now()), i64::from);
     let ctx = InitContext {
         crate_name: names::crate_name(&project_name),
-        display_name: display_name(&project_name),
+        display_name: names::display_name(&project_name),
         domain: args.domain.clone(),
         repo: repo.clone(),
         owner: args.owner.clone().unwrap_or_else(|| default_owner(&project_name)),
@@ -174,28 +174,4 @@ fn plugin_settings(ctx: &InitContext, year: i64) -> serde_json::Value {
         settings["copyrightYear"] = year.into();
     }
     settings
-}
-
-/// `memcached-operator` → `Memcached Operator`.
-pub fn display_name(project: &str) -> String {
-    project
-        .split('-')
-        .filter(|w| !w.is_empty())
-        .map(|w| {
-            let mut c = w.chars();
-            c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn display_names() {
-        assert_eq!(display_name("memcached-operator"), "Memcached Operator");
-        assert_eq!(display_name("op"), "Op");
-    }
 }

@@ -78,32 +78,6 @@ fn s<'a>(v: &'a Value, ptr: &str) -> &'a str {
     v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
 }
 
-/// operator-sdk's `k8sutil.GetDisplayName`: `memcached-operator` → `Memcached Operator`, `containerPort` →
-/// `Container Port`.
-pub fn display_name(name: &str) -> String {
-    let mut words = Vec::new();
-    for part in name.split(['.', '-', '_', ' ']).filter(|p| !p.is_empty()) {
-        let mut word = String::new();
-        let mut prev: Option<char> = None;
-        for c in part.chars() {
-            if c.is_uppercase() && prev.is_some_and(|p| !p.is_uppercase()) && !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
-            word.push(c);
-            prev = Some(c);
-        }
-        words.push(word);
-    }
-    words
-        .iter()
-        .map(|w| {
-            let mut cs = w.chars();
-            cs.next().map(|f| f.to_uppercase().collect::<String>() + cs.as_str()).unwrap_or_default()
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// operator-sdk's bundle file name of an object: `<group>_<plural>.yaml` for CRDs,
 /// `<name>_<version>_<kind>.yaml` for the core group, `<name>_<group>_<version>_<kind>.yaml` otherwise.
 pub fn manifest_file_name(obj: &Value) -> String {
@@ -412,7 +386,7 @@ pub fn build(base: &Value, docs: Vec<Value>, opts: &Options) -> Result<Generated
             entry["name"] = json!(k.0);
             entry["version"] = json!(k.1);
             if entry.get("displayName").is_none() {
-                entry["displayName"] = json!(display_name(&k.2));
+                entry["displayName"] = json!(crate::names::display_name(&k.2));
             }
             let desc = s(v, "/schema/openAPIV3Schema/description");
             if entry.get("description").is_none() && !desc.is_empty() {
@@ -748,15 +722,6 @@ mod tests {
                 json!({"nonResourceURLs": ["/metrics"], "verbs": ["get"]}),
             ]
         );
-    }
-
-    #[test]
-    fn display_names() {
-        assert_eq!(display_name("memcached-operator"), "Memcached Operator");
-        assert_eq!(display_name("containerPort"), "Container Port");
-        assert_eq!(display_name("container_port"), "Container Port");
-        assert_eq!(display_name("Memcached"), "Memcached");
-        assert_eq!(display_name("observedGeneration"), "Observed Generation");
     }
 
     #[test]

@@ -171,7 +171,7 @@ fn walk(
                 d.insert("description".into(), json!(doc));
             }
             let display = m.string("displayName").map(str::to_string);
-            d.insert("displayName".into(), json!(display.unwrap_or_else(|| super::csv::display_name(&rust_name))));
+            d.insert("displayName".into(), json!(display.unwrap_or_else(|| crate::names::display_name(&rust_name))));
             d.insert("path".into(), json!(path));
             let xs = m.strings("xDescriptors");
             if !xs.is_empty() {
