@@ -18,6 +18,7 @@ pub mod csv;
 pub mod dependencies;
 pub mod descriptors;
 pub mod examples;
+pub mod finding;
 pub mod install_modes;
 pub mod schema;
 pub mod semver;

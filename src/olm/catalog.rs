@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use super::bundle::{self, BundleFiles};
+use super::finding::{Finding, Level};
 use super::semver::{Range, Version};
-use super::validate::{Finding, Level};
 
 fn s<'a>(v: &'a Value, ptr: &str) -> &'a str {
     v.pointer(ptr).and_then(Value::as_str).unwrap_or("")

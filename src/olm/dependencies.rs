@@ -10,8 +10,8 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::bundle::BundleFiles;
+use super::finding::{Finding, Level};
 use super::semver::{Range, Version};
-use super::validate::{Finding, Level};
 
 /// The file `make bundle` writes under `metadata/`.
 pub const FILE: &str = "dependencies.yaml";

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::olm::bundle::BundleFiles;
-use crate::olm::validate::{Finding, Level};
+use crate::olm::finding::{Finding, Level};
 
 /// The findings of a bundle's `alm-examples` against the CRDs in its `manifests/`: one error per problem.
 pub fn check(bundle: &BundleFiles) -> Vec<Finding> {

@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use super::validate::{Finding, Level};
+use super::finding::{Finding, Level};
 
 /// The value of `--install-modes` that drops a recorded choice (the project and the base CSV decide again).
 pub const AUTO: &str = "auto";

@@ -16,8 +16,8 @@ use std::fmt;
 use serde_json::Value;
 
 use super::catalog::Package;
+use super::finding::{Finding, Level};
 use super::semver::{Range, Version};
-use super::validate::{Finding, Level};
 pub use load::{Previous, Release};
 
 /// The rules, each with how a finding of it counts.

@@ -10,27 +10,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::bundle::BundleFiles;
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Error,
-    Warning,
-}
-
-/// One validation result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub level: Level,
-    pub message: String,
-}
-
-impl std::fmt::Display for Finding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let l = if self.level == Level::Error { "Error" } else { "Warning" };
-        write!(f, "{l}: {}", self.message)
-    }
-}
+pub use super::finding::{Finding, Level};
 
 /// The optional validators (`--select-optional`) and their values (`--optional-values`).
 #[derive(Debug, Clone, Default)]
