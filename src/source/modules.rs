@@ -154,7 +154,7 @@ impl std::fmt::Debug for Slot {
 impl Slot {
     /// A parsed item.
     pub fn ready(item: syn::Item) -> Slot {
-        let name = crate::source::program::item_name(&item);
+        let name = crate::source::syntax::item_name(&item);
         Slot { kind: ItemKind::of(&item), name, item: std::cell::OnceCell::from(Box::new(item)), make: None }
     }
 

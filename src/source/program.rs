@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::modules::{Crate, ItemKind, ModId};
 use super::resolve;
-use super::syntax::{UseEntry, unraw};
+use super::syntax::UseEntry;
 
 /// An item of the program: `crates[krate].modules[module].items[index]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -106,22 +106,6 @@ impl resolve::Scopes for Program {
     fn crate_named(&self, name: &str) -> Option<ModKey> {
         self.crates_named(name).first().map(|&k| ModKey { krate: k, module: 0 })
     }
-}
-
-/// The name an item declares, if it is one a path can name.
-pub fn item_name(item: &syn::Item) -> Option<String> {
-    let ident = match item {
-        syn::Item::Fn(f) => &f.sig.ident,
-        syn::Item::Struct(s) => &s.ident,
-        syn::Item::Enum(e) => &e.ident,
-        syn::Item::Type(t) => &t.ident,
-        syn::Item::Trait(t) => &t.ident,
-        syn::Item::Const(c) => &c.ident,
-        syn::Item::Static(s) => &s.ident,
-        syn::Item::Union(u) => &u.ident,
-        _ => return None,
-    };
-    Some(unraw(ident))
 }
 
 impl Program {
@@ -256,6 +240,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
+    use crate::source::syntax::item_name;
 
     /// `(crate name, root file, files)`.
     type Spec<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);

@@ -520,7 +520,7 @@ mod tests {
         let root = ModKey { krate: 0, module: 0 };
         let op = ModKey { krate: 0, module: 2 };
         let fn_named = |at: ModKey, path: &str| match p.resolve(at, &segs(path), &[]) {
-            ProgramRes::Item(k) => crate::source::program::item_name(p.item(k)),
+            ProgramRes::Item(k) => crate::source::syntax::item_name(p.item(k)),
             other => Some(format!("{other:?}")),
         };
         assert_eq!(fn_named(root, "apply").as_deref(), Some("apply"), "the name in its own crate");

@@ -235,7 +235,7 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
                     let _ = postcard::to_io(&item(other, keep_attrs), &mut *body);
                     out.push(Node::Item(
                         ItemKind::of(other),
-                        super::program::item_name(other),
+                        super::syntax::item_name(other),
                         at as u32,
                         (body.len() - at) as u32,
                     ));

@@ -240,6 +240,22 @@ fn is_ident_byte(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
+/// The name an item declares, if it is one a path can name.
+pub fn item_name(item: &syn::Item) -> Option<String> {
+    let ident = match item {
+        syn::Item::Fn(f) => &f.sig.ident,
+        syn::Item::Struct(s) => &s.ident,
+        syn::Item::Enum(e) => &e.ident,
+        syn::Item::Type(t) => &t.ident,
+        syn::Item::Trait(t) => &t.ident,
+        syn::Item::Const(c) => &c.ident,
+        syn::Item::Static(s) => &s.ident,
+        syn::Item::Union(u) => &u.ident,
+        _ => return None,
+    };
+    Some(unraw(ident))
+}
+
 #[cfg(test)]
 mod tests {
     use super::{MAX_NESTING, check_nesting};

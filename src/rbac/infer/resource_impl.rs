@@ -81,7 +81,7 @@ impl Reader<'_> {
         let at = ModKey { krate: key.krate, module: key.module };
         let flavor = self.flavor(at, &imp.trait_.as_ref()?.1)?;
         let ty = self.type_of(at, &imp.self_ty)?;
-        let name = crate::source::program::item_name(prog.item(ty)).unwrap_or_default();
+        let name = crate::source::syntax::item_name(prog.item(ty)).unwrap_or_default();
         let file = prog.module(at).file.clone();
         let impl_line = imp.impl_token.span.start().line;
         let mut values = Vec::new();
@@ -253,7 +253,7 @@ impl Reader<'_> {
     /// The string `Type::NAME` gives: an associated const of an impl of the sources for `ty` (only impls whose self
     /// type is written with `ty`'s name and that hold such a const are resolved).
     fn assoc_const(&self, ty: ItemKey, name: &str, depth: usize) -> Option<String> {
-        let type_name = crate::source::program::item_name(self.prog.item(ty))?;
+        let type_name = crate::source::syntax::item_name(self.prog.item(ty))?;
         for (key, item) in self.prog.items_of(ItemKind::Impl) {
             let syn::Item::Impl(imp) = item else { continue };
             let named = matches!(&*imp.self_ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == type_name));

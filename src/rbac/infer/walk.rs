@@ -331,7 +331,7 @@ impl<'p> Engine<'p> {
             format!(
                 "{}::{}",
                 m.path.join("::"),
-                crate::source::program::item_name(self.prog.item(*k)).unwrap_or_default()
+                crate::source::syntax::item_name(self.prog.item(*k)).unwrap_or_default()
             )
         };
         self.impls
@@ -1680,7 +1680,7 @@ impl<'p> Engine<'p> {
             }
             Ty::Adt(key, _) if self.kinds.unreadable.contains_key(key) => {
                 let (file, at, why) = &self.kinds.unreadable[key];
-                let name = crate::source::program::item_name(self.prog.item(*key)).unwrap_or_default();
+                let name = crate::source::syntax::item_name(self.prog.item(*key)).unwrap_or_default();
                 self.warn(
                     fr,
                     line,
