@@ -6,6 +6,7 @@ pub mod asciidoc;
 pub mod builtin;
 pub mod markdown;
 pub mod model;
+pub mod recorded;
 
 use serde_json::Value;
 

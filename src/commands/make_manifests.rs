@@ -579,9 +579,9 @@ fn plan_with_problems(args: &MakeManifestsArgs, cwd: &Path) -> Result<(Plan, Pro
     // So does an API reference recorded in PROJECT (`make docs`), made from the CRDs just planned.
     if problems.is_empty()
         && let Some(crd_dir) = &targets.crd_dir
-        && let Some(docs) = crate::commands::make_docs::recorded_in(cwd)?
+        && let Some(docs) = crate::docs::recorded::recorded_in(cwd)?
     {
-        crate::commands::make_docs::plan_into(&mut plan, crd_dir, targets.k8s.version(), &docs)?;
+        crate::docs::recorded::plan_into(&mut plan, crd_dir, targets.k8s.version(), &docs)?;
     }
     Ok((plan, problems))
 }

@@ -146,7 +146,7 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
         }
         out.steps.push(step);
     }
-    if let Some(page) = crate::commands::make_docs::recorded(pf)? {
+    if let Some(page) = crate::docs::recorded::recorded(pf)? {
         out.steps.push(docs_step(&page));
     }
     if crate::grafana::recorded(pf) {
@@ -171,7 +171,7 @@ fn from_crd_step(pf: &ProjectFile, r: &Resource, crd: &str) -> Step {
 }
 
 /// `make docs` with the page and format PROJECT records (flags only where they differ from the defaults).
-fn docs_step(page: &crate::commands::make_docs::Recorded) -> Step {
+fn docs_step(page: &crate::docs::recorded::Recorded) -> Step {
     let mut step = Step::new(["make", "docs"]);
     if page.format != crate::docs::Format::Markdown {
         step.args.extend(["--format".to_string(), page.format.name().to_string()]);
