@@ -1,0 +1,491 @@
+//! Methods: the fns a method call on a receiver type can reach (inherent impls, trait impls, a bound's or a
+//! `dyn` trait's every impl), how an impl binds its generics for that receiver, associated and external calls
+//! (kube's own API), and the method call expression itself.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{Engine, Frame, Head, Need, kube_api, strip_ref};
+use crate::rbac::infer::types::{FnRef, Scope, Ty, segment_type_args, unify};
+use crate::source::syntax::unraw;
+use crate::source::{ItemKey, ModKey, Program};
+
+impl<'p> Engine<'p> {
+    /// The methods named `name` a receiver of type `recv` may call, with the impl's generic bindings.
+    pub(super) fn methods(
+        &mut self,
+        fr: &Frame,
+        recv: &Ty,
+        name: &str,
+    ) -> Vec<(FnRef, Option<Ty>, BTreeMap<String, Ty>)> {
+        if let Some(c) = &mut self.current {
+            c.impls = true;
+        }
+        let recv = recv.pointee().clone();
+        let head = match &recv {
+            Ty::Adt(k, _) => Some(Head::Item(*k)),
+            Ty::Kind(id) => match self.kinds.item_of.get(id) {
+                Some(k) => Some(Head::Item(*k)),
+                None => self.kinds.by_generated.iter().find(|(_, k)| *k == id).map(|(g, _)| Head::Generated(*g)),
+            },
+            Ty::Ext(n, _) => Some(Head::Ext(n.clone())),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        if let Some(head) = head {
+            let mut traits_with_impl = Vec::new();
+            for i in 0..self.impls.len() {
+                if self.impls[i].head.as_ref() != Some(&head) {
+                    continue;
+                }
+                let key = self.impls[i].key;
+                if let Some(t) = self.impls[i].trait_key {
+                    traits_with_impl.push(t);
+                }
+                if let Some(idx) = impl_method(self.prog, key, name) {
+                    let generics = self.impl_bindings(key, &recv);
+                    out.push((FnRef::Method(key, idx), Some(recv.clone()), generics));
+                }
+            }
+            if out.is_empty() {
+                for t in traits_with_impl {
+                    if let Some(idx) = trait_default(self.prog, t, name) {
+                        out.push((FnRef::TraitDefault(t, idx), Some(recv.clone()), BTreeMap::new()));
+                    }
+                }
+            }
+            return out;
+        }
+        let (traits, dyn_args): (Vec<ItemKey>, Vec<Ty>) = match &recv {
+            Ty::Dyn(t, a) => (t.clone(), a.clone()),
+            Ty::Param(p) => (fr.bounds.get(p).cloned().unwrap_or_default(), Vec::new()),
+            _ => (Vec::new(), Vec::new()),
+        };
+        if !traits.is_empty() {
+            for t in traits {
+                let mut any = false;
+                for i in 0..self.impls.len() {
+                    if self.impls[i].trait_key != Some(t) {
+                        continue;
+                    }
+                    let key = self.impls[i].key;
+                    let (self_ty, generics) = self.impl_for_trait_args(key, &dyn_args);
+                    if let Some(idx) = impl_method(self.prog, key, name) {
+                        out.push((FnRef::Method(key, idx), self_ty, generics));
+                        any = true;
+                    } else if let Some(idx) = trait_default(self.prog, t, name) {
+                        out.push((FnRef::TraitDefault(t, idx), self_ty, generics));
+                        any = true;
+                    }
+                }
+                if !any && let Some(idx) = trait_default(self.prog, t, name) {
+                    out.push((FnRef::TraitDefault(t, idx), Some(recv.clone()), BTreeMap::new()));
+                }
+            }
+            return out;
+        }
+        if recv.is_unknown() {
+            // Nothing known of the receiver: every method of that name in the sources may be the one called.
+            for i in 0..self.impls.len() {
+                let key = self.impls[i].key;
+                if let Some(idx) = impl_method(self.prog, key, name) {
+                    out.push((FnRef::Method(key, idx), None, BTreeMap::new()));
+                }
+            }
+        }
+        out
+    }
+
+    /// An impl of a trait seen through `dyn Trait<args>`: its generics bound by matching the impl's trait
+    /// arguments with `args`, and its self type under those bindings.
+    pub(super) fn impl_for_trait_args(&mut self, key: ItemKey, args: &[Ty]) -> (Option<Ty>, BTreeMap<String, Ty>) {
+        let prog = self.prog;
+        let syn::Item::Impl(imp) = prog.item(key) else { return (None, BTreeMap::new()) };
+        let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
+        let mut names = BTreeSet::new();
+        for p in imp.generics.type_params() {
+            names.insert(p.ident.to_string());
+            scope.generics.insert(p.ident.to_string(), Ty::Param(p.ident.to_string()));
+        }
+        let mut out = BTreeMap::new();
+        if let Some((_, path, _)) = &imp.trait_
+            && let Some(last) = path.segments.last()
+        {
+            let declared: Vec<Ty> = segment_type_args(last).into_iter().map(|t| self.item_type(t, &scope)).collect();
+            for (d, a) in declared.iter().zip(args) {
+                unify(d, a, &names, &mut out);
+            }
+        }
+        for (k, v) in &out {
+            scope.generics.insert(k.clone(), v.clone());
+        }
+        let self_ty = self.item_type(&imp.self_ty, &scope);
+        (Some(self_ty), out)
+    }
+
+    /// The impl's generic parameters bound by matching its self type with `recv`.
+    pub(super) fn impl_bindings(&mut self, key: ItemKey, recv: &Ty) -> BTreeMap<String, Ty> {
+        let prog = self.prog;
+        let syn::Item::Impl(imp) = prog.item(key) else { return BTreeMap::new() };
+        let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
+        let mut names = BTreeSet::new();
+        for p in imp.generics.type_params() {
+            names.insert(p.ident.to_string());
+            scope.generics.insert(p.ident.to_string(), Ty::Param(p.ident.to_string()));
+        }
+        let declared = self.item_type(&imp.self_ty, &scope);
+        let mut out = BTreeMap::new();
+        unify(&declared, recv, &names, &mut out);
+        out
+    }
+
+    /// `Type::name(args)`: an associated fn of the sources (or a method called with UFCS).
+    pub(super) fn assoc_call(&mut self, fr: &mut Frame, recv: &Ty, name: &str, args: &[Ty], turbofish: &[Ty]) -> Ty {
+        let found = self.methods(fr, recv, name);
+        let mut out = Ty::Unknown;
+        for (f, self_ty, generics) in found {
+            let t = self.call(f, self_ty, generics, args, turbofish);
+            if out.is_unknown() {
+                out = t;
+            }
+        }
+        out
+    }
+
+    /// A method of the sources on `recv`.
+    pub(super) fn dispatch(&mut self, fr: &mut Frame, recv: &Ty, name: &str, args: &[Ty], turbofish: &[Ty]) -> Ty {
+        let found = self.methods(fr, recv, name);
+        let mut out = Ty::Unknown;
+        for (f, self_ty, generics) in found {
+            let t = self.call(f, self_ty.or_else(|| Some(recv.clone())), generics, args, turbofish);
+            if out.is_unknown() {
+                out = t;
+            }
+        }
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn external_call(
+        &mut self,
+        fr: &mut Frame,
+        c: &syn::ExprCall,
+        path: &syn::Path,
+        full: &[String],
+        args: &[Ty],
+        turbofish: &[Ty],
+        expected: Option<&Ty>,
+    ) -> Ty {
+        let n = full.len();
+        let last = full[n - 1].as_str();
+        let owner = if n >= 2 { full[n - 2].as_str() } else { "" };
+        let line = Self::line(c);
+        // `Pod::default()`, `ConfigMap::new()`...: a value of that resource type.
+        if matches!(last, "default" | "new" | "from" | "clone")
+            && let Some(r) = crate::rbac::infer::resources::k8s_path(&full[..n - 1])
+        {
+            return Ty::Kind(self.kinds.id(r));
+        }
+        match (owner, last) {
+            ("Api", ctor) if kube_api::api_constructor(ctor).is_some() => {
+                let s = fr.scope.clone();
+                let segs = &path.segments;
+                let mut k = if segs.len() >= 2 {
+                    segment_type_args(&segs[segs.len() - 2]).first().map(|t| self.tcx().ty(t, &s))
+                } else {
+                    None
+                }
+                .unwrap_or(Ty::Unknown);
+                if k.is_unknown()
+                    && let Some(e) = expected.and_then(|t| t.unwrap_try().api_arg().cloned())
+                {
+                    k = e;
+                }
+                if kube_api::api_constructor(ctor) == Some(true) {
+                    if let Some(Ty::ApiResource(Some(kind))) = args.last() {
+                        if k.is_unknown() || matches!(&k, Ty::Ext(n, _) if n == "DynamicObject") {
+                            k = Ty::Kind(*kind);
+                        }
+                    } else if k.is_unknown() {
+                        k = Ty::ext("DynamicObject", Vec::new());
+                    }
+                }
+                Ty::ext("Api", vec![k])
+            }
+            ("Controller", "new" | "new_with") => {
+                let api = args.first().cloned().unwrap_or(Ty::Unknown);
+                let k = api.api_arg().cloned().unwrap_or(Ty::Unknown);
+                if k.is_vague() {
+                    // Told later by the reconciler's signature (`.run(reconcile, ..)` with `Arc<K>`).
+                    return Ty::ext("Controller", vec![Ty::Unknown]);
+                }
+                self.need_api(fr, &api, &[("", &["list", "watch"])], line, "Controller::new");
+                Ty::ext("Controller", vec![k])
+            }
+            (_, "finalizer") => {
+                let api = args.first().cloned().unwrap_or(Ty::Unknown);
+                self.need_api(fr, &api, &[("", &["patch"])], line, "finalizer");
+                Ty::Unknown
+            }
+            (_, f) if kube_api::is_list_watch_fn(f) => {
+                let api = args.first().cloned().unwrap_or(Ty::Unknown);
+                self.need_api(fr, &api, &[("", &["list", "watch"])], line, f);
+                Ty::Unknown
+            }
+            ("Recorder", "new") => Ty::ext("Recorder", Vec::new()),
+            ("Client", "try_default" | "try_from" | "new") => Ty::ext("Client", Vec::new()),
+            ("ApiResource", "erase") => match turbofish.first() {
+                Some(Ty::Kind(k)) => Ty::ApiResource(Some(*k)),
+                _ => Ty::ApiResource(None),
+            },
+            ("GroupVersionKind", "gvk") => match (c.args.first(), c.args.get(1), c.args.get(2)) {
+                (Some(g), Some(v), Some(k)) => match (string_lit(g), string_lit(v), string_lit(k)) {
+                    (Some(g), Some(v), Some(k)) => Ty::Gvk(g, v, k),
+                    _ => Ty::Unknown,
+                },
+                _ => Ty::Unknown,
+            },
+            ("ApiResource", "from_gvk" | "from_gvk_with_plural") => {
+                // A GroupVersionKind of literals: the resource of a known kind, or the plural written next to it.
+                let Some(Ty::Gvk(g, v, k)) = args.first() else { return Ty::ApiResource(None) };
+                let plural = c.args.get(1).and_then(string_lit);
+                self.order_dependent = true;
+                let own = self.kinds.list.iter().position(|r| &r.group == g && &r.kind == k);
+                let known = match (own, crate::rbac::infer::resources::k8s_gvk(g, v, k)) {
+                    (Some(id), _) => Some(self.kinds.list[id].clone()),
+                    (None, Some(r)) => Some(r.clone()),
+                    (None, None) => None,
+                };
+                let r = match (known, plural) {
+                    (Some(r), None) => Some(r),
+                    (known, Some(p)) => Some(crate::rbac::infer::resources::Resource {
+                        group: g.clone(),
+                        version: v.clone(),
+                        kind: k.clone(),
+                        plural: p,
+                        namespaced: known.is_none_or(|r| r.namespaced),
+                    }),
+                    (None, None) => None,
+                };
+                Ty::ApiResource(r.map(|r| self.kinds.id(&r)))
+            }
+            ("ApiResource", _) => Ty::ApiResource(None),
+            ("Arc" | "Rc" | "Box" | "Mutex" | "RwLock", "new" | "from") => {
+                Ty::ext(owner, vec![args.first().cloned().unwrap_or(Ty::Unknown)])
+            }
+            (_, "Some") => Ty::ext("Option", vec![args.first().cloned().unwrap_or(Ty::Unknown)]),
+            (_, "Ok") => Ty::ext("Result", vec![args.first().cloned().unwrap_or(Ty::Unknown)]),
+            ("Patch", "Apply") => Ty::ext("PatchApply", vec![args.first().cloned().unwrap_or(Ty::Unknown)]),
+            ("Patch", _) => Ty::ext("Patch", vec![args.first().cloned().unwrap_or(Ty::Unknown)]),
+            ("LeaseLock", "new") => {
+                // kube-leader-election: reads, creates and patches its Lease.
+                let file = fr.file.clone();
+                if let Some(r) = crate::rbac::infer::resources::k8s("api::coordination::v1::Lease") {
+                    for verb in ["get", "create", "patch"] {
+                        self.needs.push(Need {
+                            group: r.group.clone(),
+                            resource: r.plural.clone(),
+                            verb: verb.into(),
+                            file: file.clone(),
+                            line,
+                            call: "LeaseLock::new".into(),
+                        });
+                    }
+                }
+                Ty::Unknown
+            }
+            _ => Ty::Unknown,
+        }
+    }
+
+    pub(super) fn method_call(&mut self, fr: &mut Frame, m: &syn::ExprMethodCall, expected: Option<&Ty>) -> Ty {
+        let recv = self.expr(fr, &m.receiver, None);
+        let args: Vec<Ty> = m.args.iter().map(|a| self.expr(fr, a, None)).collect();
+        let name = unraw(&m.method);
+        let line = m.method.span().start().line;
+        let turbofish: Vec<Ty> = match &m.turbofish {
+            Some(t) => {
+                let s = fr.scope.clone();
+                t.args
+                    .iter()
+                    .filter_map(|g| match g {
+                        syn::GenericArgument::Type(ty) => Some(self.tcx().ty(ty, &s)),
+                        _ => None,
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let base = recv.pointee().clone();
+        // kube's Api<K>.
+        if let Some(k) = base.api_arg().cloned() {
+            let mut api = base.clone();
+            if k.is_vague() {
+                // `K` from the object passed (`create(&pp, &obj)`, `replace(name, &pp, &obj)`, `Patch::Apply(&obj)`).
+                let from_arg = args.iter().find_map(|a| match a.pointee() {
+                    Ty::Kind(id) => Some(Ty::Kind(*id)),
+                    Ty::Ext(n, inner) if n == "PatchApply" || n == "Patch" => match inner.first().map(Ty::pointee) {
+                        Some(Ty::Kind(id)) => Some(Ty::Kind(*id)),
+                        _ => None,
+                    },
+                    _ => None,
+                });
+                if let Some(found) = from_arg {
+                    api = Ty::ext("Api", vec![found]);
+                    if let syn::Expr::Path(p) = strip_ref(&m.receiver)
+                        && let Some(id) = p.path.get_ident()
+                    {
+                        fr.update(&id.to_string(), api.clone());
+                    }
+                }
+            }
+            let k = api.api_arg().cloned().unwrap_or(Ty::Unknown);
+            if let Some(access) = kube_api::api_method(&name) {
+                self.need_api(fr, &api, access, line, &name);
+                let is_apply = args.iter().any(|a| matches!(a.pointee(), Ty::Ext(n, _) if n == "PatchApply"));
+                if name == "patch" && is_apply {
+                    // Server-side apply creates the object when it does not exist.
+                    self.need_api(fr, &api, &[("", &["create"])], line, "patch (server-side apply)");
+                }
+                if matches!(name.as_str(), "create" | "replace" | "patch") {
+                    self.escalation(fr, &k, m, line);
+                }
+            } else if let Some(verb) = kube_api::api_subresource_method(&name) {
+                match m.args.first().and_then(string_lit) {
+                    Some(sub) => {
+                        let access: &'static [kube_api::Access] = leak_access(sub, verb);
+                        self.need_api(fr, &api, access, line, &name);
+                    }
+                    None => self.warn(
+                        fr,
+                        line,
+                        format!("Api::{name} with a subresource named at run time: add the rule for `<resource>/<subresource>` (verb {verb}) by hand"),
+                    ),
+                }
+            }
+            return match name.as_str() {
+                n if kube_api::api_returns_object(n) => k,
+                "get_opt" => Ty::ext("Option", vec![k]),
+                "list" => Ty::ext("ObjectList", vec![k]),
+                "clone" => api,
+                _ => Ty::Unknown,
+            };
+        }
+        match &base {
+            Ty::Ext(n, a) if n == "Controller" => {
+                if kube_api::is_controller_watch_method(&name) {
+                    let api = args.first().cloned().unwrap_or(Ty::Unknown);
+                    self.need_api(fr, &api, &[("", &["list", "watch"])], line, &format!("Controller::{name}"));
+                }
+                let k = a.first().cloned().unwrap_or(Ty::Unknown);
+                if name == "run" && k.is_vague() {
+                    let from_reconciler = match args.first() {
+                        Some(Ty::Fn(f)) => self.fn_param_ty(*f, 0).pointee().clone(),
+                        _ => Ty::Unknown,
+                    };
+                    let api = Ty::ext("Api", vec![from_reconciler]);
+                    self.need_api(fr, &api, &[("", &["list", "watch"])], line, "Controller::new");
+                }
+                return Ty::ext("Controller", a.clone());
+            }
+            Ty::Ext(n, _) if n == "Recorder" => {
+                if name == "publish" {
+                    let (group, resource, verbs) = kube_api::RECORDER;
+                    for v in verbs {
+                        self.needs.push(Need {
+                            group: group.into(),
+                            resource: resource.into(),
+                            verb: (*v).into(),
+                            file: fr.file.clone(),
+                            line,
+                            call: "Recorder::publish".into(),
+                        });
+                    }
+                }
+                return base.clone();
+            }
+            Ty::Ext(n, _) if n == "Client" && kube_api::is_raw_client_method(&name) => {
+                {
+                    self.warn(
+                        fr,
+                        line,
+                        format!(
+                            "Client::{name} sends a request kubesmith cannot read the resource of: add its rule by hand \
+                             (// +kubebuilder:rbac:groups=<group>,resources=<resource>,verbs=<verb>)"
+                        ),
+                    );
+                }
+                return Ty::Unknown;
+            }
+            Ty::Kind(id) if name == "controller_owner_ref" => {
+                self.owner_finalizers(fr, *id, line, "controller_owner_ref");
+                return Ty::Unknown;
+            }
+            _ => {}
+        }
+        let found = self.methods(fr, &base, &name);
+        if !found.is_empty() {
+            let mut out = Ty::Unknown;
+            for (f, self_ty, generics) in found {
+                let st = match &self_ty {
+                    Some(t) if !t.is_vague() => self_ty.clone(),
+                    _ => Some(base.clone()).filter(|b| !b.is_unknown()).or(self_ty),
+                };
+                let t = self.call_expecting(f, st, generics, &args, &turbofish, expected);
+                if out.is_unknown() {
+                    out = t;
+                }
+            }
+            return out;
+        }
+        // Methods of std types that keep or unwrap the type.
+        match name.as_str() {
+            "clone" | "to_owned" | "as_ref" | "as_mut" | "borrow" | "borrow_mut" | "into" | "by_ref" | "lock"
+            | "read" | "write" => recv,
+            "unwrap" | "expect" | "unwrap_or_default" | "unwrap_or" | "unwrap_or_else" | "ok_or" | "ok_or_else"
+            | "context" | "with_context" | "map_err" => match name.as_str() {
+                "ok_or" | "ok_or_else" | "context" | "with_context" | "map_err" => {
+                    Ty::ext("Result", vec![recv.unwrap_try()])
+                }
+                _ => recv.unwrap_try(),
+            },
+            "next" | "first" | "last" | "pop" | "next_back" => match recv.pointee() {
+                Ty::Ext(n, a) if matches!(n.as_str(), "Vec" | "ObjectList" | "VecDeque") => {
+                    Ty::ext("Option", a.clone())
+                }
+                _ => Ty::Unknown,
+            },
+            "iter" | "into_iter" | "iter_mut" | "drain" => match recv.pointee() {
+                Ty::Ext(n, a) if matches!(n.as_str(), "Vec" | "ObjectList" | "Option") => Ty::ext("Vec", a.clone()),
+                _ => Ty::Unknown,
+            },
+            _ => {
+                let _ = expected;
+                Ty::Unknown
+            }
+        }
+    }
+}
+
+pub(super) fn string_lit(e: &syn::Expr) -> Option<String> {
+    match strip_ref(e) {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    }
+}
+
+/// An access for a subresource named by a literal (kept for the process' life: few, small).
+pub(super) fn leak_access(sub: String, verb: &'static str) -> &'static [kube_api::Access] {
+    let sub: &'static str = Box::leak(sub.into_boxed_str());
+    let verbs: &'static [&'static str] = Box::leak(vec![verb].into_boxed_slice());
+    Box::leak(vec![(sub, verbs)].into_boxed_slice())
+}
+
+pub(super) fn impl_method(prog: &Program, key: ItemKey, name: &str) -> Option<usize> {
+    let syn::Item::Impl(imp) = prog.item(key) else { return None };
+    imp.items.iter().position(|i| matches!(i, syn::ImplItem::Fn(f) if f.sig.ident == name))
+}
+
+pub(super) fn trait_default(prog: &Program, key: ItemKey, name: &str) -> Option<usize> {
+    let syn::Item::Trait(t) = prog.item(key) else { return None };
+    t.items.iter().position(|i| matches!(i, syn::TraitItem::Fn(f) if f.sig.ident == name && f.default.is_some()))
+}
