@@ -1,0 +1,268 @@
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use super::*;
+use crate::crd::error::CrdErrorKind;
+use crate::crd::index::SourceSet;
+
+/// Schemas by type name; `Missing` is a type kubesmith does not know.
+struct Fake;
+
+impl Subschemas for Fake {
+    fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Res<Value> {
+        let _ = module;
+        match type_name(ty).as_deref() {
+            Some("String") => Ok(json!({"type": "string"})),
+            Some("Missing") => Err(CrdError {
+                path: PathBuf::from("lib.rs"),
+                line: 1,
+                column: 1,
+                kind: CrdErrorKind::UnresolvedType { name: "Missing".into(), hint: "not here".into() },
+            }),
+            Some(other) => Ok(json!({ "title": other })),
+            None => Ok(json!({})),
+        }
+    }
+}
+
+/// Evaluates the fn `name` of a crate whose `lib.rs` is `src` (as a `schema_with` fn).
+fn eval(src: &str, name: &str) -> Res<Value> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lib = dir.path().join("lib.rs");
+    std::fs::write(&lib, src).expect("write");
+    let force: BTreeSet<PathBuf> = [lib].into();
+    let ix = CrateIndex::load_with(&SourceSet::new(dir.path()), &force).expect("load");
+    let mut fake = Fake;
+    let mut ev = Evaluator::new(&ix, &mut fake, "`test`".into());
+    if let Some(item) = ix.items.iter().find(|i| i.name == name) {
+        let ItemKind::Fn(f) = &item.kind else { panic!("{name} is not a fn") };
+        return ev.schema_fn(&f.sig, &f.block, item.module, None);
+    }
+    for imp in &ix.impls {
+        for it in &imp.item.items {
+            if let syn::ImplItem::Fn(m) = it
+                && m.sig.ident == name
+            {
+                return ev.schema_fn(&m.sig, &m.block, imp.module, Some(&imp.item.self_ty));
+            }
+        }
+    }
+    panic!("no fn {name}")
+}
+
+fn ok(src: &str, name: &str) -> Value {
+    eval(src, name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The NeedsCompile error of fn `name`, checked to be on the line of `at` and to mention `why`.
+fn needs(src: &str, name: &str, at: &str, why: &str) {
+    let err = eval(src, name).expect_err("needs compiling");
+    assert!(matches!(err.kind, CrdErrorKind::NeedsCompile { .. }), "{err}");
+    let line = src.lines().position(|l| l.contains(at)).expect("marker line") + 1;
+    assert_eq!(err.line, line, "{err}");
+    assert!(err.to_string().contains(why), "{err}");
+    assert!(err.to_string().starts_with(&format!("{}:{line}:", err.path.display())), "{err}");
+}
+
+#[test]
+fn literal_bodies() {
+    let src = r#"
+fn a(_: &mut SchemaGenerator) -> Schema { schemars::json_schema!({ "type": "object", "x-kubernetes-preserve-unknown-fields": true }) }
+fn b(_: &mut SchemaGenerator) -> Schema { Schema::try_from(serde_json::json!({ "type": "string", "enum": ["a", null], "minimum": -1 })).unwrap() }
+fn c(_: &mut SchemaGenerator) -> Schema { serde_json::from_value(json!({ "type": "integer" })).expect("valid") }
+fn d(_: &mut SchemaGenerator) -> Schema { json_schema!(true) }
+fn e(_: &mut SchemaGenerator) -> Schema { Schema::from(true) }
+fn f() -> Schema { let s: Schema = serde_json::from_value(json!({"type": "boolean"}))?; Ok(s).unwrap() }
+"#;
+    assert_eq!(ok(src, "a"), json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}));
+    assert_eq!(ok(src, "b"), json!({"type": "string", "enum": ["a", null], "minimum": -1}));
+    assert_eq!(ok(src, "c"), json!({"type": "integer"}));
+    assert_eq!(ok(src, "d"), json!(true));
+    assert_eq!(ok(src, "e"), json!(true));
+    assert_eq!(ok(src, "f"), json!({"type": "boolean"}));
+}
+
+#[test]
+fn consts_statics_and_helper_fns() {
+    let src = r##"
+const TEXT: &str = r#"{"type": "object", "properties": {"a": {"type": "string"}}}"#;
+const DESCRIPTION: &str = "made of data";
+const KEY: &str = "x-kubernetes-map-type";
+static SHARED: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| json!({"type": "array"}));
+fn from_text(_: &mut SchemaGenerator) -> Schema { serde_json::from_str(TEXT).unwrap() }
+fn keyed(_: &mut SchemaGenerator) -> Schema { json_schema!({ "description": DESCRIPTION, (KEY): "atomic" }) }
+fn shared(_: &mut SchemaGenerator) -> Schema { Schema::try_from(SHARED.clone()).unwrap() }
+fn described(mut schema: Schema, text: &str) -> Schema { schema.insert("description".into(), text.into()); schema }
+fn wrapped(g: &mut SchemaGenerator) -> Result<Schema, serde_json::Error> { let s = base(g); Ok(s) }
+fn base(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<String>() }
+fn calls(g: &mut SchemaGenerator) -> Schema { described(wrapped(g).unwrap(), DESCRIPTION) }
+"##;
+    assert_eq!(ok(src, "from_text"), json!({"type": "object", "properties": {"a": {"type": "string"}}}));
+    assert_eq!(ok(src, "keyed"), json!({"description": "made of data", "x-kubernetes-map-type": "atomic"}));
+    assert_eq!(ok(src, "shared"), json!({"type": "array"}));
+    assert_eq!(ok(src, "calls"), json!({"type": "string", "description": "made of data"}));
+}
+
+#[test]
+fn statements_edit_the_literal() {
+    let src = r#"
+fn inserts(_: &mut SchemaGenerator) -> Schema {
+let mut schema = json_schema!(true);
+schema.insert("type".to_owned(), "object".into());
+schema.insert("nullable".into(), true.into());
+schema.remove("nullable");
+schema
+}
+fn ensures(_: &mut SchemaGenerator) -> Schema {
+let mut schema = json_schema!(false);
+schema.ensure_object().insert("description".into(), Value::String("no".into()));
+let obj = schema.ensure_object();
+obj.extend([("a".to_string(), json!(1)), ("b".to_string(), json!(2))]);
+schema
+}
+fn indexes(_: &mut SchemaGenerator) -> Schema {
+let mut value = json!({"type": "object"});
+value["x-kubernetes-int-or-string"] = true.into();
+value["properties"]["port"]["type"] = json!("integer");
+value["required"] = json!([]);
+value["required"].as_array_mut().unwrap().push("port".into());
+Schema::try_from(value).unwrap()
+}
+fn extends(_: &mut SchemaGenerator) -> Schema {
+let mut map = serde_json::Map::new();
+map.insert("type".into(), "object".into());
+map.extend(json!({"minProperties": 1}).as_object().cloned().unwrap());
+let props = map.entry("properties").or_insert(json!({}));
+props.as_object_mut().unwrap().insert("x".into(), json!({"type": "string"}));
+Schema::from(map)
+}
+fn if_let(g: &mut SchemaGenerator) -> Schema {
+let mut schema = g.subschema_for::<Inner>();
+if let Some(obj) = schema.as_object_mut() {
+    obj.insert("x-kubernetes-embedded-resource".into(), true.into());
+    obj.remove("title");
+}
+if let Some(_) = schema.get_mut("missing") {
+    return json_schema!(false);
+} else {
+    schema.insert("else".into(), json!(1));
+}
+schema
+}
+fn returns(_: &mut SchemaGenerator) -> Schema {
+let schema = json_schema!({"type": "string"});
+return schema;
+}
+"#;
+    assert_eq!(ok(src, "inserts"), json!({"type": "object"}));
+    assert_eq!(ok(src, "ensures"), json!({"not": {}, "description": "no", "a": 1, "b": 2}));
+    assert_eq!(
+        ok(src, "indexes"),
+        json!({"type": "object", "x-kubernetes-int-or-string": true, "properties": {"port": {"type": "integer"}}, "required": ["port"]})
+    );
+    assert_eq!(
+        ok(src, "extends"),
+        json!({"type": "object", "minProperties": 1, "properties": {"x": {"type": "string"}}})
+    );
+    assert_eq!(ok(src, "if_let"), json!({"x-kubernetes-embedded-resource": true, "else": 1}));
+    assert_eq!(ok(src, "returns"), json!({"type": "string"}));
+}
+
+#[test]
+fn subschemas_of_known_types() {
+    let src = r#"
+fn nested(generator: &mut SchemaGenerator) -> Schema {
+let item = generator.subschema_for::<Item>();
+json_schema!({ "type": "array", "items": item, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] })
+}
+fn direct(g: &mut SchemaGenerator) -> Schema { Item::json_schema(g) }
+fn qualified(g: &mut SchemaGenerator) -> Schema { <Item as JsonSchema>::json_schema(g) }
+fn inline(g: &mut SchemaGenerator) -> Schema { json_schema!({ "properties": { "spec": g.subschema_for::<Spec>() } }) }
+pub struct Duration;
+impl JsonSchema for Duration {
+fn schema_name() -> Cow<'static, str> { "Duration".into() }
+fn json_schema(g: &mut SchemaGenerator) -> Schema { Self::json_schema_of_self(g) }
+}
+impl Duration {
+fn json_schema_of_self(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Self>() }
+}
+"#;
+    assert_eq!(
+        ok(src, "nested"),
+        json!({"type": "array", "items": {"title": "Item"}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]})
+    );
+    assert_eq!(ok(src, "direct"), json!({"title": "Item"}));
+    assert_eq!(ok(src, "qualified"), json!({"title": "Item"}));
+    assert_eq!(ok(src, "inline"), json!({"properties": {"spec": {"title": "Spec"}}}));
+    assert_eq!(ok(src, "json_schema"), json!({"title": "Duration"}), "`Self` is the impl's type");
+}
+
+#[test]
+fn code_that_is_not_data_needs_compiling() {
+    let src = r#"
+fn for_loop(_: &mut SchemaGenerator) -> Schema {
+let mut s = json_schema!({});
+for k in ["a", "b"] { s.insert(k.into(), true.into()); }
+s
+}
+fn while_loop(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); while false {} s }
+fn plain_loop(_: &mut SchemaGenerator) -> Schema { loop { break json_schema!({}); } }
+fn condition(_: &mut SchemaGenerator) -> Schema { let s = if cfg!(test) { json_schema!(true) } else { json_schema!(false) }; s }
+fn matched(_: &mut SchemaGenerator) -> Schema { match 1 { _ => json_schema!({}) } }
+fn closure(_: &mut SchemaGenerator) -> Schema { let f = || json_schema!({}); f() }
+fn other_macro(_: &mut SchemaGenerator) -> Schema { json_schema!({ "description": format!("{}", 1) }) }
+fn wraps(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": 300 as u8 }) }
+fn json_text(_: &mut SchemaGenerator) -> Schema { let v = json!(1); json_schema!({ "description": v.to_string() }) }
+fn unknown_call(g: &mut SchemaGenerator) -> Schema { strip_docs(g.subschema_for::<Item>()) }
+fn other_crate(g: &mut SchemaGenerator) -> Schema { stackable::raw_object_schema(g) }
+fn unknown_method(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Item>().into_object() }
+fn operator(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maxLength": 63 - 10 }) }
+fn generic<T>(_: &mut SchemaGenerator) -> Schema { json_schema!({}) }
+fn uses_generic(g: &mut SchemaGenerator) -> Schema { generic::<u8>(g) }
+fn unknown_type(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Missing>() }
+fn let_else(_: &mut SchemaGenerator) -> Schema { let Some(s) = Some(json_schema!({})) else { panic!() }; s }
+fn if_value(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); if let Some(o) = s.as_object_mut() { json_schema!(true) } else { s } }
+fn edits(s: &mut Schema) { s.insert("a".into(), true.into()); }
+fn by_ref(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); edits(&mut s); s }
+"#;
+    needs(src, "for_loop", "for k in", "a `for` loop");
+    needs(src, "while_loop", "while false", "a `while` loop");
+    needs(src, "plain_loop", "loop {", "a `loop`");
+    needs(src, "condition", "if cfg!", "an `if`");
+    needs(src, "matched", "match 1", "a `match`");
+    needs(src, "closure", "let f = ||", "a closure");
+    needs(src, "other_macro", "format!", "the macro `format!`");
+    needs(src, "wraps", "300 as u8", "a cast to `u8`");
+    needs(src, "json_text", "v.to_string()", "`.to_string()` of a value that may not be a `str`");
+    needs(src, "unknown_call", "strip_docs(", "a call of `strip_docs`, which is not a fn of this crate");
+    needs(src, "other_crate", "stackable::", "`stackable::raw_object_schema`");
+    needs(src, "unknown_method", "into_object", "`.into_object()`");
+    needs(src, "operator", "63 - 10", "the operator `-`");
+    needs(src, "uses_generic", "fn generic<T>", "is generic");
+    needs(src, "unknown_type", "subschema_for::<Missing>", "`Missing` is not a type kubesmith can describe");
+    needs(src, "let_else", "let Some(s)", "a `let .. else`");
+    needs(src, "if_value", "fn if_value", "an `if .. else` giving the value");
+    needs(src, "by_ref", "fn edits(s: &mut Schema)", "`edits` edits a value through a `&mut` parameter");
+    let err = eval(src, "for_loop").expect_err("loop");
+    assert!(err.to_string().contains("`test` needs compiling"), "{err}");
+}
+
+#[test]
+fn code_that_panics_is_an_error() {
+    let src = r#"
+fn array(_: &mut SchemaGenerator) -> Schema { Schema::try_from(json!([1])).unwrap() }
+fn text(_: &mut SchemaGenerator) -> Schema { serde_json::from_value(json!("x")).unwrap() }
+fn missing(_: &mut SchemaGenerator) -> Schema { let mut s = json!({}); let a = s.get_mut("a").unwrap(); Schema::try_from(s).unwrap() }
+"#;
+    for (name, why) in [
+        ("array", "not an object or a bool"),
+        ("text", "which is not a schema"),
+        ("missing", "a key that is not there"),
+    ] {
+        let err = eval(src, name).expect_err(name);
+        assert!(matches!(err.kind, CrdErrorKind::Unsupported { .. }), "{err}");
+        assert!(err.to_string().contains(why), "{name}: {err}");
+    }
+}
