@@ -1,3 +1,5 @@
+//! Small helpers of the chart builder: splitting names around separators, the port of a bind address.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Skeletons round-trip: what naming and typing read is the same from a stored skeleton as from the parsed file.
+
 use super::*;
 
 const SAMPLE: &str = r#"

@@ -1,3 +1,6 @@
+//! The evaluator on custom schema code: literals, consts, helper fns, edits and subschemas it follows; code that
+//! needs compiling or panics, refused at the construct.
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

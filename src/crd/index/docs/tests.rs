@@ -1,3 +1,6 @@
+//! Lifted doc comments give the attributes syn gives: every attribute list of this repository's Rust files, and
+//! the edge cases of runs, blank lines, CRLF, macros and syntax errors.
+
 use super::{for_each_attrs, lift};
 use crate::crd::attrs::doc_text;
 use crate::crd::index::scan::{blank_fn_bodies, raw_doc_comments};

@@ -1,3 +1,6 @@
+//! The token-by-token struct parse equals syn's: trees and token spans over this repository's structs, field type
+//! shapes, and syn's own errors.
+
 use super::item_struct;
 use crate::crd::index::scan::{blank_fn_bodies, raw_doc_comments};
 use quote::ToTokens;
