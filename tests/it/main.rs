@@ -1,11 +1,12 @@
 //! kubesmith's integration tests: most drive the real binary in a temporary folder; `crd_*` and
 //! `conformance_live` call the CRD generator library; `cp_*` check what kubesmith writes against a real API server
-//! (`control_plane`, when `KUBEBUILDER_ASSETS` has one).
+//! (`control_plane`, when `KUBEBUILDER_ASSETS` has one); `architecture` reads kubesmith's own sources.
 
 mod adopt;
 mod adopt_owners;
 mod adopt_partial;
 mod alpha;
+mod architecture;
 mod bundle;
 mod bundle_olm;
 mod cli;
