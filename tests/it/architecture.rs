@@ -8,7 +8,7 @@ use std::path::Path;
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
-use crate::support::repo_root;
+use crate::support::{repo_root, snapshot};
 
 /// A module's path from the crate root (`["rbac", "infer", "walk"]`).
 type ModPath = Vec<String>;
@@ -23,10 +23,10 @@ fn module_of(rel: &Path) -> ModPath {
 }
 
 /// Every path `text` (the file of module `module`) names from `crate`, `super` or `self`, made absolute.
-fn referenced_paths(text: &str, module: &[String]) -> Vec<ModPath> {
+fn referenced_paths(text: &str, module: &ModPath) -> Vec<ModPath> {
     let tokens: TokenStream = text.parse().expect("kubesmith's sources lex");
     let mut out = Vec::new();
-    scan(tokens, &module.to_vec(), &mut out);
+    scan(tokens, module, &mut out);
     out
 }
 
@@ -148,21 +148,13 @@ fn absolute(segs: &[String], module: &ModPath) -> Option<ModPath> {
 /// The file modules of `src/` (test files left out), each with the modules its references land in (the longest
 /// prefix of each path that is a file module; itself left out).
 fn import_graph() -> BTreeMap<ModPath, BTreeSet<ModPath>> {
-    let src = repo_root().join("src");
-    let mut files = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") && path.file_name().is_some_and(|n| n != "tests.rs") {
-                files.push(path);
-            }
-        }
-    }
-    let modules: BTreeMap<ModPath, String> =
-        files.iter().map(|f| (module_of(f.strip_prefix(&src).unwrap()), std::fs::read_to_string(f).unwrap())).collect();
+    let modules: BTreeMap<ModPath, String> = snapshot(&repo_root().join("src"))
+        .into_iter()
+        .filter(|(rel, _)| {
+            rel.extension().is_some_and(|e| e == "rs") && rel.file_name().is_some_and(|n| n != "tests.rs")
+        })
+        .map(|(rel, bytes)| (module_of(&rel), String::from_utf8(bytes).expect("UTF-8 source")))
+        .collect();
     let mut graph = BTreeMap::new();
     for (module, text) in &modules {
         let mut targets = BTreeSet::new();
