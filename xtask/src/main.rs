@@ -16,6 +16,8 @@
 //!   (`cargo run` of a program printing every `crd()`) and the goals of issue 28 (see `xtask/src/bench.rs`)
 //! - `fuzz [--time SECONDS] [TARGET...]`  build the libFuzzer targets of `fuzz/` (stable Rust, own target folder)
 //!   and run each (default: all) for SECONDS (default 60) from its seed corpus `fuzz/corpus/<target>/`
+//! - `realworld --mirrors DIR [--only NAME,..]`  kubesmith's reading features measured on public projects at
+//!   pinned commits (the recipe in `xtask/realworld/`, extracted from git mirrors in DIR); writes `docs/realworld.md`
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -28,6 +30,7 @@ mod fuzz;
 mod harness;
 mod k8s_resources;
 mod k8s_schemas;
+mod realworld;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -39,9 +42,10 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(args.iter().any(|a| a == "--bless")),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("realworld") => realworld::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--instructions] | fuzz [--time SECONDS] [TARGET...]>"
+                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--instructions] | fuzz [--time SECONDS] [TARGET...] | realworld --mirrors DIR [--only NAME,..] [--skip SECTION,..] [--exe PATH] [--kopium PATH]>"
             );
             return ExitCode::from(2);
         }
