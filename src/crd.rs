@@ -713,7 +713,7 @@ fn merge_kind(
     }
     let mut pending = Vec::new();
     for v in &vs {
-        if !v.compile.is_empty() {
+        if !v.compile.is_empty() || fallback::compile_all().is_some() {
             let item = &ix.items[v.item];
             let root = v.attrs.root.clone().unwrap_or_else(|| v.attrs.kind.clone());
             // kube-derive gives the root type the spec struct's visibility.

@@ -41,6 +41,34 @@ use super::{GeneratedCrd, PendingCrd, PendingVersion};
 
 pub use cargo::Package;
 
+/// `KUBESMITH_COMPILE_ALL=FILE`, read once: the hook `cargo xtask realworld` takes kube-derive's truth with. Every
+/// kind goes to the compiled fallback (not only those the static reader cannot finish), and what each version's
+/// `crd()` printed is written whole to FILE (a JSON object keyed `<crd name>/<version>`, merged with what is there),
+/// so the static reader's CRDs can be compared with kube-derive's own. Not for users: it only makes runs slower.
+pub fn compile_all() -> Option<&'static Path> {
+    static FILE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| std::env::var_os("KUBESMITH_COMPILE_ALL").filter(|v| !v.is_empty()).map(PathBuf::from))
+        .as_deref()
+}
+
+/// Adds what the harness printed (`compiled`, keyed as the harness keys it) to [`compile_all`]'s FILE, keyed by
+/// each printed CRD's own name and version.
+fn record_truth(file: &Path, compiled: &BTreeMap<String, Value>) -> Result<()> {
+    let mut all: BTreeMap<String, Value> = match std::fs::read_to_string(file) {
+        Ok(text) => serde_json::from_str(&text).with_context(|| format!("{} is not a JSON object", file.display()))?,
+        Err(_) => BTreeMap::new(),
+    };
+    for crd in compiled.values() {
+        let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        for v in crd.pointer("/spec/versions").and_then(Value::as_array).into_iter().flatten() {
+            let version = v["name"].as_str().unwrap_or_default();
+            all.insert(format!("{name}/{version}"), crd.clone());
+        }
+    }
+    let text = serde_json::to_string_pretty(&all)?;
+    std::fs::write(file, text).with_context(|| format!("cannot write {}", file.display()))
+}
+
 /// What the fallback produced.
 #[derive(Debug)]
 pub struct Compiled {
@@ -101,6 +129,9 @@ pub fn compile(
     let output = cargo::run_harness(&package, &built).map_err(|e| unfound_macro_type(e, &generated))?;
     let compiled: BTreeMap<String, Value> =
         serde_json::from_str(output.trim()).context("the compiled harness printed something that is not JSON")?;
+    if let Some(file) = compile_all() {
+        record_truth(file, &compiled)?;
+    }
     let elapsed = started.elapsed();
     let mut crds = Vec::new();
     let mut notes = Vec::new();

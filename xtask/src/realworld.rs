@@ -48,8 +48,14 @@ impl Ran {
     pub fn first_error(&self) -> String {
         let lines = self.stderr.lines().map(str::trim).filter(|l| !l.is_empty());
         let error = lines.clone().find(|l| l.starts_with("error") || l.contains(": error"));
-        let line = error.or_else(|| lines.last()).unwrap_or("failed with no message");
+        let line = error.or_else(|| lines.clone().last()).unwrap_or("failed with no message");
         let mut line = line.to_string();
+        // `error: 3 problems:` says what follows: take the first of them too
+        if line.ends_with(':') {
+            if let Some(next) = lines.skip_while(|l| *l != line).nth(1) {
+                line = format!("{line} {next}");
+            }
+        }
         if line.chars().count() > 240 {
             line = format!("{}…", line.chars().take(240).collect::<String>());
         }
@@ -66,6 +72,8 @@ impl Run {
             .env("CARGO_INCREMENTAL", "0")
             .env("CARGO_PROFILE_DEV_DEBUG", "0")
             .env("NO_COLOR", "1")
+            // a project's rust-toolchain.toml may pin a toolchain this machine lacks: build with the installed one
+            .env("RUSTUP_TOOLCHAIN", toolchain())
             .env_remove("KUBESMITH_COMPILE_ALL");
         for (k, v) in envs {
             cmd.env(k, v);
@@ -200,13 +208,15 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         }
         let ws = tree.join(&op.root);
-        if fresh && !patches.is_empty() {
+        if fresh {
+            // a workspace of its own (not a member of kubesmith's, which holds target/), building the git
+            // dependencies from their extracted copies
             let manifest = ws.join("Cargo.toml");
             let text = std::fs::read_to_string(&manifest)?;
             std::fs::write(&manifest, extract::with_patches(&text, &patches)?)?;
         }
         // The registry crates the lock names, fetched as a user's first build would (kubesmith reads them there).
-        let fetched = Command::new("cargo").arg("fetch").current_dir(&ws).output()?;
+        let fetched = Command::new("cargo").arg("fetch").env("RUSTUP_TOOLCHAIN", toolchain()).current_dir(&ws).output()?;
         if !fetched.status.success() {
             eprintln!("realworld: {}: cargo fetch failed: {}", op.name, String::from_utf8_lossy(&fetched.stderr).lines().last().unwrap_or(""));
         }
@@ -389,6 +399,11 @@ fn kopium_binary(given: Option<&Path>, tools: &Path) -> Result<PathBuf> {
         }
     }
     Ok(installed)
+}
+
+/// The toolchain xtask itself runs on (`RUSTUP_TOOLCHAIN` as rustup set it, else `stable`).
+fn toolchain() -> String {
+    std::env::var("RUSTUP_TOOLCHAIN").unwrap_or_else(|_| "stable".into())
 }
 
 fn git_head() -> String {

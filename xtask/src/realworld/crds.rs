@@ -186,7 +186,7 @@ pub fn write_wide_crate(dir: &Path, modules: &[(String, String, String, String)]
         for (m, versions) in crds {
             pmod.push_str(&format!("pub mod {m} {{\n"));
             for (v, _) in &versions {
-                pmod.push_str(&format!("    #[path = \"{pm}/{m}/{v}.rs\"]\n    pub mod {v};\n"));
+                pmod.push_str(&format!("    pub mod {v};\n"));
             }
             pmod.push_str("}\n");
             for (v, text) in versions {

@@ -65,9 +65,14 @@ pub fn patch_source(lock_source: &str) -> Option<&str> {
 }
 
 /// Adds `[patch."<source>"] <crate> = { path = "<dir>" }` for each git dependency to the workspace manifest
-/// `manifest` (text in, text out), so cargo builds with the extracted copies instead of fetching them.
+/// `manifest` (text in, text out), so cargo builds with the extracted copies instead of fetching them; and an
+/// empty `[workspace]` to a single package's manifest, so cargo does not take it for a member of the workspace
+/// around the extraction folder.
 pub fn with_patches(manifest: &str, patches: &[(String, String, PathBuf)]) -> Result<String> {
     let mut doc: toml_edit::DocumentMut = manifest.parse().context("the workspace Cargo.toml does not parse")?;
+    if !doc.contains_key("workspace") {
+        doc.insert("workspace", toml_edit::table());
+    }
     for (source, krate, dir) in patches {
         let patch = doc.entry("patch").or_insert(toml_edit::table()).as_table_mut().context("[patch] is not a table")?;
         patch.set_implicit(true);
@@ -108,6 +113,8 @@ mod tests {
         let doc: toml_edit::DocumentMut = patched.parse().unwrap();
         assert_eq!(doc["patch"]["https://h/o/r.git"]["fw"]["path"].as_str(), Some("/x/fw"));
         assert_eq!(doc["patch"]["https://h/o/r.git"]["fw-derive"]["path"].as_str(), Some("/x/fw-derive"));
+        let single = with_patches("[package]\nname = \"x\"\n", &[]).unwrap();
+        assert_eq!(single, "[package]\nname = \"x\"\n\n[workspace]\n");
     }
 
     #[test]
