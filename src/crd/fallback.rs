@@ -329,6 +329,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_truth_is_keyed_by_each_printed_crds_name_and_version_and_merged() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("truth.json");
+        let crd = |name: &str, version: &str| {
+            serde_json::json!({"metadata": {"name": name}, "spec": {"versions": [{"name": version}]}})
+        };
+        let first = BTreeMap::from([("foos.x.io/v1".to_string(), crd("foos.x.io", "v1"))]);
+        record_truth(&file, &first).unwrap();
+        // the harness' own keys (`<generated>/0/v2` for a macro's kind) give way to the CRD's name and version
+        let second = BTreeMap::from([("<generated>/0/v2".to_string(), crd("bars.x.io", "v2"))]);
+        record_truth(&file, &second).unwrap();
+        let all: BTreeMap<String, Value> = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        assert_eq!(all.keys().collect::<Vec<_>>(), ["bars.x.io/v2", "foos.x.io/v1"]);
+        assert_eq!(all["bars.x.io/v2"], crd("bars.x.io", "v2"));
+    }
+
+    #[test]
     fn a_type_the_harness_cannot_find_is_explained_for_macro_kinds() {
         let because = crate::crd::CrdError::file(Path::new("src/lib.rs"), crate::crd::CrdErrorKind::NoCrateRoot);
         let m = MacroKind {
