@@ -332,9 +332,7 @@ mod tests {
     fn the_truth_is_keyed_by_each_printed_crds_name_and_version_and_merged() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("truth.json");
-        let crd = |name: &str, version: &str| {
-            serde_json::json!({"metadata": {"name": name}, "spec": {"versions": [{"name": version}]}})
-        };
+        let crd = |name: &str, version: &str| serde_json::json!({"metadata": {"name": name}, "spec": {"versions": [{"name": version}]}});
         let first = BTreeMap::from([("foos.x.io/v1".to_string(), crd("foos.x.io", "v1"))]);
         record_truth(&file, &first).unwrap();
         // the harness' own keys (`<generated>/0/v2` for a macro's kind) give way to the CRD's name and version

@@ -8,7 +8,8 @@
 //!
 //! Flags: `--exe PATH` (a kubesmith binary; default: `cargo build --release` and `target/release/kubesmith`),
 //! `--kopium PATH` (default: `kopium` on PATH, else `cargo install kopium` into `target/realworld/tools`),
-//! `--skip SECTION,..` (`kinds`, `fromcrd`, `kopium`, `rbac`, `adopt`, `wide`).
+//! `--skip SECTION,..` (`kinds`, `fromcrd`, `kopium`, `rbac`, `adopt`, `wide`), `--write` (write
+//! `docs/realworld.md` from a partial run too; its header then names what was left out).
 
 mod compare;
 mod crds;
@@ -112,10 +113,12 @@ struct Options {
     skip: Vec<String>,
     exe: Option<PathBuf>,
     kopium: Option<PathBuf>,
+    write: bool,
 }
 
 fn options(args: &[String]) -> Result<Options> {
-    let mut o = Options { mirrors: PathBuf::new(), only: Vec::new(), skip: Vec::new(), exe: None, kopium: None };
+    let mut o =
+        Options { mirrors: PathBuf::new(), only: Vec::new(), skip: Vec::new(), exe: None, kopium: None, write: false };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().with_context(|| format!("{a} needs a value"));
@@ -125,9 +128,10 @@ fn options(args: &[String]) -> Result<Options> {
             "--skip" => o.skip.extend(value()?.split(',').map(str::to_string)),
             "--exe" => o.exe = Some(PathBuf::from(value()?)),
             "--kopium" => o.kopium = Some(PathBuf::from(value()?)),
+            "--write" => o.write = true,
             other => bail!(
                 "unknown argument {other}; usage: cargo xtask realworld --mirrors DIR [--only NAME,..] \
-                 [--skip kinds,fromcrd,kopium,rbac,adopt,wide] [--exe PATH] [--kopium PATH]"
+                 [--skip kinds,fromcrd,kopium,rbac,adopt,wide] [--exe PATH] [--kopium PATH] [--write]"
             ),
         }
     }
@@ -160,7 +164,8 @@ pub fn run(args: &[String]) -> Result<()> {
         let into = base.join("src/crds").join(&c.name);
         extract::extract(&o.mirrors, &c.repo, &c.commit, &c.files, &into)?;
         for f in &c.files {
-            let text = std::fs::read_to_string(into.join(f)).with_context(|| format!("{}: {f} not extracted", c.name))?;
+            let text =
+                std::fs::read_to_string(into.join(f)).with_context(|| format!("{}: {f} not extracted", c.name))?;
             for crd in crds::documents(&text).with_context(|| format!("{}: {f}", c.name))? {
                 let name = crd.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
                 let bytes = serde_yaml_ng::to_string(&crd).map(|s| s.len()).unwrap_or_default();
@@ -184,7 +189,11 @@ pub fn run(args: &[String]) -> Result<()> {
         r.corpus.push(report::CorpusRow {
             name: op.name.clone(),
             at: format!("{}@{}", op.repo, &op.commit[..12]),
-            gave: format!("binaries {}; kinds in {}", bins.join(", "), if op.kinds.is_empty() { "none".into() } else { op.kinds.join(", ") }),
+            gave: format!(
+                "binaries {}; kinds in {}",
+                bins.join(", "),
+                if op.kinds.is_empty() { "none".into() } else { op.kinds.join(", ") }
+            ),
             shapes: deps.join(", "),
         });
     }
@@ -216,9 +225,14 @@ pub fn run(args: &[String]) -> Result<()> {
             std::fs::write(&manifest, extract::with_patches(&text, &patches)?)?;
         }
         // The registry crates the lock names, fetched as a user's first build would (kubesmith reads them there).
-        let fetched = Command::new("cargo").arg("fetch").env("RUSTUP_TOOLCHAIN", toolchain()).current_dir(&ws).output()?;
+        let fetched =
+            Command::new("cargo").arg("fetch").env("RUSTUP_TOOLCHAIN", toolchain()).current_dir(&ws).output()?;
         if !fetched.status.success() {
-            eprintln!("realworld: {}: cargo fetch failed: {}", op.name, String::from_utf8_lossy(&fetched.stderr).lines().last().unwrap_or(""));
+            eprintln!(
+                "realworld: {}: cargo fetch failed: {}",
+                op.name,
+                String::from_utf8_lossy(&fetched.stderr).lines().last().unwrap_or("")
+            );
         }
         trees.push((op, tree, ws));
     }
@@ -230,7 +244,12 @@ pub fn run(args: &[String]) -> Result<()> {
                 let out = base.join("work/kinds").join(&op.name).join(k.replace('/', "+"));
                 eprintln!("realworld: {}: make manifests on {k}", op.name);
                 let runs = kinds::run_crate(&run, &dir, &out)?;
-                r.kind_errors.push((op.name.clone(), k.clone(), runs.static_error.clone(), runs.fallback_error.clone()));
+                r.kind_errors.push((
+                    op.name.clone(),
+                    k.clone(),
+                    runs.static_error.clone(),
+                    runs.fallback_error.clone(),
+                ));
                 r.kinds.extend(kinds::classify(&op.name, k, &runs));
             }
         }
@@ -251,9 +270,8 @@ pub fn run(args: &[String]) -> Result<()> {
         let mut modules = Vec::new();
         for d in &docs {
             match crds::kopium(&kopium, d, &base.join("work/kopium-in"))? {
-                Ok(versions) => modules.extend(
-                    versions.into_iter().map(|(v, text)| (d.project.clone(), crds::module_name(d), v, text)),
-                ),
+                Ok(versions) => modules
+                    .extend(versions.into_iter().map(|(v, text)| (d.project.clone(), crds::module_name(d), v, text))),
                 Err(why) => r.kopium_failed.push((d.project.clone(), d.name.clone(), why)),
             }
         }
@@ -276,12 +294,20 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
 
+    r.partial = match (o.only.is_empty(), o.skip.is_empty()) {
+        (true, true) => None,
+        _ => Some(format!(
+            "only: {}; skipped: {}",
+            if o.only.is_empty() { "all".into() } else { o.only.join(", ") },
+            if o.skip.is_empty() { "none".into() } else { o.skip.join(", ") }
+        )),
+    };
     r.commit = git_head();
     r.date = today();
     r.seconds = started.elapsed().as_secs();
     let text = r.render();
     println!("{text}");
-    if o.only.is_empty() && o.skip.is_empty() {
+    if (o.only.is_empty() && o.skip.is_empty()) || o.write {
         std::fs::write(root().join("docs/realworld.md"), &text)?;
         eprintln!("realworld: wrote docs/realworld.md");
     }
@@ -335,7 +361,13 @@ fn adopt(run: &Run, name: &str, ws: &Path, copy: &Path) -> Result<report::AdoptR
             .map(|o| o.status.success())
             .unwrap_or(false)
     });
-    Ok(report::AdoptRow { project: name.into(), clean: ran.ok && !ran.stderr.contains("warning"), ok: ran.ok, problems, renders })
+    Ok(report::AdoptRow {
+        project: name.into(),
+        clean: ran.ok && !ran.stderr.contains("warning"),
+        ok: ran.ok,
+        problems,
+        renders,
+    })
 }
 
 /// `make manifests --no-compile` on the wide crate: `runs` timed runs after a warm-up, and the peak RSS.

@@ -278,7 +278,8 @@ mod tests {
             "b": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]}}});
         // int-or-string's own anyOf of types is what kube emits and the server accepts; elsewhere it is not
         assert_eq!(non_structural(&ok), None);
-        let typed_branch = json!({"type": "object", "properties": {"a": {"type": "string", "anyOf": [{"type": "string"}]}}});
+        let typed_branch =
+            json!({"type": "object", "properties": {"a": {"type": "string", "anyOf": [{"type": "string"}]}}});
         assert_eq!(non_structural(&typed_branch).unwrap(), ".a.anyOf[0]: `type` inside a combinator");
         let untyped = json!({"type": "object", "properties": {"a": {"description": "x"}}});
         assert_eq!(non_structural(&untyped).unwrap(), ".a: no type");

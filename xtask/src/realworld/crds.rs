@@ -49,7 +49,10 @@ pub enum RoundTrip {
     /// Refused by `init --from-crd` or `make manifests`: the first error line.
     Refused(String),
     /// Different as the server stores it: the first differing path, and whether kubesmith said it differs.
-    Different { path: String, said: bool },
+    Different {
+        path: String,
+        said: bool,
+    },
 }
 
 impl RoundTrip {
@@ -99,7 +102,15 @@ pub fn round_trip(run: &Run, doc: &Doc, work: &Path) -> Result<RoundTrip> {
     let group = doc.crd.pointer("/spec/group").and_then(Value::as_str).unwrap_or_default();
     let init = run.kubesmith(
         &project,
-        &["init", "--domain", &domain_of(group), "--project-name", "realworld", "--from-crd", &file.display().to_string()],
+        &[
+            "init",
+            "--domain",
+            &domain_of(group),
+            "--project-name",
+            "realworld",
+            "--from-crd",
+            &file.display().to_string(),
+        ],
         &[],
     )?;
     if !init.ok {
@@ -120,7 +131,8 @@ pub fn module_name(doc: &Doc) -> String {
 }
 
 fn sanitize(s: &str) -> String {
-    let mut out: String = s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
+    let mut out: String =
+        s.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
     if out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, 'm');
     }
@@ -173,7 +185,9 @@ pub fn write_wide_crate(dir: &Path, modules: &[(String, String, String, String)]
     if !dir.join("Cargo.lock").exists() && lock.exists() {
         std::fs::copy(lock, dir.join("Cargo.lock"))?;
     }
-    let mut lib = String::from("//! kopium's output for every CRD of the real-world corpus (generated; never committed).\n#![allow(clippy::all, non_camel_case_types, non_snake_case, dead_code, unused_imports)]\n");
+    let mut lib = String::from(
+        "//! kopium's output for every CRD of the real-world corpus (generated; never committed).\n#![allow(clippy::all, non_camel_case_types, non_snake_case, dead_code, unused_imports)]\n",
+    );
     let mut projects: std::collections::BTreeMap<&str, std::collections::BTreeMap<&str, Vec<(&str, &str)>>> =
         Default::default();
     for (p, m, v, text) in modules {
@@ -244,13 +258,8 @@ mod tests {
 
     #[test]
     fn module_names_are_rust_identifiers() {
-        let doc = Doc {
-            project: "p".into(),
-            file: "f".into(),
-            name: "1foos.x-y.io".into(),
-            crd: Value::Null,
-            bytes: 0,
-        };
+        let doc =
+            Doc { project: "p".into(), file: "f".into(), name: "1foos.x-y.io".into(), crd: Value::Null, bytes: 0 };
         assert_eq!(module_name(&doc), "m1foos_x_y_io");
     }
 }

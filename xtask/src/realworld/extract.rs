@@ -74,7 +74,8 @@ pub fn with_patches(manifest: &str, patches: &[(String, String, PathBuf)]) -> Re
         doc.insert("workspace", toml_edit::table());
     }
     for (source, krate, dir) in patches {
-        let patch = doc.entry("patch").or_insert(toml_edit::table()).as_table_mut().context("[patch] is not a table")?;
+        let patch =
+            doc.entry("patch").or_insert(toml_edit::table()).as_table_mut().context("[patch] is not a table")?;
         patch.set_implicit(true);
         let table = patch.entry(source).or_insert(toml_edit::table()).as_table_mut().context("patch source")?;
         let mut inline = toml_edit::InlineTable::new();

@@ -71,7 +71,11 @@ pub fn run_crate(run: &Run, dir: &Path, out: &Path) -> Result<Runs> {
     let truth_file = out.join("truth.json");
     let _ = std::fs::remove_dir_all(&static_dir);
     let _ = std::fs::remove_dir_all(&fallback_dir);
-    let s = run.kubesmith(dir, &[&["make", "manifests"], &source[..], &[&path(&static_dir), "--no-compile"]].concat(), &[])?;
+    let s = run.kubesmith(
+        dir,
+        &[&["make", "manifests"], &source[..], &[&path(&static_dir), "--no-compile"]].concat(),
+        &[],
+    )?;
     let f = run.kubesmith(dir, &[&["make", "manifests"], &source[..], &[&path(&fallback_dir)]].concat(), &[])?;
     // The truth is kept between runs: it changes only with the pinned commit (the caller clears `out` then).
     let mut truth_error = None;
@@ -122,8 +126,12 @@ pub fn classify(project: &str, krate: &str, runs: &Runs) -> Vec<KindRow> {
         let outcome = match (got(&runs.static_crds), got(&runs.fallback_crds)) {
             (Some(s), _) if Some(&s) == want.as_ref() => Outcome::Static,
             (_, Some(f)) if Some(&f) == want.as_ref() => Outcome::Fallback,
-            (_, Some(f)) => Outcome::Wrong(first_difference(want.as_ref().unwrap_or(&Value::Null), &f).unwrap_or_default()),
-            (Some(s), None) => Outcome::Wrong(first_difference(want.as_ref().unwrap_or(&Value::Null), &s).unwrap_or_default()),
+            (_, Some(f)) => {
+                Outcome::Wrong(first_difference(want.as_ref().unwrap_or(&Value::Null), &f).unwrap_or_default())
+            }
+            (Some(s), None) => {
+                Outcome::Wrong(first_difference(want.as_ref().unwrap_or(&Value::Null), &s).unwrap_or_default())
+            }
             (None, None) => {
                 let schema = crd.pointer("/spec/versions/0/schema/openAPIV3Schema").cloned().unwrap_or(Value::Null);
                 Outcome::Refused {
@@ -190,7 +198,11 @@ mod tests {
         let got: Vec<(&str, &str)> = rows.iter().map(|r| (r.key.as_str(), r.outcome.label())).collect();
         assert_eq!(
             got,
-            [("foos.x.io/v1", "equal static"), ("foos.x.io/v2", "equal through the fallback"), ("foos.x.io/v3", "wrong")]
+            [
+                ("foos.x.io/v1", "equal static"),
+                ("foos.x.io/v2", "equal through the fallback"),
+                ("foos.x.io/v3", "wrong")
+            ]
         );
         let Outcome::Wrong(path) = &rows[2].outcome else { unreachable!() };
         assert!(path.starts_with("version.schema.openAPIV3Schema.properties.a.type"), "{path}");

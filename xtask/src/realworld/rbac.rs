@@ -104,7 +104,10 @@ pub fn warned(at: &[String], stderr: &str) -> Warned {
         // a dependency's site is `<crate>-<version>/path`; kubesmith names it by its path on disk
         let tail = file.split_once('/').filter(|(first, _)| first.contains('.')).map_or(file, |(_, t)| t);
         for w in stderr.lines().filter(|l| l.contains("warning")) {
-            if w.contains(&format!("{file}:{line}")) || w.contains(&format!("{tail}:{line}:")) || w.ends_with(&format!("{tail}:{line}")) {
+            if w.contains(&format!("{file}:{line}"))
+                || w.contains(&format!("{tail}:{line}:"))
+                || w.ends_with(&format!("{tail}:{line}"))
+            {
                 return Warned::AtTheLine;
             }
             if w.contains(tail) {

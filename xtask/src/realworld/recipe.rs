@@ -168,7 +168,8 @@ fn read_all<T: for<'de> Deserialize<'de>>(dir: &Path) -> Result<Vec<(String, T)>
         .into_iter()
         .map(|p| {
             let text = std::fs::read_to_string(&p)?;
-            let parsed: T = toml_edit::de::from_str(&text).with_context(|| format!("{} does not parse", p.display()))?;
+            let parsed: T =
+                toml_edit::de::from_str(&text).with_context(|| format!("{} does not parse", p.display()))?;
             let stem = p.file_stem().unwrap_or_default().to_string_lossy().into_owned();
             Ok((stem, parsed))
         })

@@ -39,6 +39,8 @@ pub struct CorpusRow {
 
 #[derive(Default)]
 pub struct Report {
+    /// What a partial run left out (`--only`, `--skip`).
+    pub partial: Option<String>,
     pub corpus: Vec<CorpusRow>,
     pub commit: String,
     pub date: String,
@@ -87,10 +89,14 @@ impl Report {
             self.commit, self.date, self.seconds
         )
         .unwrap();
+        if let Some(p) = &self.partial {
+            writeln!(w, "\n**A partial run** ({p}).").unwrap();
+        }
         self.summary(w);
         if !self.corpus.is_empty() {
             writeln!(w, "\n## The corpus\n").unwrap();
-            writeln!(w, "| entry | repository at commit | taken | shapes, or the crates its calls go through |").unwrap();
+            writeln!(w, "| entry | repository at commit | taken | shapes, or the crates its calls go through |")
+                .unwrap();
             writeln!(w, "|---|---|---|---|").unwrap();
             for c in &self.corpus {
                 writeln!(w, "| {} | {} | {} | {} |", c.name, c.at, cell(&c.gave), cell(&c.shapes)).unwrap();
@@ -147,7 +153,12 @@ impl Report {
             let judged = self.kinds.iter().filter(|r| !matches!(r.outcome, Outcome::Unjudged(_))).count();
             let valid = judged - count(&self.kinds, "refused, crd() non-structural");
             let equal = count(&self.kinds, "equal static") + count(&self.kinds, "equal through the fallback");
-            writeln!(w, "| operators' kind versions equal to crd(), with the fallback (of valid ones) | {} |", pct(equal, valid)).unwrap();
+            writeln!(
+                w,
+                "| operators' kind versions equal to crd(), with the fallback (of valid ones) | {} |",
+                pct(equal, valid)
+            )
+            .unwrap();
             writeln!(w, "| … without compiling | {} |", pct(count(&self.kinds, "equal static"), valid)).unwrap();
             writeln!(w, "| … unjudged (no crd() to compare with) | {} |", count(&self.kinds, "unjudged")).unwrap();
         }
@@ -167,7 +178,8 @@ impl Report {
             writeln!(w, "| … without compiling | {} |", pct(count(&self.kopium, "equal static"), judged)).unwrap();
         }
         if !self.rbac.is_empty() {
-            let (hits, needed, inferred) = self.rbac.iter().fold((0, 0, 0), |a, b| (a.0 + b.hits, a.1 + b.needed, a.2 + b.inferred));
+            let (hits, needed, inferred) =
+                self.rbac.iter().fold((0, 0, 0), |a, b| (a.0 + b.hits, a.1 + b.needed, a.2 + b.inferred));
             let p = if inferred == 0 { 0.0 } else { hits as f64 / inferred as f64 };
             let r = if needed == 0 { 1.0 } else { hits as f64 / needed as f64 };
             writeln!(w, "| `rbac infer` precision / recall, all binaries | {p:.2} / {r:.2} ({hits} of {needed} needed, {inferred} inferred) |").unwrap();
@@ -181,10 +193,22 @@ impl Report {
             let clean = self.adopt.iter().filter(|a| a.clean).count();
             let ok = self.adopt.iter().filter(|a| a.ok).count();
             let renders = self.adopt.iter().filter(|a| a.renders == Some(true)).count();
-            writeln!(w, "| `adopt` clean / succeeded / config/default renders | {clean} / {ok} / {renders} of {} trees |", self.adopt.len()).unwrap();
+            writeln!(
+                w,
+                "| `adopt` clean / succeeded / config/default renders | {clean} / {ok} / {renders} of {} trees |",
+                self.adopt.len()
+            )
+            .unwrap();
         }
         if let Some(wide) = &self.wide {
-            writeln!(w, "| wide corpus (kopium output, {:.1} MB): median / peak RSS | {} ms / {} MiB |", wide.rust_bytes as f64 / 1e6, wide.median_ms, wide.rss_kib / 1024).unwrap();
+            writeln!(
+                w,
+                "| wide corpus (kopium output, {:.1} MB): median / peak RSS | {} ms / {} MiB |",
+                wide.rust_bytes as f64 / 1e6,
+                wide.median_ms,
+                wide.rss_kib / 1024
+            )
+            .unwrap();
         }
     }
 
@@ -201,10 +225,8 @@ impl Report {
             by.entry(&r.project).or_default().push(r);
         }
         let line = |name: &str, rs: &[&KindRow]| {
-            let counts: Vec<String> = KIND_LABELS
-                .iter()
-                .map(|l| rs.iter().filter(|r| r.outcome.label() == *l).count().to_string())
-                .collect();
+            let counts: Vec<String> =
+                KIND_LABELS.iter().map(|l| rs.iter().filter(|r| r.outcome.label() == *l).count().to_string()).collect();
             format!("| {name} | {} | {} |", rs.len(), counts.join(" | "))
         };
         for (p, rs) in &by {
@@ -223,7 +245,8 @@ impl Report {
                     Outcome::Wrong(path) => path.clone(),
                     Outcome::Unjudged(why) => why.clone(),
                 };
-                writeln!(w, "| {} | {} | {} | {} | {} |", r.project, r.krate, r.key, r.outcome.label(), cell(&why)).unwrap();
+                writeln!(w, "| {} | {} | {} | {} | {} |", r.project, r.krate, r.key, r.outcome.label(), cell(&why))
+                    .unwrap();
             }
         }
     }
@@ -267,8 +290,16 @@ impl Report {
                 RoundTrip::Different { path, .. } => path.clone(),
             };
             let file = d.file.rsplit('/').next().unwrap_or(&d.file);
-            writeln!(w, "| {} | {file} | {} | {} kB | {} | {} |", d.project, d.name, d.bytes / 1000, r.label(), cell(&why))
-                .unwrap();
+            writeln!(
+                w,
+                "| {} | {file} | {} | {} kB | {} | {} |",
+                d.project,
+                d.name,
+                d.bytes / 1000,
+                r.label(),
+                cell(&why)
+            )
+            .unwrap();
         }
     }
 
@@ -278,7 +309,8 @@ impl Report {
         }
         writeln!(w, "\n## `rbac infer --bin` against our reading\n").unwrap();
         writeln!(w, "Counted in (group, resource, verb) triples.\n").unwrap();
-        writeln!(w, "| project | binary | needed | inferred | precision | recall | misses (silent) | warnings |").unwrap();
+        writeln!(w, "| project | binary | needed | inferred | precision | recall | misses (silent) | warnings |")
+            .unwrap();
         writeln!(w, "|---|---|---|---|---|---|---|---|").unwrap();
         for b in &self.rbac {
             let silent = b.misses.iter().filter(|m| m.2 == Warned::No).count();
@@ -300,9 +332,8 @@ impl Report {
         writeln!(w, "\n| binary | miss or extra | rule | where | warned |").unwrap();
         writeln!(w, "|---|---|---|---|---|").unwrap();
         for b in &self.rbac {
-            let rule = |t: &super::recipe::Triple| {
-                format!("{} {} ({})", t.2, t.1, if t.0.is_empty() { "core" } else { &t.0 })
-            };
+            let rule =
+                |t: &super::recipe::Triple| format!("{} {} ({})", t.2, t.1, if t.0.is_empty() { "core" } else { &t.0 });
             for (t, at, warned) in &b.misses {
                 let warned = match warned {
                     Warned::AtTheLine => "at the line",
@@ -325,7 +356,13 @@ impl Report {
         writeln!(w, "| project | result | `kubectl kustomize config/default` | first problems |").unwrap();
         writeln!(w, "|---|---|---|---|").unwrap();
         for a in &self.adopt {
-            let result = if a.clean { "clean" } else if a.ok { "adopted, with warnings" } else { "refused" };
+            let result = if a.clean {
+                "clean"
+            } else if a.ok {
+                "adopted, with warnings"
+            } else {
+                "refused"
+            };
             let renders = match a.renders {
                 Some(true) => "renders",
                 Some(false) => "fails",
@@ -360,10 +397,20 @@ mod tests {
         };
         let text = r.render();
         assert!(text.contains("kubesmith abc (2026-11-29"), "{text}");
-        assert!(text.contains("| operators' kind versions equal to crd(), with the fallback (of valid ones) | 1/2 (50 %) |"), "{text}");
+        assert!(
+            text.contains(
+                "| operators' kind versions equal to crd(), with the fallback (of valid ones) | 1/2 (50 %) |"
+            ),
+            "{text}"
+        );
         assert!(text.contains("| **total** | 2 | 1 | 0 | 0 | 0 | 1 | 0 |"), "{text}");
         assert!(text.contains("| p | c | b.x/v1 | wrong | spec.x: 1 / 2 |"), "{text}");
-        assert!(text.contains("| `rbac infer` precision / recall, all binaries | 1.00 / 0.75 (3 of 4 needed, 3 inferred) |"), "{text}");
+        assert!(
+            text.contains(
+                "| `rbac infer` precision / recall, all binaries | 1.00 / 0.75 (3 of 4 needed, 3 inferred) |"
+            ),
+            "{text}"
+        );
         assert!(text.contains("| b | miss | get pods (core) | src/a.rs:1 | no |"), "{text}");
     }
 }
