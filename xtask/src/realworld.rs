@@ -9,7 +9,8 @@
 //! Flags: `--exe PATH` (a kubesmith binary; default: `cargo build --release` and `target/release/kubesmith`),
 //! `--kopium PATH` (default: `kopium` on PATH, else `cargo install kopium` into `target/realworld/tools`),
 //! `--skip SECTION,..` (`kinds`, `fromcrd`, `kopium`, `rbac`, `adopt`, `wide`), `--write` (write
-//! `docs/realworld.md` from a partial run too; its header then names what was left out).
+//! `docs/realworld.md` from a partial run too; its header then names what was left out), `--compile-budget SECONDS`
+//! (default 3600: no kopium crate starts compiling for its truth after that; truths already built are kept).
 
 mod compare;
 mod crds;
@@ -114,11 +115,21 @@ struct Options {
     exe: Option<PathBuf>,
     kopium: Option<PathBuf>,
     write: bool,
+    /// Seconds after which no more kopium crates are compiled for their truth (kept ones are still used).
+    budget_s: u64,
 }
 
 fn options(args: &[String]) -> Result<Options> {
     let mut o =
-        Options { mirrors: PathBuf::new(), only: Vec::new(), skip: Vec::new(), exe: None, kopium: None, write: false };
+        Options {
+        mirrors: PathBuf::new(),
+        only: Vec::new(),
+        skip: Vec::new(),
+        exe: None,
+        kopium: None,
+        write: false,
+        budget_s: 3600,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().with_context(|| format!("{a} needs a value"));
@@ -129,9 +140,10 @@ fn options(args: &[String]) -> Result<Options> {
             "--exe" => o.exe = Some(PathBuf::from(value()?)),
             "--kopium" => o.kopium = Some(PathBuf::from(value()?)),
             "--write" => o.write = true,
+            "--compile-budget" => o.budget_s = value()?.parse().context("--compile-budget takes seconds")?,
             other => bail!(
                 "unknown argument {other}; usage: cargo xtask realworld --mirrors DIR [--only NAME,..] \
-                 [--skip kinds,fromcrd,kopium,rbac,adopt,wide] [--exe PATH] [--kopium PATH] [--write]"
+                 [--skip kinds,fromcrd,kopium,rbac,adopt,wide] [--exe PATH] [--kopium PATH] [--write] [--compile-budget SECONDS]"
             ),
         }
     }
@@ -243,7 +255,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 let dir = tree.join(k);
                 let out = base.join("work/kinds").join(&op.name).join(k.replace('/', "+"));
                 eprintln!("realworld: {}: make manifests on {k}", op.name);
-                let runs = kinds::run_crate(&run, &dir, &out)?;
+                let runs = kinds::run_crate(&run, &dir, &out, &format!("{}@{}", op.repo, op.commit), true)?;
                 r.kind_errors.push((
                     op.name.clone(),
                     k.clone(),
@@ -275,22 +287,25 @@ pub fn run(args: &[String]) -> Result<()> {
                 Err(why) => r.kopium_failed.push((d.project.clone(), d.name.clone(), why)),
             }
         }
-        let wide = crds::write_wide_crate(&base.join("wide"), &modules, &crate::harness::corpus_lock())?;
+        let wide = crds::write_wide_crate(&base.join("wide"), "realworld-kopium", &modules, &crate::harness::corpus_lock())?;
         if doing("wide") {
             r.wide = Some(time_wide(&run, &wide, 5)?);
         }
         if doing("kopium") {
-            eprintln!("realworld: kopium output: make manifests static, fallback and kube-derive's crd()");
-            let runs = kinds::run_crate(&run, &wide, &base.join("work/kopium"))?;
-            r.kopium_errors = (runs.static_error.clone(), runs.fallback_error.clone(), runs.truth_error.clone());
-            let mut rows = kinds::classify("kopium", "wide", &runs);
-            // name each row by the project its CRD came from
-            let by_name: BTreeMap<&str, &str> = docs.iter().map(|d| (d.name.as_str(), d.project.as_str())).collect();
-            for row in &mut rows {
-                let name = row.key.rsplit_once('/').map_or(row.key.as_str(), |(n, _)| n);
-                row.project = by_name.get(name).copied().unwrap_or("?").to_string();
+            // one crate per project, so each compiles in minutes and its truth is kept on its own
+            let started = Instant::now();
+            let projects: std::collections::BTreeSet<&str> = modules.iter().map(|m| m.0.as_str()).collect();
+            for p in projects {
+                let mine: Vec<_> = modules.iter().filter(|m| m.0 == p).cloned().collect();
+                let dir = base.join("work/kopium").join(p);
+                let krate = crds::write_wide_crate(&dir.join("crate"), "realworld-kopium", &mine, &crate::harness::corpus_lock())?;
+                let fingerprint = fingerprint(&mine);
+                let allowed = started.elapsed().as_secs() < o.budget_s;
+                eprintln!("realworld: kopium output of {p}: make manifests static, default and kube-derive's crd()");
+                let runs = kinds::run_crate(&run, &krate, &dir.join("out"), &fingerprint, allowed)?;
+                r.kopium_errors.push((p.to_string(), runs.static_error.clone(), runs.fallback_error.clone(), runs.truth_error.clone()));
+                r.kopium.extend(kinds::classify(p, "kopium", &runs));
             }
-            r.kopium = rows;
         }
     }
 
@@ -431,6 +446,14 @@ fn kopium_binary(given: Option<&Path>, tools: &Path) -> Result<PathBuf> {
         }
     }
     Ok(installed)
+}
+
+/// What a generated crate is, for its cached truth: a hash of its modules.
+fn fingerprint(modules: &[(String, String, String, String)]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    modules.hash(&mut h);
+    format!("{:016x}", h.finish())
 }
 
 /// The toolchain xtask itself runs on (`RUSTUP_TOOLCHAIN` as rustup set it, else `stable`).

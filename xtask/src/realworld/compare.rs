@@ -133,12 +133,23 @@ fn short(v: Option<&Value>) -> String {
 pub fn version_view(crd: &Value, version: &str) -> Option<Value> {
     let spec = crd.get("spec")?;
     let mut v = spec["versions"].as_array()?.iter().find(|v| v["name"] == version)?.clone();
-    v.as_object_mut()?.remove("storage");
+    let fields = v.as_object_mut()?;
+    fields.remove("storage");
+    // kube-derive spells out what is empty (`subresources: {}`, `shortNames: []`); by meaning it is absent
+    fields.retain(|_, x| !is_empty(x));
+    let mut names = spec["names"].clone();
+    if let Some(n) = names.as_object_mut() {
+        n.retain(|_, x| !is_empty(x));
+    }
     let mut out = serde_json::json!({
-        "group": spec["group"], "names": spec["names"], "scope": spec["scope"], "version": v,
+        "group": spec["group"], "names": names, "scope": spec["scope"], "version": v,
     });
     settle(&mut out);
     Some(out)
+}
+
+fn is_empty(v: &Value) -> bool {
+    v.as_array().is_some_and(Vec::is_empty) || v.as_object().is_some_and(Map::is_empty)
 }
 
 /// Where `schema` (an `openAPIV3Schema`) breaks the API server's structural rules, as far as this check sees:
@@ -270,6 +281,12 @@ mod tests {
         a["spec"]["versions"][0]["storage"] = json!(false);
         assert_eq!(version_view(&a, "v1"), version_view(&b, "v1"));
         assert_eq!(version_view(&a, "v2"), None);
+        // empty lists and objects kube-derive spells out mean what their absence means
+        a["spec"]["names"]["shortNames"] = json!([]);
+        a["spec"]["versions"][0]["subresources"] = json!({});
+        assert_eq!(version_view(&a, "v1"), version_view(&b, "v1"));
+        a["spec"]["names"]["shortNames"] = json!(["f"]);
+        assert_ne!(version_view(&a, "v1"), version_view(&b, "v1"));
     }
 
     #[test]

@@ -171,16 +171,21 @@ pub fn kopium(kopium: &Path, doc: &Doc, work: &Path) -> Result<Result<Vec<(Strin
 
 /// Writes the wide crate (`Cargo.toml`, `src/lib.rs`, a module per project, CRD and version) at `dir` from
 /// `modules` (project, CRD module, version module, Rust), with kube 5's dependency set from `lock`.
-pub fn write_wide_crate(dir: &Path, modules: &[(String, String, String, String)], lock: &Path) -> Result<PathBuf> {
+pub fn write_wide_crate(
+    dir: &Path,
+    package: &str,
+    modules: &[(String, String, String, String)],
+    lock: &Path,
+) -> Result<PathBuf> {
     let src = dir.join("src");
     let _ = std::fs::remove_dir_all(&src);
     std::fs::create_dir_all(&src)?;
     std::fs::write(
         dir.join("Cargo.toml"),
-        "[package]\nname = \"realworld-kopium\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\nkube = { version = \"5\", default-features = false, features = [\"derive\"] }\n\
-         k8s-openapi = { version = \"0.29\", features = [\"v1_33\", \"schemars\"] }\nschemars = \"1\"\n\
-         serde = { version = \"1\", features = [\"derive\"] }\nserde_json = \"1\"\n\n[workspace]\n",
+        format!("[package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\nkube = {{ version = \"5\", default-features = false, features = [\"derive\"] }}\n\
+         k8s-openapi = {{ version = \"0.29\", features = [\"v1_33\", \"schemars\"] }}\nschemars = \"1\"\n\
+         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n"),
     )?;
     if !dir.join("Cargo.lock").exists() && lock.exists() {
         std::fs::copy(lock, dir.join("Cargo.lock"))?;

@@ -51,7 +51,8 @@ pub struct Report {
     pub kind_errors: Vec<(String, String, Option<String>, Option<String>)>,
     pub kopium: Vec<KindRow>,
     pub kopium_failed: Vec<(String, String, String)>,
-    pub kopium_errors: (Option<String>, Option<String>, Option<String>),
+    /// Per project: the static run's, the default run's and the truth harness' first error.
+    pub kopium_errors: Vec<(String, Option<String>, Option<String>, Option<String>)>,
     pub rbac: Vec<BinRow>,
     pub adopt: Vec<AdoptRow>,
     pub wide: Option<Wide>,
@@ -119,10 +120,11 @@ impl Report {
         for (p, n, why) in &self.kopium_failed {
             writeln!(w, "- kopium gave no types for {p} {n}: {}", cell(why)).unwrap();
         }
-        let (s, f, t) = &self.kopium_errors;
-        for (what, e) in [("static run", s), ("default run", f), ("crd() harness", t)] {
-            if let Some(e) = e {
-                writeln!(w, "- kopium crate, {what}: {}", cell(e)).unwrap();
+        for (p, s, f, t) in &self.kopium_errors {
+            for (what, e) in [("static run", s), ("default run", f), ("crd() harness", t)] {
+                if let Some(e) = e {
+                    writeln!(w, "- {p} kopium crate, {what}: {}", cell(e)).unwrap();
+                }
             }
         }
         self.rbac_section(w);
