@@ -50,13 +50,12 @@ impl Ran {
     pub fn first_error(&self) -> String {
         let lines = self.stderr.lines().map(str::trim).filter(|l| !l.is_empty());
         let error = lines.clone().find(|l| l.starts_with("error") || l.contains(": error"));
-        let line = error.or_else(|| lines.clone().last()).unwrap_or("failed with no message");
+        let line = error.or_else(|| lines.clone().next_back()).unwrap_or("failed with no message");
         let mut line = line.to_string();
         // `error: 3 problems:` says what follows: take the first of them too
-        if line.ends_with(':') {
-            if let Some(next) = lines.skip_while(|l| *l != line).nth(1) {
-                line = format!("{line} {next}");
-            }
+        let next = if line.ends_with(':') { lines.skip_while(|l| *l != line).nth(1) } else { None };
+        if let Some(next) = next {
+            line = format!("{line} {next}");
         }
         if line.chars().count() > 240 {
             line = format!("{}…", line.chars().take(240).collect::<String>());
@@ -120,8 +119,7 @@ struct Options {
 }
 
 fn options(args: &[String]) -> Result<Options> {
-    let mut o =
-        Options {
+    let mut o = Options {
         mirrors: PathBuf::new(),
         only: Vec::new(),
         skip: Vec::new(),
@@ -287,7 +285,8 @@ pub fn run(args: &[String]) -> Result<()> {
                 Err(why) => r.kopium_failed.push((d.project.clone(), d.name.clone(), why)),
             }
         }
-        let wide = crds::write_wide_crate(&base.join("wide"), "realworld-kopium", &modules, &crate::harness::corpus_lock())?;
+        let wide =
+            crds::write_wide_crate(&base.join("wide"), "realworld-kopium", &modules, &crate::harness::corpus_lock())?;
         if doing("wide") {
             r.wide = Some(time_wide(&run, &wide, 5)?);
         }
@@ -298,12 +297,22 @@ pub fn run(args: &[String]) -> Result<()> {
             for p in projects {
                 let mine: Vec<_> = modules.iter().filter(|m| m.0 == p).cloned().collect();
                 let dir = base.join("work/kopium").join(p);
-                let krate = crds::write_wide_crate(&dir.join("crate"), "realworld-kopium", &mine, &crate::harness::corpus_lock())?;
+                let krate = crds::write_wide_crate(
+                    &dir.join("crate"),
+                    "realworld-kopium",
+                    &mine,
+                    &crate::harness::corpus_lock(),
+                )?;
                 let fingerprint = fingerprint(&mine);
                 let allowed = started.elapsed().as_secs() < o.budget_s;
                 eprintln!("realworld: kopium output of {p}: make manifests static, default and kube-derive's crd()");
                 let runs = kinds::run_crate(&run, &krate, &dir.join("out"), &fingerprint, allowed)?;
-                r.kopium_errors.push((p.to_string(), runs.static_error.clone(), runs.fallback_error.clone(), runs.truth_error.clone()));
+                r.kopium_errors.push((
+                    p.to_string(),
+                    runs.static_error.clone(),
+                    runs.fallback_error.clone(),
+                    runs.truth_error.clone(),
+                ));
                 r.kopium.extend(kinds::classify(p, "kopium", &runs));
             }
         }

@@ -58,10 +58,8 @@ fn settle(v: &mut Value) {
         Value::Array(a) => a.iter_mut().for_each(settle),
         Value::Object(o) => {
             for (k, x) in o.iter_mut() {
-                if k == "required" {
-                    if let Value::Array(list) = x {
-                        list.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
-                    }
+                if let (true, Value::Array(list)) = (k == "required", &mut *x) {
+                    list.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
                 }
                 settle(x);
             }
@@ -185,10 +183,9 @@ pub fn non_structural(schema: &Value) -> Option<String> {
             }
         }
         for key in ["items", "additionalProperties"] {
-            if let Some(sub) = o.get(key).filter(|v| v.is_object()) {
-                if let Some(bad) = node(sub, &format!("{path}.{key}"), false) {
-                    return Some(bad);
-                }
+            let sub = o.get(key).filter(|v| v.is_object());
+            if let Some(bad) = sub.and_then(|sub| node(sub, &format!("{path}.{key}"), false)) {
+                return Some(bad);
             }
         }
         None

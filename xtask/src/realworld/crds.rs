@@ -182,10 +182,12 @@ pub fn write_wide_crate(
     std::fs::create_dir_all(&src)?;
     std::fs::write(
         dir.join("Cargo.toml"),
-        format!("[package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+        format!(
+            "[package]\nname = \"{package}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dependencies]\nkube = {{ version = \"5\", default-features = false, features = [\"derive\"] }}\n\
          k8s-openapi = {{ version = \"0.29\", features = [\"v1_33\", \"schemars\"] }}\nschemars = \"1\"\n\
-         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n"),
+         serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n"
+        ),
     )?;
     if !dir.join("Cargo.lock").exists() && lock.exists() {
         std::fs::copy(lock, dir.join("Cargo.lock"))?;
@@ -193,8 +195,8 @@ pub fn write_wide_crate(
     let mut lib = String::from(
         "//! kopium's output for every CRD of the real-world corpus (generated; never committed).\n#![allow(clippy::all, non_camel_case_types, non_snake_case, dead_code, unused_imports)]\n",
     );
-    let mut projects: std::collections::BTreeMap<&str, std::collections::BTreeMap<&str, Vec<(&str, &str)>>> =
-        Default::default();
+    type Versions<'a> = Vec<(&'a str, &'a str)>;
+    let mut projects: std::collections::BTreeMap<&str, std::collections::BTreeMap<&str, Versions>> = Default::default();
     for (p, m, v, text) in modules {
         projects.entry(p).or_default().entry(m).or_default().push((v, text));
     }

@@ -37,6 +37,9 @@ pub struct CorpusRow {
     pub shapes: String,
 }
 
+/// A project's kopium crate: the static run's, the default run's and the truth harness' first error.
+pub type RunErrors = (String, Option<String>, Option<String>, Option<String>);
+
 #[derive(Default)]
 pub struct Report {
     /// What a partial run left out (`--only`, `--skip`).
@@ -52,7 +55,7 @@ pub struct Report {
     pub kopium: Vec<KindRow>,
     pub kopium_failed: Vec<(String, String, String)>,
     /// Per project: the static run's, the default run's and the truth harness' first error.
-    pub kopium_errors: Vec<(String, Option<String>, Option<String>, Option<String>)>,
+    pub kopium_errors: Vec<RunErrors>,
     pub rbac: Vec<BinRow>,
     pub adopt: Vec<AdoptRow>,
     pub wide: Option<Wide>,
@@ -115,7 +118,7 @@ impl Report {
                 .unwrap();
             }
         }
-        self.from_crd_section(w);
+        self.round_trip_section(w);
         self.kinds_section(w, "kopium's types of each CRD through make manifests, against their crd()", &self.kopium);
         for (p, n, why) in &self.kopium_failed {
             writeln!(w, "- kopium gave no types for {p} {n}: {}", cell(why)).unwrap();
@@ -253,7 +256,7 @@ impl Report {
         }
     }
 
-    fn from_crd_section(&self, w: &mut String) {
+    fn round_trip_section(&self, w: &mut String) {
         if self.from_crd.is_empty() {
             return;
         }
