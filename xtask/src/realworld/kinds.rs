@@ -71,6 +71,7 @@ pub fn run_crate(run: &Run, dir: &Path, out: &Path, fingerprint: &str, truth_all
     let fallback_dir = out.join("fallback");
     let truth_dir = out.join("truth");
     let truth_file = out.join("truth.json");
+    std::fs::create_dir_all(out)?;
     let _ = std::fs::remove_dir_all(&static_dir);
     let _ = std::fs::remove_dir_all(&fallback_dir);
     let s = run.kubesmith(
