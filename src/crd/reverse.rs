@@ -183,6 +183,29 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     if type_meta {
         root_markers.push(type_meta_marker(props));
     }
+    // what kube-derive never writes but the file spells out: kept as written
+    let mut crd_args = Vec::new();
+    if let Some(list_kind) = crd["spec"]["names"]["listKind"].as_str() {
+        let plain = list_kind.chars().all(|c| c.is_ascii_alphanumeric());
+        crd_args
+            .push(format!("listKind={}", if plain { list_kind.to_string() } else { markers::quote_double(list_kind) }));
+    }
+    if crd["spec"].get("preserveUnknownFields") == Some(&Value::Bool(false)) {
+        crd_args.push("preserveUnknownFields=false".into());
+    }
+    if crd["spec"].get("conversion").is_some_and(|c| *c == serde_json::json!({"strategy": "None"})) {
+        crd_args.push("conversion=None".into());
+    }
+    let subresources = v.get("subresources");
+    if status_name.is_some() && subresources.and_then(|s| s.get("status")).is_none() {
+        crd_args.push("statusSubresource=false".into());
+    }
+    if subresources.is_some_and(|s| s.as_object().is_some_and(Map::is_empty)) {
+        crd_args.push("emptySubresources=true".into());
+    }
+    if !crd_args.is_empty() {
+        root_markers.push(format!("+kubesmith:crd:{}", crd_args.join(",")));
+    }
     let required: Vec<&str> =
         root.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     if !required.contains(&"spec") && !no_spec {
@@ -298,24 +321,10 @@ fn kube_keys(
     for c in names["categories"].as_array().into_iter().flatten().filter_map(Value::as_str) {
         kube.push(format!("category = {}", s(c)));
     }
-    if let Some(list_kind) = names["listKind"].as_str()
-        && list_kind != format!("{}List", facts.kind)
-    {
-        note(
-            "",
-            format!(
-                "spec.names.listKind `{list_kind}`: kube-derive writes none (the API server's default is `{}List`)",
-                facts.kind
-            ),
-        );
-    }
     if let Some(status) = status {
         kube.push(format!("status = {}", s(status)));
     }
     let sub = &v["subresources"];
-    if status.is_some() && sub.get("status").is_none() {
-        note("", "a status property without the status subresource: kube-derive enables it with `status`".into());
-    }
     if let Some(scale) = sub.get("scale") {
         let mut args = Vec::new();
         for (key, arg) in [

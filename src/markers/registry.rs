@@ -608,6 +608,50 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubesmith:root:notNullable=status"),
     );
+    out.push(
+        def(
+            "kubesmith:crd",
+            Type,
+            vec![
+                arg(
+                    "listKind",
+                    T::String,
+                    false,
+                    "`spec.names.listKind` (left out, the API server fills in `<Kind>List`)",
+                ),
+                arg(
+                    "preserveUnknownFields",
+                    T::Bool,
+                    false,
+                    "`spec.preserveUnknownFields`, written out; only `false` (apiextensions.k8s.io/v1 refuses `true`)",
+                ),
+                arg(
+                    "conversion",
+                    T::OneOf(&["None"]),
+                    false,
+                    "`spec.conversion: {strategy: None}`, written out (the API server's default)",
+                ),
+                arg(
+                    "statusSubresource",
+                    T::Bool,
+                    false,
+                    "only `false`: this version has no status subresource although its kind has a status (kube-derive \
+                     adds the subresource with `status = ..`)",
+                ),
+                arg(
+                    "emptySubresources",
+                    T::Bool,
+                    false,
+                    "`true`: this version writes `subresources: {}` when it has none",
+                ),
+            ],
+            "CRD fields kube-derive never writes, spelled out as a CRD file has them: what `create api --from-crd` \
+             keeps so that `make manifests` gives the file back identical as data. Each says what the API server \
+             fills in when it is absent, so the stored CRD is the same either way. On a multi-version kind, the \
+             storage version's spec struct decides.",
+        )
+        .example("// +kubesmith:crd:listKind=MemcachedList,preserveUnknownFields=false"),
+    );
     out.section = Section::Validation;
     out.push(
         def(

@@ -355,3 +355,59 @@ fn alpha_generate_replays_kinds_written_from_crds() {
     );
     assert!(!tmp.path().join("replay2").exists());
 }
+
+/// `apiVersion`, `kind`, `metadata.name` and `spec`: what makes two CRD files the same as data.
+fn identity(crd: &Value) -> Value {
+    serde_json::json!({
+        "apiVersion": crd["apiVersion"], "kind": crd["kind"],
+        "metadata": {"name": crd["metadata"]["name"]}, "spec": crd["spec"],
+    })
+}
+
+#[test]
+fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
+    // listKind (the default and another), `preserveUnknownFields: false`, `conversion: {strategy: None}`, a status
+    // property without the status subresource, and `subresources: {}`: each kept exactly, by `+kubesmith:crd`
+    for (name, marker) in [
+        (
+            "identity.ledger.example_entries.yaml",
+            "// +kubesmith:crd:listKind=EntryList,preserveUnknownFields=false,conversion=None,statusSubresource=false",
+        ),
+        ("identity.ledger.example_books.yaml", "// +kubesmith:crd:listKind=BookCollection,emptySubresources=true"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let source = parse(&read(&fixture(name)));
+        let group = source["spec"]["group"].as_str().unwrap();
+        let dir = project_for(tmp.path(), group);
+        ks(&dir).args(["create", "api", "--from-crd"]).arg(fixture(name)).assert().success();
+        let types = walk(&dir.join("src/api")).into_iter().map(|p| read(&p)).collect::<Vec<_>>().join("\n");
+        assert!(types.contains(marker), "{name}: no `{marker}` in the types:\n{types}");
+        ks(&dir).args(["make", "manifests"]).assert().success();
+        let plural = source["spec"]["names"]["plural"].as_str().unwrap();
+        let written = parse(&read(&dir.join(format!("config/crd/bases/{group}_{plural}.yaml"))));
+        let (want, got) = (identity(&source), identity(&written));
+        assert!(want == got, "{name}: not identical:\n{}", first_difference(&want, &got, String::new()));
+    }
+}
+
+#[test]
+fn the_crd_marker_refuses_what_apiextensions_v1_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = project_for(tmp.path(), "cache.example.com");
+    ks(&dir).args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached"]).assert().success();
+    let types = dir.join("src/api/v1/memcached.rs");
+    let text = read(&types);
+    let spec = "pub struct MemcachedSpec";
+    for (marker, says) in [
+        ("// +kubesmith:crd:preserveUnknownFields=true", "preserveUnknownFields can only be false"),
+        ("// +kubesmith:crd:listKind=memcachedList", "listKind `memcachedList` is not a kind name"),
+        ("// +kubesmith:crd:statusSubresource=true", "statusSubresource can only be false"),
+    ] {
+        let at = text.find(spec).unwrap();
+        let start = text[..at].rfind("#[derive(").unwrap();
+        std::fs::write(&types, format!("{}{marker}\n{}", &text[..start], &text[start..])).unwrap();
+        let out = ks(&dir).args(["make", "manifests"]).assert().failure();
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(err.contains(says) && err.contains("memcached.rs:"), "{marker}: {err}");
+    }
+}

@@ -198,6 +198,51 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
                     }
                 }
             }
+            "kubesmith:crd" => {
+                if let Some(list_kind) = m.string("listKind") {
+                    if list_kind.is_empty() || !list_kind.starts_with(|c: char| c.is_ascii_uppercase()) {
+                        return Err(err(m, format!("listKind `{list_kind}` is not a kind name (`FooList`)")));
+                    }
+                    crd["spec"]["names"]["listKind"] = json!(list_kind);
+                }
+                match m.arg("preserveUnknownFields") {
+                    Some(crate::markers::MarkerValue::Bool(false)) => {
+                        crd["spec"]["preserveUnknownFields"] = json!(false);
+                    }
+                    Some(_) => {
+                        return Err(err(
+                            m,
+                            "preserveUnknownFields can only be false: apiextensions.k8s.io/v1 refuses true (use \
+                             `x-kubernetes-preserve-unknown-fields` on the schema instead)",
+                        ));
+                    }
+                    None => {}
+                }
+                if m.string("conversion").is_some() {
+                    crd["spec"]["conversion"] = json!({ "strategy": "None" });
+                }
+                let version = &mut crd["spec"]["versions"][0];
+                match m.arg("statusSubresource") {
+                    Some(crate::markers::MarkerValue::Bool(false)) => {
+                        if let Some(sub) = version.get_mut("subresources").and_then(Value::as_object_mut) {
+                            sub.remove("status");
+                            if sub.is_empty() {
+                                version.as_object_mut().map(|v| v.remove("subresources"));
+                            }
+                        }
+                    }
+                    Some(_) => {
+                        return Err(err(m, "statusSubresource can only be false (`status = ..` in #[kube] adds it)"));
+                    }
+                    None => {}
+                }
+                if let Some(crate::markers::MarkerValue::Bool(true)) = m.arg("emptySubresources")
+                    && version.get("subresources").is_none()
+                    && let Some(v) = version.as_object_mut()
+                {
+                    v.insert("subresources".into(), json!({}));
+                }
+            }
             "kubebuilder:selectablefield" => {
                 let path = m.string("JSONPath").unwrap_or_default();
                 push_unique(&mut crd["spec"]["versions"][0]["selectableFields"], json!({ "jsonPath": path }));
