@@ -313,7 +313,24 @@ pub fn run(args: &[String]) -> Result<()> {
                     runs.fallback_error.clone(),
                     runs.truth_error.clone(),
                 ));
-                r.kopium.extend(kinds::classify(p, "kopium", &runs));
+                let rows = kinds::classify(p, "kopium", &runs);
+                // the versions kopium gave that make manifests wrote no CRD for: refused before any compiling
+                for (_, m, v, _) in &mine {
+                    let written = rows.iter().any(|r| {
+                        let name = r.key.rsplit_once('/').map_or(r.key.as_str(), |(n, _)| n);
+                        crds::module_name_of(name) == *m && r.key.ends_with(&format!("/{v}"))
+                    });
+                    if !written {
+                        let why = runs.static_error.clone().unwrap_or_else(|| "no CRD written".into());
+                        r.kopium.push(kinds::KindRow {
+                            project: p.to_string(),
+                            krate: "kopium".into(),
+                            key: format!("{m}/{v}"),
+                            outcome: kinds::Outcome::RefusedUntried(why),
+                        });
+                    }
+                }
+                r.kopium.extend(rows);
             }
         }
     }

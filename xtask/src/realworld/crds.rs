@@ -125,8 +125,13 @@ pub fn round_trip(run: &Run, doc: &Doc, work: &Path) -> Result<RoundTrip> {
 
 /// Where kopium's output for `doc` goes in the wide crate: `src/<project>/<module>.rs`.
 pub fn module_name(doc: &Doc) -> String {
-    let base = doc.name.split('.').next().unwrap_or("crd");
-    let group = doc.name.split_once('.').map_or("", |(_, g)| g);
+    module_name_of(&doc.name)
+}
+
+/// [`module_name`] of a CRD name (`plural.group`).
+pub fn module_name_of(name: &str) -> String {
+    let base = name.split('.').next().unwrap_or("crd");
+    let group = name.split_once('.').map_or("", |(_, g)| g);
     sanitize(&format!("{base}_{}", group.replace('.', "_")))
 }
 

@@ -24,6 +24,9 @@ pub enum Outcome {
     Wrong(String),
     /// No truth: `crd()` could not be had (the harness did not build), so nothing is judged.
     Unjudged(String),
+    /// Refused by the static reader before any compiling, so no `crd()` was taken for it (compile-all only takes
+    /// kinds that read without error): whether kube-derive's output is valid is not known.
+    RefusedUntried(String),
 }
 
 impl Outcome {
@@ -35,6 +38,7 @@ impl Outcome {
             Outcome::Refused { .. } => "refused, crd() valid",
             Outcome::Wrong(_) => "wrong",
             Outcome::Unjudged(_) => "unjudged",
+            Outcome::RefusedUntried(_) => "refused, crd() not taken",
         }
     }
 }

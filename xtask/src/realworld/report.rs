@@ -70,11 +70,12 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-const KIND_LABELS: [&str; 6] = [
+const KIND_LABELS: [&str; 7] = [
     "equal static",
     "equal through the fallback",
     "refused, crd() non-structural",
     "refused, crd() valid",
+    "refused, crd() not taken",
     "wrong",
     "unjudged",
 ];
@@ -177,7 +178,18 @@ impl Report {
             writeln!(w, "| `--from-crd` different, silently | {} |", pct(c("different (silent)"), n)).unwrap();
         }
         if !self.kopium.is_empty() {
-            let judged = self.kopium.iter().filter(|r| !matches!(r.outcome, Outcome::Unjudged(_))).count();
+            let untried = count(&self.kopium, "refused, crd() not taken");
+            writeln!(
+                w,
+                "| kopium versions refused by the static reader (no crd() taken) | {} |",
+                pct(untried, self.kopium.len())
+            )
+            .unwrap();
+            let judged = self
+                .kopium
+                .iter()
+                .filter(|r| !matches!(r.outcome, Outcome::Unjudged(_) | Outcome::RefusedUntried(_)))
+                .count();
             let equal = count(&self.kopium, "equal static") + count(&self.kopium, "equal through the fallback");
             writeln!(w, "| kopium versions equal to crd() | {} |", pct(equal, judged)).unwrap();
             writeln!(w, "| … without compiling | {} |", pct(count(&self.kopium, "equal static"), judged)).unwrap();
@@ -248,7 +260,7 @@ impl Report {
                     Outcome::Static | Outcome::Fallback => String::new(),
                     Outcome::Refused { why, .. } => why.clone(),
                     Outcome::Wrong(path) => path.clone(),
-                    Outcome::Unjudged(why) => why.clone(),
+                    Outcome::Unjudged(why) | Outcome::RefusedUntried(why) => why.clone(),
                 };
                 writeln!(w, "| {} | {} | {} | {} | {} |", r.project, r.krate, r.key, r.outcome.label(), cell(&why))
                     .unwrap();
@@ -408,7 +420,7 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(text.contains("| **total** | 2 | 1 | 0 | 0 | 0 | 1 | 0 |"), "{text}");
+        assert!(text.contains("| **total** | 2 | 1 | 0 | 0 | 0 | 0 | 1 | 0 |"), "{text}");
         assert!(text.contains("| p | c | b.x/v1 | wrong | spec.x: 1 / 2 |"), "{text}");
         assert!(
             text.contains(
