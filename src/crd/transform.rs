@@ -415,8 +415,18 @@ fn optional_int_or_string(schema: &mut Value) {
     }
 }
 
+/// The key of the wrapper a kubebuilder marker puts around a numeric bound (`{"$marker-number": 1}`) so that
+/// [`to_json_schema_props`] writes it as the marker spells it (`Minimum=1` → `minimum: 1`, as controller-gen and
+/// the API server write it) instead of as the f64 kube-derive's `JSONSchemaProps` makes of a schemars `range`.
+pub(crate) const MARKER_NUMBER: &str = "$marker-number";
+
+/// A marker's numeric bound, wrapped for [`to_json_schema_props`] (see [`MARKER_NUMBER`]).
+pub(crate) fn marker_number(n: Value) -> Value {
+    json!({ MARKER_NUMBER: n })
+}
+
 /// `serde_json::from_value::<JSONSchemaProps>` then back: unknown keys dropped, `default: null` dropped,
-/// numeric bounds as f64 and lengths as integers.
+/// numeric bounds as f64 (a marker's bound as it is spelled) and lengths as integers.
 pub fn to_json_schema_props(schema: Value) -> Value {
     let Value::Object(obj) = schema else {
         return Value::Object(Map::new());
@@ -453,9 +463,14 @@ pub fn to_json_schema_props(schema: Value) -> Value {
                 }
                 v
             }
-            "minimum" | "maximum" | "multipleOf" => match v.as_f64() {
-                Some(f) => Value::from(f),
-                None => continue,
+            "minimum" | "maximum" | "multipleOf" => match v {
+                Value::Object(mut o) if o.len() == 1 && o.get(MARKER_NUMBER).is_some_and(Value::is_number) => {
+                    o.remove(MARKER_NUMBER).unwrap_or_default()
+                }
+                v => match v.as_f64() {
+                    Some(f) => Value::from(f),
+                    None => continue,
+                },
             },
             "maxItems" | "minItems" | "maxLength" | "minLength" | "maxProperties" | "minProperties" => {
                 match v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)) {
@@ -525,5 +540,15 @@ mod tests {
     fn props_conversion_drops_unknown_keys_and_coerces_numbers() {
         let raw = json!({"type": ["integer", "null"], "minimum": 0, "x-custom": 1, "readOnly": true, "default": null});
         assert_eq!(finalize(raw), Ok(json!({"type": "integer", "minimum": 0.0, "nullable": true})));
+    }
+
+    #[test]
+    fn a_markers_bound_is_written_as_spelled() {
+        let raw = json!({"type": "integer", "minimum": marker_number(json!(1)), "maximum": marker_number(json!(2.0)),
+            "multipleOf": 3});
+        let want = json!({"type": "integer", "minimum": 1, "maximum": 2.0, "multipleOf": 3.0});
+        let got = to_json_schema_props(raw);
+        assert_eq!(got, want);
+        assert!(got["minimum"].is_u64() && got["maximum"].is_f64() && got["multipleOf"].is_f64());
     }
 }

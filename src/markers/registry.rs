@@ -674,11 +674,16 @@ fn build() -> Vec<MarkerDef> {
     // ---- Validation markers (§10.3), each also as `validation:items:<Name>` ----
     out.section = Section::Validation;
     let validation: Vec<(&str, Vec<ArgDef>, &str, &str)> = vec![
-        ("Minimum", vec![arg("", T::Number, true, "minimum")], "`minimum` (numbers; integral on integers).", "=1"),
-        ("Maximum", vec![arg("", T::Number, true, "maximum")], "`maximum` (numbers).", "=65535"),
+        (
+            "Minimum",
+            vec![arg("", T::Number, true, "minimum")],
+            "`minimum` (numbers; integral on integers), written as spelled: `=1` gives `1`, as controller-gen writes it.",
+            "=1",
+        ),
+        ("Maximum", vec![arg("", T::Number, true, "maximum")], "`maximum` (numbers), written as spelled.", "=65535"),
         ("ExclusiveMinimum", vec![arg("", T::Bool, false, "defaults to true")], "`exclusiveMinimum: true`.", ""),
         ("ExclusiveMaximum", vec![arg("", T::Bool, false, "defaults to true")], "`exclusiveMaximum: true`.", "=true"),
-        ("MultipleOf", vec![arg("", T::Number, true, "divisor")], "`multipleOf` (numbers).", "=2"),
+        ("MultipleOf", vec![arg("", T::Number, true, "divisor")], "`multipleOf` (numbers), written as spelled.", "=2"),
         ("MinLength", vec![arg("", T::Int, true, "length")], "`minLength` (strings, int-or-string).", "=1"),
         ("MaxLength", vec![arg("", T::Int, true, "length")], "`maxLength` (strings, int-or-string).", "=63"),
         ("Pattern", vec![arg("", T::String, true, "ECMA regex")], "`pattern` (strings, int-or-string).", "=`^[a-z]+$`"),

@@ -438,7 +438,8 @@ fn apply_one(obj: &mut Map<String, Value>, m: &Marker, rules: &mut Vec<Value>) -
                 "Maximum" => "maximum",
                 _ => "multipleOf",
             };
-            obj.insert(key.into(), val.map(MarkerValue::to_json).unwrap_or_default());
+            let n = val.map(MarkerValue::to_json).unwrap_or_default();
+            obj.insert(key.into(), crate::crd::transform::marker_number(n));
         }
         "ExclusiveMinimum" | "ExclusiveMaximum" => {
             need(m, obj, NUMERIC, "numbers")?;
