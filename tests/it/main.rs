@@ -48,6 +48,7 @@ mod macro_kinds;
 mod make_manifests_parallel;
 mod make_manifests_problems;
 mod namespaced;
+mod newcomer;
 mod rbac_cache;
 mod rbac_fetch;
 mod rbac_generics;

@@ -1,0 +1,86 @@
+//! What a newcomer trips on after the first hour (issue 43): each test fails on the behaviour the issue reports.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::support::init;
+
+fn output(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// A `cargo` for the scaffold's Makefile that builds nothing: it logs its arguments, runs the real cargo for the
+/// lock file (`update`, `generate-lockfile`) and, where the Makefile passes `--locked`, checks as the real one
+/// would that Cargo.lock exists and is current (offline `cargo update --workspace --locked`).
+fn fake_cargo(dir: &Path) -> PathBuf {
+    let path = dir.join("fake-cargo");
+    std::fs::write(
+        &path,
+        r#"#!/usr/bin/env bash
+echo "$*" >>"$FAKE_CARGO_LOG"
+case "$1" in
+  fmt) exit 0 ;;
+  update|generate-lockfile) exec "$REAL_CARGO" "$@" ;;
+esac
+if [[ " $* " == *" --locked "* ]]; then
+  CARGO_NET_OFFLINE=true exec "$REAL_CARGO" update --workspace --locked --quiet
+fi
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// `make <targets>` in a scaffolded project with the fake cargo and this kubesmith.
+fn make(dir: &Path, tools: &Path, targets: &[&str]) -> Output {
+    let kubesmith = assert_cmd::cargo::cargo_bin("kubesmith");
+    std::process::Command::new("make")
+        .current_dir(dir)
+        .args(targets)
+        .arg(format!("CARGO={}", fake_cargo(tools).display()))
+        .arg(format!("KUBESMITH={}", kubesmith.display()))
+        .env("FAKE_CARGO_LOG", tools.join("cargo.log"))
+        .env("REAL_CARGO", std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .env("SOURCE_DATE_EPOCH", "1767225600")
+        .output()
+        .expect("make runs")
+}
+
+#[test]
+fn make_build_lint_work_on_a_fresh_scaffold_and_after_a_new_dependency() {
+    let parent = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    assert!(!dir.join("Cargo.lock").exists(), "init writes no lock file");
+    for target in ["lint", "build"] {
+        let _ = std::fs::remove_file(dir.join("Cargo.lock"));
+        let out = make(&dir, tools.path(), &[target]);
+        assert!(out.status.success(), "make {target} fails on a fresh scaffold:\n{}", output(&out));
+        assert!(dir.join("Cargo.lock").exists(), "make {target} leaves no Cargo.lock");
+    }
+    // A dependency added to Cargo.toml (one already in the graph, so this resolves offline) is locked before
+    // `--locked` runs; nothing else moves.
+    let before = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    std::fs::write(dir.join("Cargo.toml"), manifest.replace("[dependencies]\n", "[dependencies]\neither = \"1\"\n"))
+        .unwrap();
+    let out = make(&dir, tools.path(), &["lint"]);
+    assert!(out.status.success(), "make lint fails after a new dependency:\n{}", output(&out));
+    let after = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap();
+    let removed: Vec<_> = before.lines().filter(|l| !after.lines().any(|a| a == *l)).collect();
+    assert!(removed.iter().all(|l| l.trim().is_empty() || l.starts_with(" \"")), "upgraded: {removed:?}");
+    // Up to date: no second resolution.
+    let log = tools.path().join("cargo.log");
+    std::fs::write(&log, "").unwrap();
+    assert!(make(&dir, tools.path(), &["lint"]).status.success());
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(!calls.contains("update"), "the lock file is resolved again though current:\n{calls}");
+    // The scaffold's README and .gitignore say where the lock file comes from.
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(readme.contains("writes no `Cargo.lock`") && readme.contains("CARGO_NET_OFFLINE"), "{readme}");
+    let ignore = std::fs::read_to_string(dir.join(".gitignore")).unwrap();
+    assert!(ignore.contains("first\n# `make build`"), "{ignore}");
+}
