@@ -478,25 +478,64 @@ pub fn crd_text(generated: &crd::GeneratedCrd) -> String {
 }
 
 /// Plans the CRD named `name` (e.g. `memcacheds.cache.example.com`) from the project's sources as they will be
-/// after the plan. A failure is a warning: the command that called this still does its main job.
+/// after the plan. A source file that does not parse is an error (the command that called this writes nothing);
+/// any other reason the CRD cannot be generated is a warning: the command still does its main job.
 pub fn plan_one_crd(plan: &mut Plan, name: &str) -> Result<()> {
     let set = SourceSet::new(&plan.root.join("src")).with_overlay(plan.overlay());
     let project = Project::load(&plan.root).ok();
     let k8s = project_k8s(project.as_ref()).unwrap_or_else(|_| K8sTable::default_table());
-    match crd::generate_with(&set, k8s) {
-        Ok(crds) => {
-            for generated in crds.iter().filter(|c| c.name == name) {
-                if let Some(warning) = crd::size::size_warning(generated) {
-                    plan.notes.push(warning);
-                }
-                plan.write(Path::new("config/crd/bases").join(&generated.file_name), crd_text(generated))?;
+    let root = plan.root.clone();
+    let shown = |e: &crd::CrdError| {
+        let path = e.path.strip_prefix(&root).unwrap_or(&e.path);
+        format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.kind)
+    };
+    let generation = match crd::generate_all(&set, k8s) {
+        Ok(generation) => generation,
+        Err(e) => return not_generated(plan, name, &[shown(&e)]),
+    };
+    let syntax: Vec<String> = generation
+        .problems
+        .iter()
+        .filter_map(|p| match &p.error.kind {
+            crd::CrdErrorKind::Parse(message) => {
+                let path = p.error.path.strip_prefix(&root).unwrap_or(&p.error.path);
+                Some(format!("{}:{}:{}: {message}", path.display(), p.error.line, p.error.column))
             }
-        }
-        Err(e) => plan.notes.push(format!(
-            "warning: the CRD {name} was not generated: {e}\n  fix that, then run `kubesmith make manifests` \
-             (config/crd/kustomization.yaml lists a file that does not exist yet)"
-        )),
+            _ => None,
+        })
+        .collect();
+    if !syntax.is_empty() {
+        anyhow::bail!(
+            "the crate does not parse as Rust, so the CRD {name} cannot be generated; nothing was written:\n  {}\n  \
+             fix the syntax error, then run the command again",
+            syntax.join("\n  ")
+        );
     }
+    let Some(generated) = generation.crds.iter().find(|c| c.name == name) else {
+        let mut why: Vec<String> = generation
+            .problems
+            .iter()
+            .filter(|p| p.crd.as_deref().is_none_or(|crd| crd == name))
+            .map(|p| shown(&p.error))
+            .collect();
+        for pending in generation.pending.iter().filter(|p| p.crd.name == name) {
+            why.extend(pending.versions.iter().flat_map(|v| &v.because).map(shown));
+        }
+        return not_generated(plan, name, &why);
+    };
+    if let Some(warning) = crd::size::size_warning(generated) {
+        plan.notes.push(warning);
+    }
+    plan.write(Path::new("config/crd/bases").join(&generated.file_name), crd_text(generated))
+}
+
+/// The warning of [`plan_one_crd`] when the CRD `name` is not generated, with each reason (`file:line: ...`).
+fn not_generated(plan: &mut Plan, name: &str, why: &[String]) -> Result<()> {
+    let why = if why.is_empty() { String::new() } else { format!(":\n  {}", why.join("\n  ")) };
+    plan.notes.push(format!(
+        "warning: the CRD {name} was not generated{why}\n  fix that, then run `kubesmith make manifests` \
+         (config/crd/kustomization.yaml lists a file that does not exist yet)"
+    ));
     Ok(())
 }
 

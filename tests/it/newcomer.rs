@@ -4,7 +4,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::init;
+use crate::support::{create_api, init, ks, snapshot};
 
 fn output(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
@@ -83,4 +83,55 @@ fn make_build_lint_work_on_a_fresh_scaffold_and_after_a_new_dependency() {
     assert!(readme.contains("writes no `Cargo.lock`") && readme.contains("CARGO_NET_OFFLINE"), "{readme}");
     let ignore = std::fs::read_to_string(dir.join(".gitignore")).unwrap();
     assert!(ignore.contains("first\n# `make build`"), "{ignore}");
+}
+
+#[test]
+fn create_api_refuses_with_the_syntax_error_when_another_api_file_does_not_parse() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    let types = dir.join("src/api/v1alpha1/memcached.rs");
+    let text = std::fs::read_to_string(&types).unwrap();
+    // A missing comma after `foo`: the error is at the next field.
+    let broken = text.replace("pub foo: Option<String>,\n", "pub foo: Option<String>\n    pub bar: Option<String>,\n");
+    assert_ne!(broken, text);
+    let line = broken.lines().position(|l| l.contains("pub bar")).unwrap() + 1;
+    std::fs::write(&types, broken).unwrap();
+    let before = snapshot(&dir);
+    for quiet in [false, true] {
+        let mut cmd = ks(&dir);
+        cmd.args(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Other"]);
+        if quiet {
+            cmd.arg("-q");
+        }
+        let out = cmd.output().unwrap();
+        let said = output(&out);
+        assert_eq!(out.status.code(), Some(1), "{said}");
+        assert!(said.contains(&format!("src/api/v1alpha1/memcached.rs:{line}:5: expected `,`")), "{said}");
+        assert!(said.contains("nothing was written"), "{said}");
+        assert!(!said.contains("fn body") && !said.contains(&dir.display().to_string()), "{said}");
+        assert_eq!(snapshot(&dir), before, "a refused create api writes nothing");
+    }
+}
+
+#[test]
+fn create_api_generates_its_crd_though_another_kind_has_a_problem() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    let types = dir.join("src/api/v1alpha1/memcached.rs");
+    let text = std::fs::read_to_string(&types).unwrap();
+    let other = text.replace(
+        "pub foo: Option<String>,\n",
+        "pub foo: Option<String>,\n    pub bar: std::collections::HashMap<i32, String>,\n",
+    );
+    std::fs::write(&types, other).unwrap();
+    let out = ks(&dir)
+        .args(["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Other"])
+        .output()
+        .unwrap();
+    let said = output(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("warning"), "{said}");
+    assert!(dir.join("config/crd/bases/cache.example.com_others.yaml").exists(), "{said}");
 }
