@@ -14,6 +14,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use crate::names::closest;
+use crate::names::edit_distance;
 pub use registry::{ArgDef, ArgType, MarkerDef, MarkerTarget, Section, is_crd_marker, lookup, registry};
 pub use value::MarkerValue;
 
@@ -172,7 +174,10 @@ pub fn parse_marker(body: &str) -> Result<Option<(String, BTreeMap<String, Marke
         None => (body.trim(), None),
     };
     if !is_checked(name) {
-        return Ok(None);
+        return match misspelled_prefix(name) {
+            Some(message) => Err(message),
+            None => Ok(None),
+        };
     }
 
     // `+kubesmith:scaffold:<what>`-style markers with a free suffix.
@@ -204,6 +209,23 @@ pub fn parse_marker(body: &str) -> Result<Option<(String, BTreeMap<String, Marke
         return parse_args(def, Some(tail.trim()), rest).map(|args| Some((def.name.clone(), args)));
     }
     Err(unknown_marker(name))
+}
+
+/// The error for a marker whose prefix is a checked one misspelled (`+kubebuidler:rbac`, `+Kubebuilder:...`),
+/// which would otherwise pass as an ordinary comment. Short prefixes (`k8s:`) are matched only up to case.
+fn misspelled_prefix(name: &str) -> Option<String> {
+    let (head, tail) = name.split_once(':')?;
+    let prefix = CHECKED_PREFIXES
+        .iter()
+        .map(|p| p.trim_end_matches(':'))
+        .find(|p| head.eq_ignore_ascii_case(p) || (p.len() >= 6 && edit_distance(&head.to_lowercase(), p) <= 2))?;
+    let fixed = format!("{prefix}:{tail}");
+    let known = match lookup(&fixed) {
+        Some(def) => Some(def.name.clone()),
+        None => fixed.rsplit_once(':').and_then(|(head, _)| lookup(head)).map(|def| def.name.clone()),
+    };
+    let suggestion = known.unwrap_or_else(|| format!("{prefix}:..."));
+    Some(format!("unknown marker prefix `{head}:`; did you mean `+{suggestion}`?"))
 }
 
 fn unknown_marker(name: &str) -> String {
@@ -265,10 +287,25 @@ fn parse_args(
     if let Some(mut name) = first_arg.map(str::to_string) {
         let mut has_value = rest.is_some();
         let mut cur = Cursor::new(rest.unwrap_or(""));
+        let mut previous: Option<&ArgDef> = None;
         loop {
             let Some(a) = def.arg(&name) else {
-                return Err(unknown_argument(def, &name));
+                let mut message = unknown_argument(def, &name);
+                // `verbs=list,watch`: `,` ends the list, so `watch` reads as the next argument's name.
+                if let Some(list) =
+                    previous.filter(|p| !has_value && matches!(p.ty, ArgType::StringList | ArgType::AnyList))
+                {
+                    let mut items = args.get(list.name).map(MarkerValue::to_string_list).unwrap_or_default();
+                    items.push(name.clone());
+                    message.push_str(&format!(
+                        "; list items are separated by `;`, and `,` starts the next argument: write `{}={}`",
+                        list.name,
+                        items.join(";")
+                    ));
+                }
+                return Err(message);
             };
+            previous = Some(a);
             if args.contains_key(a.name) {
                 return Err(format!("marker `+{m}`: argument `{name}` given twice"));
             }
@@ -312,38 +349,6 @@ fn unknown_argument(def: &MarkerDef, name: &str) -> String {
     }
     msg.push_str(&format!(" (known: {})", known.join(", ")));
     msg
-}
-
-/// The candidate closest to `name` by edit distance, if reasonably close.
-pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<(&'a str, usize)> {
-    let lower = name.to_lowercase();
-    let mut best: Option<(&'a str, usize)> = None;
-    for c in candidates {
-        // Case-only differences count as the closest possible match.
-        let d = if c.to_lowercase() == lower { 0 } else { edit_distance(name, c) + 1 };
-        if best.is_none_or(|(_, bd)| d < bd) {
-            best = Some((c, d));
-        }
-    }
-    let limit = (name.chars().count() / 3).max(2) + 1;
-    best.filter(|&(_, d)| d <= limit)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

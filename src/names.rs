@@ -1,4 +1,5 @@
-//! Name rules for groups, versions, kinds and projects, and the names derived from them (plural, modules, files).
+//! Name rules for groups, versions, kinds and projects, the names derived from them (plural, modules, files), and the
+//! nearest known name to a misspelled one.
 
 use heck::ToSnakeCase;
 
@@ -44,6 +45,27 @@ pub fn validate_project_name(name: &str) -> Result<(), NameError> {
     Err(NameError(format!(
         "project name `{name}` is invalid: it must be a DNS-1123 label (lower-case letters, digits and '-', \
          starting and ending with a letter or digit, at most 63 characters); pass --project-name, e.g. --project-name memcached-operator"
+    )))
+}
+
+/// Validates a project name as the name of the crate `init` writes (`Cargo.toml`'s `name`): Cargo refuses a
+/// package name that starts with a digit, is a Rust keyword, or names its test library or build folders.
+pub fn validate_crate_name(name: &str) -> Result<(), NameError> {
+    let krate = crate_name(name);
+    let why = if name.starts_with(|c: char| c.is_ascii_digit()) {
+        "a crate name cannot start with a digit"
+    } else if KEYWORDS.contains(&krate.as_str()) {
+        "it is a Rust keyword"
+    } else if krate == "test" {
+        "it conflicts with Rust's built-in test library"
+    } else if ["build", "deps", "examples", "incremental"].contains(&krate.as_str()) {
+        "it conflicts with cargo's build folder names"
+    } else {
+        return Ok(());
+    };
+    Err(NameError(format!(
+        "project name `{name}` cannot name the operator's crate: {why}; pass --project-name, e.g. --project-name \
+         memcached-operator"
     )))
 }
 
@@ -263,6 +285,38 @@ pub fn display_name(name: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The candidate closest to `name` by edit distance, if reasonably close.
+pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<(&'a str, usize)> {
+    let lower = name.to_lowercase();
+    let mut best: Option<(&'a str, usize)> = None;
+    for c in candidates {
+        // Case-only differences count as the closest possible match.
+        let d = if c.to_lowercase() == lower { 0 } else { edit_distance(name, c) + 1 };
+        if best.is_none_or(|(_, bd)| d < bd) {
+            best = Some((c, d));
+        }
+    }
+    let limit = (name.chars().count() / 3).max(2) + 1;
+    best.filter(|&(_, d)| d <= limit)
+}
+
+/// Levenshtein distance over chars.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
 }
 
 #[cfg(test)]

@@ -155,6 +155,80 @@ fn string_or_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>,
     })
 }
 
+/// The keys of a PROJECT file (kubebuilder's `Cfg`), of each `resources[]` entry, and of its `api` and `webhooks`.
+const PROJECT_KEYS: &[&str] = &[
+    "cliVersion",
+    "domain",
+    "layout",
+    "multigroup",
+    "namespaced",
+    "plugins",
+    "projectName",
+    "repo",
+    "resources",
+    "version",
+];
+const RESOURCE_KEYS: &[&str] = &[
+    "api",
+    "controller",
+    "core",
+    "domain",
+    "external",
+    "group",
+    "kind",
+    "module",
+    "path",
+    "plural",
+    "version",
+    "webhooks",
+];
+const API_KEYS: &[&str] = &["crdVersion", "namespaced"];
+const WEBHOOK_KEYS: &[&str] = &["conversion", "defaulting", "spoke", "validation", "webhookVersion"];
+
+/// Refuses a key kubesmith does not know (a typo such as `grop:` would otherwise be dropped, and the entry read
+/// without it), naming its line, where it is and the nearest known key. In a PROJECT another tool wrote (a layout
+/// other than kubesmith's), only a key close to a known one is refused: the others are that tool's.
+fn check_known_keys(value: &serde_json::Value, text: &str, path: &Path) -> Result<()> {
+    let ours = match value.get("layout") {
+        Some(serde_json::Value::String(l)) => l == LAYOUT,
+        Some(serde_json::Value::Array(ls)) => ls.iter().any(|l| l == LAYOUT),
+        _ => false,
+    };
+    let unknown = |map: &serde_json::Map<String, serde_json::Value>, known: &[&str], at: &str| -> Result<()> {
+        let typo = |k: &String| crate::names::closest(k, known.iter().copied()).is_some();
+        let Some(key) = map.keys().find(|k| !known.contains(&k.as_str()) && (ours || typo(k))) else {
+            return Ok(());
+        };
+        let line = text
+            .lines()
+            .position(|l| l.trim_start().trim_start_matches("- ").trim_start().starts_with(&format!("{key}:")))
+            .map(|i| format!(":{}", i + 1))
+            .unwrap_or_default();
+        let fix = match crate::names::closest(key, known.iter().copied()) {
+            Some((near, _)) => format!("did you mean `{near}`? fix it in PROJECT"),
+            None => format!("remove it from PROJECT (known keys: {})", known.join(", ")),
+        };
+        anyhow::bail!("{}{line}: unknown key `{key}`{at}; {fix}", path.display())
+    };
+    let Some(top) = value.as_object() else {
+        return Ok(());
+    };
+    unknown(top, PROJECT_KEYS, "")?;
+    for (i, resource) in top.get("resources").and_then(|r| r.as_array()).into_iter().flatten().enumerate() {
+        let Some(resource) = resource.as_object() else {
+            continue;
+        };
+        let kind = resource.get("kind").and_then(|k| k.as_str()).map(|k| format!(" (kind {k})")).unwrap_or_default();
+        unknown(resource, RESOURCE_KEYS, &format!(" in resources[{i}]{kind}"))?;
+        for (key, known) in [("api", API_KEYS), ("webhooks", WEBHOOK_KEYS)] {
+            if let Some(inner) = resource.get(key).and_then(|v| v.as_object()) {
+                unknown(inner, known, &format!(" in resources[{i}].{key}{kind}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 impl ProjectFile {
     /// Serializes with kubebuilder's header and sorted keys.
     pub fn to_yaml(&self) -> String {
@@ -167,6 +241,7 @@ impl ProjectFile {
         let value = crate::yaml::from_str(text).with_context(|| {
             format!("{}: not valid YAML; fix the file or restore it from version control", path.display())
         })?;
+        check_known_keys(&value, text, path)?;
         let project: ProjectFile = serde_json::from_value(value)
             .with_context(|| format!("{}: not a PROJECT file kubesmith understands", path.display()))?;
         if project.version != "3" {
@@ -506,5 +581,36 @@ mod tests {
         assert!(!parsed.is_kubesmith());
         let err = ProjectFile::parse("version: \"2\"\nprojectName: p\n", Path::new("PROJECT")).unwrap_err();
         assert!(err.to_string().contains("version `2`"));
+    }
+
+    #[test]
+    fn an_unknown_or_misspelled_key_is_refused_at_its_line() {
+        let ours = "domain: x.org\nlayout:\n- rust.kubesmith.io/v1alpha1\nprojectName: p\nresources:\n- api:\n    \
+                    crdVersion: v1\n  grop: cache\n  kind: Foo\n  version: v1\nversion: \"3\"\n";
+        let err = ProjectFile::parse(ours, Path::new("PROJECT")).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "PROJECT:8: unknown key `grop` in resources[0] (kind Foo); did you mean `group`? fix it in PROJECT"
+        );
+        let err = ProjectFile::parse(
+            &ours.replace("  grop: cache\n", "  webhooks:\n    defaultng: true\n"),
+            Path::new("PROJECT"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("unknown key `defaultng` in resources[0].webhooks (kind Foo); did you mean `defaulting`?"),
+            "{err}"
+        );
+        let err = ProjectFile::parse(
+            &ours.replace("  grop: cache\n", "").replace("domain:", "extra: 1\ndomain:"),
+            Path::new("PROJECT"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("PROJECT:1: unknown key `extra`; remove it"), "{err}");
+        // Another tool's PROJECT keeps its own keys, but not a typo of kubebuilder's.
+        let kb = "domain: x.org\nlayout: go.kubebuilder.io/v4\nprojectName: p\nversion: \"3\"\nrepoo: x\n";
+        assert!(ProjectFile::parse(kb, Path::new("PROJECT")).unwrap_err().to_string().contains("did you mean `repo`?"));
     }
 }

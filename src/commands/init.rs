@@ -65,6 +65,13 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
             .ok_or_else(|| UsageError("cannot derive a project name from the folder: pass --project-name".into()))?,
     };
     names::validate_project_name(&project_name).map_err(UsageError::from)?;
+    names::validate_crate_name(&project_name).map_err(|e| {
+        let message = e.to_string();
+        match args.project_name {
+            Some(_) => UsageError(message),
+            None => UsageError(message.replacen("` cannot", "` (this folder's name) cannot", 1)),
+        }
+    })?;
     names::validate_domain(&args.domain).map_err(UsageError::from)?;
     let repo = args.repo.clone().unwrap_or_default();
     let year = args.copyright_year.map_or_else(|| crate::clock::year(crate::clock::now()), i64::from);

@@ -455,3 +455,30 @@ fn every_example_in_the_registry_parses_as_its_marker() {
         assert_eq!(markers[0].name, def.name, "{}", def.example);
     }
 }
+
+#[test]
+fn a_misspelled_checked_prefix_is_an_error_with_the_marker_it_meant() {
+    assert_eq!(
+        err("// +kubebuidler:rbac:groups=apps,resources=deployments,verbs=get\n"),
+        "src/api/v1.rs:1: unknown marker prefix `kubebuidler:`; did you mean `+kubebuilder:rbac`?"
+    );
+    assert_eq!(
+        err("// +Kubebuilder:validation:Minimum=1\n"),
+        "src/api/v1.rs:1: unknown marker prefix `Kubebuilder:`; did you mean `+kubebuilder:validation:Minimum`?"
+    );
+    assert!(err("// +kubesmth:nothing\n").contains("did you mean `+kubesmith:...`?"));
+    // Other tools' markers and short look-alikes of `k8s:` stay ordinary comments.
+    for text in ["// +genclient\n", "// +k9s:x\n", "// +kube:thing\n"] {
+        assert_eq!(scan(Path::new("a.rs"), text).unwrap(), Vec::new(), "{text}");
+    }
+}
+
+#[test]
+fn a_comma_inside_a_list_says_items_are_separated_by_semicolons() {
+    let e = err("// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list,watch\n");
+    assert!(e.contains("unknown argument `watch`"), "{e}");
+    assert!(e.contains("list items are separated by `;`") && e.contains("`verbs=list;watch`"), "{e}");
+    // A misspelled argument after a list argument with a value is no list item.
+    let e = err("// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list,nmespace=x\n");
+    assert!(!e.contains("separated by"), "{e}");
+}

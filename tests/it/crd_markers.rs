@@ -921,3 +921,67 @@ fn make_manifests_refuses_root_markers_naming_what_the_root_lacks() {
         "{stderr}"
     );
 }
+
+#[test]
+fn markers_that_leave_no_valid_value_are_errors_at_the_last_marker() {
+    let src = kind(
+        r#"
+    // +kubebuilder:validation:Enum=a;b
+    // +kubebuilder:default=c
+    pub mode: Option<String>,
+"#,
+        "",
+    );
+    marker_error(&src, "default=c", &["the default \"c\" is not one of the enum values (\"a\", \"b\")"]);
+    let src = kind(
+        r#"
+    // +kubebuilder:validation:MinLength=1
+    // +kubebuilder:validation:MaxLength=0
+    pub name: Option<String>,
+"#,
+        "",
+    );
+    marker_error(&src, "MaxLength=0", &["MinLength=1 is greater than MaxLength=0", "no value is valid"]);
+    let src = kind(
+        r#"
+    // +kubebuilder:validation:Maximum=3
+    // +kubebuilder:validation:Minimum=5
+    pub size: Option<i32>,
+"#,
+        "",
+    );
+    marker_error(&src, "Minimum=5", &["Minimum=5 is greater than Maximum=3"]);
+    let src = kind(
+        r#"
+    // +kubebuilder:validation:MaxLength=3
+    // +kubebuilder:default=toolong
+    pub short: Option<String>,
+"#,
+        "",
+    );
+    marker_error(&src, "default=toolong", &["the default \"toolong\" has a length outside the bounds"]);
+    let src = kind(
+        r#"
+    // +kubebuilder:validation:items:MinLength=4
+    // +kubebuilder:validation:items:MaxLength=2
+    pub tags: Vec<String>,
+"#,
+        "",
+    );
+    marker_error(&src, "items:MaxLength=2", &["MinLength=4 is greater than MaxLength=2"]);
+    // What fits passes: a default among the enum values, within bounds, equal bounds.
+    let p = props(
+        r#"
+    // +kubebuilder:validation:Enum=a;b
+    // +kubebuilder:default=b
+    pub mode: Option<String>,
+    // +kubebuilder:validation:MinLength=2
+    // +kubebuilder:validation:MaxLength=2
+    // +kubebuilder:default=ab
+    pub name: Option<String>,
+"#,
+        "",
+    );
+    assert_eq!(p["mode"]["default"], json!("b"));
+    assert_eq!(p["name"]["maxLength"], json!(2));
+}

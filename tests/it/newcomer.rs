@@ -135,3 +135,89 @@ fn create_api_generates_its_crd_though_another_kind_has_a_problem() {
     assert!(!said.contains("warning"), "{said}");
     assert!(dir.join("config/crd/bases/cache.example.com_others.yaml").exists(), "{said}");
 }
+
+/// `init` + Memcached, manifests made.
+fn memcached(parent: &Path) -> PathBuf {
+    let dir = init(parent, "memcached-operator", &[]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    ks(&dir).args(["make", "manifests"]).assert().success();
+    dir
+}
+
+/// Runs `args` in `dir`, expects exit `code` with nothing changed, and returns what it printed.
+fn refused(dir: &Path, args: &[&str], code: i32) -> String {
+    let before = snapshot(dir);
+    let out = ks(dir).args(args).output().unwrap();
+    let said = output(&out);
+    assert_eq!(out.status.code(), Some(code), "{args:?}:\n{said}");
+    assert_eq!(snapshot(dir), before, "{args:?} changed the tree:\n{said}");
+    said
+}
+
+#[test]
+fn typos_in_markers_and_project_are_errors_that_say_the_fix() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = memcached(parent.path());
+    let controller = dir.join("src/controller/memcached.rs");
+    let text = std::fs::read_to_string(&controller).unwrap();
+    let line = text.lines().count() + 1;
+    std::fs::write(&controller, format!("{text}// +kubebuidler:rbac:groups=apps,resources=deployments,verbs=get\n"))
+        .unwrap();
+    let said = refused(&dir, &["make", "manifests"], 1);
+    let want = format!(
+        "src/controller/memcached.rs:{line}: unknown marker prefix `kubebuidler:`; did you mean `+kubebuilder:rbac`?"
+    );
+    assert!(said.contains(&want), "{said}");
+    std::fs::write(
+        &controller,
+        format!("{text}// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=list,watch\n"),
+    )
+    .unwrap();
+    let said = refused(&dir, &["make", "manifests"], 1);
+    assert!(said.contains("unknown argument `watch`") && said.contains("write `verbs=list;watch`"), "{said}");
+    std::fs::write(&controller, &text).unwrap();
+
+    let types = dir.join("src/api/v1alpha1/memcached.rs");
+    let api = std::fs::read_to_string(&types).unwrap();
+    for (markers, needle) in [
+        ("// +kubebuilder:validation:Enum=a;b\n    // +kubebuilder:default=c", "is not one of the enum values"),
+        (
+            "// +kubebuilder:validation:MinLength=1\n    // +kubebuilder:validation:MaxLength=0",
+            "MinLength=1 is greater",
+        ),
+    ] {
+        std::fs::write(
+            &types,
+            api.replace("    pub foo: Option<String>,", &format!("    {markers}\n    pub foo: Option<String>,")),
+        )
+        .unwrap();
+        let said = refused(&dir, &["make", "manifests"], 1);
+        assert!(said.contains("src/api/v1alpha1/memcached.rs:") && said.contains(needle), "{said}");
+    }
+    std::fs::write(&types, &api).unwrap();
+
+    let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
+    let line = project.lines().position(|l| l.trim_start() == "group: cache").unwrap() + 1;
+    std::fs::write(dir.join("PROJECT"), project.replace("  group: cache", "  grop: cache")).unwrap();
+    let said = refused(&dir, &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Other"], 1);
+    assert!(
+        said.contains(&format!(
+            "PROJECT:{line}: unknown key `grop` in resources[0] (kind Memcached); did you mean `group`?"
+        )),
+        "{said}"
+    );
+}
+
+#[test]
+fn init_refuses_a_folder_name_that_is_no_crate_name() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("123op");
+    std::fs::create_dir(&dir).unwrap();
+    let said = refused(&dir, &["init", "--domain", "example.com"], 2);
+    assert!(said.contains("project name `123op` (this folder's name) cannot name the operator's crate"), "{said}");
+    assert!(said.contains("start with a digit") && said.contains("--project-name"), "{said}");
+    assert!(std::fs::read_dir(&dir).unwrap().next().is_none(), "init wrote files");
+    let said = refused(&dir, &["init", "--domain", "example.com", "--project-name", "fn"], 2);
+    assert!(said.contains("Rust keyword"), "{said}");
+    ks(&dir).args(["init", "--domain", "example.com", "--project-name", "op-123"]).assert().success();
+}

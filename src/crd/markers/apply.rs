@@ -294,14 +294,20 @@ fn apply_own(obj: &mut Map<String, Value>, tms: &[&Marker], fms: &[&Marker]) -> 
             return Err(err(first, "the array has no items schema"));
         };
         let mut item_rules = Rules::default();
-        for m in items {
-            let mut renamed = m.clone();
-            renamed.name = format!("{VALIDATION}{}", m.name.strip_prefix(ITEMS).unwrap_or(&m.name));
-            apply_one(item_schema, &renamed, &mut item_rules.field)?;
+        let renamed: Vec<Marker> = items
+            .iter()
+            .map(|m| Marker {
+                name: format!("{VALIDATION}{}", m.name.strip_prefix(ITEMS).unwrap_or(&m.name)),
+                ..(*m).clone()
+            })
+            .collect();
+        for m in &renamed {
+            apply_one(item_schema, m, &mut item_rules.field)?;
         }
         if !item_rules.field.is_empty() {
             push_rules(item_schema, item_rules.field);
         }
+        check_consistent(item_schema, &renamed.iter().collect::<Vec<_>>())?;
     }
     // Topology consistency.
     let list_type = obj.get("x-kubernetes-list-type").and_then(Value::as_str);
@@ -335,10 +341,84 @@ fn apply_own(obj: &mut Map<String, Value>, tms: &[&Marker], fms: &[&Marker]) -> 
             ));
         }
     }
+    let own: Vec<&Marker> = all.iter().map(|(_, m)| *m).collect();
+    check_consistent(obj, &own)?;
     let mut new_rules = rules.field;
     new_rules.extend(rules.typ);
     if !new_rules.is_empty() {
         push_rules(obj, new_rules);
+    }
+    Ok(())
+}
+
+/// Bounds whose lower and upper markers must leave some value valid: (schema keys, marker names).
+const BOUNDS: &[(&str, &str, &str, &str)] = &[
+    ("minLength", "maxLength", "MinLength", "MaxLength"),
+    ("minimum", "maximum", "Minimum", "Maximum"),
+    ("minItems", "maxItems", "MinItems", "MaxItems"),
+    ("minProperties", "maxProperties", "MinProperties", "MaxProperties"),
+];
+
+/// Refuses markers that leave no valid value (a lower bound above the upper one) or a default the schema itself
+/// rejects (not one of the enum's values, outside the bounds): the API server refuses such a CRD, or every object.
+/// The error is at the last of the markers involved; a default no marker set is left to kube-derive's rules.
+fn check_consistent(obj: &Map<String, Value>, markers: &[&Marker]) -> Result<(), CrdError> {
+    let last =
+        |names: &[&str]| markers.iter().copied().filter(|m| names.contains(&short(&m.name))).max_by_key(|m| m.line);
+    // A marker's numeric bound is still wrapped for `to_json_schema_props` here.
+    let bare = |v: &Value| v.get(crate::crd::transform::MARKER_NUMBER).cloned().unwrap_or_else(|| v.clone());
+    let num = |key: &str| obj.get(key).map(bare).and_then(|v| v.as_f64());
+    for (lo_key, hi_key, lo_name, hi_name) in BOUNDS {
+        if let (Some(lo), Some(hi), Some(m)) = (num(lo_key), num(hi_key), last(&[lo_name, hi_name]))
+            && lo > hi
+        {
+            return Err(err(
+                m,
+                format!(
+                    "{lo_name}={} is greater than {hi_name}={}, so no value is valid; raise {hi_name} or lower {lo_name}",
+                    bare(&obj[*lo_key]),
+                    bare(&obj[*hi_key])
+                ),
+            ));
+        }
+    }
+    // A default from the Rust type (`#[serde(default)]`) is kube-derive's; only a default marker is checked.
+    let Some(default) = obj.get("default").filter(|d| !d.is_null() && last(&["default"]).is_some()) else {
+        return Ok(());
+    };
+    if let (Some(Value::Array(values)), Some(m)) = (obj.get("enum"), last(&["Enum", "default"]))
+        && !values.contains(default)
+    {
+        let list = values.iter().map(Value::to_string).collect::<Vec<_>>().join(", ");
+        return Err(err(
+            m,
+            format!(
+                "the default {default} is not one of the enum values ({list}), and the API server refuses a CRD whose \
+                 default its own schema rejects; make the default one of them or add it to the enum"
+            ),
+        ));
+    }
+    let measure = match default {
+        Value::String(text) => Some((text.chars().count() as f64, "minLength", "maxLength", "length")),
+        Value::Number(n) => n.as_f64().map(|n| (n, "minimum", "maximum", "value")),
+        Value::Array(items) => Some((items.len() as f64, "minItems", "maxItems", "number of items")),
+        _ => None,
+    };
+    if let Some((size, lo_key, hi_key, what)) = measure {
+        let names: Vec<&str> =
+            BOUNDS.iter().filter(|b| b.0 == lo_key).flat_map(|b| [b.2, b.3]).chain(["default"]).collect();
+        let outside = num(lo_key).is_some_and(|lo| size < lo) || num(hi_key).is_some_and(|hi| size > hi);
+        if outside && let Some(m) = last(&names) {
+            return Err(err(
+                m,
+                format!(
+                    "the default {default} has a {what} outside the bounds ({lo_key} {}, {hi_key} {}), and the API \
+                     server refuses a CRD whose default its own schema rejects; change the default or the bounds",
+                    obj.get(lo_key).map_or("none".to_string(), |v| bare(v).to_string()),
+                    obj.get(hi_key).map_or("none".to_string(), |v| bare(v).to_string()),
+                ),
+            ));
+        }
     }
     Ok(())
 }
