@@ -135,11 +135,44 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         return plan_foreign(args, &project, &f, cwd);
     }
     let Some(resource) = pf.find(&args.group, &args.version, &args.kind).filter(|r| r.api.is_some()) else {
-        anyhow::bail!(
-            "there is no API {}/{} kind {} in PROJECT: create it first with `kubesmith create api --group {} --version {} --kind {}`",
+        let missing = format!(
+            "there is no API {}/{} kind {} in PROJECT",
             names::qualified_group(&args.group, &pf.domain),
             args.version,
-            args.kind,
+            args.kind
+        );
+        // A typo (`--kind Memcahced`, `--version v1alpha`) names an API that exists: say which.
+        let near = |given: &str, known: &str| names::closest(given, std::iter::once(known)).map(|(_, d)| d);
+        let nearest = pf
+            .resources
+            .iter()
+            .filter(|r| r.api.is_some())
+            .filter_map(|r| {
+                let d = near(&args.kind, &r.kind)? + near(&args.group, &r.group)? + near(&args.version, &r.version)?;
+                Some((d, r))
+            })
+            .min_by_key(|(d, _)| *d);
+        if let Some((_, r)) = nearest {
+            let mut flags: Vec<String> = [
+                (args.defaulting, "--defaulting"),
+                (args.programmatic_validation, "--programmatic-validation"),
+                (args.conversion, "--conversion"),
+            ]
+            .into_iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, flag)| flag.to_string())
+            .collect();
+            flags.extend(args.spoke.iter().map(|s| format!("--spoke {s}")));
+            anyhow::bail!(
+                "{missing}; did you mean `kubesmith create webhook --group {} --version {} --kind {} {}`?",
+                r.group,
+                r.version,
+                r.kind,
+                flags.join(" ")
+            );
+        }
+        anyhow::bail!(
+            "{missing}: create it first with `kubesmith create api --group {} --version {} --kind {}`",
             args.group,
             args.version,
             args.kind
@@ -148,11 +181,20 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
     let existing = resource.webhooks.clone().unwrap_or_default();
     let versions: Vec<String> =
         pf.versions_of(&args.group, &args.kind).filter(|r| r.api.is_some()).map(|r| r.version.clone()).collect();
+    let group_flag = if args.group.is_empty() { String::new() } else { format!("--group {} ", args.group) };
     for spoke in &args.spoke {
-        if spoke == &args.version || !versions.contains(spoke) {
+        if spoke == &args.version {
+            return Err(UsageError(format!(
+                "invalid spoke version `{spoke}`: it is the hub; a spoke is another version of {} that converts to \
+                 and from the hub {}",
+                args.kind, args.version
+            ))
+            .into());
+        }
+        if !versions.contains(spoke) {
             return Err(UsageError(format!(
                 "invalid spoke version `{spoke}`: a spoke must be another existing version of {} (existing: {}); \
-                 add it with `kubesmith create api --version {spoke} --kind {} --controller=false` first",
+                 add it with `kubesmith create api {group_flag}--version {spoke} --kind {} --controller=false` first",
                 args.kind,
                 versions.join(", "),
                 args.kind
@@ -161,13 +203,22 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         }
     }
     if args.conversion && args.spoke.is_empty() && existing.spoke.is_empty() {
-        return Err(UsageError(format!(
-            "--conversion needs at least one --spoke: the other versions of {} that convert to and from the hub {} ({})",
-            args.kind,
-            args.version,
-            versions.iter().filter(|v| *v != &args.version).cloned().collect::<Vec<_>>().join(", ")
-        ))
-        .into());
+        let others: Vec<&String> = versions.iter().filter(|v| *v != &args.version).collect();
+        let spokes = if others.is_empty() {
+            format!(
+                "{} has no other version yet: add one with `kubesmith create api {group_flag}--version <version> \
+                 --kind {} --controller=false`, then pass it as --spoke",
+                args.kind, args.kind
+            )
+        } else {
+            format!(
+                "pass the other versions of {} that convert to and from the hub {}: {}",
+                args.kind,
+                args.version,
+                others.iter().map(|v| format!("--spoke {v}")).collect::<Vec<_>>().join(" ")
+            )
+        };
+        return Err(UsageError(format!("--conversion needs at least one --spoke: {spokes}")).into());
     }
     if args.conversion
         && let Some(other) = pf
@@ -175,10 +226,12 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
             .find(|r| r.version != args.version && r.webhooks.as_ref().is_some_and(|w| w.conversion))
     {
         anyhow::bail!(
-            "{} already has a conversion webhook with hub {}; a kind has one hub: run `kubesmith create webhook --version {} --conversion --spoke ...` to add spokes",
+            "{} already has a conversion webhook with hub {}; a kind has one hub: run `kubesmith create webhook \
+             {group_flag}--version {} --kind {} --conversion --spoke <version>` to add spokes",
             args.kind,
             other.version,
-            other.version
+            other.version,
+            args.kind
         );
     }
 

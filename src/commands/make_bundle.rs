@@ -131,8 +131,18 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
             )
             .into());
         }
+        (None, None) if !cwd.join("config/manifests").is_dir() => {
+            bail!(
+                "no PROJECT file in {} or above it: make bundle packages a kubesmith project; run it in one \
+                 (`kubesmith init` or `kubesmith adopt` makes one)",
+                cwd.display()
+            );
+        }
         (None, None) => {
-            return Err(UsageError("--package <name> must be set if the PROJECT file is not present".into()).into());
+            return Err(UsageError(
+                "--package <name> must be set: there is no PROJECT file to take the package name from".into(),
+            )
+            .into());
         }
     };
     if !crate::names::is_dns1123_label(&package) {

@@ -221,3 +221,73 @@ fn init_refuses_a_folder_name_that_is_no_crate_name() {
     assert!(said.contains("Rust keyword"), "{said}");
     ks(&dir).args(["init", "--domain", "example.com", "--project-name", "op-123"]).assert().success();
 }
+
+/// The command a message suggests between backticks after `marker`, as arguments (without `kubesmith`).
+fn suggested(said: &str, marker: &str) -> Vec<String> {
+    let from = said.find(marker).unwrap_or_else(|| panic!("no {marker:?} in:\n{said}")) + marker.len();
+    let command = &said[from..said[from..].find('`').map(|i| from + i).unwrap()];
+    let words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+    assert_eq!(words[0], "kubesmith", "{command}");
+    assert!(!command.contains("...") && !command.contains('<'), "not runnable as written: {command}");
+    words[1..].to_vec()
+}
+
+#[test]
+fn suggestions_run_as_written() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = memcached(parent.path());
+    let webhook = ["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
+
+    // A spoke that does not exist yet: the suggested `create api` makes it, then the webhook is made.
+    let conversion = [&webhook[..], &["--conversion", "--spoke", "v1beta1"]].concat();
+    let said = refused(&dir, &conversion, 2);
+    let fix = suggested(&said, "add it with `");
+    assert!(fix.contains(&"--group".to_string()), "{fix:?}");
+    ks(&dir).args(&fix).assert().success();
+
+    // No spoke at all: the message names the version there is, without empty parentheses.
+    let said = refused(&dir, &[&webhook[..], &["--conversion"]].concat(), 2);
+    assert!(said.contains("--spoke v1beta1") && !said.contains("()"), "{said}");
+    ks(&dir).args(&conversion).assert().success();
+
+    // A misspelled kind: did you mean, with the flags given.
+    let typo =
+        ["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcahced", "--defaulting"];
+    let said = refused(&dir, &typo, 1);
+    assert!(!said.contains("create api"), "offers to create the typo: {said}");
+    ks(&dir).args(suggested(&said, "did you mean `")).assert().success();
+
+    // A second hub: the suggested command adds spokes to the existing one.
+    ks(&dir)
+        .args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--controller=false"])
+        .assert()
+        .success();
+    let said = refused(
+        &dir,
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "cache",
+            "--version",
+            "v1beta1",
+            "--kind",
+            "Memcached",
+            "--conversion",
+            "--spoke",
+            "v1",
+        ],
+        1,
+    );
+    assert!(
+        said.contains("--group cache --version v1alpha1 --kind Memcached --conversion --spoke <version>"),
+        "{said}"
+    );
+}
+
+#[test]
+fn make_bundle_outside_a_project_says_there_is_none() {
+    let parent = tempfile::tempdir().unwrap();
+    let said = refused(parent.path(), &["make", "bundle", "--version", "0.1.0"], 1);
+    assert!(said.contains("no PROJECT file in") && !said.contains("--package"), "{said}");
+}
