@@ -117,6 +117,16 @@ pub fn status(text: impl Display) {
     }
 }
 
+/// A command's product (a completion script, the marker reference) on stdout, at every level. A reader that
+/// stopped early (`kubesmith completion bash | head`) is no failure: the rest is dropped.
+pub fn product(bytes: &[u8], what: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    match std::io::stdout().lock().write_all(bytes).and_then(|()| std::io::stdout().lock().flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other.map_err(|e| anyhow::anyhow!("cannot write {what} to stdout: {e}"))?),
+    }
+}
+
 /// An error on stderr, always: `error: <message>`.
 pub fn error(message: impl Display) {
     anstream::eprintln!("{}: {message}", label("error", 0));

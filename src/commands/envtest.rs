@@ -260,7 +260,16 @@ fn list(args: &EnvtestListArgs, cwd: &Path) -> Result<()> {
             if args.installed_only { "" } else { ", none in the index" }
         ));
     }
-    index.map(|_| ())
+    match index {
+        // Offline, what is installed is the answer: say the index was not read, but do not fail.
+        Err(e) if !rows.is_empty() => {
+            output::warn(format_args!(
+                "warning: only installed versions are listed: {e:#}\n  pass --installed-only to skip the index"
+            ));
+            Ok(())
+        }
+        other => other.map(|_| ()),
+    }
 }
 
 fn cleanup(args: &EnvtestCleanupArgs, cwd: &Path) -> Result<()> {

@@ -8,7 +8,6 @@ use anyhow::Result;
 use serde_json::json;
 
 use crate::cli::{DocsFormat, MakeDocsArgs, MakeManifestsArgs};
-use crate::commands::UsageError;
 use crate::docs::recorded::{Recorded, planned_crds, recorded};
 use crate::docs::{self, Format};
 use crate::plan::Plan;
@@ -18,12 +17,11 @@ use crate::project::{PROJECT_FILE, Project};
 /// its entry in PROJECT.
 pub fn plan(args: &MakeDocsArgs, cwd: &Path) -> Result<Plan> {
     if !cwd.join(PROJECT_FILE).is_file() {
-        return Err(UsageError(format!(
-            "no PROJECT file in {}: make docs documents the kinds of a kubesmith project (`kubesmith init` or \
+        anyhow::bail!(
+            "no PROJECT file in {} or above it: make docs documents the kinds of a kubesmith project (`kubesmith init` or \
              `kubesmith adopt` makes one)",
             cwd.display()
-        ))
-        .into());
+        );
     }
     let project = Project::load(cwd)?;
     let before = recorded(&project.file)?;

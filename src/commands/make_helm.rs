@@ -10,7 +10,6 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use crate::cli::MakeHelmArgs;
-use crate::commands::UsageError;
 use crate::helm::{self, chart, update};
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project, ProjectFile};
@@ -123,12 +122,11 @@ pub fn plan_into(plan: &mut Plan, dir: &Path) -> Result<String> {
 /// Plans `make helm`: the chart, and its entry in PROJECT.
 pub fn plan(args: &MakeHelmArgs, cwd: &Path) -> Result<Plan> {
     if !cwd.join(PROJECT_FILE).is_file() {
-        return Err(UsageError(format!(
-            "no PROJECT file in {}: make helm builds the chart of a kubesmith project (`kubesmith init` or `kubesmith \
+        anyhow::bail!(
+            "no PROJECT file in {} or above it: make helm builds the chart of a kubesmith project (`kubesmith init` or `kubesmith \
              adopt` makes one)",
             cwd.display()
-        ))
-        .into());
+        );
     }
     let project = Project::load(cwd)?;
     let dir = args

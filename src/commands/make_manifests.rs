@@ -205,12 +205,12 @@ fn targets_of(args: &MakeManifestsArgs, cwd: &Path, project: Option<Project>, pl
         )
     } else {
         if args.crd_dir.is_none() && args.rbac_dir.is_none() && args.webhook_dir.is_none() {
-            return Err(UsageError(format!(
-                "{} is not a kubesmith project (no PROJECT file), so there are no default outputs: \
-                 pass --crd-dir DIR, --rbac-dir DIR and/or --webhook-dir DIR, e.g. `kubesmith make manifests --source src --crd-dir out/crds`",
+            anyhow::bail!(
+                "no PROJECT file in {} or above it, so there are no default outputs: run this command in a kubesmith \
+                 project, or pass --crd-dir DIR, --rbac-dir DIR and/or --webhook-dir DIR, e.g. `kubesmith make \
+                 manifests --source src --crd-dir out/crds`",
                 cwd.display()
-            ))
-            .into());
+            );
         }
         (args.crd_dir.clone(), args.rbac_dir.clone(), args.webhook_dir.clone())
     };

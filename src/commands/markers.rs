@@ -1,8 +1,6 @@
 //! `kubesmith markers [--output text|markdown|json] [PREFIX]`: the marker registry as a reference.
 
-use std::io::Write;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::{MarkersArgs, MarkersFormat};
 use crate::markers::{MarkerDef, reference, registry};
@@ -26,5 +24,5 @@ pub fn run(args: &MarkersArgs) -> Result<()> {
         MarkersFormat::Markdown => reference::markdown(&defs, prefix.is_none()),
         MarkersFormat::Json => reference::json(&defs),
     };
-    std::io::stdout().lock().write_all(text.as_bytes()).context("cannot write the marker reference to stdout")
+    crate::output::product(text.as_bytes(), "the marker reference")
 }

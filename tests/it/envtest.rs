@@ -425,3 +425,19 @@ fn malformed_requests_are_usage_errors() {
     f.failure(&["use", "-p", "json"], 2);
     assert!(f.server.hits().is_empty());
 }
+
+#[test]
+fn list_offline_shows_what_is_installed_and_succeeds() {
+    let f = Fixture::new(standard());
+    f.stdout(&["use", "1.30.2"]);
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/envtest-releases.yaml");
+    let out = f.envtest(&["list", "--index", &url]).assert().success().get_output().clone();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.starts_with("installed  1.30.2") && !stdout.contains("available"), "{stdout}");
+    assert!(stderr.contains("warning: only installed versions are listed") && stderr.contains(&url), "{stderr}");
+    // With nothing installed there is nothing to show: that stays a failure.
+    f.stdout(&["cleanup"]);
+    let err = f.failure(&["list", "--index", &url], 1);
+    assert!(err.contains(&url), "{err}");
+}

@@ -4,7 +4,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{create_api, init, ks, snapshot};
+use crate::support::{create_api, init, ks, read, repo_root, snapshot};
 
 fn output(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
@@ -290,4 +290,77 @@ fn make_bundle_outside_a_project_says_there_is_none() {
     let parent = tempfile::tempdir().unwrap();
     let said = refused(parent.path(), &["make", "bundle", "--version", "0.1.0"], 1);
     assert!(said.contains("no PROJECT file in") && !said.contains("--package"), "{said}");
+}
+
+#[test]
+fn no_project_is_the_same_failure_for_every_project_command() {
+    let parent = tempfile::tempdir().unwrap();
+    for args in [
+        &["create", "api", "--group", "cache", "--version", "v1", "--kind", "Foo"][..],
+        &["edit", "--multigroup"],
+        &["alpha", "generate"],
+        &["make", "manifests"],
+        &["make", "bundle", "--version", "0.1.0"],
+        &["make", "helm"],
+        &["make", "docs"],
+    ] {
+        let said = refused(parent.path(), args, 1);
+        assert!(said.contains("no PROJECT file in"), "{args:?}: {said}");
+    }
+}
+
+#[test]
+fn a_reader_that_stops_early_is_no_error() {
+    // Both outputs are larger than a pipe's buffer, so the write meets the closed pipe.
+    for args in [&["completion", "bash"][..], &["markers", "--output", "markdown"]] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubesmith"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", output(&out));
+        assert!(out.stderr.is_empty(), "{args:?}: {}", output(&out));
+    }
+}
+
+#[test]
+fn the_docs_agree_with_the_scaffold() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
+    // The Rust version: what the scaffold declares is what the READMEs ask for.
+    let manifest = read(&dir.join("Cargo.toml"));
+    let rust = manifest.lines().find_map(|l| l.strip_prefix("rust-version = ")).unwrap().trim_matches('"');
+    assert!(read(&repo_root().join("README.md")).contains(&format!("rust-version = \"{rust}\"")), "README: {rust}");
+    let readme = read(&dir.join("README.md"));
+    assert!(readme.contains(&format!("Rust {rust} or newer")), "the scaffold's README does not ask for Rust {rust}");
+    // The layout table: every path it names exists, and the manager is where `struct Manager` is.
+    let layout = &readme[readme.find("## Layout").unwrap()..];
+    let layout = &layout[..layout[3..].find("\n## ").unwrap()];
+    let rows: Vec<&str> = layout.lines().filter(|l| l.starts_with("| `")).collect();
+    assert!(!rows.is_empty());
+    for row in &rows {
+        let cell = row.split('|').nth(1).unwrap();
+        for path in cell.split(',').map(|p| p.trim().trim_matches('`')) {
+            assert!(dir.join(path).exists(), "the README names {path}, which init + create api do not write");
+        }
+    }
+    let manager = rows.iter().find(|r| r.contains("| The manager")).expect("a row for the manager");
+    let home = manager.split('|').nth(1).unwrap();
+    let defines = |path: &str| {
+        let path = dir.join(path.trim().trim_matches('`'));
+        path.is_file() && read(&path).contains("pub struct Manager")
+    };
+    assert!(home.split(',').any(defines), "the README puts the manager in {home}");
+    // The guide's webhook section: no field section 3 removed, and every spoke made before it is named.
+    let guide = read(&repo_root().join("docs/guide.md"));
+    let section = &guide[guide.find("## 5.").unwrap()..guide.find("## 6.").unwrap()];
+    assert!(!section.contains("without `foo`"), "section 5 speaks of `foo`, which section 3 replaced");
+    for spoke in section.split("--spoke ").skip(1).map(|s| s.split(|c: char| !c.is_alphanumeric()).next().unwrap()) {
+        let create = format!("kubesmith create api --group cache --version {spoke} --kind Memcached");
+        assert!(section.replace('\n', " ").contains(&create), "section 5 does not say to create {spoke} first");
+    }
 }
