@@ -42,9 +42,14 @@ pub enum Command {
     /// controllers and webhooks below their group (`src/api/<group>/<version>`) so it can hold several groups;
     /// `--namespaced` makes the manager namespace-scoped (a Role, `WATCH_NAMESPACE`), `--namespaced=false` undoes it;
     /// `--plugins grafana` adds Grafana dashboards for the manager's metrics.
-    #[command(after_help = "Examples:\n  kubesmith edit --multigroup\n  kubesmith edit --multigroup --dry-run\n  \
-        kubesmith create api --group ship --version v1 --kind Frigate   # a second group, once multigroup\n  \
-        kubesmith edit --namespaced\n  kubesmith edit --namespaced=false\n  kubesmith edit --plugins grafana")]
+    #[command(after_help = "Examples:\n  \
+        kubesmith edit --multigroup\n  \
+        kubesmith edit --multigroup --dry-run\n  \
+        # once multigroup, a second group:\n  \
+        kubesmith create api --group ship --version v1 --kind Frigate\n  \
+        kubesmith edit --namespaced\n  \
+        kubesmith edit --namespaced=false\n  \
+        kubesmith edit --plugins grafana")]
     Edit(EditArgs),
     /// Add something to the project.
     #[command(subcommand)]
@@ -72,12 +77,12 @@ pub enum Command {
     #[command(subcommand)]
     Envtest(EnvtestCommand),
     /// Print the shell completion script for bash, zsh, fish or powershell.
-    #[command(
-        after_help = "Examples:\n  kubesmith completion bash > ~/.local/share/bash-completion/completions/kubesmith\n  \
+    #[command(after_help = "Examples:\n  \
+        kubesmith completion bash \\\n      \
+        > ~/.local/share/bash-completion/completions/kubesmith\n  \
         kubesmith completion zsh > \"${fpath[1]}/_kubesmith\"\n  \
         kubesmith completion fish > ~/.config/fish/completions/kubesmith.fish\n  \
-        kubesmith completion powershell >> $PROFILE"
-    )]
+        kubesmith completion powershell >> $PROFILE")]
     Completion(CompletionArgs),
     /// List every marker kubesmith understands, with its arguments, their types and meaning.
     #[command(after_help = "Examples:\n  kubesmith markers\n  kubesmith markers kubebuilder:validation\n  \
@@ -89,9 +94,11 @@ pub enum Command {
 pub enum AlphaCommand {
     /// Replay `init`, every `create api` and `create webhook` PROJECT records, then `make manifests`, into a new
     /// folder (default: `<project>-generated` beside the project), to compare with the project and carry code over.
-    #[command(after_help = "Examples:\n  kubesmith alpha generate\n  \
+    #[command(after_help = "Examples:\n  \
+        kubesmith alpha generate\n  \
         kubesmith alpha generate --output-dir /tmp/memcached-operator-replay\n  \
-        kubesmith alpha generate --output-dir .   # in place, on a clean git tree: review with `git diff`")]
+        # in place, on a clean git tree (review with `git diff`):\n  \
+        kubesmith alpha generate --output-dir .")]
     Generate(AlphaGenerateArgs),
     /// Merge today's templates into the project with git: commits the replay of the project as scaffolded
     /// (`kubesmith-ancestor`), the replay with this kubesmith (`kubesmith-upgrade`) and your tree
@@ -158,8 +165,10 @@ pub struct MarkersArgs {
 #[derive(Debug, Subcommand)]
 pub enum RbacCommand {
     /// Print the ClusterRole the code needs, read from its kube-rs calls (never compiled); warnings on stderr.
-    #[command(after_help = "Examples:\n  kubesmith rbac infer\n  \
-        kubesmith rbac infer --source crates/api/src --source crates/operator/src --bin operator\n  \
+    #[command(after_help = "Examples:\n  \
+        kubesmith rbac infer\n  \
+        kubesmith rbac infer --source crates/api/src --source crates/operator/src \\\n      \
+        --bin operator\n  \
         kubesmith rbac infer --explain")]
     Infer(RbacInferArgs),
 }
@@ -187,10 +196,14 @@ pub struct RbacInferArgs {
 #[derive(Debug, Subcommand)]
 pub enum BundleCommand {
     /// Check a bundle with operator-framework's validators and OLM's CSV schema.
-    #[command(after_help = "Examples:\n  kubesmith bundle validate bundle\n  \
-        kubesmith bundle validate bundle --select-optional suite=operatorframework --optional-values k8s-version=1.25\n  \
-        kubesmith bundle validate bundle --select-optional name=community --optional-values index-path=bundle.Dockerfile\n  \
-        kubesmith bundle validate bundle --select-optional name=good-practices --output json\n  \
+    #[command(after_help = "Examples:\n  \
+        kubesmith bundle validate bundle\n  \
+        kubesmith bundle validate bundle --select-optional suite=operatorframework \\\n      \
+        --optional-values k8s-version=1.25\n  \
+        kubesmith bundle validate bundle --select-optional name=community \\\n      \
+        --optional-values index-path=bundle.Dockerfile\n  \
+        kubesmith bundle validate bundle --select-optional name=good-practices \\\n      \
+        --output json\n  \
         kubesmith bundle validate bundle --olm-v1")]
     Validate(BundleValidateArgs),
 }
@@ -209,20 +222,27 @@ pub enum CatalogCommand {
 pub enum CreateCommand {
     /// Add an API (a custom resource kind): Rust types, a reconciler, samples and RBAC; or a reconciler for a
     /// built-in type (`--group apps --kind Deployment --resource=false`) or another crate's (`--external-api-path`).
-    #[command(after_help = "Examples:\n  kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  \
-        kubesmith create api --group cache --version v1 --kind Cluster --namespaced=false\n  \
-        kubesmith create api --group cache --version v1beta1 --kind Memcached --controller=false\n  \
-        kubesmith create api --group apps --version v1 --kind Deployment --controller --resource=false\n  \
-        kubesmith create api --group cert-manager --version v1 --kind Issuer --resource=false \\\n      \
-        --external-api-path acme_crds::cert_manager::v1::Issuer --external-api-crate acme-crds@0.3 --external-api-domain io")]
+    #[command(after_help = "Examples:\n  \
+        kubesmith create api --group cache --version v1alpha1 --kind Memcached\n  \
+        kubesmith create api --group cache --version v1 --kind Cluster \\\n      \
+        --namespaced=false\n  \
+        kubesmith create api --group cache --version v1beta1 --kind Memcached \\\n      \
+        --controller=false\n  \
+        kubesmith create api --group apps --version v1 --kind Deployment \\\n      \
+        --controller --resource=false\n  \
+        kubesmith create api --group cert-manager --version v1 --kind Issuer \\\n      \
+        --resource=false \\\n      \
+        --external-api-path acme_crds::cert_manager::v1::Issuer \\\n      \
+        --external-api-crate acme-crds@0.3 --external-api-domain io")]
     Api(CreateApiArgs),
     /// Add admission (defaulting, validating) and conversion webhooks for an existing API, a built-in type or another
     /// crate's (`--external-api-path`).
-    #[command(
-        after_help = "Examples:\n  kubesmith create webhook --group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation\n  \
-        kubesmith create webhook --group cache --version v1alpha1 --kind Memcached --conversion --spoke v1beta1\n  \
-        kubesmith create webhook --group core --version v1 --kind Pod --defaulting"
-    )]
+    #[command(after_help = "Examples:\n  \
+        kubesmith create webhook --group cache --version v1alpha1 --kind Memcached \\\n      \
+        --defaulting --programmatic-validation\n  \
+        kubesmith create webhook --group cache --version v1alpha1 --kind Memcached \\\n      \
+        --conversion --spoke v1beta1\n  \
+        kubesmith create webhook --group core --version v1 --kind Pod --defaulting")]
     Webhook(CreateWebhookArgs),
 }
 
@@ -235,18 +255,22 @@ pub enum MakeCommand {
         kubesmith make manifests --source src --crd-dir out/crds --rbac-dir out/rbac")]
     Manifests(MakeManifestsArgs),
     /// Generate an OLM bundle (bundle/manifests, bundle/metadata, bundle.Dockerfile) from config/manifests.
-    #[command(
-        after_help = "Examples:\n  kubesmith make bundle --version 0.1.0 --image quay.io/me/memcached-operator:v0.1.0\n  \
-        kubesmith make bundle --version 0.2.0 --channels fast,stable --default-channel stable --replaces memcached-operator.v0.1.0\n  \
+    #[command(after_help = "Examples:\n  \
+        kubesmith make bundle --version 0.1.0 \\\n      \
+        --image quay.io/me/memcached-operator:v0.1.0\n  \
+        kubesmith make bundle --version 0.2.0 --channels fast,stable \\\n      \
+        --default-channel stable --replaces memcached-operator.v0.1.0\n  \
         kubesmith make bundle --version 0.2.0 --check\n  \
-        kubesmith make bundle --version 0.2.0 --depends-on-package etcd:'>=0.9.0 <1.0.0' --install-modes OwnNamespace,SingleNamespace"
-    )]
+        kubesmith make bundle --version 0.2.0 \\\n      \
+        --depends-on-package etcd:'>=0.9.0 <1.0.0' \\\n      \
+        --install-modes OwnNamespace,SingleNamespace")]
     Bundle(MakeBundleArgs),
     /// Generate a file-based catalog (olm.package, olm.channel, olm.bundle) from bundle folders.
-    #[command(
-        after_help = "Examples:\n  kubesmith make catalog --bundle bundle --bundle-image quay.io/me/memcached-operator-bundle:v0.1.0\n  \
-        kubesmith make catalog --bundle old/bundle=quay.io/me/op-bundle:v0.1.0 --bundle bundle=quay.io/me/op-bundle:v0.2.0"
-    )]
+    #[command(after_help = "Examples:\n  \
+        kubesmith make catalog --bundle bundle \\\n      \
+        --bundle-image quay.io/me/memcached-operator-bundle:v0.1.0\n  \
+        kubesmith make catalog --bundle old/bundle=quay.io/me/op-bundle:v0.1.0 \\\n      \
+        --bundle bundle=quay.io/me/op-bundle:v0.2.0")]
     Catalog(MakeCatalogArgs),
     /// Generate a Helm chart (dist/chart) from what config/default renders; re-run to update it: your values and
     /// files are kept.
@@ -790,9 +814,12 @@ pub enum EnvtestCommand {
     /// Print the folder holding the envtest binaries of VERSION (the value of KUBEBUILDER_ASSETS): an installed
     /// one, else downloaded from the release index (SHA-512 checked) into the store.
     #[command(after_help = "Examples:\n  kubesmith envtest use 1.30.x -p path\n  \
-        KUBEBUILDER_ASSETS=\"$(kubesmith envtest use 1.30.x --bin-dir bin -p path)\" cargo test\n  \
-        eval \"$(kubesmith envtest use --installed-only -p env)\"   # the newest installed, never downloading\n  \
-        kubesmith envtest use 1.30.x!   # ask the index for a newer 1.30 patch than the installed one\n\n\
+        KUBEBUILDER_ASSETS=\"$(kubesmith envtest use 1.30.x --bin-dir bin -p path)\" \\\n      \
+        cargo test\n  \
+        # the newest installed, never downloading:\n  \
+        eval \"$(kubesmith envtest use --installed-only -p env)\"\n  \
+        # ask the index for a newer 1.30 patch than the installed one:\n  \
+        kubesmith envtest use 1.30.x!\n\n\
         Looked for in this order: --bin-dir (the folder itself, then DIR/k8s/<version>-<os>-<arch>/), \
         $KUBEBUILDER_ASSETS, the store ($KUBESMITH_ENVTEST_STORE, else setup-envtest's \
         ${XDG_DATA_HOME:-~/.local/share}/kubebuilder-envtest). Downloads go to --bin-dir's k8s/ folder when given, \
