@@ -109,7 +109,7 @@ fn use_version(args: &EnvtestUseArgs, cwd: &Path) -> Result<()> {
             output::warn(format_args!("warning: {e:#}; using the installed {}", f.version));
             return print(f, args.print);
         }
-        (Err(e), None) => return Err(e),
+        (Err(e), None) => return Err(offline(e, &selector, &platform, &places, &found, args)),
     };
     let Some(archive) = index.newest(&selector, &platform) else {
         if let Some(f) = installed {
@@ -137,6 +137,43 @@ fn use_version(args: &EnvtestUseArgs, cwd: &Path) -> Result<()> {
         },
         args.print,
     )
+}
+
+/// The index cannot be read and nothing installed matches: what is installed where, why none of it is taken, and
+/// only the ways out the command line has not tried already.
+fn offline(
+    e: anyhow::Error,
+    selector: &Selector,
+    platform: &Platform,
+    places: &Places,
+    found: &[Vec<Found>],
+    args: &EnvtestUseArgs,
+) -> anyhow::Error {
+    let what = if selector.is_latest() { String::new() } else { format!(" {selector}") };
+    let reason = format!("{e:#}");
+    let reason = reason.split(": pass --bin-dir").next().unwrap_or(&reason);
+    let installed: Vec<&Found> = found.iter().flatten().collect();
+    let mut message = format!("no installed envtest{what} for {platform}, and {reason}");
+    if installed.is_empty() {
+        message.push_str(&format!("; nothing is installed in {}", places.searched().join(", ")));
+    } else {
+        let list: Vec<String> =
+            installed.iter().map(|f| format!("{} ({} {})", f.version, f.origin.describe(), f.dir.display())).collect();
+        message.push_str(&format!("; what is installed does not match{what}: {}", list.join(", ")));
+    }
+    let mut ways = vec![format!("run this command where the index can be reached, and it downloads{what}")];
+    if let Some(f) = installed.first() {
+        let mut command = format!("kubesmith envtest use {}", f.version);
+        if let Some(bin) = &args.place.bin_dir {
+            command.push_str(&format!(" --bin-dir {}", bin.display()));
+        }
+        ways.push(format!("ask for an installed version (`{command}`)"));
+    }
+    if places.bin_dir.is_none() && places.assets.is_none() {
+        ways.push("pass --bin-dir DIR or set KUBEBUILDER_ASSETS to a folder holding kube-apiserver and etcd".into());
+    }
+    ways.push(format!("pass --index URL (or set {INDEX_ENV}) naming a copy of the index you can reach"));
+    anyhow::anyhow!("{message}: {}", ways.join(", or "))
 }
 
 /// `no envtest binaries for 1.30.x (linux/amd64) in ...: run ...`.

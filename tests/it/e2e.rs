@@ -121,6 +121,53 @@ fn envtest_requires_its_binaries(dir: &Path) {
         text.contains("KUBESMITH_REQUIRE_CONTROL_PLANE=1 but no control plane: KUBEBUILDER_ASSETS is not set"),
         "{text}"
     );
+    envtest_says_what_is_wrong(dir);
+}
+
+/// The control-plane tests of the project in `dir` (built already) against `KUBEBUILDER_ASSETS` folders that do
+/// not work: a folder without the binaries fails (it is a mistake, not a machine without binaries), and an API
+/// server that dies while starting fails with its log, not with the connection errors of the readiness wait.
+fn envtest_says_what_is_wrong(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let assets = tempfile::tempdir().unwrap();
+    let envtest = |assets: &Path| {
+        let out = Command::new("cargo")
+            .args(["test", "--test", "envtest"])
+            .current_dir(dir)
+            .envs(shared_build_env())
+            .env_remove("RUSTFLAGS")
+            .env_remove("KUBESMITH_REQUIRE_CONTROL_PLANE")
+            .env("KUBEBUILDER_ASSETS", assets)
+            .output()
+            .expect("cargo runs");
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            !out.status.success(),
+            "the control-plane tests pass with KUBEBUILDER_ASSETS={}:\n{text}",
+            assets.display()
+        );
+        text
+    };
+    let text = envtest(assets.path());
+    assert!(text.contains(&format!("KUBEBUILDER_ASSETS={} has no etcd", assets.path().display())), "{text}");
+    assert!(!text.contains("envtest: skipping"), "{text}");
+    for (name, script) in [
+        ("etcd", "#!/bin/sh\nsleep 30\n"),
+        (
+            "kube-apiserver",
+            "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'Kubernetes v1.37.0'; exit 0; fi\n\
+             sleep 3; echo 'fake kube-apiserver: cannot start'; exit 1\n",
+        ),
+    ] {
+        let path = assets.path().join(name);
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let text = envtest(assets.path());
+    assert!(text.contains("kube-apiserver exited") && text.contains("fake kube-apiserver: cannot start"), "{text}");
+    for noise in ["client error (Connect)", "Connection refused", "ERROR"] {
+        assert!(!text.contains(noise), "the readiness wait logs `{noise}`:\n{text}");
+    }
 }
 
 /// `cargo build` with no warnings, `cargo fmt --check`, `cargo clippy -D warnings`, then `cargo test`; returns the

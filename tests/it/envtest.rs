@@ -441,3 +441,27 @@ fn list_offline_shows_what_is_installed_and_succeeds() {
     let err = f.failure(&["list", "--index", &url], 1);
     assert!(err.contains(&url), "{err}");
 }
+
+#[test]
+fn use_offline_says_what_is_installed_and_asks_only_for_what_was_not_given() {
+    let f = Fixture::new(standard());
+    let flat = flat_folder(f.dir(), "1.20.2");
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/envtest-releases.yaml");
+    let out = f
+        .envtest(&["use", "1.30.x", "--bin-dir", "bin", "-p", "path", "--index", &url])
+        .env("KUBEBUILDER_ASSETS", &flat)
+        .assert()
+        .code(1);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains(&format!("cannot read the envtest release index {url}")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "what is installed does not match 1.30.x: 1.20.2 ($KUBEBUILDER_ASSETS {})",
+            flat.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("`kubesmith envtest use 1.20.2 --bin-dir bin`"), "{err}");
+    assert!(!err.contains("pass --bin-dir DIR"), "asks for --bin-dir though it was passed: {err}");
+}

@@ -21,6 +21,7 @@ fn fake_cargo(dir: &Path) -> PathBuf {
 echo "$*" >>"$FAKE_CARGO_LOG"
 case "$1" in
   fmt) exit 0 ;;
+  test) echo "KUBEBUILDER_ASSETS=${KUBEBUILDER_ASSETS-unset}" >>"$FAKE_CARGO_LOG" ;;
   update|generate-lockfile) exec "$REAL_CARGO" "$@" ;;
 esac
 if [[ " $* " == *" --locked "* ]]; then
@@ -35,8 +36,16 @@ fi
 
 /// `make <targets>` in a scaffolded project with the fake cargo and this kubesmith.
 fn make(dir: &Path, tools: &Path, targets: &[&str]) -> Output {
+    make_with(dir, tools, targets, &[])
+}
+
+/// [`make`] with more environment (`KUBEBUILDER_ASSETS` is unset unless given).
+fn make_with(dir: &Path, tools: &Path, targets: &[&str], env: &[(&str, &str)]) -> Output {
     let kubesmith = assert_cmd::cargo::cargo_bin("kubesmith");
     std::process::Command::new("make")
+        .env_remove("KUBEBUILDER_ASSETS")
+        .env("XDG_DATA_HOME", tools.join("data"))
+        .envs(env.iter().copied())
         .current_dir(dir)
         .args(targets)
         .arg(format!("CARGO={}", fake_cargo(tools).display()))
@@ -363,4 +372,46 @@ fn the_docs_agree_with_the_scaffold() {
         let create = format!("kubesmith create api --group cache --version {spoke} --kind Memcached");
         assert!(section.replace('\n', " ").contains(&create), "section 5 does not say to create {spoke} first");
     }
+}
+
+/// A folder holding fake `etcd` and `kube-apiserver` of `version` (`--version` prints it).
+fn fake_assets(parent: &Path, version: &str) -> PathBuf {
+    let dir = parent.join(format!("assets-{version}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["etcd", "kube-apiserver"] {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\necho \"Kubernetes v{version}\"\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn make_test_uses_the_control_plane_it_is_given_and_stops_when_it_has_none() {
+    let parent = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let dir = init(parent.path(), "memcached-operator", &[]);
+    let log = tools.path().join("cargo.log");
+    let unreachable = ("KUBESMITH_ENVTEST_INDEX", "http://127.0.0.1:9/envtest-releases.yaml");
+
+    // A KUBEBUILDER_ASSETS of the user's (another version than ENVTEST_K8S_VERSION) is used as it is, and said.
+    let assets = fake_assets(tools.path(), "1.20.2");
+    let out =
+        make_with(&dir, tools.path(), &["test"], &[("KUBEBUILDER_ASSETS", assets.to_str().unwrap()), unreachable]);
+    assert!(out.status.success(), "{}", output(&out));
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(calls.contains(&format!("KUBEBUILDER_ASSETS={}\n", assets.display())), "{calls}");
+    assert!(
+        output(&out).contains(&format!("control plane: KUBEBUILDER_ASSETS={}", assets.display())),
+        "{}",
+        output(&out)
+    );
+
+    // None, and the index cannot be read: make test fails before cargo test, saying why.
+    std::fs::write(&log, "").unwrap();
+    let out = make_with(&dir, tools.path(), &["test"], &[unreachable]);
+    assert!(!out.status.success(), "make test passes without a control plane:\n{}", output(&out));
+    assert!(output(&out).contains("cannot read the envtest release index"), "{}", output(&out));
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(!calls.lines().any(|l| l.starts_with("test ")), "cargo test ran:\n{calls}");
 }

@@ -70,7 +70,19 @@ pub fn env() -> Option<&'static Env> {
         })
     });
     match env {
-        Ok(env) => Some(env),
+        Ok(env) => {
+            static SAID: Once = Once::new();
+            // Straight to stderr, so a passing run says which API server it ran against.
+            SAID.call_once(|| {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "envtest: {} from {}",
+                    env.control_plane.version,
+                    env.control_plane.assets.display()
+                );
+            });
+            Some(env)
+        }
         Err(Unavailable::NoAssets(why)) if std::env::var(REQUIRE_ENV).as_deref() != Ok("1") => {
             static SAID: Once = Once::new();
             // Straight to stderr: `cargo test` shows no output of passing tests.

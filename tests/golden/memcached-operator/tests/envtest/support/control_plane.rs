@@ -74,6 +74,8 @@ pub struct ControlPlane {
     pub dir: PathBuf,
     /// `kube-apiserver --version`, e.g. `Kubernetes v1.30.0`.
     pub version: String,
+    /// The folder the binaries came from (`KUBEBUILDER_ASSETS`).
+    pub assets: PathBuf,
     /// Open while this process lives: closing it stops etcd and kube-apiserver.
     _reaper: Mutex<ChildStdin>,
 }
@@ -203,6 +205,7 @@ impl ControlPlane {
             token,
             dir,
             version,
+            assets,
             _reaper: Mutex::new(reaper),
         };
         control_plane.wait_ready(&mut children)?;
@@ -227,6 +230,9 @@ impl ControlPlane {
         let _entered = runtime.enter();
         let client = kube::Client::try_from(self.config())
             .map_err(|e| Unavailable::Failed(format!("building a client: {e}")))?;
+        // Refused connections while kube-apiserver starts are expected: they are not logged, and a failure
+        // reports the log of the process that failed instead.
+        let _quiet = tracing::subscriber::set_default(tracing::subscriber::NoSubscriber::default());
         let started = Instant::now();
         loop {
             let request = http::Request::get("/readyz")
@@ -269,8 +275,10 @@ fn assets() -> Result<PathBuf, Unavailable> {
     let dir = PathBuf::from(dir);
     for binary in ["etcd", "kube-apiserver"] {
         if !dir.join(binary).is_file() {
-            return Err(Unavailable::NoAssets(format!(
-                "no control plane: {ASSETS_ENV}={} has no {binary}; {how}",
+            // Set, but wrong: a mistake to fix, not a machine without binaries.
+            return Err(Unavailable::Failed(format!(
+                "{ASSETS_ENV}={} has no {binary}; point it at a folder holding etcd and kube-apiserver \
+                 (`kubesmith envtest use -p path` prints one), or unset it to skip these tests",
                 dir.display()
             )));
         }
