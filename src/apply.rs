@@ -99,8 +99,11 @@ pub fn confine(plan: &Plan) -> Result<()> {
 }
 
 /// Applies the plan. Every new content is first written to a temporary sibling; only when all of them are
-/// written are they renamed into place. Any failure restores the previous state of every touched path.
+/// written are they renamed into place. Any failure restores the previous state of every touched path. A Ctrl-C
+/// while staging is such a failure; one during the renames waits for them to finish.
 pub fn apply(plan: &Plan) -> Result<Outcome> {
+    // Ctrl-C from here on stops the staging (rolled back) or waits for the renames to finish.
+    let _critical = crate::interrupt::Critical::enter();
     confine(plan)?;
     let ops = effective_ops(plan)?;
     let mut outcome = Outcome { unchanged: plan.ops().len() - ops.len(), ..Default::default() };
@@ -109,6 +112,9 @@ pub fn apply(plan: &Plan) -> Result<Outcome> {
         // Phase 1: stage every file next to its destination.
         let mut staged = Vec::new();
         for op in &ops {
+            if crate::interrupt::pending() {
+                return Err(crate::interrupt::Interrupted.into());
+            }
             let dest = plan.root.join(&op.path);
             if let Some(contents) = &op.contents {
                 let parent = dest.parent().context("a planned file has no parent folder")?;

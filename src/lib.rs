@@ -13,6 +13,7 @@ pub mod formatted;
 pub mod git;
 pub mod grafana;
 pub mod helm;
+pub mod interrupt;
 pub mod markers;
 pub mod names;
 pub mod olm;
@@ -49,8 +50,17 @@ pub fn run_cli() -> ExitCode {
     };
     // The process exits right after the command: the CRD generator's crate index is left to the OS.
     crd::forget_index_when_done();
+    interrupt::install();
     match commands::run(cli, &cwd) {
+        Ok(()) if interrupt::pending() => {
+            output::error("interrupted once every file above was written: the change is complete");
+            ExitCode::from(interrupt::EXIT_CODE)
+        }
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if err.downcast_ref::<interrupt::Interrupted>().is_some() || interrupt::pending() => {
+            output::error(format_args!("{err:#}"));
+            ExitCode::from(interrupt::EXIT_CODE)
+        }
         Err(err) => {
             output::error(format_args!("{err:#}"));
             if err.downcast_ref::<commands::UsageError>().is_some() { ExitCode::from(2) } else { ExitCode::FAILURE }

@@ -415,3 +415,80 @@ fn make_test_uses_the_control_plane_it_is_given_and_stops_when_it_has_none() {
     let calls = std::fs::read_to_string(&log).unwrap();
     assert!(!calls.lines().any(|l| l.starts_with("test ")), "cargo test ran:\n{calls}");
 }
+
+/// Every file under `dir` but `target/`, as [`snapshot`], and the temporary files among them.
+fn tree(dir: &Path) -> (std::collections::BTreeMap<PathBuf, Vec<u8>>, Vec<PathBuf>) {
+    let files = snapshot(dir);
+    let temps = files.keys().filter(|p| p.to_string_lossy().contains(".kubesmith-")).cloned().collect();
+    (files, temps)
+}
+
+/// Copies the files of `from` into a new folder `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    for (rel, bytes) in snapshot(from) {
+        let path = to.join(&rel);
+        if rel.to_string_lossy().ends_with('/') {
+            std::fs::create_dir_all(&path).unwrap();
+        } else {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, bytes).unwrap();
+        }
+    }
+    std::fs::create_dir_all(to).unwrap();
+}
+
+/// Runs `args` in a copy of `base` and sends it SIGINT after `delay`; returns the tree it left and its exit code.
+fn interrupted(base: &Path, work: &Path, args: &[&str], delay: std::time::Duration) -> (PathBuf, Option<i32>) {
+    let dir = work.join(format!("{}-at-{}", args[0], delay.as_micros()));
+    copy_tree(base, &dir);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kubesmith"))
+        .args(args)
+        .current_dir(&dir)
+        .env("SOURCE_DATE_EPOCH", "1767225600")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let status = child.wait().unwrap();
+    (dir, status.code())
+}
+
+#[test]
+fn ctrl_c_finishes_or_rolls_back_and_leaves_no_temporary_files() {
+    let work = tempfile::tempdir().unwrap();
+    let empty = work.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let project = init(work.path(), "memcached-operator", &[]);
+    let api = ["create", "api", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"];
+    let init_args = ["init", "--domain", "example.com", "--project-name", "memcached-operator"];
+    for (base, args) in [(&project, &api[..]), (&empty, &init_args[..])] {
+        let complete = work.path().join(format!("complete-{}", args[0]));
+        copy_tree(base, &complete);
+        ks(&complete).args(args).assert().success();
+        let (before, after) = (snapshot(base), snapshot(&complete));
+        let mut outcomes = std::collections::BTreeSet::new();
+        for ms in (0..=30u64).map(|i| i * 15) {
+            let (dir, code) = interrupted(base, work.path(), args, std::time::Duration::from_millis(ms));
+            let (files, temps) = tree(&dir);
+            assert!(temps.is_empty(), "{args:?} interrupted after {ms} ms left {temps:?}");
+            let state = if files == before {
+                "unchanged"
+            } else if files == after {
+                "complete"
+            } else {
+                let partial: Vec<_> = files.keys().filter(|p| before.get(*p) != files.get(*p)).collect();
+                panic!("{args:?} interrupted after {ms} ms left a partial tree (exit {code:?}): {partial:?}");
+            };
+            assert!(
+                code == Some(130)
+                    || (state == "unchanged" && code.is_none())
+                    || (state == "complete" && code == Some(0)),
+                "{args:?} after {ms} ms: {state}, exit {code:?}"
+            );
+            outcomes.insert(state);
+        }
+        eprintln!("{args:?}: {outcomes:?}");
+    }
+}
