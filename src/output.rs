@@ -1,5 +1,6 @@
-//! What kubesmith says about its work: the file changes of a plan, notes, warnings and errors, at the level
-//! `-q`/`-v` chose, with coloured labels when the stream is a terminal and `NO_COLOR` is unset (anstream decides).
+//! What kubesmith says about its work: the file changes of a plan, notes, warnings, errors and the progress of
+//! long steps, at the level `-q`/`-v` chose, with coloured labels when the stream is a terminal and `NO_COLOR` is
+//! unset (anstream decides).
 //! A command's own product (YAML, a completion script, the marker reference, a validation report) is printed by
 //! the command and is not affected.
 
@@ -114,6 +115,83 @@ pub fn warn(text: impl Display) {
 pub fn status(text: impl Display) {
     if level() >= Level::Normal {
         anstream::eprintln!("{}", labelled(&text.to_string()));
+    }
+}
+
+/// A step that may take a while (a cargo build, a download, a check of every CRD): said on stderr before it starts
+/// and, when it ends, with how long it took. On a terminal a spinner ticks meanwhile (a bar with bytes for a
+/// download of known size), and the two lines become one; elsewhere they are plain lines; nothing under `-q`.
+pub struct Progress {
+    what: String,
+    started: Instant,
+    bar: Option<indicatif::ProgressBar>,
+    shown: bool,
+}
+
+impl Progress {
+    /// Starts a step: `what` says what it does (`building the compiled fallback's harness ...`).
+    pub fn start(what: impl Display) -> Self {
+        Self::with_bar(what.to_string(), None)
+    }
+
+    /// Starts a download of `total` bytes (when known): [`Progress::advance`] moves its bar.
+    pub fn bytes(what: impl Display, total: Option<u64>) -> Self {
+        Self::with_bar(what.to_string(), Some(total))
+    }
+
+    fn with_bar(what: String, bytes: Option<Option<u64>>) -> Self {
+        use std::io::IsTerminal as _;
+        let shown = level() >= Level::Normal;
+        let bar = (shown && std::io::stderr().is_terminal()).then(|| {
+            let bar = match bytes {
+                Some(Some(total)) => indicatif::ProgressBar::new(total).with_style(
+                    indicatif::ProgressStyle::with_template("{spinner} {msg} {bar:30} {bytes}/{total_bytes} ({eta})")
+                        .expect("a valid template"),
+                ),
+                Some(None) => indicatif::ProgressBar::no_length().with_style(
+                    indicatif::ProgressStyle::with_template("{spinner} {msg} {bytes} ({elapsed})")
+                        .expect("a valid template"),
+                ),
+                None => indicatif::ProgressBar::new_spinner().with_style(
+                    indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("a valid template"),
+                ),
+            };
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            bar.set_message(what.clone());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        if shown && bar.is_none() {
+            anstream::eprintln!("{what} ...");
+        }
+        Self { what, started: Instant::now(), bar, shown }
+    }
+
+    /// `n` more bytes arrived.
+    pub fn advance(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(n);
+        }
+    }
+
+    /// The step ended well: says so, with the time it took.
+    pub fn finish(mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        if self.shown {
+            anstream::eprintln!("{}: done in {:.1} s", self.what, self.started.elapsed().as_secs_f64());
+        }
+        self.shown = false;
+    }
+}
+
+impl Drop for Progress {
+    /// A step left without [`Progress::finish`] (it failed): the spinner goes; the error says the rest.
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
     }
 }
 

@@ -125,7 +125,6 @@ fn use_version(args: &EnvtestUseArgs, cwd: &Path) -> Result<()> {
         return print(f, args.print);
     }
     let store = places.target();
-    output::status(format_args!("downloading {} from {}", archive.name, archive.url));
     let entry = store.install(archive)?;
     output::status(format_args!("installed envtest {} ({}) in {}", entry.version, entry.platform, entry.dir.display()));
     print(

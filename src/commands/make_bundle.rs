@@ -118,7 +118,9 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
     let requested = check_args(args)?;
     let project = if cwd.join(PROJECT_FILE).is_file() { Some(Project::load(cwd)?) } else { None };
     if project.is_some() {
+        let progress = crate::output::Progress::start("checking that config/crd/bases is current with src/");
         crate::commands::make_manifests::check_crds_current(cwd)?;
+        progress.finish();
     }
     let recorded = project.as_ref().map(|p| Settings::read(&p.file)).transpose()?.unwrap_or_default();
     let settings = recorded.apply(&requested);

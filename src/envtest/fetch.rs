@@ -40,23 +40,33 @@ pub fn text(url: &str) -> Result<String> {
 pub fn download(url: &str, out: &mut impl Write) -> Result<String> {
     let mut hasher = Sha512::new();
     let mut buf = vec![0u8; 64 * 1024];
-    let mut copy = |reader: &mut dyn Read| -> Result<()> {
+    let mut copy = |reader: &mut dyn Read, progress: &crate::output::Progress| -> Result<()> {
         loop {
             let n = reader.read(&mut buf)?;
             if n == 0 {
                 return Ok(());
             }
+            progress.advance(n as u64);
             hasher.update(&buf[..n]);
             out.write_all(&buf[..n]).context("cannot write the download to a temporary file")?;
         }
     };
+    let name = url.rsplit('/').next().unwrap_or(url);
     if let Some(path) = file_path(url) {
         let mut file = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-        copy(&mut file)?;
+        let size = file.metadata().ok().map(|m| m.len());
+        let progress = crate::output::Progress::bytes(format_args!("downloading {name} from {url}"), size);
+        copy(&mut file, &progress)?;
+        progress.finish();
     } else {
         check_scheme(url)?;
         let response = agent().get(url).call()?;
-        copy(&mut response.into_body().into_reader())?;
+        let progress = crate::output::Progress::bytes(
+            format_args!("downloading {name} from {url}"),
+            response.body().content_length(),
+        );
+        copy(&mut response.into_body().into_reader(), &progress)?;
+        progress.finish();
     }
     out.flush()?;
     Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())

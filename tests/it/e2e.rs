@@ -398,6 +398,13 @@ fn compiled_fallback_on_the_scaffold(dir: &Path) {
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("note: compiled Cluster (clusters.cache.example.com) v1 for its schema:"), "{stdout}");
     assert!(!stdout.contains("compiled Memcached") && !stdout.contains("compiled Match"), "{stdout}");
+    // The build is said before it starts (stderr is no terminal here: plain lines).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let compiling = "compiling memcached-operator's kinds that need it (cargo build; a first build takes minutes)";
+    assert!(
+        stderr.contains(&format!("{compiling} ...\n")) && stderr.contains(&format!("{compiling}: done in ")),
+        "{stderr}"
+    );
     let crd: serde_json::Value = serde_yaml_ng::from_str(
         &std::fs::read_to_string(dir.join("config/crd/bases/cache.example.com_clusters.yaml")).unwrap(),
     )

@@ -465,3 +465,17 @@ fn use_offline_says_what_is_installed_and_asks_only_for_what_was_not_given() {
     assert!(err.contains("`kubesmith envtest use 1.20.2 --bin-dir bin`"), "{err}");
     assert!(!err.contains("pass --bin-dir DIR"), "asks for --bin-dir though it was passed: {err}");
 }
+
+#[test]
+fn a_download_is_said_before_it_starts_and_when_it_ends_unless_quiet() {
+    let f = Fixture::new(standard());
+    let out = f.envtest(&["use", "1.30.2", "-p", "path"]).assert().success().get_output().clone();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let name = format!("envtest-v1.30.2-{}.tar.gz", host());
+    let started = stderr.find(&format!("downloading {name} from ")).unwrap_or_else(|| panic!("{stderr}"));
+    let ended = stderr.find(&format!("{}/dl/{name}: done in ", f.server.base)).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(started < ended, "{stderr}");
+    f.stdout(&["cleanup"]);
+    let out = f.envtest(&["use", "1.30.2", "-p", "path", "-q"]).assert().success().get_output().clone();
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -492,3 +492,16 @@ fn ctrl_c_finishes_or_rolls_back_and_leaves_no_temporary_files() {
         eprintln!("{args:?}: {outcomes:?}");
     }
 }
+
+#[test]
+fn make_bundle_says_it_checks_the_crds_unless_quiet() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = memcached(parent.path());
+    let out = ks(&dir).args(["make", "bundle", "--version", "0.1.0"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{}", output(&out));
+    let what = "checking that config/crd/bases is current with src/";
+    assert!(stderr.contains(&format!("{what} ...\n")) && stderr.contains(&format!("{what}: done in ")), "{stderr}");
+    let out = ks(&dir).args(["make", "bundle", "--version", "0.1.0", "-q"]).output().unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", output(&out));
+}

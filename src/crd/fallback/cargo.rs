@@ -273,8 +273,14 @@ pub fn run_harness(package: &Package, built: &Built) -> Result<String> {
         }
         build.arg("--locked");
     }
+    let progress = crate::output::Progress::start(format_args!(
+        "compiling {}'s kinds that need it (cargo build; a first build takes minutes)",
+        package.name
+    ));
     let out = build.env("CARGO_TARGET_DIR", &package.target_dir).output().context("cannot run cargo")?;
-    if !out.status.success() {
+    if out.status.success() {
+        progress.finish();
+    } else {
         let stderr = String::from_utf8_lossy(&out.stderr);
         bail!(
             "building the compiled fallback's harness failed: {}\n(cargo's output follows; the harness is {})\n{}",
