@@ -163,8 +163,17 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
             .map(|(_, flag)| flag.to_string())
             .collect();
             flags.extend(args.spoke.iter().map(|s| format!("--spoke {s}")));
+            // Only the group or version differs: the user may mean a new version of the kind.
+            let or_new = if r.kind == args.kind {
+                format!(
+                    " (or add {} to {} first: `kubesmith create api --group {} --version {} --kind {}`)",
+                    args.version, args.kind, args.group, args.version, args.kind
+                )
+            } else {
+                String::new()
+            };
             anyhow::bail!(
-                "{missing}; did you mean `kubesmith create webhook --group {} --version {} --kind {} {}`?",
+                "{missing}; did you mean `kubesmith create webhook --group {} --version {} --kind {} {}`?{or_new}",
                 r.group,
                 r.version,
                 r.kind,

@@ -266,6 +266,15 @@ fn suggestions_run_as_written() {
     assert!(!said.contains("create api"), "offers to create the typo: {said}");
     ks(&dir).args(suggested(&said, "did you mean `")).assert().success();
 
+    // A version that is one letter off may be a typo or a new version: both commands are offered.
+    let said = refused(
+        &dir,
+        &["create", "webhook", "--group", "cache", "--version", "v1alpha2", "--kind", "Memcached", "--defaulting"],
+        1,
+    );
+    assert!(said.contains("did you mean `kubesmith create webhook --group cache --version v1alpha1"), "{said}");
+    assert!(said.contains("`kubesmith create api --group cache --version v1alpha2 --kind Memcached`"), "{said}");
+
     // A second hub: the suggested command adds spokes to the existing one.
     ks(&dir)
         .args(["create", "api", "--group", "cache", "--version", "v1", "--kind", "Memcached", "--controller=false"])
