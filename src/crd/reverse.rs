@@ -105,30 +105,35 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         b.names.reserve(reserved);
     }
     let spec_name = b.names.unique(format!("{kind}Spec"));
-    // a status subresource needs kube-derive's `status` type even where the schema has no status property
+    // a status subresource without a status property: `+kubebuilder:subresource:status` with no status type
     let status_subresource = v["subresources"].get("status").is_some();
-    let status_name =
-        (props.contains_key("status") || status_subresource).then(|| b.names.unique(format!("{kind}Status")));
+    let status_name = props.contains_key("status").then(|| b.names.unique(format!("{kind}Status")));
     // no `spec`: the kind's fields sit at the root (`#[kube(no_spec)]`)
     let no_spec = !props.contains_key("spec");
 
     let mut unexpressed = Vec::new();
     let mut note = |path: &str, reason: String| unexpressed.push(Note { path: path.to_string(), reason });
-    let (spec_node, spec_doc, spec_path) = match props.get("spec").and_then(Value::as_object) {
+    let (mut spec_node, spec_doc, spec_path) = match props.get("spec").and_then(Value::as_object) {
         Some(s) => (s.clone(), s.get("description").and_then(Value::as_str).map(String::from), "spec"),
         None => (root_fields(root), None, ""),
     };
+    // a default on the spec or status object itself is the root's to write (no struct marker says it)
+    let mut root_defaults = Vec::new();
+    if !no_spec && let Some(d) = spec_node.remove("default") {
+        root_defaults.push(format!("+kubesmith:root:specDefault={d}"));
+    }
     let spec_at = b.reserve();
     let spec = b.object_struct(spec_name.clone(), &spec_node, spec_path, spec_doc);
-    if status_name.is_some() && !props.contains_key("status") {
-        note("status", "the status subresource without a status property: kube-derive's `status` type adds one".into());
-    }
     let status = status_name.as_ref().map(|name| {
         let node = props.get("status").and_then(Value::as_object).cloned().unwrap_or_else(|| {
             let mut empty = Map::new();
             empty.insert("type".into(), Value::String("object".into()));
             empty
         });
+        let mut node = node;
+        if let Some(d) = node.remove("default") {
+            root_defaults.push(format!("+kubesmith:root:statusDefault={d}"));
+        }
         let at = b.reserve();
         let doc = node.get("description").and_then(Value::as_str).map(String::from);
         let s = b.object_struct(name.clone(), &node, "status", doc);
@@ -141,6 +146,7 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         match key.as_str() {
             "type" if value == "object" => {}
             "properties" | "description" | "required" => {}
+            "title" => {}
             "x-kubernetes-validations" => {}
             other => note("", format!("`{other}` at the schema root: kube-derive's kind has no way to write it")),
         }
@@ -183,6 +189,13 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     if type_meta {
         root_markers.push(type_meta_marker(props));
     }
+    // kube-derive titles the root with the kind's name; typeMeta drops it, as controller-gen has none
+    match root.get("title").and_then(Value::as_str) {
+        Some(t) => root_markers.push(format!("+kubesmith:root:title={}", markers::quote_double(t))),
+        None if !type_meta => root_markers.push("+kubesmith:root:noTitle".into()),
+        None => {}
+    }
+    root_markers.append(&mut root_defaults);
     // what kube-derive never writes but the file spells out: kept as written
     let mut crd_args = Vec::new();
     if let Some(list_kind) = crd["spec"]["names"]["listKind"].as_str() {
@@ -195,6 +208,9 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     }
     if crd["spec"].get("conversion").is_some_and(|c| *c == serde_json::json!({"strategy": "None"})) {
         crd_args.push("conversion=None".into());
+    }
+    if status_subresource && status_name.is_none() {
+        root_markers.push("+kubebuilder:subresource:status".into());
     }
     let subresources = v.get("subresources");
     if status_name.is_some() && subresources.and_then(|s| s.get("status")).is_none() {

@@ -457,7 +457,9 @@ fn build() -> Vec<MarkerDef> {
         flag(
             "kubebuilder:subresource:status",
             Type,
-            "Enables the status subresource; needs `#[kube(status = \"...\")]`, which already enables it.",
+            "Enables the status subresource. `#[kube(status = \"...\")]` already enables it and adds the `status` \
+             property; without a status type the marker adds the subresource alone (the schema has no `status`, so \
+             the API server prunes what is written there unless the root keeps unknown fields).",
         )
         .example("// +kubebuilder:subresource:status"),
     );
@@ -607,6 +609,44 @@ fn build() -> Vec<MarkerDef> {
              client never sends (it leaves a `None` status out).",
         )
         .example("// +kubesmith:root:notNullable=status"),
+    );
+    out.push(
+        value(
+            "kubesmith:root:title",
+            Type,
+            T::String,
+            "Sets the root schema's `title` (kube-derive writes the kind's name when the doc has no title).",
+        )
+        .example("// +kubesmith:root:title=Widget"),
+    );
+    out.push(
+        flag(
+            "kubesmith:root:noTitle",
+            Type,
+            "Drops the root `title` kube-derive writes (the kind's name), for a CRD whose root has none \
+             (`typeMeta` drops it too).",
+        )
+        .example("// +kubesmith:root:noTitle"),
+    );
+    out.push(
+        value(
+            "kubesmith:root:specDefault",
+            Type,
+            T::String,
+            "`default` of the root `spec` property, a JSON object: the API server fills it in when an object has no \
+             spec (or an empty one, field by field).",
+        )
+        .example("// +kubesmith:root:specDefault={\"upgradeStrategy\": \"Default\"}"),
+    );
+    out.push(
+        value(
+            "kubesmith:root:statusDefault",
+            Type,
+            T::String,
+            "`default` of the root `status` property, a JSON object (`{\"observedGeneration\": -1}`): what objects \
+             stored without a status read as.",
+        )
+        .example("// +kubesmith:root:statusDefault={\"observedGeneration\": -1}"),
     );
     out.push(
         def(

@@ -73,12 +73,14 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
                     v["deprecationWarning"] = json!(w);
                 }
             }
+            // without a status type: the subresource alone, and no `status` property in the schema (what a CRD
+            // whose status is written only through the subresource, unvalidated or pruned, spells)
             "kubebuilder:subresource:status" if k.status.is_none() => {
-                return Err(err(
-                    m,
-                    "the status subresource needs a status type: add `status = \"<Kind>Status\"` to \
-                     #[kube(...)] (which also enables the subresource) and drop the marker",
-                ));
+                let v = &mut crd["spec"]["versions"][0];
+                if !v["subresources"].is_object() {
+                    v["subresources"] = json!({});
+                }
+                v["subresources"]["status"] = json!({});
             }
             "kubebuilder:subresource:scale" => {
                 let mut scale = Map::new();

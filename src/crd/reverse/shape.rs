@@ -123,6 +123,10 @@ fn base(node: &Map<String, Value>) -> Option<Base> {
     if ["oneOf", "allOf", "not"].iter().any(|k| node.contains_key(*k)) {
         return None;
     }
+    // `required` is a struct's: on a node without properties no type and marker say it
+    if node.contains_key("required") && !node.contains_key("properties") {
+        return None;
+    }
     let format = str_of(node, "format");
     if is_true(node, "x-kubernetes-int-or-string") {
         return (!node.contains_key("type")).then_some(Base::IntOrString);
@@ -570,6 +574,9 @@ fn why_schema_fn(node: &Map<String, Value>) -> String {
         if node.contains_key(k) {
             return format!("`{k}` has no Rust type");
         }
+    }
+    if node.contains_key("required") && !node.contains_key("properties") {
+        return "`required` on a schema without properties (only a struct's fields can be required)".into();
     }
     if is_true(node, "x-kubernetes-int-or-string") {
         return "an int-or-string without a description of its own (IntOrString would bring its own)".into();
