@@ -33,6 +33,8 @@ pub struct Struct {
     pub doc: Option<String>,
     pub markers: Vec<String>,
     pub fields: Vec<Field>,
+    /// `#[schemars(extend(..))]` keys: the object's `oneOf`/`anyOf`/`allOf`/`not` of `required` alternatives.
+    pub extend: Vec<(String, Value)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -111,16 +113,52 @@ fn is_true(node: &Map<String, Value>, key: &str) -> bool {
     node.get(key) == Some(&Value::Bool(true))
 }
 
+/// The schema combinators.
+const COMBINATORS: [&str; 4] = ["oneOf", "anyOf", "allOf", "not"];
+
+/// Whether the combinators of an object node say only which fields are required (`oneOf: [{required: [a]},
+/// {required: [b]}]`, `not: {anyOf: [..]}`): a struct carries them as `#[schemars(extend(..))]`, and kube's
+/// structural rewriter, which hoists properties out of `oneOf`/`anyOf` branches, leaves them as they are.
+fn extendable(node: &Map<String, Value>) -> bool {
+    fn only_required(branch: &Value) -> bool {
+        let Some(b) = branch.as_object() else { return false };
+        !b.is_empty()
+            && b.iter().all(|(k, v)| match k.as_str() {
+                "required" => v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string)),
+                "not" => only_required(v),
+                "oneOf" | "anyOf" | "allOf" => {
+                    v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(only_required))
+                }
+                _ => false,
+            })
+    }
+    COMBINATORS.iter().filter_map(|k| node.get(*k).map(|v| (*k, v))).all(|(k, v)| match k {
+        "not" => only_required(v),
+        _ => v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(only_required)),
+    })
+}
+
 /// `anyOf: [{type: integer}, {type: string}]`, as controller-gen writes it for int-or-string.
 fn standard_any_of(v: &Value) -> bool {
     *v == serde_json::json!([{"type": "integer"}, {"type": "string"}])
 }
 
 fn base(node: &Map<String, Value>) -> Option<Base> {
-    if node.contains_key("anyOf") && !(is_true(node, "x-kubernetes-int-or-string") && standard_any_of(&node["anyOf"])) {
+    let int_or_string = is_true(node, "x-kubernetes-int-or-string") && node.get("anyOf").is_some_and(standard_any_of);
+    if !int_or_string
+        && COMBINATORS.iter().any(|k| node.contains_key(*k))
+        && !(node.contains_key("properties") && extendable(node))
+    {
         return None;
     }
-    if ["oneOf", "allOf", "not"].iter().any(|k| node.contains_key(*k)) {
+    // keywords of another type (`items` on an object, `properties` on an array): no Rust type carries them
+    let foreign: &[&str] = match str_of(node, "type") {
+        Some("object") => &["items"],
+        Some("array") => &["properties", "additionalProperties"],
+        Some(_) => &["items", "properties", "additionalProperties"],
+        None => &[],
+    };
+    if foreign.iter().any(|k| node.contains_key(*k)) {
         return None;
     }
     // `required` is a struct's: on a node without properties no type and marker say it
@@ -172,7 +210,24 @@ impl Builder {
         doc: Option<String>,
     ) -> Struct {
         let (mut markers, mut left) = (Vec::new(), Vec::new());
-        keyword_markers(node, Place::Type, &mut markers, &mut left);
+        let mut extend = Vec::new();
+        let mut own = node.clone();
+        if COMBINATORS.iter().any(|k| node.contains_key(*k)) {
+            if extendable(node) {
+                for k in COMBINATORS {
+                    if let Some(v) = own.remove(k) {
+                        extend.push((k.to_string(), v));
+                    }
+                }
+            } else {
+                // `anyOf` is a structural keyword keyword_markers skips
+                left.extend(COMBINATORS.iter().filter(|k| node.contains_key(**k)).map(|k| k.to_string()));
+                for k in COMBINATORS {
+                    own.remove(k);
+                }
+            }
+        }
+        keyword_markers(&own, Place::Type, &mut markers, &mut left);
         for key in left {
             self.unexpressed.push(Note {
                 path: path.to_string(),
@@ -191,7 +246,7 @@ impl Builder {
             let prop = prop.as_object().unwrap_or(&empty_node);
             fields.push(self.field(&name, json, prop, &sub, required.contains(json.as_str()), &mut taken));
         }
-        Struct { name, doc, markers, fields }
+        Struct { name, doc, markers, fields, extend }
     }
 
     /// The field for property `json` of `parent`.
@@ -564,7 +619,16 @@ impl Builder {
 /// Whether type markers say every keyword of an object node.
 fn type_markers_say_all(node: &Map<String, Value>) -> bool {
     let (mut markers, mut left) = (Vec::new(), Vec::new());
-    keyword_markers(node, Place::Type, &mut markers, &mut left);
+    let mut own = node.clone();
+    if COMBINATORS.iter().any(|k| own.contains_key(*k)) {
+        if !extendable(node) {
+            return false;
+        }
+        for k in COMBINATORS {
+            own.remove(k);
+        }
+    }
+    keyword_markers(&own, Place::Type, &mut markers, &mut left);
     left.is_empty()
 }
 
@@ -574,6 +638,14 @@ fn why_schema_fn(node: &Map<String, Value>) -> String {
         if node.contains_key(k) {
             return format!("`{k}` has no Rust type");
         }
+    }
+    if let Some(t) = str_of(node, "type")
+        && let Some(k) = ["items", "properties", "additionalProperties"].into_iter().find(|k| {
+            node.contains_key(*k)
+                && !matches!((t, *k), ("array", "items") | ("object", "properties" | "additionalProperties"))
+        })
+    {
+        return format!("`{k}` on a schema of type `{t}`");
     }
     if node.contains_key("required") && !node.contains_key("properties") {
         return "`required` on a schema without properties (only a struct's fields can be required)".into();
