@@ -367,13 +367,21 @@ fn identity(crd: &Value) -> Value {
 #[test]
 fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
     // listKind (the default and another), `preserveUnknownFields: false`, `conversion: {strategy: None}`, a status
-    // property without the status subresource, and `subresources: {}`: each kept exactly, by `+kubesmith:crd`
+    // property without the status subresource, and `subresources: {}`: each kept exactly, by `+kubesmith:crd`; the
+    // root's title or none, spec and status defaults, untyped items, oneOf of required fields (each its own file)
     for (name, marker) in [
         (
             "identity.ledger.example_entries.yaml",
             "// +kubesmith:crd:listKind=EntryList,preserveUnknownFields=false,conversion=None,statusSubresource=false",
         ),
         ("identity.ledger.example_books.yaml", "// +kubesmith:crd:listKind=BookCollection,emptySubresources=true"),
+        // no title, and defaults on the spec and status objects: root markers; oneOf alternatives: an extend
+        ("identity.ledger.example_journals.yaml", "// +kubesmith:root:noTitle"),
+        ("identity.ledger.example_journals.yaml", "// +kubesmith:root:statusDefault={\"observedGeneration\":-1}"),
+        ("identity.ledger.example_journals.yaml", "// +kubesmith:root:specDefault={\"mode\":\"append\"}"),
+        ("identity.ledger.example_journals.yaml", "#[schemars(extend(\"oneOf\" = [{\"required\":[\"size\"]}"),
+        ("identity.ledger.example_audits.yaml", "// +kubesmith:root:title=\"Ledger audit\""),
+        ("identity.ledger.example_audits.yaml", "// +kubebuilder:subresource:status"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let source = parse(&read(&fixture(name)));
