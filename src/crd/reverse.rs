@@ -206,8 +206,10 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     if crd["spec"].get("preserveUnknownFields") == Some(&Value::Bool(false)) {
         crd_args.push("preserveUnknownFields=false".into());
     }
-    if crd["spec"].get("conversion").is_some_and(|c| *c == serde_json::json!({"strategy": "None"})) {
-        crd_args.push("conversion=None".into());
+    match crd["spec"].get("conversion") {
+        Some(c) if *c == serde_json::json!({"strategy": "None"}) => crd_args.push("conversion=None".into()),
+        Some(c) if v["storage"] == true => crd_args.extend(conversion_args(c)),
+        _ => {}
     }
     if status_subresource && status_name.is_none() {
         root_markers.push("+kubebuilder:subresource:status".into());
@@ -218,6 +220,12 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     }
     if subresources.is_some_and(|s| s.as_object().is_some_and(Map::is_empty)) {
         crd_args.push("emptySubresources=true".into());
+    }
+    // the versions' order, as the file lists them (kube's merge puts the storage version first)
+    let names: Vec<&str> =
+        crd["spec"]["versions"].as_array().into_iter().flatten().filter_map(|v| v["name"].as_str()).collect();
+    if names.len() > 1 && v["storage"] == true {
+        crd_args.push(format!("versionOrder={}", names.join(";")));
     }
     if !crd_args.is_empty() {
         root_markers.push(format!("+kubesmith:crd:{}", crd_args.join(",")));
@@ -291,6 +299,57 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     }
     unexpressed.extend(b.unexpressed);
     Ok(VersionTypes { version: version.to_string(), source: out, as_schema_fns: b.as_schema_fns, unexpressed })
+}
+
+/// The `+kubesmith:crd` arguments of a conversion webhook a CRD carries itself (a Service or a URL, the review
+/// versions); none when it has anything else (a `caBundle`, another strategy), which `make manifests` could not
+/// give back.
+fn conversion_args(c: &Value) -> Vec<String> {
+    let q = markers::quote_double;
+    let Some(c) = c.as_object() else { return Vec::new() };
+    let webhook = c.get("webhook").and_then(Value::as_object);
+    let client = webhook.and_then(|w| w.get("clientConfig")).and_then(Value::as_object);
+    let reviews: Vec<&str> = webhook
+        .and_then(|w| w.get("conversionReviewVersions"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let (Some(webhook), Some(client)) = (webhook, client) else { return Vec::new() };
+    let known = c.keys().all(|k| k == "strategy" || k == "webhook")
+        && c.get("strategy") == Some(&Value::from("Webhook"))
+        && webhook.keys().all(|k| k == "clientConfig" || k == "conversionReviewVersions")
+        && !reviews.is_empty();
+    if !known {
+        return Vec::new();
+    }
+    let mut args = vec!["conversion=Webhook".to_string()];
+    match (client.get("service").and_then(Value::as_object), client.get("url").and_then(Value::as_str)) {
+        (Some(svc), None) if client.len() == 1 => {
+            let (Some(ns), Some(name)) =
+                (svc.get("namespace").and_then(Value::as_str), svc.get("name").and_then(Value::as_str))
+            else {
+                return Vec::new();
+            };
+            if svc.keys().any(|k| !["namespace", "name", "path", "port"].contains(&k.as_str())) {
+                return Vec::new();
+            }
+            args.push(format!("conversionService={}", q(&format!("{ns}/{name}"))));
+            if let Some(path) = svc.get("path") {
+                let Some(path) = path.as_str() else { return Vec::new() };
+                args.push(format!("conversionPath={}", q(path)));
+            }
+            if let Some(port) = svc.get("port") {
+                let Some(port) = port.as_i64() else { return Vec::new() };
+                args.push(format!("conversionPort={port}"));
+            }
+        }
+        (None, Some(url)) if client.len() == 1 => args.push(format!("conversionURL={}", q(url))),
+        _ => return Vec::new(),
+    }
+    args.push(format!("conversionReviewVersions={}", reviews.join(";")));
+    args
 }
 
 /// `+kubesmith:root:typeMeta`, with the descriptions of `apiVersion` and `kind` when they are not controller-gen's.
@@ -389,7 +448,9 @@ fn kube_keys(
             }
         }
     }
-    if crd["spec"].get("conversion").is_some_and(|c| c["strategy"] != "None") {
+    if let Some(c) = crd["spec"].get("conversion").filter(|c| c["strategy"] != "None")
+        && conversion_args(c).is_empty()
+    {
         note("", "spec.conversion: kube-derive writes none; `kubesmith create webhook --conversion` adds it".into());
     }
     kube.push("derive = \"PartialEq\"".into());

@@ -610,6 +610,19 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubesmith:root:notNullable=status"),
     );
+    let section = out.section;
+    out.section = Section::Validation;
+    out.push(
+        value(
+            "kubesmith:requiredOrder",
+            Type,
+            T::StringList,
+            "The order of a struct's `required` list (kube's rewriter sorts it; a CRD file may not): exactly the \
+             required fields, in the order the file lists them.",
+        )
+        .example("// +kubesmith:requiredOrder=port;hosts"),
+    );
+    out.section = section;
     out.push(
         value(
             "kubesmith:root:title",
@@ -667,9 +680,26 @@ fn build() -> Vec<MarkerDef> {
                 ),
                 arg(
                     "conversion",
-                    T::OneOf(&["None"]),
+                    T::OneOf(&["None", "Webhook"]),
                     false,
-                    "`spec.conversion: {strategy: None}`, written out (the API server's default)",
+                    "`spec.conversion.strategy`: `None` written out (the API server's default), or `Webhook` with the \
+                     `conversion*` arguments (a CRD file that carries its conversion webhook itself rather than \
+                     through a kustomize patch)",
+                ),
+                arg(
+                    "conversionService",
+                    T::String,
+                    false,
+                    "with `conversion=Webhook`: the Service, `<namespace>/<name>`",
+                ),
+                arg("conversionPath", T::String, false, "with `conversionService`: the URL path (`/convert`)"),
+                arg("conversionPort", T::Int, false, "with `conversionService`: the Service port"),
+                arg("conversionURL", T::String, false, "with `conversion=Webhook`, instead of a Service: the URL"),
+                arg(
+                    "conversionReviewVersions",
+                    T::StringList,
+                    false,
+                    "with `conversion=Webhook`: the ConversionReview versions the webhook takes (`v1;v1beta1`)",
                 ),
                 arg(
                     "statusSubresource",
@@ -683,6 +713,13 @@ fn build() -> Vec<MarkerDef> {
                     T::Bool,
                     false,
                     "`true`: this version writes `subresources: {}` when it has none",
+                ),
+                arg(
+                    "versionOrder",
+                    T::StringList,
+                    false,
+                    "the order of `spec.versions` (`v1alpha1;v1beta1;v1`; versions left out follow, storage version \
+                     first); on the storage version only",
                 ),
             ],
             "CRD fields kube-derive never writes, spelled out as a CRD file has them: what `create api --from-crd` \

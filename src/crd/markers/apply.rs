@@ -389,6 +389,30 @@ fn apply_one(obj: &mut Map<String, Value>, m: &Marker, rules: &mut Vec<Value>) -
                 obj.insert("description".into(), d);
             }
         }
+        "kubesmith:requiredOrder" => {
+            let order = m.strings("");
+            let current: BTreeSet<String> = match obj.get("required") {
+                Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+                _ => BTreeSet::new(),
+            };
+            let given: BTreeSet<String> = order.iter().cloned().collect();
+            if given.len() != order.len() {
+                return Err(err(m, "a field is named twice; name each required field once"));
+            }
+            if given != current {
+                let list = |s: &BTreeSet<String>| s.iter().map(String::as_str).collect::<Vec<_>>().join(";");
+                return Err(err(
+                    m,
+                    format!(
+                        "names [{}] but the object requires [{}]; name exactly the required fields, in the order \
+                         the CRD lists them",
+                        list(&given),
+                        list(&current)
+                    ),
+                ));
+            }
+            obj.insert("required".into(), json!(order));
+        }
         "Type" => {
             let t = m.string("").unwrap_or_default().to_string();
             const TYPES: &[&str] = &["string", "integer", "number", "boolean", "array", "object"];

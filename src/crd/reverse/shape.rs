@@ -234,8 +234,13 @@ impl Builder {
                 reason: format!("`{key}` on this object has no marker a struct can carry"),
             });
         }
-        let required: HashSet<&str> =
+        let listed: Vec<&str> =
             node.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        let required: HashSet<&str> = listed.iter().copied().collect();
+        // kube's rewriter sorts `required`: another order is the marker's to keep
+        if required.len() == listed.len() && listed.windows(2).any(|w| w[0] > w[1]) {
+            markers.push(format!("+kubesmith:requiredOrder={}", listed.join(";")));
+        }
         let mut taken = HashSet::new();
         let mut fields = Vec::new();
         let empty = Map::new();
