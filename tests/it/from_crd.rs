@@ -382,6 +382,14 @@ fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
         ("identity.ledger.example_journals.yaml", "#[schemars(extend(\"oneOf\" = [{\"required\":[\"size\"]}"),
         ("identity.ledger.example_audits.yaml", "// +kubesmith:root:title=\"Ledger audit\""),
         ("identity.ledger.example_audits.yaml", "// +kubebuilder:subresource:status"),
+        // the versions' order, a conversion webhook in the file, an unsorted `required`
+        ("identity.ledger.example_accounts.yaml", "versionOrder=v1alpha1;v1"),
+        (
+            "identity.ledger.example_accounts.yaml",
+            "conversion=Webhook,conversionService=\"ledger-system/ledger-webhook\",conversionPath=\"/convert\",\
+             conversionPort=8443,conversionReviewVersions=v1;v1beta1",
+        ),
+        ("identity.ledger.example_accounts.yaml", "// +kubesmith:requiredOrder=number;protocol;name"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let source = parse(&read(&fixture(name)));
@@ -410,6 +418,19 @@ fn the_crd_marker_refuses_what_apiextensions_v1_refuses() {
         ("// +kubesmith:crd:preserveUnknownFields=true", "preserveUnknownFields can only be false"),
         ("// +kubesmith:crd:listKind=memcachedList", "listKind `memcachedList` is not a kind name"),
         ("// +kubesmith:crd:statusSubresource=true", "statusSubresource can only be false"),
+        (
+            "// +kubesmith:crd:conversion=Webhook,conversionReviewVersions=v1",
+            "needs conversionService=<namespace>/<name>",
+        ),
+        ("// +kubesmith:crd:conversionPath=\"/convert\"", "`conversionPath` needs `conversion=Webhook`"),
+        (
+            "// +kubesmith:crd:conversion=Webhook,conversionService=webhook,conversionReviewVersions=v1",
+            "conversionService `webhook` is not `<namespace>/<name>`",
+        ),
+        ("// +kubesmith:crd:versionOrder=v2", "the kind has no version `v2` (it has v1)"),
+        ("// +kubesmith:requiredOrder=nope", "names [nope] but the object requires"),
+        ("// +kubesmith:root:statusDefault=[1]", "the default of `status` must be a JSON object"),
+        ("// +kubesmith:root:specDefault={oops", "is not JSON"),
     ] {
         let at = text.find(spec).unwrap();
         let start = text[..at].rfind("#[derive(").unwrap();
