@@ -622,6 +622,37 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubesmith:requiredOrder=port;hosts"),
     );
+    for (key, example) in [
+        ("oneOf", r#"[{"required": ["file"]}, {"required": ["stream"]}]"#),
+        ("anyOf", r#"[{"required": ["file"]}, {"required": ["stream"]}]"#),
+        ("allOf", r#"[{"required": ["file"]}]"#),
+        ("not", r#"{"required": ["file", "stream"]}"#),
+    ] {
+        out.push(
+            value(
+                match key {
+                    "oneOf" => "kubesmith:schema:oneOf",
+                    "anyOf" => "kubesmith:schema:anyOf",
+                    "allOf" => "kubesmith:schema:allOf",
+                    _ => "kubesmith:schema:not",
+                },
+                Type,
+                T::String,
+                match key {
+                    "not" => {
+                        "`not` of a struct's schema, written as given (a JSON schema), after kube's structural \
+                              rewriter, which would hoist properties out of it and sort its `required` lists."
+                    }
+                    _ => {
+                        "This combinator of a struct's schema, written as given (a JSON array of schemas), after \
+                          kube's structural rewriter, which would hoist the branches' properties into the struct's \
+                          and sort their `required` lists."
+                    }
+                },
+            )
+            .example(&format!("// +kubesmith:schema:{key}={example}")),
+        );
+    }
     out.section = section;
     out.push(
         value(

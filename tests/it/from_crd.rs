@@ -368,7 +368,8 @@ fn identity(crd: &Value) -> Value {
 fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
     // listKind (the default and another), `preserveUnknownFields: false`, `conversion: {strategy: None}`, a status
     // property without the status subresource, and `subresources: {}`: each kept exactly, by `+kubesmith:crd`; the
-    // root's title or none, spec and status defaults, untyped items, oneOf of required fields (each its own file)
+    // root's title or none, spec and status defaults, untyped items, oneOf and not of required fields (each its own
+    // file)
     for (name, marker) in [
         (
             "identity.ledger.example_entries.yaml",
@@ -379,7 +380,11 @@ fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
         ("identity.ledger.example_journals.yaml", "// +kubesmith:root:noTitle"),
         ("identity.ledger.example_journals.yaml", "// +kubesmith:root:statusDefault={\"observedGeneration\":-1}"),
         ("identity.ledger.example_journals.yaml", "// +kubesmith:root:specDefault={\"mode\":\"append\"}"),
-        ("identity.ledger.example_journals.yaml", "#[schemars(extend(\"oneOf\" = [{\"required\":[\"size\"]}"),
+        (
+            "identity.ledger.example_journals.yaml",
+            "// +kubesmith:schema:oneOf=[{\"properties\":{\"size\":{}},\"required\":[\"size\"]}",
+        ),
+        ("identity.ledger.example_journals.yaml", "// +kubesmith:schema:not={\"required\":[\"any\",\"all\"]}"),
         ("identity.ledger.example_audits.yaml", "// +kubesmith:root:title=\"Ledger audit\""),
         ("identity.ledger.example_audits.yaml", "// +kubebuilder:subresource:status"),
         // the versions' order, a conversion webhook in the file, an unsorted `required`

@@ -389,6 +389,25 @@ fn apply_one(obj: &mut Map<String, Value>, m: &Marker, rules: &mut Vec<Value>) -
                 obj.insert("description".into(), d);
             }
         }
+        "kubesmith:schema:oneOf" | "kubesmith:schema:anyOf" | "kubesmith:schema:allOf" | "kubesmith:schema:not" => {
+            let key = m.name.rsplit(':').next().unwrap_or_default();
+            let text = m.string("").unwrap_or_default();
+            let v: Value = serde_json::from_str(text)
+                .map_err(|e| err(m, format!("`{text}` is not JSON ({e}); write the `{key}` value as JSON")))?;
+            let fits = match &v {
+                Value::Object(_) => key == "not",
+                Value::Array(a) => key != "not" && !a.is_empty() && a.iter().all(Value::is_object),
+                _ => false,
+            };
+            if !fits {
+                let want = if key == "not" { "a JSON object (a schema)" } else { "a JSON array of schemas" };
+                return Err(err(m, format!("`{key}` takes {want}")));
+            }
+            if obj.contains_key(key) {
+                return Err(err(m, format!("the schema already has `{key}` (from the Rust type); keep one of them")));
+            }
+            obj.insert(key.into(), v);
+        }
         "kubesmith:requiredOrder" => {
             let order = m.strings("");
             let current: BTreeSet<String> = match obj.get("required") {

@@ -62,11 +62,6 @@ pub fn write_struct(out: &mut String, s: &Struct, head: &[String]) {
         let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "#[serde(rename_all = \"camelCase\")]");
-    if !s.extend.is_empty() {
-        // schemars reads each value as `json!` input, which JSON is
-        let pairs: Vec<String> = s.extend.iter().map(|(k, v)| format!("{} = {v}", rust_str(k))).collect();
-        let _ = writeln!(out, "#[schemars(extend({}))]", pairs.join(", "));
-    }
     if s.fields.is_empty() {
         let _ = writeln!(out, "pub struct {} {{}}", s.name);
         return;

@@ -33,8 +33,6 @@ pub struct Struct {
     pub doc: Option<String>,
     pub markers: Vec<String>,
     pub fields: Vec<Field>,
-    /// `#[schemars(extend(..))]` keys: the object's `oneOf`/`anyOf`/`allOf`/`not` of `required` alternatives.
-    pub extend: Vec<(String, Value)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -113,30 +111,8 @@ fn is_true(node: &Map<String, Value>, key: &str) -> bool {
     node.get(key) == Some(&Value::Bool(true))
 }
 
-/// The schema combinators.
+/// The schema combinators: on a struct, `+kubesmith:schema:<combinator>` markers.
 const COMBINATORS: [&str; 4] = ["oneOf", "anyOf", "allOf", "not"];
-
-/// Whether the combinators of an object node say only which fields are required (`oneOf: [{required: [a]},
-/// {required: [b]}]`, `not: {anyOf: [..]}`): a struct carries them as `#[schemars(extend(..))]`, and kube's
-/// structural rewriter, which hoists properties out of `oneOf`/`anyOf` branches, leaves them as they are.
-fn extendable(node: &Map<String, Value>) -> bool {
-    fn only_required(branch: &Value) -> bool {
-        let Some(b) = branch.as_object() else { return false };
-        !b.is_empty()
-            && b.iter().all(|(k, v)| match k.as_str() {
-                "required" => v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(Value::is_string)),
-                "not" => only_required(v),
-                "oneOf" | "anyOf" | "allOf" => {
-                    v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(only_required))
-                }
-                _ => false,
-            })
-    }
-    COMBINATORS.iter().filter_map(|k| node.get(*k).map(|v| (*k, v))).all(|(k, v)| match k {
-        "not" => only_required(v),
-        _ => v.as_array().is_some_and(|a| !a.is_empty() && a.iter().all(only_required)),
-    })
-}
 
 /// `anyOf: [{type: integer}, {type: string}]`, as controller-gen writes it for int-or-string.
 fn standard_any_of(v: &Value) -> bool {
@@ -145,10 +121,8 @@ fn standard_any_of(v: &Value) -> bool {
 
 fn base(node: &Map<String, Value>) -> Option<Base> {
     let int_or_string = is_true(node, "x-kubernetes-int-or-string") && node.get("anyOf").is_some_and(standard_any_of);
-    if !int_or_string
-        && COMBINATORS.iter().any(|k| node.contains_key(*k))
-        && !(node.contains_key("properties") && extendable(node))
-    {
+    // on a struct, `+kubesmith:schema:<combinator>` markers keep them
+    if !int_or_string && COMBINATORS.iter().any(|k| node.contains_key(*k)) && !node.contains_key("properties") {
         return None;
     }
     // keywords of another type (`items` on an object, `properties` on an array): no Rust type carries them
@@ -210,21 +184,12 @@ impl Builder {
         doc: Option<String>,
     ) -> Struct {
         let (mut markers, mut left) = (Vec::new(), Vec::new());
-        let mut extend = Vec::new();
+        // the combinators as they are, applied after kube's rewriter (which would hoist their properties into the
+        // struct's and sort their `required` lists)
         let mut own = node.clone();
-        if COMBINATORS.iter().any(|k| node.contains_key(*k)) {
-            if extendable(node) {
-                for k in COMBINATORS {
-                    if let Some(v) = own.remove(k) {
-                        extend.push((k.to_string(), v));
-                    }
-                }
-            } else {
-                // `anyOf` is a structural keyword keyword_markers skips
-                left.extend(COMBINATORS.iter().filter(|k| node.contains_key(**k)).map(|k| k.to_string()));
-                for k in COMBINATORS {
-                    own.remove(k);
-                }
+        for k in COMBINATORS {
+            if let Some(v) = own.remove(k) {
+                markers.push(format!("+kubesmith:schema:{k}={v}"));
             }
         }
         keyword_markers(&own, Place::Type, &mut markers, &mut left);
@@ -251,7 +216,7 @@ impl Builder {
             let prop = prop.as_object().unwrap_or(&empty_node);
             fields.push(self.field(&name, json, prop, &sub, required.contains(json.as_str()), &mut taken));
         }
-        Struct { name, doc, markers, fields, extend }
+        Struct { name, doc, markers, fields }
     }
 
     /// The field for property `json` of `parent`.
@@ -625,13 +590,8 @@ impl Builder {
 fn type_markers_say_all(node: &Map<String, Value>) -> bool {
     let (mut markers, mut left) = (Vec::new(), Vec::new());
     let mut own = node.clone();
-    if COMBINATORS.iter().any(|k| own.contains_key(*k)) {
-        if !extendable(node) {
-            return false;
-        }
-        for k in COMBINATORS {
-            own.remove(k);
-        }
+    for k in COMBINATORS {
+        own.remove(k);
     }
     keyword_markers(&own, Place::Type, &mut markers, &mut left);
     left.is_empty()
