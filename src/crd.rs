@@ -297,6 +297,8 @@ struct VersionCrd {
     attrs: KubeAttrs,
     storage_marker: Option<(std::path::PathBuf, usize)>,
     skip: Option<(std::path::PathBuf, usize)>,
+    /// `+kubesmith:crd:versionOrder`, where it was written.
+    order: Option<(Vec<String>, std::path::PathBuf, usize)>,
     crd: Value,
     /// Constructs that need compiling: the version's schema is left for the compiled fallback.
     compile: Vec<CrdError>,
@@ -431,6 +433,7 @@ fn version_crd_of(
         attrs: k,
         storage_marker: flags.storage.clone(),
         skip: flags.skip.clone(),
+        order: flags.order.clone(),
         crd,
         compile,
         root_markers,
@@ -689,6 +692,31 @@ struct StorageCalls<'a> {
     base: &'a std::path::Path,
 }
 
+/// `versions` with those `order` names first, in its order, and the others after them as they were.
+fn in_order(versions: Vec<Value>, order: &[String]) -> Result<Vec<Value>, String> {
+    let mut slots: Vec<Option<Value>> = versions.into_iter().map(Some).collect();
+    let mut out = Vec::new();
+    for (i, name) in order.iter().enumerate() {
+        if order[..i].contains(name) {
+            return Err(format!("`{name}` is named twice; name each version once"));
+        }
+        let Some(slot) = slots.iter_mut().find(|s| s.as_ref().is_some_and(|v| v["name"] == name.as_str())) else {
+            let known: Vec<String> = out
+                .iter()
+                .chain(slots.iter().flatten())
+                .filter_map(|v: &Value| v["name"].as_str().map(str::to_string))
+                .collect();
+            return Err(format!(
+                "the kind has no version `{name}` (it has {}); drop it from the list",
+                known.join(", ")
+            ));
+        };
+        out.extend(slot.take());
+    }
+    out.extend(slots.into_iter().flatten());
+    Ok(out)
+}
+
 /// The versions of one kind merged like `merge_crds`: exactly one storage version (the one the crate's own
 /// `merge_crds` call names, else the marked one, else the one `#[kube(storage)]` leaves), scopes that agree.
 fn merge_kind(
@@ -804,6 +832,19 @@ fn merge_kind(
             }
         }
     }
+    if let Some(v) = vs.iter().find(|v| v.order.is_some())
+        && let Some((_, file, line)) = &v.order
+    {
+        return Err(vec![CrdError::marker(
+            file,
+            *line,
+            format!(
+                "`+kubesmith:crd:versionOrder` is on version {} of kind {kind}, but the storage version {} decides                  the CRD; move the marker to its spec struct",
+                v.attrs.version, root.attrs.version
+            ),
+        )]);
+    }
+    let order = root.order.clone();
     let mut crd = root.crd;
     let mut all_versions = Vec::new();
     if let Some(Value::Array(rv)) = crd["spec"].get_mut("versions") {
@@ -850,6 +891,10 @@ fn merge_kind(
                 root.attrs.version
             )),
         )]);
+    }
+    if let Some((order, file, line)) = order {
+        all_versions = in_order(all_versions, &order)
+            .map_err(|why| vec![CrdError::marker(&file, line, format!("`+kubesmith:crd:versionOrder`: {why}"))])?;
     }
     crd["spec"]["versions"] = Value::Array(all_versions);
     let plural = crd["spec"]["names"]["plural"].as_str().unwrap_or_default().to_string();

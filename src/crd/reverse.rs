@@ -105,30 +105,35 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         b.names.reserve(reserved);
     }
     let spec_name = b.names.unique(format!("{kind}Spec"));
-    // a status subresource needs kube-derive's `status` type even where the schema has no status property
+    // a status subresource without a status property: `+kubebuilder:subresource:status` with no status type
     let status_subresource = v["subresources"].get("status").is_some();
-    let status_name =
-        (props.contains_key("status") || status_subresource).then(|| b.names.unique(format!("{kind}Status")));
+    let status_name = props.contains_key("status").then(|| b.names.unique(format!("{kind}Status")));
     // no `spec`: the kind's fields sit at the root (`#[kube(no_spec)]`)
     let no_spec = !props.contains_key("spec");
 
     let mut unexpressed = Vec::new();
     let mut note = |path: &str, reason: String| unexpressed.push(Note { path: path.to_string(), reason });
-    let (spec_node, spec_doc, spec_path) = match props.get("spec").and_then(Value::as_object) {
+    let (mut spec_node, spec_doc, spec_path) = match props.get("spec").and_then(Value::as_object) {
         Some(s) => (s.clone(), s.get("description").and_then(Value::as_str).map(String::from), "spec"),
         None => (root_fields(root), None, ""),
     };
+    // a default on the spec or status object itself is the root's to write (no struct marker says it)
+    let mut root_defaults = Vec::new();
+    if !no_spec && let Some(d) = spec_node.remove("default") {
+        root_defaults.push(format!("+kubesmith:root:specDefault={d}"));
+    }
     let spec_at = b.reserve();
     let spec = b.object_struct(spec_name.clone(), &spec_node, spec_path, spec_doc);
-    if status_name.is_some() && !props.contains_key("status") {
-        note("status", "the status subresource without a status property: kube-derive's `status` type adds one".into());
-    }
     let status = status_name.as_ref().map(|name| {
         let node = props.get("status").and_then(Value::as_object).cloned().unwrap_or_else(|| {
             let mut empty = Map::new();
             empty.insert("type".into(), Value::String("object".into()));
             empty
         });
+        let mut node = node;
+        if let Some(d) = node.remove("default") {
+            root_defaults.push(format!("+kubesmith:root:statusDefault={d}"));
+        }
         let at = b.reserve();
         let doc = node.get("description").and_then(Value::as_str).map(String::from);
         let s = b.object_struct(name.clone(), &node, "status", doc);
@@ -141,6 +146,7 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
         match key.as_str() {
             "type" if value == "object" => {}
             "properties" | "description" | "required" => {}
+            "title" => {}
             "x-kubernetes-validations" => {}
             other => note("", format!("`{other}` at the schema root: kube-derive's kind has no way to write it")),
         }
@@ -183,6 +189,13 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     if type_meta {
         root_markers.push(type_meta_marker(props));
     }
+    // kube-derive titles the root with the kind's name; typeMeta drops it, as controller-gen has none
+    match root.get("title").and_then(Value::as_str) {
+        Some(t) => root_markers.push(format!("+kubesmith:root:title={}", markers::quote_double(t))),
+        None if !type_meta => root_markers.push("+kubesmith:root:noTitle".into()),
+        None => {}
+    }
+    root_markers.append(&mut root_defaults);
     // what kube-derive never writes but the file spells out: kept as written
     let mut crd_args = Vec::new();
     if let Some(list_kind) = crd["spec"]["names"]["listKind"].as_str() {
@@ -193,8 +206,13 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     if crd["spec"].get("preserveUnknownFields") == Some(&Value::Bool(false)) {
         crd_args.push("preserveUnknownFields=false".into());
     }
-    if crd["spec"].get("conversion").is_some_and(|c| *c == serde_json::json!({"strategy": "None"})) {
-        crd_args.push("conversion=None".into());
+    match crd["spec"].get("conversion") {
+        Some(c) if *c == serde_json::json!({"strategy": "None"}) => crd_args.push("conversion=None".into()),
+        Some(c) if v["storage"] == true => crd_args.extend(conversion_args(c)),
+        _ => {}
+    }
+    if status_subresource && status_name.is_none() {
+        root_markers.push("+kubebuilder:subresource:status".into());
     }
     let subresources = v.get("subresources");
     if status_name.is_some() && subresources.and_then(|s| s.get("status")).is_none() {
@@ -202,6 +220,12 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     }
     if subresources.is_some_and(|s| s.as_object().is_some_and(Map::is_empty)) {
         crd_args.push("emptySubresources=true".into());
+    }
+    // the versions' order, as the file lists them (kube's merge puts the storage version first)
+    let names: Vec<&str> =
+        crd["spec"]["versions"].as_array().into_iter().flatten().filter_map(|v| v["name"].as_str()).collect();
+    if names.len() > 1 && v["storage"] == true {
+        crd_args.push(format!("versionOrder={}", names.join(";")));
     }
     if !crd_args.is_empty() {
         root_markers.push(format!("+kubesmith:crd:{}", crd_args.join(",")));
@@ -275,6 +299,57 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     }
     unexpressed.extend(b.unexpressed);
     Ok(VersionTypes { version: version.to_string(), source: out, as_schema_fns: b.as_schema_fns, unexpressed })
+}
+
+/// The `+kubesmith:crd` arguments of a conversion webhook a CRD carries itself (a Service or a URL, the review
+/// versions); none when it has anything else (a `caBundle`, another strategy), which `make manifests` could not
+/// give back.
+fn conversion_args(c: &Value) -> Vec<String> {
+    let q = markers::quote_double;
+    let Some(c) = c.as_object() else { return Vec::new() };
+    let webhook = c.get("webhook").and_then(Value::as_object);
+    let client = webhook.and_then(|w| w.get("clientConfig")).and_then(Value::as_object);
+    let reviews: Vec<&str> = webhook
+        .and_then(|w| w.get("conversionReviewVersions"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let (Some(webhook), Some(client)) = (webhook, client) else { return Vec::new() };
+    let known = c.keys().all(|k| k == "strategy" || k == "webhook")
+        && c.get("strategy") == Some(&Value::from("Webhook"))
+        && webhook.keys().all(|k| k == "clientConfig" || k == "conversionReviewVersions")
+        && !reviews.is_empty();
+    if !known {
+        return Vec::new();
+    }
+    let mut args = vec!["conversion=Webhook".to_string()];
+    match (client.get("service").and_then(Value::as_object), client.get("url").and_then(Value::as_str)) {
+        (Some(svc), None) if client.len() == 1 => {
+            let (Some(ns), Some(name)) =
+                (svc.get("namespace").and_then(Value::as_str), svc.get("name").and_then(Value::as_str))
+            else {
+                return Vec::new();
+            };
+            if svc.keys().any(|k| !["namespace", "name", "path", "port"].contains(&k.as_str())) {
+                return Vec::new();
+            }
+            args.push(format!("conversionService={}", q(&format!("{ns}/{name}"))));
+            if let Some(path) = svc.get("path") {
+                let Some(path) = path.as_str() else { return Vec::new() };
+                args.push(format!("conversionPath={}", q(path)));
+            }
+            if let Some(port) = svc.get("port") {
+                let Some(port) = port.as_i64() else { return Vec::new() };
+                args.push(format!("conversionPort={port}"));
+            }
+        }
+        (None, Some(url)) if client.len() == 1 => args.push(format!("conversionURL={}", q(url))),
+        _ => return Vec::new(),
+    }
+    args.push(format!("conversionReviewVersions={}", reviews.join(";")));
+    args
 }
 
 /// `+kubesmith:root:typeMeta`, with the descriptions of `apiVersion` and `kind` when they are not controller-gen's.
@@ -373,7 +448,9 @@ fn kube_keys(
             }
         }
     }
-    if crd["spec"].get("conversion").is_some_and(|c| c["strategy"] != "None") {
+    if let Some(c) = crd["spec"].get("conversion").filter(|c| c["strategy"] != "None")
+        && conversion_args(c).is_empty()
+    {
         note("", "spec.conversion: kube-derive writes none; `kubesmith create webhook --conversion` adds it".into());
     }
     kube.push("derive = \"PartialEq\"".into());

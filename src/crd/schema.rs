@@ -14,6 +14,18 @@ use super::markers::{self as crd_markers, FIELD_KEY, MarkerIndex, TYPE_KEY};
 use super::types::{Ty, classify};
 
 /// Why a unit type or unit struct is refused, and the fix.
+/// Markers that give a schema its type (or `x-kubernetes-preserve-unknown-fields`), by the last segment of their
+/// name: where one applies, the `serde_json::Value` kube-derive leaves untyped there is typed.
+const TYPING_MARKERS: &[&str] = &[
+    "PreserveUnknownFields",
+    "XPreserveUnknownFields",
+    "Schemaless",
+    "Type",
+    "XIntOrString",
+    "XEmbeddedResource",
+    "EmbeddedResource",
+];
+
 const UNIT_FIX: &str = "it serializes as `null`, and kube-derive's schema for it is `enum: [null]` without a type, \
                         which the API server rejects (not a structural schema); use a struct with named fields (`{}` \
                         is an empty object) or leave the field out";
@@ -589,6 +601,14 @@ impl<'a> Generator<'a> {
         Ok(())
     }
 
+    /// Whether the type markers of item `id` give its schema a type (or `x-kubernetes-preserve-unknown-fields`),
+    /// so whatever kube-derive emits for the `serde_json::Value` inside it is replaced.
+    pub(crate) fn typed_by_type_markers(&self, id: ItemId) -> bool {
+        self.markers.is_some_and(|mi| {
+            mi.item(id).iter().any(|mk| TYPING_MARKERS.iter().any(|n| mk.name.ends_with(&format!(":{n}"))))
+        })
+    }
+
     /// Refuses `schema`, the schema a field got, when its `serde_json::Value` (at `steps` of it) is one kube-derive
     /// gets wrong; `what` names the field, `target` where the fix goes.
     fn check_value(
@@ -804,19 +824,8 @@ impl<'a> Generator<'a> {
         }
         fa.common.apply_extensions(&mut fs);
         super::kube_attrs::apply_x_kube(&field.attrs, &mut fs).map_err(|e| attr_err(ix, m, e))?;
-        let typed_by_marker = fmarkers.iter().any(|mk| {
-            [
-                "PreserveUnknownFields",
-                "XPreserveUnknownFields",
-                "Schemaless",
-                "Type",
-                "XIntOrString",
-                "XEmbeddedResource",
-                "EmbeddedResource",
-            ]
-            .iter()
-            .any(|n| mk.name.ends_with(&format!(":{n}")))
-        });
+        let typed_by_marker =
+            fmarkers.iter().any(|mk| TYPING_MARKERS.iter().any(|n| mk.name.ends_with(&format!(":{n}"))));
         let items_marked = fmarkers.iter().any(|mk| {
             ["XPreserveUnknownFields", "Type", "XIntOrString", "XEmbeddedResource"]
                 .iter()
@@ -824,7 +833,7 @@ impl<'a> Generator<'a> {
         });
         if fa.schema_with.is_none() && !hole {
             let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
-            if let Some(steps) = values::value_spot(ix, self.k8s, ty, m) {
+            if let Some(steps) = values::value_spot(ix, self.k8s, ty, m, &|id| self.typed_by_type_markers(id)) {
                 let marked = match steps.first() {
                     None => typed_by_marker,
                     Some(values::Step::Items) => items_marked && steps.len() == 1,

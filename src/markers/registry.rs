@@ -457,7 +457,9 @@ fn build() -> Vec<MarkerDef> {
         flag(
             "kubebuilder:subresource:status",
             Type,
-            "Enables the status subresource; needs `#[kube(status = \"...\")]`, which already enables it.",
+            "Enables the status subresource. `#[kube(status = \"...\")]` already enables it and adds the `status` \
+             property; without a status type the marker adds the subresource alone (the schema has no `status`, so \
+             the API server prunes what is written there unless the root keeps unknown fields).",
         )
         .example("// +kubebuilder:subresource:status"),
     );
@@ -608,6 +610,88 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubesmith:root:notNullable=status"),
     );
+    let section = out.section;
+    out.section = Section::Validation;
+    out.push(
+        value(
+            "kubesmith:requiredOrder",
+            Type,
+            T::StringList,
+            "The order of a struct's `required` list (kube's rewriter sorts it; a CRD file may not): exactly the \
+             required fields, in the order the file lists them.",
+        )
+        .example("// +kubesmith:requiredOrder=port;hosts"),
+    );
+    for (key, example) in [
+        ("oneOf", r#"[{"required": ["file"]}, {"required": ["stream"]}]"#),
+        ("anyOf", r#"[{"required": ["file"]}, {"required": ["stream"]}]"#),
+        ("allOf", r#"[{"required": ["file"]}]"#),
+        ("not", r#"{"required": ["file", "stream"]}"#),
+    ] {
+        out.push(
+            value(
+                match key {
+                    "oneOf" => "kubesmith:schema:oneOf",
+                    "anyOf" => "kubesmith:schema:anyOf",
+                    "allOf" => "kubesmith:schema:allOf",
+                    _ => "kubesmith:schema:not",
+                },
+                Type,
+                T::String,
+                match key {
+                    "not" => {
+                        "`not` of a struct's schema, written as given (a JSON schema), after kube's structural \
+                              rewriter, which would hoist properties out of it and sort its `required` lists."
+                    }
+                    _ => {
+                        "This combinator of a struct's schema, written as given (a JSON array of schemas), after \
+                          kube's structural rewriter, which would hoist the branches' properties into the struct's \
+                          and sort their `required` lists."
+                    }
+                },
+            )
+            .example(&format!("// +kubesmith:schema:{key}={example}")),
+        );
+    }
+    out.section = section;
+    out.push(
+        value(
+            "kubesmith:root:title",
+            Type,
+            T::String,
+            "Sets the root schema's `title` (kube-derive writes the kind's name when the doc has no title).",
+        )
+        .example("// +kubesmith:root:title=Widget"),
+    );
+    out.push(
+        flag(
+            "kubesmith:root:noTitle",
+            Type,
+            "Drops the root `title` kube-derive writes (the kind's name), for a CRD whose root has none \
+             (`typeMeta` drops it too).",
+        )
+        .example("// +kubesmith:root:noTitle"),
+    );
+    out.push(
+        value(
+            "kubesmith:root:specDefault",
+            Type,
+            T::String,
+            "`default` of the root `spec` property, a JSON object: the API server fills it in when an object has no \
+             spec (or an empty one, field by field).",
+        )
+        .example("// +kubesmith:root:specDefault={\"upgradeStrategy\": \"Default\"}"),
+    );
+    out.push(
+        value(
+            "kubesmith:root:statusDefault",
+            Type,
+            T::String,
+            "`default` of the root `status` property, a JSON object (`{\"observedGeneration\": -1}`): what objects \
+             stored without a status read as.",
+        )
+        .example("// +kubesmith:root:statusDefault={\"observedGeneration\": -1}"),
+    );
     out.push(
         def(
             "kubesmith:crd",
@@ -627,9 +711,26 @@ fn build() -> Vec<MarkerDef> {
                 ),
                 arg(
                     "conversion",
-                    T::OneOf(&["None"]),
+                    T::OneOf(&["None", "Webhook"]),
                     false,
-                    "`spec.conversion: {strategy: None}`, written out (the API server's default)",
+                    "`spec.conversion.strategy`: `None` written out (the API server's default), or `Webhook` with the \
+                     `conversion*` arguments (a CRD file that carries its conversion webhook itself rather than \
+                     through a kustomize patch)",
+                ),
+                arg(
+                    "conversionService",
+                    T::String,
+                    false,
+                    "with `conversion=Webhook`: the Service, `<namespace>/<name>`",
+                ),
+                arg("conversionPath", T::String, false, "with `conversionService`: the URL path (`/convert`)"),
+                arg("conversionPort", T::Int, false, "with `conversionService`: the Service port"),
+                arg("conversionURL", T::String, false, "with `conversion=Webhook`, instead of a Service: the URL"),
+                arg(
+                    "conversionReviewVersions",
+                    T::StringList,
+                    false,
+                    "with `conversion=Webhook`: the ConversionReview versions the webhook takes (`v1;v1beta1`)",
                 ),
                 arg(
                     "statusSubresource",
@@ -643,6 +744,13 @@ fn build() -> Vec<MarkerDef> {
                     T::Bool,
                     false,
                     "`true`: this version writes `subresources: {}` when it has none",
+                ),
+                arg(
+                    "versionOrder",
+                    T::StringList,
+                    false,
+                    "the order of `spec.versions` (`v1alpha1;v1beta1;v1`; versions left out follow, storage version \
+                     first); on the storage version only",
                 ),
             ],
             "CRD fields kube-derive never writes, spelled out as a CRD file has them: what `create api --from-crd` \

@@ -713,7 +713,6 @@ pub struct ThingSpec { pub replicas: i32 }
         ),
         ("// +kubebuilder:resource:scope=Cluster", &["scope=Cluster contradicts", "remove `namespaced`"]),
         ("// +kubebuilder:resource:singular=thingy", &["singular = \"thingy\""]),
-        ("// +kubebuilder:subresource:status", &["status = \"<Kind>Status\""]),
         ("// +kubebuilder:printcolumn:name=A,type=text,JSONPath=.spec.a", &["column type `text`"]),
         ("// +kubebuilder:metadata:annotations=novalue", &["not in 'xxx=xxx' format"]),
         ("// +kubebuilder:unservedversion", &["does not serve any version"]),
@@ -730,6 +729,20 @@ pub struct ThingSpec { pub replicas: i32 }
     // A cluster-scoped kind agrees with scope=Cluster.
     let ok = base.replace("MARKER", "// +kubebuilder:resource:scope=Cluster,path=things").replace(", namespaced", "");
     assert_eq!(crd_of(&ok)["spec"]["scope"], "Cluster");
+}
+
+#[test]
+fn the_status_subresource_without_a_status_type_adds_no_status_property() {
+    let src = r#"
+// +kubebuilder:subresource:status
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "m.io", version = "v1", kind = "Thing", namespaced)]
+pub struct ThingSpec { pub replicas: i32 }
+"#;
+    let crd = crd_of(src);
+    let v = &crd["spec"]["versions"][0];
+    assert_eq!(v["subresources"], serde_json::json!({"status": {}}));
+    assert!(v["schema"]["openAPIV3Schema"]["properties"].get("status").is_none(), "{v}");
 }
 
 const VERSIONS: &str = r#"

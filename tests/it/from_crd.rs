@@ -367,13 +367,34 @@ fn identity(crd: &Value) -> Value {
 #[test]
 fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
     // listKind (the default and another), `preserveUnknownFields: false`, `conversion: {strategy: None}`, a status
-    // property without the status subresource, and `subresources: {}`: each kept exactly, by `+kubesmith:crd`
+    // property without the status subresource, and `subresources: {}`: each kept exactly, by `+kubesmith:crd`; the
+    // root's title or none, spec and status defaults, untyped items, oneOf and not of required fields (each its own
+    // file)
     for (name, marker) in [
         (
             "identity.ledger.example_entries.yaml",
             "// +kubesmith:crd:listKind=EntryList,preserveUnknownFields=false,conversion=None,statusSubresource=false",
         ),
         ("identity.ledger.example_books.yaml", "// +kubesmith:crd:listKind=BookCollection,emptySubresources=true"),
+        // no title, and defaults on the spec and status objects: root markers; oneOf alternatives: an extend
+        ("identity.ledger.example_journals.yaml", "// +kubesmith:root:noTitle"),
+        ("identity.ledger.example_journals.yaml", "// +kubesmith:root:statusDefault={\"observedGeneration\":-1}"),
+        ("identity.ledger.example_journals.yaml", "// +kubesmith:root:specDefault={\"mode\":\"append\"}"),
+        (
+            "identity.ledger.example_journals.yaml",
+            "// +kubesmith:schema:oneOf=[{\"properties\":{\"size\":{}},\"required\":[\"size\"]}",
+        ),
+        ("identity.ledger.example_journals.yaml", "// +kubesmith:schema:not={\"required\":[\"any\",\"all\"]}"),
+        ("identity.ledger.example_audits.yaml", "// +kubesmith:root:title=\"Ledger audit\""),
+        ("identity.ledger.example_audits.yaml", "// +kubebuilder:subresource:status"),
+        // the versions' order, a conversion webhook in the file, an unsorted `required`
+        ("identity.ledger.example_accounts.yaml", "versionOrder=v1alpha1;v1"),
+        (
+            "identity.ledger.example_accounts.yaml",
+            "conversion=Webhook,conversionService=\"ledger-system/ledger-webhook\",conversionPath=\"/convert\",\
+             conversionPort=8443,conversionReviewVersions=v1;v1beta1",
+        ),
+        ("identity.ledger.example_accounts.yaml", "// +kubesmith:requiredOrder=number;protocol;name"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let source = parse(&read(&fixture(name)));
@@ -402,6 +423,19 @@ fn the_crd_marker_refuses_what_apiextensions_v1_refuses() {
         ("// +kubesmith:crd:preserveUnknownFields=true", "preserveUnknownFields can only be false"),
         ("// +kubesmith:crd:listKind=memcachedList", "listKind `memcachedList` is not a kind name"),
         ("// +kubesmith:crd:statusSubresource=true", "statusSubresource can only be false"),
+        (
+            "// +kubesmith:crd:conversion=Webhook,conversionReviewVersions=v1",
+            "needs conversionService=<namespace>/<name>",
+        ),
+        ("// +kubesmith:crd:conversionPath=\"/convert\"", "`conversionPath` needs `conversion=Webhook`"),
+        (
+            "// +kubesmith:crd:conversion=Webhook,conversionService=webhook,conversionReviewVersions=v1",
+            "conversionService `webhook` is not `<namespace>/<name>`",
+        ),
+        ("// +kubesmith:crd:versionOrder=v2", "the kind has no version `v2` (it has v1)"),
+        ("// +kubesmith:requiredOrder=nope", "names [nope] but the object requires"),
+        ("// +kubesmith:root:statusDefault=[1]", "the default of `status` must be a JSON object"),
+        ("// +kubesmith:root:specDefault={oops", "is not JSON"),
     ] {
         let at = text.find(spec).unwrap();
         let start = text[..at].rfind("#[derive(").unwrap();

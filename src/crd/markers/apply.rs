@@ -469,6 +469,49 @@ fn apply_one(obj: &mut Map<String, Value>, m: &Marker, rules: &mut Vec<Value>) -
                 obj.insert("description".into(), d);
             }
         }
+        "kubesmith:schema:oneOf" | "kubesmith:schema:anyOf" | "kubesmith:schema:allOf" | "kubesmith:schema:not" => {
+            let key = m.name.rsplit(':').next().unwrap_or_default();
+            let text = m.string("").unwrap_or_default();
+            let v: Value = serde_json::from_str(text)
+                .map_err(|e| err(m, format!("`{text}` is not JSON ({e}); write the `{key}` value as JSON")))?;
+            let fits = match &v {
+                Value::Object(_) => key == "not",
+                Value::Array(a) => key != "not" && !a.is_empty() && a.iter().all(Value::is_object),
+                _ => false,
+            };
+            if !fits {
+                let want = if key == "not" { "a JSON object (a schema)" } else { "a JSON array of schemas" };
+                return Err(err(m, format!("`{key}` takes {want}")));
+            }
+            if obj.contains_key(key) {
+                return Err(err(m, format!("the schema already has `{key}` (from the Rust type); keep one of them")));
+            }
+            obj.insert(key.into(), v);
+        }
+        "kubesmith:requiredOrder" => {
+            let order = m.strings("");
+            let current: BTreeSet<String> = match obj.get("required") {
+                Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+                _ => BTreeSet::new(),
+            };
+            let given: BTreeSet<String> = order.iter().cloned().collect();
+            if given.len() != order.len() {
+                return Err(err(m, "a field is named twice; name each required field once"));
+            }
+            if given != current {
+                let list = |s: &BTreeSet<String>| s.iter().map(String::as_str).collect::<Vec<_>>().join(";");
+                return Err(err(
+                    m,
+                    format!(
+                        "names [{}] but the object requires [{}]; name exactly the required fields, in the order \
+                         the CRD lists them",
+                        list(&given),
+                        list(&current)
+                    ),
+                ));
+            }
+            obj.insert("required".into(), json!(order));
+        }
         "Type" => {
             let t = m.string("").unwrap_or_default().to_string();
             const TYPES: &[&str] = &["string", "integer", "number", "boolean", "array", "object"];

@@ -19,6 +19,8 @@ pub struct VersionFlags {
     pub storage: Option<(PathBuf, usize)>,
     /// `+kubebuilder:skipversion`: where it was written.
     pub skip: Option<(PathBuf, usize)>,
+    /// `+kubesmith:crd:versionOrder`: the versions in the order `spec.versions` lists them, and where it was written.
+    pub order: Option<(Vec<String>, PathBuf, usize)>,
 }
 
 fn err(m: &Marker, msg: impl std::fmt::Display) -> CrdError {
@@ -44,6 +46,52 @@ fn key_values(m: &Marker, arg: &str) -> Result<Vec<(String, String)>, CrdError> 
             None => Err(err(m, format!("{arg} entry `{kv}` is not in 'xxx=xxx' format"))),
         })
         .collect()
+}
+
+/// The `+kubesmith:crd` arguments that describe a conversion webhook.
+const CONVERSION_ARGS: [&str; 5] =
+    ["conversionService", "conversionPath", "conversionPort", "conversionURL", "conversionReviewVersions"];
+
+/// `spec.conversion` of `+kubesmith:crd:conversion=Webhook,..`: a Service (`namespace/name`, path, port) or a URL,
+/// and the review versions.
+fn conversion_webhook(m: &Marker) -> Result<Value, CrdError> {
+    let mut client = Map::new();
+    match (m.string("conversionService"), m.string("conversionURL")) {
+        (Some(service), None) => {
+            let Some((namespace, name)) = service.split_once('/').filter(|(ns, n)| !ns.is_empty() && !n.is_empty())
+            else {
+                return Err(err(m, format!("conversionService `{service}` is not `<namespace>/<name>`")));
+            };
+            let mut svc = Map::new();
+            svc.insert("name".into(), json!(name));
+            svc.insert("namespace".into(), json!(namespace));
+            if let Some(path) = m.string("conversionPath") {
+                svc.insert("path".into(), json!(path));
+            }
+            if let Some(port) = m.arg("conversionPort") {
+                svc.insert("port".into(), port.to_json());
+            }
+            client.insert("service".into(), Value::Object(svc));
+        }
+        (None, Some(url)) => {
+            if m.arg("conversionPath").is_some() || m.arg("conversionPort").is_some() {
+                return Err(err(m, "conversionPath and conversionPort go with conversionService; put them in the URL"));
+            }
+            client.insert("url".into(), json!(url));
+        }
+        (Some(_), Some(_)) => return Err(err(m, "give conversionService or conversionURL, not both")),
+        (None, None) => {
+            return Err(err(m, "conversion=Webhook needs conversionService=<namespace>/<name> or conversionURL"));
+        }
+    }
+    let mut webhook = Map::new();
+    webhook.insert("clientConfig".into(), Value::Object(client));
+    let reviews = m.strings("conversionReviewVersions");
+    if reviews.is_empty() {
+        return Err(err(m, "conversion=Webhook needs conversionReviewVersions (`v1`, or `v1;v1beta1`)"));
+    }
+    webhook.insert("conversionReviewVersions".into(), json!(reviews));
+    Ok(json!({ "strategy": "Webhook", "webhook": webhook }))
 }
 
 /// Applies the CRD-level markers of one version's spec struct to its single-version CRD.
@@ -73,12 +121,14 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
                     v["deprecationWarning"] = json!(w);
                 }
             }
+            // without a status type: the subresource alone, and no `status` property in the schema (what a CRD
+            // whose status is written only through the subresource, unvalidated or pruned, spells)
             "kubebuilder:subresource:status" if k.status.is_none() => {
-                return Err(err(
-                    m,
-                    "the status subresource needs a status type: add `status = \"<Kind>Status\"` to \
-                     #[kube(...)] (which also enables the subresource) and drop the marker",
-                ));
+                let v = &mut crd["spec"]["versions"][0];
+                if !v["subresources"].is_object() {
+                    v["subresources"] = json!({});
+                }
+                v["subresources"]["status"] = json!({});
             }
             "kubebuilder:subresource:scale" => {
                 let mut scale = Map::new();
@@ -199,6 +249,10 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
                 }
             }
             "kubesmith:crd" => {
+                let order = m.strings("versionOrder");
+                if !order.is_empty() {
+                    flags.order = Some((order, m.file.clone(), m.line));
+                }
                 if let Some(list_kind) = m.string("listKind") {
                     if list_kind.is_empty() || !list_kind.starts_with(|c: char| c.is_ascii_uppercase()) {
                         return Err(err(m, format!("listKind `{list_kind}` is not a kind name (`FooList`)")));
@@ -218,8 +272,14 @@ pub fn apply_crd_markers(markers: &[Marker], k: &KubeAttrs, crd: &mut Value) -> 
                     }
                     None => {}
                 }
-                if m.string("conversion").is_some() {
-                    crd["spec"]["conversion"] = json!({ "strategy": "None" });
+                match m.string("conversion") {
+                    Some("Webhook") => crd["spec"]["conversion"] = conversion_webhook(m)?,
+                    Some(_) => crd["spec"]["conversion"] = json!({ "strategy": "None" }),
+                    None => {
+                        if let Some(arg) = CONVERSION_ARGS.iter().find(|a| m.arg(a).is_some()) {
+                            return Err(err(m, format!("`{arg}` needs `conversion=Webhook`; add it or drop `{arg}`")));
+                        }
+                    }
                 }
                 let version = &mut crd["spec"]["versions"][0];
                 match m.arg("statusSubresource") {

@@ -1,10 +1,12 @@
 //! The root-schema markers of a `#[derive(CustomResource)]` spec struct (`+kubesmith:root:typeMeta`,
-//! `+kubesmith:root:required`, `+kubesmith:root:optional`, `+kubesmith:root:notNullable`): the parts of the root `openAPIV3Schema` no Rust type can
+//! `+kubesmith:root:required`, `+kubesmith:root:optional`, `+kubesmith:root:notNullable`, `+kubesmith:root:title`,
+//! `+kubesmith:root:noTitle`, `+kubesmith:root:specDefault`, `+kubesmith:root:statusDefault`): the parts of the root `openAPIV3Schema` no Rust type can
 //! change, written the way controller-gen writes them, so that a Rust port of a Go operator keeps its CRD.
 //!
 //! One function ([`apply_to_version_schema`]) serves the static generator and the compiled fallback, each on the
-//! version's final schema (after kube's transforms and the schema markers). Order: `typeMeta`, then every
-//! `required`, then every `optional`; the root `required` stays sorted, as kube/schemars write it.
+//! version's final schema (after kube's transforms and the schema markers). Order: `typeMeta`, the title, the
+//! defaults, then every `required`, then every `optional`; the root `required` stays sorted, as kube/schemars
+//! write it.
 
 use std::collections::BTreeSet;
 
@@ -21,6 +23,14 @@ pub const REQUIRED: &str = "kubesmith:root:required";
 pub const OPTIONAL: &str = "kubesmith:root:optional";
 /// `+kubesmith:root:notNullable=<string list>`.
 pub const NOT_NULLABLE: &str = "kubesmith:root:notNullable";
+/// `+kubesmith:root:title=<string>`.
+pub const TITLE: &str = "kubesmith:root:title";
+/// `+kubesmith:root:noTitle`.
+pub const NO_TITLE: &str = "kubesmith:root:noTitle";
+/// `+kubesmith:root:specDefault=<JSON>`.
+pub const SPEC_DEFAULT: &str = "kubesmith:root:specDefault";
+/// `+kubesmith:root:statusDefault=<JSON>`.
+pub const STATUS_DEFAULT: &str = "kubesmith:root:statusDefault";
 
 /// The description controller-gen gives `apiVersion` (metav1.TypeMeta's doc comment, current form).
 pub const API_VERSION_DOC: &str = "APIVersion defines the versioned schema of this representation of an object.\n\
@@ -37,7 +47,7 @@ pub const KIND_DOC: &str = "Kind is a string value representing the REST resourc
 
 /// Whether `name` is one of the root-schema markers.
 pub fn is_root_marker(name: &str) -> bool {
-    [TYPE_META, REQUIRED, OPTIONAL, NOT_NULLABLE].contains(&name)
+    [TYPE_META, REQUIRED, OPTIONAL, NOT_NULLABLE, TITLE, NO_TITLE, SPEC_DEFAULT, STATUS_DEFAULT].contains(&name)
 }
 
 /// The root-schema markers among a spec struct's markers, in marker order.
@@ -77,6 +87,16 @@ pub fn apply_root(markers: &[Marker], root: &mut Value) -> Result<(), CrdError> 
             return Err(err(again, format!("given twice (first at line {}); keep one", m.line)));
         }
         add_type_meta(m, root)?;
+    }
+    apply_title(markers, root)?;
+    for (name, property) in [(SPEC_DEFAULT, "spec"), (STATUS_DEFAULT, "status")] {
+        let mut given = of(name);
+        if let Some(m) = given.next() {
+            if let Some(again) = given.next() {
+                return Err(err(again, format!("given twice (first at line {}); keep one", m.line)));
+            }
+            add_default(m, root, property)?;
+        }
     }
     let kube_required = required_of(root);
     let mut required = kube_required.clone();
@@ -166,6 +186,46 @@ fn add_type_meta(m: &Marker, root: &mut Map<String, Value>) -> Result<(), CrdErr
         props.insert(name.to_string(), schema);
     }
     root.remove("title");
+    Ok(())
+}
+
+/// `+kubesmith:root:title=..` sets the root `title`, `+kubesmith:root:noTitle` drops the one kube-derive writes
+/// (the kind's name, when the doc has no title of its own).
+fn apply_title(markers: &[Marker], root: &mut Map<String, Value>) -> Result<(), CrdError> {
+    let given: Vec<&Marker> = markers.iter().filter(|m| m.name == TITLE || m.name == NO_TITLE).collect();
+    let Some(m) = given.first() else {
+        return Ok(());
+    };
+    if let Some(again) = given.get(1) {
+        return Err(err(again, format!("the root title is already set at line {}; keep one marker", m.line)));
+    }
+    match m.string("") {
+        Some(title) if m.name == TITLE => {
+            if title.is_empty() {
+                return Err(err(m, "an empty title; use `+kubesmith:root:noTitle` for no title"));
+            }
+            root.insert("title".into(), json!(title));
+        }
+        _ => {
+            root.remove("title");
+        }
+    }
+    Ok(())
+}
+
+/// `default` on the root property `property` (`spec` or `status`), a JSON object.
+fn add_default(m: &Marker, root: &mut Map<String, Value>, property: &str) -> Result<(), CrdError> {
+    let text = m.string("").unwrap_or_default();
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| err(m, format!("`{text}` is not JSON ({e}); write the default as a JSON object")))?;
+    if !value.is_object() {
+        return Err(err(m, format!("the default of `{property}` must be a JSON object (`{{..}}`), not `{text}`")));
+    }
+    let found = properties_of(root);
+    let Some(prop) = root.get_mut("properties").and_then(|p| p.get_mut(property)).and_then(Value::as_object_mut) else {
+        return Err(err(m, format!("`{property}` is not a root property ({found}){}", hint(property))));
+    };
+    prop.insert("default".into(), value);
     Ok(())
 }
 

@@ -111,16 +111,32 @@ fn is_true(node: &Map<String, Value>, key: &str) -> bool {
     node.get(key) == Some(&Value::Bool(true))
 }
 
+/// The schema combinators: on a struct, `+kubesmith:schema:<combinator>` markers.
+const COMBINATORS: [&str; 4] = ["oneOf", "anyOf", "allOf", "not"];
+
 /// `anyOf: [{type: integer}, {type: string}]`, as controller-gen writes it for int-or-string.
 fn standard_any_of(v: &Value) -> bool {
     *v == serde_json::json!([{"type": "integer"}, {"type": "string"}])
 }
 
 fn base(node: &Map<String, Value>) -> Option<Base> {
-    if node.contains_key("anyOf") && !(is_true(node, "x-kubernetes-int-or-string") && standard_any_of(&node["anyOf"])) {
+    let int_or_string = is_true(node, "x-kubernetes-int-or-string") && node.get("anyOf").is_some_and(standard_any_of);
+    // on a struct, `+kubesmith:schema:<combinator>` markers keep them
+    if !int_or_string && COMBINATORS.iter().any(|k| node.contains_key(*k)) && !node.contains_key("properties") {
         return None;
     }
-    if ["oneOf", "allOf", "not"].iter().any(|k| node.contains_key(*k)) {
+    // keywords of another type (`items` on an object, `properties` on an array): no Rust type carries them
+    let foreign: &[&str] = match str_of(node, "type") {
+        Some("object") => &["items"],
+        Some("array") => &["properties", "additionalProperties"],
+        Some(_) => &["items", "properties", "additionalProperties"],
+        None => &[],
+    };
+    if foreign.iter().any(|k| node.contains_key(*k)) {
+        return None;
+    }
+    // `required` is a struct's: on a node without properties no type and marker say it
+    if node.contains_key("required") && !node.contains_key("properties") {
         return None;
     }
     let format = str_of(node, "format");
@@ -168,15 +184,28 @@ impl Builder {
         doc: Option<String>,
     ) -> Struct {
         let (mut markers, mut left) = (Vec::new(), Vec::new());
-        keyword_markers(node, Place::Type, &mut markers, &mut left);
+        // the combinators as they are, applied after kube's rewriter (which would hoist their properties into the
+        // struct's and sort their `required` lists)
+        let mut own = node.clone();
+        for k in COMBINATORS {
+            if let Some(v) = own.remove(k) {
+                markers.push(format!("+kubesmith:schema:{k}={v}"));
+            }
+        }
+        keyword_markers(&own, Place::Type, &mut markers, &mut left);
         for key in left {
             self.unexpressed.push(Note {
                 path: path.to_string(),
                 reason: format!("`{key}` on this object has no marker a struct can carry"),
             });
         }
-        let required: HashSet<&str> =
+        let listed: Vec<&str> =
             node.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        let required: HashSet<&str> = listed.iter().copied().collect();
+        // kube's rewriter sorts `required`: another order is the marker's to keep
+        if required.len() == listed.len() && listed.windows(2).any(|w| w[0] > w[1]) {
+            markers.push(format!("+kubesmith:requiredOrder={}", listed.join(";")));
+        }
         let mut taken = HashSet::new();
         let mut fields = Vec::new();
         let empty = Map::new();
@@ -560,7 +589,11 @@ impl Builder {
 /// Whether type markers say every keyword of an object node.
 fn type_markers_say_all(node: &Map<String, Value>) -> bool {
     let (mut markers, mut left) = (Vec::new(), Vec::new());
-    keyword_markers(node, Place::Type, &mut markers, &mut left);
+    let mut own = node.clone();
+    for k in COMBINATORS {
+        own.remove(k);
+    }
+    keyword_markers(&own, Place::Type, &mut markers, &mut left);
     left.is_empty()
 }
 
@@ -570,6 +603,17 @@ fn why_schema_fn(node: &Map<String, Value>) -> String {
         if node.contains_key(k) {
             return format!("`{k}` has no Rust type");
         }
+    }
+    if let Some(t) = str_of(node, "type")
+        && let Some(k) = ["items", "properties", "additionalProperties"].into_iter().find(|k| {
+            node.contains_key(*k)
+                && !matches!((t, *k), ("array", "items") | ("object", "properties" | "additionalProperties"))
+        })
+    {
+        return format!("`{k}` on a schema of type `{t}`");
+    }
+    if node.contains_key("required") && !node.contains_key("properties") {
+        return "`required` on a schema without properties (only a struct's fields can be required)".into();
     }
     if is_true(node, "x-kubernetes-int-or-string") {
         return "an int-or-string without a description of its own (IntOrString would bring its own)".into();

@@ -209,7 +209,7 @@ impl Generator<'_> {
                 // Externally tagged, the payload is the variant's property; untagged ones are judged as variants.
                 if !c.untagged && fa.schema_with.is_none() {
                     let ty = fa.with.as_ref().map_or(&f.ty, |w| &w.ty);
-                    if let Some(steps) = values::value_spot(ix, self.k8s, ty, m) {
+                    if let Some(steps) = values::value_spot(ix, self.k8s, ty, m, &|id| self.typed_by_type_markers(id)) {
                         let target = format!(
                             "the variant's field (`{}(#[schemars(..)] ..)`; on the variant it lands on its `oneOf` \
                              entry instead)",

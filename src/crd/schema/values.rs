@@ -37,11 +37,28 @@ impl Step {
 /// Where `ty` (written in module `m`) holds a `serde_json::Value`: the steps from the field's schema to its
 /// schema (empty: the field itself). `None` when it holds none, or when a custom schema decides (a type with a
 /// hand-written `impl JsonSchema`, `schema_with`, `with`).
-pub fn value_spot(ix: &CrateIndex, k8s: &K8sTable, ty: &syn::Type, m: ModId) -> Option<Vec<Step>> {
-    spot(ix, k8s, ty, m, 0)
+///
+/// A newtype for which `typed` holds (its type markers give its schema a type or
+/// `x-kubernetes-preserve-unknown-fields`, applied after kube-derive's schema) ends the search: what kube-derive
+/// emits inside it is replaced there.
+pub fn value_spot(
+    ix: &CrateIndex,
+    k8s: &K8sTable,
+    ty: &syn::Type,
+    m: ModId,
+    typed: &dyn Fn(ItemId) -> bool,
+) -> Option<Vec<Step>> {
+    spot(ix, k8s, ty, m, typed, 0)
 }
 
-fn spot(ix: &CrateIndex, k8s: &K8sTable, ty: &syn::Type, m: ModId, depth: usize) -> Option<Vec<Step>> {
+fn spot(
+    ix: &CrateIndex,
+    k8s: &K8sTable,
+    ty: &syn::Type,
+    m: ModId,
+    typed: &dyn Fn(ItemId) -> bool,
+    depth: usize,
+) -> Option<Vec<Step>> {
     if depth > 16 {
         return None;
     }
@@ -53,13 +70,14 @@ fn spot(ix: &CrateIndex, k8s: &K8sTable, ty: &syn::Type, m: ModId, depth: usize)
     };
     match classify(ix, k8s, ty, m).ok()? {
         Ty::JsonValue => Some(Vec::new()),
-        Ty::Option(t, m2) | Ty::Wrapper(t, m2) => spot(ix, k8s, t, m2, depth + 1),
-        Ty::Seq(t, m2, _) | Ty::Array(t, m2, _) => prefixed(Step::Items, spot(ix, k8s, t, m2, depth + 1)),
+        Ty::Option(t, m2) | Ty::Wrapper(t, m2) => spot(ix, k8s, t, m2, typed, depth + 1),
+        Ty::Seq(t, m2, _) | Ty::Array(t, m2, _) => prefixed(Step::Items, spot(ix, k8s, t, m2, typed, depth + 1)),
         Ty::Map(k, v, m2) => match classify(ix, k8s, k, m2).ok()? {
-            Ty::Scalar(..) | Ty::Wrapper(..) => prefixed(Step::Values, spot(ix, k8s, v, m2, depth + 1)),
+            Ty::Scalar(..) | Ty::Wrapper(..) => prefixed(Step::Values, spot(ix, k8s, v, m2, typed, depth + 1)),
             _ => None,
         },
-        Ty::Item(id) => newtype_field(ix, id).and_then(|(f, m2)| spot(ix, k8s, &f.ty, m2, depth + 1)),
+        Ty::Item(id) if typed(id) => None,
+        Ty::Item(id) => newtype_field(ix, id).and_then(|(f, m2)| spot(ix, k8s, &f.ty, m2, typed, depth + 1)),
         _ => None,
     }
 }
