@@ -97,11 +97,18 @@ pub fn plan_onto(opts: &Options, path: &Path, invoked: &Path, mut plan: Plan) ->
         if !names.insert(name.clone()) {
             bail!("{}: the CRD {name} is there twice; keep one", file.display());
         }
-        plan = plan_crd(opts, file, source, plan)?;
         let recorded = match &opts.record_as {
             Some(words) => PathBuf::from(words),
             None => relative_to(&plan.root, &invoked.join(file)),
         };
+        // the types' header names the file as PROJECT does, or by its name when it lies outside the project's
+        // parent folders: never a path of the machine it was written on
+        let shown = if recorded.is_absolute() {
+            PathBuf::from(recorded.file_name().unwrap_or(recorded.as_os_str()))
+        } else {
+            recorded.clone()
+        };
+        plan = plan_crd(opts, file, &shown, source, plan)?;
         record(&mut plan, &recorded, source)?;
     }
     Ok(plan)
@@ -184,7 +191,7 @@ fn read_crds(full: &Path, shown: &Path) -> Result<Vec<(PathBuf, Value)>> {
 }
 
 /// Plans one CRD's kind on top of `plan`.
-fn plan_crd(opts: &Options, file: &Path, source: &Value, mut plan: Plan) -> Result<Plan> {
+fn plan_crd(opts: &Options, file: &Path, shown: &Path, source: &Value, mut plan: Plan) -> Result<Plan> {
     let facts = reverse::facts(source).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let project = create_api::planned_project(&plan)?;
     let pf = &project.file;
@@ -240,7 +247,7 @@ fn plan_crd(opts: &Options, file: &Path, source: &Value, mut plan: Plan) -> Resu
             "The `{}` custom resource (`{}/{version}`), written from {} by `kubesmith create api --from-crd`.",
             facts.kind,
             facts.group,
-            file.display()
+            shown.display()
         );
         let types = reverse::version_types(source, version, &header)?;
         let path = create_api::types_path(
