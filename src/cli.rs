@@ -382,9 +382,10 @@ impl K8sVersion {
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// Domain of the project's API groups (groups become `<group>.<domain>`).
-    #[arg(long)]
-    pub domain: String,
+    /// Domain of the project's API groups (groups become `<group>.<domain>`); with --from-crd, by default the
+    /// domain the CRDs' groups share (`toolkit.fluxcd.io` for `source.toolkit.fluxcd.io`).
+    #[arg(long, required_unless_present = "from_crd")]
+    pub domain: Option<String>,
     /// Project (and crate) name; defaults to the folder's name.
     #[arg(long)]
     pub project_name: Option<String>,

@@ -83,8 +83,15 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
     let root = project_root(&cli.command, cwd);
     let cwd = root.as_path();
     match cli.command {
-        Command::Init(args) => {
+        Command::Init(mut args) => {
+            let mut inferred = None;
+            if let (None, Some(crds)) = (&args.domain, &args.from_crd) {
+                let domain = from_crd::domain_of(crds, &invoked)?;
+                inferred = Some(format!("domain: {domain}, the one the CRDs' groups share (--domain sets another)"));
+                args.domain = Some(domain);
+            }
             let mut plan = init::plan(&args, cwd)?;
+            plan.notes.extend(inferred);
             if let Some(crds) = &args.from_crd {
                 let opts = from_crd::Options { controller: true, ..from_crd::Options::default() };
                 plan = from_crd::plan_onto(&opts, crds, &invoked, plan)?;

@@ -158,6 +158,30 @@ pub fn recorded(pf: &crate::project::ProjectFile, group: &str, kind: &str) -> Op
     entry["crd"].as_str().map(String::from)
 }
 
+/// The domain the groups of the CRDs at `path` share, leaving each group a name of its own (`toolkit.fluxcd.io`
+/// for `source.toolkit.fluxcd.io`, `io` for `argoproj.io`): what `init --from-crd` takes without `--domain`.
+pub fn domain_of(path: &Path, invoked: &Path) -> Result<String> {
+    let crds = read_crds(&invoked.join(path), path)?;
+    let groups: std::collections::BTreeSet<&str> =
+        crds.iter().filter_map(|(_, c)| c["spec"]["group"].as_str()).collect();
+    let labels: Vec<Vec<&str>> = groups.iter().map(|g| g.split('.').rev().collect()).collect();
+    // the longest shared suffix, shorter than every group
+    let shortest = labels.iter().map(Vec::len).min().unwrap_or(0);
+    let mut n = 0;
+    while n + 1 < shortest && labels.iter().all(|l| l[n] == labels[0][n]) {
+        n += 1;
+    }
+    if n == 0 {
+        let list = groups.iter().copied().collect::<Vec<_>>().join(", ");
+        return Err(UsageError(format!(
+            "{}: the CRDs' groups ({list}) share no domain; pass --domain, and --multigroup when the groups differ",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(labels[0][..n].iter().rev().copied().collect::<Vec<_>>().join("."))
+}
+
 /// The CRDs of a file (one or several documents) or of every `.yaml`/`.yml` file of a folder, by file name.
 fn read_crds(full: &Path, shown: &Path) -> Result<Vec<(PathBuf, Value)>> {
     let files: Vec<(PathBuf, PathBuf)> = if full.is_dir() {

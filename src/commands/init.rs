@@ -72,13 +72,16 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
             None => UsageError(message.replacen("` cannot", "` (this folder's name) cannot", 1)),
         }
     })?;
-    names::validate_domain(&args.domain).map_err(UsageError::from)?;
+    let Some(domain) = args.domain.clone() else {
+        return Err(UsageError("pass --domain (the domain of the project's API groups)".into()).into());
+    };
+    names::validate_domain(&domain).map_err(UsageError::from)?;
     let repo = args.repo.clone().unwrap_or_default();
     let year = args.copyright_year.map_or_else(|| crate::clock::year(crate::clock::now()), i64::from);
     let ctx = InitContext {
         crate_name: names::crate_name(&project_name),
         display_name: names::display_name(&project_name),
-        domain: args.domain.clone(),
+        domain: domain.clone(),
         repo: repo.clone(),
         owner: args.owner.clone().unwrap_or_else(|| default_owner(&project_name)),
         license_apache2: args.license == License::Apache2,
@@ -86,7 +89,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         k8s_version: args.k8s_version.dotted().to_string(),
         k8s_feature: args.k8s_version.feature(),
         kubesmith_version: env!("CARGO_PKG_VERSION").to_string(),
-        leader_election_id: format!("{:08x}.{}", names::fnv32a(&project_name), args.domain),
+        leader_election_id: format!("{:08x}.{}", names::fnv32a(&project_name), domain),
         namespace: format!("{project_name}-system"),
         multigroup: args.multigroup,
         manager_namespaced: args.namespaced,

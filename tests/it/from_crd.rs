@@ -447,3 +447,30 @@ fn the_crd_marker_refuses_what_apiextensions_v1_refuses() {
         assert!(err.contains(says) && err.contains("memcached.rs:"), "{marker}: {err}");
     }
 }
+
+#[test]
+fn init_from_crd_takes_the_domain_the_groups_share() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ledger");
+    std::fs::create_dir(&dir).unwrap();
+    let out =
+        ks(&dir).args(["init", "--from-crd"]).arg(fixture("identity.ledger.example_entries.yaml")).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("domain: ledger.example, the one the CRDs' groups share"), "{stdout}");
+    let project = read(&dir.join("PROJECT"));
+    assert!(project.contains("domain: ledger.example"), "{project}");
+    // groups that share no domain: refused, nothing written
+    let crds = tmp.path().join("crds");
+    std::fs::create_dir(&crds).unwrap();
+    let text = read(&fixture("identity.ledger.example_entries.yaml"));
+    std::fs::write(crds.join("a.yaml"), &text).unwrap();
+    std::fs::write(crds.join("b.yaml"), text.replace("identity.ledger.example", "identity.books.test")).unwrap();
+    let empty = tmp.path().join("mixed");
+    std::fs::create_dir(&empty).unwrap();
+    let out = ks(&empty).args(["init", "--from-crd"]).arg(&crds).assert().code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("share no domain; pass --domain"), "{err}");
+    assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+    // without --from-crd, --domain is required
+    ks(&empty).args(["init"]).assert().code(2);
+}
