@@ -81,10 +81,11 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
     let mut seen = given.clone();
     let mut queue: Vec<PathBuf> = packages.iter().map(|p| p.dir.clone()).collect();
     let mut names: BTreeSet<String> = packages.iter().map(|p| p.name.clone()).collect();
-    // Path dependencies, transitively.
+    let patched = packages.first().map(|p| patched_paths(&p.dir)).unwrap_or_default();
+    // Path dependencies, transitively (a registry or git dependency the workspace patches to a path is one).
     while let Some(dir) = queue.pop() {
         let Ok(doc) = read_manifest(&dir.join("Cargo.toml")) else { continue };
-        for path in path_dependencies(&dir, doc.get("dependencies")) {
+        for path in path_dependencies(&dir, doc.get("dependencies"), &patched) {
             let path = normalize(&path);
             if !seen.insert(path.clone()) {
                 continue;
@@ -143,21 +144,54 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
 }
 
 /// The folders of a dependency table's `path` entries, relative to the manifest in `dir`; an entry with
-/// `workspace = true` takes its path from `[workspace.dependencies]` of the workspace root above, relative to it.
-fn path_dependencies(dir: &Path, deps: Option<&Item>) -> Vec<PathBuf> {
+/// `workspace = true` takes its path from `[workspace.dependencies]` of the workspace root above, relative to it;
+/// any other entry whose package `patched` names (the workspace's `[patch]` tables) is the patch's folder.
+fn path_dependencies(dir: &Path, deps: Option<&Item>, patched: &BTreeMap<String, PathBuf>) -> Vec<PathBuf> {
     let Some(deps) = deps.and_then(Item::as_table_like) else { return Vec::new() };
     let mut root: Option<Option<(PathBuf, toml_edit::DocumentMut)>> = None;
     let mut out = Vec::new();
     for (key, e) in deps.iter() {
+        let package = e.get("package").and_then(Item::as_str).unwrap_or(key);
         if let Some(p) = e.get("path").and_then(Item::as_str) {
             out.push(dir.join(p));
         } else if e.get("workspace").and_then(Item::as_bool) == Some(true) {
             let ws = root.get_or_insert_with(|| workspace_root(dir));
             let path = ws.as_ref().and_then(|(d, doc)| {
                 let entry = doc.get("workspace")?.get("dependencies")?.get(key)?;
-                entry.get("path").and_then(Item::as_str).map(|p| d.join(p))
+                match entry.get("path").and_then(Item::as_str) {
+                    Some(p) => Some(d.join(p)),
+                    None => {
+                        let package = entry.get("package").and_then(Item::as_str).unwrap_or(key);
+                        patched.get(package).cloned()
+                    }
+                }
             });
             out.extend(path);
+        } else if let Some(p) = patched.get(package) {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
+/// The packages the `[patch.<source>]` tables of the workspace holding `dir` (its root manifest, or the package's
+/// own when it is no workspace member) replace with a local folder, by package name: cargo builds those folders,
+/// so they are what the code calls.
+fn patched_paths(dir: &Path) -> BTreeMap<String, PathBuf> {
+    let root = workspace_root(dir).or_else(|| {
+        let doc = read_manifest(&dir.join("Cargo.toml")).ok()?;
+        Some((dir.to_path_buf(), doc))
+    });
+    let mut out = BTreeMap::new();
+    let Some((root, doc)) = root else { return out };
+    let Some(patches) = doc.get("patch").and_then(Item::as_table_like) else { return out };
+    for (_, table) in patches.iter() {
+        let Some(table) = table.as_table_like() else { continue };
+        for (key, e) in table.iter() {
+            if let Some(p) = e.get("path").and_then(Item::as_str) {
+                let package = e.get("package").and_then(Item::as_str).unwrap_or(key);
+                out.insert(package.to_string(), root.join(p));
+            }
         }
     }
     out
@@ -361,6 +395,40 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(p["a"], ("1.0.0".into(), "registry+x".into(), vec!["kube".into(), "serde".into()]));
         assert_eq!(p["b"], ("0.1.0".into(), String::new(), vec!["a".into(), "kube-client".into()]));
+    }
+
+    #[test]
+    fn a_git_or_registry_dependency_the_workspace_patches_to_a_folder_is_read_there() {
+        let tmp = tempfile::tempdir().unwrap();
+        let files = [
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"op\"]\n[workspace.dependencies]\nfw = { git = \"https://example.com/fw.git\", package = \"framework\" }\n\
+                 [patch.\"https://example.com/fw.git\"]\nframework = { path = \"vendor/fw\" }\n\
+                 [patch.crates-io]\nhelper = { path = \"vendor/helper\" }\n",
+            ),
+            (
+                "op/Cargo.toml",
+                "[package]\nname = \"op\"\n[dependencies]\nfw = { workspace = true }\nhelper = \"1\"\n",
+            ),
+            ("op/src/main.rs", "fn main() {}"),
+            ("vendor/fw/Cargo.toml", "[package]\nname = \"framework\"\n[dependencies]\nkube = \"5\"\n"),
+            ("vendor/fw/src/lib.rs", ""),
+            ("vendor/helper/Cargo.toml", "[package]\nname = \"helper\"\n[dependencies]\nkube-client = \"5\"\n"),
+            ("vendor/helper/src/lib.rs", ""),
+        ];
+        for (rel, text) in files {
+            let p = tmp.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let deps = kube_dependencies(&[tmp.path().join("op/src")], Some(tmp.path()));
+        let mut found: Vec<(&str, PathBuf)> = deps.found.iter().map(|f| (f.name.as_str(), f.src.clone())).collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [("framework", tmp.path().join("vendor/fw/src")), ("helper", tmp.path().join("vendor/helper/src"))]
+        );
     }
 
     #[test]
