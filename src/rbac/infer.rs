@@ -504,7 +504,19 @@ fn custom_resources(prog: &Program) -> Vec<Spec> {
     prog.items_of(crate::source::ItemKind::Struct)
         .filter_map(|(key, item)| match item {
             syn::Item::Struct(s) if crate::crd::derives_custom_resource(&s.attrs) => {
-                resources::custom_resource(&s.attrs).map(|(name, r)| (key, name, r))
+                resources::custom_resource(&s.attrs).map(|(name, r)| (key, name, r)).or_else(|| {
+                    // stackable-versioned: the kind is generated in each version's module, which the loader
+                    // names as aliases of the module written (`v1alpha1` → `versioned`)
+                    let m = ModKey { krate: key.krate, module: key.module };
+                    let parent = prog.module(m).parent?;
+                    let version = prog.crates[key.krate].modules[parent]
+                        .children
+                        .iter()
+                        .find(|(name, id)| **id == key.module && Some(*name) != prog.module(m).path.last())?
+                        .0;
+                    resources::versioned_resource(&s.attrs, &s.ident.to_string(), version)
+                        .map(|(name, r)| (key, name, r))
+                })
             }
             _ => None,
         })

@@ -197,6 +197,8 @@ pub enum Entry {
         path: Option<String>,
         /// `mod x { .. }` content.
         content: Option<Vec<Entry>>,
+        /// Other names a module macro gives the module's items under ([`super::syntax::module_aliases`]).
+        aliases: Vec<String>,
         /// The name's span, for errors (none when loaded from a skeleton).
         span: Option<proc_macro2::Span>,
     },
@@ -222,6 +224,7 @@ pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
                     name: unraw(&m.ident),
                     path: path_attr(&m.attrs),
                     span: Some(m.ident.span()),
+                    aliases: super::syntax::module_aliases(&m.attrs),
                     content: m.content.map(|(_, inner)| entries(inner)),
                 });
             }
@@ -312,13 +315,17 @@ impl Crate {
         for item in items {
             match item {
                 Entry::Use(list) => self.modules[id].use_items.get_mut().push(list),
-                Entry::Mod { name, path: path_attr, content, span } => {
+                Entry::Mod { name, path: path_attr, content, span, aliases } => {
                     let mut child_path = mod_path.clone();
                     child_path.push(name.clone());
                     match content {
                         Some(items) => {
                             let dir = mod_dir.join(path_attr.as_deref().unwrap_or(&name));
-                            self.load_items(read, parse, file, file_dir, items, child_path, Some(id), dir, true)?;
+                            let child =
+                                self.load_items(read, parse, file, file_dir, items, child_path, Some(id), dir, true)?;
+                            for alias in aliases {
+                                self.modules[id].children.entry(alias).or_insert(child);
+                            }
                         }
                         None => {
                             let candidates: Vec<PathBuf> = match &path_attr {

@@ -210,7 +210,7 @@ impl Skeleton {
 #[derive(Serialize, Deserialize)]
 enum Node {
     Use(u32, u32),
-    Mod(String, Option<String>, Option<Vec<Node>>),
+    Mod(String, Option<String>, Option<Vec<Node>>, Vec<String>),
     Item(ItemKind, Option<String>, u32, u32),
 }
 
@@ -231,6 +231,7 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
                     m.ident.to_string(),
                     path_attr(&m.attrs),
                     m.content.as_ref().map(|(_, inner)| outline(inner, keep_attrs, body)),
+                    super::syntax::module_aliases(&m.attrs),
                 )),
                 other => {
                     let at = body.len();
@@ -279,9 +280,10 @@ pub fn entries(bytes: &Arc<[u8]>) -> Option<Vec<Entry>> {
                         }
                     })))
                 }
-                Node::Mod(name, path, content) => Entry::Mod {
+                Node::Mod(name, path, content, aliases) => Entry::Mod {
                     name: unraw(&name).to_string(),
                     path,
+                    aliases,
                     content: match content {
                         Some(inner) => Some(convert(inner, bytes, body)?),
                         None => None,

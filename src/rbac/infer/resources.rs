@@ -1,5 +1,6 @@
 //! Which resource a Rust type names: k8s-openapi's types through `crate::builtin`, and the sources' own
-//! `#[derive(CustomResource)]` kinds through their `#[kube]` attributes and kube-derive's plural rule.
+//! `#[derive(CustomResource)]` kinds through their `#[kube]` attributes (or stackable-versioned's
+//! `#[versioned(crd(..))]`) and kube-derive's plural rule.
 
 pub use crate::builtin::{Resource, k8s, k8s_gvk, k8s_path};
 
@@ -10,6 +11,59 @@ pub fn custom_resource(attrs: &[syn::Attribute]) -> Option<(String, Resource)> {
     let plural = k.plural.clone().unwrap_or_else(|| crate::crd::kube_attrs::to_plural(&singular));
     let name = k.root.clone().unwrap_or_else(|| k.kind.clone());
     Some((name, Resource { group: k.group, version: k.version, kind: k.kind, plural, namespaced: k.namespaced }))
+}
+
+/// The resource of a `#[derive(CustomResource)]` spec struct `ident` inside a stackable-versioned module
+/// (`#[versioned(version(name = "v1alpha1"))] mod versioned { .. }`), whose `#[kube]` attribute the macro writes
+/// from `#[versioned(crd(group = .., kind = .., plural = .., namespaced))]`: the kind defaults to the struct's
+/// name without `Spec`, as the macro names it; `version` is one of the module's versions.
+pub fn versioned_resource(attrs: &[syn::Attribute], ident: &str, version: &str) -> Option<(String, Resource)> {
+    let attr = attrs.iter().find(|a| a.path().is_ident("versioned"))?;
+    let (mut group, mut kind, mut plural, mut singular, mut namespaced, mut found) =
+        (None, None, None, None, false, false);
+    attr.parse_nested_meta(|m| {
+        if !m.path.is_ident("crd") {
+            if m.input.peek(syn::Token![=]) {
+                m.value()?.parse::<syn::Expr>()?;
+            } else if m.input.peek(syn::token::Paren) {
+                m.input.parse::<proc_macro2::Group>()?;
+            }
+            return Ok(());
+        }
+        found = true;
+        m.parse_nested_meta(|c| {
+            let key = c.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            if key == "namespaced" && !c.input.peek(syn::Token![=]) {
+                namespaced = true;
+                return Ok(());
+            }
+            if c.input.peek(syn::token::Paren) {
+                c.input.parse::<proc_macro2::Group>()?;
+                return Ok(());
+            }
+            let value = c.value()?.parse::<syn::Expr>()?;
+            let text = match value {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                _ => None,
+            };
+            match key.as_str() {
+                "group" => group = text,
+                "kind" => kind = text,
+                "plural" => plural = text,
+                "singular" => singular = text,
+                _ => {}
+            }
+            Ok(())
+        })
+    })
+    .ok()?;
+    if !found {
+        return None;
+    }
+    let kind = kind.unwrap_or_else(|| ident.strip_suffix("Spec").unwrap_or(ident).to_string());
+    let singular = singular.unwrap_or_else(|| kind.to_ascii_lowercase());
+    let plural = plural.unwrap_or_else(|| crate::crd::kube_attrs::to_plural(&singular));
+    Some((kind.clone(), Resource { group: group?, version: version.into(), kind, plural, namespaced }))
 }
 
 #[cfg(test)]
@@ -30,5 +84,31 @@ mod tests {
             struct BoxSpec {}
         };
         assert_eq!(custom_resource(&s.attrs).unwrap().1.plural, "boxen");
+    }
+
+    #[test]
+    fn a_versioned_crd_is_read_from_its_crd_arguments() {
+        let s: syn::ItemStruct = syn::parse_quote! {
+            #[derive(CustomResource)]
+            #[versioned(crd(
+                group = "herd.example.org",
+                plural = "flocks",
+                status = "v1alpha1::FlockStatus",
+                shortname = "fl",
+                namespaced,
+            ))]
+            struct FlockSpec {}
+        };
+        let (name, r) = versioned_resource(&s.attrs, "FlockSpec", "v1alpha1").unwrap();
+        assert_eq!((name.as_str(), r.group.as_str(), r.plural.as_str()), ("Flock", "herd.example.org", "flocks"));
+        assert!(r.namespaced);
+        let s: syn::ItemStruct = syn::parse_quote! {
+            #[versioned(crd(group = "herd.example.org", kind = "Shepherd"), skip(from))]
+            struct KeeperSpec {}
+        };
+        let (name, r) = versioned_resource(&s.attrs, "KeeperSpec", "v1").unwrap();
+        assert_eq!((name.as_str(), r.plural.as_str(), r.namespaced), ("Shepherd", "shepherds", false));
+        let s: syn::ItemStruct = syn::parse_quote! { #[versioned(deprecated(since = "v1"))] struct Field {} };
+        assert!(versioned_resource(&s.attrs, "Field", "v1").is_none(), "a field's or variant's attribute is no kind");
     }
 }

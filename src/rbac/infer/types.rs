@@ -74,11 +74,22 @@ impl Ty {
         Ty::Ext(name.to_string(), args)
     }
 
-    /// `Api<K>`'s `K`.
+    /// `Api<K>`'s `K`, seen through kube's wrappers of an object ([`Ty::resource_of`]).
     pub fn api_arg(&self) -> Option<&Ty> {
         match self {
-            Ty::Ext(n, a) if n == "Api" => Some(a.first().unwrap_or(&Ty::Unknown)),
+            Ty::Ext(n, a) if n == "Api" => Some(a.first().map_or(&Ty::Unknown, Ty::resource_of)),
             _ => None,
+        }
+    }
+
+    /// The resource a wrapper of kube's stands for: `DeserializeGuard<K>` (an object that may fail to
+    /// deserialize) and `PartialObjectMeta<K>` (its metadata alone) are K's requests, with K's rules.
+    pub fn resource_of(&self) -> &Ty {
+        match self {
+            Ty::Ext(n, a) if a.len() == 1 && matches!(n.as_str(), "DeserializeGuard" | "PartialObjectMeta") => {
+                a[0].resource_of()
+            }
+            _ => self,
         }
     }
 
