@@ -6,7 +6,7 @@
 //! There is no cache when that folder does not exist (nothing is ever created beside the sources) or when
 //! `KUBESMITH_NO_CACHE=1`. `cargo metadata` is never run for this: it costs more than the cache saves.
 //!
-//! A cache file is a header (magic, format number, kubesmith version) and sections, each with its length and
+//! A cache file is a header (magic, format number, kubesmith version and build) and sections, each with its length and
 //! fingerprint: a file that is missing, partial, corrupt or from another version reads as absent, so the caller
 //! recomputes and writes it again. Files are written to a temporary sibling and renamed into place.
 
@@ -130,7 +130,22 @@ fn fmix64(mut k: u64) -> u64 {
     k ^ (k >> 33)
 }
 
-/// A cache file of `sections` for `format` of this kubesmith version.
+/// What a cache file must have been written by: this kubesmith version, and this build of it (the executable's
+/// size and modification time), so that a rebuilt kubesmith of the same version (a development build, `cargo
+/// install --git`) never replays what another build recorded.
+fn build_id() -> &'static [u8] {
+    static ID: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        let exe = std::env::current_exe().and_then(std::fs::metadata).ok();
+        let stamp = exe.as_ref().map(|m| {
+            let at = m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).unwrap_or_default();
+            format!("+{}.{}.{}", m.len(), at.as_secs(), at.subsec_nanos())
+        });
+        format!("{}{}", env!("CARGO_PKG_VERSION"), stamp.unwrap_or_default()).into_bytes()
+    })
+}
+
+/// A cache file of `sections` for `format` of this kubesmith build ([`build_id`]).
 pub fn encode_sections(format: u32, sections: &[&[u8]]) -> Vec<u8> {
     let mut out = encode_header(format, sections);
     for s in sections {
@@ -141,7 +156,7 @@ pub fn encode_sections(format: u32, sections: &[&[u8]]) -> Vec<u8> {
 
 /// What precedes `sections` in a cache file ([`encode_sections`] without them, to write them as they are).
 pub fn encode_header(format: u32, sections: &[&[u8]]) -> Vec<u8> {
-    let version = env!("CARGO_PKG_VERSION").as_bytes();
+    let version = build_id();
     let mut out = Vec::with_capacity(64 + sections.len() * 24);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&format.to_le_bytes());
@@ -155,7 +170,7 @@ pub fn encode_header(format: u32, sections: &[&[u8]]) -> Vec<u8> {
     out
 }
 
-/// The sections of a cache file written by [`encode_sections`] with the same `format` and kubesmith version, each
+/// The sections of a cache file written by [`encode_sections`] with the same `format` and kubesmith build, each
 /// checked lazily by [`Sections::get`]; `None` for anything else.
 pub fn decode_sections(bytes: &[u8], format: u32) -> Option<Sections<'_>> {
     let mut r = Reader(bytes);
@@ -163,7 +178,7 @@ pub fn decode_sections(bytes: &[u8], format: u32) -> Option<Sections<'_>> {
         return None;
     }
     let vlen = u32::from_le_bytes(r.take(4)?.try_into().ok()?) as usize;
-    if r.take(vlen)? != env!("CARGO_PKG_VERSION").as_bytes() {
+    if r.take(vlen)? != build_id() {
         return None;
     }
     let n = u32::from_le_bytes(r.take(4)?.try_into().ok()?) as usize;

@@ -74,6 +74,12 @@ impl Ty {
         Ty::Ext(name.to_string(), args)
     }
 
+    /// The associated type `assoc` of `of` (`T::Namespace`, `<T as Trait>::Namespace`): `Ext("::Namespace", [of])`,
+    /// a name no written type has.
+    pub fn projection(assoc: &str, of: Ty) -> Ty {
+        Ty::Ext(format!("::{assoc}"), vec![of])
+    }
+
     /// `Api<K>`'s `K`, seen through kube's wrappers of an object ([`Ty::resource_of`]).
     pub fn api_arg(&self) -> Option<&Ty> {
         match self {
@@ -220,6 +226,14 @@ impl TypeCx<'_> {
             syn::Type::ImplTrait(i) => self.bounds_ty(i.bounds.iter(), scope, depth),
             syn::Type::TraitObject(o) => self.bounds_ty(o.bounds.iter(), scope, depth),
             syn::Type::Path(p) if p.qself.is_none() => self.path_ty(&p.path, scope, depth),
+            // `<T as Trait>::Assoc`
+            syn::Type::Path(syn::TypePath { qself: Some(q), path }) if q.position > 0 => {
+                let of = self.ty_depth(&q.ty, scope, depth + 1);
+                match path.segments.last() {
+                    Some(last) => Ty::projection(&crate::source::syntax::unraw(&last.ident), of),
+                    None => Ty::Unknown,
+                }
+            }
             _ => Ty::Unknown,
         }
     }
@@ -272,6 +286,16 @@ impl TypeCx<'_> {
             if segs[0] == "Self" {
                 return scope.self_ty.clone().unwrap_or(Ty::Unknown);
             }
+        }
+        if segs.len() == 2 && (scope.generics.contains_key(&segs[0]) || segs[0] == "Self") {
+            // `T::Namespace`: an associated type of a generic, kept as a projection of what `T` is bound to, so
+            // that a call passing a `K::Namespace` binds the callee's `T` to `K`
+            let of = if segs[0] == "Self" {
+                scope.self_ty.clone().unwrap_or(Ty::Unknown)
+            } else {
+                scope.generics[&segs[0]].clone()
+            };
+            return Ty::projection(&segs[1], of);
         }
         match self.prog.resolve(scope.at, &segs, &scope.local_uses) {
             Res::Item(key) => self.item_ty(key, args, depth),
