@@ -265,6 +265,12 @@ impl<'p> Engine<'p> {
             let syn::Item::Impl(imp) = item else { continue };
             let at = ModKey { krate: key.krate, module: key.module };
             let head = match &*imp.self_ty {
+                // `impl<T> Trait for T`: a blanket impl, no type's own
+                syn::Type::Path(p)
+                    if p.path.get_ident().is_some_and(|i| imp.generics.type_params().any(|t| t.ident == *i)) =>
+                {
+                    None
+                }
                 syn::Type::Path(p) => match prog.resolve(at, &path_segs(&p.path), &[]) {
                     Res::Item(k) => Some(Head::Item(k)),
                     Res::Generated(g) => Some(Head::Generated(g)),

@@ -25,7 +25,11 @@ impl<'p> Engine<'p> {
             Ty::Adt(k, _) => Some(Head::Item(*k)),
             Ty::Kind(id) => match self.kinds.item_of.get(id) {
                 Some(k) => Some(Head::Item(*k)),
-                None => self.kinds.by_generated.iter().find(|(_, k)| *k == id).map(|(g, _)| Head::Generated(*g)),
+                None => match self.kinds.by_generated.iter().find(|(_, k)| *k == id) {
+                    Some((g, _)) => Some(Head::Generated(*g)),
+                    // a k8s-openapi type: the sources' `impl Trait for StatefulSet`
+                    None => Some(Head::Ext(self.kinds.list[*id].kind.clone())),
+                },
             },
             Ty::Ext(n, _) => Some(Head::Ext(n.clone())),
             _ => None,
@@ -52,6 +56,9 @@ impl<'p> Engine<'p> {
                         out.push((FnRef::TraitDefault(t, idx), Some(recv.clone()), BTreeMap::new()));
                     }
                 }
+            }
+            if out.is_empty() {
+                out = self.blanket_methods(&recv, name);
             }
             return out;
         }
@@ -90,6 +97,40 @@ impl<'p> Engine<'p> {
                 if let Some(idx) = impl_method(self.prog, key, name) {
                     out.push((FnRef::Method(key, idx), None, BTreeMap::new()));
                 }
+            }
+        }
+        out
+    }
+
+    /// The methods named `name` of blanket impls (`impl<T: Bound> Trait for T`, `impl<T> Trait for &T`) for a
+    /// receiver no impl names: any type may be `T`, so `recv` is, and the impl's other generics are bound from it
+    /// as far as its self type tells. The impl's bounds are not checked: a method of that name on that
+    /// receiver, with no inherent or named impl, is the blanket one in code that compiles.
+    pub(super) fn blanket_methods(&mut self, recv: &Ty, name: &str) -> Vec<(FnRef, Option<Ty>, BTreeMap<String, Ty>)> {
+        let prog = self.prog;
+        let mut out = Vec::new();
+        for i in 0..self.impls.len() {
+            if self.impls[i].head.is_some() {
+                continue;
+            }
+            let key = self.impls[i].key;
+            let syn::Item::Impl(imp) = prog.item(key) else { continue };
+            let mut self_ty = &*imp.self_ty;
+            while let syn::Type::Reference(r) = self_ty {
+                self_ty = &r.elem;
+            }
+            let syn::Type::Path(p) = self_ty else { continue };
+            let Some(param) = p.path.get_ident() else { continue };
+            if !imp.generics.type_params().any(|t| t.ident == *param) {
+                continue;
+            }
+            let idx = impl_method(prog, key, name).map(|i| FnRef::Method(key, i)).or_else(|| {
+                let t = self.impls[i].trait_key?;
+                trait_default(prog, t, name).map(|i| FnRef::TraitDefault(t, i))
+            });
+            if let Some(f) = idx {
+                let generics = BTreeMap::from([(param.to_string(), recv.clone())]);
+                out.push((f, Some(recv.clone()), generics));
             }
         }
         out
@@ -458,6 +499,24 @@ impl<'p> Engine<'p> {
                 Ty::Ext(n, a) if matches!(n.as_str(), "Vec" | "ObjectList" | "Option") => Ty::ext("Vec", a.clone()),
                 _ => Ty::Unknown,
             },
+            // `let mut found = Vec::new(); .. found.push(obj)`: the local holds what is pushed.
+            "push" | "push_back" | "push_front" if args.len() == 1 && !args[0].is_vague() => {
+                let vague = match recv.pointee() {
+                    Ty::Ext(n, a) if matches!(n.as_str(), "Vec" | "VecDeque") => a.iter().all(Ty::is_vague),
+                    t => t.is_unknown(),
+                };
+                if vague
+                    && let syn::Expr::Path(p) = strip_ref(&m.receiver)
+                    && let Some(id) = p.path.get_ident()
+                {
+                    let collection = match recv.pointee() {
+                        Ty::Ext(n, _) => n.clone(),
+                        _ => "Vec".to_string(),
+                    };
+                    fr.update(&unraw(id), Ty::Ext(collection, vec![args[0].clone()]));
+                }
+                Ty::Unknown
+            }
             _ => {
                 let _ = expected;
                 Ty::Unknown
