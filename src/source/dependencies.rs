@@ -107,7 +107,8 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
     let Some(lock) = packages.first().and_then(|p| lock_file(&p.dir)) else { return out };
     let home = cargo_home.map(Path::to_path_buf).or_else(default_cargo_home);
     for (name, version, source) in locked_kube_dependents(&lock, &names) {
-        if NOT_READ.contains(&name.as_str()) {
+        // a patched package is built from its patch's folder, whatever source the lock still names
+        if NOT_READ.contains(&name.as_str()) || patched.contains_key(&name) {
             continue;
         }
         let src = if source.starts_with("registry+") || source.starts_with("sparse+") {

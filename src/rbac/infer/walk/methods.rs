@@ -334,14 +334,26 @@ impl<'p> Engine<'p> {
                 }
                 Ty::Unknown
             }
+            // `Sha256::new()`, `Vec::new()`: a value of that type outside the sources, whose methods are never the
+            // sources' own (but for the sources' impls of their traits for it)
+            (ty, "new" | "default" | "with_capacity") if ty.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                Ty::ext(ty, Vec::new())
+            }
             _ => Ty::Unknown,
         }
     }
 
     pub(super) fn method_call(&mut self, fr: &mut Frame, m: &syn::ExprMethodCall, expected: Option<&Ty>) -> Ty {
-        let recv = self.expr(fr, &m.receiver, None);
-        let args: Vec<Ty> = m.args.iter().map(|a| self.expr(fr, a, None)).collect();
         let name = unraw(&m.method);
+        // What the receiver must be for the call to give `expected`, for the adapters that keep the value:
+        // `client.get(..).await.context(..)` returning `Result<Pod>` tells `get`'s `T`.
+        let recv_expected = match name.as_str() {
+            "context" | "with_context" | "map_err" | "clone" | "to_owned" => expected.cloned(),
+            "unwrap" | "expect" | "unwrap_or_default" => expected.map(|e| Ty::ext("Result", vec![e.clone()])),
+            _ => None,
+        };
+        let recv = self.expr(fr, &m.receiver, recv_expected.as_ref());
+        let args: Vec<Ty> = m.args.iter().map(|a| self.expr(fr, a, None)).collect();
         let line = m.method.span().start().line;
         let turbofish: Vec<Ty> = match &m.turbofish {
             Some(t) => {

@@ -7,6 +7,10 @@ use crate::rbac::infer::types::{Ty, path_segs};
 use crate::source::Res;
 use crate::source::syntax::unraw;
 
+/// Types no `Api` can be of.
+const NEVER_RESOURCES: &[&str] =
+    &["Vec", "VecDeque", "String", "str", "Option", "Result", "HashMap", "BTreeMap", "HashSet", "BTreeSet", "Bytes"];
+
 impl<'p> Engine<'p> {
     /// Records the accesses `access` on the resource of `api` (an `Api<K>`), or a warning when `K` is not known.
     pub(super) fn need_api(&mut self, fr: &Frame, api: &Ty, access: &[kube_api::Access], line: usize, call: &str) {
@@ -56,6 +60,9 @@ impl<'p> Engine<'p> {
                      (`::<Kind>`) or add the rule by hand (// +kubebuilder:rbac:groups=<group>,{hint})"
                 ),
             ),
+            // `Api<Vec<u8>>` cannot be written in code that compiles: a method of the sources reached by name from a
+            // receiver whose type was not known (`hasher.update(bytes)` → a client's `update<T>`), not a call made
+            Ty::Ext(n, _) if NEVER_RESOURCES.contains(&n.as_str()) => {}
             Ty::Ext(n, _) => {
                 let message = format!(
                     "{call} on Api<{n}>: {n} is neither a k8s-openapi resource nor a CustomResource of the sources: add \
