@@ -407,10 +407,7 @@ mod tests {
                  [patch.\"https://example.com/fw.git\"]\nframework = { path = \"vendor/fw\" }\n\
                  [patch.crates-io]\nhelper = { path = \"vendor/helper\" }\n",
             ),
-            (
-                "op/Cargo.toml",
-                "[package]\nname = \"op\"\n[dependencies]\nfw = { workspace = true }\nhelper = \"1\"\n",
-            ),
+            ("op/Cargo.toml", "[package]\nname = \"op\"\n[dependencies]\nfw = { workspace = true }\nhelper = \"1\"\n"),
             ("op/src/main.rs", "fn main() {}"),
             ("vendor/fw/Cargo.toml", "[package]\nname = \"framework\"\n[dependencies]\nkube = \"5\"\n"),
             ("vendor/fw/src/lib.rs", ""),

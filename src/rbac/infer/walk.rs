@@ -178,6 +178,8 @@ struct ImplInfo {
     key: ItemKey,
     head: Option<Head>,
     trait_key: Option<ItemKey>,
+    /// A blanket impl (`impl<T, K> Ops<T, K> for T where ..`): the traits of the sources its `T` is bound by.
+    blanket: Option<Vec<ItemKey>>,
 }
 
 /// One fn body being read.
@@ -277,7 +279,8 @@ impl<'p> Engine<'p> {
                 Res::Item(k) if matches!(prog.item(k), syn::Item::Trait(_)) => Some(k),
                 _ => None,
             });
-            e.impls.push(ImplInfo { key, head, trait_key });
+            let blanket = e.blanket_bounds(at, imp);
+            e.impls.push(ImplInfo { key, head, trait_key, blanket });
         }
         e
     }
@@ -522,6 +525,23 @@ impl<'p> Engine<'p> {
         }
         let expected = fr.ret.clone();
         self.block(&mut fr, block, Some(&expected));
+    }
+
+    /// For `impl<T: Bound> Trait for T` (the self type one of the impl's own parameters): the traits of the
+    /// sources `T` is bound by, in its declaration and the where clause.
+    fn blanket_bounds(&self, at: ModKey, imp: &syn::ItemImpl) -> Option<Vec<ItemKey>> {
+        let syn::Type::Path(p) = &*imp.self_ty else { return None };
+        let id = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        let param = imp.generics.type_params().find(|t| t.ident == *id)?;
+        let mut traits = self.bound_traits(at, param.bounds.iter());
+        for pred in imp.generics.where_clause.iter().flat_map(|w| w.predicates.iter()) {
+            if let syn::WherePredicate::Type(t) = pred
+                && matches!(&t.bounded_ty, syn::Type::Path(b) if b.path.is_ident(id))
+            {
+                traits.extend(self.bound_traits(at, t.bounds.iter()));
+            }
+        }
+        Some(traits)
     }
 
     fn bound_traits<'a>(&self, at: ModKey, bounds: impl Iterator<Item = &'a syn::TypeParamBound>) -> Vec<ItemKey> {

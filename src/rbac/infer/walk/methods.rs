@@ -53,6 +53,9 @@ impl<'p> Engine<'p> {
                     }
                 }
             }
+            if out.is_empty() {
+                out = self.blanket_methods(&recv, Some(&head), name);
+            }
             return out;
         }
         let (traits, dyn_args): (Vec<ItemKey>, Vec<Ty>) = match &recv {
@@ -83,6 +86,10 @@ impl<'p> Engine<'p> {
             }
             return out;
         }
+        if matches!(recv, Ty::Kind(_) | Ty::Tuple(_)) {
+            // A k8s-openapi resource (no impl of the sources names it) may still take a blanket impl's methods.
+            return self.blanket_methods(&recv, None, name);
+        }
         if recv.is_unknown() {
             // Nothing known of the receiver: every method of that name in the sources may be the one called.
             for i in 0..self.impls.len() {
@@ -90,6 +97,41 @@ impl<'p> Engine<'p> {
                 if let Some(idx) = impl_method(self.prog, key, name) {
                     out.push((FnRef::Method(key, idx), None, BTreeMap::new()));
                 }
+            }
+        }
+        out
+    }
+
+    /// The methods named `name` of the blanket impls (`impl<T, K> Ops<T, K> for T where T: ..`) a receiver of
+    /// type `recv` (whose impls' self type is `head`, if any) takes, `T` bound to `recv`. A blanket impl whose `T`
+    /// is bound by a trait of the sources applies only when `recv` has an impl of that trait; bounds on traits
+    /// outside the sources (`Resource`, `Clone`) are taken as met.
+    pub(super) fn blanket_methods(
+        &mut self,
+        recv: &Ty,
+        head: Option<&Head>,
+        name: &str,
+    ) -> Vec<(FnRef, Option<Ty>, BTreeMap<String, Ty>)> {
+        let mut out = Vec::new();
+        for i in 0..self.impls.len() {
+            let Some(bounds) = &self.impls[i].blanket else { continue };
+            let met = bounds.iter().all(|b| {
+                self.impls.iter().any(|other| {
+                    other.trait_key == Some(*b)
+                        && (other.blanket.is_some() || (head.is_some() && other.head.as_ref() == head))
+                })
+            });
+            if !met {
+                continue;
+            }
+            let (key, trait_key) = (self.impls[i].key, self.impls[i].trait_key);
+            let generics = self.impl_bindings(key, recv);
+            if let Some(idx) = impl_method(self.prog, key, name) {
+                out.push((FnRef::Method(key, idx), Some(recv.clone()), generics));
+            } else if let Some(t) = trait_key
+                && let Some(idx) = trait_default(self.prog, t, name)
+            {
+                out.push((FnRef::TraitDefault(t, idx), Some(recv.clone()), generics));
             }
         }
         out
