@@ -1,6 +1,7 @@
 //! `kubesmith rbac infer` on shapes real operators use (`tests/fixtures/rbac-infer/relay`): watches through a
 //! runtime crate's generic `watch_all::<DeserializeGuard<R>>` (the kind carried by `impl Stream<Item = Event<T>>`),
-//! kube-runtime's watchers handed to a helper as values, and writes through a blanket `impl<T, K> Owned<T, K> for T`.
+//! kube-runtime's watchers handed to a helper as values, writes through a blanket `impl<T, K> Owned<T, K> for T`,
+//! closures over a reflector store's objects and `get_opt`'s `Result<Option<K>>`.
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +30,11 @@ const RELAY: &[(&str, &str, &str)] = &[
     ("", "services", "create"),
     // cm.remove_owned(.., &Secret): the blanket impl on a k8s-openapi receiver, K = Secret.
     ("", "secrets", "delete"),
+    // `let Some(lamp) = pods.get_opt(..).await? else ..` then lamp.remove_owned: get, then delete on the Pod.
+    ("", "pods", "get"),
+    ("", "pods", "delete"),
+    // prune: store.state() -> filter -> collect -> iter -> map(|d| beacon.remove_owned(.., d.as_ref())).
+    ("apps", "deployments", "delete"),
 ];
 
 #[test]

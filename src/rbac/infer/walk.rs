@@ -17,6 +17,7 @@ use crate::source::{ItemKey, ModKey, Program, Res};
 
 mod call_site;
 mod expr;
+mod iter;
 mod methods;
 mod needs;
 

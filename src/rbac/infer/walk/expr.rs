@@ -281,12 +281,7 @@ impl<'p> Engine<'p> {
                 out
             }
             Expr::Closure(c) => {
-                fr.vars.push(HashMap::new());
-                for input in &c.inputs {
-                    self.bind_pat(fr, input, Ty::Unknown);
-                }
-                self.expr(fr, &c.body, None);
-                fr.vars.pop();
+                self.closure(fr, c, &[]);
                 Ty::Unknown
             }
             Expr::Return(r) => {
@@ -583,6 +578,17 @@ impl<'p> Engine<'p> {
 }
 
 impl Engine<'_> {
+    /// Reads a closure where it is written, its inputs of types `inputs` (unknown past them); gives its body's type.
+    pub(super) fn closure(&mut self, fr: &mut Frame, c: &syn::ExprClosure, inputs: &[Ty]) -> Ty {
+        fr.vars.push(HashMap::new());
+        for (i, input) in c.inputs.iter().enumerate() {
+            self.bind_pat(fr, input, inputs.get(i).cloned().unwrap_or(Ty::Unknown));
+        }
+        let t = self.expr(fr, &c.body, None);
+        fr.vars.pop();
+        t
+    }
+
     /// Calling a value: a fn of the sources, or kube-runtime's `watcher`/`metadata_watcher` passed as a value
     /// (`stream_fn(api, cfg)` lists and watches `api`'s resource).
     fn call_value(&mut self, fr: &mut Frame, f: Ty, args: &[Ty], line: usize) -> Ty {

@@ -341,8 +341,21 @@ impl<'p> Engine<'p> {
 
     pub(super) fn method_call(&mut self, fr: &mut Frame, m: &syn::ExprMethodCall, expected: Option<&Ty>) -> Ty {
         let recv = self.expr(fr, &m.receiver, None);
-        let args: Vec<Ty> = m.args.iter().map(|a| self.expr(fr, a, None)).collect();
         let name = unraw(&m.method);
+        // A closure given to an adaptor of a collection takes its elements (`.map(|svc| owner.apply(svc))`).
+        let elem = super::iter::closure_input(&recv, &name);
+        let mut body = Ty::Unknown;
+        let args: Vec<Ty> = m
+            .args
+            .iter()
+            .map(|a| match (a, &elem) {
+                (syn::Expr::Closure(c), Some(e)) => {
+                    body = self.closure(fr, c, std::slice::from_ref(e));
+                    Ty::Unknown
+                }
+                _ => self.expr(fr, a, None),
+            })
+            .collect();
         let line = m.method.span().start().line;
         let turbofish: Vec<Ty> = match &m.turbofish {
             Some(t) => {
@@ -406,7 +419,8 @@ impl<'p> Engine<'p> {
             }
             return match name.as_str() {
                 n if kube_api::api_returns_object(n) => k,
-                "get_opt" => Ty::ext("Option", vec![k]),
+                // `Result<Option<K>>`: `?` gives the `Option` a `let Some(x) = .. else` takes apart.
+                "get_opt" => Ty::ext("Result", vec![Ty::ext("Option", vec![k])]),
                 "list" => Ty::ext("ObjectList", vec![k]),
                 "clone" => api,
                 _ => Ty::Unknown,
@@ -478,6 +492,9 @@ impl<'p> Engine<'p> {
                 }
             }
             return out;
+        }
+        if let Some(t) = super::iter::adaptor_result(&recv, &name, body) {
+            return t;
         }
         // Methods of std types that keep or unwrap the type.
         match name.as_str() {
