@@ -1,7 +1,7 @@
 //! `kubesmith rbac infer` on shapes real operators use (`tests/fixtures/rbac-infer/relay`): watches through a
 //! runtime crate's generic `watch_all::<DeserializeGuard<R>>` (the kind carried by `impl Stream<Item = Event<T>>`),
 //! kube-runtime's watchers handed to a helper as values, writes through a blanket `impl<T, K> Owned<T, K> for T`,
-//! closures over a reflector store's objects and `get_opt`'s `Result<Option<K>>`.
+//! closures over a reflector store's objects, `get_opt`'s `Result<Option<K>>`, and a gate only a framework calls.
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +35,9 @@ const RELAY: &[(&str, &str, &str)] = &[
     ("", "pods", "delete"),
     // prune: store.state() -> filter -> collect -> iter -> map(|d| beacon.remove_owned(.., d.as_ref())).
     ("apps", "deployments", "delete"),
+    // Router::layer(Gate::new(ApiReviewer { .. })): the framework calls Gate's `Service::call`, which reviews the
+    // token through the Reviewer impl.
+    ("authentication.k8s.io", "tokenreviews", "create"),
 ];
 
 #[test]

@@ -16,6 +16,7 @@ use super::types::{FnRef, KindId, Kinds, Scope, Ty, TypeCx, path_segs, refine};
 use crate::source::{ItemKey, ModKey, Program, Res};
 
 mod call_site;
+mod escape;
 mod expr;
 mod iter;
 mod methods;
@@ -219,6 +220,9 @@ pub struct Engine<'p> {
     /// Resources met.
     pub kinds: Kinds,
     impls: Vec<ImplInfo>,
+    /// The impls of traits from outside the sources (`impl Service<Req> for Middleware<S>`), by self type: their
+    /// methods run when a value of that type is handed to outside code ([`Engine::escape`]).
+    ext_trait_impls: HashMap<ItemKey, Vec<ItemKey>, Fx>,
     queue: VecDeque<Instance>,
     seen: HashSet<Instance, Fx>,
     per_fn: HashMap<FnRef, usize, Fx>,
@@ -251,6 +255,7 @@ impl<'p> Engine<'p> {
             prog,
             kinds,
             impls: Vec::new(),
+            ext_trait_impls: HashMap::default(),
             queue: VecDeque::new(),
             seen: HashSet::default(),
             per_fn: HashMap::default(),
@@ -280,6 +285,9 @@ impl<'p> Engine<'p> {
                 Res::Item(k) if matches!(prog.item(k), syn::Item::Trait(_)) => Some(k),
                 _ => None,
             });
+            if let (Some(Head::Item(k)), Some(_), None) = (&head, &imp.trait_, trait_key) {
+                e.ext_trait_impls.entry(*k).or_default().push(key);
+            }
             let blanket = e.blanket_bounds(at, imp);
             e.impls.push(ImplInfo { key, head, trait_key, blanket });
         }

@@ -571,7 +571,10 @@ impl<'p> Engine<'p> {
                 let recv = fr.scope.self_ty.clone().unwrap_or(Ty::Unknown);
                 self.assoc_call(fr, &recv, &segs[1], &args, &turbofish)
             }
-            Some(Res::External(full)) => self.external_call(fr, c, path, &full, &args, &turbofish, expected),
+            Some(Res::External(full)) => {
+                self.escape(&args);
+                self.external_call(fr, c, path, &full, &args, &turbofish, expected)
+            }
             Some(_) => Ty::Unknown,
         }
     }

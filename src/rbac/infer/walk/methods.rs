@@ -493,6 +493,8 @@ impl<'p> Engine<'p> {
             }
             return out;
         }
+        // A method outside the sources (`App::wrap`, `Router::layer`): what it is given may be called back.
+        self.escape(&args);
         if let Some(t) = super::iter::adaptor_result(&recv, &name, body) {
             return t;
         }
