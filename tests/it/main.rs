@@ -53,5 +53,6 @@ mod rbac_cache;
 mod rbac_fetch;
 mod rbac_generics;
 mod rbac_infer;
+mod rbac_shapes;
 mod support;
 mod upgrade;

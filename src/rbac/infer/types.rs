@@ -44,6 +44,9 @@ pub enum Ty {
     ApiResource(Option<KindId>),
     /// A `GroupVersionKind` written with string literals: group, version, kind.
     Gvk(String, String, String),
+    /// A kube-runtime fn that lists and watches its `Api` argument, mentioned as a value (`stream_fn: watcher`
+    /// handed to a generic helper that calls `stream_fn(api, cfg)`), by its name.
+    ExtFn(String),
 }
 
 impl FnRef {
@@ -65,7 +68,7 @@ impl Ty {
             Ty::Dyn(t, a) => Ty::Dyn(t.clone(), all(a)),
             Ty::Tuple(a) => Ty::Tuple(all(a)),
             Ty::ApiResource(k) => Ty::ApiResource(k.map(map)),
-            Ty::Unknown | Ty::Param(_) | Ty::Fn(_) | Ty::Gvk(..) => self.clone(),
+            Ty::Unknown | Ty::Param(_) | Ty::Fn(_) | Ty::Gvk(..) | Ty::ExtFn(_) => self.clone(),
         }
     }
 
@@ -80,22 +83,11 @@ impl Ty {
         Ty::Ext(format!("::{assoc}"), vec![of])
     }
 
-    /// `Api<K>`'s `K`, seen through kube's wrappers of an object ([`Ty::resource_of`]).
+    /// `Api<K>`'s `K`, seen through kube's wrappers of an object ([`Ty::wrapped_resource`]).
     pub fn api_arg(&self) -> Option<&Ty> {
         match self {
-            Ty::Ext(n, a) if n == "Api" => Some(a.first().map_or(&Ty::Unknown, Ty::resource_of)),
+            Ty::Ext(n, a) if n == "Api" => Some(a.first().map_or(&Ty::Unknown, Ty::wrapped_resource)),
             _ => None,
-        }
-    }
-
-    /// The resource a wrapper of kube's stands for: `DeserializeGuard<K>` (an object that may fail to
-    /// deserialize) and `PartialObjectMeta<K>` (its metadata alone) are K's requests, with K's rules.
-    pub fn resource_of(&self) -> &Ty {
-        match self {
-            Ty::Ext(n, a) if a.len() == 1 && matches!(n.as_str(), "DeserializeGuard" | "PartialObjectMeta") => {
-                a[0].resource_of()
-            }
-            _ => self,
         }
     }
 
@@ -104,6 +96,18 @@ impl Ty {
         match self {
             Ty::Ext(n, a) if matches!(n.as_str(), "Arc" | "Rc" | "Box" | "Cow" | "RefCell" | "Mutex" | "RwLock") => {
                 a.first().map_or(self, Ty::pointee)
+            }
+            _ => self,
+        }
+    }
+
+    /// The resource type a wrapper of kube's stands for: `K` of `PartialObjectMeta<K>` (a metadata watch or get)
+    /// and of `DeserializeGuard<K>` (a watch that skips objects failing to deserialize), which take `K`'s
+    /// resource; else the type itself.
+    pub fn wrapped_resource(&self) -> &Ty {
+        match self {
+            Ty::Ext(n, a) if matches!(n.as_str(), "PartialObjectMeta" | "DeserializeGuard") && !a.is_empty() => {
+                a[0].pointee().wrapped_resource()
             }
             _ => self,
         }
@@ -247,9 +251,13 @@ impl TypeCx<'_> {
     ) -> Ty {
         let mut traits = Vec::new();
         let mut args = Vec::new();
+        let mut bounds_item: Option<(&syn::Path, &syn::Type)> = None;
         for b in bounds {
             let syn::TypeParamBound::Trait(t) = b else { continue };
             let last = t.path.segments.last();
+            if bounds_item.is_none() {
+                bounds_item = item_binding(&t.path).map(|item| (&t.path, item));
+            }
             if last.is_some_and(|s| s.ident == "Future")
                 && let Some(syn::PathArguments::AngleBracketed(a)) = last.map(|s| &s.arguments)
             {
@@ -272,7 +280,15 @@ impl TypeCx<'_> {
                 traits.push(key);
             }
         }
-        if traits.is_empty() { Ty::Unknown } else { Ty::Dyn(traits, args) }
+        if traits.is_empty() { self.item_bound(bounds_item, scope, depth) } else { Ty::Dyn(traits, args) }
+    }
+
+    /// `impl Stream<Item = X>` / `impl Iterator<Item = X>` of a trait outside the sources: `Ext(trait, [X])`, so
+    /// a generic fn returning `impl Stream<Item = Event<T>>` binds `T` from what its caller expects back.
+    fn item_bound(&mut self, bound: Option<(&syn::Path, &syn::Type)>, scope: &Scope, depth: usize) -> Ty {
+        let Some((path, item)) = bound else { return Ty::Unknown };
+        let name = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        Ty::Ext(name, vec![self.ty_depth(item, scope, depth + 1)])
     }
 
     fn path_ty(&mut self, path: &syn::Path, scope: &Scope, depth: usize) -> Ty {
@@ -337,6 +353,15 @@ impl TypeCx<'_> {
         }
         Ty::Ext(full.last().cloned().unwrap_or_default(), args)
     }
+}
+
+/// `X` of a bound written `Trait<Item = X>`.
+fn item_binding(path: &syn::Path) -> Option<&syn::Type> {
+    let syn::PathArguments::AngleBracketed(a) = &path.segments.last()?.arguments else { return None };
+    a.args.iter().find_map(|arg| match arg {
+        syn::GenericArgument::AssocType(at) if at.ident == "Item" => Some(&at.ty),
+        _ => None,
+    })
 }
 
 /// Binds the generic parameters of `declared` (named in `params`) by matching it against `actual`.

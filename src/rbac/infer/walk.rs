@@ -16,7 +16,9 @@ use super::types::{FnRef, KindId, Kinds, Scope, Ty, TypeCx, path_segs, refine};
 use crate::source::{ItemKey, ModKey, Program, Res};
 
 mod call_site;
+mod escape;
 mod expr;
+mod iter;
 mod methods;
 mod needs;
 
@@ -178,6 +180,8 @@ struct ImplInfo {
     key: ItemKey,
     head: Option<Head>,
     trait_key: Option<ItemKey>,
+    /// A blanket impl (`impl<T, K> Ops<T, K> for T where ..`): the traits of the sources its `T` is bound by.
+    blanket: Option<Vec<ItemKey>>,
 }
 
 /// One fn body being read.
@@ -216,6 +220,9 @@ pub struct Engine<'p> {
     /// Resources met.
     pub kinds: Kinds,
     impls: Vec<ImplInfo>,
+    /// The impls of traits from outside the sources (`impl Service<Req> for Middleware<S>`), by self type: their
+    /// methods run when a value of that type is handed to outside code ([`Engine::escape`]).
+    ext_trait_impls: HashMap<ItemKey, Vec<ItemKey>, Fx>,
     queue: VecDeque<Instance>,
     seen: HashSet<Instance, Fx>,
     per_fn: HashMap<FnRef, usize, Fx>,
@@ -248,6 +255,7 @@ impl<'p> Engine<'p> {
             prog,
             kinds,
             impls: Vec::new(),
+            ext_trait_impls: HashMap::default(),
             queue: VecDeque::new(),
             seen: HashSet::default(),
             per_fn: HashMap::default(),
@@ -283,7 +291,11 @@ impl<'p> Engine<'p> {
                 Res::Item(k) if matches!(prog.item(k), syn::Item::Trait(_)) => Some(k),
                 _ => None,
             });
-            e.impls.push(ImplInfo { key, head, trait_key });
+            if let (Some(Head::Item(k)), Some(_), None) = (&head, &imp.trait_, trait_key) {
+                e.ext_trait_impls.entry(*k).or_default().push(key);
+            }
+            let blanket = e.blanket_bounds(at, imp);
+            e.impls.push(ImplInfo { key, head, trait_key, blanket });
         }
         e
     }
@@ -528,6 +540,23 @@ impl<'p> Engine<'p> {
         }
         let expected = fr.ret.clone();
         self.block(&mut fr, block, Some(&expected));
+    }
+
+    /// For `impl<T: Bound> Trait for T` (the self type one of the impl's own parameters): the traits of the
+    /// sources `T` is bound by, in its declaration and the where clause.
+    fn blanket_bounds(&self, at: ModKey, imp: &syn::ItemImpl) -> Option<Vec<ItemKey>> {
+        let syn::Type::Path(p) = &*imp.self_ty else { return None };
+        let id = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        let param = imp.generics.type_params().find(|t| t.ident == *id)?;
+        let mut traits = self.bound_traits(at, param.bounds.iter());
+        for pred in imp.generics.where_clause.iter().flat_map(|w| w.predicates.iter()) {
+            if let syn::WherePredicate::Type(t) = pred
+                && matches!(&t.bounded_ty, syn::Type::Path(b) if b.path.is_ident(id))
+            {
+                traits.extend(self.bound_traits(at, t.bounds.iter()));
+            }
+        }
+        Some(traits)
     }
 
     fn bound_traits<'a>(&self, at: ModKey, bounds: impl Iterator<Item = &'a syn::TypeParamBound>) -> Vec<ItemKey> {

@@ -281,12 +281,7 @@ impl<'p> Engine<'p> {
                 out
             }
             Expr::Closure(c) => {
-                fr.vars.push(HashMap::new());
-                for input in &c.inputs {
-                    self.bind_pat(fr, input, Ty::Unknown);
-                }
-                self.expr(fr, &c.body, None);
-                fr.vars.pop();
+                self.closure(fr, c, &[]);
                 Ty::Unknown
             }
             Expr::Return(r) => {
@@ -485,6 +480,11 @@ impl<'p> Engine<'p> {
                 }
                 out
             }
+            Res::External(full) => match full.last() {
+                // kube-runtime's `watcher` handed to a helper that calls it: the call lists and watches.
+                Some(f) if crate::rbac::infer::kube_api::is_list_watch_fn(f) => Ty::ExtFn(f.clone()),
+                _ => Ty::Unknown,
+            },
             _ if segs.first().is_some_and(|s| s == "Self") && segs.len() == 2 => {
                 let recv = fr.scope.self_ty.clone().unwrap_or(Ty::Unknown);
                 let found = self.methods(fr, &recv, &segs[1]);
@@ -503,10 +503,7 @@ impl<'p> Engine<'p> {
         let syn::Expr::Path(fp) = &*c.func else {
             let f = self.expr(fr, &c.func, None);
             let args = self.exprs(fr, &c.args);
-            return match f {
-                Ty::Fn(r) => self.call(r, None, BTreeMap::new(), &args, &[]),
-                _ => Ty::Unknown,
-            };
+            return self.call_value(fr, f, &args, Self::line(c));
         };
         let path = &fp.path;
         // A local holding a fn value or a closure.
@@ -514,10 +511,7 @@ impl<'p> Engine<'p> {
             && let Some(t) = fr.var(&unraw(id)).cloned()
         {
             let args = self.exprs(fr, &c.args);
-            return match t {
-                Ty::Fn(r) => self.call(r, None, BTreeMap::new(), &args, &[]),
-                _ => Ty::Unknown,
-            };
+            return self.call_value(fr, t, &args, Self::line(c));
         }
         let segs = path_segs(path);
         let turbofish: Vec<Ty> = {
@@ -577,8 +571,38 @@ impl<'p> Engine<'p> {
                 let recv = fr.scope.self_ty.clone().unwrap_or(Ty::Unknown);
                 self.assoc_call(fr, &recv, &segs[1], &args, &turbofish)
             }
-            Some(Res::External(full)) => self.external_call(fr, c, path, &full, &args, &turbofish, expected),
+            Some(Res::External(full)) => {
+                self.escape(&args);
+                self.external_call(fr, c, path, &full, &args, &turbofish, expected)
+            }
             Some(_) => Ty::Unknown,
+        }
+    }
+}
+
+impl Engine<'_> {
+    /// Reads a closure where it is written, its inputs of types `inputs` (unknown past them); gives its body's type.
+    pub(super) fn closure(&mut self, fr: &mut Frame, c: &syn::ExprClosure, inputs: &[Ty]) -> Ty {
+        fr.vars.push(HashMap::new());
+        for (i, input) in c.inputs.iter().enumerate() {
+            self.bind_pat(fr, input, inputs.get(i).cloned().unwrap_or(Ty::Unknown));
+        }
+        let t = self.expr(fr, &c.body, None);
+        fr.vars.pop();
+        t
+    }
+
+    /// Calling a value: a fn of the sources, or kube-runtime's `watcher`/`metadata_watcher` passed as a value
+    /// (`stream_fn(api, cfg)` lists and watches `api`'s resource).
+    fn call_value(&mut self, fr: &mut Frame, f: Ty, args: &[Ty], line: usize) -> Ty {
+        match f {
+            Ty::Fn(r) => self.call(r, None, BTreeMap::new(), args, &[]),
+            Ty::ExtFn(name) => {
+                let api = args.first().cloned().unwrap_or(Ty::Unknown);
+                self.need_api(fr, &api, &[("", &["list", "watch"])], line, &name);
+                Ty::Unknown
+            }
+            _ => Ty::Unknown,
         }
     }
 }

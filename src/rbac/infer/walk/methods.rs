@@ -58,7 +58,7 @@ impl<'p> Engine<'p> {
                 }
             }
             if out.is_empty() {
-                out = self.blanket_methods(&recv, name);
+                out = self.blanket_methods(&recv, Some(&head), name);
             }
             return out;
         }
@@ -90,6 +90,10 @@ impl<'p> Engine<'p> {
             }
             return out;
         }
+        if matches!(recv, Ty::Kind(_) | Ty::Tuple(_)) {
+            // A k8s-openapi resource (no impl of the sources names it) may still take a blanket impl's methods.
+            return self.blanket_methods(&recv, None, name);
+        }
         if recv.is_unknown() {
             // Nothing known of the receiver: every method of that name in the sources may be the one called.
             for i in 0..self.impls.len() {
@@ -102,35 +106,36 @@ impl<'p> Engine<'p> {
         out
     }
 
-    /// The methods named `name` of blanket impls (`impl<T: Bound> Trait for T`, `impl<T> Trait for &T`) for a
-    /// receiver no impl names: any type may be `T`, so `recv` is, and the impl's other generics are bound from it
-    /// as far as its self type tells. The impl's bounds are not checked: a method of that name on that
-    /// receiver, with no inherent or named impl, is the blanket one in code that compiles.
-    pub(super) fn blanket_methods(&mut self, recv: &Ty, name: &str) -> Vec<(FnRef, Option<Ty>, BTreeMap<String, Ty>)> {
-        let prog = self.prog;
+    /// The methods named `name` of the blanket impls (`impl<T, K> Ops<T, K> for T where T: ..`) a receiver of
+    /// type `recv` (whose impls' self type is `head`, if any) takes, `T` bound to `recv`. A blanket impl whose `T`
+    /// is bound by a trait of the sources applies only when `recv` has an impl of that trait; bounds on traits
+    /// outside the sources (`Resource`, `Clone`) are taken as met.
+    pub(super) fn blanket_methods(
+        &mut self,
+        recv: &Ty,
+        head: Option<&Head>,
+        name: &str,
+    ) -> Vec<(FnRef, Option<Ty>, BTreeMap<String, Ty>)> {
         let mut out = Vec::new();
         for i in 0..self.impls.len() {
-            if self.impls[i].head.is_some() {
-                continue;
-            }
-            let key = self.impls[i].key;
-            let syn::Item::Impl(imp) = prog.item(key) else { continue };
-            let mut self_ty = &*imp.self_ty;
-            while let syn::Type::Reference(r) = self_ty {
-                self_ty = &r.elem;
-            }
-            let syn::Type::Path(p) = self_ty else { continue };
-            let Some(param) = p.path.get_ident() else { continue };
-            if !imp.generics.type_params().any(|t| t.ident == *param) {
-                continue;
-            }
-            let idx = impl_method(prog, key, name).map(|i| FnRef::Method(key, i)).or_else(|| {
-                let t = self.impls[i].trait_key?;
-                trait_default(prog, t, name).map(|i| FnRef::TraitDefault(t, i))
+            let Some(bounds) = &self.impls[i].blanket else { continue };
+            let met = bounds.iter().all(|b| {
+                self.impls.iter().any(|other| {
+                    other.trait_key == Some(*b)
+                        && (other.blanket.is_some() || (head.is_some() && other.head.as_ref() == head))
+                })
             });
-            if let Some(f) = idx {
-                let generics = BTreeMap::from([(param.to_string(), recv.clone())]);
-                out.push((f, Some(recv.clone()), generics));
+            if !met {
+                continue;
+            }
+            let (key, trait_key) = (self.impls[i].key, self.impls[i].trait_key);
+            let generics = self.impl_bindings(key, recv);
+            if let Some(idx) = impl_method(self.prog, key, name) {
+                out.push((FnRef::Method(key, idx), Some(recv.clone()), generics));
+            } else if let Some(t) = trait_key
+                && let Some(idx) = trait_default(self.prog, t, name)
+            {
+                out.push((FnRef::TraitDefault(t, idx), Some(recv.clone()), generics));
             }
         }
         out
@@ -353,7 +358,20 @@ impl<'p> Engine<'p> {
             _ => None,
         };
         let recv = self.expr(fr, &m.receiver, recv_expected.as_ref());
-        let args: Vec<Ty> = m.args.iter().map(|a| self.expr(fr, a, None)).collect();
+        // A closure given to an adaptor of a collection takes its elements (`.map(|svc| owner.apply(svc))`).
+        let elem = super::iter::closure_input(&recv, &name);
+        let mut body = Ty::Unknown;
+        let args: Vec<Ty> = m
+            .args
+            .iter()
+            .map(|a| match (a, &elem) {
+                (syn::Expr::Closure(c), Some(e)) => {
+                    body = self.closure(fr, c, std::slice::from_ref(e));
+                    Ty::Unknown
+                }
+                _ => self.expr(fr, a, None),
+            })
+            .collect();
         let line = m.method.span().start().line;
         let turbofish: Vec<Ty> = match &m.turbofish {
             Some(t) => {
@@ -417,7 +435,8 @@ impl<'p> Engine<'p> {
             }
             return match name.as_str() {
                 n if kube_api::api_returns_object(n) => k,
-                "get_opt" => Ty::ext("Option", vec![k]),
+                // `Result<Option<K>>`: `?` gives the `Option` a `let Some(x) = .. else` takes apart.
+                "get_opt" => Ty::ext("Result", vec![Ty::ext("Option", vec![k])]),
                 "list" => Ty::ext("ObjectList", vec![k]),
                 "clone" => api,
                 _ => Ty::Unknown,
@@ -489,6 +508,11 @@ impl<'p> Engine<'p> {
                 }
             }
             return out;
+        }
+        // A method outside the sources (`App::wrap`, `Router::layer`): what it is given may be called back.
+        self.escape(&args);
+        if let Some(t) = super::iter::adaptor_result(&recv, &name, body) {
+            return t;
         }
         // Methods of std types that keep or unwrap the type.
         match name.as_str() {

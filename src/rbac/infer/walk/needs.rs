@@ -20,7 +20,7 @@ impl<'p> Engine<'p> {
             format!("resources={res},verbs={}", verbs.join(";"))
         };
         let hint = access.iter().map(|(s, v)| verbs_of(s, v)).collect::<Vec<_>>().join(" and ");
-        match k.pointee() {
+        match k.pointee().wrapped_resource() {
             Ty::Kind(id) => {
                 let r = self.kinds.list[*id].clone();
                 let method = call.split(' ').next().unwrap_or_default();
