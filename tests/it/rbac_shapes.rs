@@ -72,6 +72,8 @@ const HERD: &[(&str, &str, &str)] = &[
     ("", "configmaps", "delete"),
     ("apps", "statefulsets", "list"),
     ("apps", "statefulsets", "delete"),
+    // kube.request(http::Request::get(format!("/api/v1/nodes/{}/proxy/configz", ..))): the path's rule.
+    ("", "nodes/proxy", "get"),
 ];
 
 #[test]

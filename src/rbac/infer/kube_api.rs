@@ -103,6 +103,76 @@ pub fn is_raw_client_method(name: &str) -> bool {
     matches!(name, "request" | "request_text" | "request_stream" | "request_events" | "request_status" | "send")
 }
 
+/// The rule of a raw request with a known method and path (`GET /api/v1/nodes/{name}/proxy/configz` → core
+/// `nodes/proxy` `get`): `/api/v1/..` or `/apis/<group>/<version>/..`, an optional `namespaces/<ns>/`, the
+/// plural, then the name and a subresource. A `{..}` segment is a value only known at run time; a path this does
+/// not read gives `None` (the caller warns).
+pub fn raw_request_rule(method: &str, url: &str) -> Option<(String, String, &'static str)> {
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let watch = query.split('&').any(|q| q == "watch=true" || q == "watch=1");
+    let mut segs = path.trim_start_matches('/').split('/').filter(|s| !s.is_empty());
+    let group = match segs.next()? {
+        "api" => {
+            segs.next()?;
+            String::new()
+        }
+        "apis" => {
+            let g = segs.next().filter(|g| !g.contains('{'))?.to_string();
+            segs.next()?;
+            g
+        }
+        _ => return None,
+    };
+    let mut rest: Vec<&str> = segs.collect();
+    if rest.first() == Some(&"namespaces") && rest.len() > 2 {
+        rest.drain(..2);
+    }
+    let is_literal = |s: &str| !s.contains('{') && !s.is_empty();
+    let (plural, name, sub) = match rest.as_slice() {
+        [plural] => (*plural, false, None),
+        [plural, _name] => (*plural, true, None),
+        [plural, _name, sub, ..] => (*plural, true, Some(*sub)),
+        _ => return None,
+    };
+    if !is_literal(plural) || sub.is_some_and(|s| !is_literal(s)) {
+        return None;
+    }
+    let verb = match (method, name) {
+        ("GET", _) if watch => "watch",
+        ("GET", true) => "get",
+        ("GET", false) => "list",
+        ("POST", _) => "create",
+        ("PUT", _) => "update",
+        ("PATCH", _) => "patch",
+        ("DELETE", true) => "delete",
+        ("DELETE", false) => "deletecollection",
+        _ => return None,
+    };
+    let resource = match sub {
+        Some(s) => format!("{plural}/{s}"),
+        None => plural.to_string(),
+    };
+    Some((group, resource, verb))
+}
+
+#[cfg(test)]
+mod raw_tests {
+    use super::raw_request_rule;
+
+    #[test]
+    fn a_raw_request_path_tells_its_rule() {
+        let rule = |m, p| raw_request_rule(m, p).map(|(g, r, v)| format!("{g}|{r}|{v}"));
+        assert_eq!(rule("GET", "/api/v1/nodes/{node_name}/proxy/configz").as_deref(), Some("|nodes/proxy|get"));
+        assert_eq!(rule("GET", "/apis/apps/v1/namespaces/{ns}/deployments").as_deref(), Some("apps|deployments|list"));
+        assert_eq!(rule("GET", "/api/v1/pods?watch=true").as_deref(), Some("|pods|watch"));
+        assert_eq!(rule("POST", "/api/v1/namespaces/{}/pods/{}/eviction").as_deref(), Some("|pods/eviction|create"));
+        assert_eq!(rule("DELETE", "/apis/g.io/v1/things").as_deref(), Some("g.io|things|deletecollection"));
+        assert_eq!(rule("GET", "/apis/{group}/v1/things"), None, "a group only known at run time");
+        assert_eq!(rule("GET", "/healthz"), None);
+        assert_eq!(rule("GET", "/api/v1/{kind}"), None, "a resource only known at run time");
+    }
+}
+
 /// The events `Recorder` publishes `events.k8s.io/v1` Events: kube 5 creates a new event and patches one that
 /// repeats (its series count) within the dedup window.
 pub const RECORDER: (&str, &str, &[&str]) = ("events.k8s.io", "events", &["create", "patch"]);

@@ -42,6 +42,10 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// An `ApiResource` of a known (or unknown) resource.
     ApiResource(Option<KindId>),
+    /// A string whose text is known: a literal, or a `format!` template (`/api/v1/nodes/{name}/proxy`).
+    Str(String),
+    /// An `http::Request` built with a known method (`GET`) and path (a [`Ty::Str`] text), for `Client::request`.
+    Request(String, String),
     /// A `GroupVersionKind` written with string literals: group, version, kind.
     Gvk(String, String, String),
     /// A kube-runtime fn that lists and watches its `Api` argument, mentioned as a value (`stream_fn: watcher`
@@ -68,7 +72,9 @@ impl Ty {
             Ty::Dyn(t, a) => Ty::Dyn(t.clone(), all(a)),
             Ty::Tuple(a) => Ty::Tuple(all(a)),
             Ty::ApiResource(k) => Ty::ApiResource(k.map(map)),
-            Ty::Unknown | Ty::Param(_) | Ty::Fn(_) | Ty::Gvk(..) | Ty::ExtFn(_) => self.clone(),
+            Ty::Unknown | Ty::Param(_) | Ty::Fn(_) | Ty::Gvk(..) | Ty::ExtFn(_) | Ty::Str(_) | Ty::Request(..) => {
+                self.clone()
+            }
         }
     }
 

@@ -382,8 +382,16 @@ impl<'p> Engine<'p> {
                 if may_call(&m.mac) {
                     self.macro_tokens(fr, &m.mac.tokens);
                 }
+                // `format!("/api/v1/nodes/{name}/proxy", ..)`: the template's text
+                if m.mac.path.is_ident("format")
+                    && let Some(proc_macro2::TokenTree::Literal(l)) = m.mac.tokens.clone().into_iter().next()
+                    && let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&l.to_string())
+                {
+                    return Ty::Str(s.value());
+                }
                 Ty::Unknown
             }
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ty::Str(s.value()),
             _ => Ty::Unknown,
         }
     }

@@ -315,6 +315,13 @@ impl<'p> Engine<'p> {
                 Ty::ApiResource(r.map(|r| self.kinds.id(&r)))
             }
             ("ApiResource", _) => Ty::ApiResource(None),
+            // `http::Request::get(url)`: a raw request whose rule its path tells
+            ("Request", method @ ("get" | "post" | "put" | "patch" | "delete")) => {
+                match args.first().map(Ty::pointee) {
+                    Some(Ty::Str(path)) => Ty::Request(method.to_ascii_uppercase(), path.clone()),
+                    _ => Ty::Unknown,
+                }
+            }
             ("Arc" | "Rc" | "Box" | "Mutex" | "RwLock", "new" | "from") => {
                 Ty::ext(owner, vec![args.first().cloned().unwrap_or(Ty::Unknown)])
             }
@@ -476,7 +483,20 @@ impl<'p> Engine<'p> {
                 return base.clone();
             }
             Ty::Ext(n, _) if n == "Client" && kube_api::is_raw_client_method(&name) => {
-                {
+                let known = match args.first().map(Ty::pointee) {
+                    Some(Ty::Request(method, path)) => kube_api::raw_request_rule(method, path),
+                    _ => None,
+                };
+                if let Some((group, resource, verb)) = known {
+                    self.needs.push(Need {
+                        group,
+                        resource,
+                        verb: verb.into(),
+                        file: fr.file.clone(),
+                        line,
+                        call: format!("Client::{name}"),
+                    });
+                } else {
                     self.warn(
                         fr,
                         line,
@@ -515,6 +535,12 @@ impl<'p> Engine<'p> {
             return t;
         }
         // Methods of std types that keep or unwrap the type.
+        match (name.as_str(), &base) {
+            ("to_string" | "as_str" | "to_owned" | "clone" | "into", Ty::Str(_)) => return base.clone(),
+            // `http::request::Builder::body` gives `Result<Request>`
+            ("body", Ty::Request(..)) => return Ty::ext("Result", vec![base.clone()]),
+            _ => {}
+        }
         match name.as_str() {
             "clone" | "to_owned" | "as_ref" | "as_mut" | "borrow" | "borrow_mut" | "into" | "by_ref" | "lock"
             | "read" | "write" => recv,
