@@ -169,6 +169,10 @@ impl<'p> Engine<'p> {
                 None => Ty::Unknown,
             },
             Ty::Tuple(v) => name.parse::<usize>().ok().and_then(|i| v.get(i).cloned()).unwrap_or(Ty::Unknown),
+            // kube's `DeserializeGuard<K>(pub Result<K, InvalidObject>)`
+            Ty::Ext(n, a) if n == "DeserializeGuard" && name == "0" => {
+                Ty::ext("Result", vec![a.first().cloned().unwrap_or(Ty::Unknown)])
+            }
             _ => Ty::Unknown,
         }
     }
