@@ -72,6 +72,11 @@ const HERD: &[(&str, &str, &str)] = &[
     ("", "configmaps", "delete"),
     ("apps", "statefulsets", "list"),
     ("apps", "statefulsets", "delete"),
+    // tracker.add(role_binding(..)): the RoleBinding applied, and `bind` on the ClusterRole its RoleRef names.
+    ("rbac.authorization.k8s.io", "rolebindings", "patch"),
+    ("rbac.authorization.k8s.io", "rolebindings", "create"),
+    ("rbac.authorization.k8s.io", "rolebindings", "get"),
+    ("rbac.authorization.k8s.io", "clusterroles", "bind"),
     // kube.request(http::Request::get(format!("/api/v1/nodes/{}/proxy/configz", ..))): the path's rule.
     ("", "nodes/proxy", "get"),
 ];

@@ -380,6 +380,9 @@ impl<'p> Engine<'p> {
                 if segs.last().is_some_and(|l| l == "OwnerReference") {
                     self.owner_reference(fr, s);
                 }
+                if segs.last().is_some_and(|l| l == "RoleRef") {
+                    self.role_ref(fr, s);
+                }
                 ty
             }
             Expr::Macro(m) => {

@@ -183,6 +183,54 @@ impl<'p> Engine<'p> {
         self.owner_finalizers(fr, id, line, "OwnerReference { block_owner_deletion: Some(true) }");
     }
 
+    /// A `RoleRef { kind, .. }` literal: writing the binding that holds it needs `bind` on the role it names
+    /// (RBAC escalation prevention, unless the operator holds every permission of that role); a kind not written
+    /// here is a warning.
+    pub(super) fn role_ref(&mut self, fr: &Frame, s: &syn::ExprStruct) {
+        let kind_expr =
+            s.fields.iter().find(|f| matches!(&f.member, syn::Member::Named(n) if unraw(n) == "kind")).map(|f| &f.expr);
+        let kind = match kind_expr.and_then(owner_kind_name) {
+            Some(OwnerKind::Name(n)) => Some(n),
+            // `ClusterRole::KIND.to_owned()`
+            Some(OwnerKind::Type(segs)) => Some(segs.last().cloned().unwrap_or_default()),
+            None => match kind_expr.map(strip_ref) {
+                Some(syn::Expr::MethodCall(m)) => match strip_ref(&m.receiver) {
+                    syn::Expr::Path(p) if p.path.segments.last().is_some_and(|l| l.ident == "KIND") => {
+                        p.path.segments.iter().rev().nth(1).map(|seg| unraw(&seg.ident))
+                    }
+                    _ => None,
+                },
+                Some(syn::Expr::Path(p)) if p.path.segments.last().is_some_and(|l| l.ident == "KIND") => {
+                    p.path.segments.iter().rev().nth(1).map(|seg| unraw(&seg.ident))
+                }
+                _ => None,
+            },
+        };
+        let line = s.brace_token.span.open().start().line;
+        let resource = match kind.as_deref() {
+            Some("ClusterRole") => "clusterroles",
+            Some("Role") => "roles",
+            _ => {
+                self.warn(
+                    fr,
+                    line,
+                    "a RoleRef whose kind is not written here: binding a role needs `bind` on it (// \
+                     +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,verbs=bind)"
+                        .to_string(),
+                );
+                return;
+            }
+        };
+        self.needs.push(Need {
+            group: "rbac.authorization.k8s.io".into(),
+            resource: resource.into(),
+            verb: "bind".into(),
+            file: fr.file.clone(),
+            line,
+            call: "RoleRef (a binding to write needs bind on its role, or every permission the role grants)".into(),
+        });
+    }
+
     /// An owner reference with blockOwnerDeletion: the API server's OwnerReferencesPermissionEnforcement (on in
     /// OpenShift) then wants `update` on the owner's finalizers subresource. `call` names what set it.
     pub(super) fn owner_finalizers(&mut self, fr: &Frame, owner: usize, line: usize, call: &str) {
