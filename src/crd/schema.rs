@@ -899,9 +899,10 @@ impl<'a> Generator<'a> {
 }
 
 /// Whether a default kubesmith cannot evaluate is the compiled fallback's to give: any but one nesting without end
-/// (a `Default` impl calling itself), which overflows kube-derive's `crd()` too.
+/// (a `Default` impl calling itself), which overflows kube-derive's `crd()` too, and code that does not compile
+/// where serde calls it (`Self::f`).
 fn compiled_default(reason: &str) -> bool {
-    !reason.contains("nest too deeply")
+    !reason.contains("nest too deeply") && !reason.contains("does not compile")
 }
 
 /// A field's name for messages (`0` for a newtype's field).
