@@ -829,13 +829,15 @@ impl<'a> Generator<'a> {
                 (Some(v), Some(pred)) => match super::defaults::predicate_holds(pred, &v) {
                     Some(true) => None,
                     Some(false) => Some(v),
+                    // kube-derive's `crd()` runs the predicate on the default: the compiled fallback gives it.
                     None => {
-                        return Err(CrdError::unsupported(
+                        self.report(CrdError::needs_compile(
                             file,
                             field.span(),
                             format!("skip_serializing_if = \"{pred}\" on field `{ident}` with a default"),
-                            "kubesmith knows is_none/is_some/is_empty predicates only; use one of them",
+                            "kubesmith evaluates the is_none/is_some/is_empty predicates only",
                         ));
+                        None
                     }
                 },
                 (v, _) => v,

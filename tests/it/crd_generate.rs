@@ -368,6 +368,22 @@ pub struct CalcSpec {
 }
 
 #[test]
+fn a_default_behind_a_predicate_kubesmith_cannot_run_needs_compiling() {
+    let src = r#"
+fn is_default(v: &u32) -> bool { *v == 0 }
+#[derive(CustomResource)]
+#[kube(group = "d.io", version = "v1", kind = "Pred")]
+pub struct PredSpec {
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub count: u32,
+}
+"#;
+    let err = gen_files(&[("lib.rs", src)]).expect_err("needs compiling");
+    assert!(err.needs_compiling(), "kube-derive runs the predicate, so the compiled fallback gives it: {err}");
+    assert_eq!(err.line, 6);
+}
+
+#[test]
 fn documented_unit_variants_are_hoisted_after_undocumented_ones() {
     let src = r#"
 #[derive(CustomResource)]
