@@ -81,6 +81,27 @@ pub fn k8s_gvk(group: &str, version: &str, kind: &str) -> Option<&'static Resour
     rows().iter().map(|b| &b.resource).find(|r| r.group == group && r.version == version && r.kind == kind)
 }
 
+/// The k8s-openapi type of a resource (`apps`, `deployments`) that Kubernetes `minor` (`1.33`) serves, in its
+/// preferred version (GA before beta before alpha, then the highest: `autoscaling/v2` over `v1`).
+pub fn by_resource(group: &str, plural: &str, minor: &str) -> Option<&'static Builtin> {
+    let priority = |v: &str| {
+        let rest = v.trim_start_matches('v');
+        let (major, level, minor) = match rest.find(['a', 'b']) {
+            Some(i) => {
+                let stage = if rest[i..].starts_with("alpha") { 0 } else { 1 };
+                let n = rest[i..].trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0u32);
+                (rest[..i].parse().unwrap_or(0u32), stage, n)
+            }
+            None => (rest.parse().unwrap_or(0), 2, 0),
+        };
+        (level, major, minor)
+    };
+    rows()
+        .iter()
+        .filter(|b| b.resource.group == group && b.resource.plural == plural && b.served_in(minor))
+        .max_by_key(|b| priority(&b.resource.version))
+}
+
 /// The resource a full external path names (`k8s_openapi::api::core::v1::Pod`, also through `kube::k8s_openapi`).
 pub fn k8s_path(path: &[String]) -> Option<&'static Resource> {
     let rest = match path {
@@ -173,6 +194,17 @@ impl Builtin {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resource_is_found_in_its_preferred_served_version() {
+        let at = |g: &str, p: &str| {
+            by_resource(g, p, "1.33").map(|b| (b.resource.version.as_str(), b.resource.kind.as_str()))
+        };
+        assert_eq!(at("apps", "deployments"), Some(("v1", "Deployment")));
+        assert_eq!(at("autoscaling", "horizontalpodautoscalers"), Some(("v2", "HorizontalPodAutoscaler")));
+        assert_eq!(at("", "pods"), Some(("v1", "Pod")));
+        assert_eq!(at("example.org", "widgets"), None);
+    }
 
     #[test]
     fn table_covers_the_groups_operators_use() {

@@ -455,6 +455,11 @@ pub struct AdoptArgs {
     /// `Controller` reconciles and the groups' domains, and prints each decision with its reason.
     #[arg(long, value_name = "KIND,..", value_delimiter = ',')]
     pub external: Vec<String>,
+    /// The storage version of a kind whose versions the crate's own code combines (a function setting the old
+    /// versions' `storage = false`, which kubesmith cannot read): `Kind=VERSION` or `Kind.group=VERSION`, comma-
+    /// separated or repeated. Recorded in PROJECT (`storageVersions`), which `make manifests` reads; sources untouched.
+    #[arg(long, value_name = "KIND=VERSION,..", value_delimiter = ',')]
+    pub storage_version: Vec<String>,
     /// Overwrite config/ files that already exist (only files adopt itself generates; never sources).
     #[arg(long)]
     pub force: bool,

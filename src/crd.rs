@@ -669,7 +669,8 @@ fn merge_all(
     let mut out = Generation::default();
     for ((group, kind), KindVersions { name, ok, errors }) in groups {
         let calls = calls.remove(&(group.clone(), kind.clone())).unwrap_or_default();
-        let storage = StorageCalls { calls: &calls, loose: &loose, base: &merges.base };
+        let named = merges.named.get(&(group.clone(), kind.clone())).map(String::as_str);
+        let storage = StorageCalls { calls: &calls, loose: &loose, base: &merges.base, named };
         let result = if errors.is_empty() { merge_kind(ix, &group, &kind, ok, &storage) } else { Err(errors) };
         match result {
             Ok(merged) if merged.versions.is_empty() => out.crds.push(merged.crd),
@@ -690,6 +691,8 @@ struct StorageCalls<'a> {
     loose: &'a [&'a storage::MergeCall],
     /// What places in messages are relative to.
     base: &'a std::path::Path,
+    /// The storage version PROJECT names (`storageVersions`), chosen as a `+kubebuilder:storageversion` marker is.
+    named: Option<&'a str>,
 }
 
 /// `versions` with those `order` names first, in its order, and the others after them as they were.
@@ -794,7 +797,30 @@ fn merge_kind(
         None => {
             let marked: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].storage_marker.is_some()).collect();
             let storage: Vec<usize> = (0..vs.len()).filter(|i| vs[*i].attrs.storage).collect();
-            let chosen = if marked.len() == 1 { marked } else { storage };
+            let named: Option<usize> = match calls.named {
+                Some(n) => match vs.iter().position(|v| v.attrs.version == n) {
+                    Some(i) => Some(i),
+                    None => {
+                        let names: Vec<&str> = vs.iter().map(|v| v.attrs.version.as_str()).collect();
+                        let item = &ix.items[vs[0].item];
+                        return Err(vec![CrdError::at(
+                            ix.module_file(item.module),
+                            index::item_span(&item.kind),
+                            CrdErrorKind::Mismatch(format!(
+                                "PROJECT's `storageVersions` names `{n}` as the storage version of kind {kind} in \
+                                 group {group}, which has no such version (it has {}); name one of them there",
+                                names.join(", ")
+                            )),
+                        )]);
+                    }
+                },
+                None => None,
+            };
+            let chosen = match named {
+                Some(i) => vec![i],
+                None if marked.len() == 1 => marked,
+                None => storage,
+            };
             if chosen.len() != 1 {
                 let list = if chosen.is_empty() { (0..vs.len()).collect::<Vec<_>>() } else { chosen.clone() };
                 let names: Vec<&str> = list.iter().map(|i| vs[*i].attrs.version.as_str()).collect();

@@ -174,6 +174,20 @@ impl Progress {
         }
     }
 
+    /// `done` of about `total` (0: unknown) `units` are finished (crates of a build): the spinner says so; off a
+    /// terminal, a line at each further quarter of `total`, so a long step in a log shows it moves.
+    pub fn count(&self, done: usize, total: usize, units: &str) {
+        let of = if total > done { format!(" of ~{total}") } else { String::new() };
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("{} ({done}{of} {units})", self.what));
+        } else if self.shown && total > 0 {
+            let quarter = |n: usize| n * 4 / total;
+            if done <= total && quarter(done) > quarter(done - 1) {
+                anstream::eprintln!("  {done}{of} {units} done ({:.0} s)", self.started.elapsed().as_secs_f64());
+            }
+        }
+    }
+
     /// The step ended well: says so, with the time it took.
     pub fn finish(mut self) {
         if let Some(bar) = self.bar.take() {

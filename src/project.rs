@@ -386,6 +386,20 @@ impl ProjectFile {
         list.into_iter().flatten().filter_map(|s| s.as_str()).map(PathBuf::from).collect()
     }
 
+    /// The storage version of each kind PROJECT names (`storageVersions: {Kind.group: version}` under the plugin's
+    /// settings, written by `kubesmith adopt --storage-version`), by `(group, kind)`: for kinds whose versions the
+    /// crate's own code combines, where kubesmith cannot read the choice.
+    pub fn storage_versions(&self) -> std::collections::BTreeMap<(String, String), String> {
+        let map = self.plugins.get(PLUGIN_KEY).and_then(|p| p.get("storageVersions")).and_then(|s| s.as_object());
+        map.into_iter()
+            .flatten()
+            .filter_map(|(key, v)| {
+                let (kind, group) = key.split_once('.')?;
+                Some(((group.to_string(), kind.to_string()), v.as_str()?.to_string()))
+            })
+            .collect()
+    }
+
     /// Whether the manager's role is inferred from the code (`rbac: {infer: true}`, set by `kubesmith adopt`)
     /// rather than only read from `+kubebuilder:rbac` markers, and the binary it is inferred for.
     pub fn rbac_inferred(&self) -> Option<Option<String>> {

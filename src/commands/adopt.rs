@@ -4,11 +4,12 @@
 //! are other projects' APIs (decided by [`owners`] from what the repository ships and reconciles) are recorded as
 //! external APIs, and the CRD YAML the repository ships is compared with kubesmith's ([`crate::crd::compare`]).
 
+mod builtins;
 mod failed;
 mod owners;
 mod shipped;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -57,15 +58,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     let ws = Workspace::discover(cwd)?;
     let sources = ws.source_dirs(cwd);
     let (found, found_notes) = find_kinds(cwd, &sources, args.k8s_version.dotted(), args.keep_going)?;
-    if found.is_empty() {
-        let looked: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
-        bail!(
-            "no #[derive(CustomResource)] kind found in {} (looked in {}): adopt makes a project around an operator's \
-             custom resources; add one, or check that the crate holding them is a member of the workspace",
-            cwd.display(),
-            if looked.is_empty() { "no crate source folder".to_string() } else { looked.join(", ") }
-        );
-    }
+    let storage_versions = storage_versions(&args.storage_version, &found)?;
     let bins: Vec<(&str, &str)> =
         ws.packages.iter().flat_map(|p| p.bins.iter().map(move |b| (p.name.as_str(), b.name.as_str()))).collect();
     let bin = match &args.bin {
@@ -83,7 +76,28 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     };
     // Whose kinds are these: from what the repository ships, what its Controllers reconcile, the groups' domains.
     let shipped = shipped::find(cwd);
-    let primaries = controller_primaries(cwd, &sources, bin.as_deref());
+    let watches = watches(cwd, &sources, bin.as_deref());
+    let primaries: Vec<(String, String, String)> = watches
+        .iter()
+        .filter(|w| w.2 == "Controller::new")
+        .map(|(group, plural, _, place)| (group.clone(), plural.clone(), place.clone()))
+        .collect();
+    let reconciled = builtins::reconciled(&watches, !found.is_empty(), args.k8s_version.dotted());
+    if found.is_empty() && reconciled.is_empty() {
+        let looked: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
+        bail!(
+            "no kind to adopt in {} (looked in {}): no #[derive(CustomResource)] kind, and no `Controller::new` or \
+             watcher over a built-in kind in the code {} reaches; adopt makes a project around the kinds an \
+             operator reconciles: check that the crates holding them are members of the workspace, or pass --bin \
+             with the operator's binary",
+            cwd.display(),
+            if looked.is_empty() { "no crate source folder".to_string() } else { looked.join(", ") },
+            match &bin {
+                Some(b) => format!("binary `{b}`"),
+                None => "the workspace's binaries".to_string(),
+            }
+        );
+    }
     let evidence = owners::Evidence {
         shipped: &shipped,
         primaries: &primaries,
@@ -107,6 +121,8 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     };
     names::validate_project_name(&project_name).map_err(UsageError::from)?;
     let (image_name, image_tag) = split_image(args.image.as_deref().unwrap_or("controller:latest"));
+
+    let (storage_versions, storage_notes) = shipped_storage(storage_versions, &found, &shipped, &is_owned);
 
     let mut draft = Plan::new(cwd);
     let ctx = InitContext {
@@ -149,6 +165,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         remove_stale: false,
         manager_namespace: None,
         external_crds: found.iter().filter(|k| !is_owned(k)).map(|k| format!("{}.{}", k.plural, k.group)).collect(),
+        storage_versions: storage_versions.clone(),
         // The crate's first read, uncached: inference costs as much as the CRDs.
         early_inference: true,
     };
@@ -244,6 +261,8 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         });
     }
 
+    resources.extend(reconciled.iter().map(|r| r.resource.clone()));
+
     let mut settings = serde_json::Map::new();
     settings.insert("adopted".into(), json!(true));
     settings.insert("k8sVersion".into(), json!(ctx.k8s_version));
@@ -255,6 +274,11 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     settings.insert("rbac".into(), Value::Object(rbac));
     let list: Vec<String> = sources.iter().map(|s| s.display().to_string()).collect();
     settings.insert("sources".into(), json!(list));
+    if !storage_versions.is_empty() {
+        let named: serde_json::Map<String, Value> =
+            storage_versions.iter().map(|((group, kind), v)| (format!("{kind}.{group}"), json!(v))).collect();
+        settings.insert("storageVersions".into(), Value::Object(named));
+    }
     let mut plugins = serde_json::Map::new();
     plugins.insert(project::PLUGIN_KEY.into(), Value::Object(settings));
     let mut file = ProjectFile {
@@ -275,10 +299,24 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     let comparisons = compare_shipped(&draft, &found, &decisions, &shipped)?;
 
     let mut plan = settle(draft, args.force)?;
-    plan.notes.push(decision_lines(&decisions));
+    if !decisions.is_empty() {
+        plan.notes.push(decision_lines(&decisions));
+    }
     plan.notes.extend(comparisons);
     plan.notes.extend(found_notes);
+    plan.notes.extend(storage_notes);
     plan.notes.extend(left_out);
+    if !reconciled.is_empty() {
+        let mut lines = vec![
+            "built-in kinds the operator reconciles, recorded as `core: true` resources (no CRD, no sample):".into(),
+        ];
+        for r in &reconciled {
+            let api =
+                if r.resource.domain.is_empty() { r.resource.group.clone() } else { r.resource.qualified_group() };
+            lines.push(format!("  {} ({}/{}): {}", r.resource.kind, api, r.resource.version, r.why));
+        }
+        plan.notes.push(lines.join("\n"));
+    }
     let owned: Vec<String> =
         found.iter().filter(|k| is_adopted(k)).map(|k| format!("{} ({}/{})", k.kind, k.group, k.version)).collect();
     plan.notes.push(format!(
@@ -286,7 +324,9 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
          config/default`, `kubesmith make manifests` (keeps CRDs and the role current), `kubesmith make bundle \
          --version 0.1.0`",
         owned.len(),
-        if owned.is_empty() {
+        if owned.is_empty() && found.is_empty() {
+            "none (it has no kinds of its own)".to_string()
+        } else if owned.is_empty() {
             "none (pass --owned KIND to make one the project's)".to_string()
         } else {
             owned.join(", ")
@@ -299,23 +339,98 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     Ok(plan)
 }
 
-/// The resources a `Controller` reconciles as its primary (`Controller::new(Api<K>, ..)` in the code the manager
-/// reaches): `(group, plural, "file:line")`. Empty when the code cannot be read; making the manifests then says why.
-fn controller_primaries(cwd: &Path, sources: &[PathBuf], bin: Option<&str>) -> Vec<(String, String, String)> {
+/// The watches of the code the manager reaches (`Controller::new(Api<K>, ..)`, `watcher(api, ..)`): `(group,
+/// resource, call, "file:line")`, once per group, resource and call. Empty when the code cannot be read; making the
+/// manifests then says why.
+fn watches(cwd: &Path, sources: &[PathBuf], bin: Option<&str>) -> Vec<builtins::Watch> {
     let probe = Plan::new(cwd);
     let Ok(inference) = make_manifests::infer_in_plan(&probe, sources, bin) else { return Vec::new() };
-    let mut out: Vec<(String, String, String)> = inference
+    // A need's call reads `watcher(Api<Deployment>)`, `Controller::new(Api<Widget>)`.
+    let called = |call: &str| call.split(['(', '<']).next().unwrap_or_default().to_string();
+    let mut out: Vec<builtins::Watch> = inference
         .needs
         .iter()
-        .filter(|n| n.call.starts_with("Controller::new") && !n.resource.contains('/'))
+        .filter(|n| matches!(called(&n.call).as_str(), "Controller::new" | "watcher" | "metadata_watcher"))
+        .filter(|n| !n.resource.contains('/'))
         .map(|n| {
             let file = n.file.strip_prefix(cwd).unwrap_or(&n.file);
-            (n.group.clone(), n.resource.clone(), format!("{}:{}", file.display(), n.line))
+            (n.group.clone(), n.resource.clone(), called(&n.call), format!("{}:{}", file.display(), n.line))
         })
         .collect();
     out.sort();
-    out.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    out.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1 && a.2 == b.2);
     out
+}
+
+/// `--storage-version Kind=VERSION` / `Kind.group=VERSION`, by `(group, kind)` of the kinds found.
+fn storage_versions(flags: &[String], found: &[KindDecl]) -> Result<BTreeMap<(String, String), String>> {
+    let mut out = BTreeMap::new();
+    for flag in flags {
+        let usage = |why: String| anyhow::Error::from(UsageError(format!("--storage-version {flag}: {why}")));
+        let Some((name, version)) = flag.split_once('=').filter(|(n, v)| !n.is_empty() && !v.is_empty()) else {
+            return Err(usage("write `Kind=VERSION` or `Kind.group=VERSION` (e.g. `Widget=v2`)".into()));
+        };
+        let (kind, group) = name.split_once('.').map_or((name, None), |(k, g)| (k, Some(g)));
+        let versions: Vec<&KindDecl> =
+            found.iter().filter(|k| k.kind == kind && group.is_none_or(|g| g == k.group)).collect();
+        let groups: BTreeSet<&str> = versions.iter().map(|k| k.group.as_str()).collect();
+        let [group] = groups.into_iter().collect::<Vec<_>>()[..] else {
+            let why = if versions.is_empty() {
+                "the crate declares no such kind".to_string()
+            } else {
+                "kinds of that name are in several groups: write `Kind.group=VERSION`".to_string()
+            };
+            return Err(usage(why));
+        };
+        if !versions.iter().any(|k| k.version == version) {
+            let known: Vec<&str> = versions.iter().map(|k| k.version.as_str()).collect();
+            return Err(usage(format!("{kind} has no version `{version}` (it has {})", known.join(", "))));
+        }
+        out.insert((group.to_string(), kind.to_string()), version.to_string());
+    }
+    Ok(out)
+}
+
+/// `named` (the flags) with, for each owned kind whose versions' `#[kube(storage)]` leave no single storage version
+/// (a function of the crate's own combines them), the storage version of the CRD the repository ships for it, when
+/// every shipped copy agrees on one the crate declares; a note for each so taken.
+fn shipped_storage(
+    mut named: BTreeMap<(String, String), String>,
+    found: &[KindDecl],
+    shipped: &[shipped::ShippedCrd],
+    is_owned: &dyn Fn(&KindDecl) -> bool,
+) -> (BTreeMap<(String, String), String>, Vec<String>) {
+    let mut notes = Vec::new();
+    let kinds: BTreeSet<(&str, &str)> =
+        found.iter().filter(|k| is_owned(k)).map(|k| (k.group.as_str(), k.kind.as_str())).collect();
+    for (group, kind) in kinds {
+        let key = (group.to_string(), kind.to_string());
+        let versions: Vec<&KindDecl> = found.iter().filter(|k| k.group == group && k.kind == kind).collect();
+        if named.contains_key(&key) || versions.len() < 2 || versions.iter().filter(|k| k.storage).count() == 1 {
+            continue;
+        }
+        let mut stored: BTreeSet<&str> = BTreeSet::new();
+        let mut files = Vec::new();
+        for s in shipped.iter().filter(|s| s.group == group && s.kind == kind) {
+            let list = s.doc.pointer("/spec/versions").and_then(Value::as_array);
+            stored
+                .extend(list.into_iter().flatten().filter(|v| v["storage"] == true).filter_map(|v| v["name"].as_str()));
+            files.push(s.file.display().to_string());
+        }
+        let [version] = stored.into_iter().collect::<Vec<_>>()[..] else { continue };
+        if !versions.iter().any(|k| k.version == version) {
+            continue;
+        }
+        notes.push(format!(
+            "note: {kind} ({group}) has {} versions and the sources choose no storage version kubesmith can read; {version} \
+             is stored, as the CRD {} ships says (recorded in PROJECT's storageVersions; `--storage-version \
+             {kind}=VERSION` decides otherwise)",
+            versions.len(),
+            files.join(", ")
+        ));
+        named.insert(key, version.to_string());
+    }
+    (named, notes)
 }
 
 /// One line per kind: whose it is and why, with how to decide otherwise.

@@ -47,6 +47,8 @@ pub struct Targets {
     /// CRDs (`plural.group`) of kinds the sources derive but the project does not own (PROJECT `external: true`,
     /// which `adopt` records for other projects' APIs): never generated, never compiled, their problems not ours.
     pub external_crds: std::collections::BTreeSet<String>,
+    /// The storage versions PROJECT names (`storageVersions`), by `(group, kind)`.
+    pub storage_versions: std::collections::BTreeMap<(String, String), String>,
     /// Whether the RBAC inference starts on a second thread while the CRDs are generated ([`plan_into`]): for
     /// projects of [`EARLY_INFERENCE_KINDS`] resources or more, and for `adopt`'s first, uncached read of a crate.
     pub early_inference: bool,
@@ -238,6 +240,7 @@ fn targets_of(args: &MakeManifestsArgs, cwd: &Path, project: Option<Project>, pl
         remove_stale: true,
         manager_namespace: project.as_ref().filter(|p| p.file.namespaced).map(|p| p.file.manager_namespace()),
         external_crds: project.as_ref().map(|p| p.file.external_crd_names()).unwrap_or_default(),
+        storage_versions: project.as_ref().map(|p| p.file.storage_versions()).unwrap_or_default(),
         early_inference: project.as_ref().is_some_and(|p| p.file.resources.len() >= EARLY_INFERENCE_KINDS),
     })
 }
@@ -274,7 +277,9 @@ fn plan_manifests(plan: &mut Plan, targets: &Targets, mut early: Option<EarlyInf
     if let Some(crd_dir) = &targets.crd_dir {
         let mut written = Vec::new();
         for src in &targets.sources {
-            let set = SourceSet::new(&root.join(src)).with_overlay(plan.overlay());
+            let set = SourceSet::new(&root.join(src))
+                .with_overlay(plan.overlay())
+                .with_storage_versions(targets.storage_versions.clone());
             let finish = crd::finish::Finish { max_description_length: targets.max_description_length };
             let mut generation = crd::generate_finishing(&set, targets.k8s, &finish)?;
             sets.push(set);

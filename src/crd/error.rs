@@ -71,7 +71,9 @@ pub enum CrdErrorKind {
     #[error(
         "kind {kind} in group {group} has {count} storage versions ({versions}): mark all but one with \
          #[kube(storage = false)], put `// +kubebuilder:storageversion` on the storage version's spec struct, or \
-         merge the versions with kube's `merge_crds(vec![..], \"<version>\")` in the crate"
+         merge the versions with kube's `merge_crds(vec![..], \"<version>\")` in the crate; or, leaving the sources \
+         as they are, name it in PROJECT: `storageVersions: {{{kind}.{group}: <version>}}` under \
+         plugins[\"rust.kubesmith.io/v1alpha1\"] (`kubesmith adopt --storage-version {kind}=<version>` writes it)"
     )]
     StorageVersions {
         /// Kind.

@@ -187,6 +187,16 @@ pub fn compile(
             package.name, pin.feature, pin.from
         ));
     }
+    for u in &package.unified {
+        notes.push(format!(
+            "note: the compiled fallback built {}'s dependency {} with feature(s) {}, as the workspace does ({} \
+             enable(s) them)",
+            package.name,
+            u.name,
+            u.features.join(", "),
+            u.from.join(", ")
+        ));
+    }
     notes.push(format!(
         "note: the compiled fallback ({} kind(s), harness in {}) took {:.1}s; `--no-compile` refuses these kinds \
          instead",

@@ -205,10 +205,16 @@ impl CrateIndex {
     /// stubs here (another part parses them), loaded only if a lookup needs them, like any stub.
     pub fn load_part(sources: &SourceSet, force: &BTreeSet<PathBuf>, part: Option<Part>) -> Result<Self, CrdError> {
         let dir = sources.src_dir();
+        // lib.rs or main.rs, else a root Cargo.toml declares in the folder (`[[bin]] path = "version.rs"`).
+        let declared = || {
+            let read = |p: &Path| sources.read_text(p);
+            crate::source::workspace::crate_roots(dir, &read).into_iter().map(|(_, root, _)| root).next()
+        };
         let root = ["lib.rs", "main.rs"]
             .iter()
             .map(|f| dir.join(f))
             .find(|p| sources.exists(p))
+            .or_else(declared)
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
         let mut index = CrateIndex {
             part,

@@ -791,29 +791,53 @@ impl<'a> Generator<'a> {
                             (_, Some(id)) => eval.item_default_fields(id),
                             _ => Err("no container".to_string()),
                         };
-                        *container_values = Some(v.map_err(|reason| self.default_error(field, &ident, m, reason))?);
+                        // A container default only code gives: each field's default is then the compiled one
+                        // (the reason kept under "", a key no field has).
+                        *container_values = Some(match v {
+                            Ok(values) => values,
+                            Err(reason) if compiled_default(&reason) => Map::from_iter([("".into(), reason.into())]),
+                            Err(reason) => return Err(self.default_error(field, &ident, m, reason)),
+                        });
                     }
-                    container_values
-                        .as_ref()
-                        .and_then(|c| c.get(&ident).cloned())
-                        .ok_or_else(|| format!("field `{ident}` missing from the container default"))
+                    let values = container_values.as_ref();
+                    match values.and_then(|c| c.get("")) {
+                        Some(reason) => Err(format!("the container's default: {}", reason.as_str().unwrap_or(""))),
+                        None => values
+                            .and_then(|c| c.get(&ident).cloned())
+                            .ok_or_else(|| format!("field `{ident}` missing from the container default")),
+                    }
                 }
             };
             let value = match value {
                 Ok(v) => Some(v),
+                // kube-derive's `crd()` runs the default's code: the compiled fallback gives it.
+                Err(reason) if compiled_default(&reason) => {
+                    self.report(CrdError::needs_compile(
+                        file,
+                        field.span(),
+                        format!("the default of field `{ident}`"),
+                        format!(
+                            "kubesmith cannot evaluate it statically ({reason}); a `// +kubebuilder:default=<json>` \
+                             marker above the field has it read without compiling"
+                        ),
+                    ));
+                    None
+                }
                 Err(reason) => return Err(self.default_error(field, &ident, m, reason)),
             };
             let value = match (value, &fa.skip_ser_if) {
                 (Some(v), Some(pred)) => match super::defaults::predicate_holds(pred, &v) {
                     Some(true) => None,
                     Some(false) => Some(v),
+                    // kube-derive's `crd()` runs the predicate on the default: the compiled fallback gives it.
                     None => {
-                        return Err(CrdError::unsupported(
+                        self.report(CrdError::needs_compile(
                             file,
                             field.span(),
                             format!("skip_serializing_if = \"{pred}\" on field `{ident}` with a default"),
-                            "kubesmith knows is_none/is_some/is_empty predicates only; use one of them",
+                            "kubesmith evaluates the is_none/is_some/is_empty predicates only",
                         ));
+                        None
                     }
                 },
                 (v, _) => v,
@@ -874,6 +898,13 @@ impl<'a> Generator<'a> {
     fn default_error(&self, field: &syn::Field, ident: &str, m: ModId, reason: String) -> CrdError {
         CrdError::at(self.file(m), field.span(), CrdErrorKind::Default { field: ident.to_string(), reason })
     }
+}
+
+/// Whether a default kubesmith cannot evaluate is the compiled fallback's to give: any but one nesting without end
+/// (a `Default` impl calling itself), which overflows kube-derive's `crd()` too, and code that does not compile
+/// where serde calls it (`Self::f`).
+fn compiled_default(reason: &str) -> bool {
+    !reason.contains("nest too deeply") && !reason.contains("does not compile")
 }
 
 /// A field's name for messages (`0` for a newtype's field).

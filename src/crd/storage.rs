@@ -77,6 +77,9 @@ pub struct MergeCalls {
     pub problems: Vec<CrdError>,
     /// The folder other places are shown relative to in messages (the package's).
     pub base: PathBuf,
+    /// The storage versions the project names outside the sources, by `(group, kind)`
+    /// ([`SourceSet::with_storage_versions`]).
+    pub named: std::collections::BTreeMap<(String, String), String>,
 }
 
 /// Every `merge_crds` call in the targets of the package whose sources are `sources` (lib and bins). Files are
@@ -84,7 +87,7 @@ pub struct MergeCalls {
 pub fn find(sources: &SourceSet) -> MergeCalls {
     let src = sources.src_dir();
     let base = src.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut out = MergeCalls { base, ..MergeCalls::default() };
+    let mut out = MergeCalls { base, named: sources.storage_versions().clone(), ..MergeCalls::default() };
     if !mentions_merge_crds(sources) {
         return out;
     }

@@ -118,23 +118,38 @@ impl Workspace {
         Ok(Workspace { root: dir.to_path_buf(), packages })
     }
 
-    /// The crate source folders of the workspace (relative to `cwd`): the folder of each package's lib and bin roots.
+    /// The crate source folders of the workspace (relative to `cwd`): the folder of each package's lib and bin roots
+    /// (`src` for `src/lib.rs`, `src/main.rs` and the `src/bin/*` they share it with), and the folder of a root
+    /// Cargo.toml declares elsewhere (`[[bin]] path = "version.rs"`: the package's own folder, `.` at the root)
+    /// when no folder listed before holds it.
     pub fn source_dirs(&self, cwd: &Path) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = Vec::new();
+        let rel = |dir: &Path| match dir.strip_prefix(cwd) {
+            Ok(r) if r.as_os_str().is_empty() => PathBuf::from("."),
+            Ok(r) => r.to_path_buf(),
+            Err(_) => dir.to_path_buf(),
+        };
         for pkg in &self.packages {
-            for t in pkg.targets() {
-                if pkg.proc_macro && pkg.lib.as_ref() == Some(t) {
-                    continue;
-                }
-                let Some(dir) = t.path.parent() else { continue };
-                // The CRD generator reads a folder's lib.rs or main.rs; `src/bin/x.rs` belongs to that binary alone.
+            let targets: Vec<&Target> =
+                pkg.targets().filter(|t| !(pkg.proc_macro && pkg.lib.as_ref() == Some(*t))).collect();
+            let mut dirs: Vec<&Path> = Vec::new();
+            // The CRD generator reads a folder's lib.rs or main.rs; `src/bin/x.rs` belongs to that binary alone.
+            for t in &targets {
                 let is_root = |f: &str| t.path.file_name().is_some_and(|n| n == f);
-                if !(is_root("lib.rs") || is_root("main.rs")) {
-                    continue;
+                if let Some(dir) = t.path.parent().filter(|_| is_root("lib.rs") || is_root("main.rs")) {
+                    dirs.push(dir);
                 }
-                let rel = dir.strip_prefix(cwd).map(Path::to_path_buf).unwrap_or_else(|_| dir.to_path_buf());
-                if !out.contains(&rel) {
-                    out.push(rel);
+            }
+            for t in &targets {
+                let Some(dir) = t.path.parent() else { continue };
+                if !dirs.iter().any(|d| t.path.starts_with(d)) {
+                    dirs.push(dir);
+                }
+            }
+            for dir in dirs {
+                let r = rel(dir);
+                if !out.contains(&r) {
+                    out.push(r);
                 }
             }
         }
@@ -160,8 +175,13 @@ pub fn crate_roots(src: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) 
         for b in &pkg.bins {
             out.push((b.name.clone(), b.path.clone(), true));
         }
-        // A package's targets outside this folder belong to another --source.
-        let inside: Vec<_> = out.iter().filter(|(_, p, _)| p.starts_with(src)).cloned().collect();
+        // A package's targets outside this folder belong to another --source; in the package's own folder, those
+        // in its `src/` do too when others lie outside it (`[[bin]] path = "version.rs"`).
+        let mut inside: Vec<_> = out.iter().filter(|(_, p, _)| p.starts_with(src)).cloned().collect();
+        let own_src = pkg.dir.join("src");
+        if same_dir(src, &pkg.dir) && inside.iter().any(|(_, p, _)| !p.starts_with(&own_src)) {
+            inside.retain(|(_, p, _)| !p.starts_with(&own_src));
+        }
         if !inside.is_empty() {
             return inside;
         }
@@ -197,6 +217,11 @@ pub fn crate_roots(src: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) 
         out.extend(bins);
     }
     out
+}
+
+/// Whether two paths name the same folder, `.` components aside (`/w/.` and `/w`).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    normalize(a) == normalize(b)
 }
 
 /// `fleet-api` → `fleet_api`.

@@ -149,7 +149,7 @@ fn adopt_refuses_what_it_cannot_adopt_and_leaves_the_tree_as_it_was() {
     assert!(text(&out).contains("is not a crate: there is no Cargo.toml"), "{}", text(&out));
     assert!(std::fs::read_dir(&empty).unwrap().next().is_none());
 
-    // A crate without kinds: says where it looked.
+    // A crate without kinds, and without controllers or watchers of built-in ones: says where it looked.
     let plain = parent.path().join("plain");
     std::fs::create_dir_all(plain.join("src")).unwrap();
     std::fs::write(plain.join("Cargo.toml"), "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
@@ -159,7 +159,8 @@ fn adopt_refuses_what_it_cannot_adopt_and_leaves_the_tree_as_it_was() {
     let out = ks(&plain).arg("adopt").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out).contains("no #[derive(CustomResource)] kind found") && text(&out).contains("looked in src"),
+        text(&out).contains("no #[derive(CustomResource)] kind, and no `Controller::new` or watcher")
+            && text(&out).contains("looked in src"),
         "{}",
         text(&out)
     );

@@ -341,7 +341,7 @@ impl Default for S { fn default() -> Self { Self { ..Default::default() } } }
 }
 
 #[test]
-fn unevaluable_default_names_the_field_and_marker_fixes_it() {
+fn unevaluable_default_needs_compiling_and_a_marker_reads_it_statically() {
     let src = r#"
 fn compute() -> u32 { let x = 2; x * 21 }
 #[derive(CustomResource)]
@@ -351,9 +351,10 @@ pub struct CalcSpec {
     pub answer: u32,
 }
 "#;
+    // kube-derive's `crd()` runs the default fn: the compiled fallback gives what kubesmith cannot evaluate.
     let err = gen_files(&[("lib.rs", src)]).expect_err("unevaluable");
     match &err.kind {
-        CrdErrorKind::Default { field, .. } => assert_eq!(field, "answer"),
+        CrdErrorKind::NeedsCompile { construct, .. } => assert_eq!(construct, "the default of field `answer`"),
         other => panic!("unexpected {other:?}"),
     }
     assert_eq!(err.line, 6);
@@ -364,6 +365,22 @@ pub struct CalcSpec {
     );
     let crd = gen_one(&fixed);
     assert_eq!(spec_schema(&crd)["properties"]["answer"]["default"], 42);
+}
+
+#[test]
+fn a_default_behind_a_predicate_kubesmith_cannot_run_needs_compiling() {
+    let src = r#"
+fn is_default(v: &u32) -> bool { *v == 0 }
+#[derive(CustomResource)]
+#[kube(group = "d.io", version = "v1", kind = "Pred")]
+pub struct PredSpec {
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub count: u32,
+}
+"#;
+    let err = gen_files(&[("lib.rs", src)]).expect_err("needs compiling");
+    assert!(err.needs_compiling(), "kube-derive runs the predicate, so the compiled fallback gives it: {err}");
+    assert_eq!(err.line, 6);
 }
 
 #[test]

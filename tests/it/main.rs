@@ -5,6 +5,7 @@
 mod adopt;
 mod adopt_owners;
 mod adopt_partial;
+mod adopt_shapes;
 mod alpha;
 mod architecture;
 mod bundle;

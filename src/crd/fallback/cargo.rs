@@ -33,6 +33,72 @@ pub struct Package {
     pub lock: Option<PathBuf>,
     /// The k8s-openapi version feature the harness must enable because the crate enables none itself.
     pub k8s_openapi: Option<K8sPin>,
+    /// Features other members of the workspace enable on the crate's registry dependencies and it does not: cargo
+    /// unifies them when the workspace builds (a member enabling k8s-openapi's `schemars` for a types crate that
+    /// derives `JsonSchema` on its types), so the harness enables them too.
+    pub unified: Vec<Unified>,
+}
+
+/// Features of one dependency the workspace turns on beyond the crate's own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unified {
+    /// The package (`k8s-openapi`).
+    pub name: String,
+    /// The crate's key for it (a rename, else the name).
+    pub key: String,
+    /// Its version requirement, for a harness that adds it (`=0.29.0` when the lock pins one).
+    pub version: String,
+    /// The features to add, sorted.
+    pub features: Vec<String>,
+    /// The members that enable them, for the note.
+    pub from: Vec<String>,
+}
+
+/// The features other workspace `members` enable on `package`'s normal registry dependencies beyond its own (what
+/// cargo unifies when the workspace builds).
+fn unified_features(package: &Value, members: &[Value], lock: Option<&Path>) -> Vec<Unified> {
+    let deps = |p: &Value| p["dependencies"].as_array().cloned().unwrap_or_default();
+    let normal = |d: &Value| d["kind"].is_null() && d["path"].is_null() && d["source"].is_string();
+    let features = |d: &Value| -> BTreeSet<String> {
+        d["features"].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+    };
+    let name = package["name"].as_str().unwrap_or_default();
+    let mut out = Vec::new();
+    for d in deps(package).iter().filter(|d| normal(d)) {
+        let dep = d["name"].as_str().unwrap_or_default();
+        let own = features(d);
+        let mut extra = BTreeSet::new();
+        let mut from = Vec::new();
+        for m in members.iter().filter(|m| m["name"] != name) {
+            for o in deps(m).iter().filter(|o| o["kind"].is_null() && o["name"] == dep) {
+                let more: Vec<String> = features(o).difference(&own).cloned().collect();
+                if !more.is_empty() {
+                    extra.extend(more);
+                    from.push(m["name"].as_str().unwrap_or_default().to_string());
+                }
+            }
+        }
+        // A version feature is the pin's business (one version only), never unified here.
+        extra.retain(|f| !is_version_feature(f));
+        if extra.is_empty() {
+            continue;
+        }
+        from.sort();
+        from.dedup();
+        let version = lock
+            .and_then(|l| locked_version(l, dep, name))
+            .map(|v| format!("={v}"))
+            .or_else(|| d["req"].as_str().map(str::to_string))
+            .unwrap_or_else(|| "*".to_string());
+        out.push(Unified {
+            name: dep.to_string(),
+            key: d["rename"].as_str().unwrap_or(dep).to_string(),
+            version,
+            features: extra.into_iter().collect(),
+            from,
+        });
+    }
+    out
 }
 
 /// A k8s-openapi version feature the harness enables for a crate that leaves the Kubernetes version to the crates
@@ -157,6 +223,7 @@ pub fn package_of(source_dir: &Path, k8s_feature: Option<&str>) -> Result<Packag
         let workspace_root = meta["workspace_root"].as_str().map(PathBuf::from).unwrap_or_default();
         let lock = Some(workspace_root.join("Cargo.lock")).filter(|l| l.is_file());
         let k8s_openapi = k8s_pin(p, &packages, lock.as_deref(), k8s_feature);
+        let unified = unified_features(p, &packages, lock.as_deref());
         return Ok(Package {
             name: p["name"].as_str().unwrap_or_default().to_string(),
             version: p["version"].as_str().unwrap_or("0.0.0").to_string(),
@@ -172,6 +239,7 @@ pub fn package_of(source_dir: &Path, k8s_feature: Option<&str>) -> Result<Packag
                 .unwrap_or_else(|| workspace_root.join("target")),
             lock,
             k8s_openapi,
+            unified,
         });
     }
     bail!(
@@ -225,6 +293,8 @@ pub struct Built {
     pub bin: String,
     /// Whether its `Cargo.toml` changed (the lock file must be made again).
     pub changed: bool,
+    /// The kinds it prints, for messages (`Foo (foos.example.com v1)`).
+    pub kinds: Vec<String>,
 }
 
 /// Prepares the harness lock (a copy of the crate's, trimmed by cargo to the harness' graph, then checked to pin
@@ -234,7 +304,10 @@ pub fn run_harness(package: &Package, built: &Built) -> Result<String> {
     let harness_lock = built.dir.join("Cargo.lock");
     let origin = built.dir.join("Cargo.lock.origin");
     let mut build = cargo();
-    build.args(["build", "--quiet", "--message-format", "json-render-diagnostics", "--manifest-path"]);
+    // A dependency's `rust-version` newer than this toolchain stops cargo before it compiles anything, though the
+    // crate may well build: try, and let the compiler's own errors say what is missing.
+    build.args(["build", "--quiet", "--ignore-rust-version", "--message-format", "json-render-diagnostics"]);
+    build.arg("--manifest-path");
     build.arg(&harness_manifest).args(["--bin", &built.bin]);
     if let Some(lock) = &package.lock {
         let text = std::fs::read_to_string(lock).with_context(|| format!("cannot read {}", lock.display()))?;
@@ -273,15 +346,22 @@ pub fn run_harness(package: &Package, built: &Built) -> Result<String> {
         }
         build.arg("--locked");
     }
+    let shown: Vec<&str> = built.kinds.iter().take(3).map(String::as_str).collect();
+    let more = built.kinds.len().saturating_sub(shown.len());
     let progress = crate::output::Progress::start(format_args!(
-        "compiling {}'s kinds that need it (cargo build; a first build takes minutes)",
-        package.name
+        "compiling {} kind(s) of {} whose CRD only its own code gives ({}{}): cargo builds a harness in {} with its \
+         Cargo.lock and target folder; a first build compiles every dependency and takes minutes",
+        built.kinds.len(),
+        package.name,
+        shown.join(", "),
+        if more > 0 { format!(", and {more} more") } else { String::new() },
+        built.dir.display()
     ));
-    let out = build.env("CARGO_TARGET_DIR", &package.target_dir).output().context("cannot run cargo")?;
-    if out.status.success() {
+    let total = std::fs::read_to_string(&harness_lock).map(|t| t.matches("[[package]]").count()).unwrap_or(0);
+    let (ok, stdout, stderr) = build_counting(&mut build, &package.target_dir, &progress, total)?;
+    if ok {
         progress.finish();
     } else {
-        let stderr = String::from_utf8_lossy(&out.stderr);
         bail!(
             "building the compiled fallback's harness failed: {}\n(cargo's output follows; the harness is {})\n{}",
             build_failure_hint(&stderr, package),
@@ -289,7 +369,7 @@ pub fn run_harness(package: &Package, built: &Built) -> Result<String> {
             stderr.trim_end()
         );
     }
-    let exe = String::from_utf8_lossy(&out.stdout)
+    let exe = stdout
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == built.bin.as_str())
@@ -303,6 +383,43 @@ pub fn run_harness(package: &Package, built: &Built) -> Result<String> {
         );
     }
     String::from_utf8(run.stdout).context("the harness printed something that is not UTF-8")
+}
+
+/// Runs the harness build, counting the crates cargo finishes (of about `total`, the harness lock's packages) on
+/// `progress`; returns whether it passed, its stdout (JSON messages) and its stderr.
+fn build_counting(
+    build: &mut Command,
+    target_dir: &Path,
+    progress: &crate::output::Progress,
+    total: usize,
+) -> Result<(bool, String, String)> {
+    use std::io::{BufRead as _, Read as _};
+    let mut child = build
+        .env("CARGO_TARGET_DIR", target_dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .context("cannot run cargo")?;
+    let mut err = child.stderr.take().context("cargo's stderr")?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = err.read_to_string(&mut text);
+        text
+    });
+    let mut stdout = String::new();
+    let mut done = 0;
+    for line in std::io::BufReader::new(child.stdout.take().context("cargo's stdout")?).lines() {
+        let line = line.context("reading cargo's output")?;
+        if line.contains("\"reason\":\"compiler-artifact\"") {
+            done += 1;
+            progress.count(done, total, "crates");
+        }
+        stdout.push_str(&line);
+        stdout.push('\n');
+    }
+    let status = child.wait().context("waiting for cargo")?;
+    let stderr = reader.join().unwrap_or_default();
+    Ok((status.success(), stdout, stderr))
 }
 
 /// What to do about a failed harness build, from cargo's output: the causes seen in real crates first.
@@ -396,6 +513,29 @@ version = "0.1.0"
 
     fn member(name: &str, deps: serde_json::Value) -> Value {
         serde_json::json!({"name": name, "dependencies": deps, "features": {}})
+    }
+
+    #[test]
+    fn features_other_members_enable_on_the_crates_dependencies_are_unified() {
+        let reg = "registry+https://github.com/rust-lang/crates.io-index";
+        let dep = |name: &str, features: &[&str]| serde_json::json!({"name": name, "kind": null, "req": "^0.29", "source": reg, "features": features});
+        // The types crate derives JsonSchema on k8s-openapi types; only the operator turns `schemars` on.
+        let types = member("types", serde_json::json!([dep("k8s-openapi", &["latest"]), dep("serde", &[])]));
+        let operator = member(
+            "operator",
+            serde_json::json!([
+                {"name": "types", "kind": null, "path": "/w/types", "features": []},
+                dep("k8s-openapi", &["latest", "schemars", "v1_33"]),
+                {"name": "serde", "kind": "dev", "req": "1", "source": reg, "features": ["derive"]}
+            ]),
+        );
+        let unified = unified_features(&types, &[types.clone(), operator.clone()], None);
+        assert_eq!(unified.len(), 1, "{unified:?}");
+        let u = &unified[0];
+        assert_eq!((u.name.as_str(), u.key.as_str(), u.version.as_str()), ("k8s-openapi", "k8s-openapi", "^0.29"));
+        assert_eq!(u.features, ["schemars"], "a version feature is the pin's, a dev-dependency's is not unified");
+        assert_eq!(u.from, ["operator"]);
+        assert!(unified_features(&operator, &[types, operator.clone()], None).is_empty(), "nothing beyond its own");
     }
 
     #[test]

@@ -56,7 +56,8 @@ pub fn write(package: &Package, wanted: &[Wanted]) -> Result<Built> {
         mirror_manifest(package, &bin, wrapped)?
     };
     let changed = write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
-    Ok(Built { dir, bin, changed })
+    let kinds = wanted.iter().map(|w| w.kind.clone()).collect();
+    Ok(Built { dir, bin, changed, kinds })
 }
 
 /// A path segment as Rust code (`r#type` for keywords).
@@ -177,9 +178,43 @@ fn dependent_manifest(package: &Package, bin: &str, kube_core: &str, serde_json:
         });
         deps["k8s-openapi"] = value(pin_dependency(version.as_deref().unwrap_or("*"), &pin.feature));
     }
+    // The features the workspace unifies on the crate's dependencies: on the harness' own entry for the package,
+    // else on one it adds.
+    for u in &package.unified {
+        let key = if u.name == "kube-core" || u.name == "serde_json" || u.name == "k8s-openapi" {
+            u.name.clone()
+        } else {
+            format!("kubesmith-unify-{}", u.name)
+        };
+        let mut spec = deps.get(&key).and_then(Item::as_inline_table).cloned().unwrap_or_else(|| {
+            let mut t = InlineTable::new();
+            if key != u.name {
+                t.insert("package", u.name.as_str().into());
+            }
+            t.insert("version", u.version.as_str().into());
+            t.insert("default-features", false.into());
+            t
+        });
+        if let Some(Item::Value(toml_edit::Value::String(req))) = deps.get(&key) {
+            spec.insert("version", req.value().as_str().into());
+        }
+        add_features(&mut spec, &u.features);
+        deps[&key] = value(spec);
+    }
     doc["dependencies"] = Item::Table(deps);
     doc["workspace"] = Item::Table(Table::new());
     doc.to_string()
+}
+
+/// `features` added to a dependency entry's list (each once).
+fn add_features(spec: &mut InlineTable, features: &[String]) {
+    let mut list = spec.get("features").and_then(|f| f.as_array()).cloned().unwrap_or_default();
+    for f in features {
+        if !list.iter().any(|x| x.as_str() == Some(f.as_str())) {
+            list.push(f.as_str());
+        }
+    }
+    spec.insert("features", toml_edit::Value::Array(list));
 }
 
 /// A k8s-openapi dependency enabling the version feature the crate leaves to its users.
@@ -329,6 +364,9 @@ fn mirror_manifest(package: &Package, bin: &str, wrapped: bool) -> Result<String
             features.push(pin.feature.as_str());
             spec.insert("features", toml_edit::Value::Array(features));
         }
+        if let Some(u) = package.unified.iter().find(|u| u.key == key && d["kind"].is_null()) {
+            add_features(&mut spec, &u.features);
+        }
         let table = match (d["kind"].as_str(), d["target"].as_str()) {
             (Some("dev"), _) => continue,
             (kind, Some(t)) => {
@@ -463,6 +501,45 @@ mod tests {
         let p: Vec<String> = ["crate", "api", "type", "Foo"].iter().map(|s| s.to_string()).collect();
         assert_eq!(rust_path("crate", &p), "crate::api::r#type::Foo");
         assert_eq!(rust_path("crate_under_test", &p), "crate_under_test::api::r#type::Foo");
+    }
+
+    #[test]
+    fn the_harness_turns_on_the_features_the_workspace_unifies() {
+        let meta = json!({"name": "types", "dependencies": [{"name": "k8s-openapi", "req": "^0.29", "kind": null,
+            "features": ["latest"], "uses_default_features": true, "optional": false,
+            "source": "registry+https://github.com/rust-lang/crates.io-index"}], "features": {}});
+        let package = Package {
+            name: "types".into(),
+            version: "0.1.0".into(),
+            edition: "2021".into(),
+            manifest_dir: "/w/types".into(),
+            metadata: meta,
+            root: "/w/types/src/lib.rs".into(),
+            lib_name: Some("types".into()),
+            build_script: None,
+            target_dir: "/w/target".into(),
+            lock: None,
+            k8s_openapi: None,
+            unified: vec![super::super::cargo::Unified {
+                name: "k8s-openapi".into(),
+                key: "k8s-openapi".into(),
+                version: "=0.29.0".into(),
+                features: vec!["schemars".into()],
+                from: vec!["operator".into()],
+            }],
+        };
+        let dependent = dependent_manifest(&package, "crdgen", "5.0.0", "1.0.0");
+        assert!(
+            dependent.contains(
+                r#"k8s-openapi = { version = "=0.29.0", default-features = false, features = ["schemars"] }"#
+            ),
+            "{dependent}"
+        );
+        let mirror = mirror_manifest(&package, "crdgen", false).unwrap();
+        assert!(
+            mirror.contains(r#"k8s-openapi = { version = "^0.29", features = ["latest", "schemars"] }"#),
+            "{mirror}"
+        );
     }
 
     #[test]

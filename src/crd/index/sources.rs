@@ -24,6 +24,8 @@ pub struct SourceSet {
     /// the index learned of each from its text alone, shared by the set's clones: the parts of a split generation
     /// ([`crate::crd::partition`]) each load the whole crate and look at every file.
     read_ahead: RefCell<HashMap<PathBuf, SourceText>>,
+    /// Storage versions the project names outside the sources (PROJECT's `storageVersions`), by `(group, kind)`.
+    storage_versions: Arc<BTreeMap<(String, String), String>>,
 }
 
 /// A file's text and its [`FileFacts`], once an index worked them out.
@@ -70,7 +72,21 @@ impl SourceSet {
             scanned: RefCell::default(),
             listed: std::cell::OnceCell::new(),
             read_ahead: RefCell::default(),
+            storage_versions: Arc::default(),
         }
+    }
+
+    /// The storage version of each `(group, kind)` the project names outside the sources (PROJECT's
+    /// `storageVersions`, `kubesmith adopt --storage-version`): chosen as a `+kubebuilder:storageversion` marker
+    /// would choose it, for a kind whose versions the crate's own code combines where kubesmith cannot read it.
+    pub fn with_storage_versions(mut self, versions: BTreeMap<(String, String), String>) -> Self {
+        self.storage_versions = Arc::new(versions);
+        self
+    }
+
+    /// The storage versions the project names, by `(group, kind)` ([`SourceSet::with_storage_versions`]).
+    pub fn storage_versions(&self) -> &BTreeMap<(String, String), String> {
+        &self.storage_versions
     }
 
     /// Every `.rs` file under the source folder (hidden folders skipped, 32 levels at most) with its size in bytes,
