@@ -155,6 +155,10 @@ pub fn raw_request_rule(method: &str, url: &str) -> Option<(String, String, &'st
     Some((group, resource, verb))
 }
 
+/// The events `Recorder` publishes `events.k8s.io/v1` Events: kube 5 creates a new event and patches one that
+/// repeats (its series count) within the dedup window.
+pub const RECORDER: (&str, &str, &[&str]) = ("events.k8s.io", "events", &["create", "patch"]);
+
 #[cfg(test)]
 mod raw_tests {
     use super::raw_request_rule;
@@ -172,7 +176,3 @@ mod raw_tests {
         assert_eq!(rule("GET", "/api/v1/{kind}"), None, "a resource only known at run time");
     }
 }
-
-/// The events `Recorder` publishes `events.k8s.io/v1` Events: kube 5 creates a new event and patches one that
-/// repeats (its series count) within the dedup window.
-pub const RECORDER: (&str, &str, &[&str]) = ("events.k8s.io", "events", &["create", "patch"]);
