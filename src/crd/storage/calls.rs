@@ -6,15 +6,18 @@
 //! generates registered, so `v1::Foo::crd()`, `mylib::api::v2::Foo::crd()` and `use` renames all name their kind.
 //!
 //! What an argument may be: for the storage version, a string literal, a `const`/`static` (free, fn-local or
-//! associated, `Self::X` in impls) whose value is one, a `let` bound once to one, `&`/`.to_string()`/`.as_str()`/
+//! associated, `Self::X` in impls) whose value is one, a `let` bound to one where it is used
+//! (shadowing and blocks followed as Rust scopes them; a `let mut` only when nothing assigns to it), `&`/`.to_string()`/`.as_str()`/
 //! `String::from` around any of those, or the version of a kind (`v2::Foo::version(&())`,
 //! `v2::Foo::api_resource().version`); for the CRDs, `vec![..]` or an array of `Kind::crd()` (also
-//! `<Kind as CustomResourceExt>::crd()`), directly or through a `let`. Anything else is read as "not evaluable",
+//! `<Kind as CustomResourceExt>::crd()`), directly or through a `let`, or an `if`/`match` choosing between them
+//! (each branch's version is merged: the CRD holds them all). Anything else is read as "not evaluable",
 //! with the reason, never guessed.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use proc_macro2::LineColumn;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -124,33 +127,65 @@ impl Code {
 /// What one fn body binds and calls (closures included; nested fn items are bodies of their own).
 #[derive(Default)]
 struct Scope {
-    /// Every name a pattern, parameter, `let` or local const binds: `Some(init)` for a plain `let x = init;` or a
-    /// local const, `None` for anything else.
-    bindings: HashMap<String, Vec<Option<syn::Expr>>>,
+    /// Every name a pattern, parameter, `let` or local const binds, with where the binding is visible; a later
+    /// `let` of the same name shadows an earlier one from where it ends.
+    bindings: HashMap<String, Vec<Binding>>,
+    /// Names an assignment (`x = ..`, `x += ..`) writes to: a `let mut` of them is not read.
+    assigned: std::collections::HashSet<String>,
+    /// The ends of the blocks, closures and arms being visited: a binding is visible up to the innermost one.
+    regions: Vec<LineColumn>,
     /// The fn's own `use` declarations.
     uses: Vec<UseEntry>,
     calls: Vec<syn::ExprCall>,
     nested: Vec<syn::ItemFn>,
 }
 
+/// One binding of a name.
+struct Binding {
+    /// Where it starts to be visible (the end of its `let`).
+    from: LineColumn,
+    /// Where it stops (the end of the block it is in).
+    until: LineColumn,
+    /// `Some(init)` for a plain `let x = init;` or a local const, `None` for anything else.
+    value: Option<syn::Expr>,
+    /// A `let mut`: read only when nothing assigns to the name.
+    mutable: bool,
+}
+
+/// Past the end of any file.
+const END: LineColumn = LineColumn { line: usize::MAX, column: usize::MAX };
+
 impl Scope {
-    fn bind(&mut self, name: String, value: Option<syn::Expr>) {
-        self.bindings.entry(name).or_default().push(value);
+    fn bind(&mut self, name: String, from: LineColumn, value: Option<syn::Expr>, mutable: bool) {
+        let until = self.regions.last().copied().unwrap_or(END);
+        self.bindings.entry(name).or_default().push(Binding { from, until, value, mutable });
+    }
+
+    /// The binding of `name` visible at `at`: the latest one started before it and not yet ended.
+    fn visible(&self, name: &str, at: LineColumn) -> Option<&Binding> {
+        self.bindings.get(name)?.iter().filter(|b| b.from <= at && at <= b.until).max_by_key(|b| b.from)
     }
 
     fn param(&mut self, input: &syn::FnArg) {
         if let syn::FnArg::Typed(t) = input {
-            self.pattern(&t.pat);
+            self.pattern(&t.pat, LineColumn { line: 0, column: 0 });
         }
     }
 
-    /// Every name `pat` binds, bound to nothing kubesmith reads.
-    fn pattern(&mut self, pat: &syn::Pat) {
+    /// Every name `pat` binds from `from`, bound to nothing kubesmith reads.
+    fn pattern(&mut self, pat: &syn::Pat, from: LineColumn) {
         let mut names = Vec::new();
         pat_idents(pat, &mut names);
         for n in names {
-            self.bind(n, None);
+            self.bind(n, from, None, false);
         }
+    }
+
+    /// Visits `f` with bindings made inside it ending at `end`.
+    fn within(&mut self, end: LineColumn, f: impl FnOnce(&mut Self)) {
+        self.regions.push(end);
+        f(self);
+        self.regions.pop();
     }
 
     /// The arguments of a macro call read as expressions (`println!("{}", merge_crds(..))`), when they are.
@@ -183,44 +218,94 @@ fn pat_idents(pat: &syn::Pat, out: &mut Vec<String>) {
     }
 }
 
-/// The name a plain `let x = ..;` / `let x: T = ..;` binds (not `mut`, `ref` or a sub-pattern).
-fn plain_ident(pat: &syn::Pat) -> Option<String> {
+/// The name a plain `let x = ..;` / `let mut x: T = ..;` binds (not `ref` or a sub-pattern), and whether it is
+/// `mut`.
+fn plain_ident(pat: &syn::Pat) -> Option<(String, bool)> {
     match pat {
-        syn::Pat::Ident(i) if i.mutability.is_none() && i.by_ref.is_none() && i.subpat.is_none() => {
-            Some(i.ident.to_string())
+        syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+            Some((i.ident.to_string(), i.mutability.is_some()))
         }
         syn::Pat::Type(t) => plain_ident(&t.pat),
         _ => None,
     }
 }
 
+/// The name an assignment writes to (`x = ..`, `x.field = ..` is not one).
+fn assigned_name(e: &syn::Expr) -> Option<String> {
+    match e {
+        syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(ToString::to_string),
+        syn::Expr::Paren(p) => assigned_name(&p.expr),
+        _ => None,
+    }
+}
+
 impl<'ast> Visit<'ast> for Scope {
+    fn visit_block(&mut self, b: &'ast syn::Block) {
+        self.within(b.span().end(), |s| syn::visit::visit_block(s, b));
+    }
+
     fn visit_local(&mut self, l: &'ast syn::Local) {
-        match (plain_ident(&l.pat), &l.init) {
-            (Some(name), Some(init)) if init.diverge.is_none() => self.bind(name, Some(*init.expr.clone())),
-            _ => self.pattern(&l.pat),
-        }
+        // The initializer cannot see the names the `let` binds.
         syn::visit::visit_local(self, l);
+        let from = l.span().end();
+        match (plain_ident(&l.pat), &l.init) {
+            (Some((name, mutable)), Some(init)) if init.diverge.is_none() => {
+                self.bind(name, from, Some(*init.expr.clone()), mutable)
+            }
+            _ => self.pattern(&l.pat, from),
+        }
     }
 
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-        c.inputs.iter().for_each(|p| self.pattern(p));
-        syn::visit::visit_expr_closure(self, c);
+        self.within(c.span().end(), |s| {
+            c.inputs.iter().for_each(|p| s.pattern(p, p.span().start()));
+            syn::visit::visit_expr_closure(s, c);
+        });
     }
 
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-        self.pattern(&f.pat);
-        syn::visit::visit_expr_for_loop(self, f);
+        self.within(f.span().end(), |s| {
+            s.pattern(&f.pat, f.pat.span().start());
+            syn::visit::visit_expr_for_loop(s, f);
+        });
     }
 
     fn visit_arm(&mut self, a: &'ast syn::Arm) {
-        self.pattern(&a.pat);
-        syn::visit::visit_arm(self, a);
+        self.within(a.span().end(), |s| {
+            s.pattern(&a.pat, a.pat.span().start());
+            syn::visit::visit_arm(s, a);
+        });
     }
 
     fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
-        self.pattern(&l.pat);
+        // `if let` / `while let`: visible in the rest of the enclosing block at most (an over-estimate that only
+        // makes later names unreadable, never wrong).
+        self.pattern(&l.pat, l.pat.span().start());
         syn::visit::visit_expr_let(self, l);
+    }
+
+    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+        self.assigned.extend(assigned_name(&a.left));
+        syn::visit::visit_expr_assign(self, a);
+    }
+
+    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+        if matches!(
+            b.op,
+            syn::BinOp::AddAssign(_)
+                | syn::BinOp::SubAssign(_)
+                | syn::BinOp::MulAssign(_)
+                | syn::BinOp::DivAssign(_)
+                | syn::BinOp::RemAssign(_)
+                | syn::BinOp::BitXorAssign(_)
+                | syn::BinOp::BitAndAssign(_)
+                | syn::BinOp::BitOrAssign(_)
+                | syn::BinOp::ShlAssign(_)
+                | syn::BinOp::ShrAssign(_)
+        ) {
+            self.assigned.extend(assigned_name(&b.left));
+        }
+        syn::visit::visit_expr_binary(self, b);
     }
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
@@ -230,13 +315,14 @@ impl<'ast> Visit<'ast> for Scope {
     }
 
     fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
-        self.bind(c.ident.to_string(), Some(*c.expr.clone()));
+        // Items are visible in their whole block.
+        self.bind(c.ident.to_string(), LineColumn { line: 0, column: 0 }, Some(*c.expr.clone()), false);
         syn::visit::visit_item_const(self, c);
     }
 
     fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
         let value = s.mutability == syn::StaticMutability::None;
-        self.bind(s.ident.to_string(), value.then(|| *s.expr.clone()));
+        self.bind(s.ident.to_string(), LineColumn { line: 0, column: 0 }, value.then(|| *s.expr.clone()), false);
         syn::visit::visit_item_static(self, s);
     }
 
@@ -353,20 +439,23 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// The local binding of a one-segment path: `Ok(Some(init))` for a plain `let` or local const, `Ok(None)` when
-    /// no local binds it, `Err(why)` when kubesmith cannot tell what it holds.
+    /// The local binding of a one-segment path where it is written: `Ok(Some(init))` for a plain `let` or local
+    /// const, `Ok(None)` when no local binds it there, `Err(why)` when kubesmith cannot tell what it holds.
     fn local(&self, p: &syn::Path) -> Result<Option<&'a syn::Expr>, String> {
         let Some(name) = p.get_ident().map(ToString::to_string) else { return Ok(None) };
-        let Some(bound) = self.scope.and_then(|s| s.bindings.get(&name)) else { return Ok(None) };
-        match bound.as_slice() {
-            [Some(init)] => {
+        let Some(scope) = self.scope else { return Ok(None) };
+        let Some(bound) = scope.visible(&name, p.span().start()) else { return Ok(None) };
+        match &bound.value {
+            Some(_) if bound.mutable && scope.assigned.contains(&name) => {
+                Err(format!("`{name}` is a `let mut` the fn assigns to"))
+            }
+            Some(init) => {
                 if matches!(self.prog.resolve(self.module, std::slice::from_ref(&name), &[]), Res::Item(_)) {
                     return Err(format!("`{name}` names both a local and an item of the module"));
                 }
                 Ok(Some(init))
             }
-            [None] => Err(format!("`{name}` is a parameter or bound by a pattern")),
-            _ => Err(format!("`{name}` is bound more than once in the fn")),
+            None => Err(format!("`{name}` is a parameter or bound by a pattern")),
         }
     }
 
@@ -473,9 +562,9 @@ impl<'a> Cx<'a> {
                     .mac
                     .parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
                     .map_err(|_| format!("`{}` is not a list kubesmith can read", tokens(e)))?;
-                items.iter().map(|x| cx.crd(x)).collect()
+                flatten(items.iter().map(|x| cx.crd(x)))
             }
-            syn::Expr::Array(a) => a.elems.iter().map(|x| cx.crd(x)).collect(),
+            syn::Expr::Array(a) => flatten(a.elems.iter().map(|x| cx.crd(x))),
             syn::Expr::Reference(r) => cx.crds(&r.expr),
             syn::Expr::Paren(p) => cx.crds(&p.expr),
             syn::Expr::Group(g) => cx.crds(&g.expr),
@@ -493,8 +582,9 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// The kind version a `Kind::crd()` element is.
-    fn crd(&self, e: &syn::Expr) -> Result<VersionKey, String> {
+    /// The kind versions a `Kind::crd()` element may be: one, or one per branch of an `if`/`match` choosing
+    /// between kinds' `crd()`s (each is merged when its branch runs, so the CRD the crate means holds them all).
+    fn crd(&self, e: &syn::Expr) -> Result<Vec<VersionKey>, String> {
         let Some(cx) = self.deeper() else { return Err("it refers to itself".into()) };
         match e {
             syn::Expr::Call(c) if c.args.is_empty() => match cx.callee(&c.func) {
@@ -502,12 +592,37 @@ impl<'a> Cx<'a> {
                     .kinds
                     .get(&g)
                     .cloned()
+                    .map(|k| vec![k])
                     .ok_or_else(|| format!("the `#[kube(...)]` of `{}` cannot be read", tokens(e))),
                 _ => Err(format!("`{}` is not the `crd()` of a kind of the crate", tokens(e))),
             },
             syn::Expr::MethodCall(m) if m.args.is_empty() && m.method == "clone" => cx.crd(&m.receiver),
             syn::Expr::Paren(p) => cx.crd(&p.expr),
             syn::Expr::Group(g) => cx.crd(&g.expr),
+            syn::Expr::Block(b) if b.label.is_none() => cx.crd_of_block(&b.block, e),
+            syn::Expr::If(i) => {
+                let Some((_, other)) = &i.else_branch else {
+                    return Err(format!("`{}` is an `if` without `else`", tokens(e)));
+                };
+                let mut out = cx.crd_of_block(&i.then_branch, e)?;
+                for k in cx.crd(other)? {
+                    if !out.contains(&k) {
+                        out.push(k);
+                    }
+                }
+                Ok(out)
+            }
+            syn::Expr::Match(m) => {
+                let mut out = Vec::new();
+                for arm in &m.arms {
+                    for k in cx.crd(&arm.body)? {
+                        if !out.contains(&k) {
+                            out.push(k);
+                        }
+                    }
+                }
+                Ok(out)
+            }
             syn::Expr::Path(p) if p.qself.is_none() => match cx.local(&p.path)? {
                 Some(init) => cx.crd(init),
                 None => Err(format!("`{}` is not a `let` bound to a `Kind::crd()`", tokens(e))),
@@ -515,6 +630,27 @@ impl<'a> Cx<'a> {
             _ => Err(format!("`{}` is not a `Kind::crd()` call", tokens(e))),
         }
     }
+
+    /// The `crd()` a block of one expression evaluates to.
+    fn crd_of_block(&self, b: &syn::Block, whole: &syn::Expr) -> Result<Vec<VersionKey>, String> {
+        match b.stmts.as_slice() {
+            [syn::Stmt::Expr(tail, None)] => self.crd(tail),
+            _ => Err(format!("`{}` is a block kubesmith does not run", tokens(whole))),
+        }
+    }
+}
+
+/// The elements' kind versions in order, each once.
+fn flatten(elems: impl Iterator<Item = Result<Vec<VersionKey>, String>>) -> Result<Vec<VersionKey>, String> {
+    let mut out = Vec::new();
+    for e in elems {
+        for k in e? {
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn is_path(e: &syn::Expr, want: &[&str]) -> bool {

@@ -247,3 +247,34 @@ fn a_list_kubesmith_cannot_read_is_named_when_the_storage_version_is_unknown() {
     assert!(said[0].contains("`all()` is not a `vec![..]` of `Kind::crd()` calls"), "{said:#?}");
     assert!(said[1].contains("has 2 storage versions (v1, v2)"), "{said:#?}");
 }
+
+#[test]
+fn a_name_is_read_where_it_is_used_through_shadowing_blocks_and_branches() {
+    let lib = format!(
+        "{KINDS}pub mod v3 {{\n    use super::*;\n    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n    \
+         #[kube(group = \"fleet.example.com\", version = \"v3\", kind = \"Ship\")]\n    pub struct ShipSpec {{}}\n}}\n\
+         pub fn migrate(old: bool) -> kube::core::crd::Crd {{\n    \
+         let mut crd = if old {{ v1::Ship::crd() }} else {{ v2::Ship::crd() }};\n    \
+         crd.spec.versions[0].served = false;\n    \
+         let new_crd = v3::Ship::crd();\n    \
+         {{\n        let new_crd = v1::Ship::crd();\n        let _ = new_crd;\n    }}\n    \
+         let all = vec![crd.clone(), new_crd.clone()];\n    \
+         let new_crd = kube::core::crd::merge_crds(all, \"v3\").unwrap();\n    \
+         let crd = new_crd.clone();\n    \
+         crd\n}}\n"
+    );
+    let (_dir, g) = generate(&[("src/lib.rs", lib.as_str())]);
+    // Either branch's version is merged with v3: the CRD holds all three, v3 stored.
+    assert_eq!(versions(&g), owned(&[("v3", true), ("v2", false), ("v1", false)]));
+}
+
+#[test]
+fn a_let_mut_the_fn_assigns_to_is_not_read() {
+    let lib = format!(
+        "{KINDS}pub fn crd() -> kube::core::crd::Crd {{\n    let mut crds = vec![v1::Ship::crd()];\n    \
+         crds = vec![v1::Ship::crd(), v2::Ship::crd()];\n    kube::core::crd::merge_crds(crds, \"v2\").unwrap()\n}}\n"
+    );
+    let (dir, g) = generate(&[("src/lib.rs", lib.as_str())]);
+    let said = problems(&g, dir.path());
+    assert!(said.iter().any(|s| s.contains("`crds` is a `let mut` the fn assigns to")), "{said:#?}");
+}
