@@ -79,6 +79,10 @@ const HERD: &[(&str, &str, &str)] = &[
     ("rbac.authorization.k8s.io", "clusterroles", "bind"),
     // kube.request(http::Request::get(format!("/api/v1/nodes/{}/proxy/configz", ..))): the path's rule.
     ("", "nodes/proxy", "get"),
+    // Server::run calls each `Box<dyn Hook>`'s rotate: Conversion<H>'s (H open) force-applies the CRDs through
+    // its own `self.reconcile_crd(..)`.
+    ("apiextensions.k8s.io", "customresourcedefinitions", "patch"),
+    ("apiextensions.k8s.io", "customresourcedefinitions", "create"),
 ];
 
 #[test]

@@ -520,6 +520,9 @@ impl<'p> Engine<'p> {
             for (f, self_ty, generics) in found {
                 let st = match &self_ty {
                     Some(t) if !t.is_vague() => self_ty.clone(),
+                    // Through `dyn Trait` or a bound: the impl's own type (`Conversion<H>`, `H` open) is still the
+                    // one whose fields and methods the body uses.
+                    Some(t) if matches!(base, Ty::Dyn(..) | Ty::Param(_)) && !t.is_unknown() => self_ty.clone(),
                     _ => Some(base.clone()).filter(|b| !b.is_unknown()).or(self_ty),
                 };
                 let t = self.call_expecting(f, st, generics, &args, &turbofish, expected);
