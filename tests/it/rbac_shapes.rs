@@ -95,3 +95,27 @@ fn rbac_infer_reads_a_patched_framework_crate_its_versioned_kinds_and_generic_cl
     // `hasher.update(bytes)` on sha2's hasher is no call of the framework client's methods.
     assert_eq!(stderr.trim_end(), "", "every call's kind is known");
 }
+
+/// What `switchboard`'s agent reaches through its `dyn` client abstraction (akri's shape), by hand.
+const SWITCHBOARD: &[(&str, &str, &str)] = &[
+    // `namespaced(..)` through the supertraits `IntoApi<ConfigMap> + IntoApi<Secret>`, then `.get(..)`: the kind
+    // is what the `let Some(cm): Option<ConfigMap> = cm else` after it, or the `let` annotation, says.
+    ("", "configmaps", "get"),
+    ("", "secrets", "get"),
+    // `.add_finalizer(svc.as_ref(), ..)`: the trait's default, `T` from the argument, then its `set_finalizers`.
+    ("", "services", "patch"),
+    // `let api = client.namespaced(..)`; `api.delete(..)`; later `api.apply(copy, ..)` with a Pod.
+    ("", "pods", "delete"),
+    ("", "pods", "patch"),
+    ("", "pods", "create"),
+];
+
+#[test]
+fn rbac_infer_reads_the_kind_of_a_dyn_client_from_the_later_use_of_its_result() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer/switchboard");
+    let out = ks(&dir).args(["rbac", "infer", "--offline"]).assert().success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(triples(&stdout), set(SWITCHBOARD), "{stdout}\n{stderr}");
+    assert_eq!(stderr.trim_end(), "", "every call's kind is known");
+}

@@ -400,6 +400,11 @@ pub fn unify(declared: &Ty, actual: &Ty, params: &std::collections::BTreeSet<Str
                 unify(d, a, params, out);
             }
         }
+        (Ty::Dyn(t1, a1), Ty::Dyn(t2, a2)) if t1.first() == t2.first() => {
+            for (d, a) in a1.iter().zip(a2) {
+                unify(d, a, params, out);
+            }
+        }
         _ => {}
     }
 }

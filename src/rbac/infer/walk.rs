@@ -165,6 +165,16 @@ pub struct Effects {
     pub impls: bool,
 }
 
+/// How far the walk's findings went, to undo a reading back to ([`Engine::mark`]).
+#[derive(Clone, Copy)]
+struct Mark {
+    needs: usize,
+    warnings: usize,
+    queue: usize,
+    pushed: usize,
+    recorded_warnings: usize,
+}
+
 /// A type's address, module, generic bindings and `Self`.
 type TypeKey = (usize, ModKey, Vec<(String, Ty)>, Option<Ty>);
 
@@ -193,6 +203,25 @@ struct Frame {
     ret: Ty,
     /// Initializers of locals that build RBAC rules (`let role = ClusterRole { .. PolicyRule { .. } .. }`).
     rule_inits: HashMap<String, syn::Expr>,
+    /// Where each local was bound, with the depth of `vars` it lives in, in binding order.
+    origins: Vec<(String, LineColumn, usize)>,
+    /// Types a second reading starts locals with, by where they are bound: what a later use of the local told
+    /// the first reading (`let cm = api.get(n).await?; let Some(cm): Option<ConfigMap> = cm else ..`).
+    hints: HashMap<(String, LineColumn), Ty>,
+    /// What later uses told of locals bound vaguer, by where they are bound (the next reading's `hints`).
+    learned: HashMap<(String, LineColumn), Ty>,
+}
+
+/// A line and column in a file (where a local is bound).
+type LineColumn = (usize, usize);
+
+/// How many unknown parts a type has (`Unknown`, open parameters; a `dyn`'s own arguments, not the `dyn`).
+fn vagueness(t: &Ty) -> usize {
+    match t {
+        Ty::Unknown | Ty::Param(_) => 1,
+        Ty::Dyn(_, a) | Ty::Adt(_, a) | Ty::Ext(_, a) | Ty::Tuple(a) => a.iter().map(vagueness).sum(),
+        _ => 0,
+    }
 }
 
 impl Frame {
@@ -206,11 +235,32 @@ impl Frame {
         }
     }
 
-    /// Rebinds an existing variable (where it was declared).
+    /// Binds a new variable, bound at `at`.
+    fn bind(&mut self, name: String, at: LineColumn, ty: Ty) {
+        let ty = match self.hints.get(&(name.clone(), at)) {
+            Some(h) => refine(&ty, h),
+            None => ty,
+        };
+        self.origins.push((name.clone(), at, self.vars.len()));
+        self.set(name, ty);
+    }
+
+    /// What the next reading should start local `name` (bound at `at`) with, if a use taught anything.
+    fn hint(&self, name: &str, at: LineColumn) -> Option<&Ty> {
+        self.hints.get(&(name.to_string(), at))
+    }
+
+    /// Rebinds an existing variable (where it was declared). A type a use made sharper is remembered for a
+    /// second reading, whose earlier uses of the local then see it too.
     fn update(&mut self, name: &str, ty: Ty) {
-        if let Some(s) = self.vars.iter_mut().rev().find(|s| s.contains_key(name)) {
-            s.insert(name.to_string(), ty);
+        let Some(depth) = self.vars.iter().rposition(|s| s.contains_key(name)) else { return };
+        let old = self.vars[depth].get(name).cloned().unwrap_or(Ty::Unknown);
+        if vagueness(&ty) < vagueness(&old)
+            && let Some((_, at, _)) = self.origins.iter().rev().find(|(n, _, d)| n == name && *d == depth + 1)
+        {
+            self.learned.insert((name.to_string(), *at), ty.clone());
         }
+        self.vars[depth].insert(name.to_string(), ty);
     }
 }
 
@@ -511,7 +561,7 @@ impl<'p> Engine<'p> {
                     }
                     _ => None,
                 },
-                FnRef::TraitDefault(key, _) => Some(Ty::Dyn(vec![key], Vec::new())),
+                FnRef::TraitDefault(key, _) => Some(self.trait_self(key, None, &inst.generics)),
                 FnRef::Free(_) => None,
             },
         };
@@ -523,7 +573,60 @@ impl<'p> Engine<'p> {
             }
             syn::ReturnType::Default => Ty::Tuple(Vec::new()),
         };
-        let mut fr = Frame { scope, vars: vec![HashMap::new()], file, bounds, ret, rule_inits: HashMap::new() };
+        let mut fr = Frame {
+            scope,
+            vars: vec![HashMap::new()],
+            file,
+            bounds,
+            ret,
+            rule_inits: HashMap::new(),
+            origins: Vec::new(),
+            hints: HashMap::new(),
+            learned: HashMap::new(),
+        };
+        // A later use of a local may tell what its first uses could not: read the body again with what it
+        // taught, undoing what the first reading found and queued (a second reading learns nothing new to use).
+        let mark = self.mark();
+        self.read_body(&mut fr, sig, block, inst);
+        if !fr.learned.is_empty() {
+            self.undo(mark);
+            let hints = std::mem::take(&mut fr.learned);
+            fr.vars = vec![HashMap::new()];
+            fr.origins.clear();
+            fr.rule_inits.clear();
+            fr.hints = hints;
+            self.read_body(&mut fr, sig, block, inst);
+        }
+    }
+
+    /// Where the walk's findings stand, to undo a reading back to.
+    fn mark(&self) -> Mark {
+        Mark {
+            needs: self.needs.len(),
+            warnings: self.warnings.len(),
+            queue: self.queue.len(),
+            pushed: self.current.as_ref().map_or(0, |c| c.pushed.len()),
+            recorded_warnings: self.current.as_ref().map_or(0, |c| c.warnings.len()),
+        }
+    }
+
+    /// Forgets what was found and queued since `mark`.
+    fn undo(&mut self, mark: Mark) {
+        self.needs.truncate(mark.needs);
+        self.warnings.truncate(mark.warnings);
+        for inst in self.queue.drain(mark.queue..) {
+            self.seen.remove(&inst);
+            if let Some(n) = self.per_fn.get_mut(&inst.f) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        if let Some(c) = &mut self.current {
+            c.pushed.truncate(mark.pushed);
+            c.warnings.truncate(mark.recorded_warnings);
+        }
+    }
+
+    fn read_body(&mut self, fr: &mut Frame, sig: &'p syn::Signature, block: &'p syn::Block, inst: &Instance) {
         for (i, input) in sig.inputs.iter().enumerate() {
             match input {
                 syn::FnArg::Receiver(_) => {
@@ -534,12 +637,12 @@ impl<'p> Engine<'p> {
                     let s = fr.scope.clone();
                     let declared = self.item_type(&pt.ty, &s);
                     let actual = inst.params.get(i).cloned().unwrap_or(Ty::Unknown);
-                    self.bind_pat(&mut fr, &pt.pat, refine(&declared, &actual));
+                    self.bind_pat(fr, &pt.pat, refine(&declared, &actual));
                 }
             }
         }
         let expected = fr.ret.clone();
-        self.block(&mut fr, block, Some(&expected));
+        self.block(fr, block, Some(&expected));
     }
 
     /// For `impl<T: Bound> Trait for T` (the self type one of the impl's own parameters): the traits of the

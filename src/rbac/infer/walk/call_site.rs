@@ -109,10 +109,42 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// `Self` of a trait's default method: the caller's type, or `dyn Trait<..>` with the trait's parameters the
+    /// call bound (`add_finalizer(&self, obj: &T)` called with a `&Service` runs on a `dyn Api<Service>`).
+    pub(super) fn trait_self(
+        &mut self,
+        key: crate::source::ItemKey,
+        given: Option<Ty>,
+        generics: &BTreeMap<String, Ty>,
+    ) -> Ty {
+        let syn::Item::Trait(t) = self.prog.item(key) else { return given.unwrap_or(Ty::Unknown) };
+        let args = |current: &[Ty]| -> Vec<Ty> {
+            t.generics
+                .type_params()
+                .enumerate()
+                .map(|(i, p)| {
+                    let cur = current.get(i).cloned().unwrap_or(Ty::Unknown);
+                    match generics.get(&p.ident.to_string()) {
+                        Some(b) if cur.is_vague() && !b.is_vague() => b.clone(),
+                        _ => cur,
+                    }
+                })
+                .collect()
+        };
+        match given {
+            Some(Ty::Dyn(traits, a)) if traits.first() == Some(&key) => Ty::Dyn(traits, args(&a)),
+            Some(other) => other,
+            None => Ty::Dyn(vec![key], args(&[])),
+        }
+    }
+
     /// `Self` of a method of a generic impl with the impl's parameters the call bound, when the caller's type left
     /// them open: `Scoped::new(api)` with `api: Api<Service>` and `fn new(api: Api<K>) -> Self` is a
     /// `Scoped<Service>`, whose methods then read `self.api` as an `Api<Service>`.
     fn bound_self(&mut self, f: FnRef, given: Option<Ty>, generics: &BTreeMap<String, Ty>) -> Option<Ty> {
+        if let FnRef::TraitDefault(key, _) = f {
+            return Some(self.trait_self(key, given, generics));
+        }
         let FnRef::Method(key, _) = f else { return given };
         let syn::Item::Impl(imp) = self.prog.item(key) else { return given };
         let open = given.as_ref().is_none_or(|t| t.is_vague() || matches!(t, Ty::Adt(_, a) if a.is_empty()));

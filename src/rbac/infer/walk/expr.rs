@@ -32,6 +32,11 @@ impl<'p> Engine<'p> {
                             let s = fr.scope.clone();
                             Some(self.tcx().ty(&pt.ty, &s))
                         }
+                        // What a later use of the local taught an earlier reading of this body.
+                        syn::Pat::Ident(i) => {
+                            let at = i.ident.span().start();
+                            fr.hint(&unraw(&i.ident), (at.line, at.column)).cloned()
+                        }
                         _ => None,
                     };
                     let init = match &l.init {
@@ -87,7 +92,8 @@ impl<'p> Engine<'p> {
                 if let Some((_, sub)) = &i.subpat {
                     self.bind_pat(fr, sub, ty.clone());
                 }
-                fr.set(unraw(&i.ident), ty);
+                let at = i.ident.span().start();
+                fr.bind(unraw(&i.ident), (at.line, at.column), ty);
             }
             syn::Pat::Type(pt) => {
                 let s = fr.scope.clone();
@@ -189,7 +195,24 @@ impl<'p> Engine<'p> {
     pub(super) fn expr(&mut self, fr: &mut Frame, e: &syn::Expr, expected: Option<&Ty>) -> Ty {
         use syn::Expr;
         match e {
-            Expr::Path(p) => self.path_value(fr, &p.path),
+            Expr::Path(p) => {
+                let t = self.path_value(fr, &p.path);
+                // A local used where a sharper type is expected (`let Some(cm): Option<ConfigMap> = cm else ..`)
+                // is that type: its earlier uses see it in a second reading.
+                match (expected, p.path.get_ident()) {
+                    (Some(e), Some(id)) if p.qself.is_none() => {
+                        let sharper = refine(&t, e);
+                        let name = unraw(id);
+                        if sharper != t && fr.var(&name).is_some() && super::vagueness(&sharper) < super::vagueness(&t)
+                        {
+                            fr.update(&name, sharper.clone());
+                            return sharper;
+                        }
+                        t
+                    }
+                    _ => t,
+                }
+            }
             Expr::Call(c) => self.call_expr(fr, c, expected),
             Expr::MethodCall(m) => self.method_call(fr, m, expected),
             Expr::Field(f) => {

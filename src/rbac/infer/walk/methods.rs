@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Engine, Frame, Head, Need, kube_api, strip_ref};
-use crate::rbac::infer::types::{FnRef, Scope, Ty, segment_type_args, unify};
+use crate::rbac::infer::types::{FnRef, Scope, Ty, path_segs, segment_type_args, unify};
 use crate::source::syntax::unraw;
-use crate::source::{ItemKey, ModKey, Program};
+use crate::source::{ItemKey, ModKey, Program, Res};
 
 impl<'p> Engine<'p> {
     /// The methods named `name` a receiver of type `recv` may call, with the impl's generic bindings.
@@ -88,6 +88,13 @@ impl<'p> Engine<'p> {
                     out.push((FnRef::TraitDefault(t, idx), Some(recv.clone()), BTreeMap::new()));
                 }
             }
+            if out.is_empty() {
+                // A method of a supertrait (`trait Kube: IntoApi<Secret> + IntoApi<ConfigMap>`): through that
+                // trait, its arguments left open where the supertraits differ, for the call's use to tell.
+                for sup in self.supertraits(&recv) {
+                    out.extend(self.methods(fr, &sup, name));
+                }
+            }
             return out;
         }
         if matches!(recv, Ty::Kind(_) | Ty::Tuple(_)) {
@@ -139,6 +146,105 @@ impl<'p> Engine<'p> {
             }
         }
         out
+    }
+
+    /// The supertraits of the traits of a `dyn` receiver, as `dyn` types: `trait Kube: IntoApi<Secret> +
+    /// IntoApi<ConfigMap>` gives one `dyn IntoApi<_>`, its argument open because the two differ.
+    fn supertraits(&mut self, recv: &Ty) -> Vec<Ty> {
+        let Ty::Dyn(traits, dargs) = recv else { return Vec::new() };
+        let prog = self.prog;
+        let mut found: Vec<(ItemKey, Vec<Ty>)> = Vec::new();
+        for (n, key) in traits.iter().enumerate() {
+            let syn::Item::Trait(t) = prog.item(*key) else { continue };
+            let at = ModKey { krate: key.krate, module: key.module };
+            let mut scope = Scope { at, ..Scope::default() };
+            for (i, p) in t.generics.type_params().enumerate() {
+                let arg = if n == 0 { dargs.get(i).cloned() } else { None };
+                scope.generics.insert(p.ident.to_string(), arg.unwrap_or(Ty::Unknown));
+            }
+            for b in &t.supertraits {
+                let syn::TypeParamBound::Trait(tb) = b else { continue };
+                let Res::Item(sup) = prog.resolve(at, &path_segs(&tb.path), &[]) else { continue };
+                if !matches!(prog.item(sup), syn::Item::Trait(_)) {
+                    continue;
+                }
+                let args: Vec<Ty> = match tb.path.segments.last() {
+                    Some(last) => segment_type_args(last).into_iter().map(|a| self.item_type(a, &scope)).collect(),
+                    None => Vec::new(),
+                };
+                match found.iter_mut().find(|(k, _)| *k == sup) {
+                    Some((_, seen)) => {
+                        for (s, a) in seen.iter_mut().zip(&args) {
+                            if s != a {
+                                *s = Ty::Unknown;
+                            }
+                        }
+                    }
+                    None => found.push((sup, args)),
+                }
+            }
+        }
+        found.into_iter().map(|(k, a)| Ty::Dyn(vec![k], a)).collect()
+    }
+
+    /// `dyn Trait<args>` with open arguments, called as `.name(args)`: the arguments the trait's declaration of
+    /// `name` binds from the call's argument types and the type it is expected to give; `None` when nothing
+    /// sharper is learned.
+    pub(super) fn dyn_args_from_call(
+        &mut self,
+        recv: &Ty,
+        name: &str,
+        args: &[Ty],
+        expected: Option<&Ty>,
+    ) -> Option<Ty> {
+        let Ty::Dyn(traits, dargs) = recv else { return None };
+        let key = *traits.first()?;
+        let prog = self.prog;
+        let syn::Item::Trait(t) = prog.item(key) else { return None };
+        let params: Vec<String> = t.generics.type_params().map(|p| p.ident.to_string()).collect();
+        if params.is_empty() {
+            return None;
+        }
+        let current: Vec<Ty> = (0..params.len()).map(|i| dargs.get(i).cloned().unwrap_or(Ty::Unknown)).collect();
+        if !current.iter().any(Ty::is_vague) {
+            return None;
+        }
+        let method = t.items.iter().find_map(|it| match it {
+            syn::TraitItem::Fn(f) if f.sig.ident == name => Some(f),
+            _ => None,
+        })?;
+        let mut scope = Scope { at: ModKey { krate: key.krate, module: key.module }, ..Scope::default() };
+        let mut names = BTreeSet::new();
+        for (p, cur) in params.iter().zip(&current) {
+            names.insert(p.clone());
+            let t = if cur.is_vague() { Ty::Param(p.clone()) } else { cur.clone() };
+            scope.generics.insert(p.clone(), t);
+        }
+        for p in method.sig.generics.type_params() {
+            scope.generics.insert(p.ident.to_string(), Ty::Unknown);
+        }
+        let mut bound = BTreeMap::new();
+        let inputs = method.sig.inputs.iter().filter_map(|i| match i {
+            syn::FnArg::Typed(pt) => Some(&*pt.ty),
+            syn::FnArg::Receiver(_) => None,
+        });
+        for (ty, actual) in inputs.zip(args) {
+            let declared = self.item_type(ty, &scope);
+            unify(&declared, actual, &names, &mut bound);
+        }
+        if let (Some(e), syn::ReturnType::Type(_, ret)) = (expected, &method.sig.output) {
+            let declared = self.item_type(ret, &scope);
+            unify(&declared, e, &names, &mut bound);
+        }
+        let sharper: Vec<Ty> = params
+            .iter()
+            .zip(&current)
+            .map(|(p, cur)| match bound.get(p) {
+                Some(b) if cur.is_vague() && !b.is_vague() => b.clone(),
+                _ => cur.clone(),
+            })
+            .collect();
+        (sharper != current).then(|| Ty::Dyn(traits.clone(), sharper))
     }
 
     /// An impl of a trait seen through `dyn Trait<args>`: its generics bound by matching the impl's trait
@@ -393,9 +499,23 @@ impl<'p> Engine<'p> {
             }
             None => Vec::new(),
         };
-        let base = recv.pointee().clone();
-        // kube's Api<K>.
-        if let Some(k) = base.api_arg().cloned() {
+        let mut base = recv.pointee().clone();
+        // `dyn Api<T>` with `T` open: the trait's declaration of the method tells `T` from the arguments and what
+        // the caller expects (`api.apply(pod, ..)`, `.add_finalizer(svc.as_ref(), ..)`); a local receiver keeps it.
+        if let Some(sharper) = self.dyn_args_from_call(&base, &name, &args, expected) {
+            base = sharper;
+            if let syn::Expr::Path(p) = strip_ref(&m.receiver)
+                && let Some(id) = p.path.get_ident()
+            {
+                fr.update(&unraw(id), with_pointee(&recv, base.clone()));
+            }
+        }
+        // kube's Api<K>; a method it does not have is a trait's of the sources (`impl Ops<K> for kube::Api<K>`).
+        let sources_method = kube_api::api_method(&name).is_none()
+            && kube_api::api_subresource_method(&name).is_none()
+            && base.api_arg().is_some()
+            && !self.methods(fr, &base, &name).is_empty();
+        if let Some(k) = base.api_arg().cloned().filter(|_| !sources_method) {
             let mut api = base.clone();
             if k.is_vague() {
                 // `K` from the object passed (`create(&pp, &obj)`, `replace(name, &pp, &obj)`, `Patch::Apply(&obj)`).
@@ -587,6 +707,18 @@ impl<'p> Engine<'p> {
                 Ty::Unknown
             }
         }
+    }
+}
+
+/// `recv` with the type it points to (through `Box`, `Arc`, ..) replaced by `base`.
+fn with_pointee(recv: &Ty, base: Ty) -> Ty {
+    match recv {
+        Ty::Ext(n, a)
+            if a.len() == 1 && matches!(n.as_str(), "Arc" | "Rc" | "Box" | "Cow" | "RefCell" | "Mutex" | "RwLock") =>
+        {
+            Ty::Ext(n.clone(), vec![with_pointee(&a[0], base)])
+        }
+        _ => base,
     }
 }
 
