@@ -141,7 +141,17 @@ pub fn with_patches(manifest: &str, patches: &[(String, String, PathBuf)]) -> Re
         let table = patch.entry(source).or_insert(toml_edit::table()).as_table_mut().context("patch source")?;
         let mut inline = toml_edit::InlineTable::new();
         inline.insert("path", dir.display().to_string().into());
-        table.insert(krate, toml_edit::value(inline));
+        // a second version of one crate (two tags of a repository in the lock) takes a key of its own
+        let mut key = krate.clone();
+        if table.contains_key(&key) {
+            inline.insert("package", krate.as_str().into());
+            let mut n = 2;
+            while table.contains_key(&key) {
+                key = format!("{krate}-{n}");
+                n += 1;
+            }
+        }
+        table.insert(&key, toml_edit::value(inline));
     }
     Ok(doc.to_string())
 }
@@ -168,6 +178,7 @@ mod tests {
             &[
                 ("https://h/o/r.git".into(), "fw".into(), PathBuf::from("/x/fw")),
                 ("https://h/o/r.git".into(), "fw-derive".into(), PathBuf::from("/x/fw-derive")),
+                ("https://h/o/r.git".into(), "fw".into(), PathBuf::from("/y/fw")),
             ],
         )
         .unwrap();
@@ -175,6 +186,8 @@ mod tests {
         let doc: toml_edit::DocumentMut = patched.parse().unwrap();
         assert_eq!(doc["patch"]["https://h/o/r.git"]["fw"]["path"].as_str(), Some("/x/fw"));
         assert_eq!(doc["patch"]["https://h/o/r.git"]["fw-derive"]["path"].as_str(), Some("/x/fw-derive"));
+        assert_eq!(doc["patch"]["https://h/o/r.git"]["fw-2"]["path"].as_str(), Some("/y/fw"));
+        assert_eq!(doc["patch"]["https://h/o/r.git"]["fw-2"]["package"].as_str(), Some("fw"), "another version");
         let single = with_patches("[package]\nname = \"x\"\n", &[]).unwrap();
         assert_eq!(single, "[package]\nname = \"x\"\n\n[workspace]\n");
     }
