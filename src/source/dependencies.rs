@@ -185,17 +185,92 @@ fn patched_paths(dir: &Path) -> BTreeMap<String, PathBuf> {
     });
     let mut out = BTreeMap::new();
     let Some((root, doc)) = root else { return out };
-    let Some(patches) = doc.get("patch").and_then(Item::as_table_like) else { return out };
-    for (_, table) in patches.iter() {
-        let Some(table) = table.as_table_like() else { continue };
-        for (key, e) in table.iter() {
-            if let Some(p) = e.get("path").and_then(Item::as_str) {
-                let package = e.get("package").and_then(Item::as_str).unwrap_or(key);
-                out.insert(package.to_string(), root.join(p));
-            }
+    for o in overrides(&root, &doc).into_iter().filter(|o| matches!(o.table, OverrideTable::Patch(_))) {
+        if let Some(p) = o.path() {
+            out.insert(o.package().to_string(), p);
         }
     }
     out
+}
+
+/// Where an [`Override`] is declared: `[patch.<source>]` (`crates-io` or a git URL) or `[replace]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum OverrideTable {
+    Patch(String),
+    Replace,
+}
+
+/// One entry of a workspace's `[patch.<source>]` or `[replace]` tables: what cargo builds instead of a dependency.
+#[derive(Debug, Clone)]
+pub(crate) struct Override {
+    /// The table it is in.
+    pub(crate) table: OverrideTable,
+    /// Its key (a package name, or `name:version` in `[replace]`).
+    pub(crate) key: String,
+    /// Its value as written (a version string, or an inline table), with a `path` made absolute against the
+    /// workspace root, so a manifest elsewhere (the compiled fallback's harness) names the same folder.
+    pub(crate) entry: toml_edit::Value,
+}
+
+impl Override {
+    /// The package it replaces (`package = ".."`, else the key without a `[replace]` version).
+    pub(crate) fn package(&self) -> &str {
+        let named = self.entry.as_inline_table().and_then(|t| t.get("package")).and_then(|v| v.as_str());
+        named.unwrap_or_else(|| self.key.split(':').next().unwrap_or(&self.key))
+    }
+
+    /// Its local folder, when it is a `path` entry.
+    pub(crate) fn path(&self) -> Option<PathBuf> {
+        self.entry.as_inline_table()?.get("path")?.as_str().map(PathBuf::from)
+    }
+}
+
+/// The `[patch.*]` and `[replace]` entries of the workspace root manifest `doc` in folder `root`, in the order
+/// written; relative `path`s are made absolute against `root` (where cargo resolves them).
+pub(crate) fn overrides(root: &Path, doc: &toml_edit::DocumentMut) -> Vec<Override> {
+    let mut out = Vec::new();
+    let mut take = |table: OverrideTable, entries: &dyn toml_edit::TableLike| {
+        for (key, e) in entries.iter() {
+            let entry = match e {
+                Item::Value(toml_edit::Value::String(s)) => toml_edit::Value::from(s.value().as_str()),
+                other => {
+                    let Some(fields) = other.as_table_like() else { continue };
+                    let mut t = toml_edit::InlineTable::new();
+                    for (k, v) in fields.iter() {
+                        let Some(v) = v.as_value() else { continue };
+                        let v = match (k, v.as_str()) {
+                            ("path", Some(p)) => toml_edit::Value::from(normalize(&root.join(p)).display().to_string()),
+                            _ => {
+                                let mut v = v.clone();
+                                v.decor_mut().clear();
+                                v
+                            }
+                        };
+                        t.insert(k, v);
+                    }
+                    toml_edit::Value::InlineTable(t)
+                }
+            };
+            out.push(Override { table: table.clone(), key: key.to_string(), entry });
+        }
+    };
+    if let Some(patches) = doc.get("patch").and_then(Item::as_table_like) {
+        for (source, entries) in patches.iter() {
+            if let Some(entries) = entries.as_table_like() {
+                take(OverrideTable::Patch(source.to_string()), entries);
+            }
+        }
+    }
+    if let Some(entries) = doc.get("replace").and_then(Item::as_table_like) {
+        take(OverrideTable::Replace, entries);
+    }
+    out
+}
+
+/// The [`overrides`] of the workspace whose root manifest is in `root` (as `cargo metadata`'s `workspace_root`
+/// names it); none when it does not read.
+pub(crate) fn workspace_overrides(root: &Path) -> Vec<Override> {
+    read_manifest(&root.join("Cargo.toml")).map(|doc| overrides(root, &doc)).unwrap_or_default()
 }
 
 /// The folder and manifest of the workspace root at or above `dir` (the nearest `Cargo.toml` with `[workspace]`).
@@ -427,6 +502,38 @@ mod tests {
             found,
             [("framework", tmp.path().join("vendor/fw/src")), ("helper", tmp.path().join("vendor/helper/src"))]
         );
+    }
+
+    #[test]
+    fn patch_and_replace_entries_are_read_with_their_paths_made_absolute() {
+        let doc: toml_edit::DocumentMut = "[workspace]\n\
+             [patch.\"https://example.com/fw.git\"]\n\
+             fw = { path = \"../vendor/./fw\", package = \"framework\" }\n\
+             other = { git = \"https://example.com/other.git\", branch = \"fix\" }\n\
+             [patch.crates-io.helper]\npath = \"vendor/helper\"\n\
+             [replace]\n\"old:1.0.0\" = { path = \"/abs/old\" }\n"
+            .parse()
+            .unwrap();
+        let got = overrides(Path::new("/w/root"), &doc);
+        let shown: Vec<(OverrideTable, &str, &str, String)> =
+            got.iter().map(|o| (o.table.clone(), o.key.as_str(), o.package(), o.entry.to_string())).collect();
+        let fw = OverrideTable::Patch("https://example.com/fw.git".into());
+        assert_eq!(
+            shown,
+            [
+                (fw.clone(), "fw", "framework", r#"{ path = "/w/vendor/fw", package = "framework" }"#.to_string()),
+                (fw, "other", "other", r#"{ git = "https://example.com/other.git", branch = "fix" }"#.to_string()),
+                (
+                    OverrideTable::Patch("crates-io".into()),
+                    "helper",
+                    "helper",
+                    r#"{ path = "/w/root/vendor/helper" }"#.into()
+                ),
+                (OverrideTable::Replace, "old:1.0.0", "old", r#"{ path = "/abs/old" }"#.to_string()),
+            ]
+        );
+        assert_eq!(got[0].path(), Some(PathBuf::from("/w/vendor/fw")));
+        assert_eq!(got[1].path(), None);
     }
 
     #[test]

@@ -1,11 +1,14 @@
-//! `kubesmith adopt` on shapes real operators have, each a fixture of its own under `tests/fixtures/adopt/`, none of
-//! which compiles anything: an operator with no kinds of its own whose binary is declared at a non-standard path
-//! (`lookout`: a reflector over Deployments, `[[bin]] path = "lookout.rs"`), and a kind whose versions the crate's own
-//! function combines (`ledger`), adopted by naming its storage version instead of editing the sources.
+//! `kubesmith adopt` on shapes real operators have, each a fixture of its own under `tests/fixtures/adopt/`: an
+//! operator with no kinds of its own whose binary is declared at a non-standard path (`lookout`: a reflector over
+//! Deployments, `[[bin]] path = "lookout.rs"`), and a kind whose versions the crate's own function combines
+//! (`ledger`), adopted by naming its storage version instead of editing the sources; neither compiles anything. A
+//! workspace whose framework is a git dependency it patches to a folder of its own (`forge`) goes through the
+//! compiled fallback, whose harness builds the patched folder offline.
 
 use std::path::{Path, PathBuf};
 
 use crate::adopt::copy_dir;
+use crate::e2e::{shared_build_env, shared_target};
 use crate::support::{ks, snapshot};
 
 fn fixture(parent: &Path, name: &str) -> PathBuf {
@@ -136,4 +139,45 @@ fn the_storage_version_of_such_a_kind_is_the_one_of_the_crd_the_repository_ships
     let project = std::fs::read_to_string(dir.join("PROJECT")).unwrap();
     assert!(project.contains("Entry.ledger.example.org: v2"), "{project}");
     renders(&dir);
+}
+
+#[test]
+fn the_compiled_fallback_builds_a_git_dependency_the_workspace_patches_to_a_folder_offline() {
+    if std::env::var_os("KUBESMITH_SKIP_E2E").is_some() {
+        eprintln!("KUBESMITH_SKIP_E2E is set: skipping a patched git dependency through the compiled fallback");
+        return;
+    }
+    let parent = tempfile::tempdir().unwrap();
+    let dir = fixture(parent.path(), "forge");
+    // The lock a first build of the workspace leaves: the kube-derive corpus' versions (shared with the other
+    // fallback tests), the framework built from the patch's folder. Its git URL does not resolve: a harness that
+    // does not take the workspace's `[patch]` tries to fetch it and fails.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = std::fs::read_to_string(root.join("tests/conformance/kube-derive/input-Cargo.lock")).unwrap();
+    let scratch = "[[package]]\nname = \"scratch\"\nversion = \"0.1.0\"\ndependencies = [\n";
+    assert!(corpus.contains(scratch), "the corpus lock names its package `scratch`");
+    let framework = "[[package]]\nname = \"framework\"\nversion = \"1.0.0\"\ndependencies = [\n \"schemars\",\n]\n\n";
+    let operator = "[[package]]\nname = \"forge-operator\"\nversion = \"0.1.0\"\ndependencies = [\n \"framework\",\n";
+    std::fs::write(dir.join("Cargo.lock"), corpus.replace(scratch, &format!("{framework}{operator}"))).unwrap();
+    let before = snapshot(&dir);
+    let started = std::time::Instant::now();
+    let out = ks(&dir).arg("adopt").envs(shared_build_env()).env_remove("RUSTFLAGS").output().unwrap();
+    eprintln!("adopt with a patched git dependency: {:.1}s", started.elapsed().as_secs_f64());
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("git.example.invalid"), "nothing fetched: {said}");
+    assert!(said.contains("note: compiled Furnace (furnaces.forge.example.org) v1 for its schema:"), "{said}");
+    let harness = std::fs::read_to_string(shared_target().join("kubesmith/crdgen-forge-operator/Cargo.toml")).unwrap();
+    let patch = format!(
+        "[patch.\"https://git.example.invalid/acme/framework.git\"]\nframework = {{ path = \"{}\" }}\n",
+        dir.canonicalize().unwrap().join("vendor/framework").display()
+    );
+    assert!(harness.contains(&patch), "the harness takes the workspace's patch, its path absolute:\n{harness}");
+    let crd = std::fs::read_to_string(dir.join("config/crd/bases/forge.example.org_furnaces.yaml")).unwrap();
+    assert!(crd.contains("maximum: 1500.0"), "the framework's schema, computed: {crd}");
+    renders(&dir);
+    let after = snapshot(&dir);
+    for (path, bytes) in &before {
+        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
+    }
 }

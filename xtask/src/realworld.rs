@@ -217,7 +217,11 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut trees: Vec<(&recipe::Operator, PathBuf, PathBuf)> = Vec::new();
     for op in recipe.operators.iter().filter(|op| wanted(&op.name)) {
         let tree = base.join("src/operators").join(&op.name);
-        let fresh = extract::extract(&o.mirrors, &op.repo, &op.commit, &op.paths, &tree)?;
+        // the stamp names what the tree is made with, so a recipe adding a dependency patch re-extracts
+        let also: Vec<String> =
+            op.deps.iter().map(|d| format!("{} {} {} {}", d.krate, d.commit, d.path, d.git)).collect();
+        let fresh = extract::extract_with(&o.mirrors, &op.repo, &op.commit, &op.paths, &tree, &also.join("\n"))?;
+        extract::submodules(&o.mirrors, &op.repo, &op.commit, &op.submodules, &tree)?;
         let mut patches = Vec::new();
         for d in &op.deps {
             let dir = base.join("src/deps").join(format!("{}@{}", d.repo.replace('/', "+"), &d.commit[..12]));

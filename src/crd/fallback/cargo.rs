@@ -37,6 +37,10 @@ pub struct Package {
     /// unifies them when the workspace builds (a member enabling k8s-openapi's `schemars` for a types crate that
     /// derives `JsonSchema` on its types), so the harness enables them too.
     pub unified: Vec<Unified>,
+    /// The workspace's `[patch.*]` and `[replace]` entries (paths absolute): the harness is a workspace of its own,
+    /// so it takes them to build the same crates the workspace does (a git dependency patched to a local folder
+    /// builds from that folder, offline, not from a fetch of the repository).
+    pub(crate) overrides: Vec<crate::source::dependencies::Override>,
 }
 
 /// Features of one dependency the workspace turns on beyond the crate's own.
@@ -224,6 +228,7 @@ pub fn package_of(source_dir: &Path, k8s_feature: Option<&str>) -> Result<Packag
         let lock = Some(workspace_root.join("Cargo.lock")).filter(|l| l.is_file());
         let k8s_openapi = k8s_pin(p, &packages, lock.as_deref(), k8s_feature);
         let unified = unified_features(p, &packages, lock.as_deref());
+        let overrides = crate::source::dependencies::workspace_overrides(&workspace_root);
         return Ok(Package {
             name: p["name"].as_str().unwrap_or_default().to_string(),
             version: p["version"].as_str().unwrap_or("0.0.0").to_string(),
@@ -240,6 +245,7 @@ pub fn package_of(source_dir: &Path, k8s_feature: Option<&str>) -> Result<Packag
             lock,
             k8s_openapi,
             unified,
+            overrides,
         });
     }
     bail!(

@@ -52,8 +52,8 @@ pub fn write(package: &Package, wanted: &[Wanted]) -> Result<Built> {
         dependent_manifest(package, &bin, &kc, &sj)
     } else {
         remove_if_present(&dir.join("main.rs"))?;
-        let wrapped = mirror_sources(package, &dir, wanted)?;
-        mirror_manifest(package, &bin, wrapped)?
+        let mirror = mirror_sources(package, &dir, wanted)?;
+        mirror_manifest(package, &bin, &mirror)?
     };
     let changed = write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
     let kinds = wanted.iter().map(|w| w.kind.clone()).collect();
@@ -202,8 +202,34 @@ fn dependent_manifest(package: &Package, bin: &str, kube_core: &str, serde_json:
         deps[&key] = value(spec);
     }
     doc["dependencies"] = Item::Table(deps);
+    add_overrides(&mut doc, package);
     doc["workspace"] = Item::Table(Table::new());
     doc.to_string()
+}
+
+/// The workspace's `[patch.*]` and `[replace]` entries ([`Package::overrides`]), so the harness, a workspace of its
+/// own, builds the crates the workspace builds: without them cargo would fetch a patched git dependency (failing
+/// offline) or build a version the workspace does not. An entry for the crate's own folder is left out: the
+/// harness' copy of the crate stands in for it.
+fn add_overrides(doc: &mut DocumentMut, package: &Package) {
+    use crate::source::dependencies::OverrideTable;
+    let own = |o: &&crate::source::dependencies::Override| o.path().is_some_and(|p| p == package.manifest_dir);
+    for o in package.overrides.iter().filter(|o| !own(o)) {
+        let table = match &o.table {
+            OverrideTable::Patch(source) => {
+                let patch = doc.entry("patch").or_insert_with(|| {
+                    let mut t = Table::new();
+                    t.set_implicit(true);
+                    Item::Table(t)
+                });
+                patch.as_table_mut().map(|p| p.entry(source).or_insert_with(toml_edit::table))
+            }
+            OverrideTable::Replace => Some(doc.entry("replace").or_insert_with(toml_edit::table)),
+        };
+        if let Some(table) = table.and_then(Item::as_table_mut) {
+            table[&o.key] = Item::Value(o.entry.clone());
+        }
+    }
 }
 
 /// `features` added to a dependency entry's list (each once).
@@ -251,8 +277,8 @@ fn dep_key(package: &Package, name: &str) -> Option<String> {
 
 /// The mirror's `src/`: links to every entry of the crate's source folder but its root file, which is copied with
 /// the generated function appended; links to the package folder's other entries beside it.
-/// Returns whether the crate's build script is wrapped ([`BUILD_SCRIPT`]).
-fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<bool> {
+/// Returns whether the crate's build script is wrapped and what dependencies the generated code adds.
+fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<Mirror> {
     let source_dir = package.root.parent().unwrap_or(Path::new("."));
     let root_name = package.root.file_name().unwrap_or_default();
     let at_manifest_root = source_dir.parent() == Some(package.manifest_dir.as_path());
@@ -280,12 +306,12 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<bo
         }
         None => remove_if_present(&dir.join(BUILD_SCRIPT))?,
     }
-    let Some(json) = dep_key(package, "serde_json") else {
-        bail!(
-            "{} does not depend on serde_json, which the code #[derive(CustomResource)] generates needs; add it to \
-             [dependencies]",
-            package.manifest_dir.join("Cargo.toml").display()
-        );
+    let (json, json_dep) = reach(package, "serde_json", "kube-core", true)?;
+    // kube-derive's generated code names `::kube` unless `#[kube(crates(..))]` says otherwise (a framework
+    // re-exporting kube, `stackable_operator::kube`): the crate's own kube, else kube-core added at its locked version.
+    let (ext, ext_dep) = match dep_key(package, "kube") {
+        Some(kube) => (format!("::{kube}::core"), None),
+        None => reach(package, "kube-core", "kube", false)?,
     };
     let mut copies = reexport_copies(source_dir, wanted)?;
     let text = match copies.remove(Path::new(root_name)) {
@@ -301,8 +327,7 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<bo
     } else {
         ""
     };
-    // kube-derive's generated code names `::kube`, so every crate deriving CustomResource depends on it.
-    let entries = crd_entries("crate", &json, "::kube::core", wanted, false)?;
+    let entries = crd_entries("crate", &json, &ext, wanted, false)?;
     let appended = format!(
         "\n// {GENERATED}\n/// `Kind::crd()` of every kind whose schema needs compiling.\n#[doc(hidden)]\npub fn \
          __kubesmith_crds() -> Vec<(&'static str, {json}::Value)> {{\n    vec![\n{entries}    ]\n}}\n{keep_main}"
@@ -316,7 +341,45 @@ fn mirror_sources(package: &Package, dir: &Path, wanted: &[Wanted]) -> Result<bo
          {json}::Value::Object(map));\n}}\n"
     );
     write_if_changed(&dir.join("crdgen.rs"), &main)?;
-    Ok(wrapper.is_some())
+    Ok(Mirror { wrapped: wrapper.is_some(), added: json_dep.into_iter().chain(ext_dep).collect() })
+}
+
+/// What [`mirror_sources`] tells [`mirror_manifest`].
+#[derive(Debug, Default)]
+struct Mirror {
+    /// Whether the crate's build script is wrapped ([`BUILD_SCRIPT`]).
+    wrapped: bool,
+    /// Dependencies the harness adds for its own code: `(key, spec)`.
+    added: Vec<(String, InlineTable)>,
+}
+
+/// How the mirror's generated code names crate `name`: the crate's own dependency on it, else one the harness adds
+/// under a key of its own at the version the lock pins (the one `via` uses when it pins several), with or without
+/// its default features.
+fn reach(package: &Package, name: &str, via: &str, defaults: bool) -> Result<(String, Option<(String, InlineTable)>)> {
+    if let Some(key) = dep_key(package, name) {
+        return Ok((format!("::{key}"), None));
+    }
+    let version = package.lock.as_ref().and_then(|l| locked_version(l, name, via));
+    let Some(version) = version else {
+        let why = match &package.lock {
+            Some(lock) => format!("{} pins no version of it", lock.display()),
+            None => "there is no Cargo.lock to pin its version".to_string(),
+        };
+        bail!(
+            "{} does not depend on {name}, which the compiled fallback's harness names, and {why} for the harness to \
+             add it; add `{name}` to [dependencies] there, or pass --no-compile to refuse the kinds instead",
+            package.manifest_dir.join("Cargo.toml").display(),
+        );
+    };
+    let key = format!("kubesmith_{}", name.replace('-', "_"));
+    let mut spec = InlineTable::new();
+    spec.insert("package", name.into());
+    spec.insert("version", format!("={version}").into());
+    if !defaults {
+        spec.insert("default-features", false.into());
+    }
+    Ok((format!("::{key}"), Some((key, spec))))
 }
 
 /// The mirror's build script (see [`build_script`]), in the harness folder.
@@ -330,13 +393,14 @@ fn lib_crate(package: &Package) -> String {
 
 /// The mirror's manifest: the package's own dependencies, features and build script, renamed, with a library
 /// target at the copied root and the harness binary.
-fn mirror_manifest(package: &Package, bin: &str, wrapped: bool) -> Result<String> {
+fn mirror_manifest(package: &Package, bin: &str, mirror: &Mirror) -> Result<String> {
     let meta = &package.metadata;
     let mut doc = DocumentMut::new();
     doc.decor_mut().set_prefix(format!("# {GENERATED}\n"));
     doc["package"] = harness_package(&package.name, &package.version, &package.edition);
     if let Some(build) = &package.build_script {
-        doc["package"]["build"] = value(if wrapped { BUILD_SCRIPT.to_string() } else { build.display().to_string() });
+        doc["package"]["build"] =
+            value(if mirror.wrapped { BUILD_SCRIPT.to_string() } else { build.display().to_string() });
     }
     if let Some(links) = meta["links"].as_str() {
         doc["package"]["links"] = value(links);
@@ -381,6 +445,9 @@ fn mirror_manifest(package: &Package, bin: &str, wrapped: bool) -> Result<String
     if let Some(pin) = package.k8s_openapi.as_ref().filter(|p| p.key.is_none()) {
         plain["k8s-openapi"] = value(pin_dependency(pin.version.as_deref().unwrap_or("*"), &pin.feature));
     }
+    for (key, spec) in &mirror.added {
+        plain[key] = value(spec.clone());
+    }
     doc["dependencies"] = Item::Table(plain);
     if !build.is_empty() {
         doc["build-dependencies"] = Item::Table(build);
@@ -411,6 +478,7 @@ fn mirror_manifest(package: &Package, bin: &str, wrapped: bool) -> Result<String
         }
         doc["features"] = Item::Table(t);
     }
+    add_overrides(&mut doc, package);
     doc["workspace"] = Item::Table(Table::new());
     Ok(doc.to_string())
 }
@@ -527,6 +595,7 @@ mod tests {
                 features: vec!["schemars".into()],
                 from: vec!["operator".into()],
             }],
+            overrides: Vec::new(),
         };
         let dependent = dependent_manifest(&package, "crdgen", "5.0.0", "1.0.0");
         assert!(
@@ -535,10 +604,82 @@ mod tests {
             ),
             "{dependent}"
         );
-        let mirror = mirror_manifest(&package, "crdgen", false).unwrap();
+        let mirror = mirror_manifest(&package, "crdgen", &Mirror::default()).unwrap();
         assert!(
             mirror.contains(r#"k8s-openapi = { version = "^0.29", features = ["latest", "schemars"] }"#),
             "{mirror}"
+        );
+    }
+
+    #[test]
+    fn the_harness_takes_the_workspace_patches_but_the_one_of_the_crate_itself() {
+        let meta = json!({"name": "op", "dependencies": [{"name": "fw", "req": "*", "kind": null,
+            "features": [], "uses_default_features": true, "optional": false,
+            "source": "git+https://example.com/fw.git?tag=v1"}], "features": {}});
+        let doc: DocumentMut = "[patch.\"https://example.com/fw.git\"]\nfw = { path = \"vendor/fw\" }\n\
+             [patch.crates-io]\nop = { path = \"op\" }\n[replace]\n\"old:1.0.0\" = { path = \"vendor/old\" }\n"
+            .parse()
+            .unwrap();
+        let package = Package {
+            name: "op".into(),
+            version: "0.1.0".into(),
+            edition: "2021".into(),
+            manifest_dir: "/w/op".into(),
+            metadata: meta,
+            root: "/w/op/src/main.rs".into(),
+            lib_name: None,
+            build_script: None,
+            target_dir: "/w/target".into(),
+            lock: None,
+            k8s_openapi: None,
+            unified: Vec::new(),
+            overrides: crate::source::dependencies::overrides(Path::new("/w"), &doc),
+        };
+        let expected = "[patch.\"https://example.com/fw.git\"]\nfw = { path = \"/w/vendor/fw\" }\n\n\
+                        [replace]\n\"old:1.0.0\" = { path = \"/w/vendor/old\" }\n\n[workspace]\n";
+        let mirror = mirror_manifest(&package, "crdgen", &Mirror::default()).unwrap();
+        assert!(mirror.contains(r#"fw = { git = "https://example.com/fw.git", tag = "v1" }"#), "{mirror}");
+        assert!(mirror.ends_with(expected), "{mirror}");
+        let dependent = dependent_manifest(&package, "crdgen", "5.0.0", "1.0.0");
+        assert!(dependent.ends_with(expected), "{dependent}");
+    }
+
+    #[test]
+    fn a_crate_reaching_kube_through_a_framework_gets_kube_core_at_its_locked_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("Cargo.lock");
+        std::fs::write(&lock, "[[package]]\nname = \"kube-core\"\nversion = \"4.2.0\"\n").unwrap();
+        let meta = json!({"name": "op", "features": {}, "dependencies": [{"name": "serde_json", "rename": "json",
+            "kind": null, "req": "1", "features": [], "uses_default_features": true, "optional": false}]});
+        let mut package = Package {
+            name: "op".into(),
+            version: "0.1.0".into(),
+            edition: "2021".into(),
+            manifest_dir: dir.path().to_path_buf(),
+            metadata: meta,
+            root: dir.path().join("src/main.rs"),
+            lib_name: None,
+            build_script: None,
+            target_dir: dir.path().join("target"),
+            lock: Some(lock),
+            k8s_openapi: None,
+            unified: Vec::new(),
+            overrides: Vec::new(),
+        };
+        let (path, added) = reach(&package, "serde_json", "kube-core", true).unwrap();
+        assert_eq!((path.as_str(), added.is_none()), ("::json", true), "the crate's own, renamed");
+        let (path, added) = reach(&package, "kube-core", "kube", false).unwrap();
+        assert_eq!(path, "::kubesmith_kube_core");
+        let (key, spec) = added.unwrap();
+        assert_eq!(
+            (key.as_str(), spec.to_string().as_str()),
+            ("kubesmith_kube_core", r#"{ package = "kube-core", version = "=4.2.0", default-features = false }"#)
+        );
+        package.lock = None;
+        let e = reach(&package, "kube-core", "kube", false).unwrap_err().to_string();
+        assert!(
+            e.contains("does not depend on kube-core") && e.contains("there is no Cargo.lock to pin its version"),
+            "{e}"
         );
     }
 

@@ -20,7 +20,20 @@ pub fn git_dir(mirrors: &Path, repo: &str) -> Result<PathBuf> {
 /// Extracts `paths` (all of the commit when empty) of `repo` at `commit` into `into`, unless a previous
 /// extraction of the same commit and paths is there. Returns whether it extracted.
 pub fn extract(mirrors: &Path, repo: &str, commit: &str, paths: &[String], into: &Path) -> Result<bool> {
-    let stamp = format!("{repo}@{commit}\n{}\n", paths.join("\n"));
+    extract_with(mirrors, repo, commit, paths, into, "")
+}
+
+/// [`extract`], also redone when `also` changes: what else the caller builds on the extraction (the operator
+/// recipe's dependency patches and submodules, so a recipe that adds one gets a freshly patched tree).
+pub fn extract_with(
+    mirrors: &Path,
+    repo: &str,
+    commit: &str,
+    paths: &[String],
+    into: &Path,
+    also: &str,
+) -> Result<bool> {
+    let stamp = format!("{repo}@{commit}\n{}\n{also}", paths.join("\n"));
     let stamp_file = into.join(".realworld-stamp");
     if std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp) {
         return Ok(false);
@@ -57,6 +70,54 @@ pub fn extract(mirrors: &Path, repo: &str, commit: &str, paths: &[String], into:
     Ok(true)
 }
 
+/// The commit the gitlink (submodule entry) at `path` of `repo` at `commit` pins, if `path` is one.
+pub fn gitlink(mirrors: &Path, repo: &str, commit: &str, path: &str) -> Result<Option<String>> {
+    let git = git_dir(mirrors, repo)?;
+    let out = Command::new("git")
+        .arg("--git-dir")
+        .arg(&git)
+        .args(["ls-tree", commit, "--", path.trim_end_matches('/')])
+        .output()
+        .with_context(|| format!("cannot run git ls-tree for {repo}"))?;
+    if !out.status.success() {
+        bail!("git ls-tree of {repo}@{commit} {path} failed: {}", String::from_utf8_lossy(&out.stderr).trim());
+    }
+    // `160000 commit <sha>\t<path>`
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut fields = text.split_whitespace();
+    Ok(match (fields.next(), fields.next(), fields.next()) {
+        (Some("160000"), Some("commit"), Some(sha)) => Some(sha.to_string()),
+        _ => None,
+    })
+}
+
+/// Places each submodule of the recipe (`[[submodules]]`: a gitlink the snapshot leaves empty, which a real clone
+/// checks out) into the extracted `tree`, from its own mirror at the commit the gitlink pins; the recipe's commit
+/// must be that one.
+pub fn submodules(
+    mirrors: &Path,
+    repo: &str,
+    commit: &str,
+    subs: &[super::recipe::Submodule],
+    tree: &Path,
+) -> Result<()> {
+    for s in subs {
+        match gitlink(mirrors, repo, commit, &s.path)? {
+            Some(pinned) if pinned == s.commit => {}
+            Some(pinned) => bail!(
+                "{repo}@{commit}: the submodule {} pins {pinned}, the recipe says {}: pin the recipe to the gitlink",
+                s.path,
+                s.commit
+            ),
+            None => {
+                bail!("{repo}@{commit}: {} is no submodule (no gitlink there): remove it from [[submodules]]", s.path)
+            }
+        }
+        extract(mirrors, &s.repo, &s.commit, &[], &tree.join(&s.path))?;
+    }
+    Ok(())
+}
+
 /// The `[patch]` table key of a Cargo.lock git source (`git+https://host/o/r.git?tag=x#rev` → `https://host/o/r.git`).
 pub fn patch_source(lock_source: &str) -> Option<&str> {
     let url = lock_source.strip_prefix("git+")?;
@@ -80,7 +141,17 @@ pub fn with_patches(manifest: &str, patches: &[(String, String, PathBuf)]) -> Re
         let table = patch.entry(source).or_insert(toml_edit::table()).as_table_mut().context("patch source")?;
         let mut inline = toml_edit::InlineTable::new();
         inline.insert("path", dir.display().to_string().into());
-        table.insert(krate, toml_edit::value(inline));
+        // a second version of one crate (two tags of a repository in the lock) takes a key of its own
+        let mut key = krate.clone();
+        if table.contains_key(&key) {
+            inline.insert("package", krate.as_str().into());
+            let mut n = 2;
+            while table.contains_key(&key) {
+                key = format!("{krate}-{n}");
+                n += 1;
+            }
+        }
+        table.insert(&key, toml_edit::value(inline));
     }
     Ok(doc.to_string())
 }
@@ -107,6 +178,7 @@ mod tests {
             &[
                 ("https://h/o/r.git".into(), "fw".into(), PathBuf::from("/x/fw")),
                 ("https://h/o/r.git".into(), "fw-derive".into(), PathBuf::from("/x/fw-derive")),
+                ("https://h/o/r.git".into(), "fw".into(), PathBuf::from("/y/fw")),
             ],
         )
         .unwrap();
@@ -114,6 +186,8 @@ mod tests {
         let doc: toml_edit::DocumentMut = patched.parse().unwrap();
         assert_eq!(doc["patch"]["https://h/o/r.git"]["fw"]["path"].as_str(), Some("/x/fw"));
         assert_eq!(doc["patch"]["https://h/o/r.git"]["fw-derive"]["path"].as_str(), Some("/x/fw-derive"));
+        assert_eq!(doc["patch"]["https://h/o/r.git"]["fw-2"]["path"].as_str(), Some("/y/fw"));
+        assert_eq!(doc["patch"]["https://h/o/r.git"]["fw-2"]["package"].as_str(), Some("fw"), "another version");
         let single = with_patches("[package]\nname = \"x\"\n", &[]).unwrap();
         assert_eq!(single, "[package]\nname = \"x\"\n\n[workspace]\n");
     }
@@ -150,6 +224,43 @@ mod tests {
         assert!(!extract(&mirrors, "o/r", &commit, &["a".into()], &into).unwrap(), "cached");
         let missing = extract(&mirrors, "o/r", &"0".repeat(40), &[], &into).unwrap_err();
         assert!(missing.to_string().contains("has no commit"), "{missing}");
+        assert!(extract_with(&mirrors, "o/r", &commit, &["a".into()], &into, "patched").unwrap(), "a new patch");
+        assert!(!extract_with(&mirrors, "o/r", &commit, &["a".into()], &into, "patched").unwrap(), "cached");
+
+        // A superproject whose gitlink `vendor/sub` pins the commit above: the submodule is placed from its mirror.
+        let sup = tmp.join("sup");
+        std::fs::create_dir_all(&sup).unwrap();
+        std::fs::write(sup.join("x.txt"), "three").unwrap();
+        let git_in = |args: &[&str]| {
+            let ok = Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+                .args(args)
+                .current_dir(&sup)
+                .output()
+                .unwrap();
+            assert!(ok.status.success(), "{ok:?}");
+            String::from_utf8(ok.stdout).unwrap()
+        };
+        git_in(&["init", "-q"]);
+        git_in(&["add", "."]);
+        git_in(&["update-index", "--add", "--cacheinfo", &format!("160000,{commit},vendor/sub")]);
+        git_in(&["commit", "-qm", "sup"]);
+        let sup_commit = git_in(&["rev-parse", "HEAD"]).trim().to_string();
+        std::fs::create_dir_all(mirrors.join("o+sup")).unwrap();
+        std::fs::rename(sup.join(".git"), mirrors.join("o+sup/repo")).unwrap();
+        assert_eq!(gitlink(&mirrors, "o/sup", &sup_commit, "vendor/sub").unwrap(), Some(commit.clone()));
+        assert_eq!(gitlink(&mirrors, "o/sup", &sup_commit, "x.txt").unwrap(), None);
+        let tree = tmp.join("tree");
+        extract(&mirrors, "o/sup", &sup_commit, &[], &tree).unwrap();
+        let sub = |c: &str| super::super::recipe::Submodule {
+            path: "vendor/sub".into(),
+            repo: "o/r".into(),
+            commit: c.into(),
+        };
+        submodules(&mirrors, "o/sup", &sup_commit, &[sub(&commit)], &tree).unwrap();
+        assert_eq!(std::fs::read_to_string(tree.join("vendor/sub/b.txt")).unwrap(), "two");
+        let wrong = submodules(&mirrors, "o/sup", &sup_commit, &[sub(&"1".repeat(40))], &tree).unwrap_err();
+        assert!(wrong.to_string().contains("pin the recipe to the gitlink"), "{wrong}");
         let _ = std::fs::remove_dir_all(&tmp);
     }
 }

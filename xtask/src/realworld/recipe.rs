@@ -35,6 +35,8 @@ pub struct Operator {
     pub kinds: Vec<String>,
     #[serde(default)]
     pub deps: Vec<Dep>,
+    #[serde(default)]
+    pub submodules: Vec<Submodule>,
     #[serde(default, rename = "bin")]
     pub bins: Vec<Bin>,
     /// For the reader (the shapes that make the code hard to read).
@@ -55,6 +57,19 @@ pub struct Dep {
     pub path: String,
     #[serde(default)]
     pub git: String,
+}
+
+/// A git submodule of the operator's repository (a gitlink, which snapshots and `git archive` leave empty) that
+/// the build needs, placed as a real clone would check it out.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct Submodule {
+    /// Its folder, relative to the repository root.
+    pub path: String,
+    /// The submodule's repository (`owner/name`), mirrored like the others.
+    pub repo: String,
+    /// The commit the gitlink pins.
+    pub commit: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -131,7 +146,8 @@ impl Recipe {
         let commits = self.crds.iter().map(|c| (&c.name, &c.repo, &c.commit));
         let commits = commits.chain(self.operators.iter().map(|o| (&o.name, &o.repo, &o.commit)));
         let deps = self.operators.iter().flat_map(|o| o.deps.iter().map(move |d| (&o.name, &d.repo, &d.commit)));
-        for (name, repo, commit) in commits.chain(deps) {
+        let subs = self.operators.iter().flat_map(|o| o.submodules.iter().map(move |s| (&o.name, &s.repo, &s.commit)));
+        for (name, repo, commit) in commits.chain(deps).chain(subs) {
             if !is_commit(commit) {
                 bail!("{name}: commit `{commit}` of {repo} is not 40 hex digits");
             }
@@ -140,6 +156,12 @@ impl Recipe {
             }
         }
         for o in &self.operators {
+            for s in &o.submodules {
+                let path = Path::new(&s.path);
+                if s.path.is_empty() || path.is_absolute() || path.components().any(|c| c.as_os_str() == "..") {
+                    bail!("{}: submodule path `{}` is not a folder inside the repository", o.name, s.path);
+                }
+            }
             for b in &o.bins {
                 for r in &b.rules {
                     if r.verbs.is_empty() || r.resource.is_empty() {
