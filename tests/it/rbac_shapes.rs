@@ -1,16 +1,14 @@
-//! `kubesmith rbac infer` on shapes real operators use (`tests/fixtures/rbac-infer/relay`): watches through a
+//! `kubesmith rbac infer` on shapes real operators use (`tests/fixtures/rbac-infer/`: `relay`, `herd`,
+//! `switchboard`): watches through a
 //! runtime crate's generic `watch_all::<DeserializeGuard<R>>` (the kind carried by `impl Stream<Item = Event<T>>`),
 //! kube-runtime's watchers handed to a helper as values, writes through a blanket `impl<T, K> Owned<T, K> for T`,
-//! closures over a reflector store's objects, `get_opt`'s `Result<Option<K>>`, and a gate only a framework calls.
+//! closures over a reflector store's objects, `get_opt`'s `Result<Option<K>>`, a gate only a framework calls, a
+//! patched framework crate, and a `dyn` client whose kind a later use of its result tells.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::rbac_infer::{set, triples};
 use crate::support::ks;
-
-fn relay() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer/relay")
-}
 
 /// What `relay`'s main reaches, worked out by hand from the fixture's sources.
 const RELAY: &[(&str, &str, &str)] = &[
@@ -40,13 +38,20 @@ const RELAY: &[(&str, &str, &str)] = &[
     ("authentication.k8s.io", "tokenreviews", "create"),
 ];
 
-#[test]
-fn rbac_infer_follows_runtime_watches_watchers_as_values_and_blanket_impls() {
-    let out = ks(&relay()).args(["rbac", "infer", "--offline", "--bin", "relay"]).assert().success();
+/// `rbac infer --offline` in fixture `name` (with `args`) gives exactly `rules`, with no warning: every call's kind
+/// is known.
+fn infers_exactly(name: &str, args: &[&str], rules: &[(&str, &str, &str)]) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer").join(name);
+    let out = ks(&dir).args(["rbac", "infer", "--offline"]).args(args).assert().success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert_eq!(triples(&stdout), set(RELAY), "{stdout}\n{stderr}");
+    assert_eq!(triples(&stdout), set(rules), "{stdout}\n{stderr}");
     assert_eq!(stderr.trim_end(), "", "every call's kind is known");
+}
+
+#[test]
+fn rbac_infer_follows_runtime_watches_watchers_as_values_and_blanket_impls() {
+    infers_exactly("relay", &["--bin", "relay"], RELAY);
 }
 
 /// What `herd`'s operator reaches through its framework crate (a git dependency the workspace's `[patch]` points
@@ -87,13 +92,8 @@ const HERD: &[(&str, &str, &str)] = &[
 
 #[test]
 fn rbac_infer_reads_a_patched_framework_crate_its_versioned_kinds_and_generic_client() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer/herd");
-    let out = ks(&dir).args(["rbac", "infer", "--offline", "--bin", "herd-op"]).assert().success();
-    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert_eq!(triples(&stdout), set(HERD), "{stdout}\n{stderr}");
-    // `hasher.update(bytes)` on sha2's hasher is no call of the framework client's methods.
-    assert_eq!(stderr.trim_end(), "", "every call's kind is known");
+    // (`hasher.update(bytes)` on sha2's hasher is no call of the framework client's methods: no warning.)
+    infers_exactly("herd", &["--bin", "herd-op"], HERD);
 }
 
 /// What `switchboard`'s agent reaches through its `dyn` client abstraction (akri's shape), by hand.
@@ -112,10 +112,5 @@ const SWITCHBOARD: &[(&str, &str, &str)] = &[
 
 #[test]
 fn rbac_infer_reads_the_kind_of_a_dyn_client_from_the_later_use_of_its_result() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rbac-infer/switchboard");
-    let out = ks(&dir).args(["rbac", "infer", "--offline"]).assert().success();
-    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
-    assert_eq!(triples(&stdout), set(SWITCHBOARD), "{stdout}\n{stderr}");
-    assert_eq!(stderr.trim_end(), "", "every call's kind is known");
+    infers_exactly("switchboard", &[], SWITCHBOARD);
 }
