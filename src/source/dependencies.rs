@@ -223,6 +223,23 @@ impl Override {
     pub(crate) fn path(&self) -> Option<PathBuf> {
         self.entry.as_inline_table()?.get("path")?.as_str().map(PathBuf::from)
     }
+
+    /// Whether it is the `[patch]` entry a `Cargo.lock` `[[patch.unused]]` entry `(name, source)` records: the
+    /// same package, from the same kind of source (its git URL, or a folder when the lock names no source).
+    pub(crate) fn is_patch_of(&self, (name, source): &(String, Option<String>)) -> bool {
+        if !matches!(self.table, OverrideTable::Patch(_)) || self.package() != name {
+            return false;
+        }
+        let field = |k: &str| self.entry.as_inline_table().and_then(|t| t.get(k)).and_then(|v| v.as_str());
+        match (field("git"), source) {
+            (Some(url), Some(src)) => {
+                src.strip_prefix("git+").is_some_and(|s| s.starts_with(url.trim_end_matches(".git")))
+            }
+            (None, None) => self.path().is_some(),
+            (None, Some(src)) => self.path().is_none() && src.starts_with("registry+"),
+            (Some(_), None) => false,
+        }
+    }
 }
 
 /// The `[patch.*]` and `[replace]` entries of the workspace root manifest `doc` in folder `root`, in the order
@@ -502,6 +519,24 @@ mod tests {
             found,
             [("framework", tmp.path().join("vendor/fw/src")), ("helper", tmp.path().join("vendor/helper/src"))]
         );
+    }
+
+    #[test]
+    fn a_patch_the_lock_records_as_unused_is_matched_by_name_and_source_kind() {
+        let doc: toml_edit::DocumentMut = "[workspace]\n\
+             [patch.crates-io]\nh2 = { git = \"https://github.com/fork/h2\", branch = \"fix\" }\n\
+             local = { path = \"vendor/local\" }\n"
+            .parse()
+            .unwrap();
+        let got = overrides(Path::new("/w"), &doc);
+        let unused_git = ("h2".to_string(), Some("git+https://github.com/fork/h2?branch=fix#1bf9857f".to_string()));
+        let unused_path = ("local".to_string(), None);
+        assert!(got[0].is_patch_of(&unused_git));
+        assert!(!got[0].is_patch_of(&unused_path));
+        assert!(got[1].is_patch_of(&unused_path));
+        assert!(!got[1].is_patch_of(&unused_git));
+        // another package of that name from the registry is not this git patch
+        assert!(!got[0].is_patch_of(&("h2".to_string(), Some("registry+https://github.com/rust-lang".into()))));
     }
 
     #[test]

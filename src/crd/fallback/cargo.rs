@@ -228,7 +228,11 @@ pub fn package_of(source_dir: &Path, k8s_feature: Option<&str>) -> Result<Packag
         let lock = Some(workspace_root.join("Cargo.lock")).filter(|l| l.is_file());
         let k8s_openapi = k8s_pin(p, &packages, lock.as_deref(), k8s_feature);
         let unified = unified_features(p, &packages, lock.as_deref());
-        let overrides = crate::source::dependencies::workspace_overrides(&workspace_root);
+        let mut overrides = crate::source::dependencies::workspace_overrides(&workspace_root);
+        if let Some(l) = &lock {
+            let unused = unused_patches(l);
+            overrides.retain(|o| !unused.iter().any(|u| o.is_patch_of(u)));
+        }
         return Ok(Package {
             name: p["name"].as_str().unwrap_or_default().to_string(),
             version: p["version"].as_str().unwrap_or("0.0.0").to_string(),
@@ -288,6 +292,20 @@ pub fn locked_version(lock: &Path, name: &str, via: &str) -> Option<String> {
     let parent = packages.iter().find(|p| field(p, "name").as_deref() == Some(via))?;
     let deps = parent.get("dependencies")?.as_array()?;
     deps.iter().filter_map(|d| d.as_str()).find_map(|d| d.strip_prefix(&format!("{name} ")).map(str::to_string))
+}
+
+/// The `[[patch.unused]]` entries of a `Cargo.lock`: patches cargo found matching nothing in the graph, as
+/// `(name, source)` (`source` absent for a path patch). They change nothing the workspace builds, so the harness
+/// leaves them out rather than make cargo fetch them (a git patch, offline, would fail the build for nothing).
+fn unused_patches(lock: &Path) -> Vec<(String, Option<String>)> {
+    let Some(doc) = std::fs::read_to_string(lock).ok().and_then(|t| t.parse::<toml_edit::DocumentMut>().ok()) else {
+        return Vec::new();
+    };
+    let Some(unused) = doc.get("patch").and_then(|p| p.get("unused")).and_then(|u| u.as_array_of_tables()) else {
+        return Vec::new();
+    };
+    let field = |p: &toml_edit::Table, k: &str| p.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    unused.iter().filter_map(|p| Some((field(p, "name")?, field(p, "source")))).collect()
 }
 
 /// A harness written to disk: what [`run_harness`] builds and runs.
@@ -574,5 +592,25 @@ version = "0.1.0"
         let via_kube = member("via", serde_json::json!([{"name": "kube", "kind": null, "features": []}]));
         let pin = k8s_pin(&via_kube, &[via_kube.clone(), operator], Some(&lock), None).unwrap();
         assert_eq!((pin.key, pin.version.as_deref()), (None, Some("=0.29.0")));
+    }
+
+    #[test]
+    fn the_locks_unused_patches_are_read_with_their_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("Cargo.lock");
+        std::fs::write(
+            &lock,
+            "version = 4\n\n[[package]]\nname = \"h2\"\nversion = \"0.4.14\"\n\n[[patch.unused]]\nname = \"h2\"\n\
+             version = \"0.3.26\"\nsource = \"git+https://github.com/fork/h2?branch=fix#1bf9\"\n\n\
+             [[patch.unused]]\nname = \"local\"\nversion = \"0.1.0\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            unused_patches(&lock),
+            [
+                ("h2".to_string(), Some("git+https://github.com/fork/h2?branch=fix#1bf9".to_string())),
+                ("local".to_string(), None)
+            ]
+        );
     }
 }
