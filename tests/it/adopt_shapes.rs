@@ -5,7 +5,6 @@
 //! workspace whose framework is a git dependency it patches to a folder of its own (`forge`) goes through the
 //! compiled fallback, whose harness builds the patched folder offline.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::adopt::copy_dir;
@@ -26,15 +25,6 @@ fn renders(dir: &Path) {
     let rendered =
         std::process::Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(dir).output().unwrap();
     assert!(rendered.status.success(), "{}", text(&rendered));
-}
-
-/// `config/default` renders, and every file of `before` (the tree before adopt) is still as it was.
-fn renders_keeping(dir: &Path, before: &BTreeMap<PathBuf, Vec<u8>>) {
-    renders(dir);
-    let after = snapshot(dir);
-    for (path, bytes) in before {
-        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
-    }
 }
 
 #[test]
@@ -71,7 +61,11 @@ fn an_operator_without_kinds_is_adopted_with_its_built_in_kinds_as_core_resource
     let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
     assert!(role.contains("deployments") && role.contains("watch"), "{role}");
     assert!(!dir.join("config/samples").join("apps_v1_deployment.yaml").exists(), "no sample of a built-in kind");
-    renders_keeping(&dir, &before);
+    renders(&dir);
+    let after = snapshot(&dir);
+    for (path, bytes) in &before {
+        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
+    }
     // `make manifests` keeps it as it is.
     let out = ks(&dir).args(["make", "manifests", "--check", "--offline"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -109,7 +103,11 @@ fn a_kind_whose_versions_the_crate_combines_is_adopted_with_a_storage_version_fl
         .map(|v| (v["name"].as_str().unwrap(), v["storage"].as_bool().unwrap()))
         .collect();
     assert!(storage.contains(&("v2", true)) && storage.contains(&("v1", false)), "{storage:?}");
-    renders_keeping(&dir, &before);
+    renders(&dir);
+    let after = snapshot(&dir);
+    for (path, bytes) in &before {
+        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
+    }
     // `make manifests` reads the choice back from PROJECT.
     let out = ks(&dir).args(["make", "manifests", "--check", "--offline"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -177,5 +175,9 @@ fn the_compiled_fallback_builds_a_git_dependency_the_workspace_patches_to_a_fold
     assert!(harness.contains(&patch), "the harness takes the workspace's patch, its path absolute:\n{harness}");
     let crd = std::fs::read_to_string(dir.join("config/crd/bases/forge.example.org_furnaces.yaml")).unwrap();
     assert!(crd.contains("maximum: 1500.0"), "the framework's schema, computed: {crd}");
-    renders_keeping(&dir, &before);
+    renders(&dir);
+    let after = snapshot(&dir);
+    for (path, bytes) in &before {
+        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
+    }
 }
