@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::adopt::copy_dir;
-use crate::e2e::shared_build_env;
+use crate::e2e::corpus_build_env;
 use crate::support::{ks, snapshot};
 
 /// The fixture in a temp folder, locked as the kube-derive corpus is (kube 5.0.0), so the compiled fallback shares
@@ -44,7 +44,7 @@ fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
     let started = std::time::Instant::now();
     let out = ks(&dir)
         .args(["adopt", "--image", "harbor-operator:0.4.0"])
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
@@ -129,7 +129,7 @@ fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
     let started = std::time::Instant::now();
     let out = ks(&dir)
         .args(["make", "manifests", "--check"])
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
@@ -139,7 +139,7 @@ fn foreign_kinds_become_external_apis_and_shipped_crds_are_compared_by_path() {
     // make bundle checks the CRDs are current, compiling Manifest again (warm).
     let out = ks(&dir)
         .args(["make", "bundle", "--version", "0.1.0"])
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();

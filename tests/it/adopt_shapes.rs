@@ -5,10 +5,11 @@
 //! workspace whose framework is a git dependency it patches to a folder of its own (`forge`) goes through the
 //! compiled fallback, whose harness builds the patched folder offline.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::adopt::copy_dir;
-use crate::e2e::{shared_build_env, shared_target};
+use crate::e2e::{corpus_build_env, corpus_target};
 use crate::support::{ks, snapshot};
 
 fn fixture(parent: &Path, name: &str) -> PathBuf {
@@ -25,6 +26,15 @@ fn renders(dir: &Path) {
     let rendered =
         std::process::Command::new("kubectl").args(["kustomize", "config/default"]).current_dir(dir).output().unwrap();
     assert!(rendered.status.success(), "{}", text(&rendered));
+}
+
+/// `config/default` renders, and every file of `before` (the tree before adopt) is still as it was.
+fn renders_keeping(dir: &Path, before: &BTreeMap<PathBuf, Vec<u8>>) {
+    renders(dir);
+    let after = snapshot(dir);
+    for (path, bytes) in before {
+        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
+    }
 }
 
 #[test]
@@ -61,11 +71,7 @@ fn an_operator_without_kinds_is_adopted_with_its_built_in_kinds_as_core_resource
     let role = std::fs::read_to_string(dir.join("config/rbac/role.yaml")).unwrap();
     assert!(role.contains("deployments") && role.contains("watch"), "{role}");
     assert!(!dir.join("config/samples").join("apps_v1_deployment.yaml").exists(), "no sample of a built-in kind");
-    renders(&dir);
-    let after = snapshot(&dir);
-    for (path, bytes) in &before {
-        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
-    }
+    renders_keeping(&dir, &before);
     // `make manifests` keeps it as it is.
     let out = ks(&dir).args(["make", "manifests", "--check", "--offline"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -103,11 +109,7 @@ fn a_kind_whose_versions_the_crate_combines_is_adopted_with_a_storage_version_fl
         .map(|v| (v["name"].as_str().unwrap(), v["storage"].as_bool().unwrap()))
         .collect();
     assert!(storage.contains(&("v2", true)) && storage.contains(&("v1", false)), "{storage:?}");
-    renders(&dir);
-    let after = snapshot(&dir);
-    for (path, bytes) in &before {
-        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
-    }
+    renders_keeping(&dir, &before);
     // `make manifests` reads the choice back from PROJECT.
     let out = ks(&dir).args(["make", "manifests", "--check", "--offline"]).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -161,13 +163,13 @@ fn the_compiled_fallback_builds_a_git_dependency_the_workspace_patches_to_a_fold
     std::fs::write(dir.join("Cargo.lock"), corpus.replace(scratch, &format!("{framework}{operator}"))).unwrap();
     let before = snapshot(&dir);
     let started = std::time::Instant::now();
-    let out = ks(&dir).arg("adopt").envs(shared_build_env()).env_remove("RUSTFLAGS").output().unwrap();
+    let out = ks(&dir).arg("adopt").envs(corpus_build_env()).env_remove("RUSTFLAGS").output().unwrap();
     eprintln!("adopt with a patched git dependency: {:.1}s", started.elapsed().as_secs_f64());
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     assert!(!said.contains("git.example.invalid"), "nothing fetched: {said}");
     assert!(said.contains("note: compiled Furnace (furnaces.forge.example.org) v1 for its schema:"), "{said}");
-    let harness = std::fs::read_to_string(shared_target().join("kubesmith/crdgen-forge-operator/Cargo.toml")).unwrap();
+    let harness = std::fs::read_to_string(corpus_target().join("kubesmith/crdgen-forge-operator/Cargo.toml")).unwrap();
     let patch = format!(
         "[patch.\"https://git.example.invalid/acme/framework.git\"]\nframework = {{ path = \"{}\" }}\n",
         dir.canonicalize().unwrap().join("vendor/framework").display()
@@ -175,9 +177,5 @@ fn the_compiled_fallback_builds_a_git_dependency_the_workspace_patches_to_a_fold
     assert!(harness.contains(&patch), "the harness takes the workspace's patch, its path absolute:\n{harness}");
     let crd = std::fs::read_to_string(dir.join("config/crd/bases/forge.example.org_furnaces.yaml")).unwrap();
     assert!(crd.contains("maximum: 1500.0"), "the framework's schema, computed: {crd}");
-    renders(&dir);
-    let after = snapshot(&dir);
-    for (path, bytes) in &before {
-        assert_eq!(after.get(path), Some(bytes), "adopt changed {}", path.display());
-    }
+    renders_keeping(&dir, &before);
 }

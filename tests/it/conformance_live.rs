@@ -26,7 +26,7 @@ use crate::conformance_suite::{SuiteRun, suite_files};
 use crate::crd_conformance::{
     COMPILED, REFUSED, SAMPLES, check_against, check_pending, check_refused, corpus_dir, diff, strip_expected,
 };
-use crate::e2e::{shared_build_env, shared_target};
+use crate::e2e::{corpus_build_env, corpus_target};
 use crate::support::blessing;
 
 /// Writes `text` to `path` unless it already holds it (keeps cargo's fingerprints fresh).
@@ -110,7 +110,7 @@ fn run_harness() -> HarnessRun {
     let out = Command::new(env!("CARGO"))
         .args(["build", "--locked", "--bins", "--quiet"])
         .current_dir(&dir)
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .env("CARGO_TERM_COLOR", "never")
         .output()
@@ -123,7 +123,7 @@ fn run_harness() -> HarnessRun {
     );
     let results = tempfile::tempdir().unwrap();
     for (stem, _) in &bins {
-        let exe = shared_target().join("debug").join(stem);
+        let exe = corpus_target().join("debug").join(stem);
         let run = Command::new(&exe)
             .arg(results.path())
             .output()
@@ -264,7 +264,7 @@ fn fallback_matches(sample: &crate::crd_conformance::Sample, want: &Value) -> Re
     write_if_changed(&dir.path().join("src/lib.rs"), &input);
     let out = crate::support::ks(dir.path())
         .args(["make", "manifests", "--crd-dir", "out"])
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();

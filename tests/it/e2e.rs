@@ -19,8 +19,25 @@ pub(crate) fn shared_target() -> PathBuf {
 /// state and full debug info are off: across the scaffolds, fixtures and harnesses they took over 10 GB of disk
 /// in a CI run (and the linker dies with a bus error when the disk fills). Pair with `.env_remove("RUSTFLAGS")`.
 pub(crate) fn shared_build_env() -> [(&'static str, std::ffi::OsString); 3] {
+    build_env(shared_target())
+}
+
+/// The target folder of builds pinned to the kube-derive corpus' lock (`tests/conformance/kube-derive/
+/// input-Cargo.lock`: the conformance harness, the compiled fallback's fixtures), apart from the scaffolds'. Both
+/// locks hold mostly the same crates with other features, and a build of one may rewrite an artifact the other's
+/// doctests are reading at that moment (cargo releases the folder's lock once it has built, before tests run).
+pub(crate) fn corpus_target() -> PathBuf {
+    shared_target().with_file_name("corpus-target")
+}
+
+/// [`shared_build_env`] for builds pinned to the corpus' lock, in [`corpus_target`].
+pub(crate) fn corpus_build_env() -> [(&'static str, std::ffi::OsString); 3] {
+    build_env(corpus_target())
+}
+
+fn build_env(target: PathBuf) -> [(&'static str, std::ffi::OsString); 3] {
     [
-        ("CARGO_TARGET_DIR", shared_target().into_os_string()),
+        ("CARGO_TARGET_DIR", target.into_os_string()),
         ("CARGO_INCREMENTAL", "0".into()),
         ("CARGO_PROFILE_DEV_DEBUG", "line-tables-only".into()),
     ]

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::adopt::copy_dir;
-use crate::e2e::shared_build_env;
+use crate::e2e::corpus_build_env;
 use crate::support::{ks, snapshot};
 
 /// The fixture in a temp folder, locked as the kube-derive corpus is (kube 5.0.0, syn 2), so the compiled fallback
@@ -106,7 +106,7 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
     let started = std::time::Instant::now();
     let out = ks(&dir)
         .args(["adopt", "--bin", "loom-operator"])
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
@@ -202,7 +202,7 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
     }
 
     // make manifests, warm, finds the project as adopt left it; without compiling it refuses the macro kinds.
-    let out = ks(&dir).args(["make", "manifests"]).envs(shared_build_env()).env_remove("RUSTFLAGS").output().unwrap();
+    let out = ks(&dir).args(["make", "manifests"]).envs(corpus_build_env()).env_remove("RUSTFLAGS").output().unwrap();
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}{stderr}");
     assert!(stdout.contains("note: compiled Weave (weaves.weaving.loom.example.dev) v1"), "{stdout}");
@@ -211,7 +211,7 @@ fn adopt_and_make_manifests_compile_kinds_attribute_macros_generate() {
     let bobbins = dir.join("config/crd/bases/weaving.loom.example.dev_bobbins.yaml");
     let adopted = std::fs::read_to_string(&bobbins).unwrap();
     std::fs::remove_file(&bobbins).unwrap();
-    let out = ks(&dir).args(["make", "manifests"]).envs(shared_build_env()).env_remove("RUSTFLAGS").output().unwrap();
+    let out = ks(&dir).args(["make", "manifests"]).envs(corpus_build_env()).env_remove("RUSTFLAGS").output().unwrap();
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stdout}{stderr}");
     assert!(stdout.contains("create    config/crd/bases/weaving.loom.example.dev_bobbins.yaml"), "{stdout}");
@@ -242,7 +242,7 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
     std::fs::write(&lib, source).unwrap();
     let before = snapshot(&dir);
     let adopt = |extra: &[&str]| {
-        ks(&dir).arg("adopt").args(extra).envs(shared_build_env()).env_remove("RUSTFLAGS").output().unwrap()
+        ks(&dir).arg("adopt").args(extra).envs(corpus_build_env()).env_remove("RUSTFLAGS").output().unwrap()
     };
     let out = adopt(&[]);
     let (stdout, stderr) = text(&out);
@@ -280,7 +280,7 @@ fn a_macro_kind_that_does_not_build_stops_adopt_unless_keep_going() {
     std::fs::write(dir.join("config/crd/bases/weaving.loom.example.dev_weaves.yaml"), weaves).unwrap();
     let out = ks(&dir)
         .args(["make", "manifests", "--keep-going"])
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();

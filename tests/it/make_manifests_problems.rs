@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::e2e::{shared_build_env, shared_target};
+use crate::e2e::{corpus_build_env, corpus_target};
 use crate::support::{init, ks, snapshot};
 
 fn write(dir: &Path, files: &[(&str, &str)]) {
@@ -200,7 +200,7 @@ fn fallback_compiles_a_binary_only_crate_mixing_static_and_compiled_versions() {
     let sources = snapshot(&dir.join("src"));
     let out = ks(&dir)
         .args(["make", "manifests", "--crd-dir", "crds"])
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
@@ -216,7 +216,7 @@ fn fallback_compiles_a_binary_only_crate_mixing_static_and_compiled_versions() {
     );
     assert!(stdout.contains("the compiled fallback (1 kind(s)"), "{stdout}");
     assert_eq!(snapshot(&dir.join("src")), sources, "the fallback never writes into the sources");
-    assert!(shared_target().join("kubesmith/crdgen-gadget-operator/src/main.rs").is_file());
+    assert!(corpus_target().join("kubesmith/crdgen-gadget-operator/src/main.rs").is_file());
 
     let read = |f: &str| -> Value {
         serde_yaml_ng::from_str(&std::fs::read_to_string(dir.join("crds").join(f)).unwrap()).unwrap()
@@ -246,7 +246,7 @@ fn fallback_compiles_a_binary_only_crate_mixing_static_and_compiled_versions() {
     // Up to date, warm: --check compiles again and agrees; --no-compile --check refuses.
     let out = ks(&dir)
         .args(["make", "manifests", "--crd-dir", "crds", "--check"])
-        .envs(shared_build_env())
+        .envs(corpus_build_env())
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap();
@@ -346,7 +346,7 @@ fn fallback_compiles_kinds_the_static_reader_cannot_resolve() {
         ks(&dir)
             .args(["make", "manifests", "--crd-dir", "crds"])
             .args(extra)
-            .envs(shared_build_env())
+            .envs(corpus_build_env())
             .env_remove("RUSTFLAGS")
             .output()
             .unwrap()
