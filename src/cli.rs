@@ -340,6 +340,16 @@ pub struct HelmLintArgs {
     pub set: Vec<String>,
 }
 
+/// Where a project takes `kubesmith-runtime` from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RuntimeSource {
+    /// A copy of the crate released with this kubesmith under `vendor/kubesmith-runtime`, named by path: builds
+    /// offline and reproducibly before the crate is published; `alpha update` replaces it.
+    Vendored,
+    /// The published crate from crates.io.
+    Registry,
+}
+
 /// Licenses `init` knows how to set up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum License {
@@ -415,6 +425,11 @@ pub struct InitArgs {
     /// RBAC marker), its controllers watch the namespaces in `WATCH_NAMESPACE` (the manager's own by default).
     #[arg(long)]
     pub namespaced: bool,
+    /// Where the project takes kubesmith-runtime (the manager, probes, metrics, leader election, webhook server and
+    /// test support) from: `vendored`, a copy under `vendor/kubesmith-runtime` named by path (offline, reproducible,
+    /// replaced by `alpha update`), or `registry`, the published crate.
+    #[arg(long, value_enum, default_value_t = RuntimeSource::Vendored)]
+    pub runtime: RuntimeSource,
     /// Optional plugins to add as well: `grafana` (Grafana dashboards for the manager's metrics in `grafana/`, as
     /// `kubesmith edit --plugins grafana` writes them).
     #[arg(long, value_delimiter = ',', value_name = "PLUGIN")]

@@ -23,6 +23,7 @@ pub mod plan;
 pub mod project;
 pub mod rbac;
 pub mod render;
+pub mod runtime_source;
 pub mod rustfmt;
 pub mod source;
 pub mod webhook;

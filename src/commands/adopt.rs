@@ -143,6 +143,8 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         adopted: true,
         image_name,
         image_tag,
+        runtime_vendored: false,
+        runtime_version: crate::runtime_source::VERSION.into(),
         project_name: project_name.clone(),
     };
     for (path, contents) in crate::render::render_set("init", &ctx)? {

@@ -497,11 +497,12 @@ fn plan_controller_modules(plan: &mut Plan, m: &ControllerModules, group_ctx: &i
     }
     let registration = format!("{}::{}::registration(),", m.crate_name, m.module_path);
     insert_rust(plan, Path::new("src/main.rs"), markers::CONTROLLERS, &[registration])?;
-    warn_if_older(plan, Path::new("src/controller.rs"), SHARED_CONTROLLER_API, m.module_path)
+    warn_if_older(plan, Path::new("Cargo.toml"), RUNTIME_DEPENDENCY, m.module_path)
 }
 
-/// What a scaffolded controller uses of `src/controller.rs`, which a project scaffolded by an older kubesmith lacks.
-const SHARED_CONTROLLER_API: &str = "pub async fn run<";
+/// What a scaffolded controller runs on, which a project scaffolded by an older kubesmith (one that copied the
+/// manager into `src/`) does not depend on.
+const RUNTIME_DEPENDENCY: &str = "kubesmith-runtime";
 
 /// A warning when `shared` (a module every kind's code uses, written by `init` or the first webhook) lacks `item`,
 /// which the code just scaffolded into `user` needs: the module comes from an older kubesmith.

@@ -355,7 +355,7 @@ fn plan_project_files(plan: &mut Plan, ctx: &WebhookContext) -> Result<()> {
 
 /// The webhook server, written with the project's first webhook (`init` leaves it out: most operators never add
 /// one): `src/webhook.rs`, its module in `src/lib.rs`, `main.rs` giving it to the manager, the `json-patch`
-/// dependency of defaulting webhooks, and a server for the control-plane tests in place of `init`'s none. Nothing
+/// dependency of defaulting webhooks, and the webhooks named in the control-plane tests' `Project`. Nothing
 /// when `src/webhook.rs` exists (an earlier webhook wrote it, or an older kubesmith's `init` did, with the rest).
 fn plan_server(plan: &mut Plan, ctx: &WebhookContext) -> Result<()> {
     let webhook_rs = Path::new("src/webhook.rs");
@@ -370,24 +370,26 @@ fn plan_server(plan: &mut Plan, ctx: &WebhookContext) -> Result<()> {
         &foreign::Dependency { name: "json-patch".into(), source: foreign::DependencySource::Version("4".into()) },
         Some("JSON Patch of defaulting webhooks (kube-core's major)"),
     )?;
-    let support = Path::new(ENVTEST_WEBHOOK_SERVER);
+    let support = Path::new(ENVTEST_SUPPORT);
     if plan.exists(support) {
         let text = plan.read_existing(support)?;
-        if text == render::render("init/tests/envtest/support/webhooks.rs.hbs", ctx)? {
-            plan.edit(support, render::render("webhook/tests/envtest/support/webhooks.rs.hbs", ctx)?);
-        } else if !text.contains("webhook::registrations()") {
+        let served = format!("webhooks: {}::webhook::registrations,", ctx.crate_name);
+        if text.contains(ENVTEST_NO_WEBHOOKS) {
+            plan.edit(support, text.replacen(ENVTEST_NO_WEBHOOKS, &served, 1));
+        } else if !text.contains(&served) {
             plan.notes.push(format!(
-                "warning: {ENVTEST_WEBHOOK_SERVER} was edited, so it was left as it is; its `serve` must start the \
-                 webhook server (`webhook::registrations()`) for the control-plane tests to reach the webhooks: \
-                 compare it with the file `kubesmith create webhook` writes in a new project"
+                "warning: {ENVTEST_SUPPORT} names no `{ENVTEST_NO_WEBHOOKS}`, so it was left as it is; its \
+                 `Project` must name `{served}` for the control-plane tests to reach the webhooks"
             ));
         }
     }
     Ok(())
 }
 
-/// Where the control-plane tests start the operator's webhook server (`init` writes one that starts none).
-const ENVTEST_WEBHOOK_SERVER: &str = "tests/envtest/support/webhooks.rs";
+/// Where the control-plane tests name the project's webhooks (`init` writes a `Project` with none).
+const ENVTEST_SUPPORT: &str = "tests/envtest/support.rs";
+/// The webhooks of `init`'s envtest `Project`: none.
+const ENVTEST_NO_WEBHOOKS: &str = "webhooks: Vec::new,";
 
 /// The statement of `main.rs` that gives the manager the webhook server (inserted at the marker's indentation, 4),
 /// laid out as `rustfmt` lays it out: broken after `=` when one line would pass 100 columns.
@@ -482,13 +484,6 @@ fn plan_part(
         append_test(plan, test_file, &render::render(&format!("webhook/tests/parts/{variant}.rs.hbs"), ctx)?)?;
         let envtest_variant = if ctx.label_examples { format!("{name}_labels") } else { name.to_string() };
         plan_envtest_part(plan, ctx, &envtest_variant)?;
-        let user = test_file.display().to_string();
-        crate::commands::create_api::warn_if_older(
-            plan,
-            Path::new("tests/common/mod.rs"),
-            "pub struct Admission",
-            &user,
-        )?;
     }
     match part {
         Part::Defaulting => enable(plan, "config/default/kustomization.yaml", "defaulting-webhook"),

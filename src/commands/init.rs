@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::cli::{InitArgs, License};
+use crate::cli::{InitArgs, License, RuntimeSource};
 use crate::commands::UsageError;
 use crate::names;
 use crate::plan::Plan;
@@ -38,6 +38,10 @@ pub struct InitContext {
     /// The manager image's name and tag in `config/manager/kustomization.yaml` (`controller`, `latest`).
     pub image_name: String,
     pub image_tag: String,
+    /// kubesmith-runtime comes from `vendor/kubesmith-runtime` (`init --runtime vendored`), not the registry.
+    pub runtime_vendored: bool,
+    /// The version of kubesmith-runtime the project depends on (this kubesmith's).
+    pub runtime_version: String,
 }
 
 pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
@@ -96,12 +100,15 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         adopted: false,
         image_name: "controller".into(),
         image_tag: "latest".into(),
+        runtime_vendored: args.runtime == RuntimeSource::Vendored,
+        runtime_version: crate::runtime_source::VERSION.into(),
         project_name,
     };
 
     let mut plan = Plan::new(cwd);
     let mut clashes = Vec::new();
-    for (path, contents) in crate::render::render_set("init", &ctx)? {
+    let vendored = if ctx.runtime_vendored { crate::runtime_source::vendored_files() } else { Vec::new() };
+    for (path, contents) in crate::render::render_set("init", &ctx)?.into_iter().chain(vendored) {
         if path == "LICENSE" && !ctx.license_apache2 {
             continue;
         }
@@ -179,6 +186,9 @@ fn plugin_settings(ctx: &InitContext, year: i64) -> serde_json::Value {
         "k8sVersion": ctx.k8s_version,
         "license": if ctx.license_apache2 { project::LICENSE_APACHE2 } else { project::LICENSE_NONE },
     });
+    if !ctx.runtime_vendored {
+        settings["runtime"] = project::RUNTIME_REGISTRY.into();
+    }
     if ctx.license_apache2 {
         settings["owner"] = ctx.owner.clone().into();
         settings["copyrightYear"] = year.into();

@@ -233,6 +233,9 @@ fn init_step(pf: &ProjectFile, notes: &mut Vec<String>) -> Step {
     if pf.namespaced {
         step.args.push("--namespaced".into());
     }
+    if pf.runtime() == Some(project::RUNTIME_REGISTRY) {
+        step.push("--runtime", project::RUNTIME_REGISTRY);
+    }
     step
 }
 

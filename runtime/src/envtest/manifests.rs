@@ -25,9 +25,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-/// The project's folder (this test binary's crate).
+/// The project's folder ([`super::Project::root`]).
 pub fn project_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(super::project().root)
 }
 
 /// The YAML documents of `file`, as JSON values (empty documents skipped).

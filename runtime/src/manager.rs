@@ -9,7 +9,7 @@ pub mod namespaces;
 
 use anyhow::Context as _;
 use axum_server::Handle;
-use clap::{ArgAction, Parser, ValueEnum};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
 use futures::future::BoxFuture;
 use kube::{Api, Client, Resource};
 pub use namespaces::{WatchNamespaces, parse_watch_namespaces};
@@ -25,8 +25,7 @@ use tokio::{sync::watch, task::JoinSet};
 use tracing::{error, info, warn};
 use tracing_subscriber::EnvFilter;
 
-/// Leader election Lease name: FNV-32a hash of the project name `{{project_name}}` (8 hex digits) + "." + domain.
-pub const DEFAULT_LEADER_ELECTION_ID: &str = "{{leader_election_id}}";
+use crate::Operator;
 
 /// Default port of the webhook server (`--webhook-port`).
 pub const DEFAULT_WEBHOOK_PORT: u16 = 9443;
@@ -44,9 +43,16 @@ const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 /// Service-account namespace file mounted into every pod.
 const SERVICE_ACCOUNT_NAMESPACE: &str = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
 
-/// Command-line options of the manager.
+/// Command-line options of the manager, with the names and defaults of kubebuilder's `cmd/main.go`.
+///
+/// Parse them with [`Options::parse_for`], which names the command after the [`Operator`] and takes its default
+/// Lease name:
+///
+/// ```no_run
+/// # const OPERATOR: kubesmith_runtime::Operator = kubesmith_runtime::operator!("87a7d51f.example.com");
+/// let opts = kubesmith_runtime::manager::Options::parse_for(&OPERATOR);
+/// ```
 #[derive(Clone, Debug, Parser)]
-#[command(version, about)]
 pub struct Options {
     /// Address the metrics endpoint binds to, e.g. `:8443` (all interfaces) or `127.0.0.1:8080`; `0` disables it.
     #[arg(long, value_name = "ADDR", default_value = "0", value_parser = parse_bind_address)]
@@ -62,7 +68,7 @@ pub struct Options {
     pub leader_elect: bool,
 
     /// Name of the Lease used for leader election.
-    #[arg(long, value_name = "NAME", default_value = DEFAULT_LEADER_ELECTION_ID)]
+    #[arg(long, value_name = "NAME", default_value = "")]
     pub leader_election_id: String,
 
     /// Namespace of the leader election Lease [default: the pod's service-account namespace, else `default`].
@@ -111,6 +117,30 @@ pub struct Options {
 }
 
 impl Options {
+    /// The options of `operator`'s command line (`std::env::args`); prints the help, the version or the usage
+    /// error and exits when the command line asks for it or is wrong.
+    pub fn parse_for(operator: &Operator) -> Self {
+        Self::try_parse_for(operator, std::env::args_os()).unwrap_or_else(|err| err.exit())
+    }
+
+    /// The options of the command line `args` (the command's name first) of `operator`: the command is named after
+    /// it and `--leader-election-id` defaults to its Lease.
+    pub fn try_parse_for<I, T>(operator: &Operator, args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let command = Self::command()
+            .name(operator.name)
+            .bin_name(operator.name)
+            .version(operator.version)
+            .about(operator.about)
+            .mut_arg("leader_election_id", |arg| {
+                arg.default_value(operator.leader_election_id)
+            });
+        Self::from_arg_matches(&command.try_get_matches_from(args)?)
+    }
+
     /// The namespace of the leader election Lease: the flag, `POD_NAMESPACE`, the service-account namespace, or `default`.
     pub fn leader_election_namespace(&self) -> String {
         self.leader_election_namespace
@@ -210,6 +240,8 @@ impl ShutdownTrigger {
 /// What the manager hands to each controller when starting it.
 #[derive(Clone)]
 pub struct Runtime {
+    /// The operator's name: the field manager of its server-side applies and the reporter of its events.
+    pub field_manager: &'static str,
     /// The name of the controller being started (its registration's): the label of its metrics and logs.
     pub controller: &'static str,
     /// Kubernetes client.
@@ -325,14 +357,16 @@ pub struct ServerContext<'a> {
 
 /// Runs controllers with probes, metrics, leader election and graceful shutdown.
 pub struct Manager {
+    operator: Operator,
     opts: Options,
     servers: Vec<Server>,
 }
 
 impl Manager {
-    /// A manager configured by `opts`.
-    pub fn new(opts: Options) -> Self {
+    /// The manager of `operator`, configured by `opts`.
+    pub fn new(operator: Operator, opts: Options) -> Self {
         Self {
+            operator,
             opts,
             servers: Vec::new(),
         }
@@ -422,6 +456,7 @@ impl Manager {
         if leading {
             // Each controller gets its own name (and namespace) in `start_controllers`.
             let runtime = Runtime {
+                field_manager: self.operator.name,
                 controller: "manager",
                 client,
                 metrics,
@@ -532,6 +567,14 @@ async fn wait_for_signal() {
 mod tests {
     use super::*;
 
+    /// The operator the manager's tests run.
+    const OPERATOR: Operator = Operator {
+        name: "memcached-operator",
+        version: "1.2.3",
+        about: "Memcached Operator: a Kubernetes operator built with kube-rs",
+        leader_election_id: "87a7d51f.example.com",
+    };
+
     fn addr(s: &str) -> Option<SocketAddr> {
         parse_bind_address(s).expect("valid address").0
     }
@@ -552,12 +595,12 @@ mod tests {
 
     #[test]
     fn defaults_match_kubebuilder() {
-        let opts = Options::try_parse_from([env!("CARGO_PKG_NAME")]).expect("defaults parse");
+        let opts = Options::try_parse_for(&OPERATOR, ["memcached-operator"]).expect("defaults parse");
         assert_eq!(opts.metrics_bind_address, BindAddress(None));
         assert_eq!(opts.health_probe_bind_address, BindAddress(addr(":8081")));
         assert!(!opts.leader_elect);
         assert!(opts.metrics_secure);
-        assert_eq!(opts.leader_election_id, DEFAULT_LEADER_ELECTION_ID);
+        assert_eq!(opts.leader_election_id, OPERATOR.leader_election_id);
         assert_eq!(opts.log_format, LogFormat::Text);
         assert_eq!(opts.webhook_port, 9443);
         assert_eq!(
@@ -587,7 +630,7 @@ mod tests {
     /// Returns the paths listed, sorted.
     async fn listed_paths(watch: &str, namespaced: bool) -> Vec<String> {
         use k8s_openapi::api::core::v1::ConfigMap;
-        let (runtime, mut server, _trigger) = crate::controller::testing::runtime("lister", None);
+        let (runtime, mut server, _trigger) = crate::testing::runtime("lister", None);
         let list = |runtime: Runtime| async move {
             let api: Api<ConfigMap> = runtime.api();
             api.list(&Default::default()).await.expect("list answered");
@@ -680,14 +723,24 @@ mod tests {
     }
 
     #[test]
-    fn leader_election_id_is_fnv32a_of_the_project_name() {
-        let domain = "{{domain}}";
-        let hash = env!("CARGO_PKG_NAME")
-            .bytes()
-            .fold(0x811c_9dc5_u32, |h, b| {
-                (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
-            });
-        assert_eq!(DEFAULT_LEADER_ELECTION_ID, format!("{hash:08x}.{domain}"));
+    fn the_command_is_the_operators_with_its_lease() {
+        let opts = Options::try_parse_for(&OPERATOR, ["memcached-operator"]).expect("defaults parse");
+        assert_eq!(opts.leader_election_id, "87a7d51f.example.com");
+        let opts = Options::try_parse_for(
+            &OPERATOR,
+            ["memcached-operator", "--leader-election-id=other.example.com"],
+        )
+        .expect("flags parse");
+        assert_eq!(opts.leader_election_id, "other.example.com");
+        let help = Options::try_parse_for(&OPERATOR, ["memcached-operator", "--help"])
+            .expect_err("--help exits")
+            .to_string();
+        assert!(help.contains("Usage: memcached-operator"), "{help}");
+        assert!(help.contains("[default: 87a7d51f.example.com]"), "{help}");
+        let version = Options::try_parse_for(&OPERATOR, ["memcached-operator", "--version"])
+            .expect_err("--version exits")
+            .to_string();
+        assert_eq!(version.trim(), "memcached-operator 1.2.3");
     }
 
     #[tokio::test]

@@ -1,4 +1,4 @@
-//! The operator's webhook server (`webhook::registrations()`) on 127.0.0.1 for the whole test binary, with a
+//! The operator's webhook server (its `webhook::registrations`) on 127.0.0.1 for the whole test binary, with a
 //! certificate of the envtest CA, so the API server calls it as a cluster would.
 
 use super::control_plane::Ca;
@@ -9,13 +9,17 @@ use std::{
     time::{Duration, Instant},
 };
 
-use {{crate_name}}::manager::{Shutdown, health::ReadyCheck};
-use {{crate_name}}::webhook::{self, ServeOptions, WebhookServer};
+use crate::manager::{Shutdown, health::ReadyCheck};
+use crate::webhook::{ServeOptions, WebhookRegistration, WebhookServer};
 
 /// Starts the webhook server in a thread of its own that lives as long as the test binary; `None` when the
 /// operator has no webhooks.
-pub fn serve(ca: &Ca, dir: &Path) -> Result<Option<SocketAddr>, String> {
-    if webhook::registrations().is_empty() {
+pub fn serve(
+    registrations: fn() -> Vec<WebhookRegistration>,
+    ca: &Ca,
+    dir: &Path,
+) -> Result<Option<SocketAddr>, String> {
+    if registrations().is_empty() {
         return Ok(None);
     }
     let cert_dir = dir.join("webhook-certs");
@@ -45,7 +49,7 @@ pub fn serve(ca: &Ca, dir: &Path) -> Result<Option<SocketAddr>, String> {
         };
         let server = {
             let _entered = runtime.enter();
-            WebhookServer::bind(opts, webhook::registrations())
+            WebhookServer::bind(opts, registrations())
         };
         let server = match server {
             Ok(server) => server,

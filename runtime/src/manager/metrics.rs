@@ -327,7 +327,7 @@ pub async fn authorize(client: &Client, headers: &HeaderMap) -> Result<(), AuthE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::testing::{self, within};
+    use crate::testing::{self, within};
     use axum::http::HeaderValue;
     use http::Method;
 

@@ -1,10 +1,7 @@
-//! Support for the webhook server tests: a throw-away CA, the HTTPS server on 127.0.0.1 with a real rustls
-//! client, and AdmissionReview / ConversionReview builders. Every request/response pair is printed (see them
-//! with `cargo test --test <name> -- --nocapture`).
-#![allow(
-    dead_code,
-    reason = "each test file uses only some of these helpers; the rest are dead code in its crate"
-)]
+//! Webhook tests over real HTTPS: a throw-away CA, the webhook server on 127.0.0.1 with a rustls client, and
+//! AdmissionReview / ConversionReview builders. Every request/response pair is printed (see them with
+//! `cargo test --test <name> -- --nocapture`). Features `testing` and `webhook`.
+#![cfg(feature = "webhook")]
 
 use axum::body::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -24,7 +21,7 @@ use tokio_rustls::{
     rustls::{self, pki_types::CertificateDer},
 };
 
-use {{crate_name}}::{
+use crate::{
     manager::{Shutdown, ShutdownTrigger, health::ReadyCheck},
     webhook::{ServeOptions, WebhookRegistration, WebhookServer},
 };
@@ -35,7 +32,14 @@ pub struct TestCa {
     der: CertificateDer<'static>,
 }
 
+impl Default for TestCa {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl TestCa {
+    /// A new CA with a fresh key.
     pub fn new() -> Self {
         let key = KeyPair::generate().expect("CA key");
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
@@ -67,9 +71,13 @@ impl TestCa {
 
 /// The webhook server running in the background, with its certificate directory and CA.
 pub struct TestServer {
+    /// Where it listens.
     pub addr: SocketAddr,
+    /// The folder it loads its certificate from (`tls.crt`, `tls.key`).
     pub cert_dir: PathBuf,
+    /// The CA its certificates are signed by.
     pub ca: TestCa,
+    /// Passes once it has loaded a certificate.
     pub ready: ReadyCheck,
     trigger: ShutdownTrigger,
     task: JoinHandle<anyhow::Result<()>>,
@@ -235,6 +243,7 @@ pub struct Admission {
 }
 
 impl Admission {
+    /// Reviews about the kind `kind` (`plural`) of `group`/`version`.
     pub fn new(group: &str, version: &str, kind: &str, plural: &str) -> Self {
         Self {
             kind: json!({"group": group, "version": version, "kind": kind}),

@@ -1,21 +1,37 @@
-//! End-to-end tests of the webhook server with every registered webhook (`webhook::registrations()`): real
-//! HTTPS (rustls) on 127.0.0.1 with a throw-away CA, malformed reviews, certificate reload and graceful
-//! shutdown. Each kind's webhooks are tested in `tests/webhook_<version>_<kind>.rs`.
-//!
-//! Run with `cargo test --test webhook_server -- --nocapture` to see every request and response.
-mod common;
+//! The webhook server over real HTTPS (rustls) on 127.0.0.1 with a throw-away CA: malformed reviews, only the
+//! registered paths served, certificate reload and graceful shutdown, and the manager's flags. Run with
+//! `cargo test -p kubesmith-runtime --test webhook_server -- --nocapture` to see every request and response.
 
 use clap::Parser as _;
-use common::{TestServer, describe, print_pair, write_cert};
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::ResourceExt as _;
+use kubesmith_runtime::manager::{self, Options, ServerContext, Shutdown};
+use kubesmith_runtime::testing::webhook::{
+    TestServer, conversion_review, describe, print_pair, write_cert,
+};
+use kubesmith_runtime::webhook::{self, CONVERT_PATH, Conversion, Webhook, WebhookRegistration};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-use {{crate_name}}::manager::{self, Options, ServerContext, Shutdown};
-use {{crate_name}}::webhook::{self, CONVERT_PATH};
+/// The webhooks under test: a defaulting webhook of ConfigMaps (it labels them) and their conversion.
+fn registrations() -> Vec<WebhookRegistration> {
+    let label = |cm: &mut ConfigMap| {
+        cm.labels_mut()
+            .entry("team".into())
+            .or_insert_with(|| "platform".into());
+    };
+    vec![WebhookRegistration::new(
+        "configmap",
+        vec![
+            Webhook::defaulting::<ConfigMap>("/mutate--v1-configmap", label),
+            Webhook::conversion(Conversion::<ConfigMap>::hub()),
+        ],
+    )]
+}
 
 /// The admission paths of all registrations, and whether any registers a conversion (served on `/convert`).
 fn registered() -> (Vec<&'static str>, bool) {
-    let registrations = webhook::registrations();
+    let registrations = registrations();
     let paths = registrations
         .iter()
         .flat_map(|registration| registration.admission_paths())
@@ -32,7 +48,7 @@ fn served_path() -> &'static str {
     let (paths, conversion) = registered();
     assert!(
         !paths.is_empty() || conversion,
-        "webhook::registrations() registers at least one webhook"
+        "registrations() registers at least one webhook"
     );
     paths.first().copied().unwrap_or(CONVERT_PATH)
 }
@@ -55,9 +71,9 @@ async fn malformed_reviews_are_answered_with_errors_not_crashes() {
     let (paths, conversion) = registered();
     assert!(
         !paths.is_empty() || conversion,
-        "webhook::registrations() registers at least one webhook"
+        "registrations() registers at least one webhook"
     );
-    let server = TestServer::start("malformed", Some(1), webhook::registrations()).await;
+    let server = TestServer::start("malformed", Some(1), registrations()).await;
     for path in &paths {
         let bodies = [
             "{not json".to_string(),
@@ -98,7 +114,7 @@ async fn malformed_reviews_are_answered_with_errors_not_crashes() {
         // A well-formed review of a kind without conversion fails that review, not the server.
         let unknown = json!({"apiVersion": "unknown.example.com/v1", "kind": "Unknown", "metadata": {"name": "u"}});
         let review =
-            common::conversion_review("c-unknown", "unknown.example.com/v2", vec![unknown]);
+            conversion_review("c-unknown", "unknown.example.com/v2", vec![unknown]);
         let reply = server.review(CONVERT_PATH, &review).await;
         let response = &reply["response"];
         assert_eq!(response["uid"], "c-unknown");
@@ -132,7 +148,7 @@ async fn malformed_reviews_are_answered_with_errors_not_crashes() {
 #[tokio::test]
 async fn certificate_is_awaited_then_reloaded_when_its_files_change() {
     let path = served_path();
-    let server = TestServer::start("reload", None, webhook::registrations()).await;
+    let server = TestServer::start("reload", None, registrations()).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
         !server.ready.is_ready(),
@@ -178,7 +194,7 @@ async fn certificate_is_awaited_then_reloaded_when_its_files_change() {
 
 #[tokio::test]
 async fn shutdown_while_waiting_for_the_certificate_is_clean() {
-    let server = TestServer::start("no-cert", None, webhook::registrations()).await;
+    let server = TestServer::start("no-cert", None, registrations()).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(!server.ready.is_ready());
     server.stop().await;
@@ -212,7 +228,7 @@ async fn the_manager_serves_the_webhooks_on_its_flags_port_and_certificate() {
         readiness: &readiness,
         shutdown,
     };
-    let serving = webhook::server()(context)
+    let serving = webhook::server(registrations)(context)
         .expect("the webhook server binds")
         .expect("a project with webhooks runs the webhook server");
     let task = tokio::spawn(serving);

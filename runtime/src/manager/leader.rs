@@ -264,15 +264,12 @@ impl LeaderElector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        controller::testing::{self, within},
-        manager::DEFAULT_LEADER_ELECTION_ID,
-    };
+    use crate::testing::{self, within};
     use http::Method;
     use serde_json::{Value, json};
 
     const LEASES: &str = "/apis/coordination.k8s.io/v1/namespaces/system/leases";
-    const NAME: &str = DEFAULT_LEADER_ELECTION_ID;
+    const NAME: &str = "87a7d51f.example.com";
 
     /// Where the Lease `NAME` of the namespace `system` is.
     fn path() -> String {

@@ -1,8 +1,26 @@
-//! Mocked API server helpers shared by the per-kind controller tests (kube-rs/controller-rs fixture style): the
-//! API server's side of a reconcile (`ApiServer`, `reconcile_against`), fixtures and the expectations every
-//! controller's tests share.
+//! Reconciler tests against a mocked API server (kube-rs/controller-rs fixture style): the API server's side of a
+//! reconcile ([`ApiServer`], [`reconcile_against`]), test objects and the expectations every controller's tests
+//! share. Feature `testing`.
+//!
+//! ```
+//! use kubesmith_runtime::testing::{self, reconcile_against};
+//! use kube::runtime::controller::Action;
+//! # use k8s_openapi::api::core::v1::ConfigMap;
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let obj = ConfigMap { metadata: testing::metadata(Some("team-a")), ..Default::default() };
+//! let action = reconcile_against(
+//!     |_obj, _ctx| async { Ok(Action::await_change()) },
+//!     obj,
+//!     async |_server| {},
+//! )
+//! .await
+//! .expect("reconciled");
+//! assert_eq!(action, Action::await_change());
+//! # }
+//! ```
 
-use super::{Context, Error, FIELD_MANAGER, Result, find_condition, instrumented};
+use crate::controller::{Context, Error, Result, find_condition, instrumented};
 use crate::manager::metrics::Metrics;
 use http::{Method, Request, Response, StatusCode};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
@@ -13,14 +31,20 @@ use serde_json::{Value, json};
 use std::{collections::BTreeMap, future::Future, sync::Arc, time::Duration};
 use tower_test::mock::{self, Handle, SendResponse};
 
+pub mod webhook;
+
+/// The field manager of the contexts and runtimes these helpers make ([`context`], [`runtime`]): the server-side
+/// applies [`ApiServer::expect_apply`] accepts are this one's.
+pub const FIELD_MANAGER: &str = "kubesmith-test";
+
 /// The `.metadata.generation` of the test objects [`metadata`] makes.
-pub(crate) const GENERATION: i64 = 3;
+pub const GENERATION: i64 = 3;
 /// The uid of the test objects [`metadata`] makes.
-pub(crate) const UID: &str = "8f5c2d1e-0000-4000-8000-000000000001";
+pub const UID: &str = "8f5c2d1e-0000-4000-8000-000000000001";
 
 /// Metadata of a test object as the API server returns it: `test` (in `namespace`), with a uid, a
 /// resourceVersion and generation [`GENERATION`].
-pub(crate) fn metadata(namespace: Option<&str>) -> ObjectMeta {
+pub fn metadata(namespace: Option<&str>) -> ObjectMeta {
     ObjectMeta {
         name: Some("test".into()),
         namespace: namespace.map(Into::into),
@@ -32,13 +56,13 @@ pub(crate) fn metadata(namespace: Option<&str>) -> ObjectMeta {
 }
 
 /// `obj` carrying `finalizer`, as after its first reconcile.
-pub(crate) fn finalized<K: Resource>(mut obj: K, finalizer: &str) -> K {
+pub fn finalized<K: Resource>(mut obj: K, finalizer: &str) -> K {
     obj.finalizers_mut().push(finalizer.into());
     obj
 }
 
 /// `(status, reason)` of the condition `type_`, which must be there and observe [`GENERATION`].
-pub(crate) fn condition<'a>(conditions: &'a [Condition], type_: &str) -> (&'a str, &'a str) {
+pub fn condition<'a>(conditions: &'a [Condition], type_: &str) -> (&'a str, &'a str) {
     let c = find_condition(conditions, type_)
         .unwrap_or_else(|| panic!("no {type_} condition in {conditions:?}"));
     assert_eq!(c.observed_generation, Some(GENERATION), "{type_}");
@@ -46,26 +70,31 @@ pub(crate) fn condition<'a>(conditions: &'a [Condition], type_: &str) -> (&'a st
 }
 
 /// The test side of a mocked API server: receives the client's requests and answers them.
-pub(crate) struct ApiServer(Handle<Request<Body>, Response<Body>>);
+pub struct ApiServer(Handle<Request<Body>, Response<Body>>);
 
 /// One request received by the mocked API server.
-pub(crate) struct MockRequest {
+pub struct MockRequest {
+    /// The request's method.
     pub method: Method,
+    /// The request's path, without the query.
     pub path: String,
+    /// The query's parameters.
     pub query: BTreeMap<String, String>,
+    /// The `Content-Type` header (empty when absent).
     pub content_type: String,
+    /// The JSON body (`null` when empty).
     pub body: Value,
     send: SendResponse<Response<Body>>,
 }
 
 impl MockRequest {
     /// Answers `200 OK` with `obj` as JSON.
-    pub(crate) fn respond<T: Serialize>(self, obj: &T) {
+    pub fn respond<T: Serialize>(self, obj: &T) {
         self.respond_with(StatusCode::OK, obj);
     }
 
     /// Answers with `status` and `obj` as JSON.
-    pub(crate) fn respond_with<T: Serialize>(self, status: StatusCode, obj: &T) {
+    pub fn respond_with<T: Serialize>(self, status: StatusCode, obj: &T) {
         let body = serde_json::to_vec(obj).expect("test objects serialize");
         let response = Response::builder()
             .status(status)
@@ -75,7 +104,7 @@ impl MockRequest {
     }
 
     /// Answers with a Kubernetes `Status` error (e.g. 404 NotFound, 409 Conflict).
-    pub(crate) fn respond_error(self, code: u16, reason: &str) {
+    pub fn respond_error(self, code: u16, reason: &str) {
         let status = StatusCode::from_u16(code).expect("valid status code");
         let body = json!({
             "apiVersion": "v1", "kind": "Status", "status": "Failure",
@@ -86,21 +115,23 @@ impl MockRequest {
 }
 
 /// A client talking to a fresh mocked API server.
-pub(crate) fn client() -> (kube::Client, ApiServer) {
+pub fn client() -> (kube::Client, ApiServer) {
     let (service, handle) = mock::pair::<Request<Body>, Response<Body>>();
     (kube::Client::new(service, "default"), ApiServer(handle))
 }
 
-/// A controller context backed by a mocked API server and an unexposed metrics registry.
-pub(crate) fn context(controller: &'static str) -> (Arc<Context>, ApiServer) {
+/// A controller context backed by a mocked API server and an unexposed metrics registry; its field manager is
+/// [`FIELD_MANAGER`].
+pub fn context(controller: &'static str) -> (Arc<Context>, ApiServer) {
     let (client, server) = client();
     let metrics = Arc::new(Metrics::new(&mut Registry::default()));
-    (Arc::new(Context::new(client, controller, &metrics)), server)
+    let context = Context::new(client, FIELD_MANAGER, controller, &metrics);
+    (Arc::new(context), server)
 }
 
 /// What the manager hands the controller `controller` watching `namespace` (`None`: every namespace), backed by
 /// a mocked API server, with the trigger that stops the controller.
-pub(crate) fn runtime(
+pub fn runtime(
     controller: &'static str,
     namespace: Option<&str>,
 ) -> (
@@ -111,6 +142,7 @@ pub(crate) fn runtime(
     let (client, server) = client();
     let (trigger, shutdown) = crate::manager::Shutdown::new();
     let runtime = crate::manager::Runtime {
+        field_manager: FIELD_MANAGER,
         controller,
         client,
         metrics: Arc::new(Metrics::new(&mut Registry::default())),
@@ -122,7 +154,7 @@ pub(crate) fn runtime(
 
 /// Starts a controller's `run` for the namespace `team-a` and asserts that it lists, then watches, `collection`
 /// (the kind's path in `team-a`) and nothing else, and that it stops on shutdown.
-pub(crate) async fn assert_watches_only_its_namespace<F, Fut>(
+pub async fn assert_watches_only_its_namespace<F, Fut>(
     controller: &'static str,
     run: F,
     collection: &str,
@@ -151,7 +183,7 @@ pub(crate) async fn assert_watches_only_its_namespace<F, Fut>(
 }
 
 /// Fails the test if `fut` does not finish within 5 seconds.
-pub(crate) async fn within<T>(fut: impl Future<Output = T>) -> T {
+pub async fn within<T>(fut: impl Future<Output = T>) -> T {
     tokio::time::timeout(Duration::from_secs(5), fut)
         .await
         .expect("timed out talking to the mocked API server")
@@ -159,7 +191,7 @@ pub(crate) async fn within<T>(fut: impl Future<Output = T>) -> T {
 
 /// Reconciles `obj` with `reconcile` against a mocked API server whose side `script` plays; fails when the
 /// reconciler sends a request the script does not expect or one after it, or when either takes over 5 seconds.
-pub(crate) async fn reconcile_against<K, Fut>(
+pub async fn reconcile_against<K, Fut>(
     reconcile: impl FnOnce(Arc<K>, Arc<Context>) -> Fut,
     obj: K,
     script: impl AsyncFnOnce(&mut ApiServer),
@@ -177,7 +209,7 @@ where
 
 /// Checks `error_policy`: retries back off exponentially from 5 seconds, capped at 5 minutes, per object, and
 /// a successful reconcile starts over.
-pub(crate) async fn assert_error_policy_backs_off<K>(
+pub async fn assert_error_policy_backs_off<K>(
     error_policy: fn(Arc<K>, &Error, Arc<Context>) -> Action,
     obj: K,
 ) where
@@ -206,7 +238,7 @@ pub(crate) async fn assert_error_policy_backs_off<K>(
 
 impl ApiServer {
     /// Waits for the next request.
-    pub(crate) async fn next(&mut self) -> MockRequest {
+    pub async fn next(&mut self) -> MockRequest {
         let (request, send) = within(self.0.next_request())
             .await
             .expect("expected another API request");
@@ -245,7 +277,7 @@ impl ApiServer {
     }
 
     /// Waits for the next request and asserts its method and path.
-    pub(crate) async fn expect(&mut self, method: Method, path: &str) -> MockRequest {
+    pub async fn expect(&mut self, method: Method, path: &str) -> MockRequest {
         let request = self.next().await;
         assert_eq!(
             (&request.method, request.path.as_str()),
@@ -256,7 +288,7 @@ impl ApiServer {
     }
 
     /// Expects an `events.k8s.io/v1` Event with `reason` in `namespace`, echoes it back and returns it.
-    pub(crate) async fn expect_event(&mut self, namespace: &str, reason: &str) -> Value {
+    pub async fn expect_event(&mut self, namespace: &str, reason: &str) -> Value {
         let path = format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events");
         let request = self.expect(Method::POST, &path).await;
         assert_eq!(request.body["reason"], reason, "event reason");
@@ -266,7 +298,7 @@ impl ApiServer {
     }
 
     /// Expects an `events.k8s.io/v1` Event with `reason` in `namespace` and refuses it (422 Invalid).
-    pub(crate) async fn refuse_event(&mut self, namespace: &str, reason: &str) {
+    pub async fn refuse_event(&mut self, namespace: &str, reason: &str) {
         let path = format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events");
         let request = self.expect(Method::POST, &path).await;
         assert_eq!(request.body["reason"], reason, "event reason");
@@ -275,7 +307,7 @@ impl ApiServer {
 
     /// Expects the finalizer helper's JSON patch adding `finalizer` to an object at `path` that has none, and
     /// answers with `response`.
-    pub(crate) async fn expect_finalizer_added<K: Serialize>(
+    pub async fn expect_finalizer_added<K: Serialize>(
         &mut self,
         path: &str,
         finalizer: &str,
@@ -290,7 +322,7 @@ impl ApiServer {
 
     /// Expects the finalizer helper's JSON patch removing `finalizer`, the object's only one, from the object
     /// at `path`, and answers with `response`.
-    pub(crate) async fn expect_finalizer_removed<K: Serialize>(
+    pub async fn expect_finalizer_removed<K: Serialize>(
         &mut self,
         path: &str,
         finalizer: &str,
@@ -311,8 +343,8 @@ impl ApiServer {
         request.respond(response);
     }
 
-    /// Expects a forced server-side apply at `path` by this operator's field manager.
-    pub(crate) async fn expect_apply(&mut self, path: &str) -> MockRequest {
+    /// Expects a forced server-side apply at `path` by [`FIELD_MANAGER`].
+    pub async fn expect_apply(&mut self, path: &str) -> MockRequest {
         let request = self.expect(Method::PATCH, path).await;
         assert_eq!(request.content_type, "application/apply-patch+yaml");
         assert_eq!(
@@ -325,7 +357,7 @@ impl ApiServer {
 
     /// Expects the server-side apply of `obj`'s status (`obj` is at `path`), answers with `obj` carrying that
     /// status and returns it.
-    pub(crate) async fn expect_status_apply<K, S>(&mut self, path: &str, obj: &K) -> S
+    pub async fn expect_status_apply<K, S>(&mut self, path: &str, obj: &K) -> S
     where
         K: Resource<DynamicType = ()> + Serialize,
         S: DeserializeOwned,
@@ -341,7 +373,7 @@ impl ApiServer {
     }
 
     /// Asserts that the client sends no further requests (all clients must have been dropped).
-    pub(crate) async fn expect_done(mut self) {
+    pub async fn expect_done(mut self) {
         if let Some((request, _)) = within(self.0.next_request()).await {
             panic!(
                 "unexpected API request: {} {}",
