@@ -11,8 +11,7 @@ use crate::manager::{
 };
 use futures::StreamExt;
 use k8s_openapi::{
-    apimachinery::pkg::apis::meta::v1::Condition, apimachinery::pkg::apis::meta::v1::Time,
-    jiff::Timestamp,
+    apimachinery::pkg::apis::meta::v1::Condition, apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp,
 };
 use kube::{
     Api, Client, Resource, ResourceExt,
@@ -65,9 +64,7 @@ impl Error {
             Error::Kube(_) => "kube",
             Error::MissingObjectKey(_) => "missing_object_key",
             Error::Finalizer(err) => match err.as_ref() {
-                finalizer::Error::ApplyFailed(inner) | finalizer::Error::CleanupFailed(inner) => {
-                    inner.metric_label()
-                }
+                finalizer::Error::ApplyFailed(inner) | finalizer::Error::CleanupFailed(inner) => inner.metric_label(),
                 _ => "finalizer",
             },
         }
@@ -100,16 +97,8 @@ pub struct Context {
 impl Context {
     /// Context for the controller `controller` of the operator named `field_manager`, recording into the
     /// manager's `metrics`.
-    pub fn new(
-        client: Client,
-        field_manager: &'static str,
-        controller: &'static str,
-        metrics: &Arc<Metrics>,
-    ) -> Self {
-        let reporter = Reporter {
-            controller: field_manager.into(),
-            instance: std::env::var("POD_NAME").ok(),
-        };
+    pub fn new(client: Client, field_manager: &'static str, controller: &'static str, metrics: &Arc<Metrics>) -> Self {
+        let reporter = Reporter { controller: field_manager.into(), instance: std::env::var("POD_NAME").ok() };
         Self {
             recorder: Recorder::new(client.clone(), reporter),
             client,
@@ -143,12 +132,8 @@ impl Context {
             "kind": K::kind(&()),
             "status": status,
         });
-        api.patch_status(
-            &obj.name_any(),
-            &PatchParams::apply(self.field_manager).force(),
-            &Patch::Apply(&patch),
-        )
-        .await?;
+        api.patch_status(&obj.name_any(), &PatchParams::apply(self.field_manager).force(), &Patch::Apply(&patch))
+            .await?;
         Ok(())
     }
 }
@@ -166,20 +151,11 @@ pub async fn run<K, R, Fut>(
     Fut: Future<Output = Result<Action>> + Send + 'static,
 {
     let name = runtime.controller;
-    let ctx = Arc::new(Context::new(
-        runtime.client,
-        runtime.field_manager,
-        name,
-        &runtime.metrics,
-    ));
+    let ctx = Arc::new(Context::new(runtime.client, runtime.field_manager, name, &runtime.metrics));
     info!(controller = name, namespace = ?runtime.namespace, "starting controller");
     controller
         .graceful_shutdown_on(runtime.shutdown.wait())
-        .run(
-            move |obj, ctx| instrumented(reconcile, obj, ctx),
-            error_policy,
-            ctx,
-        )
+        .run(move |obj, ctx| instrumented(reconcile, obj, ctx), error_policy, ctx)
         .for_each(|result| async move {
             match result {
                 Ok((obj, action)) => {
@@ -250,10 +226,7 @@ impl Backoff {
 
     /// Forgets the failures of `key` (called after a successful reconcile).
     pub fn reset(&self, key: &ObjectRef<DynamicObject>) {
-        self.failures
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(key);
+        self.failures.lock().unwrap_or_else(PoisonError::into_inner).remove(key);
     }
 }
 
@@ -305,25 +278,8 @@ mod tests {
 
     #[test]
     fn set_condition_keeps_transition_time_when_status_unchanged() {
-        let mut conditions = vec![new_condition(
-            CONDITION_AVAILABLE,
-            true,
-            "Reconciled",
-            "old",
-            Some(1),
-            at(10),
-        )];
-        set_condition(
-            &mut conditions,
-            new_condition(
-                CONDITION_AVAILABLE,
-                true,
-                "Reconciled",
-                "new",
-                Some(2),
-                at(20),
-            ),
-        );
+        let mut conditions = vec![new_condition(CONDITION_AVAILABLE, true, "Reconciled", "old", Some(1), at(10))];
+        set_condition(&mut conditions, new_condition(CONDITION_AVAILABLE, true, "Reconciled", "new", Some(2), at(20)));
         assert_eq!(conditions.len(), 1);
         assert_eq!(conditions[0].last_transition_time, Time(at(10)));
         assert_eq!(conditions[0].message, "new");
@@ -332,20 +288,9 @@ mod tests {
 
     #[test]
     fn set_condition_updates_transition_time_when_status_changes() {
-        let mut conditions = vec![new_condition(
-            CONDITION_AVAILABLE,
-            false,
-            "Failed",
-            "",
-            None,
-            at(10),
-        )];
-        set_condition(
-            &mut conditions,
-            new_condition(CONDITION_AVAILABLE, true, "Reconciled", "", None, at(20)),
-        );
-        let available =
-            find_condition(&conditions, CONDITION_AVAILABLE).expect("condition present");
+        let mut conditions = vec![new_condition(CONDITION_AVAILABLE, false, "Failed", "", None, at(10))];
+        set_condition(&mut conditions, new_condition(CONDITION_AVAILABLE, true, "Reconciled", "", None, at(20)));
+        let available = find_condition(&conditions, CONDITION_AVAILABLE).expect("condition present");
         assert_eq!(available.status, "True");
         assert_eq!(available.last_transition_time, Time(at(20)));
     }
@@ -353,10 +298,7 @@ mod tests {
     #[test]
     fn set_condition_appends_new_types() {
         let mut conditions = vec![new_condition("Degraded", false, "Ok", "", None, at(1))];
-        set_condition(
-            &mut conditions,
-            new_condition(CONDITION_AVAILABLE, true, "Reconciled", "", None, at(2)),
-        );
+        set_condition(&mut conditions, new_condition(CONDITION_AVAILABLE, true, "Reconciled", "", None, at(2)));
         assert_eq!(conditions.len(), 2);
         assert!(find_condition(&conditions, "Degraded").is_some());
     }

@@ -66,9 +66,7 @@ static PROJECT: OnceLock<Project> = OnceLock::new();
 
 /// The project the first [`env`] call named.
 fn project() -> &'static Project {
-    PROJECT
-        .get()
-        .expect("envtest::env(&project) runs before anything reads the project's config/")
+    PROJECT.get().expect("envtest::env(&project) runs before anything reads the project's config/")
 }
 
 /// Set to `1` to make a missing control plane fail the tests instead of skipping them (CI does).
@@ -93,19 +91,13 @@ static ENV: OnceLock<Result<Env, Unavailable>> = OnceLock::new();
 pub fn env(project: &Project) -> Option<&'static Env> {
     PROJECT.get_or_init(|| *project);
     // The controllers' logs, shown with a failing test's output (`RUST_LOG` filters them; default: info).
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_test_writer()
-        .try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_test_writer().try_init();
     let env = ENV.get_or_init(|| {
         // Its own thread: setting up runs a runtime of its own, which cannot nest in the test's.
-        std::thread::spawn(Env::start).join().unwrap_or_else(|_| {
-            Err(Unavailable::Failed(
-                "starting the control plane panicked".into(),
-            ))
-        })
+        std::thread::spawn(Env::start)
+            .join()
+            .unwrap_or_else(|_| Err(Unavailable::Failed("starting the control plane panicked".into())))
     });
     match env {
         Ok(env) => {
@@ -125,10 +117,7 @@ pub fn env(project: &Project) -> Option<&'static Env> {
             static SAID: Once = Once::new();
             // Straight to stderr: `cargo test` shows no output of passing tests.
             SAID.call_once(|| {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "envtest: skipping the control-plane tests: {why}"
-                );
+                let _ = writeln!(std::io::stderr(), "envtest: skipping the control-plane tests: {why}");
             });
             None
         }
@@ -143,8 +132,7 @@ impl Env {
         let failed = Unavailable::Failed;
         let manager_namespace = manifests::manager_namespace();
         #[cfg(feature = "webhook")]
-        let webhook = webhooks::serve(project().webhooks, &control_plane.ca, &control_plane.dir)
-            .map_err(failed)?;
+        let webhook = webhooks::serve(project().webhooks, &control_plane.ca, &control_plane.dir).map_err(failed)?;
         #[cfg(not(feature = "webhook"))]
         let webhook: Option<std::net::SocketAddr> = None;
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -163,10 +151,7 @@ impl Env {
                 Ok::<_, String>(())
             })
             .map_err(failed)?;
-        Ok(Self {
-            control_plane,
-            manager_namespace,
-        })
+        Ok(Self { control_plane, manager_namespace })
     }
 
     /// `kube-apiserver --version` of the running control plane.
@@ -189,10 +174,7 @@ impl Env {
             format!("system:serviceaccounts:{namespace}"),
             "system:authenticated".into(),
         ]);
-        ClientBuilder::try_from(config)
-            .expect("manager client")
-            .with_layer(forbidden)
-            .build()
+        ClientBuilder::try_from(config).expect("manager client").with_layer(forbidden).build()
     }
 
     /// The conversion strategy of the installed CRD `name` (`None` or `Webhook`).
@@ -210,9 +192,7 @@ impl Env {
         }
         static NEXT: AtomicUsize = AtomicUsize::new(1);
         let name = format!("{prefix}-{}", NEXT.fetch_add(1, Ordering::Relaxed));
-        ensure_namespace(&self.admin(), &name)
-            .await
-            .expect("namespace created");
+        ensure_namespace(&self.admin(), &name).await.expect("namespace created");
         name
     }
 
@@ -233,12 +213,7 @@ impl Env {
             shutdown,
             namespace: namespace.map(str::to_string),
         };
-        Running {
-            controller,
-            task: tokio::spawn(run(runtime)),
-            trigger,
-            forbidden,
-        }
+        Running { controller, task: tokio::spawn(run(runtime)), trigger, forbidden }
     }
 }
 
@@ -294,11 +269,7 @@ where
         if let Some(value) = probe().await {
             return value;
         }
-        assert!(
-            started.elapsed() < TIMEOUT,
-            "timed out after {}s waiting for {what}",
-            TIMEOUT.as_secs()
-        );
+        assert!(started.elapsed() < TIMEOUT, "timed out after {}s waiting for {what}", TIMEOUT.as_secs());
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
@@ -311,8 +282,7 @@ pub fn sample<K: DeserializeOwned>(file: &str) -> K {
         .into_iter()
         .next()
         .unwrap_or_else(|| panic!("{} holds no object", path.display()));
-    serde_json::from_value(doc)
-        .unwrap_or_else(|e| panic!("{} is no valid object: {e}", path.display()))
+    serde_json::from_value(doc).unwrap_or_else(|e| panic!("{} is no valid object: {e}", path.display()))
 }
 
 /// Whether `obj` carries the condition `type_` with status `True` for its current generation.
@@ -321,7 +291,5 @@ pub fn condition_true<K: Resource>(
     conditions: &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition],
     type_: &str,
 ) -> bool {
-    conditions.iter().any(|c| {
-        c.type_ == type_ && c.status == "True" && c.observed_generation == obj.meta().generation
-    })
+    conditions.iter().any(|c| c.type_ == type_ && c.status == "True" && c.observed_generation == obj.meta().generation)
 }

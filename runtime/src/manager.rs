@@ -135,9 +135,7 @@ impl Options {
             .bin_name(operator.name)
             .version(operator.version)
             .about(operator.about)
-            .mut_arg("leader_election_id", |arg| {
-                arg.default_value(operator.leader_election_id)
-            });
+            .mut_arg("leader_election_id", |arg| arg.default_value(operator.leader_election_id));
         Self::from_arg_matches(&command.try_get_matches_from(args)?)
     }
 
@@ -172,9 +170,7 @@ pub fn parse_bind_address(value: &str) -> Result<BindAddress, String> {
         return Ok(BindAddress(None));
     }
     if let Some(port) = value.strip_prefix(':') {
-        let port: u16 = port
-            .parse()
-            .map_err(|_| format!("invalid port in {value:?}"))?;
+        let port: u16 = port.parse().map_err(|_| format!("invalid port in {value:?}"))?;
         return Ok(BindAddress(Some(SocketAddr::from(([0, 0, 0, 0], port)))));
     }
     if let Ok(addr) = value.parse::<SocketAddr>() {
@@ -194,11 +190,7 @@ pub fn init_logging(opts: &Options) -> anyhow::Result<()> {
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     match opts.log_format {
         LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder
-            .json()
-            .flatten_event(true)
-            .with_current_span(false)
-            .try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).with_current_span(false).try_init(),
     }
     .map_err(|err| anyhow::anyhow!(err))
 }
@@ -287,11 +279,7 @@ impl Registration {
         F: Fn(Runtime) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        Self {
-            name,
-            start: Arc::new(move |runtime| Box::pin(start(runtime))),
-            namespaced: false,
-        }
+        Self { name, start: Arc::new(move |runtime| Box::pin(start(runtime))), namespaced: false }
     }
 
     /// Registers the controller `name` of a namespaced kind: started once per watched namespace (`--watch-namespace`),
@@ -301,10 +289,7 @@ impl Registration {
         F: Fn(Runtime) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        Self {
-            namespaced: true,
-            ..Self::new(name, start)
-        }
+        Self { namespaced: true, ..Self::new(name, start) }
     }
 
     /// The controller's name.
@@ -321,17 +306,9 @@ fn start_controllers(
     running: &mut JoinSet<()>,
 ) {
     for controller in controllers {
-        let scopes = if controller.namespaced {
-            watch.scopes()
-        } else {
-            vec![None]
-        };
+        let scopes = if controller.namespaced { watch.scopes() } else { vec![None] };
         for namespace in scopes {
-            let runtime = Runtime {
-                controller: controller.name,
-                namespace,
-                ..runtime.clone()
-            };
+            let runtime = Runtime { controller: controller.name, namespace, ..runtime.clone() };
             running.spawn((controller.start)(runtime));
         }
     }
@@ -365,11 +342,7 @@ pub struct Manager {
 impl Manager {
     /// The manager of `operator`, configured by `opts`.
     pub fn new(operator: Operator, opts: Options) -> Self {
-        Self {
-            operator,
-            opts,
-            servers: Vec::new(),
-        }
+        Self { operator, opts, servers: Vec::new() }
     }
 
     /// Adds a server that every replica runs from start to shutdown, leader or not (`main.rs` adds the webhook
@@ -385,13 +358,8 @@ impl Manager {
         let (trigger, shutdown) = Shutdown::new();
         tokio::spawn(shutdown_on_signal(trigger.clone()));
 
-        let client = Client::try_default()
-            .await
-            .context("building the Kubernetes client")?;
-        let version = client
-            .apiserver_version()
-            .await
-            .context("contacting the Kubernetes API server")?;
+        let client = Client::try_default().await.context("building the Kubernetes client")?;
+        let version = client.apiserver_version().await.context("contacting the Kubernetes API server")?;
         info!(version = %version.git_version, "connected to the API server");
 
         let mut registry = Registry::default();
@@ -400,11 +368,7 @@ impl Manager {
         let server_handle = Handle::<SocketAddr>::new();
         let mut servers: JoinSet<anyhow::Result<()>> = JoinSet::new();
         if let BindAddress(Some(addr)) = self.opts.health_probe_bind_address {
-            servers.spawn(health::serve(
-                addr,
-                readiness.clone(),
-                server_handle.clone(),
-            ));
+            servers.spawn(health::serve(addr, readiness.clone(), server_handle.clone()));
         }
         if let BindAddress(Some(addr)) = self.opts.metrics_bind_address {
             let serve = metrics::ServeOptions {
@@ -412,19 +376,10 @@ impl Manager {
                 secure: self.opts.metrics_secure,
                 cert_path: self.opts.metrics_cert_path.clone(),
             };
-            servers.spawn(metrics::serve(
-                serve,
-                Arc::new(registry),
-                client.clone(),
-                server_handle.clone(),
-            ));
+            servers.spawn(metrics::serve(serve, Arc::new(registry), client.clone(), server_handle.clone()));
         }
         for server in std::mem::take(&mut self.servers) {
-            let context = ServerContext {
-                opts: &self.opts,
-                readiness: &readiness,
-                shutdown: shutdown.clone(),
-            };
+            let context = ServerContext { opts: &self.opts, readiness: &readiness, shutdown: shutdown.clone() };
             if let Some(serving) = server(context)? {
                 servers.spawn(serving);
             }
@@ -464,12 +419,7 @@ impl Manager {
                 namespace: None,
             };
             info!(namespaces = %self.opts.watch_namespace, "starting controllers");
-            start_controllers(
-                &controllers,
-                &runtime,
-                &self.opts.watch_namespace,
-                &mut running,
-            );
+            start_controllers(&controllers, &runtime, &self.opts.watch_namespace, &mut running);
             let hold = async {
                 match &elector {
                     Some(elector) => elector.hold().await,
@@ -485,16 +435,9 @@ impl Manager {
 
         info!("shutting down");
         trigger.trigger();
-        if tokio::time::timeout(SHUTDOWN_TIMEOUT, async {
-            while running.join_next().await.is_some() {}
-        })
-        .await
-        .is_err()
+        if tokio::time::timeout(SHUTDOWN_TIMEOUT, async { while running.join_next().await.is_some() {} }).await.is_err()
         {
-            warn!(
-                "controllers did not stop within {}s",
-                SHUTDOWN_TIMEOUT.as_secs()
-            );
+            warn!("controllers did not stop within {}s", SHUTDOWN_TIMEOUT.as_secs());
         }
         readiness.set(false);
         server_handle.graceful_shutdown(Some(Duration::from_secs(5)));
@@ -518,10 +461,7 @@ impl Manager {
 }
 
 /// The outcome of a server task that ended: fine only if it stopped because shutdown was requested.
-fn server_exit(
-    result: Result<anyhow::Result<()>, tokio::task::JoinError>,
-    shutdown: &Shutdown,
-) -> anyhow::Result<()> {
+fn server_exit(result: Result<anyhow::Result<()>, tokio::task::JoinError>, shutdown: &Shutdown) -> anyhow::Result<()> {
     match result {
         Ok(Ok(())) if shutdown.is_requested() => Ok(()),
         Ok(Ok(())) => Err(anyhow::anyhow!("server stopped unexpectedly")),
@@ -583,10 +523,7 @@ mod tests {
     fn bind_addresses() {
         assert_eq!(addr("0"), None);
         assert_eq!(addr(":8081"), Some(SocketAddr::from(([0, 0, 0, 0], 8081))));
-        assert_eq!(
-            addr("127.0.0.1:8443"),
-            Some(SocketAddr::from(([127, 0, 0, 1], 8443)))
-        );
+        assert_eq!(addr("127.0.0.1:8443"), Some(SocketAddr::from(([127, 0, 0, 1], 8443))));
         assert_eq!(addr("[::1]:8443"), "[::1]:8443".parse().ok());
         assert!(addr("localhost:8080").is_some_and(|a| a.port() == 8080));
         assert!(parse_bind_address(":http").is_err());
@@ -603,10 +540,7 @@ mod tests {
         assert_eq!(opts.leader_election_id, OPERATOR.leader_election_id);
         assert_eq!(opts.log_format, LogFormat::Text);
         assert_eq!(opts.webhook_port, 9443);
-        assert_eq!(
-            opts.webhook_cert_path,
-            PathBuf::from("/tmp/k8s-webhook-server/serving-certs")
-        );
+        assert_eq!(opts.webhook_cert_path, PathBuf::from("/tmp/k8s-webhook-server/serving-certs"));
         assert_eq!(opts.webhook_cert_name, "tls.crt");
         assert_eq!(opts.webhook_cert_key, "tls.key");
         assert!(opts.watch_namespace.is_all());
@@ -615,15 +549,9 @@ mod tests {
     #[test]
     fn watch_namespace_flag_parses_a_list() {
         let opts =
-            Options::try_parse_from([env!("CARGO_PKG_NAME"), "--watch-namespace=team-a,team-b"])
-                .expect("flags parse");
-        assert_eq!(
-            opts.watch_namespace.scopes(),
-            [Some("team-a".to_string()), Some("team-b".to_string())]
-        );
-        assert!(
-            Options::try_parse_from([env!("CARGO_PKG_NAME"), "--watch-namespace=Team_A"]).is_err()
-        );
+            Options::try_parse_from([env!("CARGO_PKG_NAME"), "--watch-namespace=team-a,team-b"]).expect("flags parse");
+        assert_eq!(opts.watch_namespace.scopes(), [Some("team-a".to_string()), Some("team-b".to_string())]);
+        assert!(Options::try_parse_from([env!("CARGO_PKG_NAME"), "--watch-namespace=Team_A"]).is_err());
     }
 
     /// Starts `controllers` over a mocked API server watching `watch`; each lists ConfigMaps in its scope once.
@@ -668,17 +596,11 @@ mod tests {
     async fn namespaced_controllers_list_only_in_the_watched_namespaces() {
         assert_eq!(
             listed_paths("team-b,team-a", true).await,
-            [
-                "/api/v1/namespaces/team-a/configmaps",
-                "/api/v1/namespaces/team-b/configmaps"
-            ]
+            ["/api/v1/namespaces/team-a/configmaps", "/api/v1/namespaces/team-b/configmaps"]
         );
         assert_eq!(listed_paths("", true).await, ["/api/v1/configmaps"]);
         // A controller registered with `Registration::new` (a cluster-scoped kind) starts once, whatever is watched.
-        assert_eq!(
-            listed_paths("team-a,team-b", false).await,
-            ["/api/v1/configmaps"]
-        );
+        assert_eq!(listed_paths("team-a,team-b", false).await, ["/api/v1/configmaps"]);
     }
 
     #[test]
@@ -726,15 +648,11 @@ mod tests {
     fn the_command_is_the_operators_with_its_lease() {
         let opts = Options::try_parse_for(&OPERATOR, ["memcached-operator"]).expect("defaults parse");
         assert_eq!(opts.leader_election_id, "87a7d51f.example.com");
-        let opts = Options::try_parse_for(
-            &OPERATOR,
-            ["memcached-operator", "--leader-election-id=other.example.com"],
-        )
-        .expect("flags parse");
+        let opts = Options::try_parse_for(&OPERATOR, ["memcached-operator", "--leader-election-id=other.example.com"])
+            .expect("flags parse");
         assert_eq!(opts.leader_election_id, "other.example.com");
-        let help = Options::try_parse_for(&OPERATOR, ["memcached-operator", "--help"])
-            .expect_err("--help exits")
-            .to_string();
+        let help =
+            Options::try_parse_for(&OPERATOR, ["memcached-operator", "--help"]).expect_err("--help exits").to_string();
         assert!(help.contains("Usage: memcached-operator"), "{help}");
         assert!(help.contains("[default: 87a7d51f.example.com]"), "{help}");
         let version = Options::try_parse_for(&OPERATOR, ["memcached-operator", "--version"])

@@ -63,8 +63,7 @@ pub fn finalized<K: Resource>(mut obj: K, finalizer: &str) -> K {
 
 /// `(status, reason)` of the condition `type_`, which must be there and observe [`GENERATION`].
 pub fn condition<'a>(conditions: &'a [Condition], type_: &str) -> (&'a str, &'a str) {
-    let c = find_condition(conditions, type_)
-        .unwrap_or_else(|| panic!("no {type_} condition in {conditions:?}"));
+    let c = find_condition(conditions, type_).unwrap_or_else(|| panic!("no {type_} condition in {conditions:?}"));
     assert_eq!(c.observed_generation, Some(GENERATION), "{type_}");
     (c.status.as_str(), c.reason.as_str())
 }
@@ -96,10 +95,7 @@ impl MockRequest {
     /// Answers with `status` and `obj` as JSON.
     pub fn respond_with<T: Serialize>(self, status: StatusCode, obj: &T) {
         let body = serde_json::to_vec(obj).expect("test objects serialize");
-        let response = Response::builder()
-            .status(status)
-            .body(Body::from(body))
-            .expect("valid test response");
+        let response = Response::builder().status(status).body(Body::from(body)).expect("valid test response");
         self.send.send_response(response);
     }
 
@@ -134,11 +130,7 @@ pub fn context(controller: &'static str) -> (Arc<Context>, ApiServer) {
 pub fn runtime(
     controller: &'static str,
     namespace: Option<&str>,
-) -> (
-    crate::manager::Runtime,
-    ApiServer,
-    crate::manager::ShutdownTrigger,
-) {
+) -> (crate::manager::Runtime, ApiServer, crate::manager::ShutdownTrigger) {
     let (client, server) = client();
     let (trigger, shutdown) = crate::manager::Shutdown::new();
     let runtime = crate::manager::Runtime {
@@ -154,22 +146,15 @@ pub fn runtime(
 
 /// Starts a controller's `run` for the namespace `team-a` and asserts that it lists, then watches, `collection`
 /// (the kind's path in `team-a`) and nothing else, and that it stops on shutdown.
-pub async fn assert_watches_only_its_namespace<F, Fut>(
-    controller: &'static str,
-    run: F,
-    collection: &str,
-) where
+pub async fn assert_watches_only_its_namespace<F, Fut>(controller: &'static str, run: F, collection: &str)
+where
     F: FnOnce(crate::manager::Runtime) -> Fut,
     Fut: Future<Output = ()> + Send + 'static,
 {
     let (runtime, mut server, trigger) = runtime(controller, Some("team-a"));
     let running = tokio::spawn(run(runtime));
     let list = server.next().await;
-    assert_eq!(
-        (&list.method, list.path.as_str()),
-        (&Method::GET, collection),
-        "the first request lists the namespace"
-    );
+    assert_eq!((&list.method, list.path.as_str()), (&Method::GET, collection), "the first request lists the namespace");
     list.respond(&json!({
         "apiVersion": "v1", "kind": "List", "metadata": { "resourceVersion": "1" }, "items": [],
     }));
@@ -177,16 +162,12 @@ pub async fn assert_watches_only_its_namespace<F, Fut>(
     assert_eq!(watch.path, collection, "the watch stays in the namespace");
     assert_eq!(watch.query.get("watch").map(String::as_str), Some("true"));
     trigger.trigger();
-    within(running)
-        .await
-        .expect("the controller stops on shutdown");
+    within(running).await.expect("the controller stops on shutdown");
 }
 
 /// Fails the test if `fut` does not finish within 5 seconds.
 pub async fn within<T>(fut: impl Future<Output = T>) -> T {
-    tokio::time::timeout(Duration::from_secs(5), fut)
-        .await
-        .expect("timed out talking to the mocked API server")
+    tokio::time::timeout(Duration::from_secs(5), fut).await.expect("timed out talking to the mocked API server")
 }
 
 /// Reconciles `obj` with `reconcile` against a mocked API server whose side `script` plays; fails when the
@@ -209,46 +190,30 @@ where
 
 /// Checks `error_policy`: retries back off exponentially from 5 seconds, capped at 5 minutes, per object, and
 /// a successful reconcile starts over.
-pub async fn assert_error_policy_backs_off<K>(
-    error_policy: fn(Arc<K>, &Error, Arc<Context>) -> Action,
-    obj: K,
-) where
+pub async fn assert_error_policy_backs_off<K>(error_policy: fn(Arc<K>, &Error, Arc<Context>) -> Action, obj: K)
+where
     K: Resource<DynamicType = ()>,
 {
     let (ctx, _server) = context("test");
     let obj = Arc::new(obj);
     let err = Error::MissingObjectKey(".metadata.name");
-    let delays: Vec<Action> = (0..8)
-        .map(|_| error_policy(obj.clone(), &err, ctx.clone()))
-        .collect();
-    let expected: Vec<Action> = [5, 10, 20, 40, 80, 160, 300, 300]
-        .into_iter()
-        .map(|secs| Action::requeue(Duration::from_secs(secs)))
-        .collect();
+    let delays: Vec<Action> = (0..8).map(|_| error_policy(obj.clone(), &err, ctx.clone())).collect();
+    let expected: Vec<Action> =
+        [5, 10, 20, 40, 80, 160, 300, 300].into_iter().map(|secs| Action::requeue(Duration::from_secs(secs))).collect();
     assert_eq!(delays, expected);
     let ok = |_: Arc<K>, _: Arc<Context>| async { Ok(Action::await_change()) };
-    instrumented(ok, obj.clone(), ctx.clone())
-        .await
-        .expect("stub reconcile succeeds");
-    assert_eq!(
-        error_policy(obj, &err, ctx),
-        Action::requeue(Duration::from_secs(5))
-    );
+    instrumented(ok, obj.clone(), ctx.clone()).await.expect("stub reconcile succeeds");
+    assert_eq!(error_policy(obj, &err, ctx), Action::requeue(Duration::from_secs(5)));
 }
 
 impl ApiServer {
     /// Waits for the next request.
     pub async fn next(&mut self) -> MockRequest {
-        let (request, send) = within(self.0.next_request())
-            .await
-            .expect("expected another API request");
+        let (request, send) = within(self.0.next_request()).await.expect("expected another API request");
         let (parts, body) = request.into_parts();
         let bytes = body.collect_bytes().await.expect("readable request body");
-        let body = if bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&bytes).expect("JSON request body")
-        };
+        let body =
+            if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).expect("JSON request body") };
         let query = parts
             .uri
             .query()
@@ -260,30 +225,15 @@ impl ApiServer {
                 None => (pair.to_string(), String::new()),
             })
             .collect();
-        let content_type = parts
-            .headers
-            .get(http::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
-        MockRequest {
-            method: parts.method,
-            path: parts.uri.path().to_string(),
-            query,
-            content_type,
-            body,
-            send,
-        }
+        let content_type =
+            parts.headers.get(http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+        MockRequest { method: parts.method, path: parts.uri.path().to_string(), query, content_type, body, send }
     }
 
     /// Waits for the next request and asserts its method and path.
     pub async fn expect(&mut self, method: Method, path: &str) -> MockRequest {
         let request = self.next().await;
-        assert_eq!(
-            (&request.method, request.path.as_str()),
-            (&method, path),
-            "unexpected API request"
-        );
+        assert_eq!((&request.method, request.path.as_str()), (&method, path), "unexpected API request");
         request
     }
 
@@ -307,12 +257,7 @@ impl ApiServer {
 
     /// Expects the finalizer helper's JSON patch adding `finalizer` to an object at `path` that has none, and
     /// answers with `response`.
-    pub async fn expect_finalizer_added<K: Serialize>(
-        &mut self,
-        path: &str,
-        finalizer: &str,
-        response: &K,
-    ) {
+    pub async fn expect_finalizer_added<K: Serialize>(&mut self, path: &str, finalizer: &str, response: &K) {
         let patch = json!([
             { "op": "test", "path": "/metadata/finalizers", "value": null },
             { "op": "add", "path": "/metadata/finalizers", "value": [finalizer] },
@@ -322,12 +267,7 @@ impl ApiServer {
 
     /// Expects the finalizer helper's JSON patch removing `finalizer`, the object's only one, from the object
     /// at `path`, and answers with `response`.
-    pub async fn expect_finalizer_removed<K: Serialize>(
-        &mut self,
-        path: &str,
-        finalizer: &str,
-        response: &K,
-    ) {
+    pub async fn expect_finalizer_removed<K: Serialize>(&mut self, path: &str, finalizer: &str, response: &K) {
         let patch = json!([
             { "op": "test", "path": "/metadata/finalizers/0", "value": finalizer },
             { "op": "remove", "path": "/metadata/finalizers/0" },
@@ -347,10 +287,7 @@ impl ApiServer {
     pub async fn expect_apply(&mut self, path: &str) -> MockRequest {
         let request = self.expect(Method::PATCH, path).await;
         assert_eq!(request.content_type, "application/apply-patch+yaml");
-        assert_eq!(
-            request.query.get("fieldManager").map(String::as_str),
-            Some(FIELD_MANAGER)
-        );
+        assert_eq!(request.query.get("fieldManager").map(String::as_str), Some(FIELD_MANAGER));
         assert_eq!(request.query.get("force").map(String::as_str), Some("true"));
         request
     }
@@ -375,11 +312,7 @@ impl ApiServer {
     /// Asserts that the client sends no further requests (all clients must have been dropped).
     pub async fn expect_done(mut self) {
         if let Some((request, _)) = within(self.0.next_request()).await {
-            panic!(
-                "unexpected API request: {} {}",
-                request.method(),
-                request.uri()
-            );
+            panic!("unexpected API request: {} {}", request.method(), request.uri());
         }
     }
 }

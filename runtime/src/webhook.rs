@@ -101,20 +101,12 @@ pub struct Denial {
 impl Denial {
     /// A denial with `message` (403 Forbidden).
     pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            code: 403,
-            reason: "Forbidden".into(),
-            message: message.into(),
-        }
+        Self { code: 403, reason: "Forbidden".into(), message: message.into() }
     }
 
     /// An invalid field value (422 Invalid), e.g. `Denial::invalid("spec.foo", "must not be empty")`.
     pub fn invalid(field: &str, message: impl Display) -> Self {
-        Self {
-            code: 422,
-            reason: "Invalid".into(),
-            message: format!("{field}: Invalid value: {message}"),
-        }
+        Self { code: 422, reason: "Invalid".into(), message: format!("{field}: Invalid value: {message}") }
     }
 }
 
@@ -170,11 +162,7 @@ type AdmitFn = dyn Fn(&AdmissionRequest<DynamicObject>) -> AdmissionResponse + S
 type ConvertFn = Box<dyn Fn(Value) -> Result<Value, String> + Send + Sync>;
 
 enum Kind {
-    Admission {
-        path: &'static str,
-        mutating: bool,
-        admit: Arc<AdmitFn>,
-    },
+    Admission { path: &'static str, mutating: bool, admit: Arc<AdmitFn> },
     Conversion(KindConversion),
 }
 
@@ -183,10 +171,7 @@ pub struct Webhook(Kind);
 
 impl Webhook {
     /// A mutating webhook at `path` that applies `default` to CREATE and UPDATE requests of `K`.
-    pub fn defaulting<K>(
-        path: &'static str,
-        default: impl Fn(&mut K) + Send + Sync + 'static,
-    ) -> Self
+    pub fn defaulting<K>(path: &'static str, default: impl Fn(&mut K) + Send + Sync + 'static) -> Self
     where
         K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + 'static,
     {
@@ -210,11 +195,7 @@ impl Webhook {
                 Err(err) => failed(res, 400, "BadRequest", &err.to_string()),
             }
         };
-        Self(Kind::Admission {
-            path,
-            mutating: true,
-            admit: Arc::new(admit),
-        })
+        Self(Kind::Admission { path, mutating: true, admit: Arc::new(admit) })
     }
 
     /// A validating webhook at `path` that runs `validator`'s hook for the request's operation on `K`.
@@ -228,9 +209,7 @@ impl Webhook {
             let old_object = || decode::<K>(req.old_object.as_ref(), "oldObject");
             let outcome = match req.operation {
                 Operation::Create => object().map(|new| (validator.create)(&new)),
-                Operation::Update => {
-                    object().and_then(|new| old_object().map(|old| (validator.update)(&old, &new)))
-                }
+                Operation::Update => object().and_then(|new| old_object().map(|old| (validator.update)(&old, &new))),
                 Operation::Delete => old_object().map(|old| (validator.delete)(&old)),
                 Operation::Connect => Ok(Ok(Vec::new())),
             };
@@ -245,11 +224,7 @@ impl Webhook {
                 Err(err) => failed(res, 400, "BadRequest", &err.to_string()),
             }
         };
-        Self(Kind::Admission {
-            path,
-            mutating: false,
-            admit: Arc::new(admit),
-        })
+        Self(Kind::Admission { path, mutating: false, admit: Arc::new(admit) })
     }
 
     /// Serves `conversion` (a kind's hub and spokes) on `POST /convert`.
@@ -288,9 +263,7 @@ impl WebhookRegistration {
 
     /// Whether the registration holds a conversion (served on [`CONVERT_PATH`]).
     pub fn has_conversion(&self) -> bool {
-        self.webhooks
-            .iter()
-            .any(|webhook| matches!(webhook.0, Kind::Conversion(_)))
+        self.webhooks.iter().any(|webhook| matches!(webhook.0, Kind::Conversion(_)))
     }
 
     /// Whether the registration holds no webhook at all.
@@ -316,17 +289,14 @@ pub fn router(registrations: Vec<WebhookRegistration>) -> anyhow::Result<Router>
                     );
                     router = router.route(path, post(admission).with_state(admit));
                 }
-                Kind::Conversion(conversion) => conversions
-                    .add(conversion)
-                    .with_context(|| format!("webhook {}", registration.name))?,
+                Kind::Conversion(conversion) => {
+                    conversions.add(conversion).with_context(|| format!("webhook {}", registration.name))?
+                }
             }
         }
     }
     if !conversions.kinds.is_empty() {
-        router = router.route(
-            CONVERT_PATH,
-            post(convert).with_state(Arc::new(conversions)),
-        );
+        router = router.route(CONVERT_PATH, post(convert).with_state(Arc::new(conversions)));
     }
     Ok(router.layer(DefaultBodyLimit::max(MAX_BODY_BYTES)))
 }
@@ -338,24 +308,13 @@ pub fn router(registrations: Vec<WebhookRegistration>) -> anyhow::Result<Router>
 ///
 /// The difference is taken between `K`'s own serialization before and after `default`, so fields the Rust type
 /// drops or normalizes are never removed by the patch; the patch is checked to apply to `raw`.
-pub fn defaulting_patch<K>(
-    raw: &Value,
-    default: impl Fn(&mut K),
-) -> Result<json_patch::Patch, Error>
+pub fn defaulting_patch<K>(raw: &Value, default: impl Fn(&mut K)) -> Result<json_patch::Patch, Error>
 where
     K: Resource<DynamicType = ()> + Serialize + DeserializeOwned,
 {
     let kind = || K::kind(&()).into_owned();
-    let mut obj: K = serde_json::from_value(raw.clone()).map_err(|source| Error::Decode {
-        kind: kind(),
-        source,
-    })?;
-    let encode = |obj: &K| {
-        serde_json::to_value(obj).map_err(|source| Error::Encode {
-            kind: kind(),
-            source,
-        })
-    };
+    let mut obj: K = serde_json::from_value(raw.clone()).map_err(|source| Error::Decode { kind: kind(), source })?;
+    let encode = |obj: &K| serde_json::to_value(obj).map_err(|source| Error::Encode { kind: kind(), source });
     let before = encode(&obj)?;
     default(&mut obj);
     let after = encode(&obj)?;
@@ -370,26 +329,14 @@ pub fn review_admission(body: &[u8], admit: &AdmitFn) -> AdmissionReview<Dynamic
     let value: Value = match serde_json::from_slice(body) {
         Ok(value) => value,
         Err(source) => {
-            return invalid_admission(
-                "",
-                &Error::MalformedReview {
-                    kind: "AdmissionReview",
-                    source,
-                },
-            );
+            return invalid_admission("", &Error::MalformedReview { kind: "AdmissionReview", source });
         }
     };
     let uid = request_uid(&value);
     let review: AdmissionReview<DynamicObject> = match serde_json::from_value(value) {
         Ok(review) => review,
         Err(source) => {
-            return invalid_admission(
-                &uid,
-                &Error::MalformedReview {
-                    kind: "AdmissionReview",
-                    source,
-                },
-            );
+            return invalid_admission(&uid, &Error::MalformedReview { kind: "AdmissionReview", source });
         }
     };
     let req: AdmissionRequest<DynamicObject> = match review.try_into() {
@@ -397,12 +344,8 @@ pub fn review_admission(body: &[u8], admit: &AdmitFn) -> AdmissionReview<Dynamic
         Err(_) => return invalid_admission(&uid, &Error::MissingRequest("AdmissionReview")),
     };
     let res = admit(&req);
-    let name = req
-        .object
-        .as_ref()
-        .or(req.old_object.as_ref())
-        .map(|obj| obj.name_any())
-        .unwrap_or_else(|| req.name.clone());
+    let name =
+        req.object.as_ref().or(req.old_object.as_ref()).map(|obj| obj.name_any()).unwrap_or_else(|| req.name.clone());
     if res.allowed {
         debug!(uid = %req.uid, kind = %req.kind.kind, %name, operation = ?req.operation,
                patched = res.patch.is_some(), "admission request allowed");
@@ -434,11 +377,7 @@ fn failed(res: AdmissionResponse, code: u16, reason: &str, message: &str) -> Adm
 
 fn to_json(obj: &DynamicObject) -> Result<Value, Error> {
     serde_json::to_value(obj).map_err(|source| Error::Encode {
-        kind: obj
-            .types
-            .as_ref()
-            .map(|t| t.kind.clone())
-            .unwrap_or_default(),
+        kind: obj.types.as_ref().map(|t| t.kind.clone()).unwrap_or_default(),
         source,
     })
 }
@@ -448,18 +387,12 @@ where
     K: Resource<DynamicType = ()> + DeserializeOwned,
 {
     let raw = to_json(obj.ok_or(Error::MissingObject(field))?)?;
-    serde_json::from_value(raw).map_err(|source| Error::Decode {
-        kind: K::kind(&()).into_owned(),
-        source,
-    })
+    serde_json::from_value(raw).map_err(|source| Error::Decode { kind: K::kind(&()).into_owned(), source })
 }
 
 /// `request.uid` of a review, if any (so a response to an undecodable request still matches it).
 fn request_uid(review: &Value) -> String {
-    review["request"]["uid"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    review["request"]["uid"].as_str().unwrap_or_default().to_string()
 }
 
 fn json_response(body: &impl Serialize) -> Response {
@@ -561,10 +494,7 @@ struct Conversions {
 
 impl Conversions {
     fn add(&mut self, conversion: KindConversion) -> anyhow::Result<()> {
-        let hub = conversion
-            .versions
-            .first()
-            .context("conversion without versions")?;
+        let hub = conversion.versions.first().context("conversion without versions")?;
         let key = (hub.group.clone(), hub.kind.clone());
         let mut versions = HashSet::new();
         for version in &conversion.versions {
@@ -585,12 +515,7 @@ impl Conversions {
                 version.version
             );
         }
-        anyhow::ensure!(
-            !self.kinds.contains_key(&key),
-            "conversion of {}/{} registered twice",
-            key.0,
-            key.1
-        );
+        anyhow::ensure!(!self.kinds.contains_key(&key), "conversion of {}/{} registered twice", key.0, key.1);
         self.kinds.insert(key, conversion);
         Ok(())
     }
@@ -601,66 +526,47 @@ impl Conversions {
         let kind = obj["kind"].as_str().unwrap_or_default().to_string();
         let name = obj["metadata"]["name"].as_str().unwrap_or_default();
         let what = format!("{kind} {name:?} ({api_version})");
-        let (group, from) = split_api_version(&api_version)
-            .ok_or_else(|| format!("{what}: invalid apiVersion {api_version:?}"))?;
-        let (desired_group, to) = split_api_version(desired)
-            .ok_or_else(|| format!("invalid desiredAPIVersion {desired:?}"))?;
+        let (group, from) =
+            split_api_version(&api_version).ok_or_else(|| format!("{what}: invalid apiVersion {api_version:?}"))?;
+        let (desired_group, to) =
+            split_api_version(desired).ok_or_else(|| format!("invalid desiredAPIVersion {desired:?}"))?;
         if group != desired_group {
-            return Err(format!(
-                "{what}: cannot convert to another group ({desired})"
-            ));
+            return Err(format!("{what}: cannot convert to another group ({desired})"));
         }
         let conversion = self
             .kinds
             .get(&(group.to_string(), kind.clone()))
             .ok_or_else(|| format!("{what}: no conversion registered for this kind"))?;
         let served = || {
-            let versions: Vec<&str> = conversion
-                .versions
-                .iter()
-                .map(|v| v.version.as_str())
-                .collect();
+            let versions: Vec<&str> = conversion.versions.iter().map(|v| v.version.as_str()).collect();
             versions.join(", ")
         };
         let version = |v: &str| conversion.versions.iter().find(|c| c.version == v);
-        let source = version(from)
-            .ok_or_else(|| format!("{what}: unsupported version {from} (served: {})", served()))?;
-        let target = version(to).ok_or_else(|| {
-            format!(
-                "{what}: unsupported desired version {to} (served: {})",
-                served()
-            )
-        })?;
+        let source =
+            version(from).ok_or_else(|| format!("{what}: unsupported version {from} (served: {})", served()))?;
+        let target =
+            version(to).ok_or_else(|| format!("{what}: unsupported desired version {to} (served: {})", served()))?;
         if from == to {
             return Ok(obj);
         }
-        let hub = (source.to_hub)(obj)
-            .map_err(|err| format!("{what}: converting to {}: {err}", conversion.hub))?;
-        (target.from_hub)(hub)
-            .map_err(|err| format!("{what}: converting from {} to {to}: {err}", conversion.hub))
+        let hub = (source.to_hub)(obj).map_err(|err| format!("{what}: converting to {}: {err}", conversion.hub))?;
+        (target.from_hub)(hub).map_err(|err| format!("{what}: converting from {} to {to}: {err}", conversion.hub))
     }
 }
 
 fn split_api_version(api_version: &str) -> Option<(&str, &str)> {
-    api_version
-        .split_once('/')
-        .filter(|(group, version)| !group.is_empty() && !version.is_empty())
+    api_version.split_once('/').filter(|(group, version)| !group.is_empty() && !version.is_empty())
 }
 
 /// Answers a `ConversionReview` (JSON `body`); malformed reviews and failed conversions get a failed result.
 fn review_conversion(body: &[u8], conversions: &Conversions) -> ConversionReview {
     let invalid = |uid: String, err: Error| {
         warn!(uid, error = %err, "malformed conversion review");
-        let mut res = ConversionResponse::invalid(
-            Status::failure(&err.to_string(), "BadRequest").with_code(400),
-        );
+        let mut res = ConversionResponse::invalid(Status::failure(&err.to_string(), "BadRequest").with_code(400));
         res.uid = uid;
         res.into_review()
     };
-    let malformed = |source| Error::MalformedReview {
-        kind: "ConversionReview",
-        source,
-    };
+    let malformed = |source| Error::MalformedReview { kind: "ConversionReview", source };
     let value: Value = match serde_json::from_slice(body) {
         Ok(value) => value,
         Err(err) => return invalid(String::new(), malformed(err)),
@@ -675,12 +581,8 @@ fn review_conversion(body: &[u8], conversions: &Conversions) -> ConversionReview
         Err(_) => return invalid(uid, Error::MissingRequest("ConversionReview")),
     };
     let desired = req.desired_api_version.clone();
-    let converted: Result<Vec<Value>, String> = req
-        .objects
-        .iter()
-        .cloned()
-        .map(|obj| conversions.convert(obj, &desired))
-        .collect();
+    let converted: Result<Vec<Value>, String> =
+        req.objects.iter().cloned().map(|obj| conversions.convert(obj, &desired)).collect();
     let res = ConversionResponse::for_request(req);
     match converted {
         Ok(objects) => {
@@ -748,19 +650,12 @@ pub struct WebhookServer {
 
 impl WebhookServer {
     /// Binds `opts.addr` for the webhooks of `registrations`.
-    pub fn bind(
-        opts: ServeOptions,
-        registrations: Vec<WebhookRegistration>,
-    ) -> anyhow::Result<Self> {
+    pub fn bind(opts: ServeOptions, registrations: Vec<WebhookRegistration>) -> anyhow::Result<Self> {
         let app = router(registrations)?;
         let listener = std::net::TcpListener::bind(opts.addr)
             .with_context(|| format!("binding the webhook server to {}", opts.addr))?;
         listener.set_nonblocking(true)?;
-        Ok(Self {
-            opts,
-            listener,
-            app,
-        })
+        Ok(Self { opts, listener, app })
     }
 
     /// The bound address (useful with port 0).
@@ -826,12 +721,7 @@ struct CertificateFiles {
 
 impl CertificateFiles {
     fn new(cert_file: PathBuf, key_file: PathBuf) -> Self {
-        Self {
-            cert_file,
-            key_file,
-            loaded: None,
-            failed: None,
-        }
+        Self { cert_file, key_file, loaded: None, failed: None }
     }
 
     /// A TLS config for the files if their content changed since the last load and is usable.
@@ -873,16 +763,13 @@ impl CertificateFiles {
 }
 
 async fn read_file(path: &Path) -> anyhow::Result<Vec<u8>> {
-    tokio::fs::read(path)
-        .await
-        .with_context(|| format!("reading {}", path.display()))
+    tokio::fs::read(path).await.with_context(|| format!("reading {}", path.display()))
 }
 
 /// A rustls server config (ring provider, HTTP/1.1 only) for a PEM certificate chain and private key.
 pub fn server_config(cert_pem: &[u8], key_pem: &[u8]) -> anyhow::Result<Arc<rustls::ServerConfig>> {
-    let chain = CertificateDer::pem_slice_iter(cert_pem)
-        .collect::<Result<Vec<_>, _>>()
-        .context("parsing the certificate")?;
+    let chain =
+        CertificateDer::pem_slice_iter(cert_pem).collect::<Result<Vec<_>, _>>().context("parsing the certificate")?;
     anyhow::ensure!(!chain.is_empty(), "no certificate in the certificate file");
     let key = PrivateKeyDer::from_pem_slice(key_pem).context("parsing the private key")?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -907,15 +794,8 @@ mod tests {
         use schemars::JsonSchema;
         use serde::{Deserialize, Serialize};
 
-        #[derive(
-            CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema,
-        )]
-        #[kube(
-            group = "test.example.com",
-            version = "v1",
-            kind = "Widget",
-            namespaced
-        )]
+        #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+        #[kube(group = "test.example.com", version = "v1", kind = "Widget", namespaced)]
         pub struct WidgetSpec {
             #[serde(default, skip_serializing_if = "Option::is_none")]
             pub size: Option<i32>,
@@ -927,28 +807,16 @@ mod tests {
         use schemars::JsonSchema;
         use serde::{Deserialize, Serialize};
 
-        #[derive(
-            CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema,
-        )]
-        #[kube(
-            group = "test.example.com",
-            version = "v2",
-            kind = "Widget",
-            namespaced
-        )]
+        #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+        #[kube(group = "test.example.com", version = "v2", kind = "Widget", namespaced)]
         pub struct WidgetSpec {
             pub replicas: i32,
         }
 
         impl From<Widget> for super::v1::Widget {
             fn from(w: Widget) -> Self {
-                let spec = super::v1::WidgetSpec {
-                    size: Some(w.spec.replicas),
-                };
-                Self {
-                    metadata: w.metadata,
-                    spec,
-                }
+                let spec = super::v1::WidgetSpec { size: Some(w.spec.replicas) };
+                Self { metadata: w.metadata, spec }
             }
         }
 
@@ -957,10 +825,7 @@ mod tests {
 
             fn try_from(w: super::v1::Widget) -> Result<Self, String> {
                 let replicas = w.spec.size.ok_or("spec.size is required in v2")?;
-                Ok(Self {
-                    metadata: w.metadata,
-                    spec: WidgetSpec { replicas },
-                })
+                Ok(Self { metadata: w.metadata, spec: WidgetSpec { replicas } })
             }
         }
     }
@@ -1018,29 +883,19 @@ mod tests {
     #[test]
     fn defaulting_answers_with_a_json_patch() {
         let admit = admit(Webhook::defaulting("/mutate", default_size));
-        let res = response(review_admission(
-            &admission("CREATE", widget(None), Value::Null),
-            admit.as_ref(),
-        ));
+        let res = response(review_admission(&admission("CREATE", widget(None), Value::Null), admit.as_ref()));
         assert!(res.allowed);
         assert_eq!(res.uid, "u-1");
-        let patch: json_patch::Patch =
-            serde_json::from_slice(&res.patch.clone().expect("patch")).expect("JSON Patch");
+        let patch: json_patch::Patch = serde_json::from_slice(&res.patch.clone().expect("patch")).expect("JSON Patch");
         let mut patched = widget(None);
         json_patch::patch(&mut patched, &patch).expect("applies");
         assert_eq!(patched, widget(Some(3)));
         let wire = serde_json::to_value(res).expect("json");
         assert_eq!(wire["patchType"], "JSONPatch");
 
-        let res = response(review_admission(
-            &admission("CREATE", widget(Some(1)), Value::Null),
-            admit.as_ref(),
-        ));
+        let res = response(review_admission(&admission("CREATE", widget(Some(1)), Value::Null), admit.as_ref()));
         assert!(res.allowed && res.patch.is_none());
-        let res = response(review_admission(
-            &admission("DELETE", Value::Null, widget(None)),
-            admit.as_ref(),
-        ));
+        let res = response(review_admission(&admission("DELETE", Value::Null, widget(None)), admit.as_ref()));
         assert!(res.allowed && res.patch.is_none());
     }
 
@@ -1058,21 +913,14 @@ mod tests {
     #[test]
     fn validation_calls_the_hook_of_the_operation() {
         let admit = admit(Webhook::validating("/validate", validator()));
-        let review = |operation, object, old| {
-            response(review_admission(
-                &admission(operation, object, old),
-                admit.as_ref(),
-            ))
-        };
+        let review =
+            |operation, object, old| response(review_admission(&admission(operation, object, old), admit.as_ref()));
         let denied = review("CREATE", widget(Some(11)), Value::Null);
         assert!(!denied.allowed);
         assert_eq!(denied.uid, "u-1");
         assert_eq!(denied.result.code, 422);
         assert_eq!(denied.result.reason, "Invalid");
-        assert_eq!(
-            denied.result.message,
-            "spec.size: Invalid value: at most 10"
-        );
+        assert_eq!(denied.result.message, "spec.size: Invalid value: at most 10");
         let warned = review("UPDATE", widget(Some(6)), widget(Some(1)));
         assert!(warned.allowed);
         assert_eq!(warned.warnings, Some(vec!["large widget".to_string()]));
@@ -1082,10 +930,7 @@ mod tests {
         assert_eq!(deleted.result.message, "widgets are forever");
         let missing_old = review("UPDATE", widget(Some(1)), Value::Null);
         assert!(!missing_old.allowed);
-        assert_eq!(
-            missing_old.result.message,
-            "admission request has no oldObject"
-        );
+        assert_eq!(missing_old.result.message, "admission request has no oldObject");
         let undecodable = review(
             "CREATE",
             json!({"apiVersion": "test.example.com/v1", "kind": "Widget",
@@ -1094,12 +939,7 @@ mod tests {
         );
         assert!(!undecodable.allowed);
         assert_eq!(undecodable.result.code, 400);
-        assert!(
-            undecodable
-                .result
-                .message
-                .starts_with("cannot decode Widget")
-        );
+        assert!(undecodable.result.message.starts_with("cannot decode Widget"));
     }
 
     #[test]
@@ -1137,20 +977,13 @@ mod tests {
     fn registration_reports_its_admission_paths_and_conversion() {
         let registration = WebhookRegistration::new(
             "widget",
-            vec![
-                Webhook::defaulting("/mutate", default_size),
-                Webhook::validating("/validate", validator()),
-            ],
+            vec![Webhook::defaulting("/mutate", default_size), Webhook::validating("/validate", validator())],
         );
         assert_eq!(registration.name(), "widget");
-        assert_eq!(
-            registration.admission_paths(),
-            [("/mutate", true), ("/validate", false)]
-        );
+        assert_eq!(registration.admission_paths(), [("/mutate", true), ("/validate", false)]);
         assert!(!registration.has_conversion() && !registration.is_empty());
         let conversion = Conversion::<v1::Widget>::hub().spoke::<v2::Widget>();
-        let registration =
-            WebhookRegistration::new("widget", vec![Webhook::conversion(conversion)]);
+        let registration = WebhookRegistration::new("widget", vec![Webhook::conversion(conversion)]);
         assert!(registration.admission_paths().is_empty());
         assert!(registration.has_conversion());
         assert!(WebhookRegistration::new("none", Vec::new()).is_empty());
@@ -1159,18 +992,13 @@ mod tests {
     #[test]
     fn duplicate_paths_and_kinds_are_rejected() {
         let webhook = || Webhook::defaulting("/mutate", default_size);
-        let registrations = vec![
-            WebhookRegistration::new("a", vec![webhook()]),
-            WebhookRegistration::new("b", vec![webhook()]),
-        ];
+        let registrations =
+            vec![WebhookRegistration::new("a", vec![webhook()]), WebhookRegistration::new("b", vec![webhook()])];
         assert!(router(registrations).is_err());
         let convert = || Webhook::conversion(Conversion::<v1::Widget>::hub());
         let registrations = vec![WebhookRegistration::new("c", vec![convert(), convert()])];
         assert!(router(registrations).is_err());
-        let bad_path = vec![WebhookRegistration::new(
-            "d",
-            vec![Webhook::defaulting(CONVERT_PATH, default_size)],
-        )];
+        let bad_path = vec![WebhookRegistration::new("d", vec![Webhook::defaulting(CONVERT_PATH, default_size)])];
         assert!(router(bad_path).is_err());
         assert!(router(Vec::new()).is_ok());
     }
@@ -1189,9 +1017,7 @@ mod tests {
     }
 
     fn convert_response(desired: &str, objects: Value) -> ConversionResponse {
-        review_conversion(&conversion_review(desired, objects), &conversions())
-            .response
-            .expect("response")
+        review_conversion(&conversion_review(desired, objects), &conversions()).response.expect("response")
     }
 
     #[test]
@@ -1217,30 +1043,10 @@ mod tests {
     #[test]
     fn unknown_versions_kinds_and_failed_conversions_fail_the_review() {
         let cases = [
-            (
-                "test.example.com/v2",
-                "test.example.com/v9",
-                "Widget",
-                "unsupported version v9 (served: v1, v2)",
-            ),
-            (
-                "test.example.com/v9",
-                "test.example.com/v1",
-                "Widget",
-                "unsupported desired version v9",
-            ),
-            (
-                "other.example.com/v1",
-                "test.example.com/v1",
-                "Widget",
-                "cannot convert to another group",
-            ),
-            (
-                "test.example.com/v2",
-                "test.example.com/v1",
-                "Gadget",
-                "no conversion registered for this kind",
-            ),
+            ("test.example.com/v2", "test.example.com/v9", "Widget", "unsupported version v9 (served: v1, v2)"),
+            ("test.example.com/v9", "test.example.com/v1", "Widget", "unsupported desired version v9"),
+            ("other.example.com/v1", "test.example.com/v1", "Widget", "cannot convert to another group"),
+            ("test.example.com/v2", "test.example.com/v1", "Gadget", "no conversion registered for this kind"),
             (
                 "test.example.com/v2",
                 "test.example.com/v1",
@@ -1257,11 +1063,7 @@ mod tests {
             assert_eq!(res.uid, "c-1");
             assert!(res.converted_objects.is_empty());
             assert!(!res.result.is_success());
-            assert!(
-                res.result.message.contains(expected),
-                "{expected:?} in {:?}",
-                res.result.message
-            );
+            assert!(res.result.message.contains(expected), "{expected:?} in {:?}", res.result.message);
         }
     }
 
@@ -1272,12 +1074,9 @@ mod tests {
         let res = review.response.expect("response");
         assert_eq!(res.result.code, 400);
         assert!(res.result.message.starts_with("malformed ConversionReview"));
-        let no_request =
-            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview"});
+        let no_request = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview"});
         let body = serde_json::to_vec(&no_request).expect("json");
-        let res = review_conversion(&body, &conversions())
-            .response
-            .expect("response");
+        let res = review_conversion(&body, &conversions()).response.expect("response");
         assert_eq!(res.result.message, "ConversionReview has no request");
     }
 

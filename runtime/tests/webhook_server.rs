@@ -6,9 +6,7 @@ use clap::Parser as _;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt as _;
 use kubesmith_runtime::manager::{self, Options, ServerContext, Shutdown};
-use kubesmith_runtime::testing::webhook::{
-    TestServer, conversion_review, describe, print_pair, write_cert,
-};
+use kubesmith_runtime::testing::webhook::{TestServer, conversion_review, describe, print_pair, write_cert};
 use kubesmith_runtime::webhook::{self, CONVERT_PATH, Conversion, Webhook, WebhookRegistration};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -16,9 +14,7 @@ use std::time::Duration;
 /// The webhooks under test: a defaulting webhook of ConfigMaps (it labels them) and their conversion.
 fn registrations() -> Vec<WebhookRegistration> {
     let label = |cm: &mut ConfigMap| {
-        cm.labels_mut()
-            .entry("team".into())
-            .or_insert_with(|| "platform".into());
+        cm.labels_mut().entry("team".into()).or_insert_with(|| "platform".into());
     };
     vec![WebhookRegistration::new(
         "configmap",
@@ -32,24 +28,16 @@ fn registrations() -> Vec<WebhookRegistration> {
 /// The admission paths of all registrations, and whether any registers a conversion (served on `/convert`).
 fn registered() -> (Vec<&'static str>, bool) {
     let registrations = registrations();
-    let paths = registrations
-        .iter()
-        .flat_map(|registration| registration.admission_paths())
-        .map(|(path, _)| path)
-        .collect();
-    let conversion = registrations
-        .iter()
-        .any(|registration| registration.has_conversion());
+    let paths =
+        registrations.iter().flat_map(|registration| registration.admission_paths()).map(|(path, _)| path).collect();
+    let conversion = registrations.iter().any(|registration| registration.has_conversion());
     (paths, conversion)
 }
 
 /// A path every test can POST to: the first admission path, or `/convert`.
 fn served_path() -> &'static str {
     let (paths, conversion) = registered();
-    assert!(
-        !paths.is_empty() || conversion,
-        "registrations() registers at least one webhook"
-    );
+    assert!(!paths.is_empty() || conversion, "registrations() registers at least one webhook");
     paths.first().copied().unwrap_or(CONVERT_PATH)
 }
 
@@ -59,9 +47,7 @@ fn assert_bad_request(status: &Value) {
     assert_eq!(status["code"], 400);
     assert_eq!(status["reason"], "BadRequest");
     assert!(
-        status["message"]
-            .as_str()
-            .is_some_and(|m| m.starts_with("malformed") || m.ends_with("has no request")),
+        status["message"].as_str().is_some_and(|m| m.starts_with("malformed") || m.ends_with("has no request")),
         "{status}"
     );
 }
@@ -69,10 +55,7 @@ fn assert_bad_request(status: &Value) {
 #[tokio::test]
 async fn malformed_reviews_are_answered_with_errors_not_crashes() {
     let (paths, conversion) = registered();
-    assert!(
-        !paths.is_empty() || conversion,
-        "registrations() registers at least one webhook"
-    );
+    assert!(!paths.is_empty() || conversion, "registrations() registers at least one webhook");
     let server = TestServer::start("malformed", Some(1), registrations()).await;
     for path in &paths {
         let bodies = [
@@ -91,18 +74,14 @@ async fn malformed_reviews_are_answered_with_errors_not_crashes() {
             assert_eq!(response["allowed"], false);
             assert_bad_request(&response["status"]);
             if body.contains("bad-1") {
-                assert_eq!(
-                    response["uid"], "bad-1",
-                    "an undecodable request keeps its uid"
-                );
+                assert_eq!(response["uid"], "bad-1", "an undecodable request keeps its uid");
             }
         }
     }
     if conversion {
         let bodies = [
             "[1, 2, 3]".to_string(),
-            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview"})
-                .to_string(),
+            json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview"}).to_string(),
         ];
         for body in bodies {
             let (reply, _) = server.post(CONVERT_PATH, body.clone().into_bytes()).await;
@@ -113,8 +92,7 @@ async fn malformed_reviews_are_answered_with_errors_not_crashes() {
         }
         // A well-formed review of a kind without conversion fails that review, not the server.
         let unknown = json!({"apiVersion": "unknown.example.com/v1", "kind": "Unknown", "metadata": {"name": "u"}});
-        let review =
-            conversion_review("c-unknown", "unknown.example.com/v2", vec![unknown]);
+        let review = conversion_review("c-unknown", "unknown.example.com/v2", vec![unknown]);
         let reply = server.review(CONVERT_PATH, &review).await;
         let response = &reply["response"];
         assert_eq!(response["uid"], "c-unknown");
@@ -150,10 +128,7 @@ async fn certificate_is_awaited_then_reloaded_when_its_files_change() {
     let path = served_path();
     let server = TestServer::start("reload", None, registrations()).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(
-        !server.ready.is_ready(),
-        "not ready before the certificate exists"
-    );
+    assert!(!server.ready.is_ready(), "not ready before the certificate exists");
 
     write_cert(&server.cert_dir, &server.ca.serving(1));
     server.wait_ready().await;
@@ -177,10 +152,7 @@ async fn certificate_is_awaited_then_reloaded_when_its_files_change() {
     })
     .await
     .expect("new certificate served within 10s");
-    eprintln!(
-        "served certificate after rotation:  serial {}, subject {}",
-        rotated.0, rotated.1
-    );
+    eprintln!("served certificate after rotation:  serial {}, subject {}", rotated.0, rotated.1);
     assert!(rotated.1.contains("#2"));
 
     // A broken rotation (garbage certificate) keeps the current certificate.
@@ -207,11 +179,8 @@ async fn the_manager_serves_the_webhooks_on_its_flags_port_and_certificate() {
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
         .port();
-    let cert_dir = std::env::temp_dir().join(format!(
-        "{}-webhook-manager-{}",
-        env!("CARGO_PKG_NAME"),
-        std::process::id()
-    ));
+    let cert_dir =
+        std::env::temp_dir().join(format!("{}-webhook-manager-{}", env!("CARGO_PKG_NAME"), std::process::id()));
     let _ = std::fs::remove_dir_all(&cert_dir);
     std::fs::create_dir_all(&cert_dir).expect("cert dir");
     let opts = Options::try_parse_from([
@@ -223,19 +192,12 @@ async fn the_manager_serves_the_webhooks_on_its_flags_port_and_certificate() {
     let readiness = manager::health::Readiness::default();
     readiness.set(true);
     let (trigger, shutdown) = Shutdown::new();
-    let context = ServerContext {
-        opts: &opts,
-        readiness: &readiness,
-        shutdown,
-    };
+    let context = ServerContext { opts: &opts, readiness: &readiness, shutdown };
     let serving = webhook::server(registrations)(context)
         .expect("the webhook server binds")
         .expect("a project with webhooks runs the webhook server");
     let task = tokio::spawn(serving);
-    assert!(
-        std::net::TcpListener::bind(("0.0.0.0", port)).is_err(),
-        "the webhook server holds --webhook-port"
-    );
+    assert!(std::net::TcpListener::bind(("0.0.0.0", port)).is_err(), "the webhook server holds --webhook-port");
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(
         readiness.pending(),

@@ -108,6 +108,8 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
     let mut plan = Plan::new(cwd);
     let mut clashes = Vec::new();
     let vendored = if ctx.runtime_vendored { crate::runtime_source::vendored_files() } else { Vec::new() };
+    // kubesmith's crate, formatted as released: the project's rustfmt settings are not its.
+    plan.verbatim.extend(vendored.iter().map(|(path, _)| std::path::PathBuf::from(path)));
     for (path, contents) in crate::render::render_set("init", &ctx)?.into_iter().chain(vendored) {
         if path == "LICENSE" && !ctx.license_apache2 {
             continue;

@@ -284,11 +284,7 @@ fn the_webhook_server_comes_with_the_first_webhook() {
     assert!(!read("src/lib.rs").contains("pub mod webhook;"), "{}", read("src/lib.rs"));
     assert!(!read("src/main.rs").contains("webhook"), "{}", read("src/main.rs"));
     assert!(!read("Cargo.toml").contains("json-patch"), "{}", read("Cargo.toml"));
-    assert!(
-        read("tests/envtest/support/webhooks.rs").contains("Ok(None)"),
-        "{}",
-        read("tests/envtest/support/webhooks.rs")
-    );
+    assert!(read("tests/envtest/support.rs").contains("webhooks: Vec::new,"), "{}", read("tests/envtest/support.rs"));
 
     ks(&dir)
         .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
@@ -296,21 +292,22 @@ fn the_webhook_server_comes_with_the_first_webhook() {
         .assert()
         .success();
     assert!(read("src/webhook.rs").contains("pub fn server() -> Server"), "{}", read("src/webhook.rs"));
-    assert!(read("src/lib.rs").contains("pub mod manager;\npub mod webhook;\n"), "{}", read("src/lib.rs"));
+    assert!(read("src/lib.rs").contains("pub mod controller;\npub mod webhook;\n"), "{}", read("src/lib.rs"));
     let with_server = "    let manager = manager.with_server(memcached_operator::webhook::server());\n";
     assert!(read("src/main.rs").contains(with_server), "{}", read("src/main.rs"));
     assert!(read("Cargo.toml").contains("\njson-patch = \"4\" "), "{}", read("Cargo.toml"));
-    assert!(read("tests/envtest/support/webhooks.rs").contains("WebhookServer::bind(opts, webhook::registrations())"));
+    let support = read("tests/envtest/support.rs");
+    assert!(support.contains("webhooks: memcached_operator::webhook::registrations,"), "{support}");
 
     // A second webhook (another part, a built-in type) adds its own modules and nothing twice.
-    let shared = ["src/lib.rs", "src/main.rs", "Cargo.toml", "tests/envtest/support/webhooks.rs"].map(read);
+    let shared = ["src/lib.rs", "src/main.rs", "Cargo.toml", "tests/envtest/support.rs"].map(read);
     for args in [
         &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached", "--programmatic-validation"][..],
         &["--group", "core", "--version", "v1", "--kind", "Pod", "--defaulting"][..],
     ] {
         ks(&dir).args(["create", "webhook"]).args(args).assert().success();
     }
-    assert_eq!(["src/lib.rs", "src/main.rs", "Cargo.toml", "tests/envtest/support/webhooks.rs"].map(read), shared);
+    assert_eq!(["src/lib.rs", "src/main.rs", "Cargo.toml", "tests/envtest/support.rs"].map(read), shared);
     assert_eq!(read("src/webhook.rs").matches("registration(),").count(), 2, "{}", read("src/webhook.rs"));
 }
 

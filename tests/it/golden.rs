@@ -9,7 +9,21 @@ use crate::support::{blessing, repo_root, snapshot, standard_project};
 fn scaffolded_tree_matches_golden() {
     let parent = tempfile::tempdir().unwrap();
     let dir = standard_project(parent.path());
-    let actual = snapshot(&dir);
+    let mut actual = snapshot(&dir);
+    // The vendored runtime's sources are `runtime/src/` as they are: compared with it, not kept twice.
+    let vendored = PathBuf::from("vendor/kubesmith-runtime/src");
+    let sources: Vec<PathBuf> = actual.keys().filter(|p| p.starts_with(&vendored)).cloned().collect();
+    assert!(sources.iter().any(|p| p.ends_with("manager.rs")), "init vendors kubesmith-runtime: {sources:?}");
+    for rel in sources {
+        let bytes = actual.remove(&rel).unwrap();
+        if rel.as_os_str().to_string_lossy().ends_with('/') {
+            continue;
+        }
+        let source = repo_root().join("runtime/src").join(rel.strip_prefix(&vendored).unwrap());
+        let want = std::fs::read(&source)
+            .unwrap_or_else(|_| panic!("{} vendors {}, which is missing", rel.display(), source.display()));
+        assert!(bytes == want, "{} is not {}", rel.display(), source.display());
+    }
     let golden_dir = repo_root().join("tests/golden/memcached-operator");
     if blessing() {
         let _ = std::fs::remove_dir_all(&golden_dir);

@@ -370,6 +370,7 @@ fn the_docs_agree_with_the_scaffold() {
     let home = manager.split('|').nth(1).unwrap();
     let defines = |path: &str| {
         let path = dir.join(path.trim().trim_matches('`'));
+        let path = if path.is_dir() { path.join("src/manager.rs") } else { path };
         path.is_file() && read(&path).contains("pub struct Manager")
     };
     assert!(home.split(',').any(defines), "the README puts the manager in {home}");

@@ -39,24 +39,16 @@ impl Ca {
         let key = KeyPair::generate()?;
         let mut params = CertificateParams::new(Vec::<String>::new())?;
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "envtest CA");
+        params.distinguished_name.push(DnType::CommonName, "envtest CA");
         let cert = params.self_signed(&key)?;
-        Ok(Self {
-            pem: cert.pem(),
-            der: cert.der().to_vec(),
-            issuer: Issuer::new(params, key),
-        })
+        Ok(Self { pem: cert.pem(), der: cert.der().to_vec(), issuer: Issuer::new(params, key) })
     }
 
     /// A serving certificate for `127.0.0.1` and `localhost`: PEM certificate and key.
     pub fn serving(&self, common_name: &str) -> Result<(String, String), rcgen::Error> {
         let key = KeyPair::generate()?;
         let mut params = CertificateParams::new(vec!["localhost".into(), "127.0.0.1".into()])?;
-        params
-            .distinguished_name
-            .push(DnType::CommonName, common_name);
+        params.distinguished_name.push(DnType::CommonName, common_name);
         let cert = params.signed_by(&key, &self.issuer)?;
         Ok((cert.pem(), key.serialize_pem()))
     }
@@ -84,29 +76,19 @@ impl ControlPlane {
     /// Starts etcd and kube-apiserver from `KUBEBUILDER_ASSETS`.
     pub fn start() -> Result<Self, Unavailable> {
         let assets = assets()?;
-        let failed =
-            |what: &str, e: &dyn std::fmt::Display| Unavailable::Failed(format!("{what}: {e}"));
-        let dir = std::env::temp_dir().join(format!(
-            "{}-envtest-{}",
-            env!("CARGO_PKG_NAME"),
-            std::process::id()
-        ));
+        let failed = |what: &str, e: &dyn std::fmt::Display| Unavailable::Failed(format!("{what}: {e}"));
+        let dir = std::env::temp_dir().join(format!("{}-envtest-{}", env!("CARGO_PKG_NAME"), std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("etcd"))
-            .map_err(|e| failed("creating the envtest folder", &e))?;
+        std::fs::create_dir_all(dir.join("etcd")).map_err(|e| failed("creating the envtest folder", &e))?;
         let ca = Ca::new().map_err(|e| failed("making the envtest CA", &e))?;
-        let (cert, key) = ca
-            .serving("kube-apiserver")
-            .map_err(|e| failed("making the API server's certificate", &e))?;
-        let service_account_key = KeyPair::generate()
-            .map_err(|e| failed("making the service account signing key", &e))?;
+        let (cert, key) =
+            ca.serving("kube-apiserver").map_err(|e| failed("making the API server's certificate", &e))?;
+        let service_account_key =
+            KeyPair::generate().map_err(|e| failed("making the service account signing key", &e))?;
         let token = format!(
             "envtest-{}-{}",
             std::process::id(),
-            SystemTime::now()
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_nanos()
+            SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos()
         );
         let files = [
             ("ca.crt", ca.pem.as_str()),
@@ -114,17 +96,13 @@ impl ControlPlane {
             ("apiserver.key", key.as_str()),
             ("sa.key", &service_account_key.serialize_pem()),
             ("sa.pub", &service_account_key.public_key_pem()),
-            (
-                "tokens.csv",
-                &format!("{token},envtest-admin,envtest-admin,\"system:masters\"\n"),
-            ),
+            ("tokens.csv", &format!("{token},envtest-admin,envtest-admin,\"system:masters\"\n")),
         ];
         for (name, contents) in files {
-            std::fs::write(dir.join(name), contents)
-                .map_err(|e| failed("writing the envtest certificates", &e))?;
+            std::fs::write(dir.join(name), contents).map_err(|e| failed("writing the envtest certificates", &e))?;
         }
-        let version = version(&assets.join("kube-apiserver"))
-            .map_err(|e| failed("running kube-apiserver --version", &e))?;
+        let version =
+            version(&assets.join("kube-apiserver")).map_err(|e| failed("running kube-apiserver --version", &e))?;
         let ports = (free_port(), free_port(), free_port());
         let (Ok(etcd_port), Ok(peer_port), Ok(api_port)) = ports else {
             return Err(Unavailable::Failed("no free port on 127.0.0.1".into()));
@@ -153,20 +131,11 @@ impl ControlPlane {
             format!("--secure-port={api_port}"),
             format!("--cert-dir={}", dir.display()),
             format!("--tls-cert-file={}", dir.join("apiserver.crt").display()),
-            format!(
-                "--tls-private-key-file={}",
-                dir.join("apiserver.key").display()
-            ),
+            format!("--tls-private-key-file={}", dir.join("apiserver.key").display()),
             format!("--token-auth-file={}", dir.join("tokens.csv").display()),
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local".into(),
-            format!(
-                "--service-account-key-file={}",
-                dir.join("sa.pub").display()
-            ),
-            format!(
-                "--service-account-signing-key-file={}",
-                dir.join("sa.key").display()
-            ),
+            format!("--service-account-key-file={}", dir.join("sa.pub").display()),
+            format!("--service-account-signing-key-file={}", dir.join("sa.key").display()),
             "--service-cluster-ip-range=10.0.0.0/24".into(),
             "--authorization-mode=RBAC".into(),
             "--allow-privileged=true".into(),
@@ -178,11 +147,7 @@ impl ControlPlane {
             // Before 1.24 kube-apiserver also listens, unauthenticated, on port 8080 unless told not to.
             args.push("--insecure-port=0".into());
         }
-        let apiserver = spawn(
-            &assets.join("kube-apiserver"),
-            &dir.join("kube-apiserver.log"),
-            &args,
-        );
+        let apiserver = spawn(&assets.join("kube-apiserver"), &dir.join("kube-apiserver.log"), &args);
         let apiserver = match apiserver {
             Ok(child) => child,
             Err(e) => {
@@ -235,9 +200,7 @@ impl ControlPlane {
         let _quiet = tracing::subscriber::set_default(tracing::subscriber::NoSubscriber::default());
         let started = Instant::now();
         loop {
-            let request = http::Request::get("/readyz")
-                .body(Vec::new())
-                .expect("request");
+            let request = http::Request::get("/readyz").body(Vec::new()).expect("request");
             if let Ok(body) = runtime.block_on(client.request_text(request))
                 && body == "ok"
             {
@@ -268,9 +231,7 @@ fn assets() -> Result<PathBuf, Unavailable> {
     let how = "get them with `kubesmith envtest use -p path` and set KUBEBUILDER_ASSETS to the folder it prints \
                (`make test` does both)";
     let Some(dir) = std::env::var_os(ASSETS_ENV).filter(|d| !d.is_empty()) else {
-        return Err(Unavailable::NoAssets(format!(
-            "no control plane: {ASSETS_ENV} is not set; {how}"
-        )));
+        return Err(Unavailable::NoAssets(format!("no control plane: {ASSETS_ENV} is not set; {how}")));
     };
     let dir = PathBuf::from(dir);
     for binary in ["etcd", "kube-apiserver"] {
@@ -305,12 +266,7 @@ fn minor(version: &str) -> Option<u32> {
 /// Starts `binary` with its output in `log` (never this process's: `cargo test`'s pipes must close at exit).
 fn spawn(binary: &Path, log: &Path, args: &[String]) -> io::Result<Child> {
     let log = File::create(log)?;
-    Command::new(binary)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .spawn()
+    Command::new(binary).args(args).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log).spawn()
 }
 
 /// A shell that waits for this process to exit (its stdin, a pipe only this process holds, closes), then stops

@@ -44,10 +44,7 @@ impl<S> Layer<S> for Forbidden {
     type Service = Recording<S>;
 
     fn layer(&self, inner: S) -> Recording<S> {
-        Recording {
-            inner,
-            forbidden: self.clone(),
-        }
+        Recording { inner, forbidden: self.clone() }
     }
 }
 
@@ -106,9 +103,7 @@ pub fn rule_of(method: &Method, uri: &Uri) -> String {
         [resource, _name, subresource, ..] => (format!("{resource}/{subresource}"), true),
         _ => return format!("an unexpected request ({request})"),
     };
-    let watch = uri
-        .query()
-        .is_some_and(|q| q.split('&').any(|kv| kv == "watch=true" || kv == "watch=1"));
+    let watch = uri.query().is_some_and(|q| q.split('&').any(|kv| kv == "watch=true" || kv == "watch=1"));
     let verb = match (method, name) {
         (&Method::GET, true) => "get",
         (&Method::GET, false) if watch => "watch",

@@ -8,8 +8,8 @@ use k8s_openapi::{
         MutatingWebhookConfiguration, ValidatingWebhookConfiguration, WebhookClientConfig,
     },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-        CustomResourceConversion, CustomResourceDefinition,
-        WebhookClientConfig as ConversionClientConfig, WebhookConversion,
+        CustomResourceConversion, CustomResourceDefinition, WebhookClientConfig as ConversionClientConfig,
+        WebhookConversion,
     },
 };
 use kube::{
@@ -32,8 +32,7 @@ pub fn project_root() -> PathBuf {
 
 /// The YAML documents of `file`, as JSON values (empty documents skipped).
 pub fn documents(file: &Path) -> Result<Vec<Value>, String> {
-    let text =
-        std::fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+    let text = std::fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
     serde_yaml_ng::Deserializer::from_str(&text)
         .map(|doc| Value::deserialize(doc).map_err(|e| format!("{}: {e}", file.display())))
         .filter(|doc| !matches!(doc, Ok(Value::Null)))
@@ -46,10 +45,7 @@ fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .filter(|p| {
-            !p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("kustomiz"))
-        })
+        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("kustomiz")))
         .collect();
     files.sort();
     Ok(files)
@@ -57,10 +53,7 @@ fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// Installs every CRD of `config/crd/bases` and waits until each is established. A CRD with a conversion
 /// patch in `config/crd/patches/webhook_in_<plural>.yaml` converts through `webhook` (the test's server).
-pub async fn install_crds(
-    client: &Client,
-    webhook: Option<(SocketAddr, &str)>,
-) -> Result<(), String> {
+pub async fn install_crds(client: &Client, webhook: Option<(SocketAddr, &str)>) -> Result<(), String> {
     let root = project_root();
     let bases = root.join("config/crd/bases");
     let api: Api<CustomResourceDefinition> = Api::all(client.clone());
@@ -69,32 +62,24 @@ pub async fn install_crds(
         for doc in documents(&file)? {
             let mut crd: CustomResourceDefinition =
                 serde_json::from_value(doc).map_err(|e| format!("{}: {e}", file.display()))?;
-            let patch = root.join(format!(
-                "config/crd/patches/webhook_in_{}.yaml",
-                crd.spec.names.plural
-            ));
+            let patch = root.join(format!("config/crd/patches/webhook_in_{}.yaml", crd.spec.names.plural));
             if let (Some((addr, ca)), true) = (webhook, patch.is_file()) {
                 crd.spec.conversion = Some(conversion(&patch, addr, ca)?);
             }
             let name = crd.metadata.name.clone().unwrap_or_default();
-            api.create(&PostParams::default(), &crd)
-                .await
-                .map_err(|e| {
-                    format!(
-                        "the API server refused the CRD {name} of {}: {e}\n(run `make manifests` if the types changed)",
-                        file.display()
-                    )
-                })?;
+            api.create(&PostParams::default(), &crd).await.map_err(|e| {
+                format!(
+                    "the API server refused the CRD {name} of {}: {e}\n(run `make manifests` if the types changed)",
+                    file.display()
+                )
+            })?;
             names.push(name);
         }
     }
     let started = Instant::now();
     for name in names {
         loop {
-            let crd = api
-                .get(&name)
-                .await
-                .map_err(|e| format!("reading the CRD {name}: {e}"))?;
+            let crd = api.get(&name).await.map_err(|e| format!("reading the CRD {name}: {e}"))?;
             let established = crd
                 .status
                 .iter()
@@ -104,10 +89,7 @@ pub async fn install_crds(
                 break;
             }
             if started.elapsed() > Duration::from_secs(30) {
-                return Err(format!(
-                    "the CRD {name} was not established within 30s: {:?}",
-                    crd.status
-                ));
+                return Err(format!("the CRD {name} was not established within 30s: {:?}", crd.status));
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -116,23 +98,14 @@ pub async fn install_crds(
 }
 
 /// The `spec.conversion` of the conversion patch `patch`, calling the test's webhook server at its path.
-fn conversion(
-    patch: &Path,
-    addr: SocketAddr,
-    ca: &str,
-) -> Result<CustomResourceConversion, String> {
+fn conversion(patch: &Path, addr: SocketAddr, ca: &str) -> Result<CustomResourceConversion, String> {
     let doc = documents(patch)?.into_iter().next().unwrap_or_default();
     let webhook = &doc["spec"]["conversion"]["webhook"];
     let path = webhook["clientConfig"]["service"]["path"]
         .as_str()
-        .ok_or_else(|| {
-            format!(
-                "{} has no spec.conversion.webhook.clientConfig.service.path",
-                patch.display()
-            )
-        })?;
-    let review_versions = serde_json::from_value(webhook["conversionReviewVersions"].clone())
-        .unwrap_or_else(|_| vec!["v1".to_string()]);
+        .ok_or_else(|| format!("{} has no spec.conversion.webhook.clientConfig.service.path", patch.display()))?;
+    let review_versions =
+        serde_json::from_value(webhook["conversionReviewVersions"].clone()).unwrap_or_else(|_| vec!["v1".to_string()]);
     Ok(CustomResourceConversion {
         strategy: "Webhook".into(),
         webhook: Some(WebhookConversion {
@@ -168,9 +141,7 @@ pub fn manager_namespace() -> String {
 /// The namespace of the manager's role when it is a Role (a namespace-scoped manager), else `None`.
 pub fn manager_role_namespace() -> Option<String> {
     let docs = documents(&project_root().join("config/rbac/role.yaml")).ok()?;
-    let role = docs
-        .into_iter()
-        .find(|d| d["metadata"]["name"] == "manager-role")?;
+    let role = docs.into_iter().find(|d| d["metadata"]["name"] == "manager-role")?;
     (role["kind"] == "Role").then(|| role["metadata"]["namespace"].as_str().map(str::to_string))?
 }
 
@@ -178,22 +149,14 @@ pub fn manager_role_namespace() -> Option<String> {
 /// deploys them: in the manager's namespace (kustomize's `namespace` replaces `system` and fills in a missing
 /// one), names without the project prefix (it changes no permission).
 pub async fn apply_rbac(client: &Client, namespace: &str) -> Result<(), String> {
-    let kinds = [
-        "ServiceAccount",
-        "ClusterRole",
-        "Role",
-        "ClusterRoleBinding",
-        "RoleBinding",
-    ];
+    let kinds = ["ServiceAccount", "ClusterRole", "Role", "ClusterRoleBinding", "RoleBinding"];
     let mut objects = Vec::new();
     for file in yaml_files(&project_root().join("config/rbac"))? {
         for mut doc in documents(&file)? {
             let Some(kind) = doc["kind"].as_str().filter(|k| kinds.contains(k)) else {
                 continue;
             };
-            if !kind.starts_with("Cluster")
-                && matches!(doc["metadata"]["namespace"].as_str(), None | Some("system"))
-            {
+            if !kind.starts_with("Cluster") && matches!(doc["metadata"]["namespace"].as_str(), None | Some("system")) {
                 doc["metadata"]["namespace"] = namespace.into();
             }
             for subject in doc["subjects"].as_array_mut().into_iter().flatten() {
@@ -210,9 +173,7 @@ pub async fn apply_rbac(client: &Client, namespace: &str) -> Result<(), String> 
         if let Some(namespace) = doc["metadata"]["namespace"].as_str() {
             ensure_namespace(client, namespace).await?;
         }
-        create(client, doc)
-            .await
-            .map_err(|e| format!("applying {}: {e}", file.display()))?;
+        create(client, doc).await.map_err(|e| format!("applying {}: {e}", file.display()))?;
     }
     Ok(())
 }
@@ -228,21 +189,15 @@ pub async fn ensure_namespace(client: &Client, name: &str) -> Result<(), String>
 /// Creates `object` (any kind the API server serves); one that exists already is left as it is.
 pub async fn create(client: &Client, object: Value) -> Result<(), String> {
     let object: DynamicObject = serde_json::from_value(object).map_err(|e| e.to_string())?;
-    let types = object
-        .types
-        .clone()
-        .ok_or("an object without apiVersion and kind")?;
+    let types = object.types.clone().ok_or("an object without apiVersion and kind")?;
     let (group, version) = match types.api_version.split_once('/') {
         Some((group, version)) => (group, version),
         None => ("", types.api_version.as_str()),
     };
     let gvk = GroupVersionKind::gvk(group, version, &types.kind);
-    let (resource, capabilities) = discovery::pinned_kind(client, &gvk).await.map_err(|e| {
-        format!(
-            "the API server does not serve {}/{}: {e}",
-            types.api_version, types.kind
-        )
-    })?;
+    let (resource, capabilities) = discovery::pinned_kind(client, &gvk)
+        .await
+        .map_err(|e| format!("the API server does not serve {}/{}: {e}", types.api_version, types.kind))?;
     let api: Api<DynamicObject> = match capabilities.scope {
         Scope::Namespaced => {
             let namespace = object.metadata.namespace.as_deref().unwrap_or("default");
@@ -253,10 +208,7 @@ pub async fn create(client: &Client, object: Value) -> Result<(), String> {
     match api.create(&PostParams::default(), &object).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
-        Err(e) => Err(format!(
-            "creating {} {:?}: {e}",
-            types.kind, object.metadata.name
-        )),
+        Err(e) => Err(format!("creating {} {:?}: {e}", types.kind, object.metadata.name)),
     }
 }
 
@@ -265,32 +217,20 @@ pub async fn create(client: &Client, object: Value) -> Result<(), String> {
 pub async fn register_webhooks(client: &Client, addr: SocketAddr, ca: &str) -> Result<(), String> {
     let file = project_root().join("config/webhook/manifests.yaml");
     if !file.is_file() {
-        return Err(format!(
-            "{} is missing: run `make manifests` to write the webhook configurations",
-            file.display()
-        ));
+        return Err(format!("{} is missing: run `make manifests` to write the webhook configurations", file.display()));
     }
     let path_of = |config: &WebhookClientConfig| {
-        config
-            .service
-            .as_ref()
-            .and_then(|s| s.path.clone())
-            .unwrap_or_else(|| "/".into())
+        config.service.as_ref().and_then(|s| s.path.clone()).unwrap_or_else(|| "/".into())
     };
     for doc in documents(&file)? {
-        let refused = |e: kube::Error| {
-            format!(
-                "the API server refused a webhook configuration of {}: {e}",
-                file.display()
-            )
-        };
+        let refused =
+            |e: kube::Error| format!("the API server refused a webhook configuration of {}: {e}", file.display());
         match doc["kind"].as_str() {
             Some("MutatingWebhookConfiguration") => {
                 let mut config: MutatingWebhookConfiguration =
                     serde_json::from_value(doc).map_err(|e| format!("{}: {e}", file.display()))?;
                 for webhook in config.webhooks.iter_mut().flatten() {
-                    webhook.client_config =
-                        client_config(addr, &path_of(&webhook.client_config), ca);
+                    webhook.client_config = client_config(addr, &path_of(&webhook.client_config), ca);
                 }
                 Api::<MutatingWebhookConfiguration>::all(client.clone())
                     .create(&PostParams::default(), &config)
@@ -301,8 +241,7 @@ pub async fn register_webhooks(client: &Client, addr: SocketAddr, ca: &str) -> R
                 let mut config: ValidatingWebhookConfiguration =
                     serde_json::from_value(doc).map_err(|e| format!("{}: {e}", file.display()))?;
                 for webhook in config.webhooks.iter_mut().flatten() {
-                    webhook.client_config =
-                        client_config(addr, &path_of(&webhook.client_config), ca);
+                    webhook.client_config = client_config(addr, &path_of(&webhook.client_config), ca);
                 }
                 Api::<ValidatingWebhookConfiguration>::all(client.clone())
                     .create(&PostParams::default(), &config)

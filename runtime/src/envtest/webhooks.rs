@@ -26,24 +26,15 @@ pub fn serve(
     let (cert, key) = ca
         .serving("webhook-service.system.svc")
         .map_err(|e| format!("making the webhook server's certificate: {e}"))?;
-    std::fs::create_dir_all(&cert_dir)
-        .map_err(|e| format!("creating {}: {e}", cert_dir.display()))?;
-    let opts = ServeOptions {
-        cert_dir,
-        ..ServeOptions::new(SocketAddr::from(([127, 0, 0, 1], 0)))
-    };
-    std::fs::write(opts.cert_file(), cert)
-        .map_err(|e| format!("writing the webhook certificate: {e}"))?;
+    std::fs::create_dir_all(&cert_dir).map_err(|e| format!("creating {}: {e}", cert_dir.display()))?;
+    let opts = ServeOptions { cert_dir, ..ServeOptions::new(SocketAddr::from(([127, 0, 0, 1], 0))) };
+    std::fs::write(opts.cert_file(), cert).map_err(|e| format!("writing the webhook certificate: {e}"))?;
     std::fs::write(opts.key_file(), key).map_err(|e| format!("writing the webhook key: {e}"))?;
     let (sent, received) = mpsc::channel();
     let ready = ReadyCheck::detached("webhook-certificate");
     let serving = ready.clone();
     std::thread::spawn(move || {
-        let runtime = match tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-        {
+        let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
             Ok(runtime) => runtime,
             Err(e) => return sent.send(Err(format!("starting the webhook server's runtime: {e}"))),
         };
@@ -62,9 +53,7 @@ pub fn serve(
         let _ = runtime.block_on(server.run(serving, shutdown));
         Ok(())
     });
-    let addr = received
-        .recv()
-        .map_err(|_| "the webhook server's thread ended".to_string())??;
+    let addr = received.recv().map_err(|_| "the webhook server's thread ended".to_string())??;
     let started = Instant::now();
     while !ready.is_ready() {
         if started.elapsed() > Duration::from_secs(10) {

@@ -36,14 +36,8 @@ impl Readiness {
 
     /// Registers a named check, initially failing; `/readyz` fails until it is set ready.
     pub fn check(&self, name: &'static str) -> ReadyCheck {
-        let check = ReadyCheck {
-            name,
-            ready: Arc::new(AtomicBool::new(false)),
-        };
-        self.checks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(check.clone());
+        let check = ReadyCheck { name, ready: Arc::new(AtomicBool::new(false)) };
+        self.checks.lock().unwrap_or_else(PoisonError::into_inner).push(check.clone());
         check
     }
 
@@ -51,10 +45,7 @@ impl Readiness {
     pub fn pending(&self) -> Vec<&'static str> {
         let manager = (!self.manager.load(Ordering::Acquire)).then_some("manager");
         let checks = self.checks.lock().unwrap_or_else(PoisonError::into_inner);
-        manager
-            .into_iter()
-            .chain(checks.iter().filter(|c| !c.is_ready()).map(|c| c.name))
-            .collect()
+        manager.into_iter().chain(checks.iter().filter(|c| !c.is_ready()).map(|c| c.name)).collect()
     }
 }
 
@@ -89,23 +80,13 @@ impl ReadyCheck {
 
 /// The probe routes.
 pub fn router(readiness: Readiness) -> Router {
-    Router::new()
-        .route("/healthz", get(healthz))
-        .route("/readyz", get(readyz))
-        .with_state(readiness)
+    Router::new().route("/healthz", get(healthz)).route("/readyz", get(readyz)).with_state(readiness)
 }
 
 /// Serves the probes on `addr` until `handle` is shut down.
-pub async fn serve(
-    addr: SocketAddr,
-    readiness: Readiness,
-    handle: Handle<SocketAddr>,
-) -> anyhow::Result<()> {
+pub async fn serve(addr: SocketAddr, readiness: Readiness, handle: Handle<SocketAddr>) -> anyhow::Result<()> {
     info!(%addr, "serving health probes");
-    axum_server::bind(addr)
-        .handle(handle)
-        .serve(router(readiness).into_make_service())
-        .await?;
+    axum_server::bind(addr).handle(handle).serve(router(readiness).into_make_service()).await?;
     Ok(())
 }
 
@@ -118,10 +99,7 @@ async fn readyz(State(readiness): State<Readiness>) -> (StatusCode, String) {
     if pending.is_empty() {
         (StatusCode::OK, "ok".into())
     } else {
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!("not ready: {}", pending.join(", ")),
-        )
+        (StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {}", pending.join(", ")))
     }
 }
 
@@ -137,10 +115,7 @@ mod tests {
     #[tokio::test]
     async fn readyz_follows_readiness() {
         let readiness = Readiness::default();
-        assert_eq!(
-            readyz(State(readiness.clone())).await.0,
-            StatusCode::SERVICE_UNAVAILABLE
-        );
+        assert_eq!(readyz(State(readiness.clone())).await.0, StatusCode::SERVICE_UNAVAILABLE);
         readiness.set(true);
         assert_eq!(readyz(State(readiness)).await.0, StatusCode::OK);
     }

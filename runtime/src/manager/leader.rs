@@ -57,21 +57,12 @@ pub fn decide(spec: Option<&LeaseSpec>, identity: &str, now: Timestamp) -> Decis
         None | Some("") => Decision::Acquire,
         Some(holder) if holder == identity => Decision::Renew,
         Some(holder) => {
-            let valid_for =
-                SignedDuration::from_secs(i64::from(spec.lease_duration_seconds.unwrap_or(0)));
+            let valid_for = SignedDuration::from_secs(i64::from(spec.lease_duration_seconds.unwrap_or(0)));
             let expired = match &spec.renew_time {
-                Some(MicroTime(renewed)) => renewed
-                    .checked_add(valid_for)
-                    .is_ok_and(|expiry| expiry <= now),
+                Some(MicroTime(renewed)) => renewed.checked_add(valid_for).is_ok_and(|expiry| expiry <= now),
                 None => true,
             };
-            if expired {
-                Decision::Takeover
-            } else {
-                Decision::Wait {
-                    holder: holder.to_string(),
-                }
-            }
+            if expired { Decision::Takeover } else { Decision::Wait { holder: holder.to_string() } }
         }
     }
 }
@@ -98,9 +89,7 @@ pub fn next_spec(
             lease_duration_seconds: Some(duration),
             acquire_time: Some(MicroTime(now)),
             renew_time: Some(MicroTime(now)),
-            lease_transitions: Some(
-                current.map_or(0, |c| c.lease_transitions.unwrap_or(0).saturating_add(1)),
-            ),
+            lease_transitions: Some(current.map_or(0, |c| c.lease_transitions.unwrap_or(0).saturating_add(1))),
             ..previous
         }),
     }
@@ -144,11 +133,7 @@ pub struct LeaderElector {
 impl LeaderElector {
     /// An elector for the Lease `namespace/name`, holding it as `identity`.
     pub fn new(client: Client, namespace: &str, name: &str, identity: String) -> Self {
-        Self {
-            api: Api::namespaced(client, namespace),
-            name: name.to_string(),
-            identity,
-        }
+        Self { api: Api::namespaced(client, namespace), name: name.to_string(), identity }
     }
 
     /// This replica's holder identity.
@@ -161,10 +146,7 @@ impl LeaderElector {
         let now = Timestamp::now();
         let Some(mut lease) = self.api.get_opt(&self.name).await? else {
             let lease = Lease {
-                metadata: ObjectMeta {
-                    name: Some(self.name.clone()),
-                    ..ObjectMeta::default()
-                },
+                metadata: ObjectMeta { name: Some(self.name.clone()), ..ObjectMeta::default() },
                 spec: next_spec(None, &Decision::Acquire, &self.identity, now),
             };
             return match self.api.create(&PostParams::default(), &lease).await {
@@ -183,11 +165,7 @@ impl LeaderElector {
         };
         lease.spec = Some(spec);
         // `lease.metadata.resource_version` is kept: the update fails with 409 if someone wrote in between.
-        match self
-            .api
-            .replace(&self.name, &PostParams::default(), &lease)
-            .await
-        {
+        match self.api.replace(&self.name, &PostParams::default(), &lease).await {
             Ok(_) => {
                 if decision != Decision::Renew {
                     info!(lease = %self.name, identity = %self.identity, ?decision, "leadership acquired");
@@ -236,11 +214,7 @@ impl LeaderElector {
                 break;
             }
         }
-        anyhow::anyhow!(
-            "leader election lost: lease {} not renewed within {}s",
-            self.name,
-            RENEW_DEADLINE.as_secs()
-        )
+        anyhow::anyhow!("leader election lost: lease {} not renewed within {}s", self.name, RENEW_DEADLINE.as_secs())
     }
 
     /// Hands the lease back if this replica still holds it, so a successor need not wait for expiry.
@@ -253,9 +227,7 @@ impl LeaderElector {
             return Ok(());
         }
         lease.spec = Some(released_spec(spec, Timestamp::now()));
-        self.api
-            .replace(&self.name, &PostParams::default(), &lease)
-            .await?;
+        self.api.replace(&self.name, &PostParams::default(), &lease).await?;
         info!(lease = %self.name, identity = %self.identity, "lease released");
         Ok(())
     }
@@ -294,36 +266,13 @@ mod tests {
     #[test]
     fn decides_acquire_renew_takeover_or_wait() {
         assert_eq!(decide(None, "me", at(1000)), Decision::Acquire);
-        assert_eq!(
-            decide(Some(&LeaseSpec::default()), "me", at(1000)),
-            Decision::Acquire
-        );
-        assert_eq!(
-            decide(Some(&held_by("", 990)), "me", at(1000)),
-            Decision::Acquire
-        );
-        assert_eq!(
-            decide(Some(&held_by("me", 990)), "me", at(1000)),
-            Decision::Renew
-        );
-        assert_eq!(
-            decide(Some(&held_by("other", 990)), "me", at(1000)),
-            Decision::Wait {
-                holder: "other".into()
-            }
-        );
-        assert_eq!(
-            decide(Some(&held_by("other", 985)), "me", at(1000)),
-            Decision::Takeover
-        );
-        let never_renewed = LeaseSpec {
-            renew_time: None,
-            ..held_by("other", 990)
-        };
-        assert_eq!(
-            decide(Some(&never_renewed), "me", at(1000)),
-            Decision::Takeover
-        );
+        assert_eq!(decide(Some(&LeaseSpec::default()), "me", at(1000)), Decision::Acquire);
+        assert_eq!(decide(Some(&held_by("", 990)), "me", at(1000)), Decision::Acquire);
+        assert_eq!(decide(Some(&held_by("me", 990)), "me", at(1000)), Decision::Renew);
+        assert_eq!(decide(Some(&held_by("other", 990)), "me", at(1000)), Decision::Wait { holder: "other".into() });
+        assert_eq!(decide(Some(&held_by("other", 985)), "me", at(1000)), Decision::Takeover);
+        let never_renewed = LeaseSpec { renew_time: None, ..held_by("other", 990) };
+        assert_eq!(decide(Some(&never_renewed), "me", at(1000)), Decision::Takeover);
     }
 
     #[test]
@@ -338,27 +287,13 @@ mod tests {
     #[test]
     fn takeover_counts_a_transition() {
         let current = held_by("other", 900);
-        let spec =
-            next_spec(Some(&current), &Decision::Takeover, "me", at(1000)).expect("takeover");
+        let spec = next_spec(Some(&current), &Decision::Takeover, "me", at(1000)).expect("takeover");
         assert_eq!(spec.holder_identity.as_deref(), Some("me"));
         assert_eq!(spec.acquire_time, Some(MicroTime(at(1000))));
         assert_eq!(spec.lease_transitions, Some(3));
         assert_eq!(spec.lease_duration_seconds, Some(15));
-        assert_eq!(
-            next_spec(None, &Decision::Acquire, "me", at(1000)).and_then(|s| s.lease_transitions),
-            Some(0)
-        );
-        assert_eq!(
-            next_spec(
-                Some(&current),
-                &Decision::Wait {
-                    holder: "other".into()
-                },
-                "me",
-                at(1000)
-            ),
-            None
-        );
+        assert_eq!(next_spec(None, &Decision::Acquire, "me", at(1000)).and_then(|s| s.lease_transitions), Some(0));
+        assert_eq!(next_spec(Some(&current), &Decision::Wait { holder: "other".into() }, "me", at(1000)), None);
     }
 
     #[test]
@@ -373,10 +308,7 @@ mod tests {
     fn identity_has_a_random_suffix() {
         let (a, b) = (default_identity(), default_identity());
         assert_ne!(a, b);
-        assert!(
-            a.rsplit_once('_')
-                .is_some_and(|(host, suffix)| !host.is_empty() && suffix.len() == 16)
-        );
+        assert!(a.rsplit_once('_').is_some_and(|(host, suffix)| !host.is_empty() && suffix.len() == 16));
     }
 
     #[tokio::test]
@@ -384,10 +316,7 @@ mod tests {
         let (client, mut server) = testing::client();
         let elector = LeaderElector::new(client, "system", NAME, "me_1".into());
         let api = tokio::spawn(async move {
-            server
-                .expect(Method::GET, &path())
-                .await
-                .respond_error(404, "NotFound");
+            server.expect(Method::GET, &path()).await.respond_error(404, "NotFound");
             let request = server.expect(Method::POST, LEASES).await;
             assert_eq!(request.body["metadata"]["name"], NAME);
             assert_eq!(request.body["spec"]["holderIdentity"], "me_1");
@@ -421,10 +350,7 @@ mod tests {
         });
         let acquired = within(elector.try_acquire_or_renew()).await;
         within(api).await.expect("API scenario passed");
-        assert!(
-            !acquired.expect("a conflict is not an error"),
-            "lost the race on conflict"
-        );
+        assert!(!acquired.expect("a conflict is not an error"), "lost the race on conflict");
     }
 
     /// The Lease as the API server returns it, held by `holder` (renewed now), at resourceVersion "7".
@@ -444,33 +370,19 @@ mod tests {
         let api = tokio::spawn(async move {
             let mut attempts = Vec::new();
             for _ in 0..4 {
-                server
-                    .expect(Method::GET, &path())
-                    .await
-                    .respond_error(500, "InternalError");
+                server.expect(Method::GET, &path()).await.respond_error(500, "InternalError");
                 attempts.push(started.elapsed().as_secs());
             }
             server.expect_done().await;
             attempts
         });
-        let lost = tokio::time::timeout(LEASE_DURATION, elector.hold())
-            .await
-            .expect("gave up before the lease expired");
+        let lost =
+            tokio::time::timeout(LEASE_DURATION, elector.hold()).await.expect("gave up before the lease expired");
         let given_up = started.elapsed();
         drop(elector);
-        assert_eq!(
-            api.await.expect("API scenario passed"),
-            [2, 4, 6, 8],
-            "one attempt a retry period"
-        );
-        assert!(
-            given_up >= RENEW_DEADLINE && given_up < LEASE_DURATION,
-            "{given_up:?}"
-        );
-        assert!(
-            lost.to_string().contains("not renewed within 10s"),
-            "{lost}"
-        );
+        assert_eq!(api.await.expect("API scenario passed"), [2, 4, 6, 8], "one attempt a retry period");
+        assert!(given_up >= RENEW_DEADLINE && given_up < LEASE_DURATION, "{given_up:?}");
+        assert!(lost.to_string().contains("not renewed within 10s"), "{lost}");
     }
 
     #[tokio::test(start_paused = true)]
@@ -480,15 +392,9 @@ mod tests {
         let (_trigger, shutdown) = Shutdown::new();
         let started = Instant::now();
         let api = tokio::spawn(async move {
-            server
-                .expect(Method::GET, &path())
-                .await
-                .respond(&lease(Some("other_2")));
+            server.expect(Method::GET, &path()).await.respond(&lease(Some("other_2")));
             // The holder released the lease (shutdown): the next attempt takes it.
-            server
-                .expect(Method::GET, &path())
-                .await
-                .respond(&lease(None));
+            server.expect(Method::GET, &path()).await.respond(&lease(None));
             let retried = started.elapsed();
             let request = server.expect(Method::PUT, &path()).await;
             assert_eq!(request.body["metadata"]["resourceVersion"], "7");
@@ -506,10 +412,7 @@ mod tests {
         let (client, mut server) = testing::client();
         let elector = LeaderElector::new(client, "system", NAME, "me_1".into());
         let api = tokio::spawn(async move {
-            server
-                .expect(Method::GET, &path())
-                .await
-                .respond(&lease(Some("me_1")));
+            server.expect(Method::GET, &path()).await.respond(&lease(Some("me_1")));
             let request = server.expect(Method::PUT, &path()).await;
             assert_eq!(request.body["metadata"]["resourceVersion"], "7");
             assert_eq!(request.body["spec"].get("holderIdentity"), None);
@@ -517,10 +420,7 @@ mod tests {
             let released = request.body.clone();
             request.respond(&released);
             // Held by someone else: left alone.
-            server
-                .expect(Method::GET, &path())
-                .await
-                .respond(&lease(Some("other_2")));
+            server.expect(Method::GET, &path()).await.respond(&lease(Some("other_2")));
             server.expect_done().await;
         });
         within(elector.release()).await.expect("released");

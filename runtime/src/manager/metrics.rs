@@ -86,18 +86,10 @@ impl Metrics {
     pub fn controller(self: &Arc<Self>, name: &'static str) -> ControllerMetrics {
         // get_or_create returns a read guard; dropping it right away only keeps the created series.
         for result in ["success", "error"] {
-            drop(self.reconciles.get_or_create(&ResultLabels {
-                controller: name.into(),
-                result: result.into(),
-            }));
+            drop(self.reconciles.get_or_create(&ResultLabels { controller: name.into(), result: result.into() }));
         }
-        drop(self.durations.get_or_create(&ControllerLabels {
-            controller: name.into(),
-        }));
-        ControllerMetrics {
-            name,
-            metrics: self.clone(),
-        }
+        drop(self.durations.get_or_create(&ControllerLabels { controller: name.into() }));
+        ControllerMetrics { name, metrics: self.clone() }
     }
 }
 
@@ -119,28 +111,17 @@ impl ControllerMetrics {
         let result = if success { "success" } else { "error" };
         self.metrics
             .reconciles
-            .get_or_create(&ResultLabels {
-                controller: self.name.into(),
-                result: result.into(),
-            })
+            .get_or_create(&ResultLabels { controller: self.name.into(), result: result.into() })
             .inc();
         self.metrics
             .durations
-            .get_or_create(&ControllerLabels {
-                controller: self.name.into(),
-            })
+            .get_or_create(&ControllerLabels { controller: self.name.into() })
             .observe(duration.as_secs_f64());
     }
 
     /// Records one reconcile failure of kind `error`.
     pub fn failed(&self, error: &'static str) {
-        self.metrics
-            .errors
-            .get_or_create(&ErrorLabels {
-                controller: self.name.into(),
-                error: error.into(),
-            })
-            .inc();
+        self.metrics.errors.get_or_create(&ErrorLabels { controller: self.name.into(), error: error.into() }).inc();
     }
 }
 
@@ -175,13 +156,8 @@ pub async fn serve(
     client: Client,
     handle: Handle<SocketAddr>,
 ) -> anyhow::Result<()> {
-    let state = MetricsState {
-        registry,
-        auth: opts.secure.then_some(client),
-    };
-    let app = Router::new()
-        .route(METRICS_PATH, get(metrics))
-        .with_state(state);
+    let state = MetricsState { registry, auth: opts.secure.then_some(client) };
+    let app = Router::new().route(METRICS_PATH, get(metrics)).with_state(state);
     if opts.secure {
         install_crypto_provider();
         let tls = match &opts.cert_path {
@@ -190,9 +166,7 @@ pub async fn serve(
                 .with_context(|| format!("loading metrics certificate from {}", dir.display()))?,
             None => {
                 let (cert, key) = self_signed_certificate()?;
-                RustlsConfig::from_pem(cert, key)
-                    .await
-                    .context("loading the self-signed metrics certificate")?
+                RustlsConfig::from_pem(cert, key).await.context("loading the self-signed metrics certificate")?
             }
         };
         info!(addr = %opts.addr, "serving metrics over https with authentication and authorization");
@@ -203,11 +177,7 @@ pub async fn serve(
             .context("metrics server")
     } else {
         info!(addr = %opts.addr, "serving metrics over http without authentication");
-        axum_server::bind(opts.addr)
-            .handle(handle)
-            .serve(app.into_make_service())
-            .await
-            .context("metrics server")
+        axum_server::bind(opts.addr).handle(handle).serve(app.into_make_service()).await.context("metrics server")
     }
 }
 
@@ -217,12 +187,8 @@ pub fn self_signed_certificate() -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     if let Ok(host) = std::env::var("HOSTNAME") {
         names.push(host);
     }
-    let certified = rcgen::generate_simple_self_signed(names)
-        .context("generating a self-signed certificate")?;
-    Ok((
-        certified.cert.pem().into_bytes(),
-        certified.signing_key.serialize_pem().into_bytes(),
-    ))
+    let certified = rcgen::generate_simple_self_signed(names).context("generating a self-signed certificate")?;
+    Ok((certified.cert.pem().into_bytes(), certified.signing_key.serialize_pem().into_bytes()))
 }
 
 async fn metrics(State(state): State<MetricsState>, headers: HeaderMap) -> Response {
@@ -236,14 +202,7 @@ async fn metrics(State(state): State<MetricsState>, headers: HeaderMap) -> Respo
         warn!(error = %err, "encoding metrics failed");
         return StatusCode::INTERNAL_SERVER_ERROR.into_response();
     }
-    (
-        [(
-            header::CONTENT_TYPE,
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
-        )],
-        body,
-    )
-        .into_response()
+    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], body).into_response()
 }
 
 /// Why a metrics request was refused.
@@ -295,9 +254,7 @@ pub async fn authorize(client: &Client, headers: &HeaderMap) -> Result<(), AuthE
         "kind": "TokenReview",
         "spec": { "token": token },
     }))?;
-    let review = Api::<TokenReview>::all(client.clone())
-        .create(&PostParams::default(), &review)
-        .await?;
+    let review = Api::<TokenReview>::all(client.clone()).create(&PostParams::default(), &review).await?;
     let status = review.status.unwrap_or_default();
     if status.authenticated != Some(true) {
         return Err(AuthError::Unauthenticated(status.error.unwrap_or_default()));
@@ -314,9 +271,7 @@ pub async fn authorize(client: &Client, headers: &HeaderMap) -> Result<(), AuthE
             "nonResourceAttributes": { "path": METRICS_PATH, "verb": "get" },
         },
     }))?;
-    let access = Api::<SubjectAccessReview>::all(client.clone())
-        .create(&PostParams::default(), &access)
-        .await?;
+    let access = Api::<SubjectAccessReview>::all(client.clone()).create(&PostParams::default(), &access).await?;
     match access.status {
         Some(status) if status.allowed => Ok(()),
         Some(status) => Err(AuthError::Forbidden(status.reason.unwrap_or_default())),
@@ -333,10 +288,7 @@ mod tests {
 
     fn headers(authorization: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        headers.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_str(authorization).expect("valid header"),
-        );
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_str(authorization).expect("valid header"));
         headers
     }
 
@@ -358,44 +310,21 @@ mod tests {
         example.failed("kube");
         let mut text = String::new();
         encode(&mut text, &registry).expect("encodes");
-        assert!(text.contains(
-            r#"controller_runtime_reconcile_total{controller="example",result="success"} 1"#
-        ));
-        assert!(text.contains(
-            r#"controller_runtime_reconcile_errors_total{controller="example",error="kube"} 1"#
-        ));
-        assert!(text.contains(
-            r#"controller_runtime_reconcile_time_seconds_count{controller="example"} 1"#
-        ));
-        assert!(text.contains(
-            r#"controller_runtime_reconcile_total{controller="example",result="error"} 0"#
-        ));
+        assert!(text.contains(r#"controller_runtime_reconcile_total{controller="example",result="success"} 1"#));
+        assert!(text.contains(r#"controller_runtime_reconcile_errors_total{controller="example",error="kube"} 1"#));
+        assert!(text.contains(r#"controller_runtime_reconcile_time_seconds_count{controller="example"} 1"#));
+        assert!(text.contains(r#"controller_runtime_reconcile_total{controller="example",result="error"} 0"#));
     }
 
     /// Every sample `/metrics` serves (the names Prometheus stores), with its labels. kubesmith's Grafana
     /// dashboards (`kubesmith edit --plugins grafana`) query only these: when you change the metrics, change this
     /// list, and the dashboards' queries with it.
     const SERVED: &[(&str, &[&str])] = &[
-        (
-            "controller_runtime_reconcile_errors_total",
-            &["controller", "error"],
-        ),
-        (
-            "controller_runtime_reconcile_time_seconds_bucket",
-            &["controller", "le"],
-        ),
-        (
-            "controller_runtime_reconcile_time_seconds_count",
-            &["controller"],
-        ),
-        (
-            "controller_runtime_reconcile_time_seconds_sum",
-            &["controller"],
-        ),
-        (
-            "controller_runtime_reconcile_total",
-            &["controller", "result"],
-        ),
+        ("controller_runtime_reconcile_errors_total", &["controller", "error"]),
+        ("controller_runtime_reconcile_time_seconds_bucket", &["controller", "le"]),
+        ("controller_runtime_reconcile_time_seconds_count", &["controller"]),
+        ("controller_runtime_reconcile_time_seconds_sum", &["controller"]),
+        ("controller_runtime_reconcile_total", &["controller", "result"]),
     ];
 
     #[test]
@@ -407,80 +336,47 @@ mod tests {
         example.failed("kube");
         let mut text = String::new();
         encode(&mut text, &registry).expect("encodes");
-        let mut served =
-            std::collections::BTreeMap::<&str, std::collections::BTreeSet<&str>>::new();
-        for sample in text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.is_empty())
-        {
-            let (name, rest) =
-                sample.split_at(sample.find(['{', ' ']).expect("a sample has a value"));
+        let mut served = std::collections::BTreeMap::<&str, std::collections::BTreeSet<&str>>::new();
+        for sample in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+            let (name, rest) = sample.split_at(sample.find(['{', ' ']).expect("a sample has a value"));
             let labels = served.entry(name).or_default();
             if let Some(inner) = rest.strip_prefix('{').and_then(|r| r.split_once('}')) {
-                labels.extend(
-                    inner
-                        .0
-                        .split(',')
-                        .filter_map(|pair| pair.split_once('='))
-                        .map(|(key, _)| key),
-                );
+                labels.extend(inner.0.split(',').filter_map(|pair| pair.split_once('=')).map(|(key, _)| key));
             }
         }
-        let listed: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> = SERVED
-            .iter()
-            .map(|(name, labels)| (*name, labels.iter().copied().collect()))
-            .collect();
+        let listed: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
+            SERVED.iter().map(|(name, labels)| (*name, labels.iter().copied().collect())).collect();
         assert_eq!(served, listed, "the samples /metrics serves:\n{text}");
     }
 
     #[test]
     fn self_signed_certificate_is_pem() {
         let (cert, key) = self_signed_certificate().expect("certificate");
-        assert!(
-            String::from_utf8(cert)
-                .expect("utf8")
-                .starts_with("-----BEGIN CERTIFICATE-----")
-        );
-        assert!(
-            String::from_utf8(key)
-                .expect("utf8")
-                .contains("PRIVATE KEY-----")
-        );
+        assert!(String::from_utf8(cert).expect("utf8").starts_with("-----BEGIN CERTIFICATE-----"));
+        assert!(String::from_utf8(key).expect("utf8").contains("PRIVATE KEY-----"));
     }
 
     #[tokio::test]
     async fn token_is_reviewed_then_access_is_checked() {
         let (client, mut server) = testing::client();
         let api = tokio::spawn(async move {
-            let request = server
-                .expect(Method::POST, "/apis/authentication.k8s.io/v1/tokenreviews")
-                .await;
+            let request = server.expect(Method::POST, "/apis/authentication.k8s.io/v1/tokenreviews").await;
             assert_eq!(request.body["spec"]["token"], "secret");
             let mut review = request.body.clone();
             review["status"] = json!({ "authenticated": true, "user": { "username": "system:serviceaccount:monitoring:prometheus", "groups": ["system:serviceaccounts"] } });
             request.respond(&review);
 
-            let request = server
-                .expect(
-                    Method::POST,
-                    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-                )
-                .await;
+            let request = server.expect(Method::POST, "/apis/authorization.k8s.io/v1/subjectaccessreviews").await;
             let spec = &request.body["spec"];
             assert_eq!(spec["user"], "system:serviceaccount:monitoring:prometheus");
             assert_eq!(spec["groups"], json!(["system:serviceaccounts"]));
-            assert_eq!(
-                spec["nonResourceAttributes"],
-                json!({ "path": "/metrics", "verb": "get" })
-            );
+            assert_eq!(spec["nonResourceAttributes"], json!({ "path": "/metrics", "verb": "get" }));
             let mut access = request.body.clone();
             access["status"] = json!({ "allowed": false, "reason": "no RBAC policy matched" });
             request.respond(&access);
         });
         let result = within(authorize(&client, &headers("Bearer secret"))).await;
         within(api).await.expect("API scenario passed");
-        assert!(
-            matches!(result, Err(AuthError::Forbidden(reason)) if reason == "no RBAC policy matched")
-        );
+        assert!(matches!(result, Err(AuthError::Forbidden(reason)) if reason == "no RBAC policy matched"));
     }
 }

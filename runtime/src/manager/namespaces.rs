@@ -20,21 +20,13 @@ impl WatchNamespaces {
 
     /// The scopes to start a namespaced controller in: each watched namespace, or `None` (every namespace).
     pub fn scopes(&self) -> Vec<Option<String>> {
-        if self.is_all() {
-            vec![None]
-        } else {
-            self.0.iter().cloned().map(Some).collect()
-        }
+        if self.is_all() { vec![None] } else { self.0.iter().cloned().map(Some).collect() }
     }
 }
 
 impl fmt::Display for WatchNamespaces {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_all() {
-            f.write_str("all namespaces")
-        } else {
-            f.write_str(&self.0.join(","))
-        }
+        if self.is_all() { f.write_str("all namespaces") } else { f.write_str(&self.0.join(",")) }
     }
 }
 
@@ -58,10 +50,7 @@ pub fn parse_watch_namespaces(value: &str) -> Result<WatchNamespaces, String> {
 
 fn is_dns1123_label(name: &str) -> bool {
     let alnum = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit();
-    name.len() <= 63
-        && name.starts_with(alnum)
-        && name.ends_with(alnum)
-        && name.chars().all(|c| alnum(c) || c == '-')
+    name.len() <= 63 && name.starts_with(alnum) && name.ends_with(alnum) && name.chars().all(|c| alnum(c) || c == '-')
 }
 
 #[cfg(test)]
@@ -82,10 +71,7 @@ mod tests {
     #[test]
     fn lists_are_trimmed_and_deduplicated_in_order() {
         assert_eq!(parse("team-a"), [Some("team-a".to_string())]);
-        assert_eq!(
-            parse(" team-b, team-a,,team-b "),
-            [Some("team-b".to_string()), Some("team-a".to_string())]
-        );
+        assert_eq!(parse(" team-b, team-a,,team-b "), [Some("team-b".to_string()), Some("team-a".to_string())]);
         let list = parse_watch_namespaces("a,b").expect("valid");
         assert_eq!(list.to_string(), "a,b");
         assert_eq!(WatchNamespaces::all().to_string(), "all namespaces");

@@ -44,26 +44,17 @@ impl TestCa {
         let key = KeyPair::generate().expect("CA key");
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA params");
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "webhook test CA");
+        params.distinguished_name.push(DnType::CommonName, "webhook test CA");
         let cert = params.self_signed(&key).expect("CA certificate");
-        Self {
-            issuer: Issuer::new(params, key),
-            der: cert.der().clone(),
-        }
+        Self { issuer: Issuer::new(params, key), der: cert.der().clone() }
     }
 
     /// A serving certificate with `serial` (also in its common name): PEM certificate and key.
     pub fn serving(&self, serial: u8) -> (String, String) {
         let key = KeyPair::generate().expect("serving key");
-        let mut params = CertificateParams::new(vec!["localhost".into(), "127.0.0.1".into()])
-            .expect("serving params");
+        let mut params = CertificateParams::new(vec!["localhost".into(), "127.0.0.1".into()]).expect("serving params");
         params.serial_number = Some(SerialNumber::from(vec![serial]));
-        params.distinguished_name.push(
-            DnType::CommonName,
-            format!("webhook-service.system.svc #{serial}"),
-        );
+        params.distinguished_name.push(DnType::CommonName, format!("webhook-service.system.svc #{serial}"));
         let cert = params.signed_by(&key, &self.issuer).expect("signed");
         (cert.pem(), key.serialize_pem())
     }
@@ -86,16 +77,9 @@ pub struct TestServer {
 impl TestServer {
     /// Starts the server for `registrations`; with `cert_serial`, a certificate is written first and the server
     /// is awaited until ready. `name` keeps the certificate directories of concurrent tests apart.
-    pub async fn start(
-        name: &str,
-        cert_serial: Option<u8>,
-        registrations: Vec<WebhookRegistration>,
-    ) -> Self {
-        let cert_dir = std::env::temp_dir().join(format!(
-            "{}-webhook-{name}-{}",
-            env!("CARGO_PKG_NAME"),
-            std::process::id()
-        ));
+    pub async fn start(name: &str, cert_serial: Option<u8>, registrations: Vec<WebhookRegistration>) -> Self {
+        let cert_dir =
+            std::env::temp_dir().join(format!("{}-webhook-{name}-{}", env!("CARGO_PKG_NAME"), std::process::id()));
         let _ = std::fs::remove_dir_all(&cert_dir);
         std::fs::create_dir_all(&cert_dir).expect("cert dir");
         let ca = TestCa::new();
@@ -112,14 +96,7 @@ impl TestServer {
         let ready = ReadyCheck::detached("webhook-certificate");
         let (trigger, shutdown) = Shutdown::new();
         let task = tokio::spawn(server.run(ready.clone(), shutdown));
-        let server = Self {
-            addr,
-            cert_dir,
-            ca,
-            ready,
-            trigger,
-            task,
-        };
+        let server = Self { addr, cert_dir, ca, ready, trigger, task };
         if cert_serial.is_some() {
             server.wait_ready().await;
         }
@@ -139,11 +116,7 @@ impl TestServer {
 
     /// POSTs `body` to `path` over a new TLS connection trusting only the test CA; returns the HTTP status, the
     /// response body and the served certificate.
-    pub async fn post_raw(
-        &self,
-        path: &str,
-        body: Vec<u8>,
-    ) -> (StatusCode, Bytes, CertificateDer<'static>) {
+    pub async fn post_raw(&self, path: &str, body: Vec<u8>) -> (StatusCode, Bytes, CertificateDer<'static>) {
         let mut roots = rustls::RootCertStore::empty();
         roots.add(self.ca.der.clone()).expect("CA trusted");
         let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -167,9 +140,8 @@ impl TestServer {
             .expect("server certificate")
             .clone()
             .into_owned();
-        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
-            .await
-            .expect("HTTP handshake");
+        let (mut sender, conn) =
+            hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.expect("HTTP handshake");
         tokio::spawn(conn);
         let request = Request::post(path)
             .header(header::HOST, "localhost")
@@ -178,12 +150,7 @@ impl TestServer {
             .expect("request");
         let response = sender.send_request(request).await.expect("response");
         let status = response.status();
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes();
+        let bytes = response.into_body().collect().await.expect("body").to_bytes();
         (status, bytes, served)
     }
 
@@ -198,9 +165,7 @@ impl TestServer {
 
     /// Sends `review` to `path`, printing the request/response pair; returns the reply.
     pub async fn review(&self, path: &str, review: &Value) -> Value {
-        let (reply, _) = self
-            .post(path, serde_json::to_vec(review).expect("json"))
-            .await;
+        let (reply, _) = self.post(path, serde_json::to_vec(review).expect("json")).await;
         print_pair(path, &review.to_string(), &reply);
         reply
     }
@@ -296,10 +261,7 @@ pub fn patch_of(response: &Value) -> json_patch::Patch {
         .map(|b| u8::try_from(b.as_u64().expect("byte")).expect("byte"))
         .collect();
     let patch = serde_json::from_slice(&bytes).expect("JSON Patch");
-    eprintln!(
-        "    decoded patch: {}\n",
-        serde_json::to_string(&patch).unwrap_or_default()
-    );
+    eprintln!("    decoded patch: {}\n", serde_json::to_string(&patch).unwrap_or_default());
     patch
 }
 

@@ -2,9 +2,7 @@
 //! webhook part, with the AdmissionReview / ConversionReview JSON the API server sends.
 //!
 //! Run with `cargo test --test webhook_v1alpha1_memcached -- --nocapture` to see every request and response.
-mod common;
-
-use common::TestServer;
+use kubesmith_runtime::testing::webhook::{self, TestServer};
 use serde_json::{Value, json};
 
 use memcached_operator::webhook::v1alpha1::memcached::registration;
@@ -39,7 +37,7 @@ fn object(spec: Value) -> Value {
 #[tokio::test]
 async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
     const PATH: &str = "/mutate-cache-example-com-v1alpha1-memcached";
-    let hook = common::Admission::new(GROUP, VERSION, KIND, PLURAL);
+    let hook = webhook::Admission::new(GROUP, VERSION, KIND, PLURAL);
     let server = start("defaulting").await;
     let object = object(json!({}));
     let reply = server
@@ -54,7 +52,7 @@ async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
     assert_eq!(response["uid"], "m-1");
     assert_eq!(response["allowed"], true);
     assert_eq!(response["patchType"], "JSONPatch");
-    let patch = common::patch_of(response);
+    let patch = webhook::patch_of(response);
     let mut patched = object.clone();
     json_patch::patch(&mut patched, &patch).expect("patch applies to the original object");
     let mut defaulted = object;
@@ -84,7 +82,7 @@ async fn defaulting_returns_a_json_patch_that_applies_and_defaults() {
 #[tokio::test]
 async fn validation_denies_with_its_message_and_warns_on_update() {
     const PATH: &str = "/validate-cache-example-com-v1alpha1-memcached";
-    let hook = common::Admission::new(GROUP, VERSION, KIND, PLURAL);
+    let hook = webhook::Admission::new(GROUP, VERSION, KIND, PLURAL);
     let server = start("validation").await;
     let long = object(json!({"foo": "x".repeat(64)}));
     let reply = server
@@ -137,7 +135,7 @@ async fn conversion_round_trips_hub_to_v1beta1_to_hub_without_loss() {
         "observedGeneration": 2,
     });
     let spoke_api_version = format!("{GROUP}/v1beta1");
-    let to_spoke = common::conversion_review("c-1", &spoke_api_version, vec![hub.clone()]);
+    let to_spoke = webhook::conversion_review("c-1", &spoke_api_version, vec![hub.clone()]);
     let reply = server.review(PATH, &to_spoke).await;
     assert_eq!(reply["apiVersion"], "apiextensions.k8s.io/v1");
     assert_eq!(reply["kind"], "ConversionReview");
@@ -150,7 +148,7 @@ async fn conversion_round_trips_hub_to_v1beta1_to_hub_without_loss() {
     assert_eq!(spoke["metadata"], hub["metadata"]);
 
     let hub_api_version = format!("{GROUP}/{VERSION}");
-    let to_hub = common::conversion_review("c-2", &hub_api_version, vec![spoke]);
+    let to_hub = webhook::conversion_review("c-2", &hub_api_version, vec![spoke]);
     let reply = server.review(PATH, &to_hub).await;
     assert_eq!(reply["response"]["result"]["status"], "Success");
     assert_eq!(

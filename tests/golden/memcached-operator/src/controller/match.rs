@@ -7,12 +7,8 @@
 // +kubebuilder:rbac:groups=cache.example.com,resources=matches/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-use crate::{
-    api::v1::Match,
-    api::v1::MatchStatus,
-    controller::{self, CONDITION_AVAILABLE, Context, Error, Result},
-    manager::{Registration, Runtime},
-};
+use crate::api::v1::Match;
+use crate::api::v1::MatchStatus;
 use k8s_openapi::jiff::Timestamp;
 use kube::{
     Client, Resource, ResourceExt,
@@ -23,6 +19,10 @@ use kube::{
         finalizer::{Event as FinalizerEvent, finalizer},
         watcher,
     },
+};
+use kubesmith_runtime::{
+    controller::{self, CONDITION_AVAILABLE, Context, Error, Result},
+    manager::{Registration, Runtime},
 };
 use std::{sync::Arc, time::Duration};
 use tracing::info;
@@ -107,7 +107,7 @@ async fn apply(obj: Arc<Kind>, api: &Api<Kind>, ctx: &Context) -> Result<Action>
     let name = obj.name_any();
     let status = desired_status(&obj, Timestamp::now());
     if obj.status.as_ref() != Some(&status) {
-        controller::apply_status(api, obj.as_ref(), &status).await?;
+        ctx.apply_status(api, obj.as_ref(), &status).await?;
         let event = Event {
             type_: EventType::Normal,
             reason: "Reconciled".into(),
@@ -138,8 +138,8 @@ async fn cleanup(obj: Arc<Kind>, ctx: &Context) -> Result<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::testing::{self, reconcile_against};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+    use kubesmith_runtime::testing::{self, reconcile_against};
 
     const EVENTS_NAMESPACE: &str = "default";
 

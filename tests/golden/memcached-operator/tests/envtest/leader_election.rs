@@ -3,7 +3,7 @@
 
 use crate::support::{self, Forbidden};
 
-use memcached_operator::manager::{self, leader::LeaderElector};
+use kubesmith_runtime::manager::leader::LeaderElector;
 
 #[tokio::test]
 async fn replicas_elect_one_leader_on_a_lease_in_the_manager_namespace() {
@@ -13,7 +13,7 @@ async fn replicas_elect_one_leader_on_a_lease_in_the_manager_namespace() {
         LeaderElector::new(
             env.manager(&forbidden),
             &env.manager_namespace,
-            manager::DEFAULT_LEADER_ELECTION_ID,
+            memcached_operator::OPERATOR.leader_election_id,
             identity.to_string(),
         )
     };

@@ -2,7 +2,7 @@
 //! `validation` (edit the `validate_*` functions) and `conversion` (this version is the hub; each spoke's `From`
 //! impls live in `src/api/<spoke>/memcached_conversion.rs`). The `+kubebuilder:webhook` markers in the parts
 //! become the webhook configurations in `config/webhook/manifests.yaml` (`make manifests`).
-use crate::webhook::WebhookRegistration;
+use kubesmith_runtime::webhook::WebhookRegistration;
 
 mod conversion;
 mod defaulting;

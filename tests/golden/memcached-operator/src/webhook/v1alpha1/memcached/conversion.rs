@@ -1,9 +1,7 @@
 //! Conversion webhook of `Memcached` (cache.example.com): v1alpha1 is the hub (the storage version), and every
 //! spoke converts to and from it with the `From` impls in `src/api/<spoke>/memcached_conversion.rs`.
-use crate::{
-    api::v1alpha1::Memcached,
-    webhook::{Conversion, Webhook},
-};
+use crate::api::v1alpha1::Memcached;
+use kubesmith_runtime::webhook::{Conversion, Webhook};
 
 /// The conversion webhook (`POST /convert`), listed in `registration()`; one line per spoke version.
 pub(super) fn webhook() -> Webhook {
@@ -16,7 +14,7 @@ pub(super) fn webhook() -> Webhook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::webhook::{WebhookRegistration, router};
+    use kubesmith_runtime::webhook::{WebhookRegistration, router};
 
     #[test]
     fn webhook_registers_the_hub_and_its_spokes() {

@@ -4,7 +4,7 @@
 // +kubebuilder:webhook:path=/mutate-cache-example-com-v1alpha1-memcached,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1alpha1,name=mmemcached-v1alpha1.kb.io,admissionReviewVersions=v1
 
 use crate::api::v1alpha1::Memcached;
-use crate::webhook::Webhook;
+use kubesmith_runtime::webhook::Webhook;
 
 /// Path of the defaulting (mutating) webhook; must match the marker above.
 pub const MUTATE_PATH: &str = "/mutate-cache-example-com-v1alpha1-memcached";
@@ -25,7 +25,7 @@ pub fn default(obj: &mut Memcached) {
 mod tests {
     use super::*;
     use crate::api::v1alpha1::MemcachedSpec;
-    use crate::webhook::defaulting_patch;
+    use kubesmith_runtime::webhook::{WebhookRegistration, defaulting_patch};
     use serde_json::json;
 
     #[test]
@@ -61,7 +61,7 @@ mod tests {
 
     #[test]
     fn webhook_is_mutating_at_its_path() {
-        let registration = crate::webhook::WebhookRegistration::new("test", vec![webhook()]);
+        let registration = WebhookRegistration::new("test", vec![webhook()]);
         assert_eq!(registration.admission_paths(), [(MUTATE_PATH, true)]);
     }
 }

@@ -4,10 +4,8 @@
 
 // +kubebuilder:webhook:path=/validate-cache-example-com-v1alpha1-memcached,mutating=false,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1alpha1,name=vmemcached-v1alpha1.kb.io,admissionReviewVersions=v1
 
-use crate::{
-    api::v1alpha1::Memcached,
-    webhook::{Denial, Validator, Warnings, Webhook},
-};
+use crate::api::v1alpha1::Memcached;
+use kubesmith_runtime::webhook::{Denial, Validator, Warnings, Webhook};
 
 /// Path of the validating webhook; must match the marker above.
 pub const VALIDATE_PATH: &str = "/validate-cache-example-com-v1alpha1-memcached";
@@ -73,6 +71,7 @@ fn validate(obj: &Memcached) -> Result<(), Denial> {
 mod tests {
     use super::*;
     use crate::api::v1alpha1::MemcachedSpec;
+    use kubesmith_runtime::webhook::WebhookRegistration;
 
     /// The least spec the schema accepts, with `foo`.
     fn object(foo: Option<&str>) -> Memcached {
@@ -111,7 +110,7 @@ mod tests {
 
     #[test]
     fn webhook_is_validating_at_its_path() {
-        let registration = crate::webhook::WebhookRegistration::new("test", vec![webhook()]);
+        let registration = WebhookRegistration::new("test", vec![webhook()]);
         assert_eq!(registration.admission_paths(), [(VALIDATE_PATH, false)]);
     }
 }
