@@ -663,8 +663,8 @@ impl WebhookServer {
         Ok(self.listener.local_addr()?)
     }
 
-    /// Waits for the certificate, marks `ready`, then serves until `shutdown` (in-flight requests get
-    /// [`SHUTDOWN_GRACE`]), reloading the certificate whenever its files change.
+    /// Waits for the certificate, marks `ready`, then serves until `shutdown` (in-flight requests get 10 seconds),
+    /// reloading the certificate whenever its files change.
     pub async fn run(self, ready: ReadyCheck, shutdown: Shutdown) -> anyhow::Result<()> {
         let (cert_file, key_file) = (self.opts.cert_file(), self.opts.key_file());
         let mut ticker = tokio::time::interval(self.opts.reload_interval);

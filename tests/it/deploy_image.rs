@@ -89,7 +89,7 @@ fn scaffolds_the_tutorial_operator() {
     // What both run as a Deployment share is one module.
     let operand = read(&dir.join("src/controller/operand.rs"));
     for needle in [
-        "PatchParams::apply(FIELD_MANAGER).force()",
+        "PatchParams::apply(ctx.field_manager).force()",
         "controller_owner_ref(&())",
         "block_owner_deletion: Some(true),",
         "pub fn set_conditions(",
