@@ -7,7 +7,7 @@ pub struct Served {
     pub labels: &'static [&'static str],
 }
 
-/// What `templates/init/src/manager/metrics.rs.hbs` registers, as its own test `served_samples_are_exactly_the_listed_ones`
+/// What `runtime/src/manager/metrics.rs` registers, as its own test `served_samples_are_exactly_the_listed_ones`
 /// lists it (`SERVED`), in the same order; `tests::list_is_the_templates` keeps the two equal, and the scaffold's
 /// test keeps its list equal to what the registry encodes.
 pub const SERVED: &[Served] = &[
@@ -32,7 +32,7 @@ mod tests {
 
     /// The template's `SERVED` list, read from its source: `(name, labels)` in order.
     fn templates_list() -> Vec<(String, Vec<String>)> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/templates/init/src/manager/metrics.rs.hbs");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/runtime/src/manager/metrics.rs");
         let text = std::fs::read_to_string(path).expect("the metrics template");
         let file = syn::parse_file(&text).expect("the metrics template is Rust without handlebars expressions");
         let tests = file
@@ -84,7 +84,7 @@ mod tests {
         assert_eq!(
             ours,
             templates_list(),
-            "src/grafana/served.rs and the SERVED list of templates/init/src/manager/metrics.rs.hbs differ"
+            "src/grafana/served.rs and the SERVED list of runtime/src/manager/metrics.rs differ"
         );
     }
 
