@@ -137,6 +137,8 @@ pub struct CrateIndex {
     /// The features the crate's `Cargo.toml` turns on for schemars (`chrono04`, `uuid1`, ...: which foreign types
     /// have a schema); `None` without a manifest.
     pub schemars_features: Option<BTreeSet<String>>,
+    /// The schemars generation the crate derives its schemas with (its lock's schemars).
+    pub dialect: super::dialect::Dialect,
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
     /// Item ids by name, in id order.
@@ -219,6 +221,7 @@ impl CrateIndex {
         let mut index = CrateIndex {
             part,
             schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
+            dialect: super::dialect::Dialect::of_src_dir(dir),
             ..CrateIndex::default()
         };
         index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;

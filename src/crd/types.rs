@@ -274,6 +274,12 @@ fn classify_depth<'a>(
                 return Ok(Ty::K8s(name));
             }
             if let Some((feature, schema)) = feature_scalar(&full) {
+                let Some(feature) = ix.dialect.feature(feature) else {
+                    return Err(needs(
+                        written(),
+                        format!("schemars 0.8 has no JsonSchema impl for `{}`", full.join("::")),
+                    ));
+                };
                 let enabled = ix.schemars_features.as_ref().is_none_or(|f| f.contains(feature));
                 if enabled {
                     return Ok(Ty::Scalar(ScalarKind::Str, schema));
@@ -288,7 +294,17 @@ fn classify_depth<'a>(
                     ),
                 ));
             }
-            if let Some((kind, schema)) = scalar_by_name(&name, &full) {
+            if let Some((kind, mut schema)) = scalar_by_name(&name, &full) {
+                if kind == ScalarKind::Int && ix.dialect == super::dialect::Dialect::Schemars08 {
+                    // schemars 0.8 bounds unsigned integers below (0) only, signed ones not at all
+                    let signed = schema["minimum"].as_i64().is_some_and(|m| m < 0);
+                    if let Value::Object(o) = &mut schema {
+                        o.remove("maximum");
+                        if signed {
+                            o.remove("minimum");
+                        }
+                    }
+                }
                 return Ok(Ty::Scalar(kind, schema));
             }
             if name == "Value" {
