@@ -17,6 +17,7 @@ use crate::source::resolve;
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
+mod cfg;
 mod docs;
 mod fast;
 mod prescan;
@@ -358,10 +359,16 @@ impl CrateIndex {
         for item in items {
             match item {
                 syn::Item::Struct(mut s) => {
+                    cfg::unwrap_schema_cfg(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
                     shrink_attrs(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
                     self.push_item(s.ident.to_string(), id, ItemKind::Struct(s));
                 }
                 syn::Item::Enum(mut e) => {
+                    let variants = e
+                        .variants
+                        .iter_mut()
+                        .flat_map(|v| std::iter::once(&mut v.attrs).chain(v.fields.iter_mut().map(|f| &mut f.attrs)));
+                    cfg::unwrap_schema_cfg(&mut e.attrs, variants);
                     shrink_attrs(&mut e.attrs, e.variants.iter_mut().map(|v| &mut v.attrs));
                     self.push_item(e.ident.to_string(), id, ItemKind::Enum(e));
                 }

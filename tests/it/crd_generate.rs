@@ -748,3 +748,36 @@ fn seven() -> u32 { 7 }
         "serde's `with` names the schema type"
     );
 }
+
+/// kaniop's shape: `JsonSchema` derived under `cfg_attr(feature = "schemars", ..)`, and the spec's CEL rule and a
+/// field's attributes under the same predicate (which holds wherever `crd()` compiles); another predicate's
+/// attributes stay unread.
+#[test]
+fn attributes_under_the_json_schema_cfg_apply() {
+    let crd = gen_one(
+        r#"
+use kube::CustomResource;
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "schemars")]
+use schemars::JsonSchema;
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+#[cfg_attr(
+    feature = "schemars",
+    schemars(extend("x-kubernetes-validations" = [{"message": "spec is immutable", "rule": "self == oldSelf"}]))
+)]
+#[kube(group = "cfg.example.com", version = "v1", kind = "Restore", namespaced)]
+pub struct RestoreSpec {
+    #[cfg_attr(feature = "schemars", schemars(length(min = 1)))]
+    pub target: String,
+    #[cfg_attr(feature = "other", schemars(length(min = 2)))]
+    pub source: String,
+}
+"#,
+    );
+    let spec = spec_schema(&crd);
+    assert_eq!(spec["x-kubernetes-validations"], json!([{"message": "spec is immutable", "rule": "self == oldSelf"}]));
+    assert_eq!(spec["properties"]["target"]["minLength"], json!(1));
+    assert_eq!(spec["properties"]["source"].get("minLength"), None);
+}
