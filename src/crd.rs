@@ -250,7 +250,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
     let mut versions: Vec<VersionOutcome> = Vec::new();
     let mut built = Vec::new();
     let mut generated = Vec::new();
-    for (id, item) in ix.items.iter().enumerate() {
+    for (id, item) in ix.own_items() {
         let spec = match &item.kind {
             ItemKind::Struct(s) => SpecItem::of_struct(s),
             ItemKind::Enum(e) => SpecItem::of_enum(e),

@@ -18,6 +18,7 @@ pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
 mod cfg;
+mod deps;
 mod docs;
 mod fast;
 mod prescan;
@@ -142,6 +143,16 @@ pub struct CrateIndex {
     pub dialect: super::dialect::Dialect,
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
+    /// The crate's source folder.
+    src_dir: Option<PathBuf>,
+    /// Lib roots of the crate's kube-dependent dependencies by crate name ([`deps`]).
+    dependency_roots: std::sync::OnceLock<BTreeMap<String, PathBuf>>,
+    /// Dependency lib roots a lookup needed.
+    wanted: RefCell<BTreeSet<PathBuf>>,
+    /// The dependency crates loaded beside the crate's own: crate name, root module.
+    crates: Vec<(String, ModId)>,
+    /// How many of `items`, `files` and `unions` are the crate's own (the rest are its dependencies').
+    own: Option<(usize, usize, usize)>,
     /// Item ids by name, in id order.
     by_name: FastMap<String, Vec<ItemId>>,
     /// The stubs by the hashes of the identifiers of their `impl` headers.
@@ -223,9 +234,12 @@ impl CrateIndex {
             part,
             schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
             dialect: super::dialect::Dialect::of_src_dir(dir),
+            src_dir: Some(dir.to_path_buf()),
             ..CrateIndex::default()
         };
         index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
+        index.own = Some((index.items.len(), index.files.len(), index.unions.len()));
+        index.load_dependencies(sources, force)?;
         for (id, item) in index.items.iter().enumerate() {
             index.by_name.entry(item.name.clone()).or_default().push(id);
         }
@@ -242,7 +256,25 @@ impl CrateIndex {
     /// The paths of the stub files some lookup needed since the index was loaded (empty: the results so far
     /// are those of a fully parsed crate).
     pub fn take_touched(&self) -> BTreeSet<PathBuf> {
-        std::mem::take(&mut *self.touched.borrow_mut()).into_iter().map(|f| self.files[f].path.clone()).collect()
+        let mut out: BTreeSet<PathBuf> =
+            std::mem::take(&mut *self.touched.borrow_mut()).into_iter().map(|f| self.files[f].path.clone()).collect();
+        out.append(&mut self.wanted.borrow_mut());
+        out
+    }
+
+    /// The crate's own items (not its dependencies'), with their ids.
+    pub fn own_items(&self) -> impl Iterator<Item = (ItemId, &Item)> {
+        self.items.iter().enumerate().take(self.own.map_or(self.items.len(), |o| o.0))
+    }
+
+    /// The crate's own files (not its dependencies'), with their indexes.
+    pub fn own_files(&self) -> impl Iterator<Item = (usize, &SourceFile)> {
+        self.files.iter().enumerate().take(self.own.map_or(self.files.len(), |o| o.1))
+    }
+
+    /// The crate's own unions.
+    pub fn own_unions(&self) -> &[(ModId, syn::ItemUnion)] {
+        &self.unions[..self.own.map_or(self.unions.len(), |o| o.2)]
     }
 
     fn touch(&self, file: usize) {
@@ -704,8 +736,8 @@ impl resolve::Scopes for Lookup<'_> {
     type Mod = ModId;
     type Item = ItemId;
 
-    fn root(&self, _: ModId) -> ModId {
-        0
+    fn root(&self, m: ModId) -> ModId {
+        self.ix.crate_root(m)
     }
 
     fn parent(&self, m: ModId) -> Option<ModId> {
@@ -728,8 +760,13 @@ impl resolve::Scopes for Lookup<'_> {
         self.ix.globs(m)
     }
 
-    fn crate_named(&self, _: &str) -> Option<ModId> {
-        None
+    fn crate_named(&self, name: &str) -> Option<ModId> {
+        let found = self.ix.dependency_crate(name);
+        if found.is_none() {
+            // a dependency's name: the next load reads its module tree
+            self.ix.want_dependency(name);
+        }
+        found
     }
 }
 

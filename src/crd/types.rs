@@ -141,7 +141,7 @@ pub fn feature_scalar(full: &[String]) -> Option<(&'static str, Value)> {
 /// The kind type `#[derive(CustomResource)]` generates under the name `name` (`kind`, or `root`), if a spec of the
 /// crate generates one: the spec's item.
 pub fn generated_kind(ix: &CrateIndex, name: &str) -> Option<ItemId> {
-    ix.items.iter().enumerate().find_map(|(id, item)| {
+    ix.own_items().find_map(|(id, item)| {
         let spec = match &item.kind {
             ItemKind::Struct(s) => super::spec::SpecItem::of_struct(s),
             ItemKind::Enum(e) => super::spec::SpecItem::of_enum(e),

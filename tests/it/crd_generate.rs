@@ -781,3 +781,82 @@ pub struct RestoreSpec {
     assert_eq!(spec["properties"]["target"]["minLength"], json!(1));
     assert_eq!(spec["properties"]["source"].get("minLength"), None);
 }
+
+/// kaniop's and linkerd's shape: a spec's types come from a dependency crate (a path dependency here; a registry
+/// crate is found the same way, through the lock), named by its path or through a glob re-export; the
+/// dependency's own kind is not the crate's.
+#[test]
+fn types_of_a_dependency_crate_are_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    };
+    write(
+        "op/Cargo.toml",
+        "[package]\nname = \"op\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nkube = \"5\"\n\
+         shared-types = { path = \"../shared\" }\n",
+    );
+    write(
+        "shared/Cargo.toml",
+        "[package]\nname = \"shared-types\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nkube = \"5\"\n",
+    );
+    write(
+        "shared/src/lib.rs",
+        r#"
+pub mod refs {
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// Which cluster.
+    #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+    pub struct ClusterRef {
+        /// Its name.
+        pub name: String,
+        pub namespace: Option<String>,
+    }
+
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+    #[kube(group = "shared.example.com", version = "v1", kind = "Cluster")]
+    pub struct ClusterSpec {
+        pub size: u32,
+    }
+}
+"#,
+    );
+    write(
+        "op/src/lib.rs",
+        r#"
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub mod shared {
+    pub use shared_types::refs::*;
+}
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "op.example.com", version = "v1", kind = "Member", namespaced)]
+pub struct MemberSpec {
+    pub cluster: shared_types::refs::ClusterRef,
+    pub backup: Option<crate::shared::ClusterRef>,
+}
+"#,
+    );
+    let crds = crd::generate(&SourceSet::new(&dir.path().join("op/src"))).unwrap_or_else(|e| panic!("{}", e.first()));
+    let names: Vec<&Value> = crds.iter().map(|c| &c.crd["metadata"]["name"]).collect();
+    assert_eq!(names, [&json!("members.op.example.com")], "the dependency's kind is not the crate's");
+    let spec = spec_schema(&crds[0].crd);
+    let cluster = json!({
+        "description": "Which cluster.",
+        "type": "object",
+        "properties": {"name": {"description": "Its name.", "type": "string"}, "namespace": {"nullable": true, "type": "string"}},
+        "required": ["name"]
+    });
+    assert_eq!(spec["properties"]["cluster"], cluster);
+    let mut backup = cluster.clone();
+    backup["nullable"] = json!(true);
+    assert_eq!(spec["properties"]["backup"], backup);
+}
