@@ -270,7 +270,9 @@ fn classify_depth<'a>(
             if name == "Value" && full.iter().any(|s| s == "serde_json") {
                 return Ok(Ty::JsonValue);
             }
-            if k8s.contains(&name) && (full.len() == 1 || full.iter().any(|s| s == "k8s_openapi")) {
+            // kube re-exports k8s-openapi's ObjectMeta (`kube::api::ObjectMeta`, `kube::core::ObjectMeta`)
+            let kube_reexport = name == "ObjectMeta" && full.first().is_some_and(|k| k == "kube" || k == "kube_core");
+            if k8s.contains(&name) && (full.len() == 1 || kube_reexport || full.iter().any(|s| s == "k8s_openapi")) {
                 return Ok(Ty::K8s(name));
             }
             if let Some((feature, schema)) = feature_scalar(&full) {

@@ -860,3 +860,27 @@ pub struct MemberSpec {
     backup["nullable"] = json!(true);
     assert_eq!(spec["properties"]["backup"], backup);
 }
+
+/// kube's re-exports of k8s-openapi's `ObjectMeta` name the same type (kaniop's pod template metadata).
+#[test]
+fn kube_reexported_object_meta_is_k8s_openapis() {
+    let crd = gen_one(
+        r#"
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "meta.example.com", version = "v1", kind = "Template", namespaced)]
+pub struct TemplateSpec {
+    pub api: kube::api::ObjectMeta,
+    pub core: kube::core::ObjectMeta,
+    pub k8s: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+}
+"#,
+    );
+    let props = &spec_schema(&crd)["properties"];
+    assert!(props["k8s"]["properties"]["labels"].is_object());
+    assert_eq!(props["api"], props["k8s"]);
+    assert_eq!(props["core"], props["k8s"]);
+}
