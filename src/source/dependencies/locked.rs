@@ -14,14 +14,19 @@ pub fn dependency_version(src_dir: &Path, dependency: &str) -> Option<String> {
     let package = Package::of_source_dir(src_dir)?;
     let from_lock = lock_file(&package.dir)
         .and_then(|lock| std::fs::read_to_string(lock).ok())
-        .and_then(|text| locked(&text, &package.name, dependency));
+        .and_then(|text| locked(&text, dependency, &[&package.name, "kube-core"]));
     from_lock.or_else(|| required(&package.dir, dependency))
 }
 
-/// The version `lock` pins for `dependency` as `package` depends on it: the only one the lock holds, else the one
-/// the package's entry lists (`"schemars 0.8.22"`), else the one kube-core's entry lists (kube-derive's code
-/// names the crate's `::schemars`, which must be kube-core's for the derive to compile).
-fn locked(lock: &str, package: &str, dependency: &str) -> Option<String> {
+/// The version the lock file `lock` pins for the package `name`: the only one it holds, else the one the first of
+/// `via` (package names) that depends on it lists in its entry (`"schemars 0.8.22"`).
+pub fn version_in_lock(lock: &Path, name: &str, via: &[&str]) -> Option<String> {
+    locked(&std::fs::read_to_string(lock).ok()?, name, via)
+}
+
+/// [`version_in_lock`] of a lock's text. A package's schemars is its own entry's, else kube-core's (kube-derive's
+/// code names the crate's `::schemars`, which must be kube-core's for the derive to compile).
+fn locked(lock: &str, dependency: &str, via: &[&str]) -> Option<String> {
     let entries = entries(lock);
     let versions: Vec<&str> = entries.iter().filter(|e| e.name == dependency).map(|e| e.version.as_str()).collect();
     match versions.as_slice() {
@@ -37,7 +42,7 @@ fn locked(lock: &str, package: &str, dependency: &str) -> Option<String> {
             })
         })
     };
-    listed(package).or_else(|| listed("kube-core"))
+    via.iter().find_map(|p| listed(p))
 }
 
 /// One `[[package]]` of a lock: name, version and the raw dependency entries (`"name"` or `"name version"`).
@@ -47,18 +52,45 @@ struct Entry {
     dependencies: Vec<String>,
 }
 
+/// The packages of a lock, read line by line as cargo writes it (a whole TOML parse of a large workspace's lock
+/// costs more than this runs for).
 fn entries(lock: &str) -> Vec<Entry> {
-    let mut out = Vec::new();
-    let Ok(doc) = lock.parse::<toml_edit::DocumentMut>() else { return out };
-    let Some(packages) = doc.get("package").and_then(toml_edit::Item::as_array_of_tables) else { return out };
-    for p in packages {
-        let text = |k: &str| p.get(k).and_then(toml_edit::Item::as_str).unwrap_or_default().to_string();
-        let dependencies = p
-            .get("dependencies")
-            .and_then(toml_edit::Item::as_array)
-            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
-            .unwrap_or_default();
-        out.push(Entry { name: text("name"), version: text("version"), dependencies });
+    let unquote = |v: &str| v.trim().trim_end_matches(',').trim_matches('"').to_string();
+    let mut out: Vec<Entry> = Vec::new();
+    let mut in_package = false;
+    let mut in_deps = false;
+    for line in lock.lines() {
+        let t = line.trim();
+        if in_deps {
+            if t.starts_with(']') {
+                in_deps = false;
+            } else if let Some(e) = out.last_mut() {
+                e.dependencies.push(unquote(t));
+            }
+            continue;
+        }
+        if t.starts_with('[') {
+            in_package = t == "[[package]]";
+            if in_package {
+                out.push(Entry { name: String::new(), version: String::new(), dependencies: Vec::new() });
+            }
+            continue;
+        }
+        let (true, Some((key, value)), Some(e)) = (in_package, t.split_once(" = "), out.last_mut()) else { continue };
+        match key {
+            "name" => e.name = unquote(value),
+            "version" => e.version = unquote(value),
+            "dependencies" => {
+                let inner = value.trim().trim_start_matches('[');
+                match inner.strip_suffix(']') {
+                    Some(list) => {
+                        e.dependencies.extend(list.split(',').filter(|d| !d.trim().is_empty()).map(unquote));
+                    }
+                    None => in_deps = true,
+                }
+            }
+            _ => {}
+        }
     }
     out
 }
@@ -100,7 +132,10 @@ dependencies = ["schemars 0.8.22", "serde"]
 [[package]]
 name = "op"
 version = "0.1.0"
-dependencies = ["kube-core", "schemars 1.2.2"]
+dependencies = [
+ "kube-core",
+ "schemars 1.2.2",
+]
 
 [[package]]
 name = "schemars"
@@ -115,11 +150,20 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
 
     #[test]
     fn the_packages_own_entry_picks_among_several_versions() {
-        assert_eq!(locked(LOCK, "op", "schemars").as_deref(), Some("1.2.2"));
-        assert_eq!(locked(LOCK, "other", "schemars").as_deref(), Some("0.8.22"), "kube-core's, else");
-        assert_eq!(locked(LOCK, "op", "uuid"), None);
+        assert_eq!(locked(LOCK, "schemars", &["op", "kube-core"]).as_deref(), Some("1.2.2"));
+        assert_eq!(locked(LOCK, "schemars", &["other", "kube-core"]).as_deref(), Some("0.8.22"), "kube-core's, else");
+        assert_eq!(locked(LOCK, "uuid", &["op"]), None);
         let one = "[[package]]\nname = \"schemars\"\nversion = \"0.8.21\"\n";
-        assert_eq!(locked(one, "op", "schemars").as_deref(), Some("0.8.21"));
+        assert_eq!(locked(one, "schemars", &["op"]).as_deref(), Some("0.8.21"));
+    }
+
+    #[test]
+    fn inline_and_multi_line_dependency_lists_are_read() {
+        let lock = "[[package]]\nname = \"op\"\nversion = \"0.1.0\"\ndependencies = [\"kube\", \"schemars 0.8.22\"]\n\n\
+                    [[package]]\nname = \"schemars\"\nversion = \"0.8.22\"\n\n[[package]]\nname = \"schemars\"\nversion = \"1.2.2\"\n";
+        assert_eq!(locked(lock, "schemars", &["op"]).as_deref(), Some("0.8.22"));
+        let e = entries(LOCK);
+        assert_eq!(e[1].dependencies, ["kube-core", "schemars 1.2.2"]);
     }
 
     #[test]
