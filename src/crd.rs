@@ -9,6 +9,7 @@ pub mod attrs;
 pub mod compare;
 pub mod custom;
 pub mod defaults;
+pub mod dialect;
 pub mod error;
 pub mod fallback;
 pub mod finish;
@@ -249,7 +250,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
     let mut versions: Vec<VersionOutcome> = Vec::new();
     let mut built = Vec::new();
     let mut generated = Vec::new();
-    for (id, item) in ix.items.iter().enumerate() {
+    for (id, item) in ix.own_items() {
         let spec = match &item.kind {
             ItemKind::Struct(s) => SpecItem::of_struct(s),
             ItemKind::Enum(e) => SpecItem::of_enum(e),
@@ -351,7 +352,7 @@ fn version_crd_of(
             Ok(schema) => schema::object([("openAPIV3Schema", schema)]),
             Err((problems, skel)) if problems.iter().all(CrdError::needs_compiling) => {
                 compile = problems;
-                skeleton = skel.and_then(|r| transform::rewrite(r).ok());
+                skeleton = skel.and_then(|r| transform::rewrite(r, ix.dialect).ok());
                 json!({})
             }
             Err((problems, _)) => return Err(problems),
@@ -509,7 +510,7 @@ fn root_schema_with(
             }
             e
         })?;
-        schema::allow_null(&mut st);
+        schema::make_optional(&mut st, ix.dialect);
         if let Some(Value::Object(props)) =
             root.as_object_mut().map(|o| o.entry("properties").or_insert_with(|| json!({})))
         {
@@ -519,7 +520,7 @@ fn root_schema_with(
     let doc =
         k.doc.clone().unwrap_or_else(|| format!(" Auto-generated derived type for {} via `CustomResource`", s.ident));
     let doc = doc.strip_prefix(' ').map(str::to_string).unwrap_or(doc);
-    let (title, description) = attrs::title_and_description(&doc);
+    let (title, description) = ix.dialect.title_and_description(&doc);
     if !title.is_empty() {
         root["title"] = json!(title);
     }
@@ -547,7 +548,7 @@ fn finish_root(
         // The schema is incomplete: kube's rewriter would only add noise to the problems already found.
         return Ok(root);
     }
-    let mut root = transform::rewrite(root).map_err(|c| {
+    let mut root = transform::rewrite(root, g.ix.dialect).map_err(|c| {
         let fix = if c.0.starts_with("property") {
             "kube-derive 5's crd() panics on it (`Property .. has the schema .. but was already defined as .. in \
              another subschema`): give that property the same schema (type, format and doc comment) in every variant \

@@ -223,19 +223,6 @@ pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
     if lines.is_empty() { None } else { Some(lines.join("\n")) }
 }
 
-/// schemars' `get_title_and_description`.
-pub fn title_and_description(doc: &str) -> (String, String) {
-    let doc = doc.trim_matches(|c: char| c.is_ascii_whitespace());
-    if doc.starts_with('#') {
-        let end = doc.find('\n').unwrap_or(doc.len());
-        let title = doc[..end].trim_start_matches('#').trim_matches(|c: char| c.is_ascii_whitespace());
-        let description = doc[end..].trim_matches(|c: char| c.is_ascii_whitespace());
-        (title.to_string(), description.to_string())
-    } else {
-        (String::new(), doc.to_string())
-    }
-}
-
 /// serde's `RenameRule`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RenameRule {
@@ -431,8 +418,8 @@ impl Common {
 
     /// schemars' `add_mutators` (title, description, deprecated, examples); extensions are applied by
     /// [`Common::apply_extensions`] last.
-    pub fn apply_metadata(&self, schema: &mut Value) {
-        let (doc_title, doc_desc) = self.doc.as_deref().map(title_and_description).unwrap_or_default();
+    pub fn apply_metadata(&self, schema: &mut Value, dialect: super::dialect::Dialect) {
+        let (doc_title, doc_desc) = self.doc.as_deref().map(|d| dialect.title_and_description(d)).unwrap_or_default();
         let title = self.title.clone().or(self.doc.as_ref().map(|_| doc_title));
         let description = self.description.clone().or(self.doc.as_ref().map(|_| doc_desc));
         if let Some(t) = title.filter(|t| !t.is_empty()) {
@@ -991,8 +978,9 @@ mod tests {
 
     #[test]
     fn doc_title_and_description() {
-        assert_eq!(title_and_description("# Title\nbody\n\n  more"), ("Title".into(), "body\n\n  more".into()));
-        assert_eq!(title_and_description("  plain  "), (String::new(), "plain".into()));
+        let d = super::super::dialect::Dialect::Schemars1;
+        assert_eq!(d.title_and_description("# Title\nbody\n\n  more"), ("Title".into(), "body\n\n  more".into()));
+        assert_eq!(d.title_and_description("  plain  "), (String::new(), "plain".into()));
         let attrs: Vec<syn::Attribute> = vec![syn::parse_quote!(#[doc = " a"]), syn::parse_quote!(#[doc = "  b"])];
         assert_eq!(doc_text(&attrs).as_deref(), Some("a\n b"));
     }

@@ -17,6 +17,8 @@ use crate::source::resolve;
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
+mod cfg;
+mod deps;
 mod docs;
 mod fast;
 mod prescan;
@@ -137,8 +139,20 @@ pub struct CrateIndex {
     /// The features the crate's `Cargo.toml` turns on for schemars (`chrono04`, `uuid1`, ...: which foreign types
     /// have a schema); `None` without a manifest.
     pub schemars_features: Option<BTreeSet<String>>,
+    /// The schemars generation the crate derives its schemas with (its lock's schemars).
+    pub dialect: super::dialect::Dialect,
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
+    /// The crate's source folder.
+    src_dir: Option<PathBuf>,
+    /// Lib roots of the crate's kube-dependent dependencies by crate name ([`deps`]).
+    dependency_roots: std::sync::OnceLock<BTreeMap<String, PathBuf>>,
+    /// Dependency lib roots a lookup needed.
+    wanted: RefCell<BTreeSet<PathBuf>>,
+    /// The dependency crates loaded beside the crate's own: crate name, root module.
+    crates: Vec<(String, ModId)>,
+    /// How many of `items`, `files` and `unions` are the crate's own (the rest are its dependencies').
+    own: Option<(usize, usize, usize)>,
     /// Item ids by name, in id order.
     by_name: FastMap<String, Vec<ItemId>>,
     /// The stubs by the hashes of the identifiers of their `impl` headers.
@@ -219,9 +233,13 @@ impl CrateIndex {
         let mut index = CrateIndex {
             part,
             schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
+            dialect: super::dialect::Dialect::of_src_dir(dir),
+            src_dir: Some(dir.to_path_buf()),
             ..CrateIndex::default()
         };
         index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
+        index.own = Some((index.items.len(), index.files.len(), index.unions.len()));
+        index.load_dependencies(sources, force)?;
         for (id, item) in index.items.iter().enumerate() {
             index.by_name.entry(item.name.clone()).or_default().push(id);
         }
@@ -238,7 +256,25 @@ impl CrateIndex {
     /// The paths of the stub files some lookup needed since the index was loaded (empty: the results so far
     /// are those of a fully parsed crate).
     pub fn take_touched(&self) -> BTreeSet<PathBuf> {
-        std::mem::take(&mut *self.touched.borrow_mut()).into_iter().map(|f| self.files[f].path.clone()).collect()
+        let mut out: BTreeSet<PathBuf> =
+            std::mem::take(&mut *self.touched.borrow_mut()).into_iter().map(|f| self.files[f].path.clone()).collect();
+        out.append(&mut self.wanted.borrow_mut());
+        out
+    }
+
+    /// The crate's own items (not its dependencies'), with their ids.
+    pub fn own_items(&self) -> impl Iterator<Item = (ItemId, &Item)> {
+        self.items.iter().enumerate().take(self.own.map_or(self.items.len(), |o| o.0))
+    }
+
+    /// The crate's own files (not its dependencies'), with their indexes.
+    pub fn own_files(&self) -> impl Iterator<Item = (usize, &SourceFile)> {
+        self.files.iter().enumerate().take(self.own.map_or(self.files.len(), |o| o.1))
+    }
+
+    /// The crate's own unions.
+    pub fn own_unions(&self) -> &[(ModId, syn::ItemUnion)] {
+        &self.unions[..self.own.map_or(self.unions.len(), |o| o.2)]
     }
 
     fn touch(&self, file: usize) {
@@ -355,10 +391,16 @@ impl CrateIndex {
         for item in items {
             match item {
                 syn::Item::Struct(mut s) => {
+                    cfg::unwrap_schema_cfg(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
                     shrink_attrs(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
                     self.push_item(s.ident.to_string(), id, ItemKind::Struct(s));
                 }
                 syn::Item::Enum(mut e) => {
+                    let variants = e
+                        .variants
+                        .iter_mut()
+                        .flat_map(|v| std::iter::once(&mut v.attrs).chain(v.fields.iter_mut().map(|f| &mut f.attrs)));
+                    cfg::unwrap_schema_cfg(&mut e.attrs, variants);
                     shrink_attrs(&mut e.attrs, e.variants.iter_mut().map(|v| &mut v.attrs));
                     self.push_item(e.ident.to_string(), id, ItemKind::Enum(e));
                 }
@@ -694,8 +736,8 @@ impl resolve::Scopes for Lookup<'_> {
     type Mod = ModId;
     type Item = ItemId;
 
-    fn root(&self, _: ModId) -> ModId {
-        0
+    fn root(&self, m: ModId) -> ModId {
+        self.ix.crate_root(m)
     }
 
     fn parent(&self, m: ModId) -> Option<ModId> {
@@ -718,8 +760,13 @@ impl resolve::Scopes for Lookup<'_> {
         self.ix.globs(m)
     }
 
-    fn crate_named(&self, _: &str) -> Option<ModId> {
-        None
+    fn crate_named(&self, name: &str) -> Option<ModId> {
+        let found = self.ix.dependency_crate(name);
+        if found.is_none() {
+            // a dependency's name: the next load reads its module tree
+            self.ix.want_dependency(name);
+        }
+        found
     }
 }
 

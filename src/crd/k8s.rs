@@ -114,6 +114,27 @@ fn expand(v: Value, memo: &mut HashMap<usize, Value>) -> Value {
     }
 }
 
+/// The description k8s-openapi gives `Quantity` (how its schema is known inside an expanded type).
+const QUANTITY_DESCRIPTION: &str = "Quantity is a fixed-point representation of a number.";
+
+/// k8s-openapi's schemas as its schemars-0.8 releases (≤ 0.25) write them: `Quantity` is a plain string there
+/// (`x-kubernetes-int-or-string` came with schemars 1), wherever the table's schema holds one.
+pub fn as_schemars_08(schema: &mut Value) {
+    match schema {
+        Value::Object(o) => {
+            let quantity = o.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+                && o.get("description").and_then(Value::as_str).is_some_and(|d| d.starts_with(QUANTITY_DESCRIPTION));
+            if quantity {
+                o.remove("x-kubernetes-int-or-string");
+                o.insert("type".into(), Value::String("string".into()));
+            }
+            o.values_mut().for_each(as_schemars_08);
+        }
+        Value::Array(a) => a.iter_mut().for_each(as_schemars_08),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

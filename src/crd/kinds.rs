@@ -51,7 +51,7 @@ pub fn kinds(sources: &SourceSet) -> Result<Kinds, CrdErrors> {
     let mut out = Vec::new();
     let mut generated = Vec::new();
     let mut problems = ix.problems.clone();
-    for (id, item) in ix.items.iter().enumerate() {
+    for (id, item) in ix.own_items() {
         let (attrs, vis) = match &item.kind {
             ItemKind::Struct(s) => (&s.attrs, Vis::of(&s.vis)),
             ItemKind::Enum(e) => (&e.attrs, Vis::of(&e.vis)),

@@ -159,7 +159,7 @@ impl MarkerIndex {
     /// Like [`MarkerIndex::build`] for the markers `keep` selects (e.g. the OLM CSV markers).
     pub fn build_with(ix: &CrateIndex, keep: fn(&str) -> bool) -> Self {
         let mut out = MarkerIndex::default();
-        for (fi, file) in ix.files.iter().enumerate() {
+        for (fi, file) in ix.own_files() {
             // A stub holds no CRD marker (the index parses files that do), unless it is a file another part of a
             // split generation owns, which reports them.
             if file.stub.is_some() {

@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 use super::attrs::{self, ContainerAttrs, FieldAttrs, RenameRule, SerdeDefault, Validation, WithType, variant_name};
 use super::custom::{self, Subschemas};
 use super::defaults::Evaluator;
+use super::dialect::Dialect;
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, item_span, unraw};
 use super::k8s::K8sTable;
@@ -30,6 +31,7 @@ const UNIT_FIX: &str = "it serializes as `null`, and kube-derive's schema for it
                         which the API server rejects (not a structural schema); use a struct with named fields (`{}` \
                         is an empty object) or leave the field out";
 mod enums;
+mod flatten08;
 mod values;
 
 /// Schema generator over a crate index.
@@ -98,6 +100,15 @@ pub fn allow_null(schema: &mut Value) {
             }
         }
         _ => {}
+    }
+}
+
+/// What `Option<T>` makes of T's schema under the crate's schemars: 1.x's [`allow_null`]; 0.8's openapi3
+/// `option_nullable` (the schema as an object, with `nullable: true`).
+pub fn make_optional(schema: &mut Value, dialect: Dialect) {
+    match dialect {
+        Dialect::Schemars1 => allow_null(schema),
+        Dialect::Schemars08 => attrs::insert(schema, "nullable", Value::Bool(true)),
     }
 }
 
@@ -307,7 +318,7 @@ impl<'a> Generator<'a> {
         match classify(self.ix, self.k8s, ty, m)? {
             Ty::Option(t, m2) => {
                 let mut s = self.type_schema(t, m2)?;
-                allow_null(&mut s);
+                make_optional(&mut s, self.ix.dialect);
                 Ok(s)
             }
             Ty::Seq(t, m2, set) => {
@@ -348,7 +359,13 @@ impl<'a> Generator<'a> {
             Ty::Wrapper(t, m2) => self.type_schema(t, m2),
             Ty::Scalar(_, s) => Ok(s),
             Ty::JsonValue => Ok(Value::Bool(true)),
-            Ty::K8s(name) => Ok(self.k8s.get(&name).unwrap_or(Value::Bool(true))),
+            Ty::K8s(name) => {
+                let mut s = self.k8s.get(&name).unwrap_or(Value::Bool(true));
+                if self.ix.dialect == Dialect::Schemars08 {
+                    super::k8s::as_schemars_08(&mut s);
+                }
+                Ok(s)
+            }
             Ty::Item(id) => self.item_schema(id),
             Ty::Unit => Err(CrdError::unsupported(self.file(m), ty.span(), "unit type `()`", UNIT_FIX)),
             Ty::Tuple => Err(CrdError::unsupported(
@@ -465,7 +482,7 @@ impl<'a> Generator<'a> {
         let result = self.container_schema(id, &cattrs);
         self.stack.pop();
         let mut schema = self.hole_for_markers(id, result)?;
-        cattrs.common.apply_metadata(&mut schema);
+        cattrs.common.apply_metadata(&mut schema, self.ix.dialect);
         cattrs.common.apply_extensions(&mut schema);
         super::kube_attrs::apply_x_kube(attrs_list, &mut schema).map_err(|e| attr_err(ix, m, e))?;
         if self.markers.is_some_and(|mi| !mi.item(id).is_empty()) {
@@ -563,7 +580,7 @@ impl<'a> Generator<'a> {
                 }
             }
         };
-        f.attrs.common.apply_metadata(&mut schema);
+        f.attrs.common.apply_metadata(&mut schema, self.ix.dialect);
         let mut validation = f.attrs.validation.clone();
         self.read_patterns(&mut validation, f)?;
         apply_validation(&validation, &mut schema);
@@ -721,7 +738,8 @@ impl<'a> Generator<'a> {
             self.problems.extend(mi.field_problems(MarkerIndex::field_key(ix, m, field)).iter().cloned());
         }
         let fa = attrs::field_attrs(&field.attrs).map_err(|e| attr_err(ix, m, e))?;
-        if fa.skip_de {
+        // schemars 0.8 describes a field serde only skips deserializing (`readOnly`, which kube drops)
+        if fa.skip_de && (ix.dialect == Dialect::Schemars1 || fa.skip_ser) {
             return Ok(());
         }
         let ident = field.ident.as_ref().map(unraw).unwrap_or_default();
@@ -735,6 +753,14 @@ impl<'a> Generator<'a> {
                 None => (self.non_optional_schema(ty, m)?, self.is_option(ty, m) && !fa.validation.required),
             };
             let mut fs = base;
+            if ix.dialect == Dialect::Schemars08 {
+                // `json_schema_for_flatten`: an optional flattened struct requires nothing; then `Schema::flatten`
+                if optional && let Value::Object(o) = &mut fs {
+                    o.remove("required");
+                }
+                flatten08::flatten(schema, fs);
+                return Ok(());
+            }
             if optional {
                 if let Value::Object(o) = &mut fs {
                     o.remove("required");

@@ -1,23 +1,34 @@
 //! The schema transforms kube-derive's generator runs (schemars' openapi3 set, then kube-core's
 //! `StructuralSchemaRewriter`, `OptionalEnum`, `OptionalIntOrString`) and the final conversion into
-//! `JSONSchemaProps` (unknown keys dropped, numbers coerced), ported to `serde_json::Value`.
+//! `JSONSchemaProps` (unknown keys dropped, numbers coerced), ported to `serde_json::Value`. Under schemars 0.8
+//! (kube < 2, [`Dialect::Schemars08`]) the set is schemars 0.8's openapi3 visitors and kube-core 0.99's rewriter.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
+
+use super::dialect::Dialect;
 
 /// A structural-rewriter conflict kube-derive would panic on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conflict(pub String);
 
 /// Run every transform of kube-derive's `crd()` on a raw schemars schema and convert it to JSONSchemaProps form.
-pub fn finalize(schema: Value) -> Result<Value, Conflict> {
-    rewrite(schema).map(to_json_schema_props)
+pub fn finalize(schema: Value, dialect: Dialect) -> Result<Value, Conflict> {
+    rewrite(schema, dialect).map(to_json_schema_props)
 }
 
 /// Every transform of [`finalize`] except the final JSONSchemaProps conversion (so kubebuilder markers can be
 /// applied in between).
-pub fn rewrite(mut schema: Value) -> Result<Value, Conflict> {
+pub fn rewrite(mut schema: Value, dialect: Dialect) -> Result<Value, Conflict> {
+    if dialect == Dialect::Schemars08 {
+        // schemars 0.8's openapi3 visitors (`RemoveRefSiblings` has nothing to do: subschemas are inlined), then
+        // kube-core's rewriter
+        replace_bool_schemas(&mut schema);
+        set_single_example(&mut schema);
+        structural(&mut schema, dialect)?;
+        return Ok(schema);
+    }
     replace_unevaluated(&mut schema);
     replace_bool_schemas(&mut schema);
     add_nullable(&mut schema);
@@ -25,7 +36,7 @@ pub fn rewrite(mut schema: Value) -> Result<Value, Conflict> {
     replace_const(&mut schema);
     replace_prefix_items(&mut schema);
     add_nullable(&mut schema);
-    structural(&mut schema)?;
+    structural(&mut schema, dialect)?;
     optional_enum(&mut schema);
     optional_int_or_string(&mut schema);
     Ok(schema)
@@ -192,11 +203,11 @@ fn has_array_validation(obj: &Map<String, Value>) -> bool {
 }
 
 /// kube-core's `StructuralSchemaRewriter` (post-order).
-fn structural(schema: &mut Value) -> Result<(), Conflict> {
+fn structural(schema: &mut Value, dialect: Dialect) -> Result<(), Conflict> {
     let mut err = None;
     for_subschemas(schema, &mut |s| {
         if err.is_none()
-            && let Err(e) = structural(s)
+            && let Err(e) = structural(s, dialect)
         {
             err = Some(e);
         }
@@ -209,14 +220,15 @@ fn structural(schema: &mut Value) -> Result<(), Conflict> {
     };
 
     if let Some(Value::Array(mut one_of)) = obj.remove("oneOf") {
-        hoist_properties(&mut one_of, obj, true)?;
+        hoist_properties(&mut one_of, obj, true, dialect)?;
         hoist_enum_values(&mut one_of, obj)?;
         if !one_of.is_empty() {
             obj.insert("oneOf".into(), Value::Array(one_of));
         }
     }
     if let Some(Value::Array(mut any_of)) = obj.remove("anyOf") {
-        hoist_properties(&mut any_of, obj, false)?;
+        // kube-core 0.99 moves an anyOf variant's description as it does a oneOf variant's
+        hoist_properties(&mut any_of, obj, dialect == Dialect::Schemars08, dialect)?;
         obj.insert("anyOf".into(), Value::Array(any_of));
     }
     if is_nonempty(obj.get("properties")) {
@@ -225,7 +237,7 @@ fn structural(schema: &mut Value) -> Result<(), Conflict> {
                 obj.remove("additionalProperties");
                 obj.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
             }
-            Some(Value::Bool(false)) => {
+            Some(Value::Bool(false)) if dialect == Dialect::Schemars1 => {
                 obj.remove("additionalProperties");
             }
             _ => {}
@@ -277,6 +289,7 @@ fn hoist_properties(
     subschemas: &mut [Value],
     common: &mut Map<String, Value>,
     push_description: bool,
+    dialect: Dialect,
 ) -> Result<(), Conflict> {
     for variant in subschemas.iter_mut() {
         let Some(vobj) = variant.as_object_mut() else {
@@ -318,7 +331,8 @@ fn hoist_properties(
             vobj.remove("additionalProperties");
             let vt = vobj.remove("type");
             merge_type(common, vt)?;
-        } else if !vobj.contains_key("enum")
+        } else if dialect == Dialect::Schemars1
+            && !vobj.contains_key("enum")
             && !vobj.contains_key("anyOf")
             && !vobj.contains_key("oneOf")
             && !has_array_validation(vobj)
@@ -524,7 +538,7 @@ mod tests {
             {"type": "string", "const": "One", "description": "The first"},
             {"type": "string", "const": "Two", "description": "The second"}
         ]});
-        assert_eq!(finalize(raw), Ok(json!({"type": "string", "enum": ["Three", "One", "Two"]})));
+        assert_eq!(finalize(raw, Dialect::Schemars1), Ok(json!({"type": "string", "enum": ["Three", "One", "Two"]})));
     }
 
     #[test]
@@ -533,13 +547,13 @@ mod tests {
             {"type": "string", "enum": ["Unit"]},
             {"type": "object", "properties": {"Data": {"type": "object"}}, "required": ["Data"], "additionalProperties": false}
         ]});
-        assert!(finalize(raw).is_err());
+        assert!(finalize(raw, Dialect::Schemars1).is_err());
     }
 
     #[test]
     fn props_conversion_drops_unknown_keys_and_coerces_numbers() {
         let raw = json!({"type": ["integer", "null"], "minimum": 0, "x-custom": 1, "readOnly": true, "default": null});
-        assert_eq!(finalize(raw), Ok(json!({"type": "integer", "minimum": 0.0, "nullable": true})));
+        assert_eq!(finalize(raw, Dialect::Schemars1), Ok(json!({"type": "integer", "minimum": 0.0, "nullable": true})));
     }
 
     #[test]

@@ -141,7 +141,7 @@ pub fn feature_scalar(full: &[String]) -> Option<(&'static str, Value)> {
 /// The kind type `#[derive(CustomResource)]` generates under the name `name` (`kind`, or `root`), if a spec of the
 /// crate generates one: the spec's item.
 pub fn generated_kind(ix: &CrateIndex, name: &str) -> Option<ItemId> {
-    ix.items.iter().enumerate().find_map(|(id, item)| {
+    ix.own_items().find_map(|(id, item)| {
         let spec = match &item.kind {
             ItemKind::Struct(s) => super::spec::SpecItem::of_struct(s),
             ItemKind::Enum(e) => super::spec::SpecItem::of_enum(e),
@@ -270,10 +270,18 @@ fn classify_depth<'a>(
             if name == "Value" && full.iter().any(|s| s == "serde_json") {
                 return Ok(Ty::JsonValue);
             }
-            if k8s.contains(&name) && (full.len() == 1 || full.iter().any(|s| s == "k8s_openapi")) {
+            // kube re-exports k8s-openapi's ObjectMeta (`kube::api::ObjectMeta`, `kube::core::ObjectMeta`)
+            let kube_reexport = name == "ObjectMeta" && full.first().is_some_and(|k| k == "kube" || k == "kube_core");
+            if k8s.contains(&name) && (full.len() == 1 || kube_reexport || full.iter().any(|s| s == "k8s_openapi")) {
                 return Ok(Ty::K8s(name));
             }
             if let Some((feature, schema)) = feature_scalar(&full) {
+                let Some(feature) = ix.dialect.feature(feature) else {
+                    return Err(needs(
+                        written(),
+                        format!("schemars 0.8 has no JsonSchema impl for `{}`", full.join("::")),
+                    ));
+                };
                 let enabled = ix.schemars_features.as_ref().is_none_or(|f| f.contains(feature));
                 if enabled {
                     return Ok(Ty::Scalar(ScalarKind::Str, schema));
@@ -288,7 +296,17 @@ fn classify_depth<'a>(
                     ),
                 ));
             }
-            if let Some((kind, schema)) = scalar_by_name(&name, &full) {
+            if let Some((kind, mut schema)) = scalar_by_name(&name, &full) {
+                if kind == ScalarKind::Int && ix.dialect == super::dialect::Dialect::Schemars08 {
+                    // schemars 0.8 bounds unsigned integers below (0) only, signed ones not at all
+                    let signed = schema["minimum"].as_i64().is_some_and(|m| m < 0);
+                    if let Value::Object(o) = &mut schema {
+                        o.remove("maximum");
+                        if signed {
+                            o.remove("minimum");
+                        }
+                    }
+                }
                 return Ok(Ty::Scalar(kind, schema));
             }
             if name == "Value" {

@@ -15,6 +15,7 @@ use super::workspace::{normalize, read_manifest};
 
 pub mod fetch;
 pub mod git;
+pub mod locked;
 pub mod uses;
 
 /// The crates through which code calls the API server: a crate depending on one of them may hold kube calls.

@@ -265,7 +265,7 @@ pub fn dependency_features(src_dir: &Path, dependency: &str) -> Option<std::coll
 }
 
 /// The entry of `deps` for the package `name` (declared under its own name or renamed with `package = "name"`).
-fn dependency_entry<'a>(deps: Option<&'a Item>, name: &str) -> Option<&'a Item> {
+pub(super) fn dependency_entry<'a>(deps: Option<&'a Item>, name: &str) -> Option<&'a Item> {
     let deps = deps?.as_table_like()?;
     deps.iter().find_map(|(key, entry)| {
         let package = entry.get("package").and_then(Item::as_str).unwrap_or(key);

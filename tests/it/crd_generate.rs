@@ -748,3 +748,139 @@ fn seven() -> u32 { 7 }
         "serde's `with` names the schema type"
     );
 }
+
+/// kaniop's shape: `JsonSchema` derived under `cfg_attr(feature = "schemars", ..)`, and the spec's CEL rule and a
+/// field's attributes under the same predicate (which holds wherever `crd()` compiles); another predicate's
+/// attributes stay unread.
+#[test]
+fn attributes_under_the_json_schema_cfg_apply() {
+    let crd = gen_one(
+        r#"
+use kube::CustomResource;
+use serde::{Deserialize, Serialize};
+#[cfg(feature = "schemars")]
+use schemars::JsonSchema;
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+#[cfg_attr(
+    feature = "schemars",
+    schemars(extend("x-kubernetes-validations" = [{"message": "spec is immutable", "rule": "self == oldSelf"}]))
+)]
+#[kube(group = "cfg.example.com", version = "v1", kind = "Restore", namespaced)]
+pub struct RestoreSpec {
+    #[cfg_attr(feature = "schemars", schemars(length(min = 1)))]
+    pub target: String,
+    #[cfg_attr(feature = "other", schemars(length(min = 2)))]
+    pub source: String,
+}
+"#,
+    );
+    let spec = spec_schema(&crd);
+    assert_eq!(spec["x-kubernetes-validations"], json!([{"message": "spec is immutable", "rule": "self == oldSelf"}]));
+    assert_eq!(spec["properties"]["target"]["minLength"], json!(1));
+    assert_eq!(spec["properties"]["source"].get("minLength"), None);
+}
+
+/// kaniop's and linkerd's shape: a spec's types come from a dependency crate (a path dependency here; a registry
+/// crate is found the same way, through the lock), named by its path or through a glob re-export; the
+/// dependency's own kind is not the crate's.
+#[test]
+fn types_of_a_dependency_crate_are_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    };
+    write(
+        "op/Cargo.toml",
+        "[package]\nname = \"op\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nkube = \"5\"\n\
+         shared-types = { path = \"../shared\" }\n",
+    );
+    write(
+        "shared/Cargo.toml",
+        "[package]\nname = \"shared-types\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nkube = \"5\"\n",
+    );
+    write(
+        "shared/src/lib.rs",
+        r#"
+pub mod refs {
+    use kube::CustomResource;
+    use schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    /// Which cluster.
+    #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+    pub struct ClusterRef {
+        /// Its name.
+        pub name: String,
+        pub namespace: Option<String>,
+    }
+
+    #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+    #[kube(group = "shared.example.com", version = "v1", kind = "Cluster")]
+    pub struct ClusterSpec {
+        pub size: u32,
+    }
+}
+"#,
+    );
+    write(
+        "op/src/lib.rs",
+        r#"
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub mod shared {
+    pub use shared_types::refs::*;
+}
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "op.example.com", version = "v1", kind = "Member", namespaced)]
+pub struct MemberSpec {
+    pub cluster: shared_types::refs::ClusterRef,
+    pub backup: Option<crate::shared::ClusterRef>,
+}
+"#,
+    );
+    let crds = crd::generate(&SourceSet::new(&dir.path().join("op/src"))).unwrap_or_else(|e| panic!("{}", e.first()));
+    let names: Vec<&Value> = crds.iter().map(|c| &c.crd["metadata"]["name"]).collect();
+    assert_eq!(names, [&json!("members.op.example.com")], "the dependency's kind is not the crate's");
+    let spec = spec_schema(&crds[0].crd);
+    let cluster = json!({
+        "description": "Which cluster.",
+        "type": "object",
+        "properties": {"name": {"description": "Its name.", "type": "string"}, "namespace": {"nullable": true, "type": "string"}},
+        "required": ["name"]
+    });
+    assert_eq!(spec["properties"]["cluster"], cluster);
+    let mut backup = cluster.clone();
+    backup["nullable"] = json!(true);
+    assert_eq!(spec["properties"]["backup"], backup);
+}
+
+/// kube's re-exports of k8s-openapi's `ObjectMeta` name the same type (kaniop's pod template metadata).
+#[test]
+fn kube_reexported_object_meta_is_k8s_openapis() {
+    let crd = gen_one(
+        r#"
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "meta.example.com", version = "v1", kind = "Template", namespaced)]
+pub struct TemplateSpec {
+    pub api: kube::api::ObjectMeta,
+    pub core: kube::core::ObjectMeta,
+    pub k8s: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+}
+"#,
+    );
+    let props = &spec_schema(&crd)["properties"];
+    assert!(props["k8s"]["properties"]["labels"].is_object());
+    assert_eq!(props["api"], props["k8s"]);
+    assert_eq!(props["core"], props["k8s"]);
+}

@@ -26,6 +26,7 @@ mod crd_generate;
 mod crd_markers;
 mod crd_merge_storage;
 mod crd_refusals;
+mod crd_schemars08;
 mod create_api;
 mod create_webhook;
 mod deploy_image;

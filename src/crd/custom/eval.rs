@@ -14,6 +14,7 @@ use syn::spanned::Spanned;
 
 use super::json::{self, Key, Node};
 use crate::crd::attrs;
+use crate::crd::dialect::Dialect;
 use crate::crd::error::CrdError;
 use crate::crd::index::{CrateIndex, ItemKind, ModId, Resolved};
 
@@ -540,6 +541,11 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 return Ok(Val::Json(self.json(f, x)?));
             }
             ("Map" | "Schema", "new" | "default", []) => return Ok(Val::Json(Value::Object(Map::new()))),
+            // schemars 0.8's schema object, and its `Schema::Object(..)` wrapping
+            ("SchemaObject", "default", []) if self.ix.dialect == Dialect::Schemars08 => {
+                return Ok(Val::Json(Value::Object(Map::new())));
+            }
+            ("Schema", "Object", [x]) if self.ix.dialect == Dialect::Schemars08 => return self.converted(f, x),
             ("Vec", "new", []) => return Ok(Val::Json(Value::Array(Vec::new()))),
             ("String", "new", []) => return Ok(Val::Json(Value::String(String::new()))),
             (_, "json_schema", [g]) if segs.len() >= 2 => {

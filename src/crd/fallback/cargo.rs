@@ -277,21 +277,7 @@ fn locked_packages(text: &str) -> Result<BTreeSet<String>> {
 
 /// The version `name` is locked at, when the lock holds exactly one (or one that `via` depends on).
 pub fn locked_version(lock: &Path, name: &str, via: &str) -> Option<String> {
-    let doc: toml_edit::DocumentMut = std::fs::read_to_string(lock).ok()?.parse().ok()?;
-    let packages = doc.get("package")?.as_array_of_tables()?;
-    let field = |p: &toml_edit::Table, k: &str| p.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let versions: Vec<String> = packages
-        .iter()
-        .filter(|p| field(p, "name").as_deref() == Some(name))
-        .filter_map(|p| field(p, "version"))
-        .collect();
-    if versions.len() == 1 {
-        return versions.into_iter().next();
-    }
-    // Several: the one `via` depends on (`"name version"` in its dependency list).
-    let parent = packages.iter().find(|p| field(p, "name").as_deref() == Some(via))?;
-    let deps = parent.get("dependencies")?.as_array()?;
-    deps.iter().filter_map(|d| d.as_str()).find_map(|d| d.strip_prefix(&format!("{name} ")).map(str::to_string))
+    crate::source::dependencies::locked::version_in_lock(lock, name, &[via])
 }
 
 /// The `[[patch.unused]]` entries of a `Cargo.lock`: patches cargo found matching nothing in the graph, as

@@ -106,7 +106,7 @@ impl Generator<'_> {
                     continue;
                 }
                 let mut s = s;
-                va.common.apply_metadata(&mut s);
+                va.common.apply_metadata(&mut s, self.ix.dialect);
                 va.common.apply_extensions(&mut s);
                 any_of.push(s);
             }
@@ -151,7 +151,11 @@ impl Generator<'_> {
         for (v, va) in complex {
             let vname = variant_name(v, va, c);
             let mut s = if is_unit(v) && !has_custom_schema(va) {
-                json!({"type": "string", "const": vname})
+                match self.ix.dialect {
+                    // schemars 0.8's `new_unit_enum`
+                    Dialect::Schemars08 => json!({"type": "string", "enum": [vname]}),
+                    Dialect::Schemars1 => json!({"type": "string", "const": vname}),
+                }
             } else {
                 let payload = match self.variant_payload(id, v, va, c) {
                     Ok(p) => p,
@@ -167,7 +171,7 @@ impl Generator<'_> {
                     ("additionalProperties", json!(false)),
                 ])
             };
-            va.common.apply_metadata(&mut s);
+            va.common.apply_metadata(&mut s, self.ix.dialect);
             va.common.apply_extensions(&mut s);
             one_of.push(s);
         }

@@ -292,6 +292,13 @@ impl Evaluator<'_, '_> {
                     _ => Err(self.needs(f.module, p.span(), format!("`{name}` is not a local JSON value"))),
                 }
             }
+            // schemars 0.8's `SchemaObject::extensions`: the keys no typed field holds, in the schema object itself
+            Expr::Field(fe)
+                if self.ix.dialect == crate::crd::dialect::Dialect::Schemars08
+                    && matches!(&fe.member, syn::Member::Named(n) if n == "extensions") =>
+            {
+                self.place(f, &fe.base)
+            }
             Expr::Index(ix) => {
                 let mut place = self.place(f, &ix.expr)?;
                 let key = self.key(f, &ix.index)?;

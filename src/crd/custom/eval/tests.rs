@@ -32,11 +32,17 @@ impl Subschemas for Fake {
 
 /// Evaluates the fn `name` of a crate whose `lib.rs` is `src` (as a `schema_with` fn).
 fn eval(src: &str, name: &str) -> Res<Value> {
+    eval_in(src, name, Dialect::Schemars1)
+}
+
+/// [`eval`] for a crate deriving its schemas with `dialect`'s schemars.
+fn eval_in(src: &str, name: &str, dialect: Dialect) -> Res<Value> {
     let dir = tempfile::tempdir().expect("tempdir");
     let lib = dir.path().join("lib.rs");
     std::fs::write(&lib, src).expect("write");
     let force: BTreeSet<PathBuf> = [lib].into();
-    let ix = CrateIndex::load_with(&SourceSet::new(dir.path()), &force).expect("load");
+    let mut ix = CrateIndex::load_with(&SourceSet::new(dir.path()), &force).expect("load");
+    ix.dialect = dialect;
     let mut fake = Fake;
     let mut ev = Evaluator::new(&ix, &mut fake, "`test`".into());
     if let Some(item) = ix.items.iter().find(|i| i.name == name) {
@@ -268,4 +274,26 @@ fn missing(_: &mut SchemaGenerator) -> Schema { let mut s = json!({}); let a = s
         assert!(matches!(err.kind, CrdErrorKind::Unsupported { .. }), "{err}");
         assert!(err.to_string().contains(why), "{name}: {err}");
     }
+}
+
+/// akri's and tembo's schemars 0.8 idiom: a `SchemaObject` (from a subschema or `default()`) whose `extensions`
+/// get a key, back as a `Schema`; under schemars 1 the same code is not understood.
+#[test]
+fn schemars_08_schema_objects_and_their_extensions() {
+    let src = r#"
+fn list_set(g: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    let mut schema: schemars::schema::SchemaObject = <Vec<String>>::json_schema(g).into();
+    schema.extensions.insert("x-kubernetes-list-type".to_owned(), serde_json::Value::String("set".to_owned()));
+    schema.into()
+}
+fn preserve(_gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Schema {
+    let mut obj = schemars::schema::SchemaObject::default();
+    obj.extensions.insert("x-kubernetes-preserve-unknown-fields".into(), true.into());
+    schemars::schema::Schema::Object(obj)
+}
+"#;
+    let v08 = |name| eval_in(src, name, Dialect::Schemars08).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(v08("list_set"), json!({"title": "Vec", "x-kubernetes-list-type": "set"}));
+    assert_eq!(v08("preserve"), json!({"x-kubernetes-preserve-unknown-fields": true}));
+    assert!(eval(src, "preserve").is_err(), "schemars 1 has no SchemaObject");
 }
