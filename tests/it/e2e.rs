@@ -194,7 +194,10 @@ pub(crate) fn build_lint_test(dir: &Path, min_passed: usize, expected: &[&str]) 
     assert!(!build.contains("warning"), "the scaffolded operator builds with warnings:\n{build}");
     run(dir, "cargo", &["fmt", "--check"]);
     run(dir, "cargo", &["clippy", "--all-targets", "--", "-D", "warnings"]);
-    let tests = run(dir, "cargo", &["test"]);
+    // Every target but the doctests (the scaffold has none): rustdoc runs outside cargo's lock of the shared target
+    // folder with `--extern` paths, and another project's build there rewrites an rlib they name (every project's
+    // vendored kubesmith-runtime has the same artifact name).
+    let tests = run(dir, "cargo", &["test", "--all-targets"]);
     let passed: usize = tests
         .lines()
         .filter_map(|l| l.strip_prefix("test result: ok. "))
@@ -385,7 +388,7 @@ fn namespaced_operator_passes_its_tests() {
     create_api(&dir, &BUSYBOX);
     ks(&dir).args(["make", "manifests"]).assert().success();
     pin_lock(&dir);
-    let tests = run(&dir, "cargo", &["test"]);
+    let tests = run(&dir, "cargo", &["test", "--all-targets"]); // no doctests: see build_lint_test
     for test in [
         "cache_memcached::the_sample_is_reconciled_as_the_manager",
         "cache_busybox::the_sample_runs_as_an_owned_deployment_that_follows_its_size",

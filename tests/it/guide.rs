@@ -216,7 +216,7 @@ fn golden_guide_transcript() {
     std::fs::copy(repo_root().join("tests/e2e/operator.Cargo.lock"), dir.join("Cargo.lock")).expect("the e2e lock");
     let started = std::time::Instant::now();
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["test", "--locked"])
+        .args(["test", "--locked", "--all-targets"]) // no doctests in the shared target: see e2e::build_lint_test
         .current_dir(&dir)
         .envs(crate::e2e::shared_build_env())
         .env_remove("RUSTFLAGS")
