@@ -202,7 +202,7 @@ fn from_crd_types_give_kube_derive_s_own_crd() {
             // the project builds without warnings, is rustfmt- and clippy-clean, and its tests pass: the
             // reconciler's with a mocked API server, and against a real API server (when one is set up) the
             // sample is created through its CRD and reconciled as the manager
-            crate::e2e::build_lint_test(&dir, 10, &["quota_budget::the_sample_is_reconciled_as_the_manager"]);
+            crate::e2e::build_lint_test(&dir, 8, &["quota_budget::the_sample_is_reconciled_as_the_manager"]);
         }
         let crd_file = dir.join(format!("config/crd/bases/{group}_{plural}.yaml"));
         let written = read(&crd_file);
