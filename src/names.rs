@@ -138,16 +138,18 @@ pub fn is_conventional_version(v: &str) -> bool {
     matches!(n, Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'))
 }
 
-/// Type names from the Rust prelude, or that the generated controller, webhook and test code import, which a kind
-/// may not shadow (the generated code would not compile).
+/// Names a kind may not take: the Rust prelude's, and the types and derives its own API file imports (`Condition`
+/// in a scaffolded status; `IntOrString` and `BTreeMap` in types written from a CRD). Everything else the generated
+/// code names goes through aliases (`Kind`, `KindSpec`, `KindStatus`) and qualified paths, so any other Kubernetes
+/// kind name works, `Event`, `Webhook` and `Deployment` included.
 #[rustfmt::skip]
 const RESERVED_KINDS: &[&str] = &[
     "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "Box", "Default",
     "Clone", "Debug", "Copy", "Send", "Sync", "Sized", "Drop", "Fn", "FnMut", "FnOnce",
-    "Iterator", "Into", "From", "Self", "Context", "Error", "Action", "Api", "Client", "Condition",
-    "Resource", "CustomResource", "JsonSchema", "Serialize", "Deserialize", "Arc", "Duration", "Event", "EventType", "Patch",
-    "PatchParams", "Controller", "Registration", "Runtime", "Timestamp", "Time", "Method", "ResourceExt", "StreamExt", "Value",
-    "Webhook", "WebhookRegistration", "Conversion", "Denial", "Validator", "Warnings", "TestServer",
+    "Iterator", "IntoIterator", "Into", "From", "TryFrom", "TryInto", "Self", "PartialEq", "Eq", "PartialOrd", "Ord",
+    "ToString", "ToOwned", "AsRef", "AsMut", "Extend", "Unpin",
+    "Condition", "CustomResource", "CustomResourceExt", "JsonSchema", "Serialize", "Deserialize", "IntOrString",
+    "BTreeMap",
 ];
 
 /// Validates a kind: starts upper-case, ASCII alphanumeric, a DNS-1035 label once lower-cased.
@@ -349,7 +351,10 @@ mod tests {
         assert!(validate_kind("Mem_cached").is_err());
         assert!(validate_kind("").is_err());
         assert!(validate_kind("Option").unwrap_err().0.contains("shadow"));
-        assert!(validate_kind("Event").unwrap_err().0.contains("shadow"));
+        assert!(validate_kind("JsonSchema").unwrap_err().0.contains("shadow"));
+        for kind in ["Event", "EventType", "Webhook", "Deployment", "Context", "Error", "Api", "Kind"] {
+            assert_eq!(validate_kind(kind), Ok(()), "{kind}");
+        }
         assert!(validate_kind(&format!("A{}", "b".repeat(63))).is_err());
     }
 

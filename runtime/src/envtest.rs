@@ -30,9 +30,13 @@ pub use manifests::{documents, ensure_namespace, project_root};
 
 use control_plane::{ControlPlane, Unavailable};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::{Api, Client, Resource, client::ClientBuilder};
+use kube::{
+    Api, Client, Resource, ResourceExt,
+    api::{DeleteParams, PostParams},
+    client::ClientBuilder,
+};
 use prometheus_client::registry::Registry;
-use serde::de::DeserializeOwned;
+use serde::{Serialize, de::DeserializeOwned};
 use std::{
     future::Future,
     io::Write,
@@ -272,6 +276,43 @@ where
         assert!(started.elapsed() < TIMEOUT, "timed out after {}s waiting for {what}", TIMEOUT.as_secs());
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Creates objects `make` makes in `api` until what the API server stores satisfies `done`, and returns it: a
+/// webhook configuration reaches the API server's admission chain a moment after it is registered, so an object
+/// created before the webhook was called is deleted and made again.
+pub async fn create_until<K>(api: &Api<K>, make: impl Fn() -> K, done: impl Fn(&K) -> bool) -> K
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + std::fmt::Debug,
+{
+    eventually("the webhook applied by the API server", || async {
+        let created = api.create(&PostParams::default(), &make()).await.expect("the API server admits the object");
+        if done(&created) {
+            return Some(created);
+        }
+        let _ = api.delete(&created.name_any(), &DeleteParams::default()).await;
+        None
+    })
+    .await
+}
+
+/// The message the API server refuses an object `make` makes with, once the webhooks are called (an object
+/// admitted before is deleted and made again).
+pub async fn refusal<K>(api: &Api<K>, make: impl Fn() -> K) -> String
+where
+    K: Resource + Clone + DeserializeOwned + Serialize + std::fmt::Debug,
+{
+    eventually("the webhook's refusal", || async {
+        match api.create(&PostParams::default(), &make()).await {
+            Err(kube::Error::Api(status)) => Some(status.message),
+            Err(other) => panic!("the API server failed: {other}"),
+            Ok(created) => {
+                let _ = api.delete(&created.name_any(), &DeleteParams::default()).await;
+                None
+            }
+        }
+    })
+    .await
 }
 
 /// The object of `config/samples/<file>`.

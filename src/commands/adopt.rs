@@ -241,7 +241,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
             storage: k.storage,
             role_prefix,
             sample_name: format!("{kind_lower}-sample"),
-            sample_file: crate::commands::create_api::sample_file(&group, &k.version, &kind_lower),
+            sample_file: crate::commands::create_api::sample_file(&group, &k.group, &k.version, &kind_lower),
             finalizer: String::new(),
             field_manager: project_name.clone(),
             manager_namespaced: false,

@@ -187,7 +187,7 @@ pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool, shape: KindSha
         storage: storage_version.is_none(),
         role_prefix: role_prefix.clone(),
         sample_name: format!("{kind_lower}-sample"),
-        sample_file: sample_file(&args.group, args.version(), &kind_lower),
+        sample_file: sample_file(&args.group, &qualified_group, args.version(), &kind_lower),
         finalizer: format!("{plural}.{qualified_group}/finalizer"),
         field_manager: pf.project_name.clone(),
         manager_namespaced: pf.namespaced,
@@ -325,7 +325,7 @@ pub fn plan_kind_config(
     first_version: bool,
     force: bool,
 ) -> Result<()> {
-    let (sample_path, roles) = config_layout(&ctx.group, &ctx.role_prefix, &ctx.version, &ctx.kind_lower);
+    let (sample_path, roles) = config_layout(ctx);
     let scaffold = |plan: &mut Plan, path: &Path, contents: String| {
         if force && plan.exists(path) {
             plan.overwrite(path, contents);
@@ -357,20 +357,22 @@ pub fn plan_kind_config(
     Ok(())
 }
 
-/// The file name of a kind's sample in `config/samples`.
-pub fn sample_file(group: &str, version: &str, kind_lower: &str) -> String {
-    format!("{}_{version}_{kind_lower}.yaml", if group.is_empty() { "core" } else { group })
+/// The file name of a kind's sample in `config/samples`: `<group>_<version>_<kind>.yaml`. A kind whose API group is
+/// the project's domain itself (no group of its own) is named after the domain's first label, as kubebuilder names
+/// its Go package (`example_v1_hook.yaml` for `example.com`); `core` is only Kubernetes' own group.
+pub fn sample_file(group: &str, qualified_group: &str, version: &str, kind_lower: &str) -> String {
+    let prefix = match (group, qualified_group.split('.').next().unwrap_or_default()) {
+        ("", "") => "core",
+        ("", label) => label,
+        (group, _) => group,
+    };
+    format!("{prefix}_{version}_{kind_lower}.yaml")
 }
 
 /// Where a kind's sample and roles go.
-fn config_layout(
-    group: &str,
-    role_prefix: &str,
-    version: &str,
-    kind_lower: &str,
-) -> (PathBuf, [(PathBuf, &'static str); 3]) {
-    let role_file = role_prefix.replace('-', "_");
-    let sample = Path::new("config/samples").join(sample_file(group, version, kind_lower));
+fn config_layout(ctx: &ApiContext) -> (PathBuf, [(PathBuf, &'static str); 3]) {
+    let role_file = ctx.role_prefix.replace('-', "_");
+    let sample = Path::new("config/samples").join(&ctx.sample_file);
     let roles = [
         (PathBuf::from(format!("config/rbac/{role_file}_admin_role.yaml")), "api/config/rbac/admin_role.yaml.hbs"),
         (PathBuf::from(format!("config/rbac/{role_file}_editor_role.yaml")), "api/config/rbac/editor_role.yaml.hbs"),

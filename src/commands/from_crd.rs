@@ -491,7 +491,7 @@ fn plan_samples(
     let name = format!("{kind_lower}-sample");
     let labels = [("app.kubernetes.io/name", pf.project_name.as_str()), ("app.kubernetes.io/managed-by", "kustomize")];
     for version in versions {
-        let path = Path::new("config/samples").join(create_api::sample_file(group, version, &kind_lower));
+        let path = Path::new("config/samples").join(create_api::sample_file(group, &facts.group, version, &kind_lower));
         if let Some(object) = crd::sample::sample_object(crd, version, &name, &labels) {
             let text = format!(
                 "# The least {} its schema accepts, made by `kubesmith create api --from-crd`: fill in values that show \

@@ -234,6 +234,23 @@ fn name_rules_are_enforced_with_exit_2() {
     assert!(out.contains("warning: version `stable`"));
 }
 
+/// A kind in the project's domain itself (`--group ""`): its sample is named after the domain's first label, as
+/// kubebuilder names its Go package (`core` is Kubernetes' own group), and kinds named like the Rust types the
+/// generated code uses are taken: that code refers to them through aliases.
+#[test]
+fn a_kind_in_the_domain_group_and_kinds_named_like_rust_types() {
+    let (_t, dir) = project();
+    create_api(&dir, &["--group", "", "--version", "v1", "--kind", "Hook"]);
+    assert!(dir.join("config/samples/example_v1_hook.yaml").is_file());
+    let samples = read(&dir.join("config/samples/kustomization.yaml"));
+    assert!(samples.contains("example_v1_hook.yaml") && !samples.contains("core_"), "{samples}");
+    create_api(&dir, &["--group", "", "--version", "v1", "--kind", "Event"]);
+    let controller = read(&dir.join("src/controller/event.rs"));
+    assert!(controller.contains("type Kind = crate::api::v1::Event;"), "{controller}");
+    assert!(controller.contains("events::{Event, EventType},"), "{controller}");
+    assert!(!controller.contains("use crate::api::v1::Event"), "{controller}");
+}
+
 #[test]
 fn a_second_group_needs_multigroup() {
     let (_t, dir) = project();

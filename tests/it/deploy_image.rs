@@ -69,7 +69,7 @@ fn scaffolds_the_tutorial_operator() {
         "const COMMAND: &str = \"memcached,--memory-limit=64,-o,modern,-v\";",
         "command: Some(COMMAND.split(',').map(String::from).collect()),",
         "const RUN_AS_USER: i64 = 1001;",
-        "type Kind = Memcached;",
+        "type Kind = crate::api::v1alpha1::Memcached;",
         "pub fn deployment(obj: &Kind, image: &str) -> Result<Deployment>",
         ".owns(runtime.api::<Deployment>(), operand::owned(APP_NAME));",
         "owner_references: Some(vec![operand::owner_reference(obj)?]),",
@@ -239,7 +239,7 @@ fn webhooks_of_an_image_kind_use_the_label_examples() {
         .assert()
         .success();
     let defaulting = read(&dir.join("src/webhook/v1alpha1/memcached/defaulting.rs"));
-    assert!(defaulting.contains("use crate::api::v1alpha1::Memcached;"), "{defaulting}");
+    assert!(defaulting.contains("use crate::api::v1alpha1::Memcached as Kind;"), "{defaulting}");
     assert!(defaulting.contains("failurePolicy=fail") && !defaulting.contains("spec.foo"), "{defaulting}");
     assert!(defaulting.contains("\"spec\": {\"size\": 1},"), "{defaulting}");
     let module = read(&dir.join("src/webhook/v1alpha1/memcached.rs"));

@@ -265,6 +265,9 @@ fn scaffolded_operator_builds_tests_lints_and_renders() {
             "cache_v1alpha1_memcached_webhooks::the_api_server_applies_the_defaulting_webhook",
             "cache_v1alpha1_memcached_webhooks::the_api_server_refuses_what_the_validating_webhook_denies",
             "cache_v1alpha1_memcached_webhooks::the_api_server_converts_v1beta1_through_the_webhook",
+            "cache_webhook::the_sample_is_reconciled_as_the_manager",
+            "cache_v1_webhook_webhooks::the_api_server_applies_the_defaulting_webhook",
+            "cache_deployment::the_sample_runs_as_an_owned_deployment_that_follows_its_size",
         ],
     );
     envtest_requires_its_binaries(&dir);
@@ -376,7 +379,9 @@ fn tutorial_operator_builds_tests_lints_and_renders() {
 }
 
 /// A namespace-scoped manager (`init --namespaced`): its role is a Role in its own namespace, so its control-plane
-/// tests run the controllers there, as the manager's ServiceAccount, and prove that Role is enough.
+/// tests run the controllers there, as the manager's ServiceAccount, and prove that Role is enough. Its Memcached
+/// has a conversion webhook and no other; kinds named `Webhook` and `Deployment` (types the generated code uses)
+/// have their controllers and webhooks; the project passes clippy.
 #[test]
 fn namespaced_operator_passes_its_tests() {
     if skipped() {
@@ -386,11 +391,31 @@ fn namespaced_operator_passes_its_tests() {
     let dir = init(parent.path(), "memcached-operator", &["--namespaced"]);
     create_api(&dir, &["--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"]);
     create_api(&dir, &BUSYBOX);
+    // A conversion webhook alone: its control-plane tests file holds only what conversion uses (clippy below).
+    create_api(&dir, &["--group", "cache", "--version", "v1beta1", "--kind", "Memcached", "--controller=false"]);
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1alpha1", "--kind", "Memcached"])
+        .args(["--conversion", "--spoke", "v1beta1"])
+        .assert()
+        .success();
+    // Kinds named like the types the generated code imports (the runtime's `Webhook`, k8s-openapi's `Deployment`).
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Webhook"]);
+    ks(&dir)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1", "--kind", "Webhook"])
+        .args(["--defaulting", "--programmatic-validation"])
+        .assert()
+        .success();
+    create_api(&dir, &["--group", "cache", "--version", "v1", "--kind", "Deployment", "--image", "nginx:1.27"]);
     ks(&dir).args(["make", "manifests"]).assert().success();
     pin_lock(&dir);
+    run(&dir, "cargo", &["clippy", "--all-targets", "--", "-D", "warnings"]);
     let tests = run(&dir, "cargo", &["test", "--all-targets"]); // no doctests: see build_lint_test
     for test in [
         "cache_memcached::the_sample_is_reconciled_as_the_manager",
+        "cache_v1alpha1_memcached_webhooks::the_api_server_converts_v1beta1_through_the_webhook",
+        "cache_webhook::the_sample_is_reconciled_as_the_manager",
+        "cache_v1_webhook_webhooks::the_api_server_applies_the_defaulting_webhook",
+        "cache_deployment::the_sample_runs_as_an_owned_deployment_that_follows_its_size",
         "cache_busybox::the_sample_runs_as_an_owned_deployment_that_follows_its_size",
         "leader_election::replicas_elect_one_leader_on_a_lease_in_the_manager_namespace",
     ] {

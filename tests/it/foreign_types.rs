@@ -105,7 +105,7 @@ fn a_pod_defaulting_webhook_targets_the_core_group() {
         "// +kubebuilder:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=ignore,sideEffects=None,groups=\"\",\
          resources=pods,verbs=create;update,versions=v1,name=mpod-v1.kb.io,admissionReviewVersions=v1"
     ));
-    assert!(defaulting.contains("use k8s_openapi::api::core::v1::Pod;"));
+    assert!(defaulting.contains("use k8s_openapi::api::core::v1::Pod as Kind;"));
     assert!(read(&dir.join("src/webhook/v1/pod.rs")).contains("pub const TEAM_LABEL: &str = \"example.com/team\";"));
     let test = read(&dir.join("tests/webhook_v1_pod.rs"));
     assert!(test.contains("async fn defaulting_labels_the_team_with_a_json_patch()"), "{test}");

@@ -123,6 +123,7 @@ fn from_crd_round_trips_versions_quantities_and_embedded_objects() {
         "compose.strata.example_composites.yaml",
         "storage.nimbus.example_bucketclaims.yaml",
         "quota.ledger.example_budgets.yaml",
+        "quota.ledger.example_eventtypes.yaml",
     ] {
         round_trip(name);
     }
@@ -199,10 +200,20 @@ fn from_crd_types_give_kube_derive_s_own_crd() {
         ks(&dir).args(["create", "api", "--from-crd"]).arg(fixture(name)).assert().success();
         std::fs::copy(repo_root().join("tests/e2e/operator.Cargo.lock"), dir.join("Cargo.lock")).unwrap();
         if name.starts_with("quota.") {
+            // beside it, a kind named like a type the generated code imports (kube's `EventType`)
+            let beside = fixture("quota.ledger.example_eventtypes.yaml");
+            ks(&dir).args(["create", "api", "--from-crd"]).arg(beside).assert().success();
             // the project builds without warnings, is rustfmt- and clippy-clean, and its tests pass: the
-            // reconciler's with a mocked API server, and against a real API server (when one is set up) the
-            // sample is created through its CRD and reconciled as the manager
-            crate::e2e::build_lint_test(&dir, 8, &["quota_budget::the_sample_is_reconciled_as_the_manager"]);
+            // reconcilers' with a mocked API server, and against a real API server (when one is set up) the
+            // samples are created through their CRDs and reconciled as the manager
+            crate::e2e::build_lint_test(
+                &dir,
+                12,
+                &[
+                    "quota_budget::the_sample_is_reconciled_as_the_manager",
+                    "quota_eventtype::the_sample_is_reconciled_as_the_manager",
+                ],
+            );
         }
         let crd_file = dir.join(format!("config/crd/bases/{group}_{plural}.yaml"));
         let written = read(&crd_file);

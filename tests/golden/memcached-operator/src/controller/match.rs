@@ -7,8 +7,6 @@
 // +kubebuilder:rbac:groups=cache.example.com,resources=matches/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-use crate::api::v1::Match;
-use crate::api::v1::MatchStatus;
 use k8s_openapi::jiff::Timestamp;
 use kube::{
     Client, Resource, ResourceExt,
@@ -28,9 +26,9 @@ use std::{sync::Arc, time::Duration};
 use tracing::info;
 
 /// The kind this controller reconciles.
-type Kind = Match;
+type Kind = crate::api::v1::Match;
 /// The status of [`Kind`].
-type KindStatus = MatchStatus;
+type KindStatus = crate::api::v1::MatchStatus;
 
 /// Name of this controller (metrics and log label).
 pub const CONTROLLER_NAME: &str = "match";

@@ -7,8 +7,6 @@
 // +kubebuilder:rbac:groups=cache.example.com,resources=memcacheds/status,verbs=patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-use crate::api::v1alpha1::Memcached;
-use crate::api::v1alpha1::MemcachedStatus;
 use k8s_openapi::jiff::Timestamp;
 use kube::{
     Client, Resource, ResourceExt,
@@ -28,9 +26,9 @@ use std::{sync::Arc, time::Duration};
 use tracing::info;
 
 /// The kind this controller reconciles.
-type Kind = Memcached;
+type Kind = crate::api::v1alpha1::Memcached;
 /// The status of [`Kind`].
-type KindStatus = MemcachedStatus;
+type KindStatus = crate::api::v1alpha1::MemcachedStatus;
 
 /// Name of this controller (metrics and log label).
 pub const CONTROLLER_NAME: &str = "memcached";

@@ -5,8 +5,8 @@
 
 use crate::support;
 use kube::{
-    Api, ResourceExt,
-    api::{ApiResource, DeleteParams, DynamicObject, GroupVersionKind, PostParams},
+    Api,
+    api::{ApiResource, DynamicObject, GroupVersionKind, PostParams},
 };
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -52,54 +52,14 @@ fn object(version: &str, test: &str, spec: Value) -> DynamicObject {
     .expect("a valid object")
 }
 
-/// Creates objects `make` makes until what the API server stores satisfies `done` (an object created before the
-/// webhooks were called is deleted), and returns it.
-async fn create_until(
-    api: &Api<DynamicObject>,
-    make: impl Fn() -> DynamicObject,
-    done: impl Fn(&DynamicObject) -> bool,
-) -> DynamicObject {
-    support::eventually("the webhook applied by the API server", || async {
-        let created = api
-            .create(&PostParams::default(), &make())
-            .await
-            .expect("the API server admits the object");
-        if done(&created) {
-            return Some(created);
-        }
-        let _ = api
-            .delete(&created.name_any(), &DeleteParams::default())
-            .await;
-        None
-    })
-    .await
-}
-
-/// The message the API server refuses an object `make` makes with, once the webhooks are called (an object
-/// admitted before is deleted).
-async fn refusal(api: &Api<DynamicObject>, make: impl Fn() -> DynamicObject) -> String {
-    support::eventually("the webhook's refusal", || async {
-        match api.create(&PostParams::default(), &make()).await {
-            Err(kube::Error::Api(status)) => Some(status.message),
-            Err(other) => panic!("the API server failed: {other}"),
-            Ok(created) => {
-                let _ = api
-                    .delete(&created.name_any(), &DeleteParams::default())
-                    .await;
-                None
-            }
-        }
-    })
-    .await
-}
-
 #[tokio::test]
 async fn the_api_server_applies_the_defaulting_webhook() {
     let Some(env) = support::env() else { return };
     let scope = scope(env).await;
     let api = api(env, scope.as_deref(), VERSION);
     let make = || object(VERSION, "defaulted", json!({}));
-    let defaulted = create_until(&api, make, |obj| obj.data["spec"]["foo"].is_string()).await;
+    let defaulted =
+        support::create_until(&api, make, |obj| obj.data["spec"]["foo"].is_string()).await;
     assert_eq!(defaulted.data["spec"]["foo"], "default");
     let mine = object(VERSION, "kept", json!({ "foo": "mine" }));
     let kept = api.create(&PostParams::default(), &mine).await;
@@ -113,7 +73,7 @@ async fn the_api_server_refuses_what_the_validating_webhook_denies() {
     let api = api(env, scope.as_deref(), VERSION);
     let too_long = "x".repeat(64);
     let invalid = || object(VERSION, "invalid", json!({ "foo": too_long }));
-    let message = refusal(&api, invalid).await;
+    let message = support::refusal(&api, invalid).await;
     assert!(
         message.contains("must be no more than 63 characters"),
         "refused with the webhook's message: {message}"
@@ -125,6 +85,7 @@ async fn the_api_server_refuses_what_the_validating_webhook_denies() {
 #[tokio::test]
 async fn the_api_server_converts_v1beta1_through_the_webhook() {
     const SPOKE: &str = "v1beta1";
+    use kube::ResourceExt;
     let Some(env) = support::env() else { return };
     let strategy = env.conversion_strategy(&format!("{PLURAL}.{GROUP}")).await;
     assert_eq!(strategy, "Webhook", "the CRD converts through the webhook");

@@ -3,7 +3,7 @@
 
 // +kubebuilder:webhook:path=/mutate-cache-example-com-v1alpha1-memcached,mutating=true,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1alpha1,name=mmemcached-v1alpha1.kb.io,admissionReviewVersions=v1
 
-use crate::api::v1alpha1::Memcached;
+use crate::api::v1alpha1::Memcached as Kind;
 use kubesmith_runtime::webhook::Webhook;
 
 /// Path of the defaulting (mutating) webhook; must match the marker above.
@@ -15,7 +15,7 @@ pub(super) fn webhook() -> Webhook {
 }
 
 /// Sets defaults on a Memcached being created or updated.
-pub fn default(obj: &mut Memcached) {
+pub fn default(obj: &mut Kind) {
     if obj.spec.foo.is_none() {
         obj.spec.foo = Some("default".into());
     }
@@ -24,7 +24,7 @@ pub fn default(obj: &mut Memcached) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::v1alpha1::MemcachedSpec;
+    use crate::api::v1alpha1::MemcachedSpec as KindSpec;
     use kubesmith_runtime::webhook::{WebhookRegistration, defaulting_patch};
     use serde_json::json;
 
@@ -52,8 +52,8 @@ mod tests {
     fn defaulting_keeps_a_set_value() {
         let mut spec = json!({});
         spec["foo"] = json!("mine");
-        let spec: MemcachedSpec = serde_json::from_value(spec).expect("a valid spec");
-        let obj = Memcached::new("sample", spec);
+        let spec: KindSpec = serde_json::from_value(spec).expect("a valid spec");
+        let obj = Kind::new("sample", spec);
         let raw = serde_json::to_value(obj).expect("json");
         let patch = defaulting_patch(&raw, default).expect("patch");
         assert!(patch.0.is_empty());

@@ -4,7 +4,7 @@
 
 // +kubebuilder:webhook:path=/validate-cache-example-com-v1alpha1-memcached,mutating=false,failurePolicy=fail,sideEffects=None,groups=cache.example.com,resources=memcacheds,verbs=create;update,versions=v1alpha1,name=vmemcached-v1alpha1.kb.io,admissionReviewVersions=v1
 
-use crate::api::v1alpha1::Memcached;
+use crate::api::v1alpha1::Memcached as Kind;
 use kubesmith_runtime::webhook::{Denial, Validator, Warnings, Webhook};
 
 /// Path of the validating webhook; must match the marker above.
@@ -26,15 +26,15 @@ pub(super) fn webhook() -> Webhook {
 }
 
 /// Validates a Memcached being created.
-pub fn validate_create(obj: &Memcached) -> Result<Warnings, Denial> {
+pub fn validate_create(obj: &Kind) -> Result<Warnings, Denial> {
     validate(obj)?;
     Ok(Warnings::new())
 }
 
 /// Validates an update from `old` to `new`.
 pub fn validate_update(
-    old: &Memcached, // as stored
-    new: &Memcached, // as the update would store it
+    old: &Kind, // as stored
+    new: &Kind, // as the update would store it
 ) -> Result<Warnings, Denial> {
     validate(new)?;
     let mut warnings = Warnings::new();
@@ -49,12 +49,12 @@ pub fn validate_update(
 }
 
 /// Validates a Memcached being deleted (runs only with `delete` in the validating marker's verbs).
-pub fn validate_delete(_obj: &Memcached) -> Result<Warnings, Denial> {
+pub fn validate_delete(_obj: &Kind) -> Result<Warnings, Denial> {
     Ok(Warnings::new())
 }
 
 /// Rules shared by create and update.
-fn validate(obj: &Memcached) -> Result<(), Denial> {
+fn validate(obj: &Kind) -> Result<(), Denial> {
     if let Some(value) = &obj.spec.foo {
         let len = value.chars().count();
         if len > FOO_MAX_LEN {
@@ -70,17 +70,17 @@ fn validate(obj: &Memcached) -> Result<(), Denial> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::v1alpha1::MemcachedSpec;
+    use crate::api::v1alpha1::MemcachedSpec as KindSpec;
     use kubesmith_runtime::webhook::WebhookRegistration;
 
     /// The least spec the schema accepts, with `foo`.
-    fn object(foo: Option<&str>) -> Memcached {
+    fn object(foo: Option<&str>) -> Kind {
         let mut spec = serde_json::json!({});
         if let Some(foo) = foo {
             spec["foo"] = serde_json::json!(foo);
         }
-        let spec: MemcachedSpec = serde_json::from_value(spec).expect("a valid spec");
-        Memcached::new("sample", spec)
+        let spec: KindSpec = serde_json::from_value(spec).expect("a valid spec");
+        Kind::new("sample", spec)
     }
 
     #[test]
