@@ -516,13 +516,10 @@ fn root_rule(rule: &Value) -> Option<String> {
     Some(expr)
 }
 
-/// The text for `#[kube(doc)]`: schemars strips one leading space from each line of a doc attribute.
+/// The text for `#[kube(doc)]`: kube-derive puts it on the root type as one `#[doc]` attribute, of which schemars
+/// strips only the first leading space (the lines inside are kept as they are).
 fn kube_doc(d: &str) -> String {
-    d.split('\n')
-        .enumerate()
-        .map(|(i, l)| if i > 0 && l.starts_with(' ') { format!(" {l}") } else { l.to_string() })
-        .collect::<Vec<_>>()
-        .join("\n")
+    if d.starts_with(' ') { format!(" {d}") } else { d.to_string() }
 }
 
 #[cfg(test)]
@@ -546,7 +543,8 @@ mod tests {
     }
 
     #[test]
-    fn kube_doc_keeps_leading_spaces_schemars_strips() {
-        assert_eq!(kube_doc("a\n b\nc"), "a\n  b\nc");
+    fn kube_doc_keeps_the_lines_schemars_keeps() {
+        assert_eq!(kube_doc("a\n b\nc"), "a\n b\nc");
+        assert_eq!(kube_doc(" a"), "  a");
     }
 }

@@ -622,6 +622,17 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubesmith:requiredOrder=port;hosts"),
     );
+    out.push(
+        value(
+            "kubesmith:schema:required",
+            Type,
+            T::StringList,
+            "Keys a struct's object requires that its Rust type does not declare (a free-form object, \
+             `XPreserveUnknownFields`, whose CRD still lists `required` keys): added to `required` after the \
+             fields', in the order given. A name a field already requires is refused.",
+        )
+        .example("// +kubesmith:schema:required=retentionPeriod"),
+    );
     for (key, example) in [
         ("oneOf", r#"[{"required": ["file"]}, {"required": ["stream"]}]"#),
         ("anyOf", r#"[{"required": ["file"]}, {"required": ["stream"]}]"#),

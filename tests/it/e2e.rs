@@ -265,9 +265,6 @@ fn scaffolded_operator_builds_tests_lints_and_renders() {
             "cache_v1alpha1_memcached_webhooks::the_api_server_applies_the_defaulting_webhook",
             "cache_v1alpha1_memcached_webhooks::the_api_server_refuses_what_the_validating_webhook_denies",
             "cache_v1alpha1_memcached_webhooks::the_api_server_converts_v1beta1_through_the_webhook",
-            "cache_webhook::the_sample_is_reconciled_as_the_manager",
-            "cache_v1_webhook_webhooks::the_api_server_applies_the_defaulting_webhook",
-            "cache_deployment::the_sample_runs_as_an_owned_deployment_that_follows_its_size",
         ],
     );
     envtest_requires_its_binaries(&dir);

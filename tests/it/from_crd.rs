@@ -406,6 +406,8 @@ fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
              conversionPort=8443,conversionReviewVersions=v1;v1beta1",
         ),
         ("identity.ledger.example_accounts.yaml", "// +kubesmith:requiredOrder=number;protocol;name"),
+        // a free-form spec that requires keys it does not declare
+        ("identity.ledger.example_notes.yaml", "// +kubesmith:schema:required=title;body"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let source = parse(&read(&fixture(name)));
@@ -451,6 +453,7 @@ fn the_crd_marker_refuses_what_apiextensions_v1_refuses() {
         ),
         ("// +kubesmith:crd:versionOrder=v2", "the kind has no version `v2` (it has v1)"),
         ("// +kubesmith:requiredOrder=nope", "names [nope] but the object requires"),
+        ("// +kubesmith:schema:required=a;a", "`a` is required already"),
         ("// +kubesmith:root:statusDefault=[1]", "the default of `status` must be a JSON object"),
         ("// +kubesmith:root:specDefault={oops", "is not JSON"),
     ] {

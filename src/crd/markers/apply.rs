@@ -488,6 +488,24 @@ fn apply_one(obj: &mut Map<String, Value>, m: &Marker, rules: &mut Vec<Value>) -
             }
             obj.insert(key.into(), v);
         }
+        "kubesmith:schema:required" => {
+            let names = m.strings("");
+            let required = obj.entry("required").or_insert_with(|| json!([]));
+            let Value::Array(list) = required else {
+                return Err(err(m, "the schema's `required` is not a list"));
+            };
+            for name in names {
+                if list.iter().any(|v| v.as_str() == Some(name.as_str())) {
+                    return Err(err(
+                        m,
+                        format!(
+                            "`{name}` is required already (by a field or named twice); name only keys no field declares"
+                        ),
+                    ));
+                }
+                list.push(json!(name));
+            }
+        }
         "kubesmith:requiredOrder" => {
             let order = m.strings("");
             let current: BTreeSet<String> = match obj.get("required") {

@@ -202,14 +202,21 @@ impl Builder {
         let listed: Vec<&str> =
             node.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
         let required: HashSet<&str> = listed.iter().copied().collect();
-        // kube's rewriter sorts `required`: another order is the marker's to keep
-        if required.len() == listed.len() && listed.windows(2).any(|w| w[0] > w[1]) {
+        let empty = Map::new();
+        let props = node.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+        // keys required that no property declares (a free-form object's): added after the fields' by a marker
+        let (mut declared, undeclared): (Vec<&str>, Vec<&str>) =
+            listed.iter().copied().partition(|name| props.contains_key(*name));
+        if !undeclared.is_empty() {
+            markers.push(format!("+kubesmith:schema:required={}", undeclared.join(";")));
+        }
+        // kube's rewriter sorts the fields' `required`: another order is the marker's to keep
+        declared.sort_unstable();
+        if required.len() == listed.len() && listed != [declared, undeclared].concat() {
             markers.push(format!("+kubesmith:requiredOrder={}", listed.join(";")));
         }
         let mut taken = HashSet::new();
         let mut fields = Vec::new();
-        let empty = Map::new();
-        let props = node.get("properties").and_then(Value::as_object).unwrap_or(&empty);
         for (json, prop) in props {
             let sub = if path.is_empty() { json.clone() } else { format!("{path}.{json}") };
             let empty_node = Map::new();
