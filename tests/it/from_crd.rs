@@ -211,7 +211,7 @@ fn from_crd_types_give_kube_derive_s_own_crd() {
                 12,
                 &[
                     "quota_budget::the_sample_is_reconciled_as_the_manager",
-                    "quota_eventtype::the_sample_is_reconciled_as_the_manager",
+                    "quota_event_type::the_sample_is_reconciled_as_the_manager",
                 ],
             );
         }
