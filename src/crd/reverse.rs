@@ -122,6 +122,10 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
     if !no_spec && let Some(d) = spec_node.remove("default") {
         root_defaults.push(format!("+kubesmith:root:specDefault={d}"));
     }
+    // `nullable` on the spec property (rook's shape): kube-derive never writes it, the root marker does
+    if !no_spec && spec_node.remove("nullable") == Some(Value::Bool(true)) {
+        root_defaults.push("+kubesmith:root:nullable=spec".into());
+    }
     let spec_at = b.reserve();
     let spec = b.object_struct(spec_name.clone(), &spec_node, spec_path, spec_doc);
     let status = status_name.as_ref().map(|name| {

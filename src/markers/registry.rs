@@ -610,6 +610,17 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubesmith:root:notNullable=status"),
     );
+    out.push(
+        value(
+            "kubesmith:root:nullable",
+            Type,
+            T::StringList,
+            "Adds `nullable: true` to root properties (kube-derive writes it only on `status`): a CRD whose `spec` \
+             accepts `null`, kept as the file has it. The kind's Rust type still reads a `null` spec as an error; \
+             each must not be nullable already.",
+        )
+        .example("// +kubesmith:root:nullable=spec"),
+    );
     let section = out.section;
     out.section = Section::Validation;
     out.push(

@@ -408,6 +408,8 @@ fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
         ("identity.ledger.example_accounts.yaml", "// +kubesmith:requiredOrder=number;protocol;name"),
         // a free-form spec that requires keys it does not declare
         ("identity.ledger.example_notes.yaml", "// +kubesmith:schema:required=title;body"),
+        // a nullable spec that is not required
+        ("identity.ledger.example_vaults.yaml", "// +kubesmith:root:nullable=spec"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let source = parse(&read(&fixture(name)));

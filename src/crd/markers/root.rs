@@ -1,5 +1,5 @@
 //! The root-schema markers of a `#[derive(CustomResource)]` spec struct (`+kubesmith:root:typeMeta`,
-//! `+kubesmith:root:required`, `+kubesmith:root:optional`, `+kubesmith:root:notNullable`, `+kubesmith:root:title`,
+//! `+kubesmith:root:required`, `+kubesmith:root:optional`, `+kubesmith:root:notNullable`, `+kubesmith:root:nullable`, `+kubesmith:root:title`,
 //! `+kubesmith:root:noTitle`, `+kubesmith:root:specDefault`, `+kubesmith:root:statusDefault`): the parts of the root `openAPIV3Schema` no Rust type can
 //! change, written the way controller-gen writes them, so that a Rust port of a Go operator keeps its CRD.
 //!
@@ -23,6 +23,8 @@ pub const REQUIRED: &str = "kubesmith:root:required";
 pub const OPTIONAL: &str = "kubesmith:root:optional";
 /// `+kubesmith:root:notNullable=<string list>`.
 pub const NOT_NULLABLE: &str = "kubesmith:root:notNullable";
+/// `+kubesmith:root:nullable=<string list>`.
+pub const NULLABLE: &str = "kubesmith:root:nullable";
 /// `+kubesmith:root:title=<string>`.
 pub const TITLE: &str = "kubesmith:root:title";
 /// `+kubesmith:root:noTitle`.
@@ -47,7 +49,8 @@ pub const KIND_DOC: &str = "Kind is a string value representing the REST resourc
 
 /// Whether `name` is one of the root-schema markers.
 pub fn is_root_marker(name: &str) -> bool {
-    [TYPE_META, REQUIRED, OPTIONAL, NOT_NULLABLE, TITLE, NO_TITLE, SPEC_DEFAULT, STATUS_DEFAULT].contains(&name)
+    [TYPE_META, REQUIRED, OPTIONAL, NOT_NULLABLE, NULLABLE, TITLE, NO_TITLE, SPEC_DEFAULT, STATUS_DEFAULT]
+        .contains(&name)
 }
 
 /// The root-schema markers among a spec struct's markers, in marker order.
@@ -144,6 +147,28 @@ pub fn apply_root(markers: &[Marker], root: &mut Value) -> Result<(), CrdError> 
                 Some(Some(_)) => {}
                 Some(None) => {
                     return Err(err(m, format!("the root property `{name}` is not nullable; drop it from the list")));
+                }
+                None => {
+                    return Err(err(
+                        m,
+                        format!("`{name}` is not a root property ({}){}", properties_of(root), hint(&name)),
+                    ));
+                }
+            }
+        }
+    }
+    for m in of(NULLABLE) {
+        for name in m.strings("") {
+            let prop = root.get_mut("properties").and_then(|p| p.get_mut(&name)).and_then(Value::as_object_mut);
+            match prop {
+                Some(p) if p.get("nullable") == Some(&Value::Bool(true)) => {
+                    return Err(err(
+                        m,
+                        format!("the root property `{name}` is nullable already; drop it from the list"),
+                    ));
+                }
+                Some(p) => {
+                    p.insert("nullable".into(), Value::Bool(true));
                 }
                 None => {
                     return Err(err(

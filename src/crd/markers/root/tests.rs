@@ -157,6 +157,27 @@ fn a_version_without_schema_refuses_them() {
 }
 
 #[test]
+fn nullable_adds_nullable_to_named_root_properties() {
+    let mut root = kube_root();
+    assert_eq!(root["properties"]["spec"].get("nullable"), None);
+    apply_root(&markers(&["+kubesmith:root:nullable=spec"]), &mut root).unwrap();
+    assert_eq!(root["properties"]["spec"]["nullable"], json!(true));
+    for (line, says) in [
+        (
+            "+kubesmith:root:nullable=spec",
+            "api/v1.rs:10:1: `+kubesmith:root:nullable`: the root property `spec` is nullable already",
+        ),
+        (
+            "+kubesmith:root:nullable=metadata",
+            "api/v1.rs:10:1: `+kubesmith:root:nullable`: `metadata` is not a root property",
+        ),
+    ] {
+        let e = apply_root(&markers(&[line]), &mut root).unwrap_err().to_string();
+        assert!(e.starts_with(says), "{e}");
+    }
+}
+
+#[test]
 fn not_nullable_drops_nullable_from_named_root_properties() {
     let mut root = kube_root();
     assert_eq!(root["properties"]["status"]["nullable"], json!(true));
