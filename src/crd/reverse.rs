@@ -155,19 +155,17 @@ pub fn version_types(crd: &Value, version: &str, header: &str) -> Result<Version
             other => note("", format!("`{other}` at the schema root: kube-derive's kind has no way to write it")),
         }
     }
-    for name in props.keys() {
-        match name.as_str() {
-            "spec" | "status" => {}
-            "apiVersion" | "kind" | "metadata" => {}
-            // the spec's fields, with no_spec
-            _ if no_spec => {}
-            other => note(
-                other,
-                "a property of the root beside spec: kube-derive's kind has spec, status and metadata only (without \
-                 spec, `no_spec` puts the spec's fields at the root)"
-                    .into(),
-            ),
-        }
+    // properties of the root beside spec (argo-cd's `operation`): kube-derive's kind has spec, status and metadata
+    // only, so the CRD keeps them by a root marker (with no_spec they are the spec's fields)
+    let beside: Map<String, Value> = props
+        .iter()
+        .filter(|(name, _)| {
+            !no_spec && !matches!(name.as_str(), "spec" | "status" | "apiVersion" | "kind" | "metadata")
+        })
+        .map(|(name, schema)| (name.clone(), schema.clone()))
+        .collect();
+    if !beside.is_empty() {
+        root_defaults.push(format!("+kubesmith:root:properties={}", Value::Object(beside)));
     }
     // printer columns as markers: several `#[kube(printcolumn(type_ = "integer", ..))]` trip clippy's
     // duplicated_attributes lint

@@ -621,6 +621,18 @@ fn build() -> Vec<MarkerDef> {
         )
         .example("// +kubesmith:root:nullable=spec"),
     );
+    out.push(
+        value(
+            "kubesmith:root:properties",
+            Type,
+            T::String,
+            "Root properties beside `spec` and `status`, a JSON object of names to schemas (argo-cd's Application \
+             keeps an `operation` there): the CRD keeps them, so objects that carry them stay valid. The kind's Rust \
+             type cannot hold them: it reads such an object without them, and a replace (PUT) from it drops them; \
+             patch or apply instead.",
+        )
+        .example(r#"// +kubesmith:root:properties={"operation": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}"#),
+    );
     let section = out.section;
     out.section = Section::Validation;
     out.push(

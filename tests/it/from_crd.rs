@@ -137,16 +137,16 @@ fn from_crd_round_trips_a_crd_over_a_megabyte() {
 #[test]
 fn from_crd_refuses_types_that_would_break_stored_objects_and_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    let name = "events.relay.example_hooks.yaml";
+    let name = "events.relay.example_sinks.yaml";
     let dir = project_for(tmp.path(), "events.relay.example");
     let before = snapshot(&dir);
     let out = ks(&dir).args(["create", "api", "--from-crd"]).arg(fixture(name)).output().unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(said.contains("nothing was written"), "{said}");
-    // the fields beside spec are what kube-derive's kind cannot hold: each is named, by path
-    assert!(said.contains("field targets: field removed"), "{said}");
-    assert!(said.contains("openAPIV3Schema.properties.targets"), "{said}");
+    // a root that keeps unknown fields is what kube-derive's kind cannot write: named, with what to do
+    assert!(said.contains("the schema root: `x-kubernetes-preserve-unknown-fields` removed (was true)"), "{said}");
+    assert!(said.contains("--allow-breaking"), "{said}");
     assert!(snapshot(&dir) == before, "the project changed");
 }
 
@@ -410,6 +410,8 @@ fn from_crd_gives_back_what_the_api_server_fills_in_as_the_file_spells_it() {
         ("identity.ledger.example_notes.yaml", "// +kubesmith:schema:required=title;body"),
         // a nullable spec that is not required
         ("identity.ledger.example_vaults.yaml", "// +kubesmith:root:nullable=spec"),
+        // properties of the root beside spec
+        ("events.relay.example_hooks.yaml", "// +kubesmith:root:properties={\"secretRef\":{"),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let source = parse(&read(&fixture(name)));

@@ -25,6 +25,8 @@ pub const OPTIONAL: &str = "kubesmith:root:optional";
 pub const NOT_NULLABLE: &str = "kubesmith:root:notNullable";
 /// `+kubesmith:root:nullable=<string list>`.
 pub const NULLABLE: &str = "kubesmith:root:nullable";
+/// `+kubesmith:root:properties=<JSON object>`.
+pub const PROPERTIES: &str = "kubesmith:root:properties";
 /// `+kubesmith:root:title=<string>`.
 pub const TITLE: &str = "kubesmith:root:title";
 /// `+kubesmith:root:noTitle`.
@@ -49,7 +51,7 @@ pub const KIND_DOC: &str = "Kind is a string value representing the REST resourc
 
 /// Whether `name` is one of the root-schema markers.
 pub fn is_root_marker(name: &str) -> bool {
-    [TYPE_META, REQUIRED, OPTIONAL, NOT_NULLABLE, NULLABLE, TITLE, NO_TITLE, SPEC_DEFAULT, STATUS_DEFAULT]
+    [TYPE_META, PROPERTIES, REQUIRED, OPTIONAL, NOT_NULLABLE, NULLABLE, TITLE, NO_TITLE, SPEC_DEFAULT, STATUS_DEFAULT]
         .contains(&name)
 }
 
@@ -78,6 +80,31 @@ pub fn apply_to_version_schema(markers: &[Marker], schema: &mut Value) -> Result
     }
 }
 
+/// `+kubesmith:root:properties`: root properties beside `spec` and `status` (argo-cd's Application keeps an
+/// `operation` there), which a kind's Rust type cannot hold, so a CRD that has them keeps them.
+fn add_properties(m: &Marker, root: &mut Map<String, Value>) -> Result<(), CrdError> {
+    let text = m.string("").unwrap_or_default();
+    let given: Map<String, Value> = match serde_json::from_str(text) {
+        Ok(Value::Object(o)) if !o.is_empty() && o.values().all(Value::is_object) => o,
+        Ok(_) => return Err(err(m, "takes a JSON object of property names to their schemas")),
+        Err(e) => return Err(err(m, format!("`{text}` is not JSON ({e}); write the properties as a JSON object"))),
+    };
+    let props = root.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+    let Value::Object(props) = props else {
+        return Err(err(m, "the root's `properties` is not an object"));
+    };
+    for (name, schema) in given {
+        if props.contains_key(&name) {
+            return Err(err(
+                m,
+                format!("`{name}` is a root property already (from the Rust type); drop it from the marker"),
+            ));
+        }
+        props.insert(name, schema);
+    }
+    Ok(())
+}
+
 /// Applies the root-schema markers among `markers` to a root `openAPIV3Schema` object.
 pub fn apply_root(markers: &[Marker], root: &mut Value) -> Result<(), CrdError> {
     let Value::Object(root) = root else {
@@ -90,6 +117,9 @@ pub fn apply_root(markers: &[Marker], root: &mut Value) -> Result<(), CrdError> 
             return Err(err(again, format!("given twice (first at line {}); keep one", m.line)));
         }
         add_type_meta(m, root)?;
+    }
+    for m in of(PROPERTIES) {
+        add_properties(m, root)?;
     }
     apply_title(markers, root)?;
     for (name, property) in [(SPEC_DEFAULT, "spec"), (STATUS_DEFAULT, "status")] {

@@ -157,6 +157,30 @@ fn a_version_without_schema_refuses_them() {
 }
 
 #[test]
+fn properties_adds_root_properties_beside_spec() {
+    let mut root = kube_root();
+    let line =
+        r#"+kubesmith:root:properties={"operation": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}"#;
+    apply_root(&markers(&[line]), &mut root).unwrap();
+    assert_eq!(
+        root["properties"]["operation"],
+        json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+    );
+    for (line, says) in [
+        (
+            r#"+kubesmith:root:properties={"spec": {"type": "object"}}"#,
+            "api/v1.rs:10:1: `+kubesmith:root:properties`: `spec` is a root property already",
+        ),
+        (r#"+kubesmith:root:properties=[1]"#, "api/v1.rs:10:1: `+kubesmith:root:properties`: takes a JSON object"),
+        (r#"+kubesmith:root:properties={"a": 1}"#, "api/v1.rs:10:1: `+kubesmith:root:properties`: takes a JSON object"),
+        (r#"+kubesmith:root:properties={oops"#, "api/v1.rs:10:1: `+kubesmith:root:properties`: `{oops` is not JSON"),
+    ] {
+        let e = apply_root(&markers(&[line]), &mut root).unwrap_err().to_string();
+        assert!(e.starts_with(says), "{e}");
+    }
+}
+
+#[test]
 fn nullable_adds_nullable_to_named_root_properties() {
     let mut root = kube_root();
     assert_eq!(root["properties"]["spec"].get("nullable"), None);
