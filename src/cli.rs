@@ -637,7 +637,7 @@ pub struct MakeManifestsArgs {
     #[arg(long, value_name = "DIR")]
     pub webhook_dir: Option<PathBuf>,
     /// Kubernetes version whose k8s-openapi schemas embedded types get. Default: the project's `k8sVersion`
-    /// (PROJECT), else 1.37.
+    /// (PROJECT), else the `v1_XX` feature the crate turns on for k8s-openapi, else 1.37.
     #[arg(long, value_enum, value_name = "VERSION")]
     pub k8s_version: Option<K8sVersion>,
     /// Write nothing; list missing, stale and extra files and exit 1 if there are any.

@@ -188,15 +188,22 @@ fn targets_of(args: &MakeManifestsArgs, cwd: &Path, project: Option<Project>, pl
     let in_project = project.is_some();
     let has_webhooks = project.as_ref().is_some_and(|p| p.file.resources.iter().any(|r| r.webhooks.is_some()))
         || (in_project && cwd.join("config/webhook").is_dir());
-    let k8s = match args.k8s_version {
-        Some(v) => K8sTable::for_version(v.dotted()).expect("every --k8s-version value has a table"),
-        None => project_k8s(project.as_ref())?,
-    };
     let project_sources = project.as_ref().map(|p| p.file.sources()).unwrap_or_default();
     let sources = match (args.sources.is_empty(), project_sources.is_empty()) {
         (false, _) => args.sources.clone(),
         (true, false) => project_sources,
         (true, true) => vec![PathBuf::from("src")],
+    };
+    let declared = project.as_ref().is_some_and(|p| p.file.k8s_version().is_some());
+    let k8s = match args.k8s_version {
+        Some(v) => K8sTable::for_version(v.dotted()).expect("every --k8s-version value has a table"),
+        // no version in PROJECT (or no PROJECT): the `v1_XX` feature the crate turns on for k8s-openapi
+        None if !declared => sources
+            .first()
+            .and_then(|s| crate::source::workspace::k8s_openapi_version(&cwd.join(s)))
+            .and_then(|v| K8sTable::for_version(&v))
+            .unwrap_or_else(K8sTable::default_table),
+        None => project_k8s(project.as_ref())?,
     };
     let rbac_infer = project.as_ref().and_then(|p| p.file.rbac_inferred());
     let (crd_dir, rbac_dir, webhook_dir) = if in_project {

@@ -118,15 +118,21 @@ fn expand(v: Value, memo: &mut HashMap<usize, Value>) -> Value {
 const QUANTITY_DESCRIPTION: &str = "Quantity is a fixed-point representation of a number.";
 
 /// k8s-openapi's schemas as its schemars-0.8 releases (≤ 0.25) write them: `Quantity` is a plain string there
-/// (`x-kubernetes-int-or-string` came with schemars 1), wherever the table's schema holds one.
+/// (`x-kubernetes-int-or-string` came with schemars 1), wherever the table's schema holds one; and an optional
+/// `IntOrString` property (a Service port's `targetPort`) is not `nullable`: those releases write each property's
+/// schema by hand, without schemars' `Option` (the table's only `nullable` properties are these).
 pub fn as_schemars_08(schema: &mut Value) {
     match schema {
         Value::Object(o) => {
-            let quantity = o.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+            let int_or_string = o.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true));
+            let quantity = int_or_string
                 && o.get("description").and_then(Value::as_str).is_some_and(|d| d.starts_with(QUANTITY_DESCRIPTION));
             if quantity {
                 o.remove("x-kubernetes-int-or-string");
                 o.insert("type".into(), Value::String("string".into()));
+            }
+            if int_or_string {
+                o.remove("nullable");
             }
             o.values_mut().for_each(as_schemars_08);
         }
@@ -138,6 +144,15 @@ pub fn as_schemars_08(schema: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schemars_08_int_or_string_properties_are_not_nullable() {
+        let mut port = K8sTable::default_table().get("ServicePort").unwrap();
+        assert_eq!(port["properties"]["targetPort"]["nullable"], true);
+        as_schemars_08(&mut port);
+        assert_eq!(port["properties"]["targetPort"].get("nullable"), None);
+        assert_eq!(port["properties"]["targetPort"]["x-kubernetes-int-or-string"], true);
+    }
 
     #[test]
     fn every_version_has_every_type_and_they_expand() {

@@ -264,6 +264,15 @@ pub fn dependency_features(src_dir: &Path, dependency: &str) -> Option<std::coll
     Some(out)
 }
 
+/// The Kubernetes version (`"1.33"`) of the `v1_XX` feature the package whose sources are in `src_dir` turns on
+/// for k8s-openapi ([`dependency_features`]); `None` when it names none (`latest`, or another package sets it).
+pub fn k8s_openapi_version(src_dir: &Path) -> Option<String> {
+    dependency_features(src_dir, "k8s-openapi")?.iter().find_map(|f| {
+        let minor = f.strip_prefix("v1_")?;
+        (!minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit())).then(|| format!("1.{minor}"))
+    })
+}
+
 /// The entry of `deps` for the package `name` (declared under its own name or renamed with `package = "name"`).
 pub(super) fn dependency_entry<'a>(deps: Option<&'a Item>, name: &str) -> Option<&'a Item> {
     let deps = deps?.as_table_like()?;
@@ -381,6 +390,28 @@ mod tests {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
+    }
+
+    #[test]
+    fn the_kubernetes_version_a_package_builds_k8s_openapi_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        write(
+            root,
+            &[
+                (
+                    "old/Cargo.toml",
+                    "[package]\nname = \"old\"\n[dependencies]\nk8s-openapi = { version = \"0.25\", \
+                     default-features = false, features = [\"schemars\", \"v1_33\"] }\n",
+                ),
+                (
+                    "latest/Cargo.toml",
+                    "[package]\nname = \"l\"\n[dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"latest\"] }\n",
+                ),
+            ],
+        );
+        assert_eq!(k8s_openapi_version(&root.join("old/src")).as_deref(), Some("1.33"));
+        assert_eq!(k8s_openapi_version(&root.join("latest/src")), None);
     }
 
     #[test]
