@@ -453,7 +453,7 @@ mod tests {
     fn crd_level_markers_are_registered_type_markers() {
         let crd_level: Vec<&str> =
             mk::registry().iter().filter(|d| is_crd_level(&d.name)).map(|d| d.name.as_str()).collect();
-        assert_eq!(crd_level.len(), 19, "{crd_level:?}");
+        assert_eq!(crd_level.len(), 21, "{crd_level:?}");
         for name in crd_level {
             assert_eq!(mk::lookup(name).map(|d| d.target), Some(MarkerTarget::Type), "{name}");
         }
