@@ -820,6 +820,9 @@ fn merge_kind(
             let chosen = match named {
                 Some(i) => vec![i],
                 None if marked.len() == 1 => marked,
+                None if storage.len() == vs.len() && vs.iter().all(|v| expanded_version(ix, v.item)) => {
+                    vec![versioned_storage(ix, &kind, &vs)]
+                }
                 None => storage,
             };
             if chosen.len() != 1 {
@@ -928,4 +931,20 @@ fn merge_kind(
     let name = crd["metadata"]["name"].as_str().unwrap_or_default().to_string();
     let file_name = format!("{group}_{plural}.yaml");
     Ok(PendingCrd { crd: GeneratedCrd { file_name, name, group, plural, crd }, versions: pending })
+}
+
+/// Whether item `item` sits in a version module of an expanded stackable-versioned module
+/// ([`crate::source::versioned`]).
+fn expanded_version(ix: &CrateIndex, item: ItemId) -> bool {
+    let module = &ix.modules[ix.items[item].module];
+    module.attrs.iter().any(|a| a.path().is_ident(crate::source::versioned::EXPANDED))
+}
+
+/// The storage version stackable-versioned's merged CRD of kind `kind` has among the versions `vs`: the one a
+/// `Kind::merged_crd(..)` call names, else the newest.
+fn versioned_storage(ix: &CrateIndex, kind: &str, vs: &[VersionCrd]) -> usize {
+    let mut names: Vec<String> = vs.iter().map(|v| v.attrs.version.clone()).collect();
+    names.sort_by_key(|n| crate::source::versioned::version_order(n));
+    let chosen = macro_kinds::versions::storage(ix, kind, &names).version;
+    vs.iter().position(|v| v.attrs.version == chosen).unwrap_or_default()
 }

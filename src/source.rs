@@ -5,11 +5,14 @@
 
 pub mod cache;
 pub mod dependencies;
+pub(crate) mod expand;
 pub mod modules;
 pub mod program;
 pub mod resolve;
 pub mod skeleton;
+pub(crate) mod strum;
 pub mod syntax;
+pub(crate) mod versioned;
 pub mod workspace;
 
 pub use modules::{Crate, ItemKind, SourceError};

@@ -334,7 +334,7 @@ impl CrateIndex {
         let derives = facts.derives;
         // A derive another part owns is a stub here (markers and all: they matter only with its items).
         let elsewhere = derives && self.part.as_ref().is_some_and(|p| !p.owns(path));
-        let stub = if force.contains(path) || (derives && !elsewhere) || facts.macro_kinds {
+        let stub = if force.contains(path) || (derives && !elsewhere) || facts.macro_kinds || facts.generates_types {
             None
         } else if elsewhere {
             facts.prescan(&text)
@@ -388,7 +388,7 @@ impl CrateIndex {
         {
             self.modules[p].children.insert(name.clone(), id);
         }
-        for item in items {
+        for item in crate::source::expand::expand_all(items) {
             match item {
                 syn::Item::Struct(mut s) => {
                     cfg::unwrap_schema_cfg(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));

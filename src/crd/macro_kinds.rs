@@ -8,7 +8,7 @@
 //! the type once per version, in a module named after it ([`versions`]): the fallback merges their CRDs.
 
 mod tokens;
-mod versions;
+pub(crate) mod versions;
 
 pub use versions::{Storage, merge_stored};
 

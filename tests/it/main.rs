@@ -27,6 +27,7 @@ mod crd_markers;
 mod crd_merge_storage;
 mod crd_refusals;
 mod crd_schemars08;
+mod crd_versioned;
 mod create_api;
 mod create_webhook;
 mod deploy_image;

@@ -41,6 +41,9 @@ pub(super) struct FileFacts {
     pub(super) derives: bool,
     /// Whether its attributes may make a kind through an attribute macro (`crd::macro_kinds`).
     pub(super) macro_kinds: bool,
+    /// Whether a derive in it generates a type kubesmith puts in the tree under a name the text never declares
+    /// (strum's `EnumDiscriminants`: [`crate::source::expand`]), which [`prescan`]'s names would miss.
+    pub(super) generates_types: bool,
     /// [`prescan`]'s answer, once a load needed it.
     prescan: OnceLock<Option<Arc<StubNames>>>,
 }
@@ -55,7 +58,8 @@ impl FileFacts {
         let macro_kinds = !derives
             && names_api_group_or_crd(text)
             && names_api_group_or_crd(blanked.get_or_insert_with(|| blank_fn_bodies(text)));
-        (Self { markers, derives, macro_kinds, prescan: OnceLock::new() }, blanked)
+        let generates_types = text.contains("EnumDiscriminants");
+        (Self { markers, derives, macro_kinds, generates_types, prescan: OnceLock::new() }, blanked)
     }
 
     pub(super) fn prescan(&self, text: &str) -> Option<Arc<StubNames>> {
