@@ -22,6 +22,7 @@ pub mod macro_kinds;
 pub mod markers;
 mod partition;
 pub mod pattern;
+mod predicates;
 pub mod pruning;
 pub mod reverse;
 pub mod sample;

@@ -852,7 +852,7 @@ impl<'a> Generator<'a> {
                 Err(reason) => return Err(self.default_error(field, &ident, m, reason)),
             };
             let value = match (value, &fa.skip_ser_if) {
-                (Some(v), Some(pred)) => match super::defaults::predicate_holds(pred, &v) {
+                (Some(v), Some(pred)) => match super::predicates::holds(ix, &eval, pred, &v, &field.ty, m) {
                     Some(true) => None,
                     Some(false) => Some(v),
                     // kube-derive's `crd()` runs the predicate on the default: the compiled fallback gives it.
@@ -861,7 +861,7 @@ impl<'a> Generator<'a> {
                             file,
                             field.span(),
                             format!("skip_serializing_if = \"{pred}\" on field `{ident}` with a default"),
-                            "kubesmith evaluates the is_none/is_some/is_empty predicates only",
+                            "kubesmith evaluates is_none/is_some/is_empty and crate fns comparing the value with its type's default or a literal",
                         ));
                         None
                     }

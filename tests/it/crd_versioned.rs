@@ -1,6 +1,7 @@
 //! A crate in the shape of stackable's operators (`tests/fixtures/stackable-versioned`): its kind declared once in a
 //! `#[versioned(..)] mod versioned`, fields added, renamed, retyped and deprecated per version, a field typed with
-//! the enum strum's `EnumDiscriminants` derives, a `merged_crd(..)` call naming the storage version. `make manifests
+//! the enum strum's `EnumDiscriminants` derives, a `merged_crd(..)` call naming the storage version, defaults a
+//! crate predicate fn (`skip_serializing_if = "is_default"`) leaves out. `make manifests
 //! --no-compile` expands the macro as it would and reads every version without compiling.
 
 use std::path::Path;
@@ -46,9 +47,9 @@ fn make_manifests_reads_each_version_stackable_versioned_writes_without_compilin
     // Before v1 the field had its `from_name` and `from_type`; `rows` is there from v1beta1; the deprecated field
     // has its prefix from the version deprecating it.
     let (alpha, beta, v1) = (version(&crd, "v1alpha1"), version(&crd, "v1beta1"), version(&crd, "v1"));
-    assert_eq!(spec_fields(alpha), ["packing", "picker", "soil", "treeCount"]);
-    assert_eq!(spec_fields(beta), ["packing", "picker", "rows", "soil", "treeCount"]);
-    assert_eq!(spec_fields(v1), ["deprecatedPicker", "packing", "rows", "soil", "trees"]);
+    assert_eq!(spec_fields(alpha), ["organic", "packing", "picker", "soil", "treeCount", "watering"]);
+    assert_eq!(spec_fields(beta), ["organic", "packing", "picker", "rows", "soil", "treeCount", "watering"]);
+    assert_eq!(spec_fields(v1), ["deprecatedPicker", "organic", "packing", "rows", "soil", "trees", "watering"]);
     let spec = |v: &Value| v["schema"]["openAPIV3Schema"]["properties"]["spec"].clone();
     assert_eq!(spec(alpha)["properties"]["treeCount"]["format"], "uint16");
     assert_eq!(spec(v1)["properties"]["trees"]["format"], "uint32");
@@ -62,6 +63,10 @@ fn make_manifests_reads_each_version_stackable_versioned_writes_without_compilin
     assert_eq!(v1["schema"]["openAPIV3Schema"]["description"], "An orchard the operator tends.");
     assert!(v1["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["fruiting"].is_object());
     assert_eq!(v1["subresources"]["status"], serde_json::json!({}));
+    // `skip_serializing_if = "is_default"`, the crate's fn comparing with `T::default()` unless the `examples`
+    // feature (off by default) is on: a default equal to the type's is left out, another kept.
+    assert_eq!(spec(v1)["properties"]["watering"]["default"], 90);
+    assert_eq!(spec(v1)["properties"]["organic"].get("default"), None);
     // strum's discriminants enum: kebab-case names, the variant's own rename passed through.
     assert_eq!(spec(v1)["properties"]["packing"]["enum"], serde_json::json!(["apple-kilos", "pear-box"]));
 }

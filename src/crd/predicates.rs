@@ -1,0 +1,186 @@
+//! `skip_serializing_if` predicates evaluated on a field's default, as schemars runs them when it writes the
+//! default (a default the predicate holds for is left out): `Option::is_none`-style methods by name, and the
+//! crate's own predicate fns whose body, under the features the crate builds with by default, compares the value
+//! with its type's default (`value == &T::default()`, `*v == Default::default()`), with a literal (`*v == 0`,
+//! `!*b`), or calls one of those methods.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+use syn::{Expr, Stmt};
+
+use super::defaults::{Evaluator, predicate_holds};
+use super::index::{CrateIndex, ItemKind, ModId, Resolved};
+
+/// Whether predicate `pred` (a path, as `skip_serializing_if` names it from module `m`) holds for `v`, the
+/// serialized default of a field of type `ty`; `None` when kubesmith cannot tell.
+pub fn holds(ix: &CrateIndex, eval: &Evaluator, pred: &str, v: &Value, ty: &syn::Type, m: ModId) -> Option<bool> {
+    if let Some(known) = predicate_holds(pred, v) {
+        return Some(known);
+    }
+    let segs: Vec<String> = pred.split("::").map(|s| s.trim().to_string()).collect();
+    let Resolved::Item(id) = ix.resolve(m, &segs, |k| matches!(k, ItemKind::Fn(_))) else { return None };
+    let ItemKind::Fn(f) = &ix.items[id].kind else { return None };
+    let module = ix.items[id].module;
+    let [syn::FnArg::Typed(arg)] = f.sig.inputs.iter().collect::<Vec<_>>().as_slice() else { return None };
+    let syn::Pat::Ident(param) = &*arg.pat else { return None };
+    let body = ix.full_block(module, &f.block).ok()?;
+    let features = default_features(ix.module_file(module));
+    let e = tail(&body.stmts, &features)?;
+    let param = param.ident.to_string();
+    eval_bool(e, &param, v, &|| eval.default_of(ty, m).ok(), &features)
+}
+
+/// The one expression a body comes to once statements under a false `#[cfg(..)]` and `let _ = ..;` are dropped.
+fn tail<'a>(stmts: &'a [Stmt], features: &BTreeSet<String>) -> Option<&'a Expr> {
+    let mut kept = Vec::new();
+    for s in stmts {
+        match s {
+            Stmt::Local(l) if matches!(l.pat, syn::Pat::Wild(_)) => {}
+            Stmt::Expr(e, _) => {
+                let attrs = match e {
+                    Expr::Block(b) => &b.attrs,
+                    _ => &Vec::new(),
+                };
+                if cfg_holds(attrs, features)? {
+                    kept.push(e);
+                }
+            }
+            _ => return None,
+        }
+    }
+    match kept.as_slice() {
+        [Expr::Block(b)] => tail(&b.block.stmts, features),
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// Whether every `#[cfg(..)]` among `attrs` holds with `features` on (`None`: a predicate kubesmith cannot
+/// evaluate).
+fn cfg_holds(attrs: &[syn::Attribute], features: &BTreeSet<String>) -> Option<bool> {
+    let mut all = true;
+    for a in attrs.iter().filter(|a| a.path().is_ident("cfg")) {
+        all &= cfg_meta(&a.parse_args::<syn::Meta>().ok()?, features)?;
+    }
+    Some(all)
+}
+
+fn cfg_meta(meta: &syn::Meta, features: &BTreeSet<String>) -> Option<bool> {
+    match meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("feature") => match &nv.value {
+            Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(features.contains(&s.value())),
+            _ => None,
+        },
+        syn::Meta::Path(p) if p.is_ident("test") => Some(false),
+        syn::Meta::List(l) => {
+            let inner =
+                l.parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated).ok()?;
+            let values: Option<Vec<bool>> = inner.iter().map(|m| cfg_meta(m, features)).collect();
+            let values = values?;
+            if l.path.is_ident("not") && values.len() == 1 {
+                Some(!values[0])
+            } else if l.path.is_ident("all") {
+                Some(values.iter().all(|b| *b))
+            } else if l.path.is_ident("any") {
+                Some(values.iter().any(|b| *b))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The features the package holding `file` builds with by default: its `default` feature and what that turns
+/// on, transitively (`dep:` and `crate/feature` entries left out).
+fn default_features(file: &Path) -> BTreeSet<String> {
+    let manifest = file.ancestors().skip(1).map(|d| d.join("Cargo.toml")).find(|p| p.is_file());
+    let doc =
+        manifest.and_then(|p| std::fs::read_to_string(p).ok()).and_then(|t| t.parse::<toml_edit::DocumentMut>().ok());
+    let Some(table) = doc.as_ref().and_then(|d| d.get("features")).and_then(|f| f.as_table_like()) else {
+        return BTreeSet::new();
+    };
+    let mut on = BTreeSet::new();
+    let mut todo = vec!["default".to_string()];
+    while let Some(f) = todo.pop() {
+        let Some(list) = table.get(&f).and_then(|v| v.as_array()) else { continue };
+        for entry in list.iter().filter_map(|v| v.as_str()) {
+            if !entry.contains(':') && !entry.contains('/') && on.insert(entry.to_string()) {
+                todo.push(entry.to_string());
+            }
+        }
+    }
+    on
+}
+
+/// The value of boolean expression `e` over parameter `param` bound to `v`.
+fn eval_bool(
+    e: &Expr,
+    param: &str,
+    v: &Value,
+    type_default: &dyn Fn() -> Option<Value>,
+    features: &BTreeSet<String>,
+) -> Option<bool> {
+    match e {
+        Expr::Paren(p) => eval_bool(&p.expr, param, v, type_default, features),
+        Expr::Block(b) if b.attrs.is_empty() => {
+            eval_bool(tail(&b.block.stmts, features)?, param, v, type_default, features)
+        }
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            eval_bool(&u.expr, param, v, type_default, features).map(|b| !b)
+        }
+        Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
+            let other = if is_param(&b.left, param) {
+                &b.right
+            } else if is_param(&b.right, param) {
+                &b.left
+            } else {
+                return None;
+            };
+            let equal = *v == operand(other, type_default)?;
+            Some(if matches!(b.op, syn::BinOp::Eq(_)) { equal } else { !equal })
+        }
+        Expr::MethodCall(c) if c.args.is_empty() && is_param(&c.receiver, param) => {
+            predicate_holds(&c.method.to_string(), v)
+        }
+        Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => Some(b.value),
+        _ if is_param(e, param) => v.as_bool(),
+        _ => None,
+    }
+}
+
+/// Whether `e` is the parameter, through `*` and `&`.
+fn is_param(e: &Expr, param: &str) -> bool {
+    match e {
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_param(&u.expr, param),
+        Expr::Reference(r) => is_param(&r.expr, param),
+        Expr::Paren(p) => is_param(&p.expr, param),
+        Expr::Path(p) => p.path.is_ident(param),
+        _ => false,
+    }
+}
+
+/// The serialized value an operand compared with the parameter stands for: its type's default
+/// (`T::default()`, `Default::default()`), or a literal.
+fn operand(e: &Expr, type_default: &dyn Fn() -> Option<Value>) -> Option<Value> {
+    match e {
+        Expr::Reference(r) => operand(&r.expr, type_default),
+        Expr::Paren(p) => operand(&p.expr, type_default),
+        Expr::Call(c) if c.args.is_empty() => match &*c.func {
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => type_default(),
+            _ => None,
+        },
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse::<i64>().ok().map(Value::from),
+            syn::Lit::Bool(b) => Some(Value::Bool(b.value)),
+            syn::Lit::Str(s) => Some(Value::String(s.value())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;
