@@ -62,9 +62,15 @@ impl K8sTable {
         self.version
     }
 
-    /// Whether the table has the type named `name` (its Rust name, e.g. `Container`).
+    /// Whether the table has the type named `name`: its path under `k8s_openapi::`
+    /// (`api::core::v1::Container`), or its own name (`Container`) where that names one type.
     pub fn contains(&self, name: &str) -> bool {
         self.index.contains_key(name)
+    }
+
+    /// Whether keys `a` and `b` (a type's own name, its path under `k8s_openapi::`) name one entry.
+    pub fn same_type(&self, a: &str, b: &str) -> bool {
+        matches!((self.index.get(a), self.index.get(b)), (Some(x), Some(y)) if x == y)
     }
 
     /// Type names in the table, sorted.
@@ -169,6 +175,22 @@ mod tests {
         }
         assert!(K8sTable::for_version("v1_35").is_some());
         assert!(K8sTable::for_version("1.32").is_none());
+    }
+
+    #[test]
+    fn types_are_keyed_by_path_and_by_their_own_name_where_that_names_one() {
+        let t = K8sTable::default_table();
+        assert!(t.same_type("Container", "api::core::v1::Container"));
+        // Three groups have a `ServiceReference`: only their paths name them.
+        assert!(!t.contains("ServiceReference"));
+        assert!(t.contains("api::admissionregistration::v1::ServiceReference"));
+        assert!(t.contains("apiextensions_apiserver::pkg::apis::apiextensions::v1::ServiceReference"));
+        // core/v1's `Event` keeps the name; events/v1's is a type of its own.
+        assert!(t.same_type("Event", "api::core::v1::Event"));
+        assert!(!t.same_type("Event", "api::events::v1::Event"));
+        assert!(t.get("api::events::v1::Event").unwrap()["properties"].get("eventTime").is_some());
+        // Beta versions are not in the table.
+        assert!(!t.contains("api::resource::v1beta1::ResourceClaimSpec"));
     }
 
     #[test]

@@ -272,6 +272,14 @@ fn classify_depth<'a>(
             }
             // kube re-exports k8s-openapi's ObjectMeta (`kube::api::ObjectMeta`, `kube::core::ObjectMeta`)
             let kube_reexport = name == "ObjectMeta" && full.first().is_some_and(|k| k == "kube" || k == "kube_core");
+            // By its path under k8s_openapi (several types share a name: `ServiceReference`), named by its own
+            // name where that is the same type (what the rest of the generator matches on: `Quantity`).
+            if let Some(at) = full.iter().position(|s| s == "k8s_openapi") {
+                let key = full[at + 1..].join("::");
+                if k8s.contains(&key) {
+                    return Ok(Ty::K8s(if k8s.same_type(&name, &key) { name } else { key }));
+                }
+            }
             if k8s.contains(&name) && (full.len() == 1 || kube_reexport || full.iter().any(|s| s == "k8s_openapi")) {
                 return Ok(Ty::K8s(name));
             }

@@ -38,8 +38,11 @@ impl Builtins {
         let table = K8sTable::for_version(version).unwrap_or_else(K8sTable::default_table);
         let mut objects = HashMap::new();
         let mut scalars = HashMap::new();
-        for name in table.names() {
-            let Some(schema) = table.get(name) else { continue };
+        // Own names (`Container`) sort before paths (`api::core::v1::Container`), so a type is known by its own
+        // name where it has one; a type sharing its name with others (`ServiceReference`) by its last segment.
+        for key in table.names() {
+            let Some(schema) = table.get(key) else { continue };
+            let name = key.rsplit("::").next().unwrap_or(key);
             if let Some(key) = object_key(&schema) {
                 objects.entry(key).or_insert_with(|| name.to_string());
             } else if let Some(d) = schema.get("description").and_then(Value::as_str) {

@@ -271,13 +271,12 @@ pub(crate) const COMPILED: &[(Sample, &[&str])] = &[
         &["`#[schemars(schema_with = \"shade\")]` on field `shade` needs compiling"],
     ),
     (
-        // CopyTarget is generated statically beside it: Mirror holds its kind type.
+        // CopyTarget is generated statically beside it: Mirror holds its kind type. (Its NetworkPolicySpec field is
+        // read from the k8s-openapi table.)
         Sample { name: "lm-compiled", input: LAST_MILE, keep: &[("Mirror", None), ("CopyTarget", None)], strip: &[] },
         &[
             "type `self::sibling::CopyTargetCrd` needs compiling: `CopyTargetCrd` is the kind type \
              #[derive(CustomResource)] generates from `crate::compiled::sibling::CopyTargetSpec`",
-            "type `k8s_openapi::api::networking::v1::NetworkPolicySpec` needs compiling: \
-             `k8s_openapi::api::networking::v1::NetworkPolicySpec` is not in kubesmith's table",
             "type `std::time::SystemTime` needs compiling: kubesmith has no schema for `std::time::SystemTime`",
             "`#[validate(regex(path = ..))]` on field `port` needs compiling: schemars takes the pattern from \
              `*PORT_RE` at run time and `PORT_RE` is built at run time (the macro `format!`)",

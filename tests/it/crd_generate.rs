@@ -370,7 +370,7 @@ pub struct CalcSpec {
 #[test]
 fn a_default_behind_a_predicate_kubesmith_cannot_run_needs_compiling() {
     let src = r#"
-fn is_default(v: &u32) -> bool { *v == 0 }
+fn is_default(v: &u32) -> bool { v.count_ones() > 3 }
 #[derive(CustomResource)]
 #[kube(group = "d.io", version = "v1", kind = "Pred")]
 pub struct PredSpec {
@@ -381,6 +381,11 @@ pub struct PredSpec {
     let err = gen_files(&[("lib.rs", src)]).expect_err("needs compiling");
     assert!(err.needs_compiling(), "kube-derive runs the predicate, so the compiled fallback gives it: {err}");
     assert_eq!(err.line, 6);
+    // A predicate comparing with a literal (or the type's default) is run statically: 0 is left out, 7 kept.
+    let simple = src.replace("v.count_ones() > 3", "*v == 0");
+    assert_eq!(spec_schema(&gen_one(&simple))["properties"]["count"].get("default"), None);
+    let kept = simple.replace("#[serde(default, ", "#[serde(default = \"seven\", ") + "fn seven() -> u32 { 7 }\n";
+    assert_eq!(spec_schema(&gen_one(&kept))["properties"]["count"]["default"], 7);
 }
 
 #[test]

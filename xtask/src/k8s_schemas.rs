@@ -29,78 +29,41 @@ pub const VERSIONS: [&str; 5] = ["v1_33", "v1_34", "v1_35", "v1_36", "v1_37"];
 /// Objects shorter than this (compact JSON) stay inline.
 const POOL_MIN: usize = 80;
 
-/// The table: key (the type's own name, as written in Rust) and path under `k8s_openapi::`.
-/// Keys are unique: where k8s-openapi has several types of one name, the core/meta one is listed.
-pub const TYPES: &[(&str, &str)] = &[
-    // apimachinery
-    ("Condition", "apimachinery::pkg::apis::meta::v1::Condition"),
-    ("IntOrString", "apimachinery::pkg::util::intstr::IntOrString"),
-    ("LabelSelector", "apimachinery::pkg::apis::meta::v1::LabelSelector"),
-    ("LabelSelectorRequirement", "apimachinery::pkg::apis::meta::v1::LabelSelectorRequirement"),
-    ("MicroTime", "apimachinery::pkg::apis::meta::v1::MicroTime"),
-    ("ObjectMeta", "apimachinery::pkg::apis::meta::v1::ObjectMeta"),
-    ("OwnerReference", "apimachinery::pkg::apis::meta::v1::OwnerReference"),
-    ("Quantity", "apimachinery::pkg::api::resource::Quantity"),
-    ("Time", "apimachinery::pkg::apis::meta::v1::Time"),
-    // core/v1: pods and containers
-    ("Affinity", "api::core::v1::Affinity"),
-    ("Capabilities", "api::core::v1::Capabilities"),
-    ("ConfigMapEnvSource", "api::core::v1::ConfigMapEnvSource"),
-    ("ConfigMapKeySelector", "api::core::v1::ConfigMapKeySelector"),
-    ("ConfigMapVolumeSource", "api::core::v1::ConfigMapVolumeSource"),
-    ("Container", "api::core::v1::Container"),
-    ("ContainerPort", "api::core::v1::ContainerPort"),
-    ("EmptyDirVolumeSource", "api::core::v1::EmptyDirVolumeSource"),
-    ("EnvFromSource", "api::core::v1::EnvFromSource"),
-    ("EnvVar", "api::core::v1::EnvVar"),
-    ("EnvVarSource", "api::core::v1::EnvVarSource"),
-    ("EphemeralContainer", "api::core::v1::EphemeralContainer"),
-    ("ExecAction", "api::core::v1::ExecAction"),
-    ("HTTPGetAction", "api::core::v1::HTTPGetAction"),
-    ("HostAlias", "api::core::v1::HostAlias"),
-    ("HostPathVolumeSource", "api::core::v1::HostPathVolumeSource"),
-    ("KeyToPath", "api::core::v1::KeyToPath"),
-    ("Lifecycle", "api::core::v1::Lifecycle"),
-    ("LocalObjectReference", "api::core::v1::LocalObjectReference"),
-    ("NodeAffinity", "api::core::v1::NodeAffinity"),
-    ("NodeSelector", "api::core::v1::NodeSelector"),
-    ("ObjectFieldSelector", "api::core::v1::ObjectFieldSelector"),
-    ("ObjectReference", "api::core::v1::ObjectReference"),
-    ("PersistentVolumeClaimSpec", "api::core::v1::PersistentVolumeClaimSpec"),
-    ("PersistentVolumeClaimTemplate", "api::core::v1::PersistentVolumeClaimTemplate"),
-    ("PersistentVolumeClaimVolumeSource", "api::core::v1::PersistentVolumeClaimVolumeSource"),
-    ("PodAffinity", "api::core::v1::PodAffinity"),
-    ("PodAffinityTerm", "api::core::v1::PodAffinityTerm"),
-    ("PodAntiAffinity", "api::core::v1::PodAntiAffinity"),
-    ("PodDNSConfig", "api::core::v1::PodDNSConfig"),
-    ("PodSecurityContext", "api::core::v1::PodSecurityContext"),
-    ("PodSpec", "api::core::v1::PodSpec"),
-    ("PodTemplateSpec", "api::core::v1::PodTemplateSpec"),
-    ("Probe", "api::core::v1::Probe"),
-    ("ResourceClaim", "api::core::v1::ResourceClaim"),
-    ("ResourceFieldSelector", "api::core::v1::ResourceFieldSelector"),
-    ("ResourceRequirements", "api::core::v1::ResourceRequirements"),
-    ("SecretEnvSource", "api::core::v1::SecretEnvSource"),
-    ("SecretKeySelector", "api::core::v1::SecretKeySelector"),
-    ("SecretReference", "api::core::v1::SecretReference"),
-    ("SecretVolumeSource", "api::core::v1::SecretVolumeSource"),
-    ("SecurityContext", "api::core::v1::SecurityContext"),
-    ("TCPSocketAction", "api::core::v1::TCPSocketAction"),
-    ("Toleration", "api::core::v1::Toleration"),
-    ("TopologySpreadConstraint", "api::core::v1::TopologySpreadConstraint"),
-    ("TypedLocalObjectReference", "api::core::v1::TypedLocalObjectReference"),
-    ("Volume", "api::core::v1::Volume"),
-    ("VolumeMount", "api::core::v1::VolumeMount"),
-    ("WeightedPodAffinityTerm", "api::core::v1::WeightedPodAffinityTerm"),
-    // core/v1: services
-    ("ServicePort", "api::core::v1::ServicePort"),
-    ("ServiceSpec", "api::core::v1::ServiceSpec"),
-    // workloads and RBAC
-    ("DeploymentSpec", "api::apps::v1::DeploymentSpec"),
-    ("DeploymentStrategy", "api::apps::v1::DeploymentStrategy"),
-    ("JobSpec", "api::batch::v1::JobSpec"),
-    ("PolicyRule", "api::rbac::v1::PolicyRule"),
-];
+/// The table's types: every type of k8s-openapi 0.29 with a `JsonSchema` impl, not generic, in a stable API
+/// version (`v1`, `v2`) or apimachinery, present in every supported Kubernetes version; as paths under
+/// `k8s_openapi::`, one per line.
+const TYPE_PATHS: &str = include_str!("k8s_types.txt");
+
+/// The table's types (paths under `k8s_openapi::`).
+pub fn types() -> Vec<&'static str> {
+    TYPE_PATHS.lines().map(str::trim).filter(|l| !l.is_empty()).collect()
+}
+
+/// The keys of the table: every type by its path, and by its own name (`Container`, as code names it after a
+/// `use`) when no other type has that name or it is the core/v1 or meta/v1 one of the types that share it.
+pub fn keys() -> Vec<(String, &'static str)> {
+    let paths = types();
+    let short = |p: &str| p.rsplit("::").next().unwrap_or(p).to_string();
+    let mut by_name: BTreeMap<String, Vec<&'static str>> = BTreeMap::new();
+    for p in &paths {
+        by_name.entry(short(p)).or_default().push(p);
+    }
+    let mut out: Vec<(String, &'static str)> = paths.iter().map(|p| (p.to_string(), *p)).collect();
+    for (name, sharing) in by_name {
+        let preferred: Vec<&&str> = sharing
+            .iter()
+            .filter(|p| {
+                sharing.len() == 1
+                    || p.starts_with("api::core::v1::")
+                    || p.starts_with("apimachinery::pkg::apis::meta::v1::")
+            })
+            .collect();
+        if let [one] = preferred.as_slice() {
+            out.push((name, **one));
+        }
+    }
+    out
+}
 
 pub fn data_dir() -> PathBuf {
     root().join("data/k8s-schemas")
@@ -123,7 +86,7 @@ pub fn run(check: bool) -> Result<()> {
                 stale.join(", ")
             );
         }
-        println!("data/k8s-schemas is up to date ({} types x {} versions)", TYPES.len(), VERSIONS.len());
+        println!("data/k8s-schemas is up to date ({} types x {} versions)", types().len(), VERSIONS.len());
         return Ok(());
     }
     std::fs::create_dir_all(data_dir())?;
@@ -137,7 +100,7 @@ pub fn run(check: bool) -> Result<()> {
         std::fs::write(data_dir().join(name), text)?;
     }
     let size: usize = files.values().map(String::len).sum();
-    println!("wrote data/k8s-schemas ({} types x {} versions, {} KiB)", TYPES.len(), VERSIONS.len(), size / 1024);
+    println!("wrote data/k8s-schemas ({} types x {} versions, {} KiB)", types().len(), VERSIONS.len(), size / 1024);
     Ok(())
 }
 
@@ -150,10 +113,12 @@ fn harness_tables() -> Result<BTreeMap<String, Map<String, Value>>> {
         write_crate(&dir, &[("Cargo.toml".into(), cargo_toml(v)), ("src/main.rs".into(), main_rs())])?;
         let log = target.join(format!("k8s-schemas-{v}.log"));
         let stdout = cargo_in(&dir, &target, &["run", "--quiet"], &log)?;
-        let table: Map<String, Value> = serde_json::from_str(&stdout).context("the harness printed no JSON object")?;
-        if table.len() != TYPES.len() {
-            bail!("the harness printed {} types, expected {}", table.len(), TYPES.len());
+        let by_path: Map<String, Value> =
+            serde_json::from_str(&stdout).context("the harness printed no JSON object")?;
+        if by_path.len() != types().len() {
+            bail!("the harness printed {} types, expected {}", by_path.len(), types().len());
         }
+        let table: Map<String, Value> = keys().into_iter().map(|(key, path)| (key, by_path[path].clone())).collect();
         out.insert(v.to_string(), table);
     }
     Ok(out)
@@ -186,11 +151,11 @@ fn main_rs() -> String {
          use kube::{CustomResource, CustomResourceExt};\nuse schemars::JsonSchema;\n\
          use serde::{Deserialize, Serialize};\n\n",
     );
-    for (name, path) in TYPES {
+    for (i, path) in types().iter().enumerate() {
         s.push_str(&format!(
             "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n\
-             #[kube(group = \"harness.kubesmith.io\", version = \"v1\", kind = \"K{name}\")]\n\
-             pub struct K{name}Spec {{\n    pub v: k8s_openapi::{path},\n}}\n\n"
+             #[kube(group = \"harness.kubesmith.io\", version = \"v1\", kind = \"K{i}\")]\n\
+             pub struct K{i}Spec {{\n    pub v: k8s_openapi::{path},\n}}\n\n"
         ));
     }
     s.push_str(
@@ -199,8 +164,8 @@ fn main_rs() -> String {
          crd.pointer(\"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/v\").unwrap().clone()\n}\n\n\
          fn main() {\n    let mut out = serde_json::Map::new();\n",
     );
-    for (name, _) in TYPES {
-        s.push_str(&format!("    out.insert(\"{name}\".into(), field::<K{name}>());\n"));
+    for (i, path) in types().iter().enumerate() {
+        s.push_str(&format!("    out.insert(\"{path}\".into(), field::<K{i}>());\n"));
     }
     s.push_str("    println!(\"{}\", serde_json::Value::Object(out));\n}\n");
     s
