@@ -52,6 +52,22 @@ impl K8sTable {
         }))
     }
 
+    /// The table for a Kubernetes version outside [`VERSIONS`] (`"1.32"`): empty, so that every k8s-openapi type
+    /// of such a crate is left to the compiled fallback rather than given another version's schema.
+    pub fn uncovered(version: &str) -> &'static K8sTable {
+        static TABLES: Mutex<BTreeMap<String, &'static K8sTable>> = Mutex::new(BTreeMap::new());
+        let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+        tables.entry(version.to_string()).or_insert_with(|| {
+            let version: &'static str = Box::leak(version.to_string().into_boxed_str());
+            Box::leak(Box::new(K8sTable { version, index: BTreeMap::new(), expanded: Mutex::new(HashMap::new()) }))
+        })
+    }
+
+    /// Whether the table holds the schemas of its version ([`K8sTable::uncovered`] holds none).
+    pub fn covered(&self) -> bool {
+        VERSIONS.contains(&self.version)
+    }
+
     /// The default version's table.
     pub fn default_table() -> &'static K8sTable {
         Self::for_version(DEFAULT_VERSION).expect("the default version has a table")

@@ -456,11 +456,13 @@ impl<'a> Generator<'a> {
             _ => return Ok(Value::Bool(true)),
         };
         if !generics.params.is_empty() {
-            return Err(CrdError::unsupported(
+            // schemars gives a generic type a schema per instance, which kube-derive's `crd()` has: the compiled
+            // fallback gives it.
+            return Err(CrdError::needs_compile(
                 file,
                 item_span(&item.kind),
                 format!("generic type `{}`", item.name),
-                "generic types are not supported by static generation; use a concrete type",
+                "kubesmith does not put a generic type's arguments in its fields",
             ));
         }
         if let Some(mi) = self.markers {

@@ -332,7 +332,15 @@ fn classify_depth<'a>(
                     ),
                 ));
             }
-            let why = if full.iter().any(|s| s == "k8s_openapi") {
+            let why = if full.iter().any(|s| s == "k8s_openapi") && !k8s.covered() {
+                format!(
+                    "the crate builds k8s-openapi for Kubernetes {} (its `v1_XX` feature), and kubesmith's table of \
+                     k8s-openapi schemas holds {}..{} only (pass --k8s-version to read it with one of those)",
+                    k8s.version(),
+                    super::k8s::VERSIONS[0],
+                    super::k8s::VERSIONS[super::k8s::VERSIONS.len() - 1]
+                )
+            } else if full.iter().any(|s| s == "k8s_openapi") {
                 format!("`{}` is not in kubesmith's table of k8s-openapi schemas", full.join("::"))
             } else if full.len() > 1 && !is_crate_path(&full) {
                 format!("kubesmith has no schema for `{}`", full.join("::"))

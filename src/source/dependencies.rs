@@ -76,6 +76,18 @@ pub struct Dependencies {
 /// The kube-dependent dependencies of the packages `sources` belong to, with registry sources looked up under
 /// `cargo_home` (`None`: `$CARGO_HOME`, else `~/.cargo`).
 pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Dependencies {
+    dependencies_of(sources, cargo_home, false)
+}
+
+/// The crates whose types the packages holding `sources` may name in their kinds: [`kube_dependencies`], and
+/// besides them every path dependency (transitively: a workspace's shared types crate, which may reach kube
+/// through another crate, `stackable-operator`) and every locked crate depending on schemars. Only those a path
+/// names are ever read.
+pub fn schema_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Dependencies {
+    dependencies_of(sources, cargo_home, true)
+}
+
+fn dependencies_of(sources: &[PathBuf], cargo_home: Option<&Path>, schemas: bool) -> Dependencies {
     let mut out = Dependencies::default();
     let packages: Vec<Package> = sources.iter().filter_map(|s| Package::of_source_dir(s)).collect();
     let given: BTreeSet<PathBuf> = packages.iter().map(|p| normalize(&p.dir)).collect();
@@ -94,7 +106,7 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
             let Ok(pkg) = Package::load(&path) else { continue };
             names.insert(pkg.name.clone());
             queue.push(path.clone());
-            if NOT_READ.contains(&pkg.name.as_str()) || !depends_on_kube(&path) {
+            if NOT_READ.contains(&pkg.name.as_str()) || (!schemas && !depends_on_kube(&path)) {
                 continue;
             }
             if let Some(lib) = &pkg.lib
@@ -107,7 +119,7 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
     // Registry and git crates the lock file reaches from those packages.
     let Some(lock) = packages.first().and_then(|p| lock_file(&p.dir)) else { return out };
     let home = cargo_home.map(Path::to_path_buf).or_else(default_cargo_home);
-    for (name, version, source) in locked_kube_dependents(&lock, &names) {
+    for (name, version, source) in locked_kube_dependents(&lock, &names, schemas) {
         // a patched package is built from its patch's folder, whatever source the lock still names
         if NOT_READ.contains(&name.as_str()) || patched.contains_key(&name) {
             continue;
@@ -339,7 +351,7 @@ pub fn default_cargo_home() -> Option<PathBuf> {
 
 /// The `(name, version, source)` of every non-path package of `lock` that `roots` (package names) reach through
 /// the lock's dependency lists and that depends on a kube crate itself.
-fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>) -> Vec<(String, String, String)> {
+fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>, schemas: bool) -> Vec<(String, String, String)> {
     let Ok(text) = std::fs::read_to_string(lock) else { return Vec::new() };
     let packages = lock_packages(&text);
     let mut reached: BTreeSet<String> = BTreeSet::new();
@@ -357,7 +369,7 @@ fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>) -> Vec<(String,
         .into_iter()
         .filter_map(|n| {
             let (version, source, deps) = packages.get(&n)?;
-            let kube = deps.iter().any(|d| KUBE_CRATES.contains(&d.as_str()));
+            let kube = deps.iter().any(|d| KUBE_CRATES.contains(&d.as_str()) || (schemas && d == "schemars"));
             (kube && !source.is_empty()).then(|| (n.clone(), version.clone(), source.clone()))
         })
         .collect()

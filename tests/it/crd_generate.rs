@@ -889,3 +889,46 @@ pub struct TemplateSpec {
     assert_eq!(props["api"], props["k8s"]);
     assert_eq!(props["core"], props["k8s"]);
 }
+
+#[test]
+fn a_schema_fn_reads_associated_consts_of_its_impl_and_of_named_types() {
+    // The shape of stackable's secret-operator: a schema fn in `impl KeyGen` listing `Self::` consts.
+    let src = r#"
+use schemars::{json_schema, Schema, SchemaGenerator};
+pub struct KeyGen;
+impl KeyGen {
+    pub const SHORT: u32 = 2048;
+    pub const LONG: u32 = 4096;
+    pub fn lengths(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "integer", "enum": [Self::SHORT, KeyGen::LONG] })
+    }
+}
+#[derive(CustomResource)]
+#[kube(group = "k.io", version = "v1", kind = "Key")]
+pub struct KeySpec {
+    #[schemars(schema_with = "KeyGen::lengths")]
+    pub length: u32,
+}
+"#;
+    let crd = gen_one(src);
+    assert_eq!(spec_schema(&crd)["properties"]["length"]["enum"], serde_json::json!([2048, 4096]));
+}
+
+#[test]
+fn a_generic_type_is_left_to_the_compiled_fallback() {
+    // stackable's `Role<Config>` shape: schemars gives each instance a schema, which only compiling has.
+    let src = r#"
+#[derive(JsonSchema)]
+pub struct Role<T> { pub config: T }
+#[derive(JsonSchema)]
+pub struct Config { pub replicas: u32 }
+#[derive(CustomResource)]
+#[kube(group = "g.io", version = "v1", kind = "Cluster")]
+pub struct ClusterSpec {
+    pub servers: Role<Config>,
+}
+"#;
+    let err = gen_files(&[("lib.rs", src)]).expect_err("needs compiling");
+    assert!(err.needs_compiling(), "kube-derive's crd() has it, so the fallback gives it: {err}");
+    assert!(err.to_string().contains("generic type `Role`"), "{err}");
+}

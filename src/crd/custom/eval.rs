@@ -451,12 +451,45 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         }
         match self.ix.resolve(f.module, &segs, want_value) {
             Resolved::Item(id) => self.item_value(id, p.span()),
+            _ if p.qself.is_none() && segs.len() == 2 => self.associated_const(f, &segs, p.span()),
             _ => Err(self.needs(
                 f.module,
                 p.span(),
                 format!("`{}` is not a local, const or static of this crate", segs.join("::")),
             )),
         }
+    }
+
+    /// The value of an associated const of a crate type, `Self::X` (in an impl) or `Type::X`, from the type's
+    /// inherent impls.
+    fn associated_const(&mut self, f: &mut Frame, segs: &[String], at: Span) -> Res<Val> {
+        let name = if segs[0] == "Self" { f.self_ty.as_ref().and_then(type_name) } else { Some(segs[0].clone()) };
+        let ix = self.ix;
+        // Impls are found by the type's last segment: those written where the expression is come first (two
+        // versions' modules each with their `impl Foo`).
+        let mut impls: Vec<_> = name.iter().flat_map(|n| ix.impls_of(n)).filter(|i| i.trait_name.is_none()).collect();
+        impls.sort_by_key(|i| i.module != f.module);
+        for imp in impls {
+            for it in &imp.item.items {
+                if let syn::ImplItem::Const(c) = it
+                    && c.ident == segs[1]
+                {
+                    if self.depth > MAX_DEPTH {
+                        return Err(self.needs(imp.module, at, format!("`{}` refers to itself", segs.join("::"))));
+                    }
+                    let mut frame = Frame::new(imp.module, Some((*imp.item.self_ty).clone()));
+                    self.depth += 1;
+                    let v = self.expr(&mut frame, &c.expr);
+                    self.depth -= 1;
+                    return v;
+                }
+            }
+        }
+        Err(self.needs(
+            f.module,
+            at,
+            format!("`{}` is not a local, const, static or associated const of this crate", segs.join("::")),
+        ))
     }
 
     /// The value of a crate const or static.

@@ -2,7 +2,8 @@
 //! `JsonSchema` (`#[cfg_attr(feature = "schemars", derive(JsonSchema))]`): kube-derive's `crd()` needs the
 //! type's `JsonSchema` impl, so wherever it compiles P holds, and the type's other attributes under P (a
 //! `schemars(extend(..))` on the spec, a `serde(..)` or `schemars(..)` on its fields and variants) apply too.
-//! kubesmith evaluates no other cfg.
+//! So do attributes under a predicate every normal build meets (`not(doctest)`, `not(test)`: kubesmith generates
+//! what `cargo build` gives, as kube-derive's `crd()` in a `crdgen` binary does). kubesmith evaluates no other cfg.
 
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Meta, Token};
@@ -10,15 +11,16 @@ use syn::{Attribute, Meta, Token};
 /// Unwraps, on an item (`attrs`) and its fields or variants (`inner`), the `cfg_attr`s whose predicate the item
 /// derives `JsonSchema` under.
 pub(super) fn unwrap_schema_cfg<'a>(attrs: &mut Vec<Attribute>, inner: impl Iterator<Item = &'a mut Vec<Attribute>>) {
-    let predicates: Vec<String> = attrs
+    if !attrs.iter().any(|a| a.path().is_ident("cfg_attr")) {
+        return;
+    }
+    let mut predicates: Vec<String> = attrs
         .iter()
         .filter_map(cfg_attr)
         .filter(|(_, metas)| metas.iter().any(derives_json_schema))
         .map(|(p, _)| p)
         .collect();
-    if predicates.is_empty() {
-        return;
-    }
+    predicates.extend(ALWAYS.iter().map(|p| p.to_string()));
     unwrap(attrs, &predicates);
     for list in inner {
         unwrap(list, &predicates);
@@ -36,6 +38,9 @@ fn cfg_attr(a: &Attribute) -> Option<(String, Vec<Meta>)> {
     let predicate = metas.next()?;
     Some((quote::quote!(#predicate).to_string(), metas.collect()))
 }
+
+/// Predicates every normal build meets, as `cfg_attr` prints them.
+const ALWAYS: [&str; 2] = ["not (doctest)", "not (test)"];
 
 fn derives_json_schema(m: &Meta) -> bool {
     let Meta::List(l) = m else { return false };
@@ -92,6 +97,25 @@ mod tests {
         );
         let field = s.fields.iter().next().map(|f| names(&f.attrs)).unwrap_or_default();
         assert_eq!(field, ["# [schemars (length (min = 1))]", "# [serde (default)]"]);
+    }
+
+    #[test]
+    fn attributes_every_normal_build_has_apply() {
+        let mut s: syn::ItemStruct = syn::parse_quote! {
+            #[derive(CustomResource, JsonSchema)]
+            #[cfg_attr(not(doctest), kube(doc = "The kind."))]
+            #[cfg_attr(test, kube(doc = "Tests only."))]
+            struct S;
+        };
+        unwrap_schema_cfg(&mut s.attrs, std::iter::empty());
+        assert_eq!(
+            names(&s.attrs),
+            [
+                "# [derive (CustomResource , JsonSchema)]",
+                "# [kube (doc = \"The kind.\")]",
+                "# [cfg_attr (test , kube (doc = \"Tests only.\"))]",
+            ]
+        );
     }
 
     #[test]

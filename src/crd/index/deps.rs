@@ -1,7 +1,7 @@
 //! The types of the crates a crate depends on, read from their sources as rust-analyzer reads them: a path
-//! whose first segment names a kube-dependent dependency (a workspace member such as `kaniop_operator`, a
-//! registry crate such as `gateway_api`, found through the manifests and `Cargo.lock` by
-//! [`crate::source::dependencies::kube_dependencies`]) makes `generate` load the index again with that crate's
+//! whose first segment names a dependency that may hold kinds' types (a workspace member such as `kaniop_operator`,
+//! a registry crate such as `gateway_api`, found through the manifests and `Cargo.lock` by
+//! [`crate::source::dependencies::schema_dependencies`]) makes `generate` load the index again with that crate's
 //! module tree beside the crate's own (its files stubs until a lookup needs them, like the crate's). Its kinds are
 //! never the crate's: the crate's own modules, items and files come first ([`CrateIndex::own_items`]).
 
@@ -35,7 +35,7 @@ impl CrateIndex {
     fn dependency_roots(&self) -> &BTreeMap<String, PathBuf> {
         self.dependency_roots.get_or_init(|| {
             let Some(dir) = self.src_dir.as_deref() else { return BTreeMap::new() };
-            let deps = crate::source::dependencies::kube_dependencies(&[dir.to_path_buf()], None);
+            let deps = crate::source::dependencies::schema_dependencies(&[dir.to_path_buf()], None);
             deps.found
                 .iter()
                 .filter_map(|f| {
