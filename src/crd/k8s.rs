@@ -52,14 +52,22 @@ impl K8sTable {
         }))
     }
 
-    /// The table for a Kubernetes version outside [`VERSIONS`] (`"1.32"`): empty, so that every k8s-openapi type
-    /// of such a crate is left to the compiled fallback rather than given another version's schema.
+    /// The table for a Kubernetes version outside [`VERSIONS`] (`"1.32"`): only the types whose schema is the same
+    /// in every version of the table (`Condition`, `ObjectMeta`, `Quantity`; not `Container`, which changes with
+    /// every release), so that the others of such a crate are left to the compiled fallback rather than given
+    /// another version's schema.
     pub fn uncovered(version: &str) -> &'static K8sTable {
         static TABLES: Mutex<BTreeMap<String, &'static K8sTable>> = Mutex::new(BTreeMap::new());
         let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
         tables.entry(version.to_string()).or_insert_with(|| {
             let version: &'static str = Box::leak(version.to_string().into_boxed_str());
-            Box::leak(Box::new(K8sTable { version, index: BTreeMap::new(), expanded: Mutex::new(HashMap::new()) }))
+            let indexes: Vec<BTreeMap<String, usize>> = INDEXES
+                .iter()
+                .map(|text| serde_json::from_str(text).expect("data/k8s-schemas index is valid JSON"))
+                .collect();
+            let mut index = indexes[0].clone();
+            index.retain(|name, id| indexes.iter().all(|ix| ix.get(name) == Some(id)));
+            Box::leak(Box::new(K8sTable { version, index, expanded: Mutex::new(HashMap::new()) }))
         })
     }
 
@@ -191,6 +199,18 @@ mod tests {
         }
         assert!(K8sTable::for_version("v1_35").is_some());
         assert!(K8sTable::for_version("1.32").is_none());
+    }
+
+    #[test]
+    fn a_version_outside_the_table_has_only_the_types_every_version_agrees_on() {
+        let t = K8sTable::uncovered("1.32");
+        assert!(!t.covered() && K8sTable::default_table().covered());
+        assert_eq!(t.version(), "1.32");
+        assert_eq!(t.get("Condition"), K8sTable::default_table().get("Condition"));
+        assert!(t.contains("ObjectMeta") && t.contains("Quantity"));
+        // Container differs between 1.33 and 1.37, so it differs from 1.32's too, most likely.
+        assert!(!t.contains("Container") && !t.contains("api::core::v1::Container"));
+        assert!(std::ptr::eq(t, K8sTable::uncovered("1.32")));
     }
 
     #[test]

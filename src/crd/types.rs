@@ -334,8 +334,9 @@ fn classify_depth<'a>(
             }
             let why = if full.iter().any(|s| s == "k8s_openapi") && !k8s.covered() {
                 format!(
-                    "the crate builds k8s-openapi for Kubernetes {} (its `v1_XX` feature), and kubesmith's table of \
-                     k8s-openapi schemas holds {}..{} only (pass --k8s-version to read it with one of those)",
+                    "the crate builds k8s-openapi for Kubernetes {} (its `v1_XX` feature); kubesmith's table of \
+                     k8s-openapi schemas holds {}..{}, and this type's schema changes between those, so it would be \
+                     a guess for {0} (pass --k8s-version to read the crate with one of those)",
                     k8s.version(),
                     super::k8s::VERSIONS[0],
                     super::k8s::VERSIONS[super::k8s::VERSIONS.len() - 1]
