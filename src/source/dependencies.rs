@@ -81,8 +81,9 @@ pub fn kube_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Depe
 
 /// The crates whose types the packages holding `sources` may name in their kinds: [`kube_dependencies`], and
 /// besides them every path dependency (transitively: a workspace's shared types crate, which may reach kube
-/// through another crate, `stackable-operator`) and every locked crate depending on schemars. Only those a path
-/// names are ever read.
+/// through another crate, `stackable-operator`). Only those a path names are ever read. Registry crates that do
+/// not use kube stay unread: a general library's `JsonSchema` impls sit behind features (ipnet's
+/// `schemars08`/`schemars1`), which kubesmith does not evaluate.
 pub fn schema_dependencies(sources: &[PathBuf], cargo_home: Option<&Path>) -> Dependencies {
     dependencies_of(sources, cargo_home, true)
 }
@@ -119,7 +120,7 @@ fn dependencies_of(sources: &[PathBuf], cargo_home: Option<&Path>, schemas: bool
     // Registry and git crates the lock file reaches from those packages.
     let Some(lock) = packages.first().and_then(|p| lock_file(&p.dir)) else { return out };
     let home = cargo_home.map(Path::to_path_buf).or_else(default_cargo_home);
-    for (name, version, source) in locked_kube_dependents(&lock, &names, schemas) {
+    for (name, version, source) in locked_kube_dependents(&lock, &names) {
         // a patched package is built from its patch's folder, whatever source the lock still names
         if NOT_READ.contains(&name.as_str()) || patched.contains_key(&name) {
             continue;
@@ -351,7 +352,7 @@ pub fn default_cargo_home() -> Option<PathBuf> {
 
 /// The `(name, version, source)` of every non-path package of `lock` that `roots` (package names) reach through
 /// the lock's dependency lists and that depends on a kube crate itself.
-fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>, schemas: bool) -> Vec<(String, String, String)> {
+fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>) -> Vec<(String, String, String)> {
     let Ok(text) = std::fs::read_to_string(lock) else { return Vec::new() };
     let packages = lock_packages(&text);
     let mut reached: BTreeSet<String> = BTreeSet::new();
@@ -369,7 +370,7 @@ fn locked_kube_dependents(lock: &Path, roots: &BTreeSet<String>, schemas: bool) 
         .into_iter()
         .filter_map(|n| {
             let (version, source, deps) = packages.get(&n)?;
-            let kube = deps.iter().any(|d| KUBE_CRATES.contains(&d.as_str()) || (schemas && d == "schemars"));
+            let kube = deps.iter().any(|d| KUBE_CRATES.contains(&d.as_str()));
             (kube && !source.is_empty()).then(|| (n.clone(), version.clone(), source.clone()))
         })
         .collect()

@@ -1,6 +1,6 @@
 //! The types of the crates a crate depends on, read from their sources as rust-analyzer reads them: a path
-//! whose first segment names a dependency that may hold kinds' types (a workspace member such as `kaniop_operator`,
-//! a registry crate such as `gateway_api`, found through the manifests and `Cargo.lock` by
+//! whose first segment names a dependency that may hold kinds' types (any path dependency, a kube-dependent registry
+//! crate such as `gateway_api`, found through the manifests and `Cargo.lock` by
 //! [`crate::source::dependencies::schema_dependencies`]) makes `generate` load the index again with that crate's
 //! module tree beside the crate's own (its files stubs until a lookup needs them, like the crate's). Its kinds are
 //! never the crate's: the crate's own modules, items and files come first ([`CrateIndex::own_items`]).
