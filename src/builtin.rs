@@ -84,18 +84,8 @@ pub fn k8s_gvk(group: &str, version: &str, kind: &str) -> Option<&'static Resour
 /// The k8s-openapi type of a resource (`apps`, `deployments`) that Kubernetes `minor` (`1.33`) serves, in its
 /// preferred version (GA before beta before alpha, then the highest: `autoscaling/v2` over `v1`).
 pub fn by_resource(group: &str, plural: &str, minor: &str) -> Option<&'static Builtin> {
-    let priority = |v: &str| {
-        let rest = v.trim_start_matches('v');
-        let (major, level, minor) = match rest.find(['a', 'b']) {
-            Some(i) => {
-                let stage = if rest[i..].starts_with("alpha") { 0 } else { 1 };
-                let n = rest[i..].trim_start_matches(|c: char| c.is_ascii_alphabetic()).parse().unwrap_or(0u32);
-                (rest[..i].parse().unwrap_or(0u32), stage, n)
-            }
-            None => (rest.parse().unwrap_or(0), 2, 0),
-        };
-        (level, major, minor)
-    };
+    // every k8s-openapi version is conventional (`v2`, `v1beta1`)
+    let priority = |v: &str| crate::names::version_parts(v).map(|(major, level, n)| (level, major, n));
     rows()
         .iter()
         .filter(|b| b.resource.group == group && b.resource.plural == plural && b.served_in(minor))

@@ -121,6 +121,27 @@ pub fn validate_version(version: &str) -> Result<Option<String>, NameError> {
     }
 }
 
+/// A Kubernetes version's parts (`v2beta3` → `(2, 1, 3)`): its major, its level (0 alpha, 1 beta, 2 GA) and the
+/// alpha or beta number (0 for GA); `None` for anything else (`v1beta`, `v1gamma1`, `1`). Sorting by the parts is
+/// the order stackable-versioned keeps (major first); Kubernetes' priority puts the level first.
+pub fn version_parts(v: &str) -> Option<(u64, u8, u64)> {
+    let rest = v.strip_prefix('v')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let major: u64 = rest[..digits].parse().ok()?;
+    let tail = &rest[digits..];
+    if tail.is_empty() {
+        return Some((major, 2, 0));
+    }
+    let (level, n) = match tail.strip_prefix("alpha") {
+        Some(n) => (0, n),
+        None => (1, tail.strip_prefix("beta")?),
+    };
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((major, level, n.parse().ok()?))
+}
+
 /// True for `v1`, `v2alpha3`, `v10beta1`.
 pub fn is_conventional_version(v: &str) -> bool {
     let Some(rest) = v.strip_prefix('v') else {

@@ -178,20 +178,10 @@ type VersionKey = (u8, i64, i64, String);
 type KindVersion<'a> = (&'a Value, &'a Value);
 
 fn version_key(v: &str) -> VersionKey {
-    let rest = v.strip_prefix('v').unwrap_or("");
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let Ok(major) = digits.parse::<i64>() else { return (3, 0, 0, v.to_string()) };
-    let tail = &rest[digits.len()..];
-    let (rank, minor) = if tail.is_empty() {
-        (0, 0)
-    } else if let Some(n) = tail.strip_prefix("beta").and_then(|n| n.parse::<i64>().ok()) {
-        (1, n)
-    } else if let Some(n) = tail.strip_prefix("alpha").and_then(|n| n.parse::<i64>().ok()) {
-        (2, n)
-    } else {
-        return (3, 0, 0, v.to_string());
-    };
-    (rank, -major, -minor, String::new())
+    match crate::names::version_parts(v) {
+        Some((major, level, n)) => (2 - level, -(major as i64), -(n as i64), String::new()),
+        None => (3, 0, 0, v.to_string()),
+    }
 }
 
 fn text(v: Option<&Value>) -> String {

@@ -83,25 +83,10 @@ struct Version {
     deprecated: Option<Option<String>>,
 }
 
-/// Where `name` (`v1`, `v2beta3`) sits in Kubernetes' version order: by major, then alpha < beta < stable, then
-/// the alpha or beta number.
-pub(crate) fn version_order(name: &str) -> Option<(u64, u8, u64)> {
-    let rest = name.strip_prefix('v')?;
-    let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-    let major: u64 = rest[..digits].parse().ok()?;
-    let tail = &rest[digits..];
-    if tail.is_empty() {
-        return Some((major, 2, 0));
-    }
-    let (level, n) = if let Some(n) = tail.strip_prefix("alpha") {
-        (0, n)
-    } else if let Some(n) = tail.strip_prefix("beta") {
-        (1, n)
-    } else {
-        return None;
-    };
-    (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(())?;
-    Some((major, level, n.parse().ok()?))
+/// Where `name` (`v1`, `v2beta3`) sits in the order stackable-versioned keeps: by major, then alpha < beta <
+/// stable, then the alpha or beta number.
+pub(crate) fn version_order(name: &str) -> Option<Order> {
+    crate::names::version_parts(name)
 }
 
 /// The module attribute's arguments kubesmith needs.
