@@ -353,7 +353,7 @@ fn version_crd_of(
             Ok(schema) => schema::object([("openAPIV3Schema", schema)]),
             Err((problems, skel)) if problems.iter().all(CrdError::needs_compiling) => {
                 compile = problems;
-                skeleton = skel.and_then(|r| transform::rewrite(r, ix.dialect).ok());
+                skeleton = skel.and_then(|r| transform::rewrite(r, ix.dialect, ix.rewriter).ok());
                 json!({})
             }
             Err((problems, _)) => return Err(problems),
@@ -549,7 +549,7 @@ fn finish_root(
         // The schema is incomplete: kube's rewriter would only add noise to the problems already found.
         return Ok(root);
     }
-    let mut root = transform::rewrite(root, g.ix.dialect).map_err(|c| {
+    let mut root = transform::rewrite(root, g.ix.dialect, g.ix.rewriter).map_err(|c| {
         let fix = if c.0.starts_with("property") {
             "kube-derive 5's crd() panics on it (`Property .. has the schema .. but was already defined as .. in \
              another subschema`): give that property the same schema (type, format and doc comment) in every variant \
@@ -602,7 +602,7 @@ fn manual_root(g: &mut Generator, m: index::ModId, k: &KubeAttrs, root_name: &st
         ));
     };
     let construct = format!("`impl JsonSchema for {root_name}`");
-    let mut root = custom::impl_schema(ix, g, imp, construct.clone())?;
+    let mut root = custom::impl_schema(ix, g, imp, construct.clone(), false)?;
     if root.get("title").is_none() {
         let title = custom::impl_schema_name(ix, g, imp, construct)?;
         attrs::insert(&mut root, "title", json!(title));

@@ -125,14 +125,18 @@ pub fn root_impl<'a>(ix: &'a CrateIndex, root: &'a str, module: ModId) -> Option
 }
 
 /// `T::json_schema(generator)` of a hand-written impl. `construct` names it in errors.
+///
+/// A generic impl is evaluated only when `bound`: the caller has bound its type parameters (through `schemas`) to the
+/// arguments of the instance being described.
 pub fn impl_schema(
     ix: &CrateIndex,
     schemas: &mut dyn Subschemas,
     imp: &ImplBlock,
     construct: String,
+    bound: bool,
 ) -> Result<Value, CrdError> {
     let file = ix.module_file(imp.module);
-    if !imp.item.generics.params.is_empty() {
+    if !bound && !imp.item.generics.params.is_empty() {
         return Err(CrdError::needs_compile(
             file,
             imp.item.impl_token.span,

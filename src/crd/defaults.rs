@@ -184,6 +184,7 @@ impl<'a> Evaluator<'a> {
             },
             Ty::Tuple => return Err("tuples are not supported".into()),
             Ty::Item(id) => self.item_default(id, depth + 1)?,
+            Ty::Instance(..) => return Err("a generic type's default is not evaluated statically".into()),
         })
     }
 
@@ -564,6 +565,7 @@ impl<'a> Evaluator<'a> {
             Ty::Unit => Ok(Value::Null),
             Ty::Tuple => Err("tuples are not supported".into()),
             Ty::Item(id) => self.eval_item(e, id, em, depth + 1),
+            Ty::Instance(..) => Err("a value of a generic type is not evaluated statically".into()),
         }
     }
 

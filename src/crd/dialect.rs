@@ -17,6 +17,36 @@ pub enum Dialect {
     Schemars1,
 }
 
+/// Which kube-core rewrites a schemars-1 crate's schemas in `crd()` (schemars 0.8 crates have kube-core 0.99's,
+/// [`Dialect::Schemars08`]): kube 2's `StructuralSchemaRewriter` alone, or the set kube 3 grew. Kube 3 added the
+/// `OptionalEnum` and `OptionalIntOrString` transforms (`nullable: true` on optional enums and int-or-strings),
+/// drops `additionalProperties: false` beside properties, keeps an `anyOf` variant's description off its property
+/// and strips the type and description of non-object `oneOf`/`anyOf` variants.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Rewriter {
+    /// kube 2.x.
+    Kube2,
+    /// kube 3 and later (the scaffold's kube 5).
+    #[default]
+    Kube3,
+}
+
+impl Rewriter {
+    /// The rewriter of the crate whose sources are in `src_dir`: its lock's kube-core (else its requirement of kube).
+    pub fn of_src_dir(src_dir: &Path) -> Self {
+        let locked = |name: &str| crate::source::dependencies::locked::dependency_version(src_dir, name);
+        locked("kube-core").or_else(|| locked("kube")).map_or(Self::default(), |v| Self::of_version(&v))
+    }
+
+    /// The rewriter of a kube(-core) version (`2.0.1`, a requirement `2`).
+    pub fn of_version(version: &str) -> Self {
+        match version.trim_start_matches(['=', '^', '~']).split('.').next().and_then(|m| m.trim().parse::<u64>().ok()) {
+            Some(2) => Self::Kube2,
+            _ => Self::Kube3,
+        }
+    }
+}
+
 impl Dialect {
     /// The dialect of the crate whose sources are in `src_dir`; schemars 1 when nothing names schemars.
     pub fn of_src_dir(src_dir: &Path) -> Self {

@@ -141,6 +141,8 @@ pub struct CrateIndex {
     pub schemars_features: Option<BTreeSet<String>>,
     /// The schemars generation the crate derives its schemas with (its lock's schemars).
     pub dialect: super::dialect::Dialect,
+    /// The kube-core schema rewriting the crate's `crd()` runs (its lock's kube-core).
+    pub rewriter: super::dialect::Rewriter,
     /// Stub files (indexes into `files`) a lookup needed.
     touched: RefCell<BTreeSet<usize>>,
     /// The crate's source folder.
@@ -234,6 +236,7 @@ impl CrateIndex {
             part,
             schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
             dialect: super::dialect::Dialect::of_src_dir(dir),
+            rewriter: super::dialect::Rewriter::of_src_dir(dir),
             src_dir: Some(dir.to_path_buf()),
             ..CrateIndex::default()
         };

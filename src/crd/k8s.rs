@@ -171,6 +171,22 @@ pub fn as_schemars_08(schema: &mut Value) {
     }
 }
 
+/// k8s-openapi's schemas as kube 2's `crd()` leaves them ([`Rewriter::Kube2`](super::dialect::Rewriter)): without
+/// the `nullable: true` kube 3's `OptionalIntOrString` puts on optional int-or-string properties (the table's only
+/// `nullable` properties).
+pub fn as_kube_2(schema: &mut Value) {
+    match schema {
+        Value::Object(o) => {
+            if o.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
+                o.remove("nullable");
+            }
+            o.values_mut().for_each(as_kube_2);
+        }
+        Value::Array(a) => a.iter_mut().for_each(as_kube_2),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +198,11 @@ mod tests {
         as_schemars_08(&mut port);
         assert_eq!(port["properties"]["targetPort"].get("nullable"), None);
         assert_eq!(port["properties"]["targetPort"]["x-kubernetes-int-or-string"], true);
+        let mut selector = K8sTable::default_table().get("ResourceFieldSelector").unwrap();
+        assert_eq!(selector["properties"]["divisor"]["nullable"], true);
+        as_kube_2(&mut selector);
+        assert_eq!(selector["properties"]["divisor"].get("nullable"), None);
+        assert_eq!(selector["properties"]["divisor"]["x-kubernetes-int-or-string"], true);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The raw schema of a Rust type as schemars 1.2's derive and std impls produce it under kube's settings
 //! (openapi3, inline subschemas, deserialize contract), before the transforms in `transform.rs`.
 
+use proc_macro2::Span;
 use serde_json::{Map, Value, json};
 use syn::spanned::Spanned;
 
@@ -46,6 +47,55 @@ pub struct Generator<'a> {
     problems: Vec<CrdError>,
     /// How many map value schemas the schema being built lies in (schemars leaves `true` alone there).
     map_depth: usize,
+    /// The type parameters of the generic instances being described, innermost last.
+    frames: Vec<Frame>,
+    /// The frame the type parameters of the item being described resolve in (`None` outside generic items).
+    env: Option<usize>,
+}
+
+/// A type parameter's argument: the type written for it, resolved in the module it was written in, where its own
+/// type parameters (`Role<Config>` inside another generic type) resolve in frame `env`.
+#[derive(Debug, Clone)]
+struct Bound {
+    ty: syn::Type,
+    module: ModId,
+    env: Option<usize>,
+}
+
+/// The type parameters of one generic instance being described (`Role<ZkConfig>`: `Config` = `ZkConfig`), as
+/// schemars describes each instance: the item's fields with the arguments in place of the parameters.
+#[derive(Debug)]
+struct Frame {
+    params: Vec<(String, Bound)>,
+}
+
+/// The identifier of a type written as one bare name (`T`), the shape a type parameter has.
+fn bare_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Paren(p) => bare_name(&p.elem),
+        syn::Type::Group(g) => bare_name(&g.elem),
+        syn::Type::Path(p)
+            if p.qself.is_none()
+                && p.path.leading_colon.is_none()
+                && p.path.segments.len() == 1
+                && p.path.segments[0].arguments.is_none() =>
+        {
+            Some(p.path.segments[0].ident.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Whether `ty` names any of `names` anywhere in it (`Vec<T>`, `Option<Box<T>>`).
+fn mentions(ty: &syn::Type, names: &[&str]) -> bool {
+    fn walk(ts: proc_macro2::TokenStream, names: &[&str]) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => names.iter().any(|n| i == n),
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
+            _ => false,
+        })
+    }
+    !names.is_empty() && walk(quote::ToTokens::to_token_stream(ty), names)
 }
 
 fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
@@ -284,7 +334,16 @@ struct FieldCtx<'f> {
 impl<'a> Generator<'a> {
     /// A generator.
     pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
-        Self { ix, k8s, stack: Vec::new(), markers: None, problems: Vec::new(), map_depth: 0 }
+        Self {
+            ix,
+            k8s,
+            stack: Vec::new(),
+            markers: None,
+            problems: Vec::new(),
+            map_depth: 0,
+            frames: Vec::new(),
+            env: None,
+        }
     }
 
     /// Records a problem and goes on with the next field or variant, so that one run reports every problem of a
@@ -313,8 +372,39 @@ impl<'a> Generator<'a> {
         self.ix.module_file(m)
     }
 
+    /// What a bare type parameter (`T`) of the instance being described stands for, followed through parameters
+    /// bound to parameters; `None` for any other type.
+    fn bound_param(&self, ty: &syn::Type) -> Option<Bound> {
+        let mut env = self.env;
+        let mut found: Option<Bound> = None;
+        let mut name = bare_name(ty);
+        while let (Some(n), Some(e)) = (&name, env) {
+            let Some((_, b)) = self.frames[e].params.iter().find(|(p, _)| p == n) else { break };
+            name = bare_name(&b.ty);
+            env = b.env;
+            found = Some(b.clone());
+        }
+        found
+    }
+
+    /// The type parameter names of frame `env`.
+    fn param_names(&self, env: Option<usize>) -> Vec<&str> {
+        env.map(|e| self.frames[e].params.iter().map(|(n, _)| n.as_str()).collect()).unwrap_or_default()
+    }
+
+    /// Runs `f` with the type parameters of frame `env` in scope.
+    fn in_env<T>(&mut self, env: Option<usize>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.env, env);
+        let out = f(self);
+        self.env = saved;
+        out
+    }
+
     /// `subschema_for::<T>()` with inlining.
     pub fn type_schema(&mut self, ty: &syn::Type, m: ModId) -> Result<Value, CrdError> {
+        if let Some(b) = self.bound_param(ty) {
+            return self.in_env(b.env, |g| g.type_schema(&b.ty, b.module));
+        }
         match classify(self.ix, self.k8s, ty, m)? {
             Ty::Option(t, m2) => {
                 let mut s = self.type_schema(t, m2)?;
@@ -338,6 +428,8 @@ impl<'a> Generator<'a> {
                 let vs = self.type_schema(v, m2);
                 self.map_depth -= 1;
                 let vs = vs?;
+                let key = self.bound_param(k);
+                let (k, m2) = key.as_ref().map_or((k, m2), |b| (&b.ty, b.module));
                 match classify(self.ix, self.k8s, k, m2)? {
                     Ty::Scalar(super::types::ScalarKind::Str, _) => {
                         Ok(json!({"type": "object", "additionalProperties": vs}))
@@ -363,10 +455,13 @@ impl<'a> Generator<'a> {
                 let mut s = self.k8s.get(&name).unwrap_or(Value::Bool(true));
                 if self.ix.dialect == Dialect::Schemars08 {
                     super::k8s::as_schemars_08(&mut s);
+                } else if self.ix.rewriter == super::dialect::Rewriter::Kube2 {
+                    super::k8s::as_kube_2(&mut s);
                 }
                 Ok(s)
             }
             Ty::Item(id) => self.item_schema(id),
+            Ty::Instance(id, args, m2) => self.instance_schema(id, args, m2),
             Ty::Unit => Err(CrdError::unsupported(self.file(m), ty.span(), "unit type `()`", UNIT_FIX)),
             Ty::Tuple => Err(CrdError::unsupported(
                 self.file(m),
@@ -410,11 +505,17 @@ impl<'a> Generator<'a> {
 
     /// Whether the type is `Option<_>` (through aliases).
     pub fn is_option(&self, ty: &syn::Type, m: ModId) -> bool {
-        matches!(classify(self.ix, self.k8s, ty, m), Ok(Ty::Option(..)))
+        match self.bound_param(ty) {
+            Some(b) => matches!(classify(self.ix, self.k8s, &b.ty, b.module), Ok(Ty::Option(..))),
+            None => matches!(classify(self.ix, self.k8s, ty, m), Ok(Ty::Option(..))),
+        }
     }
 
     /// `_schemars_private_non_optional_json_schema`.
     fn non_optional_schema(&mut self, ty: &syn::Type, m: ModId) -> Result<Value, CrdError> {
+        if let Some(b) = self.bound_param(ty) {
+            return self.in_env(b.env, |g| g.non_optional_schema(&b.ty, b.module));
+        }
         match classify(self.ix, self.k8s, ty, m)? {
             Ty::Option(t, m2) => self.non_optional_schema(t, m2),
             _ => self.type_schema(ty, m),
@@ -423,6 +524,86 @@ impl<'a> Generator<'a> {
 
     /// The schema of a crate struct or enum (container attributes applied).
     pub fn item_schema(&mut self, id: ItemId) -> Result<Value, CrdError> {
+        // a type parameter of an enclosing generic item means nothing here
+        self.in_env(None, |g| g.item_schema_in(id, false))
+    }
+
+    /// The schema of an instance of the generic item `id` with the arguments `args` written in module `at`
+    /// (`Role<ZkConfig>`): the item's own schema with each type parameter bound to its argument, or to its default.
+    fn instance_schema(&mut self, id: ItemId, args: &syn::PathArguments, at: ModId) -> Result<Value, CrdError> {
+        let ix = self.ix;
+        let item = &ix.items[id];
+        let generics = match &item.kind {
+            ItemKind::Struct(s) => &s.generics,
+            ItemKind::Enum(e) => &e.generics,
+            _ => return self.item_schema(id),
+        };
+        let written: Vec<&syn::Type> = match args {
+            syn::PathArguments::AngleBracketed(a) => a
+                .args
+                .iter()
+                .filter_map(|g| match g {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let needs = |span: Span, why: &str| {
+            CrdError::needs_compile(self.file(item.module), span, format!("generic type `{}`", item.name), why)
+        };
+        let frame = self.frames.len();
+        let mut params = Vec::new();
+        let mut next = written.iter();
+        for p in &generics.params {
+            match p {
+                syn::GenericParam::Lifetime(_) => {}
+                syn::GenericParam::Const(c) => {
+                    return Err(needs(c.span(), "kubesmith does not evaluate const generic parameters"));
+                }
+                syn::GenericParam::Type(tp) => {
+                    let bound = match (next.next(), &tp.default) {
+                        (Some(t), _) => Bound { ty: (*t).clone(), module: at, env: self.env },
+                        // a default may name the parameters before it: it resolves in the instance's own frame
+                        (None, Some(d)) => Bound { ty: d.clone(), module: item.module, env: Some(frame) },
+                        (None, None) => return Err(needs(tp.span(), "the type is named without its arguments")),
+                    };
+                    params.push((tp.ident.to_string(), bound));
+                }
+            }
+        }
+        self.frames.push(Frame { params });
+        let out = self.in_env(Some(frame), |g| g.item_schema_in(id, true));
+        self.frames.truncate(frame);
+        out
+    }
+
+    /// The frame of a generic `impl JsonSchema` describing the instance of frame `self.env`: the impl's own type
+    /// parameters (`impl<X> JsonSchema for Wrapper<X>`) bound to the instance's arguments by position.
+    fn impl_frame(&mut self, imp: &syn::ItemImpl) -> Option<usize> {
+        let instance = &self.frames[self.env?];
+        let syn::Type::Path(p) = &*imp.self_ty else { return None };
+        let syn::PathArguments::AngleBracketed(a) = &p.path.segments.last()?.arguments else { return None };
+        let written = a.args.iter().filter_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        });
+        let mut params = Vec::new();
+        for (t, (_, bound)) in written.zip(&instance.params) {
+            let name = bare_name(t)?;
+            let is_param =
+                imp.generics.params.iter().any(|g| matches!(g, syn::GenericParam::Type(tp) if tp.ident == name));
+            if !is_param {
+                return None;
+            }
+            params.push((name, bound.clone()));
+        }
+        self.frames.push(Frame { params });
+        Some(self.frames.len() - 1)
+    }
+
+    /// [`Generator::item_schema`], where `bound` says the item's type parameters are bound in frame `self.env`.
+    fn item_schema_in(&mut self, id: ItemId, bound: bool) -> Result<Value, CrdError> {
         let ix = self.ix;
         let item = &ix.items[id];
         let m = item.module;
@@ -442,7 +623,16 @@ impl<'a> Generator<'a> {
                 self.problems.extend(mi.item_problems(id).iter().cloned());
             }
             self.stack.push(id);
-            let result = custom::impl_schema(ix, self, imp, format!("`impl JsonSchema for {}`", item.name));
+            let construct = format!("`impl JsonSchema for {}`", item.name);
+            let depth = self.frames.len();
+            let result = match (bound, imp.item.generics.params.is_empty()) {
+                (true, false) => match self.impl_frame(&imp.item) {
+                    Some(f) => self.in_env(Some(f), |g| custom::impl_schema(ix, g, imp, construct, true)),
+                    None => custom::impl_schema(ix, self, imp, construct, false),
+                },
+                _ => self.in_env(None, |g| custom::impl_schema(ix, g, imp, construct, false)),
+            };
+            self.frames.truncate(depth);
             self.stack.pop();
             let mut schema = self.hole_for_markers(id, result)?;
             if self.markers.is_some_and(|mi| !mi.item(id).is_empty()) {
@@ -455,8 +645,8 @@ impl<'a> Generator<'a> {
             ItemKind::Enum(e) => (&e.attrs, &e.generics),
             _ => return Ok(Value::Bool(true)),
         };
-        if !generics.params.is_empty() {
-            // schemars gives a generic type a schema per instance, which kube-derive's `crd()` has: the compiled
+        if !bound && !generics.params.is_empty() {
+            // schemars gives a generic type a schema per instance: without the instance's arguments, the compiled
             // fallback gives it.
             return Err(CrdError::needs_compile(
                 file,
@@ -809,8 +999,16 @@ impl<'a> Generator<'a> {
                 ));
             }
             let eval = Evaluator::new(ix, self.k8s);
+            // a field typed with a type parameter (`role_config: RoleConfig`) defaults to its argument's default
+            let bound = self.bound_param(&field.ty);
+            let (dty, dm) = bound.as_ref().map_or((&field.ty, m), |b| (&b.ty, b.module));
+            let generic_left = match &bound {
+                Some(b) => mentions(&b.ty, &self.param_names(b.env)),
+                None => mentions(&field.ty, &self.param_names(self.env)),
+            };
             let value = match &fa.default {
-                Some(SerdeDefault::Default) => eval.default_of(&field.ty, m),
+                _ if generic_left => Err("its type names a type parameter of a generic type".to_string()),
+                Some(SerdeDefault::Default) => eval.default_of(dty, dm),
                 Some(SerdeDefault::Path(p, _)) => eval.call_default_fn(p, &field.ty, m),
                 _ => {
                     if container_values.is_none() {
@@ -854,7 +1052,7 @@ impl<'a> Generator<'a> {
                 Err(reason) => return Err(self.default_error(field, &ident, m, reason)),
             };
             let value = match (value, &fa.skip_ser_if) {
-                (Some(v), Some(pred)) => match super::predicates::holds(ix, &eval, pred, &v, &field.ty, m) {
+                (Some(v), Some(pred)) => match super::predicates::holds(ix, &eval, pred, &v, dty, dm) {
                     Some(true) => None,
                     Some(false) => Some(v),
                     // kube-derive's `crd()` runs the predicate on the default: the compiled fallback gives it.
@@ -884,8 +1082,13 @@ impl<'a> Generator<'a> {
                 .any(|n| mk.name == format!("kubebuilder:validation:items:{n}"))
         });
         if fa.schema_with.is_none() && !hole {
-            let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
-            if let Some(steps) = values::value_spot(ix, self.k8s, ty, m, &|id| self.typed_by_type_markers(id)) {
+            let bound = self.bound_param(&field.ty).filter(|_| fa.with.is_none());
+            let (ty, vm) = match (&fa.with, &bound) {
+                (Some(w), _) => (&w.ty, m),
+                (None, Some(b)) => (&b.ty, b.module),
+                (None, None) => (&field.ty, m),
+            };
+            if let Some(steps) = values::value_spot(ix, self.k8s, ty, vm, &|id| self.typed_by_type_markers(id)) {
                 let marked = match steps.first() {
                     None => typed_by_marker,
                     Some(values::Step::Items) => items_marked && steps.len() == 1,

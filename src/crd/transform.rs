@@ -7,26 +7,26 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::dialect::Dialect;
+use super::dialect::{Dialect, Rewriter};
 
 /// A structural-rewriter conflict kube-derive would panic on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conflict(pub String);
 
 /// Run every transform of kube-derive's `crd()` on a raw schemars schema and convert it to JSONSchemaProps form.
-pub fn finalize(schema: Value, dialect: Dialect) -> Result<Value, Conflict> {
-    rewrite(schema, dialect).map(to_json_schema_props)
+pub fn finalize(schema: Value, dialect: Dialect, rewriter: Rewriter) -> Result<Value, Conflict> {
+    rewrite(schema, dialect, rewriter).map(to_json_schema_props)
 }
 
 /// Every transform of [`finalize`] except the final JSONSchemaProps conversion (so kubebuilder markers can be
 /// applied in between).
-pub fn rewrite(mut schema: Value, dialect: Dialect) -> Result<Value, Conflict> {
+pub fn rewrite(mut schema: Value, dialect: Dialect, rewriter: Rewriter) -> Result<Value, Conflict> {
     if dialect == Dialect::Schemars08 {
         // schemars 0.8's openapi3 visitors (`RemoveRefSiblings` has nothing to do: subschemas are inlined), then
         // kube-core's rewriter
         replace_bool_schemas(&mut schema);
         set_single_example(&mut schema);
-        structural(&mut schema, dialect)?;
+        structural(&mut schema, Kube::V099)?;
         return Ok(schema);
     }
     replace_unevaluated(&mut schema);
@@ -36,10 +36,22 @@ pub fn rewrite(mut schema: Value, dialect: Dialect) -> Result<Value, Conflict> {
     replace_const(&mut schema);
     replace_prefix_items(&mut schema);
     add_nullable(&mut schema);
-    structural(&mut schema, dialect)?;
+    if rewriter == Rewriter::Kube2 {
+        structural(&mut schema, Kube::V2)?;
+        return Ok(schema);
+    }
+    structural(&mut schema, Kube::V3)?;
     optional_enum(&mut schema);
     optional_int_or_string(&mut schema);
     Ok(schema)
+}
+
+/// Which kube-core's `StructuralSchemaRewriter` runs: 0.99's (schemars 0.8), 2.x's or 3.x's and later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kube {
+    V099,
+    V2,
+    V3,
 }
 
 /// schemars' `transform_subschemas`: apply `f` to each direct subschema.
@@ -203,11 +215,11 @@ fn has_array_validation(obj: &Map<String, Value>) -> bool {
 }
 
 /// kube-core's `StructuralSchemaRewriter` (post-order).
-fn structural(schema: &mut Value, dialect: Dialect) -> Result<(), Conflict> {
+fn structural(schema: &mut Value, kube: Kube) -> Result<(), Conflict> {
     let mut err = None;
     for_subschemas(schema, &mut |s| {
         if err.is_none()
-            && let Err(e) = structural(s, dialect)
+            && let Err(e) = structural(s, kube)
         {
             err = Some(e);
         }
@@ -220,15 +232,15 @@ fn structural(schema: &mut Value, dialect: Dialect) -> Result<(), Conflict> {
     };
 
     if let Some(Value::Array(mut one_of)) = obj.remove("oneOf") {
-        hoist_properties(&mut one_of, obj, true, dialect)?;
+        hoist_properties(&mut one_of, obj, true, kube)?;
         hoist_enum_values(&mut one_of, obj)?;
         if !one_of.is_empty() {
             obj.insert("oneOf".into(), Value::Array(one_of));
         }
     }
     if let Some(Value::Array(mut any_of)) = obj.remove("anyOf") {
-        // kube-core 0.99 moves an anyOf variant's description as it does a oneOf variant's
-        hoist_properties(&mut any_of, obj, dialect == Dialect::Schemars08, dialect)?;
+        // kube-core before 3 moves an anyOf variant's description as it does a oneOf variant's
+        hoist_properties(&mut any_of, obj, kube != Kube::V3, kube)?;
         obj.insert("anyOf".into(), Value::Array(any_of));
     }
     if is_nonempty(obj.get("properties")) {
@@ -237,7 +249,7 @@ fn structural(schema: &mut Value, dialect: Dialect) -> Result<(), Conflict> {
                 obj.remove("additionalProperties");
                 obj.insert("x-kubernetes-preserve-unknown-fields".into(), Value::Bool(true));
             }
-            Some(Value::Bool(false)) if dialect == Dialect::Schemars1 => {
+            Some(Value::Bool(false)) if kube == Kube::V3 => {
                 obj.remove("additionalProperties");
             }
             _ => {}
@@ -289,7 +301,7 @@ fn hoist_properties(
     subschemas: &mut [Value],
     common: &mut Map<String, Value>,
     push_description: bool,
-    dialect: Dialect,
+    kube: Kube,
 ) -> Result<(), Conflict> {
     for variant in subschemas.iter_mut() {
         let Some(vobj) = variant.as_object_mut() else {
@@ -331,7 +343,7 @@ fn hoist_properties(
             vobj.remove("additionalProperties");
             let vt = vobj.remove("type");
             merge_type(common, vt)?;
-        } else if dialect == Dialect::Schemars1
+        } else if kube == Kube::V3
             && !vobj.contains_key("enum")
             && !vobj.contains_key("anyOf")
             && !vobj.contains_key("oneOf")
@@ -538,7 +550,32 @@ mod tests {
             {"type": "string", "const": "One", "description": "The first"},
             {"type": "string", "const": "Two", "description": "The second"}
         ]});
-        assert_eq!(finalize(raw, Dialect::Schemars1), Ok(json!({"type": "string", "enum": ["Three", "One", "Two"]})));
+        assert_eq!(
+            finalize(raw, Dialect::Schemars1, Rewriter::Kube3),
+            Ok(json!({"type": "string", "enum": ["Three", "One", "Two"]}))
+        );
+    }
+
+    #[test]
+    fn kube_2_lacks_the_transforms_kube_3_added() {
+        let raw = json!({"type": "object", "additionalProperties": false, "properties": {
+            "port": {"x-kubernetes-int-or-string": true},
+            "mode": {"anyOf": [{"type": "string", "enum": ["A", "B"]}, {"type": "null"}]}
+        }});
+        let kube3 = finalize(raw.clone(), Dialect::Schemars1, Rewriter::Kube3).expect("kube 3");
+        assert_eq!(kube3["properties"]["port"], json!({"x-kubernetes-int-or-string": true, "nullable": true}));
+        assert_eq!(kube3["properties"]["mode"], json!({"type": "string", "enum": ["A", "B"], "nullable": true}));
+        assert!(kube3.get("additionalProperties").is_none(), "{kube3}");
+        let kube2 = finalize(raw, Dialect::Schemars1, Rewriter::Kube2).expect("kube 2");
+        assert_eq!(kube2["properties"]["port"], json!({"x-kubernetes-int-or-string": true}));
+        assert_eq!(
+            kube2["properties"]["mode"],
+            json!({"anyOf": [{"type": "string", "enum": ["A", "B"]}, {"enum": [null], "nullable": true}]})
+        );
+        assert_eq!(kube2["additionalProperties"], json!(false));
+        assert_eq!(Rewriter::of_version("2.0.1"), Rewriter::Kube2);
+        assert_eq!(Rewriter::of_version("5.0.0"), Rewriter::Kube3);
+        assert_eq!(Rewriter::of_version("0.99.0"), Rewriter::Kube3, "schemars 0.8's dialect decides there");
     }
 
     #[test]
@@ -547,13 +584,16 @@ mod tests {
             {"type": "string", "enum": ["Unit"]},
             {"type": "object", "properties": {"Data": {"type": "object"}}, "required": ["Data"], "additionalProperties": false}
         ]});
-        assert!(finalize(raw, Dialect::Schemars1).is_err());
+        assert!(finalize(raw, Dialect::Schemars1, Rewriter::Kube3).is_err());
     }
 
     #[test]
     fn props_conversion_drops_unknown_keys_and_coerces_numbers() {
         let raw = json!({"type": ["integer", "null"], "minimum": 0, "x-custom": 1, "readOnly": true, "default": null});
-        assert_eq!(finalize(raw, Dialect::Schemars1), Ok(json!({"type": "integer", "minimum": 0.0, "nullable": true})));
+        assert_eq!(
+            finalize(raw, Dialect::Schemars1, Rewriter::Kube3),
+            Ok(json!({"type": "integer", "minimum": 0.0, "nullable": true}))
+        );
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub enum Ty<'a> {
     K8s(String),
     /// A crate struct or enum.
     Item(ItemId),
+    /// A generic crate struct or enum with the arguments written where it is named (in module `ModId`).
+    Instance(ItemId, &'a syn::PathArguments, ModId),
     /// `()`.
     Unit,
     /// A tuple.
@@ -239,6 +241,13 @@ fn classify_depth<'a>(
                             }
                             let m = ix.items[id].module;
                             classify_depth(ix, k8s, &a.ty, m, depth + 1)
+                        }
+                        ItemKind::Struct(syn::ItemStruct { generics, .. })
+                        | ItemKind::Enum(syn::ItemEnum { generics, .. })
+                            if !generics.params.is_empty() =>
+                        {
+                            let args = &p.path.segments.last().expect("a resolved path has a segment").arguments;
+                            Ok(Ty::Instance(id, args, module))
                         }
                         _ => Ok(Ty::Item(id)),
                     };

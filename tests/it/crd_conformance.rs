@@ -182,6 +182,7 @@ const ENUM_SPECS: &str = "input-enum_specs.rs";
 const LAST_MILE: &str = "input-last_mile.rs";
 const VALUES: &str = "input-value_schemas.rs";
 const MERGES: &str = "input-merge_storage.rs";
+const GENERICS: &str = "input-generics.rs";
 
 macro_rules! conformance {
     ($($test:ident: $name:literal, $input:expr, [$(($kind:literal, $ver:expr)),*], [$(($f:literal, $p:literal)),*];)*) => {
@@ -252,6 +253,8 @@ conformance! {
     value_flatten: "value-flatten", VALUES, [("Extras", None)], [];
     merge_ordered: "merge-ordered", MERGES, [("Berth", None)], [];
     merge_kind_version: "merge-kind-version", MERGES, [("Lock", None)], [];
+    gen_roles: "gen-roles", GENERICS, [("Broker", None)], [];
+    gen_shapes: "gen-shapes", GENERICS, [("Shaped", None)], [];
 }
 
 /// Samples whose schema code only compiling can run, with what kubesmith must name as the reason: kubesmith

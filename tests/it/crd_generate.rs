@@ -915,20 +915,51 @@ pub struct KeySpec {
 }
 
 #[test]
-fn a_generic_type_is_left_to_the_compiled_fallback() {
-    // stackable's `Role<Config>` shape: schemars gives each instance a schema, which only compiling has.
+fn a_generic_type_is_described_per_instance_with_its_arguments() {
+    // stackable's `Role<Config>` shape: schemars describes each instance with the arguments in place of the
+    // parameters; a parameter bound to another instance's parameter, a default type argument and a parameter bound
+    // to an `Option` (not required) all resolve where they were written.
     let src = r#"
+pub mod kinds {
+    #[derive(JsonSchema)]
+    pub struct Settings { pub replicas: u32 }
+}
 #[derive(JsonSchema)]
-pub struct Role<T> { pub config: T }
+pub struct Role<T, Extra = String> { pub config: T, pub groups: Vec<Group<T>>, pub extra: Extra }
 #[derive(JsonSchema)]
-pub struct Config { pub replicas: u32 }
+pub struct Group<U> { pub config: U }
+#[derive(JsonSchema)]
+pub struct Held<T> { pub value: T }
 #[derive(CustomResource)]
 #[kube(group = "g.io", version = "v1", kind = "Cluster")]
 pub struct ClusterSpec {
-    pub servers: Role<Config>,
+    pub servers: Role<kinds::Settings>,
+    pub owner: Held<Option<bool>>,
+}
+"#;
+    let crd = gen_one(src);
+    let spec = spec_schema(&crd);
+    let settings = serde_json::json!({"type": "object", "properties": {"replicas": {"type": "integer", "format": "uint32", "minimum": 0.0}}, "required": ["replicas"]});
+    assert_eq!(spec["properties"]["servers"]["properties"]["config"], settings);
+    assert_eq!(spec["properties"]["servers"]["properties"]["groups"]["items"]["properties"]["config"], settings);
+    assert_eq!(spec["properties"]["servers"]["properties"]["extra"], serde_json::json!({"type": "string"}));
+    let held = &spec["properties"]["owner"];
+    assert_eq!(held["properties"]["value"], serde_json::json!({"type": "boolean", "nullable": true}));
+    assert!(held.get("required").is_none(), "a parameter bound to an Option is not required: {held}");
+}
+
+#[test]
+fn a_const_generic_type_is_left_to_the_compiled_fallback() {
+    let src = r#"
+#[derive(JsonSchema)]
+pub struct Slots<const N: usize> { pub names: Vec<String> }
+#[derive(CustomResource)]
+#[kube(group = "g.io", version = "v1", kind = "Pool")]
+pub struct PoolSpec {
+    pub slots: Slots<3>,
 }
 "#;
     let err = gen_files(&[("lib.rs", src)]).expect_err("needs compiling");
     assert!(err.needs_compiling(), "kube-derive's crd() has it, so the fallback gives it: {err}");
-    assert!(err.to_string().contains("generic type `Role`"), "{err}");
+    assert!(err.to_string().contains("const generic parameters"), "{err}");
 }

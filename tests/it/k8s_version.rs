@@ -122,3 +122,36 @@ fn a_crate_built_for_a_version_the_table_lacks_leaves_k8s_types_to_the_fallback(
     let got = yaml_crd(&dir.path().join("out/demo.example.com_demos.yaml"));
     assert_eq!(env_items(&got), K8sTable::for_version("1.33").unwrap().get("EnvVar").unwrap());
 }
+
+#[test]
+fn the_latest_feature_is_the_newest_version_of_the_locked_release() {
+    // restate-operator's shape: `features = ["latest"]` with k8s-openapi 0.26 locked, which is Kubernetes 1.34
+    // (not kubesmith's newest table); and kube 2, whose crd() leaves optional int-or-strings without `nullable`.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), SPEC).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n\
+         k8s-openapi = { version = \"0.26\", features = [\"latest\", \"schemars\"] }\nkube = \"2\"\nschemars = \"1\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.lock"),
+        "version = 4\n\n[[package]]\nname = \"demo\"\nversion = \"0.1.0\"\ndependencies = [\"k8s-openapi\", \"kube\", \"schemars\"]\n\n\
+         [[package]]\nname = \"k8s-openapi\"\nversion = \"0.26.1\"\n\n[[package]]\nname = \"kube\"\nversion = \"2.0.1\"\n\n\
+         [[package]]\nname = \"kube-core\"\nversion = \"2.0.1\"\n\n[[package]]\nname = \"schemars\"\nversion = \"1.2.1\"\n",
+    )
+    .unwrap();
+    ks(dir.path())
+        .args(["make", "manifests", "--source", "src", "--crd-dir", "out", "--no-compile"])
+        .assert()
+        .success();
+    let got = yaml_crd(&dir.path().join("out/demo.example.com_demos.yaml"));
+    let mut want = K8sTable::for_version("1.34").unwrap().get("EnvVar").unwrap();
+    assert_ne!(want, K8sTable::for_version("1.37").unwrap().get("EnvVar").unwrap());
+    let divisor = "/properties/valueFrom/properties/resourceFieldRef/properties/divisor";
+    assert_eq!(want.pointer(&format!("{divisor}/nullable")), Some(&Value::Bool(true)), "kube 3's table");
+    want.pointer_mut(divisor).unwrap().as_object_mut().unwrap().remove("nullable");
+    assert_eq!(env_items(&got), want);
+}

@@ -255,7 +255,10 @@ pub fn run(args: &[String]) -> Result<()> {
         if doing("kinds") {
             for k in &op.kinds {
                 let dir = tree.join(k);
-                let out = base.join("work/kinds").join(&op.name).join(k.replace('/', "+"));
+                // the workspace root's package (`.`) keeps its output in the project's own folder: a path ending
+                // in `.` makes create_dir_all fail when the folder is new
+                let project_out = base.join("work/kinds").join(&op.name);
+                let out = if k == "." { project_out } else { project_out.join(k.replace('/', "+")) };
                 eprintln!("realworld: {}: make manifests on {k}", op.name);
                 let runs = kinds::run_crate(&run, &dir, &out, &format!("{}@{}", op.repo, op.commit), true)?;
                 r.kind_errors.push((

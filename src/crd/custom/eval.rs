@@ -367,6 +367,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 }
                 Ok(Val::Json(Value::Array(out)))
             }
+            Expr::Binary(b) => self.binary(f, b),
             Expr::Index(_) => {
                 let place = self.place(f, e)?;
                 match self.read(f, &place) {
@@ -656,6 +657,35 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         Err(self.needs(f.module, at, format!("a call of `{}`, which is not a fn of this crate", segs.join("::"))))
     }
 
+    /// Arithmetic on numbers, comparisons and `&&` / `||`, as the compiled constant would compute them.
+    fn binary(&mut self, f: &mut Frame, b: &syn::ExprBinary) -> Res<Val> {
+        use syn::BinOp;
+        let span = b.span();
+        let op = &b.op;
+        let op_text = quote::quote!(#op).to_string();
+        let l = self.json(f, &b.left)?;
+        // `&&` / `||` short-circuit like Rust's
+        if let BinOp::And(_) | BinOp::Or(_) = op {
+            let Value::Bool(lb) = l else {
+                return Err(self.needs(f.module, span, format!("`{op_text}` on {}", kind(&l))));
+            };
+            if matches!(op, BinOp::And(_)) != lb {
+                return Ok(Val::Json(Value::Bool(lb)));
+            }
+            return match self.json(f, &b.right)? {
+                Value::Bool(rb) => Ok(Val::Json(Value::Bool(rb))),
+                r => Err(self.needs(f.module, span, format!("`{op_text}` on {}", kind(&r)))),
+            };
+        }
+        let r = self.json(f, &b.right)?;
+        match binary_op(op, &l, &r) {
+            Some(v) => Ok(Val::Json(v)),
+            None => {
+                Err(self.needs(f.module, span, format!("the operator `{op_text}` on {} and {}", kind(&l), kind(&r))))
+            }
+        }
+    }
+
     fn method(&mut self, f: &mut Frame, mc: &syn::ExprMethodCall) -> Res<Val> {
         let method = mc.method.to_string();
         let span = mc.method.span();
@@ -687,6 +717,12 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             "into" | "to_owned" | "clone" | "to_value" | "into_owned" | "as_value" | "borrow" | "as_ref" | "cloned" => {
                 Ok(recv)
             }
+            // a `str`'s length in bytes, an array's (`Vec`, slice, `Value::Array`) in elements
+            "len" => match recv {
+                Val::Json(Value::String(t)) => Ok(Val::Json(Value::from(t.len()))),
+                Val::Json(Value::Array(a)) => Ok(Val::Json(Value::from(a.len()))),
+                _ => Err(self.needs(f.module, span, "`.len()` of a value that is neither a string nor an array")),
+            },
             // `Value::to_string()` is JSON text (`"\"a\""`); only a `str`'s is the string itself.
             "to_string" if is_str_expr(&mc.receiver) => Ok(recv),
             "to_string" => Err(self.needs(f.module, span, "`.to_string()` of a value that may not be a `str`")),
@@ -791,6 +827,58 @@ fn is_place_expr(e: &Expr) -> bool {
 
 fn is_place_expr_inner(e: &Expr) -> bool {
     matches!(strip(e), Expr::Path(_) | Expr::Index(_)) || is_place_expr(e)
+}
+
+/// `l op r` on evaluated operands: integer arithmetic when both are integers (checked: what would overflow or
+/// divide by zero does not compile or panics, so it gives `None`), float arithmetic otherwise, comparisons of numbers,
+/// strings and bools; `None` for anything else.
+fn binary_op(op: &syn::BinOp, l: &Value, r: &Value) -> Option<Value> {
+    use std::cmp::Ordering;
+    use syn::BinOp;
+    let ord = match (l, r) {
+        (Value::Number(a), Value::Number(b)) => match (a.as_i64(), b.as_i64()) {
+            (Some(x), Some(y)) => Some(x.cmp(&y)),
+            _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
+        },
+        (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
+        (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
+        _ => None,
+    };
+    let cmp = |want: fn(Ordering) -> bool| ord.map(|o| Value::Bool(want(o)));
+    match op {
+        BinOp::Eq(_) => cmp(|o| o == Ordering::Equal),
+        BinOp::Ne(_) => cmp(|o| o != Ordering::Equal),
+        BinOp::Lt(_) => cmp(|o| o == Ordering::Less),
+        BinOp::Le(_) => cmp(|o| o != Ordering::Greater),
+        BinOp::Gt(_) => cmp(|o| o == Ordering::Greater),
+        BinOp::Ge(_) => cmp(|o| o != Ordering::Less),
+        BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_) => {
+            let (Value::Number(a), Value::Number(b)) = (l, r) else { return None };
+            if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+                let v = match op {
+                    BinOp::Add(_) => x.checked_add(y),
+                    BinOp::Sub(_) => x.checked_sub(y),
+                    BinOp::Mul(_) => x.checked_mul(y),
+                    BinOp::Div(_) => x.checked_div(y),
+                    _ => x.checked_rem(y),
+                }?;
+                return Some(Value::from(v));
+            }
+            if a.is_f64() || b.is_f64() {
+                let (x, y) = (a.as_f64()?, b.as_f64()?);
+                let v = match op {
+                    BinOp::Add(_) => x + y,
+                    BinOp::Sub(_) => x - y,
+                    BinOp::Mul(_) => x * y,
+                    BinOp::Div(_) => x / y,
+                    _ => x % y,
+                };
+                return serde_json::Number::from_f64(v).map(Value::Number);
+            }
+            None
+        }
+        _ => None,
+    }
 }
 
 fn kind(v: &Value) -> &'static str {

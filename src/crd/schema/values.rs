@@ -188,8 +188,12 @@ fn untyped(node: &Value) -> bool {
 
 /// `{}`, or `{"description": ..}`: the schema kube-derive emits (after its transforms), keys only.
 fn shown(node: &Value) -> String {
-    let emitted = super::super::transform::finalize(node.clone(), super::super::dialect::Dialect::Schemars1)
-        .unwrap_or_else(|_| node.clone());
+    let emitted = super::super::transform::finalize(
+        node.clone(),
+        super::super::dialect::Dialect::Schemars1,
+        super::super::dialect::Rewriter::Kube3,
+    )
+    .unwrap_or_else(|_| node.clone());
     match &emitted {
         Value::Object(o) if !o.is_empty() => {
             let keys: Vec<String> =

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::Value;
 
 use super::compare::{first_difference, non_structural, version_view};
@@ -75,7 +75,7 @@ pub fn run_crate(run: &Run, dir: &Path, out: &Path, fingerprint: &str, truth_all
     let fallback_dir = out.join("fallback");
     let truth_dir = out.join("truth");
     let truth_file = out.join("truth.json");
-    std::fs::create_dir_all(out)?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let _ = std::fs::remove_dir_all(&static_dir);
     let _ = std::fs::remove_dir_all(&fallback_dir);
     let s = run.kubesmith(

@@ -209,6 +209,31 @@ fn json_schema_of_self(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Se
 }
 
 #[test]
+fn arithmetic_comparisons_and_lengths() {
+    let src = r#"
+const PREFIX: &str = "tunnel-";
+const LIMIT: usize = 63;
+fn bounds(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "maxLength": (LIMIT - PREFIX.len()),
+        "minimum": -2 * 3 + 7 % 4,
+        "maximum": 7 / 2,
+        "multipleOf": 0.5 * 3.0,
+        "x-flags": [1 < 2, "a" == "b", true && false, false || 2 >= 2, 3 != 3],
+        "maxItems": (["a", "b"].len())
+    })
+}
+"#;
+    assert_eq!(
+        ok(src, "bounds"),
+        json!({
+            "maxLength": 56, "minimum": -3, "maximum": 3, "multipleOf": 1.5,
+            "x-flags": [true, false, false, true, false], "maxItems": 2
+        })
+    );
+}
+
+#[test]
 fn code_that_is_not_data_needs_compiling() {
     let src = r#"
 fn for_loop(_: &mut SchemaGenerator) -> Schema {
@@ -227,7 +252,8 @@ fn json_text(_: &mut SchemaGenerator) -> Schema { let v = json!(1); json_schema!
 fn unknown_call(g: &mut SchemaGenerator) -> Schema { strip_docs(g.subschema_for::<Item>()) }
 fn other_crate(g: &mut SchemaGenerator) -> Schema { stackable::raw_object_schema(g) }
 fn unknown_method(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Item>().into_object() }
-fn operator(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maxLength": 63 - 10 }) }
+fn operator(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maxLength": 63 - "ten" }) }
+fn overflow(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maxLength": 1 / 0 }) }
 fn generic<T>(_: &mut SchemaGenerator) -> Schema { json_schema!({}) }
 fn uses_generic(g: &mut SchemaGenerator) -> Schema { generic::<u8>(g) }
 fn unknown_type(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Missing>() }
@@ -248,7 +274,8 @@ fn by_ref(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); edi
     needs(src, "unknown_call", "strip_docs(", "a call of `strip_docs`, which is not a fn of this crate");
     needs(src, "other_crate", "stackable::", "`stackable::raw_object_schema`");
     needs(src, "unknown_method", "into_object", "`.into_object()`");
-    needs(src, "operator", "63 - 10", "the operator `-`");
+    needs(src, "operator", "63 - \"ten\"", "the operator `-` on a number and a string");
+    needs(src, "overflow", "1 / 0", "the operator `/` on a number and a number");
     needs(src, "uses_generic", "fn generic<T>", "is generic");
     needs(src, "unknown_type", "subschema_for::<Missing>", "`Missing` is not a type kubesmith can describe");
     needs(src, "let_else", "let Some(s)", "a `let .. else`");
