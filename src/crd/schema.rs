@@ -41,7 +41,8 @@ pub struct Generator<'a> {
     pub ix: &'a CrateIndex,
     /// k8s-openapi schema table.
     pub k8s: &'a K8sTable,
-    stack: Vec<ItemId>,
+    /// The items being described, each with the key of its instance's arguments (`None` for a non-generic one).
+    stack: Vec<(ItemId, Option<String>)>,
     markers: Option<&'a MarkerIndex>,
     /// Problems found so far that did not stop the walk (see [`Generator::report`]).
     problems: Vec<CrdError>,
@@ -375,7 +376,12 @@ impl<'a> Generator<'a> {
     /// What a bare type parameter (`T`) of the instance being described stands for, followed through parameters
     /// bound to parameters; `None` for any other type.
     fn bound_param(&self, ty: &syn::Type) -> Option<Bound> {
-        let mut env = self.env;
+        self.bound_in(ty, self.env)
+    }
+
+    /// [`Generator::bound_param`] in frame `env`.
+    fn bound_in(&self, ty: &syn::Type, env: Option<usize>) -> Option<Bound> {
+        let mut env = env;
         let mut found: Option<Bound> = None;
         let mut name = bare_name(ty);
         while let (Some(n), Some(e)) = (&name, env) {
@@ -385,6 +391,18 @@ impl<'a> Generator<'a> {
             found = Some(b.clone());
         }
         found
+    }
+
+    /// What tells instances of one generic item apart: each argument of frame `frame`, followed through parameters,
+    /// with the module it is written in (so that `Tree<T>` inside `Tree<X>` is the same instance again).
+    fn frame_key(&self, frame: usize) -> String {
+        let mut key = String::new();
+        for (_, b) in &self.frames[frame].params {
+            let b = self.bound_in(&b.ty, b.env).unwrap_or_else(|| b.clone());
+            let ty = &b.ty;
+            key.push_str(&format!("{}@{:?}@{:?};", quote::quote!(#ty), b.module, b.env));
+        }
+        key
     }
 
     /// The type parameter names of frame `env`.
@@ -553,6 +571,9 @@ impl<'a> Generator<'a> {
             CrdError::needs_compile(self.file(item.module), span, format!("generic type `{}`", item.name), why)
         };
         let frame = self.frames.len();
+        if frame > 64 {
+            return Err(needs(item_span(&item.kind), "its instances nest without end"));
+        }
         let mut params = Vec::new();
         let mut next = written.iter();
         for p in &generics.params {
@@ -608,7 +629,8 @@ impl<'a> Generator<'a> {
         let item = &ix.items[id];
         let m = item.module;
         let file = self.file(m);
-        if self.stack.contains(&id) {
+        let key = if bound { self.env.map(|f| self.frame_key(f)) } else { None };
+        if self.stack.iter().any(|(i, k)| *i == id && *k == key) {
             return Err(CrdError::unsupported(
                 file,
                 item_span(&item.kind),
@@ -622,7 +644,7 @@ impl<'a> Generator<'a> {
             if let Some(mi) = self.markers {
                 self.problems.extend(mi.item_problems(id).iter().cloned());
             }
-            self.stack.push(id);
+            self.stack.push((id, key.clone()));
             let construct = format!("`impl JsonSchema for {}`", item.name);
             let depth = self.frames.len();
             let result = match (bound, imp.item.generics.params.is_empty()) {
@@ -670,7 +692,7 @@ impl<'a> Generator<'a> {
             crd_markers::add_placeholder(&mut schema, TYPE_KEY, crd_markers::type_ref(id));
             return Ok(schema);
         }
-        self.stack.push(id);
+        self.stack.push((id, key));
         let result = self.container_schema(id, &cattrs);
         self.stack.pop();
         let mut schema = self.hole_for_markers(id, result)?;
@@ -1006,6 +1028,9 @@ impl<'a> Generator<'a> {
                 Some(b) => mentions(&b.ty, &self.param_names(b.env)),
                 None => mentions(&field.ty, &self.param_names(self.env)),
             };
+            // `Option<T>`, `Vec<T>` and maps default to null, `[]` and `{}` whatever their parameters
+            let generic_left = generic_left
+                && !matches!(classify(ix, self.k8s, dty, dm), Ok(Ty::Option(..) | Ty::Seq(..) | Ty::Map(..)));
             let value = match &fa.default {
                 _ if generic_left => Err("its type names a type parameter of a generic type".to_string()),
                 Some(SerdeDefault::Default) => eval.default_of(dty, dm),

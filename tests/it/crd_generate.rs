@@ -949,6 +949,21 @@ pub struct ClusterSpec {
 }
 
 #[test]
+fn a_generic_type_holding_its_own_instance_is_recursive() {
+    let src = r#"
+#[derive(JsonSchema)]
+pub struct Tree<T> { pub value: T, pub children: Vec<Tree<T>> }
+#[derive(CustomResource)]
+#[kube(group = "g.io", version = "v1", kind = "Forest")]
+pub struct ForestSpec {
+    pub tree: Tree<String>,
+}
+"#;
+    let err = gen_files(&[("lib.rs", src)]).expect_err("recursive");
+    assert!(err.to_string().contains("recursive type `Tree`"), "{err}");
+}
+
+#[test]
 fn a_const_generic_type_is_left_to_the_compiled_fallback() {
     let src = r#"
 #[derive(JsonSchema)]

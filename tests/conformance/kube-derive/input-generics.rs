@@ -20,7 +20,11 @@ pub mod roles {
     /// Settings every role group of a product shares.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema, Serialize)]
     #[serde(rename_all = "camelCase")]
-    pub struct CommonConfiguration<Config, Overrides> {
+    pub struct CommonConfiguration<Config, Overrides>
+    where
+        Config: Default + JsonSchema + Serialize,
+        Overrides: Default + JsonSchema + Serialize,
+    {
         /// The product's own configuration.
         #[serde(default)]
         pub config: Config,
@@ -46,10 +50,14 @@ pub mod roles {
     #[serde(rename_all = "camelCase")]
     pub struct Role<Config, Overrides, RoleConfig = GenericRoleConfig>
     where
+        Config: Default + JsonSchema + Serialize,
         RoleConfig: Default + JsonSchema + Serialize,
         Overrides: Default + JsonSchema + Serialize,
     {
-        #[serde(flatten, bound(deserialize = "Config: Default + Deserialize<'de>, Overrides: Deserialize<'de>"))]
+        #[serde(
+            flatten,
+            bound(deserialize = "Config: Default + Deserialize<'de>, Overrides: Default + Deserialize<'de>")
+        )]
         pub config: CommonConfiguration<Config, Overrides>,
         #[serde(default)]
         pub role_config: RoleConfig,
@@ -59,9 +67,16 @@ pub mod roles {
 
     /// A group of replicas sharing one configuration.
     #[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
-    #[serde(rename_all = "camelCase", bound(deserialize = "Config: Default + Deserialize<'de>, Overrides: Deserialize<'de>"))]
-    #[schemars(bound = "Config: JsonSchema, Overrides: JsonSchema")]
-    pub struct RoleGroup<Config, Overrides> {
+    #[serde(
+        rename_all = "camelCase",
+        bound(deserialize = "Config: Default + Deserialize<'de>, Overrides: Default + Deserialize<'de>")
+    )]
+    #[schemars(bound = "Config: Default + JsonSchema + Serialize, Overrides: Default + JsonSchema + Serialize")]
+    pub struct RoleGroup<Config, Overrides>
+    where
+        Config: Default + JsonSchema + Serialize,
+        Overrides: Default + JsonSchema + Serialize,
+    {
         #[serde(flatten)]
         pub config: CommonConfiguration<Config, Overrides>,
         pub replicas: Option<u16>,
@@ -107,6 +122,7 @@ pub mod roles {
     pub struct FileOverrides(pub BTreeMap<String, String>);
 
     /// What this stands for does not matter: only its name is in a skipped field.
+    #[derive(Clone, Debug, Default)]
     pub struct Zone;
 
     /// A product cluster with two roles.
@@ -124,9 +140,9 @@ pub mod shapes {
     use super::*;
 
     /// A value kept with the time it was set.
-    #[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
+    #[derive(Clone, Debug, Default, Deserialize, JsonSchema, Serialize)]
     #[serde(rename_all = "camelCase")]
-    pub struct Stamped<T> {
+    pub struct Stamped<T: Serialize> {
         pub value: T,
         pub set_at: Option<String>,
         /// Earlier values.
@@ -176,7 +192,7 @@ pub mod shapes {
 
     /// Something with defaults of its parameter's type.
     #[derive(Clone, Debug, Default, Deserialize, JsonSchema, Serialize)]
-    pub struct WithDefaults<L> {
+    pub struct WithDefaults<L: Default + Serialize> {
         #[serde(default)]
         pub limits: L,
         #[serde(default)]
