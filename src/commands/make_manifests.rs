@@ -200,7 +200,7 @@ fn targets_of(args: &MakeManifestsArgs, cwd: &Path, project: Option<Project>, pl
         // no version in PROJECT (or no PROJECT): the `v1_XX` feature the crate turns on for k8s-openapi
         None if !declared => sources
             .first()
-            .and_then(|s| crate::source::workspace::k8s_openapi_version(&cwd.join(s)))
+            .and_then(|s| crate::source::dependencies::locked::k8s_openapi_version(&cwd.join(s)))
             .map(|v| K8sTable::for_version(&v).unwrap_or_else(|| K8sTable::uncovered(&v)))
             .unwrap_or_else(K8sTable::default_table),
         None => project_k8s(project.as_ref())?,

@@ -265,27 +265,12 @@ pub fn dependency_features(src_dir: &Path, dependency: &str) -> Option<std::coll
 }
 
 /// The Kubernetes version (`"1.33"`) of the `v1_XX` feature the package whose sources are in `src_dir` turns on
-/// for k8s-openapi ([`dependency_features`]), or of its `latest` feature: the newest version the k8s-openapi release
-/// the package builds with supports (its lock's, else its requirement's); `None` when it names neither (another
-/// package sets the version).
+/// for k8s-openapi ([`dependency_features`]); `None` when it names none (`latest`, or another package sets it).
 pub fn k8s_openapi_version(src_dir: &Path) -> Option<String> {
-    let features = dependency_features(src_dir, "k8s-openapi")?;
-    let pinned = features.iter().find_map(|f| {
+    dependency_features(src_dir, "k8s-openapi")?.iter().find_map(|f| {
         let minor = f.strip_prefix("v1_")?;
         (!minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit())).then(|| format!("1.{minor}"))
-    });
-    pinned.or_else(|| {
-        features.contains("latest").then_some(())?;
-        latest_of_release(&crate::source::dependencies::locked::dependency_version(src_dir, "k8s-openapi")?)
     })
-}
-
-/// The Kubernetes version k8s-openapi's `latest` feature selects in a release (`0.26.1` → `1.34`): 0.19 to 0.29
-/// each add one version, `latest` being 1.(minor + 8); `None` for releases outside that range.
-fn latest_of_release(release: &str) -> Option<String> {
-    let mut parts = release.trim_start_matches(['=', '^', '~']).split('.');
-    let (major, minor) = (parts.next()?.trim().parse::<u64>().ok()?, parts.next()?.trim().parse::<u64>().ok()?);
-    (major == 0 && (19..=29).contains(&minor)).then(|| format!("1.{}", minor + 8))
 }
 
 /// The entry of `deps` for the package `name` (declared under its own name or renamed with `package = "name"`).
@@ -423,28 +408,10 @@ mod tests {
                     "latest/Cargo.toml",
                     "[package]\nname = \"l\"\n[dependencies]\nk8s-openapi = { version = \"0.29\", features = [\"latest\"] }\n",
                 ),
-                (
-                    "locked/Cargo.toml",
-                    "[package]\nname = \"k\"\n[dependencies]\nk8s-openapi = { version = \"0.26\", features = [\"latest\"] }\n",
-                ),
-                (
-                    "locked/Cargo.lock",
-                    "version = 4\n\n[[package]]\nname = \"k\"\nversion = \"0.1.0\"\ndependencies = [\"k8s-openapi\"]\n\n\
-                     [[package]]\nname = \"k8s-openapi\"\nversion = \"0.26.1\"\n",
-                ),
-                (
-                    "ancient/Cargo.toml",
-                    "[package]\nname = \"a\"\n[dependencies]\nk8s-openapi = { version = \"0.13\", features = [\"latest\"] }\n",
-                ),
-                ("unset/Cargo.toml", "[package]\nname = \"u\"\n[dependencies]\nk8s-openapi = \"0.29\"\n"),
             ],
         );
         assert_eq!(k8s_openapi_version(&root.join("old/src")).as_deref(), Some("1.33"));
-        // `latest` is the newest version of the release built: the lock's, else the requirement's
-        assert_eq!(k8s_openapi_version(&root.join("latest/src")).as_deref(), Some("1.37"));
-        assert_eq!(k8s_openapi_version(&root.join("locked/src")).as_deref(), Some("1.34"));
-        assert_eq!(k8s_openapi_version(&root.join("ancient/src")), None, "a release before 0.19");
-        assert_eq!(k8s_openapi_version(&root.join("unset/src")), None, "another package picks the version");
+        assert_eq!(k8s_openapi_version(&root.join("latest/src")), None);
     }
 
     #[test]

@@ -18,6 +18,25 @@ pub fn dependency_version(src_dir: &Path, dependency: &str) -> Option<String> {
     from_lock.or_else(|| required(&package.dir, dependency))
 }
 
+/// The Kubernetes version the package whose sources are in `src_dir` builds k8s-openapi for: its `v1_XX` feature
+/// ([`workspace::k8s_openapi_version`](crate::source::workspace::k8s_openapi_version)), else its `latest` feature's,
+/// the newest version of the k8s-openapi release it builds with (its lock's, else its requirement's); `None` when it
+/// names neither (another package sets the version).
+pub fn k8s_openapi_version(src_dir: &Path) -> Option<String> {
+    crate::source::workspace::k8s_openapi_version(src_dir).or_else(|| {
+        crate::source::workspace::dependency_features(src_dir, "k8s-openapi")?.contains("latest").then_some(())?;
+        latest_of_release(&dependency_version(src_dir, "k8s-openapi")?)
+    })
+}
+
+/// The Kubernetes version k8s-openapi's `latest` feature selects in a release (`0.26.1` → `1.34`): 0.19 to 0.29
+/// each add one version, `latest` being 1.(minor + 8); `None` for releases outside that range.
+fn latest_of_release(release: &str) -> Option<String> {
+    let mut parts = release.trim_start_matches(['=', '^', '~']).split('.');
+    let (major, minor) = (parts.next()?.trim().parse::<u64>().ok()?, parts.next()?.trim().parse::<u64>().ok()?);
+    (major == 0 && (19..=29).contains(&minor)).then(|| format!("1.{}", minor + 8))
+}
+
 /// The version the lock file `lock` pins for the package `name`: the only one it holds, else the one the first of
 /// `via` (package names) that depends on it lists in its entry (`"schemars 0.8.22"`).
 pub fn version_in_lock(lock: &Path, name: &str, via: &[&str]) -> Option<String> {
@@ -121,6 +140,38 @@ fn required(dir: &Path, dependency: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_latest_feature_is_the_newest_version_of_the_release_built() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let k8s = |features: &str| format!("[package]\nname = \"p\"\n[dependencies]\nk8s-openapi = {{ {features} }}\n");
+        for (dir, manifest, lock) in [
+            ("pinned", k8s(r#"version = "0.26", features = ["v1_33", "latest"]"#), None),
+            ("required", k8s(r#"version = "0.29", features = ["latest"]"#), None),
+            (
+                "locked",
+                k8s(r#"version = "0.26", features = ["latest"]"#),
+                Some(
+                    "version = 4\n\n[[package]]\nname = \"p\"\nversion = \"0.1.0\"\ndependencies = [\"k8s-openapi\"]\n\n[[package]]\nname = \"k8s-openapi\"\nversion = \"0.26.1\"\n",
+                ),
+            ),
+            ("ancient", k8s(r#"version = "0.13", features = ["latest"]"#), None),
+            ("unset", k8s(r#"version = "0.29""#), None),
+        ] {
+            std::fs::create_dir_all(root.join(dir).join("src")).unwrap();
+            std::fs::write(root.join(dir).join("Cargo.toml"), manifest).unwrap();
+            if let Some(lock) = lock {
+                std::fs::write(root.join(dir).join("Cargo.lock"), lock).unwrap();
+            }
+        }
+        let version = |dir: &str| k8s_openapi_version(&root.join(dir).join("src"));
+        assert_eq!(version("pinned").as_deref(), Some("1.33"), "a v1_XX feature wins");
+        assert_eq!(version("required").as_deref(), Some("1.37"));
+        assert_eq!(version("locked").as_deref(), Some("1.34"), "the lock's release, not the requirement's");
+        assert_eq!(version("ancient"), None, "a release before 0.19");
+        assert_eq!(version("unset"), None, "another package picks the version");
+    }
 
     const LOCK: &str = r#"version = 4
 
