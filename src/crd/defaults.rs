@@ -136,6 +136,38 @@ fn derives(attrs_list: &[syn::Attribute], name: &str) -> bool {
     })
 }
 
+/// Whether a struct's `Default` is the derived one: `#[derive(Default)]`, or educe's `#[derive(Educe)]` with
+/// `#[educe(Default)]` (`Default(bound(..))` too) and no field giving its own default (`#[educe(Default = ..)]`).
+fn derives_default(s: &syn::ItemStruct) -> bool {
+    derives(&s.attrs, "Default") || (derives(&s.attrs, "Educe") && educe_default(s))
+}
+
+fn educe_default(s: &syn::ItemStruct) -> bool {
+    let metas = |a: &syn::Attribute| {
+        a.parse_args_with(Punctuated::<syn::Meta, Token![,]>::parse_terminated)
+            .map(|l| l.into_iter().collect::<Vec<_>>())
+    };
+    let plain = s.attrs.iter().filter(|a| a.path().is_ident("educe")).any(|a| {
+        metas(a).is_ok_and(|l| {
+            l.iter().any(|m| match m {
+                syn::Meta::Path(p) => p.is_ident("Default"),
+                // only `bound` arguments: `new` or `expression` make it code
+                syn::Meta::List(list) if list.path.is_ident("Default") => list
+                    .parse_args_with(Punctuated::<syn::Meta, Token![,]>::parse_terminated)
+                    .is_ok_and(|args| args.iter().all(|a| a.path().is_ident("bound"))),
+                _ => false,
+            })
+        })
+    });
+    let field_own = s
+        .fields
+        .iter()
+        .flat_map(|f| &f.attrs)
+        .filter(|a| a.path().is_ident("educe"))
+        .any(|a| metas(a).map_or(true, |l| l.iter().any(|m| m.path().is_ident("Default"))));
+    plain && !field_own
+}
+
 impl<'a> Evaluator<'a> {
     /// An evaluator over the crate index.
     pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
@@ -184,7 +216,12 @@ impl<'a> Evaluator<'a> {
             },
             Ty::Tuple => return Err("tuples are not supported".into()),
             Ty::Item(id) => self.item_default(id, depth + 1)?,
-            Ty::Instance(..) => return Err("a generic type's default is not evaluated statically".into()),
+            Ty::Instance(id, ..) if self.independent_of_parameters(id) => self.item_default(id, depth + 1)?,
+            Ty::Instance(..) => {
+                return Err("the default of a generic type whose fields name its parameters is not evaluated \
+                            statically"
+                    .into());
+            }
         })
     }
 
@@ -352,6 +389,17 @@ impl<'a> Evaluator<'a> {
         }
     }
 
+    /// Whether the generic struct `id` serializes no field whose type names one of its type parameters
+    /// (`ClusterRef<K>` with `K` only in a skipped `PhantomData<K>`): its default is then the same for every instance.
+    fn independent_of_parameters(&self, id: ItemId) -> bool {
+        let ItemKind::Struct(s) = &self.ix.items[id].kind else { return false };
+        let params: Vec<String> = s.generics.type_params().map(|p| p.ident.to_string()).collect();
+        let names: Vec<&str> = params.iter().map(String::as_str).collect();
+        s.fields
+            .iter()
+            .all(|f| attrs::field_attrs(&f.attrs).is_ok_and(|fa| fa.skip_ser) || !super::types::mentions(&f.ty, &names))
+    }
+
     /// Serialized values of each field of `<Struct>::default()`, keyed by Rust field name.
     pub fn item_default_fields(&self, id: ItemId) -> Res<Map<String, Value>> {
         self.item_default_fields_depth(id, 0)
@@ -365,11 +413,14 @@ impl<'a> Evaluator<'a> {
         let ItemKind::Struct(s) = &item.kind else {
             return Err(format!("`{}` is not a struct", item.name));
         };
-        if derives(&s.attrs, "Default") {
+        if derives_default(s) {
             let mut out = Map::new();
             for (i, f) in s.fields.iter().enumerate() {
                 let key = f.ident.as_ref().map(unraw).unwrap_or_else(|| i.to_string());
-                out.insert(key, self.default_depth(&f.ty, item.module, depth + 1)?);
+                // serde never writes a field it skips serializing (a `PhantomData<K>` marker): its default is moot
+                let skipped = attrs::field_attrs(&f.attrs).is_ok_and(|fa| fa.skip_ser);
+                let value = if skipped { Value::Null } else { self.default_depth(&f.ty, item.module, depth + 1)? };
+                out.insert(key, value);
             }
             return Ok(out);
         }

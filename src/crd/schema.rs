@@ -13,7 +13,7 @@ use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, item_span, unraw};
 use super::k8s::K8sTable;
 use super::markers::{self as crd_markers, FIELD_KEY, MarkerIndex, TYPE_KEY};
-use super::types::{Ty, classify};
+use super::types::{Ty, classify, mentions};
 
 /// Why a unit type or unit struct is refused, and the fix.
 /// Markers that give a schema its type (or `x-kubernetes-preserve-unknown-fields`), by the last segment of their
@@ -85,18 +85,6 @@ fn bare_name(ty: &syn::Type) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// Whether `ty` names any of `names` anywhere in it (`Vec<T>`, `Option<Box<T>>`).
-fn mentions(ty: &syn::Type, names: &[&str]) -> bool {
-    fn walk(ts: proc_macro2::TokenStream, names: &[&str]) -> bool {
-        ts.into_iter().any(|t| match t {
-            proc_macro2::TokenTree::Ident(i) => names.iter().any(|n| i == n),
-            proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
-            _ => false,
-        })
-    }
-    !names.is_empty() && walk(quote::ToTokens::to_token_stream(ty), names)
 }
 
 fn attr_err(ix: &CrateIndex, m: ModId, e: syn::Error) -> CrdError {
@@ -381,6 +369,8 @@ impl<'a> Generator<'a> {
 
     /// [`Generator::bound_param`] in frame `env`.
     fn bound_in(&self, ty: &syn::Type, env: Option<usize>) -> Option<Bound> {
+        // outside generic items (nearly always) nothing is bound
+        env?;
         let mut env = env;
         let mut found: Option<Bound> = None;
         let mut name = bare_name(ty);

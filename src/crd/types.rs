@@ -387,3 +387,15 @@ pub fn unresolved_type(e: &CrdError) -> Option<(String, String)> {
 fn is_crate_path(full: &[String]) -> bool {
     matches!(full.first().map(String::as_str), Some("crate" | "self" | "super"))
 }
+
+/// Whether `ty` names any of `names` anywhere in it (`Vec<T>`, `Option<Box<T>>`).
+pub(crate) fn mentions(ty: &syn::Type, names: &[&str]) -> bool {
+    fn walk(ts: proc_macro2::TokenStream, names: &[&str]) -> bool {
+        ts.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => names.iter().any(|n| i == n),
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), names),
+            _ => false,
+        })
+    }
+    !names.is_empty() && walk(quote::ToTokens::to_token_stream(ty), names)
+}

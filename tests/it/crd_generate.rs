@@ -964,6 +964,41 @@ pub struct ForestSpec {
 }
 
 #[test]
+fn the_default_of_a_generic_type_whose_parameter_is_only_a_marker_is_its_derived_one() {
+    // stackable's `ClusterRef<K>`: educe's derived Default, the parameter only in a skipped PhantomData.
+    let src = r#"
+use std::marker::PhantomData;
+#[derive(JsonSchema, Educe)]
+#[educe(Clone(bound()), Default(bound()))]
+pub struct ClusterRef<K> {
+    pub name: Option<String>,
+    #[serde(default)]
+    pub namespace: Option<String>,
+    #[serde(skip)]
+    _kind: PhantomData<K>,
+}
+#[derive(JsonSchema, Default)]
+pub struct Holder<T> { pub value: T }
+pub struct Target;
+#[derive(CustomResource)]
+#[kube(group = "g.io", version = "v1", kind = "Node")]
+pub struct NodeSpec {
+    #[serde(default)]
+    pub cluster_ref: ClusterRef<Target>,
+    #[serde(default)]
+    pub held: Holder<u8>,
+}
+"#;
+    let err = gen_files(&[("lib.rs", src)]).expect_err("held's default names the parameter");
+    assert!(err.needs_compiling(), "{err}");
+    assert!(err.to_string().contains("the default of field `held`"), "{err}");
+    let src = src.replace("    #[serde(default)]\n    pub held: Holder<u8>,\n", "");
+    let crd = gen_one(&src);
+    let cluster_ref = &spec_schema(&crd)["properties"]["cluster_ref"];
+    assert_eq!(cluster_ref["default"], serde_json::json!({"name": null, "namespace": null}), "{cluster_ref}");
+}
+
+#[test]
 fn a_const_generic_type_is_left_to_the_compiled_fallback() {
     let src = r#"
 #[derive(JsonSchema)]
