@@ -1,5 +1,6 @@
 //! The k8s-openapi schema table: the schema kube-derive inlines for each supported k8s-openapi 0.29 type, per
-//! Kubernetes version feature (`v1_33` .. `v1_37`), generated from the real crate by `cargo xtask k8s-schemas`.
+//! Kubernetes version feature (`v1_33` .. `v1_37`, and `v1_30` .. `v1_32` of k8s-openapi 0.26 to 0.28), generated
+//! from the real crates by `cargo xtask k8s-schemas`.
 //!
 //! Layout (`data/k8s-schemas/`): `pool.jsonl` holds every distinct JSON object of the tables once, one per
 //! line, children that are themselves pooled written `{"$pool": <line>}`; `v1_XX.json` maps a type name to
@@ -17,8 +18,15 @@ pub const VERSIONS: [&str; 5] = ["1.33", "1.34", "1.35", "1.36", "1.37"];
 /// The version used when neither `PROJECT` nor `--k8s-version` names one (k8s-openapi's `latest`).
 pub const DEFAULT_VERSION: &str = "1.37";
 
+/// Every Kubernetes version kubesmith has schemas for, oldest first: [`VERSIONS`], and the older ones of crates
+/// it reads (k8s-openapi 0.26 to 0.28's `v1_30` .. `v1_32`), which it does not scaffold.
+pub const READ_VERSIONS: [&str; 8] = ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37"];
+
 const POOL: &str = include_str!("../../data/k8s-schemas/pool.jsonl");
-const INDEXES: [&str; 5] = [
+const INDEXES: [&str; 8] = [
+    include_str!("../../data/k8s-schemas/v1_30.json"),
+    include_str!("../../data/k8s-schemas/v1_31.json"),
+    include_str!("../../data/k8s-schemas/v1_32.json"),
     include_str!("../../data/k8s-schemas/v1_33.json"),
     include_str!("../../data/k8s-schemas/v1_34.json"),
     include_str!("../../data/k8s-schemas/v1_35.json"),
@@ -40,19 +48,19 @@ fn pool_lines() -> &'static [&'static str] {
 }
 
 impl K8sTable {
-    /// The table of `version` (`"1.33"` .. `"1.37"`; a leading `v` and `_` for `.` are accepted).
+    /// The table of `version` (`"1.30"` .. `"1.37"`; a leading `v` and `_` for `.` are accepted).
     pub fn for_version(version: &str) -> Option<&'static K8sTable> {
-        static TABLES: [OnceLock<K8sTable>; 5] = [const { OnceLock::new() }; 5];
+        static TABLES: [OnceLock<K8sTable>; 8] = [const { OnceLock::new() }; 8];
         let v = version.trim_start_matches('v').replace('_', ".");
-        let i = VERSIONS.iter().position(|x| *x == v)?;
+        let i = READ_VERSIONS.iter().position(|x| *x == v)?;
         Some(TABLES[i].get_or_init(|| {
             let index: BTreeMap<String, usize> =
                 serde_json::from_str(INDEXES[i]).expect("data/k8s-schemas index is valid JSON");
-            K8sTable { version: VERSIONS[i], index, expanded: Mutex::new(HashMap::new()) }
+            K8sTable { version: READ_VERSIONS[i], index, expanded: Mutex::new(HashMap::new()) }
         }))
     }
 
-    /// The table for a Kubernetes version outside [`VERSIONS`] (`"1.32"`): only the types whose schema is the same
+    /// The table for a Kubernetes version outside [`READ_VERSIONS`] (`"1.29"`): only the types whose schema is the same
     /// in every version of the table (`Condition`, `ObjectMeta`, `Quantity`; not `Container`, which changes with
     /// every release), so that the others of such a crate are left to the compiled fallback rather than given
     /// another version's schema.
@@ -73,7 +81,7 @@ impl K8sTable {
 
     /// Whether the table holds the schemas of its version ([`K8sTable::uncovered`] holds none).
     pub fn covered(&self) -> bool {
-        VERSIONS.contains(&self.version)
+        READ_VERSIONS.contains(&self.version)
     }
 
     /// The default version's table.
@@ -219,19 +227,32 @@ mod tests {
             }
         }
         assert!(K8sTable::for_version("v1_35").is_some());
-        assert!(K8sTable::for_version("1.32").is_none());
+        assert!(K8sTable::for_version("1.29").is_none());
+        // the older versions hold the types their k8s-openapi trees declare
+        for v in &READ_VERSIONS[..3] {
+            let t = K8sTable::for_version(v).unwrap();
+            assert!(t.names().count() > 700, "{v}");
+            assert!(t.names().all(|n| latest.contains(n)), "{v}");
+            for name in ["Container", "PodSpec", "ObjectMeta", "Condition", "api::core::v1::Container"] {
+                assert!(t.get(name).is_some_and(|s| !s.to_string().contains("$pool")), "{v} {name}");
+            }
+        }
+        assert_ne!(
+            K8sTable::for_version("1.32").unwrap().get("Container"),
+            K8sTable::for_version("1.33").unwrap().get("Container")
+        );
     }
 
     #[test]
     fn a_version_outside_the_table_has_only_the_types_every_version_agrees_on() {
-        let t = K8sTable::uncovered("1.32");
+        let t = K8sTable::uncovered("1.29");
         assert!(!t.covered() && K8sTable::default_table().covered());
-        assert_eq!(t.version(), "1.32");
+        assert_eq!(t.version(), "1.29");
         assert_eq!(t.get("Condition"), K8sTable::default_table().get("Condition"));
         assert!(t.contains("ObjectMeta") && t.contains("Quantity"));
-        // Container differs between 1.33 and 1.37, so it differs from 1.32's too, most likely.
+        // Container differs between 1.30 and 1.37, so it differs from 1.29's too, most likely.
         assert!(!t.contains("Container") && !t.contains("api::core::v1::Container"));
-        assert!(std::ptr::eq(t, K8sTable::uncovered("1.32")));
+        assert!(std::ptr::eq(t, K8sTable::uncovered("1.29")));
     }
 
     #[test]

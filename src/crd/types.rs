@@ -347,8 +347,8 @@ fn classify_depth<'a>(
                      k8s-openapi schemas holds {}..{}, and this type's schema changes between those, so it would be \
                      a guess for {0} (pass --k8s-version to read the crate with one of those)",
                     k8s.version(),
-                    super::k8s::VERSIONS[0],
-                    super::k8s::VERSIONS[super::k8s::VERSIONS.len() - 1]
+                    super::k8s::READ_VERSIONS[0],
+                    super::k8s::READ_VERSIONS[super::k8s::READ_VERSIONS.len() - 1]
                 )
             } else if full.iter().any(|s| s == "k8s_openapi") {
                 format!("`{}` is not in kubesmith's table of k8s-openapi schemas", full.join("::"))

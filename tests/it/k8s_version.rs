@@ -96,7 +96,7 @@ fn project_k8s_version_selects_the_table() {
 
 #[test]
 fn a_crate_built_for_a_version_the_table_lacks_leaves_k8s_types_to_the_fallback() {
-    // k8s-openapi built for 1.32 (kaniop's `features = ["v1_32"]`): its schemas are not 1.37's, so none is
+    // k8s-openapi built for 1.29 (older than kubesmith's tables): its schemas are not 1.37's, so none is
     // guessed; --no-compile says why, and --k8s-version reads the crate with a table of the flag's version.
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("src")).unwrap();
@@ -104,7 +104,7 @@ fn a_crate_built_for_a_version_the_table_lacks_leaves_k8s_types_to_the_fallback(
     std::fs::write(
         dir.path().join("Cargo.toml"),
         "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n\
-         k8s-openapi = { version = \"0.27\", features = [\"v1_32\", \"schemars\"] }\nkube = \"3\"\nschemars = \"1\"\n",
+         k8s-openapi = { version = \"0.21\", features = [\"v1_29\", \"schemars\"] }\nkube = \"3\"\nschemars = \"1\"\n",
     )
     .unwrap();
     let out = ks(dir.path())
@@ -113,7 +113,7 @@ fn a_crate_built_for_a_version_the_table_lacks_leaves_k8s_types_to_the_fallback(
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("the crate builds k8s-openapi for Kubernetes 1.32"), "{stderr}");
+    assert!(stderr.contains("the crate builds k8s-openapi for Kubernetes 1.29"), "{stderr}");
     assert!(!dir.path().join("out").exists(), "nothing written: {stderr}");
     ks(dir.path())
         .args(["make", "manifests", "--source", "src", "--crd-dir", "out", "--no-compile", "--k8s-version", "1.33"])

@@ -1,6 +1,7 @@
 //! `cargo xtask k8s-schemas [--check]`: kubesmith's table of k8s-openapi schemas, taken from the real crate.
 //!
-//! For every supported Kubernetes version feature (`v1_33` .. `v1_37` of k8s-openapi 0.29.0) a harness crate
+//! For every supported Kubernetes version feature (`v1_33` .. `v1_37` of k8s-openapi 0.29.0, and `v1_30` ..
+//! `v1_32` of the releases in [`OLDER`], for the types their trees declare) a harness crate
 //! under `target/harness/` declares one `#[derive(CustomResource)]` spec per table type, with a single required
 //! field `v: <the k8s-openapi type>`, and prints `crd().spec.versions[0]...properties.spec.properties.v` —
 //! exactly what kube-derive inlines for that type (same generator settings and kube transforms, upstream
@@ -10,7 +11,7 @@
 //! - `pool.jsonl`: every distinct JSON object of at least [`POOL_MIN`] bytes, once, one per line; an object
 //!   inside it that is itself pooled is written `{"$pool": <line number, 0-based>}`. Identical subschemas
 //!   (within a type, across types, across versions) are stored once.
-//! - `v1_33.json` .. `v1_37.json`: `{"<TypeName>": <pool line>}` for that version.
+//! - `v1_30.json` .. `v1_37.json`: `{"<TypeName>": <pool line>}` for that version.
 //!
 //! kubesmith expands an entry only when a crate uses the type (`src/crd/k8s.rs`).
 
@@ -25,6 +26,13 @@ use crate::root;
 
 /// Kubernetes version features of k8s-openapi 0.29 that kubesmith supports.
 pub const VERSIONS: [&str; 5] = ["v1_33", "v1_34", "v1_35", "v1_36", "v1_37"];
+
+/// Older Kubernetes versions kubesmith reads crates built for (their schemas only; it scaffolds 0.29's): each from
+/// the newest k8s-openapi release that has it, with the kube release built on that k8s-openapi. kube 2's `crd()`
+/// lacks kube 3's `OptionalIntOrString` transform, which [`with_optional_int_or_string`] applies after, so that every
+/// table holds what kube ≥ 3 inlines (kubesmith takes it back out for kube 2 crates).
+pub const OLDER: [(&str, &str, &str); 3] =
+    [("v1_30", "0.26.1", "2.0.1"), ("v1_31", "0.27.1", "3.1.0"), ("v1_32", "0.28.0", "4.2.0")];
 
 /// Objects shorter than this (compact JSON) stay inline.
 const POOL_MIN: usize = 80;
@@ -86,7 +94,11 @@ pub fn run(check: bool) -> Result<()> {
                 stale.join(", ")
             );
         }
-        println!("data/k8s-schemas is up to date ({} types x {} versions)", types().len(), VERSIONS.len());
+        println!(
+            "data/k8s-schemas is up to date ({} types x {} versions)",
+            types().len(),
+            VERSIONS.len() + OLDER.len()
+        );
         return Ok(());
     }
     std::fs::create_dir_all(data_dir())?;
@@ -100,7 +112,8 @@ pub fn run(check: bool) -> Result<()> {
         std::fs::write(data_dir().join(name), text)?;
     }
     let size: usize = files.values().map(String::len).sum();
-    println!("wrote data/k8s-schemas ({} types x {} versions, {} KiB)", types().len(), VERSIONS.len(), size / 1024);
+    let versions = VERSIONS.len() + OLDER.len();
+    println!("wrote data/k8s-schemas ({} types x {versions} versions, {} KiB)", types().len(), size / 1024);
     Ok(())
 }
 
@@ -109,22 +122,101 @@ fn harness_tables() -> Result<BTreeMap<String, Map<String, Value>>> {
     let dir = root().join("target/harness/k8s-schemas");
     let target = root().join("target/harness");
     let mut out = BTreeMap::new();
+    let all = types();
     for v in VERSIONS {
-        write_crate(&dir, &[("Cargo.toml".into(), cargo_toml(v)), ("src/main.rs".into(), main_rs())])?;
-        let log = target.join(format!("k8s-schemas-{v}.log"));
-        let stdout = cargo_in(&dir, &target, &["run", "--quiet"], &log)?;
-        let by_path: Map<String, Value> =
-            serde_json::from_str(&stdout).context("the harness printed no JSON object")?;
-        if by_path.len() != types().len() {
-            bail!("the harness printed {} types, expected {}", by_path.len(), types().len());
+        out.insert(v.to_string(), harness_table(&dir, &target, v, "0.29.0", "5.0.0", &all)?);
+    }
+    for (v, release, kube) in OLDER {
+        let dir = root().join(format!("target/harness/k8s-schemas-{release}"));
+        // a type newer than the version is not in its tree
+        write_crate(
+            &dir,
+            &[("Cargo.toml".into(), cargo_toml(v, release, kube)), ("src/main.rs".into(), main_rs(&[]))],
+        )?;
+        let src = crate_src(&dir, &target, release)?.join(v);
+        let present: Vec<&str> = all.iter().copied().filter(|p| declared(&src, p)).collect();
+        let mut table = harness_table(&dir, &target, v, release, kube, &present)?;
+        if kube.starts_with("2.") {
+            table.values_mut().for_each(with_optional_int_or_string);
         }
-        let table: Map<String, Value> = keys().into_iter().map(|(key, path)| (key, by_path[path].clone())).collect();
         out.insert(v.to_string(), table);
     }
     Ok(out)
 }
 
-fn cargo_toml(feature: &str) -> String {
+/// The table of feature `v` of k8s-openapi `release` (with `kube`) for the type paths `paths`, by key.
+fn harness_table(
+    dir: &std::path::Path,
+    target: &std::path::Path,
+    v: &str,
+    release: &str,
+    kube: &str,
+    paths: &[&str],
+) -> Result<Map<String, Value>> {
+    write_crate(dir, &[("Cargo.toml".into(), cargo_toml(v, release, kube)), ("src/main.rs".into(), main_rs(paths))])?;
+    let log = target.join(format!("k8s-schemas-{v}.log"));
+    let stdout = cargo_in(dir, target, &["run", "--quiet"], &log)?;
+    let by_path: Map<String, Value> = serde_json::from_str(&stdout).context("the harness printed no JSON object")?;
+    if by_path.len() != paths.len() {
+        bail!("the harness printed {} types, expected {}", by_path.len(), paths.len());
+    }
+    Ok(keys().into_iter().filter_map(|(key, path)| Some((key, by_path.get(path)?.clone()))).collect())
+}
+
+/// Where cargo keeps the source of k8s-openapi `release` (its `src/`) for the harness in `dir`.
+fn crate_src(dir: &std::path::Path, target: &std::path::Path, release: &str) -> Result<PathBuf> {
+    let log = target.join(format!("k8s-schemas-metadata-{release}.log"));
+    let out = cargo_in(dir, target, &["metadata", "--format-version", "1"], &log)?;
+    let meta: Value = serde_json::from_str(&out).context("cargo metadata printed no JSON")?;
+    let manifest = meta["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "k8s-openapi" && p["version"] == release)
+        .and_then(|p| p["manifest_path"].as_str())
+        .with_context(|| format!("cargo metadata does not list k8s-openapi {release}"))?;
+    Ok(std::path::Path::new(manifest).parent().context("manifest in a folder")?.join("src"))
+}
+
+/// Whether the version tree `src` (`.../src/v1_30`) declares the type at `path` (`api::core::v1::Container`): its
+/// module's `mod.rs` re-exports it (`pub use self::container::Container;`).
+fn declared(src: &std::path::Path, path: &str) -> bool {
+    let mut segs: Vec<&str> = path.split("::").collect();
+    let Some(name) = segs.pop() else { return false };
+    let module = segs.iter().fold(src.to_path_buf(), |p, s| p.join(s)).join("mod.rs");
+    std::fs::read_to_string(module).is_ok_and(|text| {
+        text.lines().any(|l| l.trim().starts_with("pub use self::") && l.trim().ends_with(&format!("::{name};")))
+    })
+}
+
+/// kube 3's `OptionalIntOrString`: an int-or-string property an object does not require gets `nullable: true`.
+fn with_optional_int_or_string(schema: &mut Value) {
+    match schema {
+        Value::Object(o) => {
+            let required: Vec<String> = o
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
+            if let Some(Value::Object(props)) = o.get_mut("properties") {
+                for (name, p) in props.iter_mut() {
+                    if let Value::Object(po) = p
+                        && !required.contains(name)
+                        && po.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+                        && !po.contains_key("nullable")
+                    {
+                        po.insert("nullable".into(), Value::Bool(true));
+                    }
+                }
+            }
+            o.values_mut().for_each(with_optional_int_or_string);
+        }
+        Value::Array(a) => a.iter_mut().for_each(with_optional_int_or_string),
+        _ => {}
+    }
+}
+
+fn cargo_toml(feature: &str, release: &str, kube: &str) -> String {
     format!(
         r#"# Generated by `cargo xtask k8s-schemas`; do not edit.
 [package]
@@ -136,8 +228,8 @@ publish = false
 [workspace]
 
 [dependencies]
-k8s-openapi = {{ version = "=0.29.0", features = ["{feature}", "schemars"] }}
-kube = {{ version = "=5.0.0", default-features = false, features = ["derive"] }}
+k8s-openapi = {{ version = "={release}", features = ["{feature}", "schemars"] }}
+kube = {{ version = "={kube}", default-features = false, features = ["derive"] }}
 schemars = "1"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
@@ -145,13 +237,13 @@ serde_json = "1"
     )
 }
 
-fn main_rs() -> String {
+fn main_rs(paths: &[&str]) -> String {
     let mut s = String::from(
         "//! Generated by `cargo xtask k8s-schemas`; do not edit.\n#![allow(dead_code)]\n\
          use kube::{CustomResource, CustomResourceExt};\nuse schemars::JsonSchema;\n\
          use serde::{Deserialize, Serialize};\n\n",
     );
-    for (i, path) in types().iter().enumerate() {
+    for (i, path) in paths.iter().enumerate() {
         s.push_str(&format!(
             "#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]\n\
              #[kube(group = \"harness.kubesmith.io\", version = \"v1\", kind = \"K{i}\")]\n\
@@ -164,7 +256,7 @@ fn main_rs() -> String {
          crd.pointer(\"/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/v\").unwrap().clone()\n}\n\n\
          fn main() {\n    let mut out = serde_json::Map::new();\n",
     );
-    for (i, path) in types().iter().enumerate() {
+    for (i, path) in paths.iter().enumerate() {
         s.push_str(&format!("    out.insert(\"{path}\".into(), field::<K{i}>());\n"));
     }
     s.push_str("    println!(\"{}\", serde_json::Value::Object(out));\n}\n");
