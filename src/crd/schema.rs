@@ -546,17 +546,7 @@ impl<'a> Generator<'a> {
             ItemKind::Enum(e) => &e.generics,
             _ => return self.item_schema(id),
         };
-        let written: Vec<&syn::Type> = match args {
-            syn::PathArguments::AngleBracketed(a) => a
-                .args
-                .iter()
-                .filter_map(|g| match g {
-                    syn::GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
+        let written = crate::source::syntax::type_args(args);
         let needs = |span: Span, why: &str| {
             CrdError::needs_compile(self.file(item.module), span, format!("generic type `{}`", item.name), why)
         };
@@ -594,13 +584,9 @@ impl<'a> Generator<'a> {
     fn impl_frame(&mut self, imp: &syn::ItemImpl) -> Option<usize> {
         let instance = &self.frames[self.env?];
         let syn::Type::Path(p) = &*imp.self_ty else { return None };
-        let syn::PathArguments::AngleBracketed(a) = &p.path.segments.last()?.arguments else { return None };
-        let written = a.args.iter().filter_map(|g| match g {
-            syn::GenericArgument::Type(t) => Some(t),
-            _ => None,
-        });
+        let written = crate::source::syntax::type_args(&p.path.segments.last()?.arguments);
         let mut params = Vec::new();
-        for (t, (_, bound)) in written.zip(&instance.params) {
+        for (t, (_, bound)) in written.into_iter().zip(&instance.params) {
             let name = bare_name(t)?;
             let is_param =
                 imp.generics.params.iter().any(|g| matches!(g, syn::GenericParam::Type(tp) if tp.ident == name));

@@ -77,6 +77,22 @@ pub fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<
     }
 }
 
+/// The type arguments written in `args` (`Api::<Pod>`'s `[Pod]`, `Role<Config, Extra>`'s two); lifetimes and
+/// const arguments left out.
+pub fn type_args(args: &syn::PathArguments) -> Vec<&syn::Type> {
+    match args {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Identifier text without a leading `r#`.
 pub fn unraw(ident: &syn::Ident) -> String {
     let s = ident.to_string();

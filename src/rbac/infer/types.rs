@@ -194,17 +194,7 @@ pub fn path_segs(path: &syn::Path) -> Vec<String> {
 
 /// The type arguments of a path segment (`Api::<Pod>` → `[Pod]`).
 pub fn segment_type_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {
-    match &seg.arguments {
-        syn::PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
+    crate::source::syntax::type_args(&seg.arguments)
 }
 
 /// Converts types written in the sources.
