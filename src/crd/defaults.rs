@@ -15,9 +15,24 @@ type Res<T> = Result<T, String>;
 /// Where an expression is written: the module its names resolve in, and the type `Self` stands for (inside
 /// an impl block, or a serde attribute of a type).
 #[derive(Debug, Clone, Copy)]
-struct Scope {
+struct Scope<'a> {
     module: ModId,
     self_ty: Option<ItemId>,
+    /// The `let` bindings in effect: a fn body and how many of its statements precede the expression.
+    locals: Option<(&'a syn::Block, usize)>,
+}
+
+impl<'a> Scope<'a> {
+    /// The initializer of the local `p` names (the nearest `let` of it before the expression), with the scope
+    /// that initializer is written in.
+    fn local(&self, p: &syn::Path) -> Option<(&'a Expr, Scope<'a>)> {
+        let (block, n) = self.locals?;
+        let name = p.get_ident()?;
+        block.stmts[..n].iter().enumerate().rev().find_map(|(i, s)| {
+            let (id, init) = local_binding(s)?;
+            (id == name).then_some((init, Scope { locals: Some((block, i)), ..*self }))
+        })
+    }
 }
 
 /// Whether a `skip_serializing_if` predicate holds for a serialized value; `None` when unknown.
@@ -119,13 +134,32 @@ fn is_default_call(e: &Expr) -> bool {
     last == "default"
 }
 
-/// The expression a fn body is made of: `{ expr }` or `{ return expr; }`.
-fn block_expr(block: &syn::Block) -> Option<&Expr> {
-    match block.stmts.as_slice() {
-        [syn::Stmt::Expr(e, None)] => Some(e),
-        [syn::Stmt::Expr(Expr::Return(r), _)] => r.expr.as_deref(),
-        _ => None,
+/// The expression a fn body evaluates to, with the number of statements before it: `{ expr }`,
+/// `{ return expr; }`, after any number of immutable `let`s of names (`let limits = BTreeMap::from(..);`), which
+/// the expression may use.
+fn block_expr(block: &syn::Block) -> Option<(&Expr, usize)> {
+    let (last, lets) = block.stmts.split_last()?;
+    if !lets.iter().all(|s| local_binding(s).is_some()) {
+        return None;
     }
+    let e = match last {
+        syn::Stmt::Expr(Expr::Return(r), _) => r.expr.as_deref()?,
+        syn::Stmt::Expr(e, None) => e,
+        _ => return None,
+    };
+    Some((e, lets.len()))
+}
+
+/// `let name = init;` or `let name: T = init;` (not `mut`, no `else`): the name and its initializer.
+fn local_binding(s: &syn::Stmt) -> Option<(&syn::Ident, &Expr)> {
+    let syn::Stmt::Local(l) = s else { return None };
+    let init = l.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let pat = match &l.pat {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    let syn::Pat::Ident(pi) = pat else { return None };
+    (pi.mutability.is_none() && pi.by_ref.is_none() && pi.subpat.is_none()).then_some((&pi.ident, &*init.expr))
 }
 
 fn derives(attrs_list: &[syn::Attribute], name: &str) -> bool {
@@ -225,21 +259,25 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    fn default_impl_body(&self, id: ItemId) -> Option<(&'a Expr, Scope)> {
+    fn default_impl_body(&self, id: ItemId) -> Option<(&'a Expr, Scope<'a>)> {
         let (f, scope) = self.impl_fn(id, "default", |t| t == Some("Default"))?;
-        match f.block.stmts.as_slice() {
-            [syn::Stmt::Expr(e, None)] => Some((e, scope)),
-            _ => None,
-        }
+        let block = self.ix.full_block(scope.module, &f.block).ok()?;
+        let (e, lets) = block_expr(block)?;
+        Some((e, Scope { locals: Some((block, lets)), ..scope }))
     }
 
     /// The fn `name` without parameters of an impl block of item `id` (`inherent`: which impls to look in, by
     /// trait name), with the scope of its body.
-    fn impl_fn(&self, id: ItemId, name: &str, which: fn(Option<&str>) -> bool) -> Option<(&'a syn::ImplItemFn, Scope)> {
+    fn impl_fn(
+        &self,
+        id: ItemId,
+        name: &str,
+        which: fn(Option<&str>) -> bool,
+    ) -> Option<(&'a syn::ImplItemFn, Scope<'a>)> {
         self.impls_for(id).filter(|i| which(i.trait_name.as_deref())).find_map(|i| {
             i.item.items.iter().find_map(|ii| match ii {
                 syn::ImplItem::Fn(f) if f.sig.ident == name && f.sig.inputs.is_empty() => {
-                    Some((f, Scope { module: i.module, self_ty: Some(id) }))
+                    Some((f, Scope { module: i.module, self_ty: Some(id), locals: None }))
                 }
                 _ => None,
             })
@@ -258,7 +296,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The item a type path written in `scope` names (`Self` included), through type aliases.
-    fn type_item(&self, segs: &[String], scope: Scope) -> Option<ItemId> {
+    fn type_item(&self, segs: &[String], scope: Scope<'a>) -> Option<ItemId> {
         let mut id = match segs {
             [one] if one == "Self" => scope.self_ty?,
             _ => match self.ix.resolve(scope.module, segs, want_type) {
@@ -280,7 +318,7 @@ impl<'a> Evaluator<'a> {
 
     /// The body of the fn without arguments a call path names: a crate fn, or an associated fn (`Type::f`,
     /// `Self::f`) of an inherent impl (else of a trait impl) of a crate type. `Ok(None)`: not a crate fn.
-    fn callee(&self, segs: &[String], scope: Scope) -> Res<Option<(&'a Expr, Scope)>> {
+    fn callee(&self, segs: &[String], scope: Scope<'a>) -> Res<Option<(&'a Expr, Scope<'a>)>> {
         let name = segs.last().map(String::as_str).unwrap_or_default();
         let found = if segs.len() >= 2 {
             match self.type_item(&segs[..segs.len() - 1], scope) {
@@ -300,7 +338,7 @@ impl<'a> Evaluator<'a> {
                     ItemKind::Fn(f) => Some((
                         &*f.block,
                         f.sig.ident.to_string(),
-                        Scope { module: self.ix.items[id].module, self_ty: None },
+                        Scope { module: self.ix.items[id].module, self_ty: None, locals: None },
                     )),
                     _ => None,
                 },
@@ -308,13 +346,17 @@ impl<'a> Evaluator<'a> {
             },
         };
         let Some((block, fname, sc)) = found else { return Ok(None) };
-        let body = block_expr(block).ok_or_else(|| format!("the body of `{fname}` is not a single expression"))?;
-        Ok(Some((body, sc)))
+        // the index keeps only single-expression bodies: a body of `let`s is parsed again
+        let block = self.ix.full_block(sc.module, block).map_err(|e| e.to_string())?;
+        let (body, lets) = block_expr(block).ok_or_else(|| {
+            format!("the body of `{fname}` is not an expression after immutable `let`s of names (kubesmith reads no other statements)")
+        })?;
+        Ok(Some((body, Scope { locals: Some((block, lets)), ..sc })))
     }
 
     /// The value expression of a const (or immutable static) a path names: a crate const, or an associated
     /// const (`Type::C`, `Self::C`) of a crate type.
-    fn constant(&self, segs: &[String], scope: Scope) -> Option<(&'a Expr, Scope)> {
+    fn constant(&self, segs: &[String], scope: Scope<'a>) -> Option<(&'a Expr, Scope<'a>)> {
         if segs.len() >= 2
             && let Some(t) = self.type_item(&segs[..segs.len() - 1], scope)
         {
@@ -322,7 +364,7 @@ impl<'a> Evaluator<'a> {
             let found = self.impls_for(t).find_map(|i| {
                 i.item.items.iter().find_map(|ii| match ii {
                     syn::ImplItem::Const(c) if c.ident == name => {
-                        Some((&c.expr, Scope { module: i.module, self_ty: Some(t) }))
+                        Some((&c.expr, Scope { module: i.module, self_ty: Some(t), locals: None }))
                     }
                     _ => None,
                 })
@@ -333,8 +375,12 @@ impl<'a> Evaluator<'a> {
         }
         match self.ix.resolve(scope.module, segs, want_const) {
             Resolved::Item(id) => match &self.ix.items[id].kind {
-                ItemKind::Const(c) => Some((&*c.expr, Scope { module: self.ix.items[id].module, self_ty: None })),
-                ItemKind::Static(st) => Some((&*st.expr, Scope { module: self.ix.items[id].module, self_ty: None })),
+                ItemKind::Const(c) => {
+                    Some((&*c.expr, Scope { module: self.ix.items[id].module, self_ty: None, locals: None }))
+                }
+                ItemKind::Static(st) => {
+                    Some((&*st.expr, Scope { module: self.ix.items[id].module, self_ty: None, locals: None }))
+                }
                 _ => None,
             },
             _ => None,
@@ -343,7 +389,7 @@ impl<'a> Evaluator<'a> {
 
     /// `e` with calls of crate fns without arguments and paths of crate consts replaced by what they evaluate
     /// to (repeatedly), with the scope that is then in effect.
-    fn deref<'e>(&self, e: &'e Expr, scope: Scope, depth: usize) -> Res<(&'e Expr, Scope)>
+    fn deref<'e>(&self, e: &'e Expr, scope: Scope<'a>, depth: usize) -> Res<(&'e Expr, Scope<'a>)>
     where
         'a: 'e,
     {
@@ -354,7 +400,9 @@ impl<'a> Evaluator<'a> {
                     Expr::Path(p) if p.qself.is_none() => self.callee(&path_segs(&p.path), scope)?,
                     _ => None,
                 },
-                Expr::Path(p) if p.qself.is_none() => self.constant(&path_segs(&p.path), scope),
+                Expr::Path(p) if p.qself.is_none() => {
+                    scope.local(&p.path).or_else(|| self.constant(&path_segs(&p.path), scope))
+                }
                 _ => None,
             };
             match next {
@@ -437,7 +485,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The body of the fn a serde `default = "path"` names, written in module `m`.
-    fn default_fn(&self, path: &str, m: ModId) -> Res<(&'a Expr, Scope)> {
+    fn default_fn(&self, path: &str, m: ModId) -> Res<(&'a Expr, Scope<'a>)> {
         let p: syn::Path = syn::parse_str(path).map_err(|e| format!("invalid default path `{path}`: {e}"))?;
         if p.segments.first().is_some_and(|s| s.ident == "Self") {
             // serde_derive calls the path from its own visitor type, where `Self` is that visitor.
@@ -447,7 +495,7 @@ impl<'a> Evaluator<'a> {
                 p.segments.iter().skip(1).map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::")
             ));
         }
-        let scope = Scope { module: m, self_ty: None };
+        let scope = Scope { module: m, self_ty: None, locals: None };
         self.callee(&path_segs(&p), scope)?.ok_or_else(|| {
             let segs = path_segs(&p);
             match segs.as_slice() {
@@ -470,7 +518,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Evaluate an expression of type `ty` (written in module `tm`), the expression being written in `em`.
-    fn eval_depth(&self, e: &Expr, ty: &syn::Type, tm: ModId, em: Scope, depth: usize) -> Res<Value> {
+    fn eval_depth(&self, e: &Expr, ty: &syn::Type, tm: ModId, em: Scope<'a>, depth: usize) -> Res<Value> {
         if depth > 24 {
             return Err("default values nest too deeply".into());
         }
@@ -621,7 +669,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Evaluate an expression whose type is the crate item `id`.
-    fn eval_item(&self, e: &Expr, id: ItemId, em: Scope, depth: usize) -> Res<Value> {
+    fn eval_item(&self, e: &Expr, id: ItemId, em: Scope<'a>, depth: usize) -> Res<Value> {
         let (e, em) = self.deref(e, em, depth)?;
         if is_default_call(e) {
             return self.item_default(id, depth + 1);
@@ -686,7 +734,7 @@ impl<'a> Evaluator<'a> {
     }
 
     /// Rust-field-name → serialized value for a struct literal of struct `id`.
-    fn struct_fields_of(&self, e: &Expr, id: ItemId, em: Scope, depth: usize) -> Res<Map<String, Value>> {
+    fn struct_fields_of(&self, e: &Expr, id: ItemId, em: Scope<'a>, depth: usize) -> Res<Map<String, Value>> {
         let item = &self.ix.items[id];
         let ItemKind::Struct(s) = &item.kind else {
             return Err(format!("`{}` is not a struct", item.name));
@@ -704,7 +752,7 @@ impl<'a> Evaluator<'a> {
         fields: &syn::Fields,
         lit: &syn::ExprStruct,
         tm: ModId,
-        em: Scope,
+        em: Scope<'a>,
         owner: Option<ItemId>,
         depth: usize,
     ) -> Res<Map<String, Value>> {

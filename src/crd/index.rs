@@ -5,7 +5,6 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::Arc;
 
 use syn::parse::discouraged::Speculative;
@@ -110,6 +109,23 @@ pub struct ImplBlock {
     pub item: syn::ItemImpl,
 }
 
+/// Fn bodies parsed again, append-only so that a body borrowed from it lives as long as the index.
+#[derive(Default)]
+struct FullBlocks(elsa::FrozenMap<(usize, usize, usize), Box<syn::Block>>);
+
+impl std::fmt::Debug for FullBlocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FullBlocks")
+    }
+}
+
+impl std::ops::Deref for FullBlocks {
+    type Target = elsa::FrozenMap<(usize, usize, usize), Box<syn::Block>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
 /// Resolutions of the paths written in one module, by path.
 type ResolvedPaths = FastMap<Vec<String>, Resolved>;
 
@@ -160,7 +176,7 @@ pub struct CrateIndex {
     /// The stubs by the hashes of the identifiers of their `impl` headers.
     stubs_by_impl: FastMap<u64, Vec<usize>>,
     /// Fn bodies parsed again from the source text ([`CrateIndex::full_block`]), by file and opening brace.
-    full_blocks: RefCell<HashMap<(usize, usize, usize), Rc<syn::Block>>>,
+    full_blocks: FullBlocks,
     /// [`CrateIndex::resolve`]'s answers by module and item filter (the same few names are resolved for every field
     /// of a module: `Option`, `String`, ...). The index does not change once loaded, and the stubs a first
     /// resolution touched stay recorded, so an answer given again is the one computed again.
@@ -593,15 +609,16 @@ impl CrateIndex {
     /// The complete body of a fn (or method) of `module` whose syntax tree is `block`. Indexing keeps only
     /// single-expression bodies (see [`blank_fn_bodies`]); the few fns that must be evaluated in full (custom
     /// schema functions) are parsed here again from the source text, once, with their real lines and columns.
-    pub fn full_block(&self, module: ModId, block: &syn::Block) -> Result<Rc<syn::Block>, CrdError> {
+    /// Parsed once per index and kept as long as it (so that what is read from a body may borrow from it).
+    pub fn full_block<'s>(&'s self, module: ModId, block: &'s syn::Block) -> Result<&'s syn::Block, CrdError> {
         if !block.stmts.is_empty() {
-            return Ok(Rc::new(block.clone()));
+            return Ok(block);
         }
         let file = self.modules[module].file;
         let (open, close) = (block.brace_token.span.open().start(), block.brace_token.span.close().end());
         let key = (file, open.line, open.column);
-        if let Some(b) = self.full_blocks.borrow().get(&key) {
-            return Ok(Rc::clone(b));
+        if let Some(b) = self.full_blocks.get(&key) {
+            return Ok(b);
         }
         let path = &self.files[file].path;
         let text = self.files[file].text.strip_prefix('\u{feff}').unwrap_or(&self.files[file].text);
@@ -620,9 +637,7 @@ impl CrateIndex {
         src.push_str(&text[from..to]);
         let parsed: syn::Block =
             syn::parse_str(&src).map_err(|e| CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())))?;
-        let parsed = Rc::new(parsed);
-        self.full_blocks.borrow_mut().insert(key, Rc::clone(&parsed));
-        Ok(parsed)
+        Ok(self.full_blocks.insert(key, Box::new(parsed)))
     }
 
     /// The ids of the items named `name`, in order.

@@ -1,6 +1,6 @@
 //! Defaults that name associated items: `Type::f` resolved to the impl blocks of that very type (not of a type
 //! of the same name elsewhere), across files the lazy index first leaves unparsed, trait impls after inherent
-//! ones, `Self::` inside impl blocks, and the errors for what is not data.
+//! ones, `Self::` inside impl blocks, `let` bindings in their bodies, and the errors for what is not data.
 
 use kubesmith::crd::{self, CrdErrors, GeneratedCrd, SourceSet};
 use serde_json::{Value, json};
@@ -86,7 +86,7 @@ fn crd_associated_fn_defaults_resolve_to_the_type_the_path_names_across_files() 
 #[test]
 fn crd_associated_fn_defaults_that_are_not_data_are_errors_naming_the_field() {
     let lib = format!("pub mod a;\npub mod b;\npub mod impls;\npub mod limits;\n{SPEC}");
-    let impls = IMPLS.replace("{ RETRIES }", "{ let r = RETRIES; r }");
+    let impls = IMPLS.replace("{ RETRIES }", "{ let mut r = RETRIES; r += 1; r }");
     let err = generate(&[
         ("lib.rs", &lib),
         ("a.rs", A),
@@ -97,7 +97,8 @@ fn crd_associated_fn_defaults_that_are_not_data_are_errors_naming_the_field() {
     .expect_err("a body of statements");
     let msg = err.to_string();
     assert!(
-        msg.contains("field `retries`") && msg.contains("the body of `retries` is not a single expression"),
+        msg.contains("field `retries`")
+            && msg.contains("the body of `retries` is not an expression after immutable `let`s"),
         "{msg}"
     );
     assert_eq!(err.first().line, 16, "{msg}");
@@ -112,4 +113,45 @@ fn crd_associated_fn_defaults_that_are_not_data_are_errors_naming_the_field() {
     ])
     .expect_err("no such associated fn");
     assert!(err.to_string().contains("`FooSpec` has no associated fn `nothing` without parameters"), "{err}");
+}
+
+#[test]
+fn crd_default_fns_may_bind_names_with_let_before_their_value() {
+    // tembo-operator's shape: `let limits: BTreeMap<..> = BTreeMap::from([..]); Resources { limits: Some(limits), .. }`;
+    // a later `let` of a name shadows an earlier one from where it is written, and `impl Default` bodies too.
+    let lib = r#"use std::collections::BTreeMap;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct Limits { pub cpu: String, pub extra: Option<BTreeMap<String, String>>, pub port: u16 }
+const PORT: u16 = 8080;
+pub fn default_limits() -> Limits {
+    let cpu = "500m";
+    let extra: BTreeMap<String, String> = BTreeMap::from([("tier".to_owned(), cpu.to_string())]);
+    let cpu = "2";
+    let port = PORT;
+    Limits { cpu: cpu.into(), extra: Some(extra), port }
+}
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct Tuning { pub level: u8 }
+impl Default for Tuning {
+    fn default() -> Self {
+        let level = 3;
+        return Tuning { level };
+    }
+}
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "g.io", version = "v1", kind = "Foo")]
+pub struct FooSpec {
+    #[serde(default = "default_limits")]
+    pub limits: Limits,
+    #[serde(default)]
+    pub tuning: Tuning,
+}
+"#;
+    let crds = generate(&[("lib.rs", lib)]).unwrap_or_else(|e| panic!("{e}"));
+    let p = spec_props(&crds);
+    assert_eq!(p["limits"]["default"], json!({"cpu": "2", "extra": {"tier": "500m"}, "port": 8080}));
+    assert_eq!(p["tuning"]["default"], json!({"level": 3}));
 }

@@ -284,7 +284,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         }
         let block = self.ix.full_block(module, block)?;
         self.depth += 1;
-        let out = self.block(&mut frame, &block);
+        let out = self.block(&mut frame, block);
         self.depth -= 1;
         match out? {
             Out::Value(v) | Out::Return(v) => Ok(v),

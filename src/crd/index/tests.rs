@@ -87,7 +87,7 @@ struct After { pub f: u8 }
         assert_eq!(full.stmts.len(), 2);
         assert_eq!(full.stmts[0].span().start().line, 10);
         assert_eq!(full.stmts[1].span().start().column, 2);
-        assert!(Rc::ptr_eq(&full, &ix.full_block(0, &f.block).expect("cached")));
+        assert!(std::ptr::eq(full, ix.full_block(0, &f.block).expect("cached")));
         let m = ix.impls[0].item.items.iter().find_map(|i| match i {
             syn::ImplItem::Fn(m) => Some(m),
             _ => None,
