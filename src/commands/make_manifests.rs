@@ -198,10 +198,15 @@ fn targets_of(args: &MakeManifestsArgs, cwd: &Path, project: Option<Project>, pl
     let k8s = match args.k8s_version {
         Some(v) => K8sTable::for_version(v.dotted()).expect("every --k8s-version value has a table"),
         // no version in PROJECT (or no PROJECT): the `v1_XX` feature the crate turns on for k8s-openapi
+        // (with its release's own table where the release is an older one)
         None if !declared => sources
             .first()
-            .and_then(|s| crate::source::dependencies::locked::k8s_openapi_version(&cwd.join(s)))
-            .map(|v| K8sTable::for_version(&v).unwrap_or_else(|| K8sTable::uncovered(&v)))
+            .and_then(|s| {
+                let dir = cwd.join(s);
+                let version = crate::source::dependencies::locked::k8s_openapi_version(&dir)?;
+                let release = crate::source::dependencies::locked::dependency_version(&dir, "k8s-openapi");
+                Some(K8sTable::for_crate(&version, release.as_deref()))
+            })
             .unwrap_or_else(K8sTable::default_table),
         None => project_k8s(project.as_ref())?,
     };

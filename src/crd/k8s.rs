@@ -1,6 +1,7 @@
 //! The k8s-openapi schema table: the schema kube-derive inlines for each supported k8s-openapi 0.29 type, per
-//! Kubernetes version feature (`v1_33` .. `v1_37`, and `v1_30` .. `v1_32` of k8s-openapi 0.26 to 0.28), generated
-//! from the real crates by `cargo xtask k8s-schemas`.
+//! Kubernetes version feature (`v1_33` .. `v1_37`, and `v1_30` .. `v1_32` of k8s-openapi 0.26 to 0.28), and per
+//! (release, feature) for crates that pin an older release ([`RELEASES`]), generated from the real crates by
+//! `cargo xtask k8s-schemas`.
 //!
 //! Layout (`data/k8s-schemas/`): `pool.jsonl` holds every distinct JSON object of the tables once, one per
 //! line, children that are themselves pooled written `{"$pool": <line>}`; `v1_XX.json` maps a type name to
@@ -22,6 +23,24 @@ pub const DEFAULT_VERSION: &str = "1.37";
 /// it reads (k8s-openapi 0.26 to 0.28's `v1_30` .. `v1_32`), which it does not scaffold.
 pub const READ_VERSIONS: [&str; 8] = ["1.30", "1.31", "1.32", "1.33", "1.34", "1.35", "1.36", "1.37"];
 
+/// Tables of one k8s-openapi release's version feature: (release, Kubernetes version, index). The same Kubernetes
+/// version's schemas differ between releases (`required` lists, descriptions, 0.20's `format: int-or-string`), so a
+/// crate pinning a schemars-0.8 release (≤ 0.25) is read with its own release's table or none; these hold what
+/// that release's kube-derive inlines, the schemars-1 releases' ones what the version tables hold.
+pub const RELEASES: [(&str, &str, &str); 11] = [
+    ("0.20", "1.28", include_str!("../../data/k8s-schemas/0.20-v1_28.json")),
+    ("0.21", "1.29", include_str!("../../data/k8s-schemas/0.21-v1_29.json")),
+    ("0.22", "1.30", include_str!("../../data/k8s-schemas/0.22-v1_30.json")),
+    ("0.23", "1.31", include_str!("../../data/k8s-schemas/0.23-v1_31.json")),
+    ("0.24", "1.31", include_str!("../../data/k8s-schemas/0.24-v1_31.json")),
+    ("0.24", "1.32", include_str!("../../data/k8s-schemas/0.24-v1_32.json")),
+    ("0.25", "1.32", include_str!("../../data/k8s-schemas/0.25-v1_32.json")),
+    ("0.25", "1.33", include_str!("../../data/k8s-schemas/0.25-v1_33.json")),
+    ("0.26", "1.34", include_str!("../../data/k8s-schemas/0.26-v1_34.json")),
+    ("0.27", "1.35", include_str!("../../data/k8s-schemas/0.27-v1_35.json")),
+    ("0.28", "1.36", include_str!("../../data/k8s-schemas/0.28-v1_36.json")),
+];
+
 const POOL: &str = include_str!("../../data/k8s-schemas/pool.jsonl");
 const INDEXES: [&str; 8] = [
     include_str!("../../data/k8s-schemas/v1_30.json"),
@@ -40,6 +59,26 @@ pub struct K8sTable {
     version: &'static str,
     index: BTreeMap<String, usize>,
     expanded: Mutex<HashMap<usize, Value>>,
+    /// Holds a schemars-0.8 release's schemas as its kube-derive inlines them (not the schemars-1 form).
+    schemars_08: bool,
+    /// Holds its version's schemas ([`K8sTable::uncovered`]'s hold only what every table agrees on).
+    covered: bool,
+}
+
+/// `0.20.0` (or a requirement `=0.20`) → `0.20`: releases are told apart by their minor version.
+fn release_key(release: &str) -> Option<String> {
+    let mut parts = release.trim_start_matches(['=', '^', '~']).trim().split('.');
+    let (major, minor) = (parts.next()?.parse::<u64>().ok()?, parts.next()?.parse::<u64>().ok()?);
+    Some(format!("{major}.{minor}"))
+}
+
+/// Whether k8s-openapi release `key` (`0.24`) implements schemars 0.8's `JsonSchema` (every release before 0.26).
+fn is_schemars_08(key: &str) -> bool {
+    key.strip_prefix("0.").and_then(|m| m.parse::<u64>().ok()).is_some_and(|minor| minor < 26)
+}
+
+fn parse_index(text: &str) -> BTreeMap<String, usize> {
+    serde_json::from_str(text).expect("data/k8s-schemas index is valid JSON")
 }
 
 fn pool_lines() -> &'static [&'static str] {
@@ -53,35 +92,71 @@ impl K8sTable {
         static TABLES: [OnceLock<K8sTable>; 8] = [const { OnceLock::new() }; 8];
         let v = version.trim_start_matches('v').replace('_', ".");
         let i = READ_VERSIONS.iter().position(|x| *x == v)?;
-        Some(TABLES[i].get_or_init(|| {
-            let index: BTreeMap<String, usize> =
-                serde_json::from_str(INDEXES[i]).expect("data/k8s-schemas index is valid JSON");
-            K8sTable { version: READ_VERSIONS[i], index, expanded: Mutex::new(HashMap::new()) }
+        Some(TABLES[i].get_or_init(|| K8sTable {
+            version: READ_VERSIONS[i],
+            index: parse_index(INDEXES[i]),
+            expanded: Mutex::new(HashMap::new()),
+            schemars_08: false,
+            covered: true,
         }))
     }
 
-    /// The table for a Kubernetes version outside [`READ_VERSIONS`] (`"1.29"`): only the types whose schema is the same
-    /// in every version of the table (`Condition`, `ObjectMeta`, `Quantity`; not `Container`, which changes with
-    /// every release), so that the others of such a crate are left to the compiled fallback rather than given
-    /// another version's schema.
+    /// The table for a crate that builds k8s-openapi `release` (the lock's, `0.20.0`; `None` when unknown) for
+    /// Kubernetes `version` (`1.28`): that release's own table for the version where there is one; else, for a
+    /// schemars-1 release (or an unknown one), the version's table; else [`K8sTable::uncovered`], so that a type
+    /// no table holds exactly for the crate is left to the compiled fallback rather than given a near miss.
+    pub fn for_crate(version: &str, release: Option<&str>) -> &'static K8sTable {
+        static TABLES: [OnceLock<K8sTable>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
+        let v = version.trim_start_matches('v').replace('_', ".");
+        let key = release.and_then(release_key);
+        if let Some(key) = &key
+            && let Some(i) = RELEASES.iter().position(|(r, rv, _)| r == key && *rv == v)
+        {
+            return TABLES[i].get_or_init(|| K8sTable {
+                version: RELEASES[i].1,
+                index: parse_index(RELEASES[i].2),
+                expanded: Mutex::new(HashMap::new()),
+                schemars_08: is_schemars_08(key),
+                covered: true,
+            });
+        }
+        match key {
+            Some(key) if is_schemars_08(&key) => Self::uncovered(&v),
+            _ => Self::for_version(&v).unwrap_or_else(|| Self::uncovered(&v)),
+        }
+    }
+
+    /// The table for a Kubernetes version (`"1.29"`) or release no table holds: only the types whose schema is the
+    /// same in every table, of every version and release, in both schemars forms (`Condition`, `Time`; not
+    /// `Container`, which changes with every version, nor `Quantity`, whose form changed with schemars 1), so that
+    /// the others of such a crate are left to the compiled fallback rather than given another version's schema.
     pub fn uncovered(version: &str) -> &'static K8sTable {
         static TABLES: Mutex<BTreeMap<String, &'static K8sTable>> = Mutex::new(BTreeMap::new());
         let mut tables = TABLES.lock().unwrap_or_else(|e| e.into_inner());
         tables.entry(version.to_string()).or_insert_with(|| {
             let version: &'static str = Box::leak(version.to_string().into_boxed_str());
-            let indexes: Vec<BTreeMap<String, usize>> = INDEXES
-                .iter()
-                .map(|text| serde_json::from_str(text).expect("data/k8s-schemas index is valid JSON"))
-                .collect();
+            let indexes: Vec<BTreeMap<String, usize>> =
+                INDEXES.iter().chain(RELEASES.iter().map(|(_, _, text)| text)).map(|t| parse_index(t)).collect();
             let mut index = indexes[0].clone();
             index.retain(|name, id| indexes.iter().all(|ix| ix.get(name) == Some(id)));
-            Box::leak(Box::new(K8sTable { version, index, expanded: Mutex::new(HashMap::new()) }))
+            Box::leak(Box::new(K8sTable {
+                version,
+                index,
+                expanded: Mutex::new(HashMap::new()),
+                schemars_08: false,
+                covered: false,
+            }))
         })
     }
 
     /// Whether the table holds the schemas of its version ([`K8sTable::uncovered`] holds none).
     pub fn covered(&self) -> bool {
-        READ_VERSIONS.contains(&self.version)
+        self.covered
+    }
+
+    /// Whether the table holds a schemars-0.8 release's schemas as they are (no [`as_schemars_08`] needed).
+    pub fn is_schemars_08(&self) -> bool {
+        self.schemars_08
     }
 
     /// The default version's table.
@@ -228,6 +303,15 @@ mod tests {
         }
         assert!(K8sTable::for_version("v1_35").is_some());
         assert!(K8sTable::for_version("1.29").is_none());
+        // each release's tables hold the types its tree declares, and expand
+        for (release, v, _) in RELEASES {
+            let t = K8sTable::for_crate(v, Some(release));
+            assert!(t.covered() && t.version() == v, "{release} {v}");
+            assert!(t.names().count() > 600 && t.names().all(|n| latest.contains(n)), "{release} {v}");
+            for name in ["Container", "PodSpec", "ObjectMeta", "Condition"] {
+                assert!(t.get(name).is_some_and(|s| !s.to_string().contains("$pool")), "{release} {v} {name}");
+            }
+        }
         // the older versions hold the types their k8s-openapi trees declare
         for v in &READ_VERSIONS[..3] {
             let t = K8sTable::for_version(v).unwrap();
@@ -245,14 +329,44 @@ mod tests {
 
     #[test]
     fn a_version_outside_the_table_has_only_the_types_every_version_agrees_on() {
-        let t = K8sTable::uncovered("1.29");
+        let t = K8sTable::uncovered("1.27");
         assert!(!t.covered() && K8sTable::default_table().covered());
-        assert_eq!(t.version(), "1.29");
+        assert_eq!(t.version(), "1.27");
         assert_eq!(t.get("Condition"), K8sTable::default_table().get("Condition"));
-        assert!(t.contains("ObjectMeta") && t.contains("Quantity"));
-        // Container differs between 1.30 and 1.37, so it differs from 1.29's too, most likely.
-        assert!(!t.contains("Container") && !t.contains("api::core::v1::Container"));
-        assert!(std::ptr::eq(t, K8sTable::uncovered("1.29")));
+        assert!(t.contains("Time"));
+        // Container differs between 1.28 and 1.37, so it differs from 1.27's too, most likely; Quantity's form
+        // differs between schemars 0.8 and 1.
+        assert!(!t.contains("Container") && !t.contains("api::core::v1::Container") && !t.contains("Quantity"));
+        assert!(std::ptr::eq(t, K8sTable::uncovered("1.27")));
+    }
+
+    #[test]
+    fn a_crate_is_read_with_its_own_releases_table_where_there_is_one() {
+        // a schemars-0.8 release's own table, as its kube-derive inlines it
+        let t = K8sTable::for_crate("1.28", Some("0.20.0"));
+        assert!(t.covered() && t.is_schemars_08() && t.version() == "1.28");
+        assert_eq!(t.get("Quantity").unwrap()["type"], "string");
+        let port = t.get("ServicePort").unwrap()["properties"]["targetPort"].clone();
+        assert_eq!(port["format"], "int-or-string");
+        // the same version of another release differs (upstream patch releases), so it is not guessed
+        let other = K8sTable::for_crate("1.28", Some("=0.24"));
+        assert!(!other.covered() && !other.contains("Container"));
+        let t24 = K8sTable::for_crate("v1_32", Some("0.24.0"));
+        assert!(t24.is_schemars_08() && t24.covered());
+        let divisor = t24.get("ResourceFieldSelector").unwrap()["properties"]["divisor"].clone();
+        assert_eq!(divisor["type"], "string", "a Quantity with its own description: {divisor}");
+        assert_ne!(
+            t24.get("StatefulSetSpec"),
+            K8sTable::for_crate("1.32", Some("0.25.0")).get("StatefulSetSpec"),
+            "0.24 and 0.25 differ for 1.32"
+        );
+        // schemars-1 releases: their own table where there is one, else the version's
+        let t26 = K8sTable::for_crate("1.34", Some("0.26.1"));
+        assert!(t26.covered() && !t26.is_schemars_08());
+        assert!(std::ptr::eq(K8sTable::for_crate("1.33", Some("0.29.0")), K8sTable::for_version("1.33").unwrap()));
+        assert!(std::ptr::eq(K8sTable::for_crate("1.30", None), K8sTable::for_version("1.30").unwrap()));
+        assert!(!K8sTable::for_crate("1.21", Some("0.19.0")).covered());
+        assert!(!K8sTable::for_crate("1.29", Some("0.29.0")).covered());
     }
 
     #[test]

@@ -462,7 +462,9 @@ impl<'a> Generator<'a> {
             Ty::K8s(name) => {
                 let mut s = self.k8s.get(&name).unwrap_or(Value::Bool(true));
                 if self.ix.dialect == Dialect::Schemars08 {
-                    super::k8s::as_schemars_08(&mut s);
+                    if !self.k8s.is_schemars_08() {
+                        super::k8s::as_schemars_08(&mut s);
+                    }
                 } else if self.ix.rewriter == super::dialect::Rewriter::Kube2 {
                     super::k8s::as_kube_2(&mut s);
                 }

@@ -344,8 +344,9 @@ fn classify_depth<'a>(
             let why = if full.iter().any(|s| s == "k8s_openapi") && !k8s.covered() {
                 format!(
                     "the crate builds k8s-openapi for Kubernetes {} (its `v1_XX` feature); kubesmith's table of \
-                     k8s-openapi schemas holds {}..{}, and this type's schema changes between those, so it would be \
-                     a guess for {0} (pass --k8s-version to read the crate with one of those)",
+                     k8s-openapi schemas holds {}..{} of k8s-openapi ≥ 0.26 and the newest versions of releases \
+                     0.20..0.25, not this release's {0}, and this type's schema changes between those, so it would \
+                     be a guess (pass --k8s-version to read the crate with one of those)",
                     k8s.version(),
                     super::k8s::READ_VERSIONS[0],
                     super::k8s::READ_VERSIONS[super::k8s::READ_VERSIONS.len() - 1]

@@ -27,6 +27,38 @@ fn env_items(crd: &Value) -> Value {
         .clone()
 }
 
+/// A crate `demo` whose `lib.rs` is [`SPEC`], depending on k8s-openapi as `k8s_openapi` (a manifest's dependency
+/// value), kube `kube` and schemars `schemars`; with a lock pinning (k8s-openapi, kube and kube-core, schemars) when
+/// given.
+fn demo_crate(k8s_openapi: &str, kube: &str, schemars: &str, lock: Option<(&str, &str, &str)>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), SPEC).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n\
+             k8s-openapi = {k8s_openapi}\nkube = \"{kube}\"\nschemars = \"{schemars}\"\n"
+        ),
+    )
+    .unwrap();
+    if let Some((k8s_openapi, kube, schemars)) = lock {
+        std::fs::write(
+            dir.path().join("Cargo.lock"),
+            format!(
+                "version = 4\n\n[[package]]\nname = \"demo\"\nversion = \"0.1.0\"\n\
+                 dependencies = [\"k8s-openapi\", \"kube\", \"schemars\"]\n\n\
+                 [[package]]\nname = \"k8s-openapi\"\nversion = \"{k8s_openapi}\"\n\n\
+                 [[package]]\nname = \"kube\"\nversion = \"{kube}\"\n\n\
+                 [[package]]\nname = \"kube-core\"\nversion = \"{kube}\"\n\n\
+                 [[package]]\nname = \"schemars\"\nversion = \"{schemars}\"\n"
+            ),
+        )
+        .unwrap();
+    }
+    dir
+}
+
 fn yaml_crd(path: &Path) -> Value {
     serde_yaml_ng::from_str(&read(path)).expect("CRD YAML")
 }
@@ -96,24 +128,16 @@ fn project_k8s_version_selects_the_table() {
 
 #[test]
 fn a_crate_built_for_a_version_the_table_lacks_leaves_k8s_types_to_the_fallback() {
-    // k8s-openapi built for 1.29 (older than kubesmith's tables): its schemas are not 1.37's, so none is
+    // k8s-openapi 0.21 built for 1.27 (no table holds that pair): its schemas are not 1.37's, so none is
     // guessed; --no-compile says why, and --k8s-version reads the crate with a table of the flag's version.
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("src")).unwrap();
-    std::fs::write(dir.path().join("src/lib.rs"), SPEC).unwrap();
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n\
-         k8s-openapi = { version = \"0.21\", features = [\"v1_29\", \"schemars\"] }\nkube = \"3\"\nschemars = \"1\"\n",
-    )
-    .unwrap();
+    let dir = demo_crate("{ version = \"0.21\", features = [\"v1_27\", \"schemars\"] }", "3", "1", None);
     let out = ks(dir.path())
         .args(["make", "manifests", "--source", "src", "--crd-dir", "out", "--no-compile"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("the crate builds k8s-openapi for Kubernetes 1.29"), "{stderr}");
+    assert!(stderr.contains("the crate builds k8s-openapi for Kubernetes 1.27"), "{stderr}");
     assert!(!dir.path().join("out").exists(), "nothing written: {stderr}");
     ks(dir.path())
         .args(["make", "manifests", "--source", "src", "--crd-dir", "out", "--no-compile", "--k8s-version", "1.33"])
@@ -127,22 +151,12 @@ fn a_crate_built_for_a_version_the_table_lacks_leaves_k8s_types_to_the_fallback(
 fn the_latest_feature_is_the_newest_version_of_the_locked_release() {
     // restate-operator's shape: `features = ["latest"]` with k8s-openapi 0.26 locked, which is Kubernetes 1.34
     // (not kubesmith's newest table); and kube 2, whose crd() leaves optional int-or-strings without `nullable`.
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join("src")).unwrap();
-    std::fs::write(dir.path().join("src/lib.rs"), SPEC).unwrap();
-    std::fs::write(
-        dir.path().join("Cargo.toml"),
-        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n\
-         k8s-openapi = { version = \"0.26\", features = [\"latest\", \"schemars\"] }\nkube = \"2\"\nschemars = \"1\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("Cargo.lock"),
-        "version = 4\n\n[[package]]\nname = \"demo\"\nversion = \"0.1.0\"\ndependencies = [\"k8s-openapi\", \"kube\", \"schemars\"]\n\n\
-         [[package]]\nname = \"k8s-openapi\"\nversion = \"0.26.1\"\n\n[[package]]\nname = \"kube\"\nversion = \"2.0.1\"\n\n\
-         [[package]]\nname = \"kube-core\"\nversion = \"2.0.1\"\n\n[[package]]\nname = \"schemars\"\nversion = \"1.2.1\"\n",
-    )
-    .unwrap();
+    let dir = demo_crate(
+        "{ version = \"0.26\", features = [\"latest\", \"schemars\"] }",
+        "2",
+        "1",
+        Some(("0.26.1", "2.0.1", "1.2.1")),
+    );
     ks(dir.path())
         .args(["make", "manifests", "--source", "src", "--crd-dir", "out", "--no-compile"])
         .assert()
@@ -154,4 +168,38 @@ fn the_latest_feature_is_the_newest_version_of_the_locked_release() {
     assert_eq!(want.pointer(&format!("{divisor}/nullable")), Some(&Value::Bool(true)), "kube 3's table");
     want.pointer_mut(divisor).unwrap().as_object_mut().unwrap().remove("nullable");
     assert_eq!(env_items(&got), want);
+}
+
+#[test]
+fn a_crate_on_an_older_schemars_08_release_is_read_with_that_releases_own_schemas() {
+    // wasmcloud-operator's shape: k8s-openapi 0.20 for Kubernetes 1.28, kube 0.87, schemars 0.8. 0.20 writes an
+    // int-or-string as `type: string, format: int-or-string`, and a Quantity (here a field with its own description,
+    // `resourceFieldRef.divisor`) as a plain string: what its kube-derive inlines, read without compiling.
+    let dir = demo_crate(
+        "{ version = \"0.20\", features = [\"v1_28\", \"schemars\"] }",
+        "0.87",
+        "0.8",
+        Some(("0.20.0", "0.87.2", "0.8.22")),
+    );
+    let spec = SPEC.replace("EnvVar", "Container").replace("env: Vec<Container>", "containers: Vec<Container>");
+    std::fs::write(dir.path().join("src/lib.rs"), spec).unwrap();
+    ks(dir.path())
+        .args(["make", "manifests", "--source", "src", "--crd-dir", "out", "--no-compile"])
+        .assert()
+        .success();
+    let got = yaml_crd(&dir.path().join("out/demo.example.com_demos.yaml"));
+    let container = got
+        .pointer("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/containers/items/properties")
+        .expect("container properties");
+    let divisor = &container["env"]["items"]["properties"]["valueFrom"]["properties"]["resourceFieldRef"]["properties"]
+        ["divisor"];
+    assert_eq!(divisor["type"], "string", "{divisor}");
+    assert_eq!(divisor.get("x-kubernetes-int-or-string"), None, "{divisor}");
+    assert_eq!(divisor["description"], "Specifies the output format of the exposed resources, defaults to \"1\"");
+    let port = &container["livenessProbe"]["properties"]["httpGet"]["properties"]["port"];
+    assert_eq!((&port["type"], &port["format"]), (&Value::from("string"), &Value::from("int-or-string")), "{port}");
+    assert_eq!(port.get("x-kubernetes-int-or-string"), None, "{port}");
+    // 1.28 of k8s-openapi 0.24 differs (its upstream patch release): the crate's own release decides
+    let other = K8sTable::for_crate("1.28", Some("0.24.0"));
+    assert!(!other.covered());
 }

@@ -12,6 +12,7 @@
 //!   inside it that is itself pooled is written `{"$pool": <line number, 0-based>}`. Identical subschemas
 //!   (within a type, across types, across versions) are stored once.
 //! - `v1_30.json` .. `v1_37.json`: `{"<TypeName>": <pool line>}` for that version.
+//! - `0.20-v1_28.json` ..: the same for one release's feature ([`RELEASES`]), read for crates that pin that release.
 //!
 //! kubesmith expands an entry only when a crate uses the type (`src/crd/k8s.rs`).
 
@@ -33,6 +34,36 @@ pub const VERSIONS: [&str; 5] = ["v1_33", "v1_34", "v1_35", "v1_36", "v1_37"];
 /// table holds what kube ≥ 3 inlines (kubesmith takes it back out for kube 2 crates).
 pub const OLDER: [(&str, &str, &str); 3] =
     [("v1_30", "0.26.1", "2.0.1"), ("v1_31", "0.27.1", "3.1.0"), ("v1_32", "0.28.0", "4.2.0")];
+
+/// Tables of one k8s-openapi release's version feature, for crates that pin that release (`0.20-v1_28.json`): the
+/// same Kubernetes version differs between releases (upstream patch releases change `required` lists and
+/// descriptions; 0.20 writes `IntOrString` as `format: int-or-string`), so a crate built on a schemars-0.8 release
+/// (≤ 0.25) is read only with its own release's table, kept as that release's kube-derive writes it. The
+/// schemars-1 releases' tables are normalised like [`OLDER`]'s. Each release's newest feature (what `latest` picks),
+/// and the one before for the last two schemars-0.8 releases; (feature, release, kube release built on it).
+pub const RELEASES: [(&str, &str, &str); 11] = [
+    ("v1_28", "0.20.0", "0.87.2"),
+    ("v1_29", "0.21.1", "0.90.0"),
+    ("v1_30", "0.22.0", "0.93.1"),
+    ("v1_31", "0.23.0", "0.97.0"),
+    ("v1_31", "0.24.0", "0.99.0"),
+    ("v1_32", "0.24.0", "0.99.0"),
+    ("v1_32", "0.25.0", "1.1.0"),
+    ("v1_33", "0.25.0", "1.1.0"),
+    ("v1_34", "0.26.1", "2.0.1"),
+    ("v1_35", "0.27.1", "3.1.0"),
+    ("v1_36", "0.28.0", "4.2.0"),
+];
+
+/// Whether k8s-openapi `release` implements schemars 0.8's `JsonSchema` (≤ 0.25) rather than schemars 1's.
+fn schemars_08(release: &str) -> bool {
+    release.split('.').nth(1).and_then(|m| m.parse::<u32>().ok()).is_some_and(|minor| minor <= 25)
+}
+
+/// `0.20.0` → `0.20`: a release's tables are keyed by its minor version.
+fn release_key(release: &str) -> String {
+    release.split('.').take(2).collect::<Vec<_>>().join(".")
+}
 
 /// Objects shorter than this (compact JSON) stay inline.
 const POOL_MIN: usize = 80;
@@ -97,7 +128,7 @@ pub fn run(check: bool) -> Result<()> {
         println!(
             "data/k8s-schemas is up to date ({} types x {} versions)",
             types().len(),
-            VERSIONS.len() + OLDER.len()
+            VERSIONS.len() + OLDER.len() + RELEASES.len()
         );
         return Ok(());
     }
@@ -112,7 +143,7 @@ pub fn run(check: bool) -> Result<()> {
         std::fs::write(data_dir().join(name), text)?;
     }
     let size: usize = files.values().map(String::len).sum();
-    let versions = VERSIONS.len() + OLDER.len();
+    let versions = VERSIONS.len() + OLDER.len() + RELEASES.len();
     println!("wrote data/k8s-schemas ({} types x {versions} versions, {} KiB)", types().len(), size / 1024);
     Ok(())
 }
@@ -127,21 +158,32 @@ fn harness_tables() -> Result<BTreeMap<String, Map<String, Value>>> {
         out.insert(v.to_string(), harness_table(&dir, &target, v, "0.29.0", "5.0.0", &all)?);
     }
     for (v, release, kube) in OLDER {
-        let dir = root().join(format!("target/harness/k8s-schemas-{release}"));
-        // a type newer than the version is not in its tree
-        write_crate(
-            &dir,
-            &[("Cargo.toml".into(), cargo_toml(v, release, kube)), ("src/main.rs".into(), main_rs(&[]))],
-        )?;
-        let src = crate_src(&dir, &target, release)?.join(v);
-        let present: Vec<&str> = all.iter().copied().filter(|p| declared(&src, p)).collect();
-        let mut table = harness_table(&dir, &target, v, release, kube, &present)?;
-        if kube.starts_with("2.") {
-            table.values_mut().for_each(with_optional_int_or_string);
-        }
-        out.insert(v.to_string(), table);
+        out.insert(v.to_string(), release_table(&target, v, release, kube, &all)?);
+    }
+    for (v, release, kube) in RELEASES {
+        out.insert(format!("{}-{v}", release_key(release)), release_table(&target, v, release, kube, &all)?);
     }
     Ok(out)
+}
+
+/// The table of feature `v` of k8s-openapi `release` (built with `kube`), for the types of `all` its tree declares.
+fn release_table(
+    target: &std::path::Path,
+    v: &str,
+    release: &str,
+    kube: &str,
+    all: &[&str],
+) -> Result<Map<String, Value>> {
+    let dir = root().join(format!("target/harness/k8s-schemas-{release}-{v}"));
+    // a type newer than the version is not in its tree
+    write_crate(&dir, &[("Cargo.toml".into(), cargo_toml(v, release, kube)), ("src/main.rs".into(), main_rs(&[]))])?;
+    let src = crate_src(&dir, target, release)?.join(v);
+    let present: Vec<&str> = all.iter().copied().filter(|p| declared(&src, p)).collect();
+    let mut table = harness_table(&dir, target, v, release, kube, &present)?;
+    if kube.starts_with("2.") {
+        table.values_mut().for_each(with_optional_int_or_string);
+    }
+    Ok(table)
 }
 
 /// The table of feature `v` of k8s-openapi `release` (with `kube`) for the type paths `paths`, by key.
@@ -154,7 +196,7 @@ fn harness_table(
     paths: &[&str],
 ) -> Result<Map<String, Value>> {
     write_crate(dir, &[("Cargo.toml".into(), cargo_toml(v, release, kube)), ("src/main.rs".into(), main_rs(paths))])?;
-    let log = target.join(format!("k8s-schemas-{v}.log"));
+    let log = target.join(format!("k8s-schemas-{release}-{v}.log"));
     let stdout = cargo_in(dir, target, &["run", "--quiet"], &log)?;
     let by_path: Map<String, Value> = serde_json::from_str(&stdout).context("the harness printed no JSON object")?;
     if by_path.len() != paths.len() {
@@ -216,13 +258,16 @@ fn with_optional_int_or_string(schema: &mut Value) {
     }
 }
 
+/// The harness manifest. A schemars-0.8 release's derives need schemars 0.8 and edition 2021 (its derive output
+/// names a variable `gen`, a keyword in 2024).
 fn cargo_toml(feature: &str, release: &str, kube: &str) -> String {
+    let (edition, schemars) = if schemars_08(release) { ("2021", "0.8") } else { ("2024", "1") };
     format!(
         r#"# Generated by `cargo xtask k8s-schemas`; do not edit.
 [package]
 name = "kubesmith-k8s-schemas-harness"
 version = "0.0.0"
-edition = "2024"
+edition = "{edition}"
 publish = false
 
 [workspace]
@@ -230,7 +275,7 @@ publish = false
 [dependencies]
 k8s-openapi = {{ version = "={release}", features = ["{feature}", "schemars"] }}
 kube = {{ version = "={kube}", default-features = false, features = ["derive"] }}
-schemars = "1"
+schemars = "{schemars}"
 serde = {{ version = "1", features = ["derive"] }}
 serde_json = "1"
 "#
