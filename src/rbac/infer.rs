@@ -317,6 +317,8 @@ struct Loaded {
     own: OwnKinds,
     starts: Vec<FnRef>,
     entries: Vec<String>,
+    /// The verbs the events `Recorder` of the roots' kube-runtime publishes with.
+    recorder_verbs: &'static [&'static str],
 }
 
 /// Loads the crates (each file's items by `parse`), registers their kinds (`own` when already known) and
@@ -328,6 +330,7 @@ fn load(
     parse: crate::source::modules::ParseFn<'_>,
     own: Option<&OwnKinds>,
 ) -> Result<Loaded, InferError> {
+    let recorder_verbs = kube_api::recorder_verbs(kube_api::kube_runtime_version(&roots, read).as_deref());
     let mut crates = Vec::new();
     let mut bins: Vec<(String, usize)> = Vec::new();
     let mut libs: Vec<usize> = Vec::new();
@@ -402,7 +405,7 @@ fn load(
             }
         }
     }
-    Ok(Loaded { prog, kinds, own, starts, entries })
+    Ok(Loaded { prog, kinds, own, starts, entries, recorder_verbs })
 }
 
 /// Loads the crates and walks from the entry points, replaying `replay`'s effects where it can and recording
@@ -416,8 +419,9 @@ fn walk_roots(
     record: bool,
     own: Option<&OwnKinds>,
 ) -> Result<Walked, InferError> {
-    let Loaded { prog, kinds, own, starts, entries } = load(roots, bin, read, parse, own)?;
+    let Loaded { prog, kinds, own, starts, entries, recorder_verbs } = load(roots, bin, read, parse, own)?;
     let mut engine = walk::Engine::new(&prog, kinds);
+    engine.recorder_verbs = recorder_verbs;
     let tree = prog.tree();
     let impls = engine.impl_signature();
     let spec_files: Vec<PathBuf> = own

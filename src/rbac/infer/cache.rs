@@ -454,9 +454,10 @@ impl Cache {
         let skeletons: RefCell<Vec<(u128, Vec<u8>)>> = RefCell::default();
         let parse = ctx.parser(&in_full, parsed, &skeletons, None);
         let read_once = |p: &Path| ctx.reads.get_for(ctx.read, p, &in_full);
-        let Loaded { prog, kinds, entries, .. } =
+        let Loaded { prog, kinds, entries, recorder_verbs, .. } =
             load(ctx.roots.clone(), ctx.bin, &read_once, &parse, Some(&memo.head.own)).ok()?;
         let mut engine = walk::Engine::new(&prog, kinds);
+        engine.recorder_verbs = recorder_verbs;
         // Stored kind ids are kept as they are: the own kinds come first in the same order, the others after.
         for (i, r) in memo.head.kinds.iter().enumerate() {
             if engine.kinds.id(r) != i {

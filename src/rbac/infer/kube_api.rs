@@ -155,9 +155,34 @@ pub fn raw_request_rule(method: &str, url: &str) -> Option<(String, String, &'st
     Some((group, resource, verb))
 }
 
-/// The events `Recorder` publishes `events.k8s.io/v1` Events: kube 5 creates a new event and patches one that
-/// repeats (its series count) within the dedup window.
-pub const RECORDER: (&str, &str, &[&str]) = ("events.k8s.io", "events", &["create", "patch"]);
+/// The events `Recorder` publishes `events.k8s.io/v1` Events: since kube-runtime 0.98 it creates a new event and
+/// patches one that repeats (its series count) within the dedup window; before, it only creates.
+pub const RECORDER: (&str, &str) = ("events.k8s.io", "events");
+
+/// The verbs the `Recorder` of kube-runtime `version` (`0.85.0`; `None` when unknown: the newest) publishes with.
+pub fn recorder_verbs(version: Option<&str>) -> &'static [&'static str] {
+    let minor = |v: &str| {
+        let mut parts = v.split('.').map(|p| p.trim().parse::<u64>().ok());
+        Some((parts.next()??, parts.next()??))
+    };
+    match version.and_then(minor) {
+        Some((0, m)) if m < 98 => &["create"],
+        _ => &["create", "patch"],
+    }
+}
+
+/// The version of the kube-runtime crate among `roots` (its library's `Cargo.toml`, read with `read`), if its
+/// sources are read.
+pub fn kube_runtime_version(
+    roots: &[(String, std::path::PathBuf, super::Role)],
+    read: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
+) -> Option<String> {
+    let (_, root, _) = roots.iter().find(|(name, _, _)| name == "kube_runtime" || name == "kube-runtime")?;
+    let manifest = root.ancestors().find(|d| d.join("Cargo.toml").is_file() || read(&d.join("Cargo.toml")).is_ok())?;
+    let text = read(&manifest.join("Cargo.toml")).ok()?;
+    let doc: toml_edit::DocumentMut = text.parse().ok()?;
+    doc.get("package")?.get("version")?.as_str().map(str::to_string)
+}
 
 #[cfg(test)]
 mod raw_tests {
@@ -174,5 +199,34 @@ mod raw_tests {
         assert_eq!(rule("GET", "/apis/{group}/v1/things"), None, "a group only known at run time");
         assert_eq!(rule("GET", "/healthz"), None);
         assert_eq!(rule("GET", "/api/v1/{kind}"), None, "a resource only known at run time");
+    }
+}
+
+#[cfg(test)]
+mod recorder_tests {
+    use super::{kube_runtime_version, recorder_verbs};
+    use crate::rbac::infer::Role;
+
+    #[test]
+    fn the_recorder_patches_from_kube_runtime_0_98() {
+        // kube-runtime 0.98 added the event series (a repeat within the cache window is a patch)
+        assert_eq!(recorder_verbs(Some("0.85.0")), ["create"]);
+        assert_eq!(recorder_verbs(Some("0.97.1")), ["create"]);
+        assert_eq!(recorder_verbs(Some("0.98.0")), ["create", "patch"]);
+        assert_eq!(recorder_verbs(Some("3.1.0")), ["create", "patch"]);
+        assert_eq!(recorder_verbs(None), ["create", "patch"]);
+    }
+
+    #[test]
+    fn the_kube_runtime_version_is_its_manifests() {
+        let dir = tempfile::tempdir().unwrap();
+        let krate = dir.path().join("kube-runtime-0.85.0");
+        std::fs::create_dir_all(krate.join("src")).unwrap();
+        std::fs::write(krate.join("Cargo.toml"), "[package]\nname = \"kube-runtime\"\nversion = \"0.85.0\"\n").unwrap();
+        let read = |p: &std::path::Path| std::fs::read_to_string(p);
+        let mut roots = vec![("op".to_string(), dir.path().join("op/src/main.rs"), Role::Bin)];
+        assert_eq!(kube_runtime_version(&roots, &read), None);
+        roots.push(("kube_runtime".to_string(), krate.join("src/lib.rs"), Role::Dependency));
+        assert_eq!(kube_runtime_version(&roots, &read).as_deref(), Some("0.85.0"));
     }
 }

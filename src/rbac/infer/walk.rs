@@ -296,6 +296,9 @@ pub struct Engine<'p> {
     pub order_dependent: bool,
     /// The effects of the instance being read, while recording.
     current: Option<Effects>,
+    /// The verbs the events `Recorder` of the program's kube-runtime publishes with
+    /// ([`kube_api::recorder_verbs`](super::kube_api::recorder_verbs)).
+    pub recorder_verbs: &'static [&'static str],
 }
 
 impl<'p> Engine<'p> {
@@ -318,6 +321,7 @@ impl<'p> Engine<'p> {
             missing: Vec::new(),
             order_dependent: false,
             current: None,
+            recorder_verbs: super::kube_api::recorder_verbs(None),
         };
         for (key, item) in prog.items_of(crate::source::ItemKind::Impl) {
             let syn::Item::Impl(imp) = item else { continue };

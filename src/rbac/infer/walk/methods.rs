@@ -588,8 +588,8 @@ impl<'p> Engine<'p> {
             }
             Ty::Ext(n, _) if n == "Recorder" => {
                 if name == "publish" {
-                    let (group, resource, verbs) = kube_api::RECORDER;
-                    for v in verbs {
+                    let (group, resource) = kube_api::RECORDER;
+                    for v in self.recorder_verbs {
                         self.needs.push(Need {
                             group: group.into(),
                             resource: resource.into(),
