@@ -34,7 +34,7 @@ use crate::source::modules::{Entry, entries};
 use crate::source::skeleton;
 
 /// Bumped whenever what the file holds, or what the walk records, changes meaning.
-const FORMAT: u32 = 14;
+const FORMAT: u32 = 15;
 
 /// How many files an instance may pull in full before a full read is cheaper.
 const MAX_EXTRA_FILES: usize = 8;

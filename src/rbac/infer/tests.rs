@@ -551,3 +551,25 @@ fn a_dependency_is_read_only_where_the_walk_reaches_it() {
     assert_eq!(triples(&inf), set(&["core/pods:list"]));
     assert_eq!(inf.entries, ["lib app (public fns)"]);
 }
+
+#[test]
+fn a_call_on_an_unknown_receiver_reaches_methods_of_that_name_not_associated_fns() {
+    // kubert 0.18's shape: `LeaseManager::get(api, name)` is an associated fn (no `self`); a `.get(..)` on a value
+    // kubesmith cannot type (a reflector store's lookup) is never a call of it, but it may be a method's.
+    let inf = main_rs(
+        "struct Manager;\n\
+         impl Manager {\n\
+           async fn get(api: Api<Secret>, name: &str) { api.get(name).await.unwrap(); }\n\
+         }\n\
+         struct Other;\n\
+         impl Other {\n\
+           async fn get(&self, c: Client) { Api::<ConfigMap>::all(c).list(&Default::default()).await.unwrap(); }\n\
+         }\n\
+         async fn main() {\n\
+           let c = Client::try_default().await.unwrap();\n\
+           let store = unknown_store();\n\
+           store.get(c).await;\n\
+         }\n",
+    );
+    assert_eq!(triples(&inf), set(&["core/configmaps:list"]));
+}

@@ -102,10 +102,11 @@ impl<'p> Engine<'p> {
             return self.blanket_methods(&recv, None, name);
         }
         if recv.is_unknown() {
-            // Nothing known of the receiver: every method of that name in the sources may be the one called.
+            // Nothing known of the receiver: every method of that name in the sources may be the one called (a
+            // method: an associated fn without `self`, kubert's `LeaseManager::get(api, name)`, is not called so).
             for i in 0..self.impls.len() {
                 let key = self.impls[i].key;
-                if let Some(idx) = impl_method(self.prog, key, name) {
+                if let Some(idx) = impl_method(self.prog, key, name).filter(|&idx| takes_self(self.prog, key, idx)) {
                     out.push((FnRef::Method(key, idx), None, BTreeMap::new()));
                 }
             }
@@ -739,6 +740,12 @@ pub(super) fn leak_access(sub: String, verb: &'static str) -> &'static [kube_api
 pub(super) fn impl_method(prog: &Program, key: ItemKey, name: &str) -> Option<usize> {
     let syn::Item::Impl(imp) = prog.item(key) else { return None };
     imp.items.iter().position(|i| matches!(i, syn::ImplItem::Fn(f) if f.sig.ident == name))
+}
+
+/// Whether the fn at `idx` of the impl block `key` is a method (takes `self`).
+fn takes_self(prog: &Program, key: ItemKey, idx: usize) -> bool {
+    let syn::Item::Impl(imp) = prog.item(key) else { return false };
+    matches!(imp.items.get(idx), Some(syn::ImplItem::Fn(f)) if f.sig.receiver().is_some())
 }
 
 pub(super) fn trait_default(prog: &Program, key: ItemKey, name: &str) -> Option<usize> {
