@@ -27,13 +27,24 @@ pub const READ_VERSIONS: [&str; 8] = ["1.30", "1.31", "1.32", "1.33", "1.34", "1
 /// version's schemas differ between releases (`required` lists, descriptions, 0.20's `format: int-or-string`), so a
 /// crate pinning a schemars-0.8 release (≤ 0.25) is read with its own release's table or none; these hold what
 /// that release's kube-derive inlines, the schemars-1 releases' ones what the version tables hold.
-pub const RELEASES: [(&str, &str, &str); 11] = [
+pub const RELEASES: [(&str, &str, &str); 22] = [
     ("0.20", "1.28", include_str!("../../data/k8s-schemas/0.20-v1_28.json")),
+    ("0.21", "1.28", include_str!("../../data/k8s-schemas/0.21-v1_28.json")),
     ("0.21", "1.29", include_str!("../../data/k8s-schemas/0.21-v1_29.json")),
+    ("0.22", "1.28", include_str!("../../data/k8s-schemas/0.22-v1_28.json")),
+    ("0.22", "1.29", include_str!("../../data/k8s-schemas/0.22-v1_29.json")),
     ("0.22", "1.30", include_str!("../../data/k8s-schemas/0.22-v1_30.json")),
+    ("0.23", "1.28", include_str!("../../data/k8s-schemas/0.23-v1_28.json")),
+    ("0.23", "1.29", include_str!("../../data/k8s-schemas/0.23-v1_29.json")),
+    ("0.23", "1.30", include_str!("../../data/k8s-schemas/0.23-v1_30.json")),
     ("0.23", "1.31", include_str!("../../data/k8s-schemas/0.23-v1_31.json")),
+    ("0.24", "1.28", include_str!("../../data/k8s-schemas/0.24-v1_28.json")),
+    ("0.24", "1.29", include_str!("../../data/k8s-schemas/0.24-v1_29.json")),
+    ("0.24", "1.30", include_str!("../../data/k8s-schemas/0.24-v1_30.json")),
     ("0.24", "1.31", include_str!("../../data/k8s-schemas/0.24-v1_31.json")),
     ("0.24", "1.32", include_str!("../../data/k8s-schemas/0.24-v1_32.json")),
+    ("0.25", "1.30", include_str!("../../data/k8s-schemas/0.25-v1_30.json")),
+    ("0.25", "1.31", include_str!("../../data/k8s-schemas/0.25-v1_31.json")),
     ("0.25", "1.32", include_str!("../../data/k8s-schemas/0.25-v1_32.json")),
     ("0.25", "1.33", include_str!("../../data/k8s-schemas/0.25-v1_33.json")),
     ("0.26", "1.34", include_str!("../../data/k8s-schemas/0.26-v1_34.json")),
@@ -348,9 +359,13 @@ mod tests {
         assert_eq!(t.get("Quantity").unwrap()["type"], "string");
         let port = t.get("ServicePort").unwrap()["properties"]["targetPort"].clone();
         assert_eq!(port["format"], "int-or-string");
-        // the same version of another release differs (upstream patch releases), so it is not guessed
+        // the same version differs between releases (upstream patch releases), so each has its own table and a
+        // pair no table holds is not guessed
         let other = K8sTable::for_crate("1.28", Some("=0.24"));
-        assert!(!other.covered() && !other.contains("Container"));
+        assert!(other.covered() && other.is_schemars_08());
+        assert_ne!(other.get("Container"), t.get("Container"));
+        let none = K8sTable::for_crate("1.27", Some("0.21.1"));
+        assert!(!none.covered() && !none.contains("Container"));
         let t24 = K8sTable::for_crate("v1_32", Some("0.24.0"));
         assert!(t24.is_schemars_08() && t24.covered());
         let divisor = t24.get("ResourceFieldSelector").unwrap()["properties"]["divisor"].clone();

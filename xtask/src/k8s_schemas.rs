@@ -39,15 +39,27 @@ pub const OLDER: [(&str, &str, &str); 3] =
 /// same Kubernetes version differs between releases (upstream patch releases change `required` lists and
 /// descriptions; 0.20 writes `IntOrString` as `format: int-or-string`), so a crate built on a schemars-0.8 release
 /// (≤ 0.25) is read only with its own release's table, kept as that release's kube-derive writes it. The
-/// schemars-1 releases' tables are normalised like [`OLDER`]'s. Each release's newest feature (what `latest` picks),
-/// and the one before for the last two schemars-0.8 releases; (feature, release, kube release built on it).
-pub const RELEASES: [(&str, &str, &str); 11] = [
+/// schemars-1 releases' tables are normalised like [`OLDER`]'s. Every feature from `v1_28` of the schemars-0.8
+/// releases 0.20 to 0.25, and each later release's newest (what `latest` picks); (feature, release, kube release
+/// built on it).
+pub const RELEASES: [(&str, &str, &str); 22] = [
     ("v1_28", "0.20.0", "0.87.2"),
+    ("v1_28", "0.21.1", "0.90.0"),
     ("v1_29", "0.21.1", "0.90.0"),
+    ("v1_28", "0.22.0", "0.93.1"),
+    ("v1_29", "0.22.0", "0.93.1"),
     ("v1_30", "0.22.0", "0.93.1"),
+    ("v1_28", "0.23.0", "0.97.0"),
+    ("v1_29", "0.23.0", "0.97.0"),
+    ("v1_30", "0.23.0", "0.97.0"),
     ("v1_31", "0.23.0", "0.97.0"),
+    ("v1_28", "0.24.0", "0.99.0"),
+    ("v1_29", "0.24.0", "0.99.0"),
+    ("v1_30", "0.24.0", "0.99.0"),
     ("v1_31", "0.24.0", "0.99.0"),
     ("v1_32", "0.24.0", "0.99.0"),
+    ("v1_30", "0.25.0", "1.1.0"),
+    ("v1_31", "0.25.0", "1.1.0"),
     ("v1_32", "0.25.0", "1.1.0"),
     ("v1_33", "0.25.0", "1.1.0"),
     ("v1_34", "0.26.1", "2.0.1"),
