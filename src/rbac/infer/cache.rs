@@ -334,8 +334,11 @@ impl Cache {
         self.dir.path()
     }
 
+    /// One file per roots and binary, and per kube-runtime version (the lock is not among the files a run reads
+    /// through the cache, and the events recorder's verbs follow it).
     fn file_name(roots: &Roots, bin: Option<&str>) -> String {
-        format!("infer-{:032x}.bin", fingerprint(format!("{roots:?}{bin:?}").as_bytes()))
+        let runtime = super::kube_api::kube_runtime_version(roots, &crate::source::modules::read_disk);
+        format!("infer-{:032x}.bin", fingerprint(format!("{roots:?}{bin:?}{runtime:?}").as_bytes()))
     }
 
     /// Inference over `roots`, reusing what the last run over the same roots stored (see the module docs).

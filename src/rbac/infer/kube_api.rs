@@ -171,17 +171,22 @@ pub fn recorder_verbs(version: Option<&str>) -> &'static [&'static str] {
     }
 }
 
-/// The version of the kube-runtime crate among `roots` (its library's `Cargo.toml`, read with `read`), if its
-/// sources are read.
+/// The version of kube-runtime the walked code builds with: the manifest of its crate when it is among `roots`
+/// (read with `read`), else what the lock (or manifest) of the first of the sources' own crates pins.
 pub fn kube_runtime_version(
     roots: &[(String, std::path::PathBuf, super::Role)],
     read: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
 ) -> Option<String> {
-    let (_, root, _) = roots.iter().find(|(name, _, _)| name == "kube_runtime" || name == "kube-runtime")?;
-    let manifest = root.ancestors().find(|d| d.join("Cargo.toml").is_file() || read(&d.join("Cargo.toml")).is_ok())?;
-    let text = read(&manifest.join("Cargo.toml")).ok()?;
-    let doc: toml_edit::DocumentMut = text.parse().ok()?;
-    doc.get("package")?.get("version")?.as_str().map(str::to_string)
+    let own_manifest = |root: &std::path::Path| {
+        let dir = root.ancestors().skip(1).find(|d| read(&d.join("Cargo.toml")).is_ok())?;
+        let doc: toml_edit::DocumentMut = read(&dir.join("Cargo.toml")).ok()?.parse().ok()?;
+        doc.get("package")?.get("version")?.as_str().map(str::to_string)
+    };
+    if let Some((_, root, _)) = roots.iter().find(|(name, _, _)| name == "kube_runtime" || name == "kube-runtime") {
+        return own_manifest(root);
+    }
+    let (_, root, _) = roots.iter().find(|(_, _, role)| *role != super::Role::Dependency)?;
+    crate::source::dependencies::locked::dependency_version(root.parent()?, "kube-runtime")
 }
 
 #[cfg(test)]
@@ -226,6 +231,23 @@ mod recorder_tests {
         let read = |p: &std::path::Path| std::fs::read_to_string(p);
         let mut roots = vec![("op".to_string(), dir.path().join("op/src/main.rs"), Role::Bin)];
         assert_eq!(kube_runtime_version(&roots, &read), None);
+        // the operator's lock pins it (kube re-exports it as `kube::runtime`; its sources are not read)
+        let op = dir.path().join("op");
+        std::fs::create_dir_all(op.join("src")).unwrap();
+        std::fs::write(op.join("src/main.rs"), "fn main() {}\n").unwrap();
+        std::fs::write(
+            op.join("Cargo.toml"),
+            "[package]\nname = \"op\"\nversion = \"0.1.0\"\n\n[dependencies]\nkube = \"0.87\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            op.join("Cargo.lock"),
+            "version = 3\n\n[[package]]\nname = \"kube-runtime\"\nversion = \"0.87.2\"\n\n\
+             [[package]]\nname = \"op\"\nversion = \"0.1.0\"\ndependencies = [\"kube\"]\n",
+        )
+        .unwrap();
+        assert_eq!(kube_runtime_version(&roots, &read).as_deref(), Some("0.87.2"));
+        // its sources, when read, tell
         roots.push(("kube_runtime".to_string(), krate.join("src/lib.rs"), Role::Dependency));
         assert_eq!(kube_runtime_version(&roots, &read).as_deref(), Some("0.85.0"));
     }
