@@ -1,53 +1,33 @@
 //! Dispatch from parsed arguments to the command that computes a plan, then applies or prints it.
 
-pub mod adopt;
-pub mod alpha_generate;
-pub mod alpha_update;
-pub mod api_context;
-pub mod bundle_validate;
-pub mod catalog;
-pub mod completion;
-pub mod create_api;
-pub mod create_webhook;
-pub mod deploy_image;
-pub mod edit_namespaced;
-pub mod edit_plugins;
-pub mod envtest;
-pub mod foreign;
-pub mod from_crd;
-pub mod helm_lint;
-pub mod init;
-pub mod make_bundle;
-pub mod make_docs;
-pub mod make_helm;
-pub mod make_manifests;
-pub mod markers;
-pub mod multigroup;
-pub mod rbac_infer;
-pub mod replay;
-pub mod scaffold;
+pub(crate) mod adopt;
+pub(crate) mod alpha_generate;
+pub(crate) mod alpha_update;
+pub(crate) mod bundle_validate;
+pub(crate) mod catalog;
+pub(crate) mod completion;
+pub(crate) mod envtest;
+pub(crate) mod helm_lint;
+pub(crate) mod make_bundle;
+pub(crate) mod make_docs;
+pub(crate) mod make_helm;
+pub(crate) mod make_manifests;
+pub(crate) mod markers;
+pub(crate) mod multigroup;
+pub(crate) mod rbac_infer;
 
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::Result;
+use clap::Parser;
 
 use crate::cli::{
     AlphaCommand, BundleCommand, CatalogCommand, Cli, Command, CreateCommand, HelmCommand, MakeCommand, RbacCommand,
 };
-use crate::output;
-use crate::plan::Plan;
-
-/// An error in what the user asked for (a bad name, conflicting flags): exit code 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
-
-impl From<crate::names::NameError> for UsageError {
-    fn from(e: crate::names::NameError) -> Self {
-        UsageError(e.0)
-    }
-}
+use crate::ops::replay::Step;
+use crate::ops::write::finish;
+use crate::ops::{self, create_api, create_webhook, from_crd, init};
+use crate::{apply, output};
 
 /// The folder a command that works on a project runs in: `cwd` when it holds PROJECT or the command names folders
 /// of its own (those stay relative to `cwd`); else the nearest folder above holding PROJECT, as cargo finds
@@ -133,61 +113,37 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
     }
 }
 
-/// `--check` of a generating command: lists what is missing, stale or would be removed, and fails if anything is.
-/// `what` names the files (`manifest`, `bundle`), `command` the command that regenerates them.
-pub fn check(plan: &Plan, what: &str, command: &str) -> Result<()> {
-    let ops = crate::apply::effective_ops(plan)?;
-    if ops.is_empty() {
-        output::info(format_args!("{what} files are up to date"));
-        return Ok(());
-    }
-    for op in &ops {
-        let state = match op.action {
-            crate::plan::Action::Delete => "would be removed",
-            _ if plan.root.join(&op.path).exists() => "stale",
-            _ => "missing",
-        };
-        output::info(format_args!("{state}: {}", op.path.display()));
-    }
-    anyhow::bail!("{} {what} file(s) out of date: run `{command}` and commit the result", ops.len())
-}
-
-/// Applies the plan (or prints it for `--dry-run`) and prints the notes; `-v` adds every planned operation and
-/// the time planning, formatting and writing took.
-pub fn finish(mut plan: Plan, dry_run: bool) -> Result<()> {
-    output::detail(format_args!("planned {} operation(s) in {}", plan.ops().len(), output::millis(output::elapsed())));
-    let started = Instant::now();
+/// One step, the way `kubesmith` would run it in `dir` (without printing its file list and next steps).
+pub(crate) fn run_step(step: &Step, origin: &Path, dir: &Path) -> Result<()> {
+    let cli = Cli::try_parse_from(step.argv()).map_err(|e| {
+        let message = e.to_string();
+        let first = message.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+        anyhow::anyhow!(
+            "this kubesmith does not accept the command ({first}); PROJECT was written by a kubesmith that knows it: \
+             replay it with that version"
+        )
+    })?;
+    let mut plan = match cli.command {
+        Command::Init(a) => ops::init::plan(&a, dir)?,
+        Command::Create(CreateCommand::Api(a)) => match &a.from_crd {
+            Some(crd) => ops::from_crd::plan_replayed(&a, crd, origin, dir)?,
+            None => ops::create_api::plan(&a, dir)?,
+        },
+        Command::Create(CreateCommand::Webhook(a)) => ops::create_webhook::plan(&a, dir)?,
+        Command::Make(MakeCommand::Manifests(a)) => ops::manifests::plan(&make_manifests::options(&a), dir)?,
+        Command::Make(MakeCommand::Helm(a)) => ops::helm::plan(a.output_dir.as_deref(), dir)?,
+        Command::Edit(a) if !a.plugins.is_empty() => ops::edit_plugins::plan(dir, &a.plugins)?,
+        Command::Make(MakeCommand::Docs(a)) => ops::docs::plan(a.output.as_deref(), make_docs::format(a.format), dir)?,
+        other => anyhow::bail!("{other:?} is not a command a replay runs"),
+    };
     crate::rustfmt::format_plan(&mut plan)?;
-    output::detail(format_args!("formatted the Rust files in {}", output::millis(started.elapsed())));
-    for op in plan.ops() {
-        output::planned(op.action.verb(), &op.path);
+    let outcome = apply::apply(&plan)?;
+    for (action, path) in &outcome.changed {
+        output::planned(action.verb(), path);
     }
-    let started = Instant::now();
-    if dry_run {
-        crate::apply::confine(&plan)?;
-        let ops = crate::apply::effective_ops(&plan)?;
-        output::info(format_args!("dry run: {} file(s) would change, nothing was written", ops.len()));
-        for op in ops {
-            output::info(format_args!("  {}", Plan::describe(op)));
-        }
-    } else {
-        let outcome = crate::apply::apply(&plan)?;
-        for (action, path) in &outcome.changed {
-            output::change(action.verb(), path);
-        }
-        if outcome.changed.is_empty() {
-            output::info("everything is up to date: no file changed");
-        }
-        output::detail(format_args!(
-            "wrote {} file(s) ({} unchanged) in {}; {} in all",
-            outcome.changed.len(),
-            outcome.unchanged,
-            output::millis(started.elapsed()),
-            output::millis(output::elapsed())
-        ));
-    }
-    for note in &plan.notes {
-        output::info(note);
+    // Warnings matter (something differs from what the user got); next steps do not.
+    for note in plan.notes.iter().filter(|n| n.starts_with("warning:") || n.contains("rustfmt")) {
+        output::warn(note);
     }
     Ok(())
 }

@@ -4,7 +4,7 @@ pub mod apply;
 pub mod builtin;
 pub mod cli;
 pub mod clock;
-pub mod commands;
+pub(crate) mod commands;
 pub mod crd;
 pub mod docs;
 pub mod edit;
@@ -14,9 +14,11 @@ pub mod git;
 pub mod grafana;
 pub mod helm;
 pub mod interrupt;
+pub(crate) mod kustomize;
 pub mod markers;
 pub mod names;
 pub mod olm;
+pub(crate) mod ops;
 pub mod output;
 pub mod parallel;
 pub mod plan;
@@ -26,6 +28,7 @@ pub mod render;
 pub mod runtime_source;
 pub mod rustfmt;
 pub mod source;
+pub(crate) mod usage;
 pub mod webhook;
 pub mod yaml;
 
@@ -64,7 +67,7 @@ pub fn run_cli() -> ExitCode {
         }
         Err(err) => {
             output::error(format_args!("{err:#}"));
-            if err.downcast_ref::<commands::UsageError>().is_some() { ExitCode::from(2) } else { ExitCode::FAILURE }
+            if err.downcast_ref::<usage::UsageError>().is_some() { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }
 }

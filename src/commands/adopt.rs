@@ -16,17 +16,17 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use crate::cli::AdoptArgs;
-use crate::commands::UsageError;
-use crate::commands::api_context::{ApiContext, KindShape};
-use crate::commands::create_api::plan_kind_config;
-use crate::commands::init::InitContext;
-use crate::commands::make_manifests::{self, Targets};
 use crate::crd::kinds::{KindDecl, kinds};
 use crate::crd::{K8sTable, SourceSet};
 use crate::names;
+use crate::ops::api_context::{ApiContext, KindShape};
+use crate::ops::create_api::plan_kind_config;
+use crate::ops::init::InitContext;
+use crate::ops::manifests::{self, Targets};
 use crate::plan::{Action, Plan};
 use crate::project::{self, ProjectFile, Resource, ResourceApi};
 use crate::source::Workspace;
+use crate::usage::UsageError;
 
 /// `config/` files of `init` an adopted operator does not use: the scaffold's leader election and secure metrics.
 const NOT_ADOPTED: &[&str] = &[
@@ -171,7 +171,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         // The crate's first read, uncached: inference costs as much as the CRDs.
         early_inference: true,
     };
-    let problems = make_manifests::plan_into(&mut draft, &targets)?;
+    let problems = manifests::plan_into(&mut draft, &targets)?;
     // A kind whose CRD failed would leave PROJECT and the kustomizations naming a file that does not exist.
     let failed = failed::failed(&draft, found.iter().filter(|k| is_owned(k)));
     let is_adopted = |k: &KindDecl| is_owned(k) && !failed.iter().any(|f| f.group == k.group && f.kind == k.kind);
@@ -241,7 +241,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
             storage: k.storage,
             role_prefix,
             sample_name: format!("{kind_lower}-sample"),
-            sample_file: crate::commands::create_api::sample_file(&group, &k.group, &k.version, &kind_lower),
+            sample_file: crate::ops::create_api::sample_file(&group, &k.group, &k.version, &kind_lower),
             finalizer: String::new(),
             field_manager: project_name.clone(),
             manager_namespaced: false,
@@ -346,7 +346,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
 /// manifests then says why.
 fn watches(cwd: &Path, sources: &[PathBuf], bin: Option<&str>) -> Vec<builtins::Watch> {
     let probe = Plan::new(cwd);
-    let Ok(inference) = make_manifests::infer_in_plan(&probe, sources, bin) else { return Vec::new() };
+    let Ok(inference) = manifests::infer_in_plan(&probe, sources, bin) else { return Vec::new() };
     // A need's call reads `watcher(Api<Deployment>)`, `Controller::new(Api<Widget>)`.
     let called = |call: &str| call.split(['(', '<']).next().unwrap_or_default().to_string();
     let mut out: Vec<builtins::Watch> = inference

@@ -7,16 +7,14 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use clap::Parser;
 
 use crate::apply::{self, Staging};
-use crate::cli::{AlphaGenerateArgs, Cli, Command, CreateCommand, MakeCommand};
-use crate::commands::replay::{self, Script, Step};
-use crate::commands::{create_api, create_webhook, init, make_manifests};
+use crate::cli::AlphaGenerateArgs;
 use crate::git::Repo;
+use crate::ops::replay::{self, replay_into, summarize};
 use crate::output;
 use crate::plan::Plan;
-use crate::project::{self, PROJECT_FILE, Project, ProjectFile};
+use crate::project::{Project, ProjectFile};
 
 /// A tracked file `--output-dir .` keeps although the replay does not make it: the dependency versions the project
 /// was built and tested with (kubesmith scaffolds no lock file).
@@ -52,7 +50,7 @@ pub fn run(args: &AlphaGenerateArgs, cwd: &Path) -> Result<()> {
     }
 
     let staging = if in_place { Staging::temporary("generate")? } else { Staging::beside(&output_dir)? };
-    replay_into(&project.file, &script, &input, staging.path(), true)?;
+    replay_into(&project.file, &script, &input, staging.path(), true, &super::run_step)?;
     if let Some(repo) = repo {
         let outcome = publish_in_place(&repo, staging.path(), &input)?;
         for (action, path) in &outcome.changed {
@@ -136,116 +134,6 @@ fn check_in_place(root: &Path) -> Result<Repo> {
         );
     }
     Ok(repo)
-}
-
-/// The first few lines of `git status --porcelain`, for a message.
-pub fn summarize(changes: &[String]) -> String {
-    let mut shown: Vec<&str> = changes.iter().take(5).map(|c| c.trim()).collect();
-    if changes.len() > 5 {
-        shown.push("...");
-    }
-    shown.join(", ")
-}
-
-/// Runs the script in `dir` (an empty folder): each step parsed by the CLI and planned by its command, formatted
-/// and applied, as if typed there. Before `make manifests`, kubesmith settings PROJECT holds that no command writes
-/// (`crd: {compile: false}`) are carried over; afterwards the replayed PROJECT is compared with the original.
-/// `show` prints each command as it runs.
-/// `origin`: the project replayed, where the CRDs PROJECT records (`create api --from-crd`) are read.
-pub fn replay_into(original: &ProjectFile, script: &Script, origin: &Path, dir: &Path, show: bool) -> Result<()> {
-    for step in &script.steps {
-        if step.args.first().is_some_and(|a| a == "make") {
-            carry_settings(original, dir)?;
-        }
-        if show {
-            output::info(format_args!("replay: {}", step.command_line()));
-        }
-        run_step(step, origin, dir)
-            .map_err(|e| anyhow::anyhow!("replaying `{}` failed: {e:#}", step.command_line()))?;
-    }
-    if let Some(difference) = project_difference(original, dir)? {
-        output::warn(format_args!(
-            "warning: the replayed PROJECT differs from the project's ({difference}): PROJECT was edited by hand, or \
-             records something no kubesmith command replays; compare the two files"
-        ));
-    }
-    Ok(())
-}
-
-/// One step, the way `kubesmith` would run it in `dir` (without printing its file list and next steps).
-fn run_step(step: &Step, origin: &Path, dir: &Path) -> Result<()> {
-    let cli = Cli::try_parse_from(step.argv()).map_err(|e| {
-        let message = e.to_string();
-        let first = message.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-        anyhow::anyhow!(
-            "this kubesmith does not accept the command ({first}); PROJECT was written by a kubesmith that knows it: \
-             replay it with that version"
-        )
-    })?;
-    let mut plan = match cli.command {
-        Command::Init(a) => init::plan(&a, dir)?,
-        Command::Create(CreateCommand::Api(a)) => match &a.from_crd {
-            Some(crd) => crate::commands::from_crd::plan_replayed(&a, crd, origin, dir)?,
-            None => create_api::plan(&a, dir)?,
-        },
-        Command::Create(CreateCommand::Webhook(a)) => create_webhook::plan(&a, dir)?,
-        Command::Make(MakeCommand::Manifests(a)) => make_manifests::plan(&a, dir)?,
-        Command::Make(MakeCommand::Helm(a)) => crate::commands::make_helm::plan(&a, dir)?,
-        Command::Edit(a) if !a.plugins.is_empty() => crate::commands::edit_plugins::plan(dir, &a.plugins)?,
-        Command::Make(MakeCommand::Docs(a)) => crate::commands::make_docs::plan(&a, dir)?,
-        other => anyhow::bail!("{other:?} is not a command a replay runs"),
-    };
-    crate::rustfmt::format_plan(&mut plan)?;
-    let outcome = apply::apply(&plan)?;
-    for (action, path) in &outcome.changed {
-        output::planned(action.verb(), path);
-    }
-    // Warnings matter (something differs from what the user got); next steps do not.
-    for note in plan.notes.iter().filter(|n| n.starts_with("warning:") || n.contains("rustfmt")) {
-        output::warn(note);
-    }
-    Ok(())
-}
-
-/// Settings of kubesmith's plugin entry the project has and the replay does not (written by hand, such as
-/// `crd: {compile: false}`), added to the replayed PROJECT.
-fn carry_settings(original: &ProjectFile, dir: &Path) -> Result<()> {
-    let Some(theirs) = original.plugins.get(project::PLUGIN_KEY).and_then(|p| p.as_object()) else { return Ok(()) };
-    let mut file = Project::load(dir)?.file;
-    let ours = file.plugins.entry(project::PLUGIN_KEY).or_insert_with(|| serde_json::json!({}));
-    let Some(ours) = ours.as_object_mut() else { return Ok(()) };
-    let mut kept = Vec::new();
-    for (key, value) in theirs {
-        if !ours.contains_key(key) {
-            ours.insert(key.clone(), value.clone());
-            kept.push(key.as_str());
-        }
-    }
-    if kept.is_empty() {
-        return Ok(());
-    }
-    let mut plan = Plan::new(dir);
-    plan.edit(PROJECT_FILE, file.to_yaml());
-    apply::apply(&plan)?;
-    output::info(format_args!(
-        "note: kept PROJECT settings no command writes: {}",
-        kept.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-    ));
-    Ok(())
-}
-
-/// Where the replayed PROJECT first differs from the original (`cliVersion` aside: the replay is this version's).
-fn project_difference(original: &ProjectFile, dir: &Path) -> Result<Option<String>> {
-    let mut replayed = Project::load(dir)?.file;
-    replayed.cli_version.clone_from(&original.cli_version);
-    if &replayed == original {
-        return Ok(None);
-    }
-    let (want, got) = (original.to_yaml(), replayed.to_yaml());
-    let (want, got): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
-    let at = want.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
-    let line = |l: &[&str]| l.get(at).map_or_else(|| "end of file".to_string(), |s| format!("`{}`", s.trim()));
-    Ok(Some(format!("line {}: {} in the project, {} in the replay", at + 1, line(&want), line(&got))))
 }
 
 /// Makes the project's tracked files those of the replay: every replayed file written, every tracked file the replay

@@ -10,9 +10,9 @@ use anyhow::{Context, Result};
 
 use crate::apply::{self, Staging};
 use crate::cli::AlphaUpdateArgs;
-use crate::commands::alpha_generate::{replay_into, summarize};
-use crate::commands::replay;
 use crate::git::Repo;
+use crate::ops::replay;
+use crate::ops::replay::{replay_into, summarize};
 use crate::output;
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, ProjectFile};
@@ -125,10 +125,12 @@ pub fn run(args: &AlphaUpdateArgs, cwd: &Path) -> Result<()> {
     let ancestor_dir = Staging::temporary("ancestor")?;
     match &args.ancestor_binary {
         Some(bin) => generate_with(bin, input.path(), ancestor_dir.path())?,
-        None => replay_into(&pf, &script, cwd, ancestor_dir.path(), false).context("the ancestor's replay failed")?,
+        None => replay_into(&pf, &script, cwd, ancestor_dir.path(), false, &super::run_step)
+            .context("the ancestor's replay failed")?,
     }
     let upgrade_dir = Staging::temporary("upgrade")?;
-    replay_into(&pf, &script, cwd, upgrade_dir.path(), false).context("the upgrade's replay failed")?;
+    replay_into(&pf, &script, cwd, upgrade_dir.path(), false, &super::run_step)
+        .context("the upgrade's replay failed")?;
 
     let scratch = Staging::temporary("index")?;
     let ancestor_tree = repo.tree_of_folder(ancestor_dir.path(), &scratch.path().join("ancestor.index"))?;

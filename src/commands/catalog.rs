@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::cli::{CatalogValidateArgs, GraphFormat, MakeCatalogArgs, OutputFormat};
-use crate::commands::UsageError;
 use crate::olm::bundle::BundleFiles;
 use crate::olm::catalog;
 use crate::olm::validate::{Level, Suites};
 use crate::plan::Plan;
+use crate::usage::UsageError;
 
 /// Plans the catalog.
 pub fn plan(args: &MakeCatalogArgs, cwd: &Path) -> Result<Plan> {
@@ -88,9 +88,9 @@ pub fn plan(args: &MakeCatalogArgs, cwd: &Path) -> Result<Plan> {
 pub fn run_make(args: &MakeCatalogArgs, cwd: &Path) -> Result<()> {
     let plan = plan(args, cwd)?;
     if args.check {
-        return crate::commands::check(&plan, "catalog", "kubesmith make catalog");
+        return crate::ops::write::check(&plan, "catalog", "kubesmith make catalog");
     }
-    crate::commands::finish(plan, args.dry_run)
+    crate::ops::write::finish(plan, args.dry_run)
 }
 
 /// A `--with` catalog: a folder of catalog files, or one file.
@@ -122,7 +122,8 @@ pub fn run_validate(args: &CatalogValidateArgs, cwd: &Path) -> Result<()> {
             GraphFormat::None => {}
         }
     }
-    let failing = super::bundle_validate::report(&findings, args.output, false, "catalog is valid", false);
+    let failing =
+        crate::ops::findings::report(&findings, args.output == OutputFormat::Json, false, "catalog is valid", false);
     if failing > 0 {
         bail!("catalog {} is invalid: {failing} error(s)", args.dir.display());
     }

@@ -7,7 +7,6 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{Result, bail};
 
 use crate::cli::{EnvtestCleanupArgs, EnvtestCommand, EnvtestListArgs, EnvtestPlaceArgs, EnvtestPrint, EnvtestUseArgs};
-use crate::commands::UsageError;
 use crate::envtest::index::{self, Index};
 use crate::envtest::installed::{Found, Origin, Places};
 use crate::envtest::platform::Platform;
@@ -15,6 +14,7 @@ use crate::envtest::store::Store;
 use crate::envtest::version::{Selector, Version};
 use crate::envtest::{INDEX_ENV, fetch, folder};
 use crate::output;
+use crate::usage::UsageError;
 
 /// Runs one `envtest` subcommand.
 pub fn run(command: &EnvtestCommand, cwd: &Path) -> Result<()> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::cli::HelmLintArgs;
-use crate::commands::UsageError;
+use crate::usage::UsageError;
 
 /// Every text file under `dir` (path inside it → text); other files are skipped.
 fn chart_files(dir: &Path) -> Result<BTreeMap<String, String>> {
@@ -32,9 +32,7 @@ fn chart_files(dir: &Path) -> Result<BTreeMap<String, String>> {
 pub fn run(args: &HelmLintArgs, cwd: &Path) -> Result<()> {
     let dir = match &args.dir {
         Some(d) => d.clone(),
-        None => {
-            crate::commands::make_helm::recorded_in(cwd)?.unwrap_or_else(|| PathBuf::from(crate::helm::DEFAULT_DIR))
-        }
+        None => crate::ops::helm::recorded_in(cwd)?.unwrap_or_else(|| PathBuf::from(crate::helm::DEFAULT_DIR)),
     };
     let full = cwd.join(&dir);
     if !full.join("Chart.yaml").is_file() {

@@ -6,13 +6,11 @@
 //! upgrade check (`crate::olm::upgrade`) and writes nothing if it fails.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use crate::cli::MakeBundleArgs;
-use crate::commands::UsageError;
 use crate::olm::bundle::Metadata;
 use crate::olm::csv::{self, Options};
 use crate::olm::dependencies;
@@ -23,6 +21,7 @@ use crate::olm::upgrade::{self, Release};
 use crate::olm::validate::Level;
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project};
+use crate::usage::UsageError;
 
 /// The layout recorded in bundles of projects without a PROJECT file.
 const UNKNOWN_LAYOUT: &str = "unknown";
@@ -91,35 +90,13 @@ fn created_at(existing: Option<&Value>, version: &str) -> String {
     crate::clock::rfc3339(crate::clock::now())
 }
 
-/// `kubectl kustomize <dir>` (the `KUBECTL` variable names another binary); `make helm` renders with it too.
-pub fn kustomize(cwd: &Path, dir: &Path) -> Result<String> {
-    let kubectl = std::env::var("KUBECTL").ok().filter(|k| !k.is_empty()).unwrap_or_else(|| "kubectl".into());
-    let output = match Command::new(&kubectl).arg("kustomize").arg(dir).current_dir(cwd).output() {
-        Ok(o) => o,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
-            "{kubectl} not found: kubesmith renders {} with `kubectl kustomize`; install kubectl \
-             (https://kubernetes.io/docs/tasks/tools/) or point KUBECTL at it",
-            dir.display()
-        ),
-        Err(e) => return Err(e).with_context(|| format!("failed to run {kubectl} kustomize {}", dir.display())),
-    };
-    if !output.status.success() {
-        bail!(
-            "`{kubectl} kustomize {}` failed:\n{}",
-            dir.display(),
-            String::from_utf8_lossy(&output.stderr).trim_end()
-        );
-    }
-    String::from_utf8(output.stdout).context("kubectl kustomize printed something that is not UTF-8")
-}
-
 /// Plans the bundle.
 pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
     let requested = check_args(args)?;
     let project = if cwd.join(PROJECT_FILE).is_file() { Some(Project::load(cwd)?) } else { None };
     if project.is_some() {
         let progress = crate::output::Progress::start("checking that config/crd/bases is current with src/");
-        crate::commands::make_manifests::check_crds_current(cwd)?;
+        crate::ops::manifests::check_crds_current(cwd)?;
         progress.finish();
     }
     let recorded = project.as_ref().map(|p| Settings::read(&p.file)).transpose()?.unwrap_or_default();
@@ -170,7 +147,7 @@ pub fn plan(args: &MakeBundleArgs, cwd: &Path) -> Result<Plan> {
         bail!("no ClusterServiceVersion manifest in {}", base_path.display());
     };
 
-    let rendered = kustomize(cwd, &manifests_dir)?;
+    let rendered = crate::kustomize::kustomize(cwd, &manifests_dir)?;
     let docs = crate::yaml::from_multi_doc_str(&rendered)
         .context("`kubectl kustomize config/manifests` printed invalid YAML")?;
     // The rendered base carries any kustomize patches over the file; it is the one to build on.
@@ -355,14 +332,14 @@ fn install_mode_notes(choice: &install_modes::Choice, csv: &Value) -> Vec<String
 /// `--previous OLD`: the safe CRD upgrade check on the bundle about to be written. Errors stop the command before
 /// anything is written; warnings become notes.
 fn check_upgrade(args: &MakeBundleArgs, cwd: &Path, package: &str, generated: &csv::Generated) -> Result<Vec<String>> {
-    let Some(previous) = super::bundle_validate::previous(&args.upgrade, cwd)? else {
+    let Some(previous) = crate::ops::findings::previous(args.upgrade.previous.as_deref(), cwd)? else {
         return Ok(Vec::new());
     };
     let mut objects = vec![generated.csv.clone()];
     objects.extend(generated.manifests.iter().map(|(_, o)| o.clone()));
     let shown = args.output_dir.display().to_string();
     let new = Release::from_objects(&shown, Some(package.to_string()), args.channels.clone(), &objects);
-    let findings = upgrade::check(&new, &previous, super::bundle_validate::options(&args.upgrade));
+    let findings = upgrade::check(&new, &previous, upgrade::Options { allow_breaking: args.upgrade.allow_breaking });
     let (errors, warnings): (Vec<_>, Vec<_>) = findings.iter().partition(|f| f.level == Level::Error);
     if !errors.is_empty() {
         let all: Vec<String> = findings.iter().map(|f| f.to_string()).collect();
@@ -380,7 +357,7 @@ fn check_upgrade(args: &MakeBundleArgs, cwd: &Path, package: &str, generated: &c
 pub fn run(args: &MakeBundleArgs, cwd: &Path) -> Result<()> {
     let plan = plan(args, cwd)?;
     if args.check {
-        return crate::commands::check(&plan, "bundle", "kubesmith make bundle");
+        return crate::ops::write::check(&plan, "bundle", "kubesmith make bundle");
     }
-    crate::commands::finish(plan, args.dry_run)
+    crate::ops::write::finish(plan, args.dry_run)
 }

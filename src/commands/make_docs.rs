@@ -1,81 +1,25 @@
-//! `kubesmith make docs`: the API reference page of the project's own kinds ([`crate::docs`]), built from the CRDs
-//! `make manifests` plans (in memory: external kinds left out, compiled-fallback kinds included), and its record in
-//! PROJECT, after which `make manifests` keeps the page current ([`crate::docs::recorded`]).
+//! `kubesmith make docs`: the API reference page ([`crate::ops::docs`]), then `--check`, `--dry-run` or apply.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Result;
-use serde_json::json;
 
-use crate::cli::{DocsFormat, MakeDocsArgs, MakeManifestsArgs};
-use crate::docs::recorded::{Recorded, planned_crds, recorded};
-use crate::docs::{self, Format};
-use crate::plan::Plan;
-use crate::project::{PROJECT_FILE, Project};
+use crate::cli::{DocsFormat, MakeDocsArgs};
+use crate::docs::Format;
+use crate::ops::{docs, write};
 
-/// Plans `make docs`: the CRDs as `make manifests` would write them (nothing of them is written), the page, and
-/// its entry in PROJECT.
-pub fn plan(args: &MakeDocsArgs, cwd: &Path) -> Result<Plan> {
-    if !cwd.join(PROJECT_FILE).is_file() {
-        anyhow::bail!(
-            "no PROJECT file in {} or above it: make docs documents the kinds of a kubesmith project (`kubesmith init` or \
-             `kubesmith adopt` makes one)",
-            cwd.display()
-        );
+pub(crate) fn run(args: &MakeDocsArgs, cwd: &Path) -> Result<()> {
+    let plan = docs::plan(args.output.as_deref(), format(args.format), cwd)?;
+    if args.check {
+        return write::check(&plan, "API reference", "kubesmith make docs");
     }
-    let project = Project::load(cwd)?;
-    let before = recorded(&project.file)?;
-    let format = match args.format {
-        Some(DocsFormat::Markdown) => Format::Markdown,
-        Some(DocsFormat::Asciidoc) => Format::Asciidoc,
-        None => before.as_ref().map_or(Format::Markdown, |r| r.format),
-    };
-    let output = match (&args.output, &before) {
-        (Some(o), _) => o.clone(),
-        (None, Some(r)) if args.format.is_none() || r.format == format => r.output.clone(),
-        _ => PathBuf::from(format.default_output()),
-    };
-    let mut targets = crate::commands::make_manifests::targets(&MakeManifestsArgs::default(), cwd)?;
-    targets.rbac_dir = None;
-    targets.webhook_dir = None;
-    let crd_dir = targets.crd_dir.clone().unwrap_or_else(|| PathBuf::from("config/crd/bases"));
-    let mut manifests = Plan::new(cwd);
-    let problems = crate::commands::make_manifests::plan_into(&mut manifests, &targets)?;
-    if !problems.is_empty() {
-        return Err(problems.into_error(cwd).context("the API reference is made from the CRDs, which failed"));
-    }
-    let mut plan = Plan::new(cwd);
-    if args.output.is_some() {
-        plan.outside_ok.push(output.clone());
-    }
-    let record = Recorded { output: output.clone(), format };
-    let page = docs::render(&planned_crds(&manifests, &crd_dir)?, format, targets.k8s.version());
-    plan.write(output.clone(), format!("{page}\n"))?;
-    let mut file = project.file.clone();
-    let mut entry = json!({ "output": output.to_string_lossy() });
-    if format != Format::Markdown {
-        entry["format"] = json!(format.name());
-    }
-    if file.plugins.get(docs::PLUGIN_KEY) != Some(&entry) {
-        file.plugins.insert(docs::PLUGIN_KEY.into(), entry);
-        plan.edit(PROJECT_FILE, file.to_yaml());
-    }
-    if before.as_ref().is_some_and(|b| b.output != record.output) {
-        plan.notes.push(format!(
-            "note: PROJECT now records {} as the API reference; the previous page stays where it was",
-            output.display()
-        ));
-    } else if before.is_none() {
-        plan.notes.push("next: `kubesmith make manifests` now keeps the API reference current".into());
-    }
-    Ok(plan)
+    write::finish(plan, args.dry_run)
 }
 
-/// Runs the command: plan, then `--check`, `--dry-run` or apply.
-pub fn run(args: &MakeDocsArgs, cwd: &Path) -> Result<()> {
-    let plan = plan(args, cwd)?;
-    if args.check {
-        return crate::commands::check(&plan, "API reference", "kubesmith make docs");
-    }
-    crate::commands::finish(plan, args.dry_run)
+/// The page's markup `--format` asks for.
+pub(crate) fn format(asked: Option<DocsFormat>) -> Option<Format> {
+    asked.map(|f| match f {
+        DocsFormat::Markdown => Format::Markdown,
+        DocsFormat::Asciidoc => Format::Asciidoc,
+    })
 }

@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::cli::EditArgs;
-use crate::commands::UsageError;
-use crate::commands::create_webhook::markers as webhook_markers;
-use crate::commands::scaffold::api_markers;
 use crate::edit::{self, Lang};
 use crate::names::{self, ModuleName};
+use crate::ops::create_webhook::markers as webhook_markers;
+use crate::ops::scaffold::api_markers;
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project};
 use crate::render;
+use crate::usage::UsageError;
 
 use rewrite::{Renames, replace_word, rewrite_paths, rewrite_webhook_registrations};
 
@@ -30,10 +30,10 @@ const ROLES: [&str; 3] = ["admin", "editor", "viewer"];
 /// Runs `kubesmith edit`.
 pub fn run(args: &EditArgs, cwd: &Path) -> Result<()> {
     if !args.plugins.is_empty() {
-        return crate::commands::finish(crate::commands::edit_plugins::plan(cwd, &args.plugins)?, args.dry_run);
+        return crate::ops::write::finish(crate::ops::edit_plugins::plan(cwd, &args.plugins)?, args.dry_run);
     }
     if let Some(namespaced) = args.namespaced {
-        return crate::commands::finish(crate::commands::edit_namespaced::plan(cwd, namespaced)?, args.dry_run);
+        return crate::ops::write::finish(crate::ops::edit_namespaced::plan(cwd, namespaced)?, args.dry_run);
     }
     match args.multigroup {
         None => Err(UsageError(
@@ -48,7 +48,7 @@ pub fn run(args: &EditArgs, cwd: &Path) -> Result<()> {
                 .into(),
         )
         .into()),
-        Some(true) => crate::commands::finish(plan(cwd)?, args.dry_run),
+        Some(true) => crate::ops::write::finish(plan(cwd)?, args.dry_run),
     }
 }
 
@@ -320,7 +320,7 @@ fn plan_rbac_kustomization(plan: &mut Plan, moves: &[Move]) -> Result<()> {
     let Some(original) = plan.read(path)? else { return Ok(()) };
     let mut text = original.clone();
     for m in moves.iter().filter(|m| m.from.starts_with("config/rbac")) {
-        let (old, new) = (crate::commands::scaffold::file_name(&m.from), crate::commands::scaffold::file_name(&m.to));
+        let (old, new) = (crate::ops::scaffold::file_name(&m.from), crate::ops::scaffold::file_name(&m.to));
         text = text
             .split_inclusive('\n')
             .map(|l| if l.trim_end() == format!("- {old}") { l.replacen(&old, &new, 1) } else { l.to_string() })

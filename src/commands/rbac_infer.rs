@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::cli::RbacInferArgs;
-use crate::commands::UsageError;
+use crate::ops::rbac_infer::{display_path, unread_warnings, warning_lines};
 use crate::rbac::MANAGER_ROLE;
-use crate::rbac::infer::{self, InferError, Inference};
+use crate::rbac::infer::{self, InferError};
+use crate::usage::UsageError;
 
 /// What the command prints.
 #[derive(Debug)]
@@ -16,20 +17,6 @@ pub struct Report {
     pub out: String,
     /// stderr lines.
     pub warnings: Vec<String>,
-}
-
-/// `path` as the user should read it: relative to `cwd` when below it.
-pub fn display_path(path: &Path, cwd: &Path) -> String {
-    path.strip_prefix(cwd).unwrap_or(path).display().to_string()
-}
-
-/// The warnings of an inference, one `path:line: message` line each.
-pub fn warning_lines(inference: &Inference, cwd: &Path) -> Vec<String> {
-    inference
-        .warnings
-        .iter()
-        .map(|w| format!("warning: {}:{}: {}", display_path(&w.file, cwd), w.line, w.message))
-        .collect()
 }
 
 /// The source folders and binary to infer for: the flags; else, in a kubesmith project, its PROJECT's `sources`
@@ -97,53 +84,6 @@ pub fn plan(args: &RbacInferArgs, cwd: &Path) -> Result<Report> {
     let mut warnings: Vec<String> = fetched.note.into_iter().collect();
     warnings.extend(warning_lines(&inference, cwd));
     Ok(Report { out, warnings })
-}
-
-/// A warning for each kube-dependent crate whose source could not be read: what it may hide (the calls the code
-/// makes through it) and the fix, at the first line of `sources` (or of the path dependencies found) that uses the
-/// crate, else at its entry in the lock file.
-pub fn unread_warnings(
-    fetched: &crate::source::dependencies::fetch::Fetched,
-    sources: &[PathBuf],
-) -> Vec<infer::Warning> {
-    let deps = &fetched.deps;
-    if deps.unread.is_empty() {
-        return Vec::new();
-    }
-    let mut dirs: Vec<PathBuf> = sources.to_vec();
-    dirs.extend(deps.found.iter().filter(|f| !f.immutable).map(|f| f.src.clone()));
-    let names: Vec<String> = deps.unread.iter().map(|u| u.name.replace('-', "_")).collect();
-    let uses = crate::source::dependencies::uses::first_uses(&dirs, &names);
-    deps.unread
-        .iter()
-        .zip(uses)
-        .map(|(u, used)| {
-            let kind = if u.is_git() { "a git dependency" } else { "a registry dependency" };
-            let lock = u.lock.file_name().map_or_else(|| u.lock.display().to_string(), |f| f.to_string_lossy().into());
-            let fetch = if let Some(said) = &fetched.failed {
-                format!("kubesmith ran `cargo metadata` to fetch it, which failed: {said}; ")
-            } else if fetched.offline {
-                "nothing was fetched (offline); ".to_string()
-            } else {
-                String::new()
-            };
-            let ident = u.name.replace('-', "_");
-            let (file, line, at) = match used {
-                Some((file, line)) => (file, line, format!(" ({kind}, {lock}:{})", u.line)),
-                None => (u.lock.clone(), u.line, format!(" ({kind})")),
-            };
-            infer::Warning {
-                file,
-                line,
-                message: format!(
-                    "{} {}{at} depends on kube but {}, so it was not read: the role misses the API calls the code \
-                     makes through `{ident}::`; {fetch}{}",
-                    u.name, u.version, u.why, u.fix
-                ),
-                unresolved: None,
-            }
-        })
-        .collect()
 }
 
 /// Runs the command: prints the role (or the explanation) and the warnings.

@@ -55,7 +55,7 @@ pub fn render(plan: &Plan) -> Result<Source> {
     let config_planned = plan.ops().iter().any(|op| op.path.starts_with("config"));
 
     let rendered = if optional.is_empty() && !config_planned {
-        crate::commands::make_bundle::kustomize(&plan.root, Path::new("config/default"))?
+        crate::kustomize::kustomize(&plan.root, Path::new("config/default"))?
     } else {
         let tmp = tempfile::Builder::new()
             .prefix("kubesmith-helm-")
@@ -80,7 +80,7 @@ pub fn render(plan: &Plan) -> Result<Source> {
             write(&tmp.path().join("all/kustomization.yaml"), &crate::yaml::to_string(&all))?;
             PathBuf::from("all")
         };
-        crate::commands::make_bundle::kustomize(tmp.path(), &dir)?
+        crate::kustomize::kustomize(tmp.path(), &dir)?
     };
     let docs = crate::yaml::from_multi_doc_str(&rendered)
         .context("`kubectl kustomize config/default` printed invalid YAML")?;

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use crate::commands::make_manifests::Problems;
 use crate::crd::kinds::KindDecl;
+use crate::ops::manifests::Problems;
 use crate::plan::Plan;
 
 /// The kinds of `owned` whose CRD file the plan does not write: each version of a kind once, in source order.

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::commands::UsageError;
 use crate::crd::kinds::KindDecl;
+use crate::usage::UsageError;
 
 use super::shipped::ShippedCrd;
 

@@ -6,15 +6,15 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::cli::CreateWebhookArgs;
-use crate::commands::UsageError;
-use crate::commands::foreign::{self, Foreign};
-use crate::commands::scaffold::{
+use crate::names;
+use crate::ops::foreign::{self, Foreign};
+use crate::ops::scaffold::{
     KindModules, create_if_missing, enable, insert_rust, insert_yaml, insert_yaml_block, scaffold_file,
 };
-use crate::names;
 use crate::plan::Plan;
 use crate::project::{Project, ProjectFile, ResourceWebhooks};
 use crate::render;
+use crate::usage::UsageError;
 
 /// Marker lines where `create webhook` inserts lines.
 pub mod markers {
@@ -276,7 +276,7 @@ pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
         ctx.label_examples = true;
         ctx.team_label = format!("{}/team", pf.domain);
     }
-    ctx.spec_json = crate::commands::deploy_image::test_spec_json(pf, cwd, &args.group, &args.version, &args.kind);
+    ctx.spec_json = crate::ops::deploy_image::test_spec_json(pf, cwd, &args.group, &args.version, &args.kind);
 
     let mut plan = Plan::new(cwd);
     let (kind_file, test_file) = plan_kind(&mut plan, pf, &modules, &ctx)?;
@@ -543,7 +543,7 @@ fn plan_envtest_part(plan: &mut Plan, ctx: &WebhookContext, part: &str) -> Resul
     if ctx.foreign {
         return Ok(());
     }
-    let main = Path::new(crate::commands::create_api::ENVTEST_MAIN);
+    let main = Path::new(crate::ops::create_api::ENVTEST_MAIN);
     if !plan.exists(main) {
         let warning = format!(
             "warning: {} is missing (an older kubesmith scaffolded this project), so the webhooks of {} are not \
@@ -559,7 +559,7 @@ fn plan_envtest_part(plan: &mut Plan, ctx: &WebhookContext, part: &str) -> Resul
     let file = PathBuf::from(format!("tests/envtest/{}.rs", ctx.envtest_module));
     if !plan.exists(&file) {
         plan.create(&file, render::render("webhook/tests/envtest/webhooks.rs.hbs", ctx)?);
-        let marker = crate::commands::scaffold::api_markers::ENVTEST_MODULES;
+        let marker = crate::ops::scaffold::api_markers::ENVTEST_MODULES;
         insert_rust(plan, main, marker, &[format!("mod {};", ctx.envtest_module)])?;
     }
     let test = render::render(&format!("webhook/tests/envtest/parts/{part}.rs.hbs"), ctx)?;
@@ -747,11 +747,7 @@ fn plan_kind(
 /// where to go next.
 fn finish(mut plan: Plan, file: &ProjectFile, kind_file: &Path) -> Result<Plan> {
     plan.edit(crate::project::PROJECT_FILE, file.to_yaml());
-    crate::commands::make_manifests::plan_webhook_manifests(
-        &mut plan,
-        Path::new("config/webhook"),
-        &[PathBuf::from("src")],
-    )?;
+    crate::ops::manifests::plan_webhook_manifests(&mut plan, Path::new("config/webhook"), &[PathBuf::from("src")])?;
     plan.notes.push(format!(
         "next: edit the webhooks in {}, then run `kubesmith make manifests` and `cargo test`",
         kind_file.with_extension("").display()

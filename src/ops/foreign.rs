@@ -7,10 +7,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::builtin::BuiltinGroup;
-use crate::commands::UsageError;
 use crate::names;
 use crate::plan::Plan;
 use crate::project::{ProjectFile, Resource};
+use crate::usage::UsageError;
 
 /// The `--external-api-*` flags, as both `create` commands take them.
 #[derive(Debug, Clone, Copy)]

@@ -6,10 +6,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::cli::{InitArgs, License, RuntimeSource};
-use crate::commands::UsageError;
 use crate::names;
 use crate::plan::Plan;
 use crate::project::{self, ProjectFile};
+use crate::usage::UsageError;
 
 /// Values the `init` templates see. Every casing is computed here.
 #[derive(Debug, Serialize)]
@@ -45,7 +45,7 @@ pub struct InitContext {
 }
 
 pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
-    crate::commands::edit_plugins::check_names(&args.plugins)?;
+    crate::ops::edit_plugins::check_names(&args.plugins)?;
     if cwd.join(project::PROJECT_FILE).exists() {
         anyhow::bail!(
             "{} is already a kubesmith project (it holds a PROJECT file): add an API to it with `kubesmith create api \
@@ -146,7 +146,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         version: "3".into(),
         ..Default::default()
     };
-    crate::commands::edit_plugins::plan_into(&mut plan, &mut file, &args.plugins)?;
+    crate::ops::edit_plugins::plan_into(&mut plan, &mut file, &args.plugins)?;
     plan.create(project::PROJECT_FILE, file.to_yaml());
     // As kubebuilder: files init does not write stay (said once); hidden ones (.git, .envrc) go unmentioned.
     let mut kept: Vec<String> = std::fs::read_dir(cwd)

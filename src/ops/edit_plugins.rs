@@ -5,10 +5,10 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::commands::UsageError;
 use crate::grafana;
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project, ProjectFile};
+use crate::usage::UsageError;
 
 /// Checks the `--plugins` values: each must name a plugin kubesmith has.
 pub fn check_names(plugins: &[String]) -> Result<()> {

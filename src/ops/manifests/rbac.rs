@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::{ROLE_FILE, scan_markers, targets_of};
-use crate::cli::MakeManifestsArgs;
 use crate::crd;
 use crate::plan::Plan;
 use crate::project::Project;
@@ -63,7 +62,7 @@ pub(super) fn write_role(
 /// scaffolds has its rules at once and the project's `cargo test` passes against a real API server before the
 /// first `make manifests`. Nothing outside a project or without an RBAC folder.
 pub fn plan_role(plan: &mut Plan) -> Result<()> {
-    let args = MakeManifestsArgs { no_compile: true, ..Default::default() };
+    let args = super::Options { no_compile: true, ..Default::default() };
     let targets = targets_of(&args, &plan.root.clone(), Project::planned(plan)?, Some(plan))?;
     let Some(rbac_dir) = &targets.rbac_dir else {
         return Ok(());
@@ -110,7 +109,7 @@ pub(super) fn grants_of(
 ) -> Result<Vec<crate::markers::Marker>> {
     inference.resolve_external(macro_types);
     let root = plan.root.clone();
-    plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
+    plan.notes.extend(crate::ops::rbac_infer::warning_lines(&inference, &root));
     let mut by_resource: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
     for (group, resource, verb) in inference.grants() {
         by_resource.entry((group, resource)).or_default().push(verb);
@@ -142,7 +141,7 @@ pub(crate) fn infer_in_plan(
             Err(e) => Err(std::io::Error::other(e.to_string())),
         }
     };
-    let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
+    let display = |p: &Path| crate::ops::rbac_infer::display_path(p, &root);
     // The crates the sources call kube through (manifests and Cargo.lock: cargo runs only when the lock names one
     // whose source is not on disk, unless --offline).
     use crate::source::dependencies::fetch::{Fetch, kube_dependencies_fetching};
@@ -159,7 +158,7 @@ pub(crate) fn infer_in_plan(
         other => anyhow::Error::new(other),
     })?;
     inference.resolve_external(&external_types(plan));
-    inference.warnings.splice(0..0, crate::commands::rbac_infer::unread_warnings(&fetched, &full));
+    inference.warnings.splice(0..0, crate::ops::rbac_infer::unread_warnings(&fetched, &full));
     Ok(inference)
 }
 
@@ -203,10 +202,10 @@ pub(super) fn rbac_drift(
     macro_types: &[(String, crate::builtin::Resource)],
 ) -> crate::rbac::drift::Drift {
     let root = plan.root.clone();
-    let display = |p: &Path| crate::commands::rbac_infer::display_path(p, &root);
+    let display = |p: &Path| crate::ops::rbac_infer::display_path(p, &root);
     inference.resolve_external(macro_types);
     let drift = crate::rbac::drift::check(markers, bound, &inference);
-    plan.notes.extend(crate::commands::rbac_infer::warning_lines(&inference, &root));
+    plan.notes.extend(crate::ops::rbac_infer::warning_lines(&inference, &root));
     plan.notes.extend(drift.messages(&display));
     drift
 }

@@ -9,13 +9,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::cli::CreateApiArgs;
-use crate::commands::UsageError;
-use crate::commands::api_context::ApiContext;
-use crate::commands::scaffold::insert_rust;
 use crate::edit::{self, Lang};
+use crate::ops::api_context::ApiContext;
+use crate::ops::scaffold::insert_rust;
 use crate::plan::Plan;
 use crate::project::ProjectFile;
 use crate::render;
+use crate::usage::UsageError;
 
 /// Key under PROJECT's `plugins:` listing the kinds scaffolded with `--image` (kubebuilder's
 /// `deploy-image.go.kubebuilder.io/v1-alpha` shape).
@@ -150,7 +150,7 @@ impl DeployImage {
             return Ok(());
         }
         plan.create(path, render::render("api/src/controller/operand.rs.hbs", &self.context(api, project))?);
-        let marker = crate::commands::scaffold::api_markers::CONTROLLER_MODULES;
+        let marker = crate::ops::scaffold::api_markers::CONTROLLER_MODULES;
         insert_rust(plan, Path::new("src/controller.rs"), marker, &["pub mod operand;".to_string()])
     }
 

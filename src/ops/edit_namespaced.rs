@@ -6,15 +6,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use clap::Parser;
-
-use crate::cli::{Command, MakeCommand};
-use crate::commands::UsageError;
-use crate::commands::deploy_image::MANAGER_ENV_MARKER;
-use crate::commands::make_manifests::{self, Targets};
 use crate::edit::{self, Lang};
+use crate::ops::deploy_image::MANAGER_ENV_MARKER;
+use crate::ops::manifests::{self, Targets};
 use crate::plan::Plan;
 use crate::project::{PROJECT_FILE, Project, ProjectFile};
+use crate::usage::UsageError;
 
 /// The manager's binding, which names the generated role.
 const ROLE_BINDING: &str = "config/rbac/role_binding.yaml";
@@ -66,7 +63,7 @@ pub fn plan(cwd: &Path, namespaced: bool) -> Result<Plan> {
 
     // The code's RBAC markers name the manager's namespace (or no longer do).
     for source in &targets.sources {
-        for file in make_manifests::rust_files(&cwd.join(source))? {
+        for file in manifests::rust_files(&cwd.join(source))? {
             let rel = file.strip_prefix(cwd).unwrap_or(&file).to_path_buf();
             let text = plan.read_existing(&rel)?;
             let new = if namespaced {
@@ -120,7 +117,7 @@ pub fn plan(cwd: &Path, namespaced: bool) -> Result<Plan> {
     plan.edit(PROJECT_FILE, file.to_yaml());
 
     // role.yaml follows the markers as they are now.
-    make_manifests::plan_into(&mut plan, &targets)?;
+    manifests::plan_into(&mut plan, &targets)?;
     plan.notes.push(if namespaced {
         format!(
             "next: the manager now runs with a Role in its namespace and watches the namespaces in WATCH_NAMESPACE \
@@ -134,10 +131,7 @@ pub fn plan(cwd: &Path, namespaced: bool) -> Result<Plan> {
 
 /// The folders `kubesmith make manifests` (no flags) reads and writes in the project at `cwd`.
 fn manifests_targets(cwd: &Path) -> Result<Targets> {
-    match crate::cli::Cli::try_parse_from(["kubesmith", "make", "manifests"])?.command {
-        Command::Make(MakeCommand::Manifests(args)) => make_manifests::targets(&args, cwd),
-        _ => unreachable!("`make manifests` parses as itself"),
-    }
+    manifests::targets(&manifests::Options::default(), cwd)
 }
 
 /// A namespace-scoped manager cannot reconcile cluster-scoped kinds: each is named with the way out.

@@ -8,12 +8,12 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use crate::cli::CreateApiArgs;
-use crate::commands::UsageError;
-use crate::commands::create_api;
 use crate::crd::SourceSet;
 use crate::crd::{self, reverse};
+use crate::ops::create_api;
 use crate::plan::Plan;
 use crate::project::Project;
+use crate::usage::UsageError;
 
 /// What `--from-crd` takes besides the CRDs.
 #[derive(Debug, Clone, Default)]
@@ -261,8 +261,7 @@ fn plan_crd(opts: &Options, file: &Path, shown: &Path, source: &Value, mut plan:
             .flatten()
             .find(|v| v["name"] == version.as_str())
             .is_some_and(|v| v["schema"]["openAPIV3Schema"]["properties"].get("status").is_some());
-        let shape =
-            crate::commands::api_context::KindShape { status_conditions: false, has_status, spec_default: true };
+        let shape = crate::ops::api_context::KindShape { status_conditions: false, has_status, spec_default: true };
         plan = create_api::plan_onto(&sub, plan, false, shape)?;
         // create api's own next steps are about its template; this command says its own
         let notes: Vec<String> = plan.notes.drain(before..).filter(|n| n.starts_with("warning:")).collect();
@@ -347,7 +346,7 @@ fn pick_versions(facts: &reverse::CrdFacts, asked: &[String], file: &Path) -> Re
 /// The CRD the planned sources give, as `make manifests` generates it.
 fn generate(plan: &Plan, facts: &reverse::CrdFacts, project: &Project) -> Result<Value> {
     let set = SourceSet::new(&plan.root.join("src")).with_overlay(plan.overlay());
-    let k8s = crate::commands::make_manifests::project_k8s(Some(project))?;
+    let k8s = crate::ops::manifests::project_k8s(Some(project))?;
     let name = format!("{}.{}", facts.plural, facts.group);
     let crds = crd::generate_with(&set, k8s).map_err(|e| {
         anyhow::anyhow!(

@@ -6,15 +6,15 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::cli::CreateApiArgs;
-use crate::commands::UsageError;
-use crate::commands::api_context::{ApiContext, KindShape};
-use crate::commands::deploy_image::{self, DeployImage};
-use crate::commands::foreign::{self, Foreign};
-use crate::commands::scaffold::{KindModules, api_markers as markers, enable, file_name, insert_rust, insert_yaml};
 use crate::names::{self, ModuleName};
+use crate::ops::api_context::{ApiContext, KindShape};
+use crate::ops::deploy_image::{self, DeployImage};
+use crate::ops::foreign::{self, Foreign};
+use crate::ops::scaffold::{KindModules, api_markers as markers, enable, file_name, insert_rust, insert_yaml};
 use crate::plan::Plan;
 use crate::project::{Project, Resource, ResourceApi};
 use crate::render;
+use crate::usage::UsageError;
 
 /// Where one kind's files go.
 struct Layout {
@@ -269,10 +269,10 @@ pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool, shape: KindSha
     }
 
     if args.resource && crd {
-        crate::commands::make_manifests::plan_one_crd(&mut plan, &format!("{plural}.{qualified_group}"))?;
+        crate::ops::manifests::plan_one_crd(&mut plan, &format!("{plural}.{qualified_group}"))?;
     }
     if args.controller {
-        crate::commands::make_manifests::plan_role(&mut plan)?;
+        crate::ops::manifests::plan_role(&mut plan)?;
     }
 
     let mut file = pf.clone();

@@ -5,15 +5,13 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::{plan_into, targets};
-use crate::cli::MakeManifestsArgs;
 use crate::plan::Plan;
 
 /// Checks that the project's CRD files (`config/crd/bases`) are what `make manifests` would write from the sources
 /// now, as `make manifests --check` does for them (descriptions aside: `--max-description-length` may have cut
 /// them). `make bundle` calls it so a bundle never ships CRDs older than the types.
 pub fn check_crds_current(cwd: &Path) -> Result<()> {
-    let args = MakeManifestsArgs { check: true, ..Default::default() };
-    let mut targets = targets(&args, cwd)?;
+    let mut targets = targets(&super::Options::default(), cwd)?;
     targets.rbac_dir = None;
     targets.webhook_dir = None;
     let mut plan = Plan::new(cwd);

@@ -2,11 +2,15 @@
 //! every `create api` and `create webhook` with the options PROJECT records, then `make manifests` — as the argument
 //! lists a user would type, parsed by the real CLI.
 
+use std::path::Path;
+
 use anyhow::Result;
 use serde_json::Value;
 
-use crate::commands::init::default_owner;
-use crate::project::{self, ProjectFile, Resource};
+use crate::ops::init::default_owner;
+use crate::plan::Plan;
+use crate::project::{self, PROJECT_FILE, Project, ProjectFile, Resource};
+use crate::{apply, output};
 
 /// kubebuilder's deploy-image plugin as kubesmith records it (`create api --image`): one entry per kind in
 /// `plugins["deploy-image.rust.kubesmith.io/v1alpha1"].resources[]`, options as strings.
@@ -85,7 +89,7 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
         crate::helm::PLUGIN_KEY,
         crate::docs::PLUGIN_KEY,
         crate::grafana::PLUGIN_KEY,
-        crate::commands::from_crd::PLUGIN_KEY,
+        crate::ops::from_crd::PLUGIN_KEY,
     ];
     for key in pf.plugins.keys().filter(|k| !known.contains(&k.as_str())) {
         out.notes.push(format!(
@@ -101,9 +105,7 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
     for r in &pf.resources {
         let has_controller_or_types = r.controller || (r.api.is_some() && !r.is_foreign());
         let crd = (r.api.is_some() && !r.is_foreign())
-            .then(|| {
-                crate::commands::from_crd::recorded(pf, &crate::names::qualified_group(&r.group, &r.domain), &r.kind)
-            })
+            .then(|| crate::ops::from_crd::recorded(pf, &crate::names::qualified_group(&r.group, &r.domain), &r.kind))
             .flatten();
         if let Some(crd) = crd {
             if !from_crd.contains(&(r.group.as_str(), r.kind.as_str())) {
@@ -139,7 +141,7 @@ pub fn script(pf: &ProjectFile) -> Result<Script> {
     }
     out.steps.extend(pending.into_iter().map(|p| webhook_step(p, false)));
     out.steps.push(Step::new(["make", "manifests"]));
-    if let Some(chart) = crate::commands::make_helm::recorded_dir(pf) {
+    if let Some(chart) = crate::ops::helm::recorded_dir(pf) {
         let mut step = Step::new(["make", "helm"]);
         if chart != std::path::Path::new(crate::helm::DEFAULT_DIR) {
             step.args.extend(["--output-dir".to_string(), chart.to_string_lossy().into_owned()]);
@@ -370,6 +372,91 @@ fn deploy_image_orphans(pf: &ProjectFile) -> Vec<String> {
 pub fn shell_quote(word: &str) -> String {
     let safe = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_.,/:=@+%".contains(c));
     if safe { word.to_string() } else { format!("'{}'", word.replace('\'', "'\\''")) }
+}
+
+/// Runs one step of a script in `dir` as `kubesmith` would there; `origin` is the project replayed.
+pub(crate) type RunStep = dyn Fn(&Step, &Path, &Path) -> Result<()>;
+
+/// The first few lines of `git status --porcelain`, for a message.
+pub(crate) fn summarize(changes: &[String]) -> String {
+    let mut shown: Vec<&str> = changes.iter().take(5).map(|c| c.trim()).collect();
+    if changes.len() > 5 {
+        shown.push("...");
+    }
+    shown.join(", ")
+}
+
+/// Runs the script in `dir` (an empty folder): each step run by `run_step` (the CLI's dispatcher: parsed, planned,
+/// formatted and applied, as if typed there). Before `make manifests`, kubesmith settings PROJECT holds that no command writes
+/// (`crd: {compile: false}`) are carried over; afterwards the replayed PROJECT is compared with the original.
+/// `show` prints each command as it runs.
+/// `origin`: the project replayed, where the CRDs PROJECT records (`create api --from-crd`) are read.
+pub(crate) fn replay_into(
+    original: &ProjectFile,
+    script: &Script,
+    origin: &Path,
+    dir: &Path,
+    show: bool,
+    run_step: &RunStep,
+) -> Result<()> {
+    for step in &script.steps {
+        if step.args.first().is_some_and(|a| a == "make") {
+            carry_settings(original, dir)?;
+        }
+        if show {
+            output::info(format_args!("replay: {}", step.command_line()));
+        }
+        run_step(step, origin, dir)
+            .map_err(|e| anyhow::anyhow!("replaying `{}` failed: {e:#}", step.command_line()))?;
+    }
+    if let Some(difference) = project_difference(original, dir)? {
+        output::warn(format_args!(
+            "warning: the replayed PROJECT differs from the project's ({difference}): PROJECT was edited by hand, or \
+             records something no kubesmith command replays; compare the two files"
+        ));
+    }
+    Ok(())
+}
+
+/// Settings of kubesmith's plugin entry the project has and the replay does not (written by hand, such as
+/// `crd: {compile: false}`), added to the replayed PROJECT.
+fn carry_settings(original: &ProjectFile, dir: &Path) -> Result<()> {
+    let Some(theirs) = original.plugins.get(project::PLUGIN_KEY).and_then(|p| p.as_object()) else { return Ok(()) };
+    let mut file = Project::load(dir)?.file;
+    let ours = file.plugins.entry(project::PLUGIN_KEY).or_insert_with(|| serde_json::json!({}));
+    let Some(ours) = ours.as_object_mut() else { return Ok(()) };
+    let mut kept = Vec::new();
+    for (key, value) in theirs {
+        if !ours.contains_key(key) {
+            ours.insert(key.clone(), value.clone());
+            kept.push(key.as_str());
+        }
+    }
+    if kept.is_empty() {
+        return Ok(());
+    }
+    let mut plan = Plan::new(dir);
+    plan.edit(PROJECT_FILE, file.to_yaml());
+    apply::apply(&plan)?;
+    output::info(format_args!(
+        "note: kept PROJECT settings no command writes: {}",
+        kept.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+    ));
+    Ok(())
+}
+
+/// Where the replayed PROJECT first differs from the original (`cliVersion` aside: the replay is this version's).
+fn project_difference(original: &ProjectFile, dir: &Path) -> Result<Option<String>> {
+    let mut replayed = Project::load(dir)?.file;
+    replayed.cli_version.clone_from(&original.cli_version);
+    if &replayed == original {
+        return Ok(None);
+    }
+    let (want, got) = (original.to_yaml(), replayed.to_yaml());
+    let (want, got): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
+    let at = want.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
+    let line = |l: &[&str]| l.get(at).map_or_else(|| "end of file".to_string(), |s| format!("`{}`", s.trim()));
+    Ok(Some(format!("line {}: {} in the project, {} in the replay", at + 1, line(&want), line(&got))))
 }
 
 #[cfg(test)]
