@@ -14,6 +14,7 @@ pub(crate) mod make_helm;
 pub(crate) mod make_manifests;
 pub(crate) mod markers;
 pub(crate) mod multigroup;
+mod options;
 pub(crate) mod rbac_infer;
 
 use std::path::Path;
@@ -70,7 +71,7 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
                 inferred = Some(format!("domain: {domain}, the one the CRDs' groups share (--domain sets another)"));
                 args.domain = Some(domain);
             }
-            let mut plan = init::plan(&args, cwd)?;
+            let mut plan = init::plan(&options::init(&args), cwd)?;
             plan.notes.extend(inferred);
             if let Some(crds) = &args.from_crd {
                 let opts = from_crd::Options { controller: true, ..from_crd::Options::default() };
@@ -87,13 +88,13 @@ pub fn run(cli: Cli, cwd: &Path) -> Result<()> {
         Command::Edit(args) => multigroup::run(&args, cwd),
         Command::Create(CreateCommand::Api(args)) => {
             let plan = match &args.from_crd {
-                Some(file) => from_crd::plan(&args, file, &invoked, cwd)?,
-                None => create_api::plan(&args, cwd)?,
+                Some(file) => from_crd::plan(&options::create_api(&args), file, &invoked, cwd)?,
+                None => create_api::plan(&options::create_api(&args), cwd)?,
             };
             finish(plan, args.dry_run)
         }
         Command::Create(CreateCommand::Webhook(args)) => {
-            let plan = create_webhook::plan(&args, cwd)?;
+            let plan = create_webhook::plan(&options::create_webhook(&args), cwd)?;
             finish(plan, args.dry_run)
         }
         Command::Make(MakeCommand::Manifests(args)) => make_manifests::run(&args, cwd),
@@ -124,12 +125,12 @@ pub(crate) fn run_step(step: &Step, origin: &Path, dir: &Path) -> Result<()> {
         )
     })?;
     let mut plan = match cli.command {
-        Command::Init(a) => ops::init::plan(&a, dir)?,
+        Command::Init(a) => ops::init::plan(&options::init(&a), dir)?,
         Command::Create(CreateCommand::Api(a)) => match &a.from_crd {
-            Some(crd) => ops::from_crd::plan_replayed(&a, crd, origin, dir)?,
-            None => ops::create_api::plan(&a, dir)?,
+            Some(crd) => ops::from_crd::plan_replayed(&options::create_api(&a), crd, origin, dir)?,
+            None => ops::create_api::plan(&options::create_api(&a), dir)?,
         },
-        Command::Create(CreateCommand::Webhook(a)) => ops::create_webhook::plan(&a, dir)?,
+        Command::Create(CreateCommand::Webhook(a)) => ops::create_webhook::plan(&options::create_webhook(&a), dir)?,
         Command::Make(MakeCommand::Manifests(a)) => ops::manifests::plan(&make_manifests::options(&a), dir)?,
         Command::Make(MakeCommand::Helm(a)) => ops::helm::plan(a.output_dir.as_deref(), dir)?,
         Command::Edit(a) if !a.plugins.is_empty() => ops::edit_plugins::plan(dir, &a.plugins)?,

@@ -1,11 +1,10 @@
-//! `kubesmith create api`: plans the Rust types, reconciler, samples, RBAC roles and PROJECT entry of a kind.
+//! Scaffolding an API (`create api`, and `create api --from-crd` and `init --from-crd` for each kind): plans the Rust types, reconciler, samples, RBAC roles and PROJECT entry of a kind.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::cli::CreateApiArgs;
 use crate::names::{self, ModuleName};
 use crate::ops::api_context::{ApiContext, KindShape};
 use crate::ops::deploy_image::{self, DeployImage};
@@ -27,7 +26,7 @@ struct Layout {
     controller_group_file: Option<PathBuf>,
 }
 
-pub fn plan(args: &CreateApiArgs, cwd: &Path) -> Result<Plan> {
+pub fn plan(args: &Options, cwd: &Path) -> Result<Plan> {
     plan_onto(args, Plan::new(cwd), true, KindShape::SCAFFOLD)
 }
 
@@ -39,7 +38,30 @@ pub fn planned_project(plan: &Plan) -> Result<Project> {
     }
 }
 
-impl CreateApiArgs {
+/// What `create api` is asked for (the command's flags but `--dry-run`; the flags' docs say what each does).
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    /// API group, without the domain.
+    pub group: String,
+    /// API versions: one (several only come with `--from-crd`, which the command handles).
+    pub version: Vec<String>,
+    pub kind: String,
+    pub plural: Option<String>,
+    pub namespaced: bool,
+    /// Scaffold the Rust types.
+    pub resource: bool,
+    /// Scaffold a reconciler.
+    pub controller: bool,
+    pub external_api_path: Option<String>,
+    pub external_api_crate: Option<String>,
+    pub external_api_domain: Option<String>,
+    /// Replace the kind's scaffolded files if the API exists.
+    pub force: bool,
+    /// deploy-image: the container image the controller runs, and its container's settings.
+    pub image: deploy_image::ImageFlags,
+}
+
+impl Options {
     /// The one version a `create api` without `--from-crd` scaffolds.
     pub fn version(&self) -> &str {
         self.version.first().map(String::as_str).unwrap_or_default()
@@ -48,7 +70,7 @@ impl CreateApiArgs {
 
 /// Plans the kind on top of `plan` (whose PROJECT, when planned, is the one read); `crd`: also plan its CRD;
 /// `shape`: what the reconciler may rely on in the kind's types.
-pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool, shape: KindShape) -> Result<Plan> {
+pub fn plan_onto(args: &Options, mut plan: Plan, crd: bool, shape: KindShape) -> Result<Plan> {
     let cwd = plan.root.clone();
     let cwd = cwd.as_path();
     let project = planned_project(&plan)?;
@@ -87,7 +109,14 @@ pub fn plan_onto(args: &CreateApiArgs, mut plan: Plan, crd: bool, shape: KindSha
         namespaced: args.namespaced,
     };
     // --image needs the project's own types and controller: checked before a foreign type is considered
-    let image = DeployImage::from_args(args, pf)?;
+    let kind_flags = deploy_image::KindFlags {
+        group: &args.group,
+        kind: &args.kind,
+        resource: args.resource,
+        controller: args.controller,
+        namespaced: args.namespaced,
+    };
+    let image = DeployImage::from_args(&args.image, kind_flags, pf)?;
     if let Some(f) = foreign::for_api(pf, named, args.resource, external)? {
         return plan_foreign(args, &project, &f, cwd);
     }
@@ -577,7 +606,7 @@ pub struct ForeignContext {
 
 /// A controller for a built-in or external type: the reconciler, its registration, the dependency and the PROJECT
 /// entry (`core` / `external`); no types, CRD, sample or per-kind roles.
-fn plan_foreign(args: &CreateApiArgs, project: &Project, f: &Foreign, cwd: &Path) -> Result<Plan> {
+fn plan_foreign(args: &Options, project: &Project, f: &Foreign, cwd: &Path) -> Result<Plan> {
     let pf = &project.file;
     if !args.controller {
         return Err(UsageError(format!(

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::cli::CreateWebhookArgs;
 use crate::names;
 use crate::ops::foreign::{self, Foreign};
 use crate::ops::scaffold::{
@@ -108,7 +107,26 @@ impl Part {
     }
 }
 
-pub fn plan(args: &CreateWebhookArgs, cwd: &Path) -> Result<Plan> {
+/// What `create webhook` is asked for (the command's flags but `--dry-run`; the flags' docs say what each does).
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub group: String,
+    /// The version the webhooks serve; with `conversion`, the hub.
+    pub version: String,
+    pub kind: String,
+    pub defaulting: bool,
+    pub programmatic_validation: bool,
+    pub conversion: bool,
+    /// Versions converted to and from the hub.
+    pub spoke: Vec<String>,
+    pub external_api_path: Option<String>,
+    pub external_api_crate: Option<String>,
+    pub external_api_domain: Option<String>,
+    /// Scaffold the requested webhooks' files again even if they exist.
+    pub force: bool,
+}
+
+pub fn plan(args: &Options, cwd: &Path) -> Result<Plan> {
     let project = Project::load(cwd)?;
     if project.file.adopted() {
         anyhow::bail!(
@@ -595,7 +613,7 @@ fn spoke_statement(spoke_type: &str) -> String {
 
 /// Defaulting and validating webhooks for a built-in or external type: the kind's webhook module, its parts and
 /// HTTPS tests, and the PROJECT entry (`core` / `external`); conversion is refused (there is no CRD of ours).
-fn plan_foreign(args: &CreateWebhookArgs, project: &Project, f: &Foreign, cwd: &Path) -> Result<Plan> {
+fn plan_foreign(args: &Options, project: &Project, f: &Foreign, cwd: &Path) -> Result<Plan> {
     let pf = &project.file;
     if args.conversion {
         return Err(UsageError(format!(

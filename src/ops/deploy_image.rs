@@ -8,7 +8,6 @@ use anyhow::Result;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::cli::CreateApiArgs;
 use crate::edit::{self, Lang};
 use crate::ops::api_context::ApiContext;
 use crate::ops::scaffold::insert_rust;
@@ -65,10 +64,29 @@ struct ImageContext<'a> {
     k8s_before_1_37: bool,
 }
 
+/// The image flags of `create api` as given (`--image`, `--image-container-command`, `--image-container-port`,
+/// `--run-as-user`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ImageFlags {
+    pub image: Option<String>,
+    pub image_container_command: Option<String>,
+    pub image_container_port: Option<String>,
+    pub run_as_user: Option<String>,
+}
+
+/// What `create api` scaffolds for the kind, as far as the image's controller depends on it.
+pub(crate) struct KindFlags<'a> {
+    pub group: &'a str,
+    pub kind: &'a str,
+    pub resource: bool,
+    pub controller: bool,
+    pub namespaced: bool,
+}
+
 impl DeployImage {
     /// The checked image options of `create api`, `None` without `--image`. Misuse is a [`UsageError`]; an env var
     /// another kind of the project already uses is an error.
-    pub fn from_args(args: &CreateApiArgs, project: &ProjectFile) -> Result<Option<Self>> {
+    pub fn from_args(args: &ImageFlags, kind: KindFlags<'_>, project: &ProjectFile) -> Result<Option<Self>> {
         let Some(image) = &args.image else {
             let stray = [
                 ("--image-container-command", args.image_container_command.is_some()),
@@ -83,7 +101,7 @@ impl DeployImage {
             }
             return Ok(None);
         };
-        if !args.resource || !args.controller {
+        if !kind.resource || !kind.controller {
             return Err(UsageError(
                 "--image scaffolds both the kind's types (its `size`) and the controller that runs the image: \
                  drop --resource=false and --controller=false"
@@ -91,11 +109,11 @@ impl DeployImage {
             )
             .into());
         }
-        if !args.namespaced {
+        if !kind.namespaced {
             return Err(UsageError(format!(
                 "--image runs the image as a Deployment in the namespace of each {} object, so the kind must be \
                  namespaced: drop --namespaced=false",
-                args.kind
+                kind.kind
             ))
             .into());
         }
@@ -105,18 +123,18 @@ impl DeployImage {
             container_port: args.image_container_port.as_deref().map(check_port).transpose()?,
             run_as_user: args.run_as_user.as_deref().map(check_uid).transpose()?,
         };
-        let env = image_env(&args.kind);
+        let env = image_env(kind.kind);
         if let Some(other) = entries(project).find(|r| {
             r["kind"].as_str().is_some_and(|k| image_env(k) == env)
-                && !(r["group"] == args.group.as_str() && r["kind"] == args.kind.as_str())
+                && !(r["group"] == kind.group && r["kind"] == kind.kind)
         }) {
             anyhow::bail!(
                 "kind {} of group `{}` already runs its image from {env}, the variable {} of group `{}` would use; \
                  give the new kind another name",
                 other["kind"].as_str().unwrap_or_default(),
                 other["group"].as_str().unwrap_or_default(),
-                args.kind,
-                args.group
+                kind.kind,
+                kind.group
             );
         }
         Ok(Some(options))

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use crate::cli::CreateApiArgs;
 use crate::crd::SourceSet;
 use crate::crd::{self, reverse};
 use crate::ops::create_api;
+use crate::ops::create_api::Options as CreateApi;
 use crate::plan::Plan;
 use crate::project::Project;
 use crate::usage::UsageError;
@@ -35,7 +35,7 @@ pub const PLUGIN_KEY: &str = "from-crd.rust.kubesmith.io/v1alpha1";
 
 /// Plans `create api --from-crd`: `path` (a CRD file, a file of several, or a folder of YAML files) as the user
 /// named it, `invoked` the folder they ran in.
-pub fn plan(args: &CreateApiArgs, path: &Path, invoked: &Path, cwd: &Path) -> Result<Plan> {
+pub fn plan(args: &CreateApi, path: &Path, invoked: &Path, cwd: &Path) -> Result<Plan> {
     let opts = Options {
         versions: args.version.clone(),
         force: args.force,
@@ -48,7 +48,7 @@ pub fn plan(args: &CreateApiArgs, path: &Path, invoked: &Path, cwd: &Path) -> Re
 
 /// `create api --from-crd` replayed by `alpha generate` in `dir`: `path` as PROJECT records it, relative to
 /// `origin` (the project replayed), and recorded again in the same words.
-pub fn plan_replayed(args: &CreateApiArgs, path: &Path, origin: &Path, dir: &Path) -> Result<Plan> {
+pub fn plan_replayed(args: &CreateApi, path: &Path, origin: &Path, dir: &Path) -> Result<Plan> {
     if !origin.join(path).exists() {
         bail!(
             "PROJECT records that {} was written from the CRD {} (`create api --from-crd`), which is not there: put \
@@ -233,11 +233,10 @@ fn plan_crd(opts: &Options, file: &Path, shown: &Path, source: &Value, mut plan:
 
     let mut written = Vec::new();
     for (i, version) in versions.iter().enumerate() {
-        let sub = CreateApiArgs {
+        let sub = CreateApi {
             group: group.clone(),
             version: vec![version.clone()],
             kind: facts.kind.clone(),
-            from_crd: None,
             plural: (facts.plural != crate::names::kube_plural(&facts.kind.to_ascii_lowercase()))
                 .then(|| facts.plural.clone()),
             namespaced: facts.namespaced,
@@ -248,11 +247,7 @@ fn plan_crd(opts: &Options, file: &Path, shown: &Path, source: &Value, mut plan:
             external_api_crate: None,
             external_api_domain: None,
             force: opts.force,
-            dry_run: false,
-            image: None,
-            image_container_command: None,
-            image_container_port: None,
-            run_as_user: None,
+            image: Default::default(),
         };
         let before = plan.notes.len();
         let has_status = source["spec"]["versions"]

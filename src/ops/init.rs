@@ -5,7 +5,6 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::cli::{InitArgs, License, RuntimeSource};
 use crate::names;
 use crate::plan::Plan;
 use crate::project::{self, ProjectFile};
@@ -44,7 +43,28 @@ pub struct InitContext {
     pub runtime_version: String,
 }
 
-pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
+/// What `init` is asked for (the command's flags but `--dry-run` and `--from-crd`; the flags' docs say what each
+/// does).
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    pub domain: Option<String>,
+    pub project_name: Option<String>,
+    pub repo: Option<String>,
+    pub owner: Option<String>,
+    /// The Apache 2.0 license (else none).
+    pub apache2: bool,
+    pub copyright_year: Option<u16>,
+    /// `1.37`
+    pub k8s_version: &'static str,
+    pub multigroup: bool,
+    pub namespaced: bool,
+    /// kubesmith-runtime vendored under `vendor/kubesmith-runtime` (else from the registry).
+    pub runtime_vendored: bool,
+    pub plugins: Vec<String>,
+    pub force: bool,
+}
+
+pub fn plan(args: &Options, cwd: &Path) -> Result<Plan> {
     crate::ops::edit_plugins::check_names(&args.plugins)?;
     if cwd.join(project::PROJECT_FILE).exists() {
         anyhow::bail!(
@@ -88,10 +108,10 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         domain: domain.clone(),
         repo: repo.clone(),
         owner: args.owner.clone().unwrap_or_else(|| default_owner(&project_name)),
-        license_apache2: args.license == License::Apache2,
+        license_apache2: args.apache2,
         year: year.to_string(),
-        k8s_version: args.k8s_version.dotted().to_string(),
-        k8s_feature: args.k8s_version.feature(),
+        k8s_version: args.k8s_version.to_string(),
+        k8s_feature: format!("v{}", args.k8s_version.replace('.', "_")),
         kubesmith_version: env!("CARGO_PKG_VERSION").to_string(),
         leader_election_id: format!("{:08x}.{}", names::fnv32a(&project_name), domain),
         namespace: format!("{project_name}-system"),
@@ -100,7 +120,7 @@ pub fn plan(args: &InitArgs, cwd: &Path) -> Result<Plan> {
         adopted: false,
         image_name: "controller".into(),
         image_tag: "latest".into(),
-        runtime_vendored: args.runtime == RuntimeSource::Vendored,
+        runtime_vendored: args.runtime_vendored,
         runtime_version: crate::runtime_source::VERSION.into(),
         project_name,
     };
