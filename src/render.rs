@@ -6,6 +6,12 @@
 //!
 //! Templates that use only `{{name}}`, `{{#if}}`, `{{#unless}}` and `{{else}}` (all of them today) are rendered by
 //! `substitute`, which gives handlebars' output without compiling them (handlebars' parser was most of `init`).
+//!
+//! `templates/init/` is everything `init` writes (the operator crate, `config/`, `Dockerfile`, `Makefile`, README,
+//! dotfiles), `templates/api/` the per-kind files of `create api`, `templates/webhook/` those of `create webhook`
+//! (the per-project webhook module and its test support with the first webhook; per kind, its parts and their tests).
+//! A template's values come from typed contexts (`InitContext`, `ApiContext`); a test compares `substitute` with
+//! handlebars on every template and every combination of its conditions.
 
 use std::sync::OnceLock;
 
