@@ -1,4 +1,16 @@
 //! The only writer: applies a plan all-or-nothing, skipping files whose bytes would not change.
+//!
+//! Every new content goes to a temporary sibling first, then is renamed into place; a `Create` over an existing file
+//! is refused; on any error every touched path is restored and the folders it created are removed. Once every
+//! change is in place, folders a deletion left empty are removed (a moved module leaves no empty folder behind).
+//! Inside the write, SIGINT/SIGTERM wait ([`crate::interrupt`]): staging stops and rolls back, or the renames finish.
+//!
+//! **Invariant (confinement):** before anything is written (and for `--dry-run`), `confine` resolves every planned
+//! path component by component and refuses the whole plan, naming the link and its target, when a symbolic link
+//! (a dangling one judged by its target) or a `..` would take a write outside the project; only folders named on
+//! the command line (`Plan::outside_ok`: `--crd-dir`, `--rbac-dir`, `--webhook-dir`, a non-default `--output-dir`)
+//! may lead elsewhere. [`Staging`] is a folder filled through `apply` and published with one rename (or removed
+//! when dropped): `alpha generate`'s replay.
 
 use std::path::{Path, PathBuf};
 

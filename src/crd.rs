@@ -4,6 +4,32 @@
 //! Pipeline: [`index`] (module discovery) → [`kube_attrs`] (`#[kube]` keys) → [`schema`] (schemars 1.2
 //! semantics, with [`defaults`] evaluation and [`types`] resolution) → [`transform`] (kube's transforms and the
 //! JSONSchemaProps key filter) → assembly and `merge_crds` here.
+//!
+//! [`generate_all`] returns a [`Generation`] kind by kind: `crds` (complete), `pending` (kinds one of whose versions
+//! has a schema only the crate's code can produce: [`CrdErrorKind::NeedsCompile`] constructs, for [`fallback`]),
+//! `macro_kinds` (kinds an attribute macro generates, [`macro_kinds`]) and `problems` (every problem, sorted by file
+//! and line, each naming its CRD or none for crate-level ones such as a file that does not parse). The schema
+//! generator records a problem and goes on, and marker problems are attached to the type or field they sit on, so one
+//! run reports everything; `generate`/`generate_with` are the all-or-nothing form ([`CrdErrors`]). A [`SourceSet`]
+//! can overlay planned contents, so `create api` generates the CRD of files not yet written. Crates of over 2 MiB of
+//! Rust without `merge_crds` calls are generated in parts on worker threads (`partition`). `finish` is the one place
+//! a `GeneratedCrd` becomes its file's text; [`size`] holds controller-gen's `maxDescLen` truncation and the
+//! `kubectl apply` size check; [`markers`] applies kubebuilder markers on top of kube-derive's schema.
+//!
+//! Module map: [`index`] (lazy crate index), [`kube_attrs`] and [`spec`] (what kube-derive's parser and expansion
+//! accept), [`unbuildable`] (derives kubesmith cannot build from, each a problem of its kind), [`attrs`] (serde and
+//! schemars attributes), [`schema`] and [`types`] (schemas and type resolution), [`custom`] (custom schemas),
+//! [`defaults`] and `predicates` (default values and `skip_serializing_if`), [`pattern`] (regexes in the sources),
+//! [`pruning`] (maps of any JSON), [`transform`] (kube's transforms), [`dialect`] (schemars 0.8 or 1), [`k8s`]
+//! (k8s-openapi's schemas), [`storage`] (the crate's `merge_crds` calls), [`macro_kinds`], [`fallback`],
+//! [`finish`], [`kinds`] (the kinds a crate declares, for `adopt`), [`error`], and for other commands
+//! [`instance`] (an object against its schema), [`sample`] (the least valid object), [`compare`] (two CRDs' differences
+//! by path) and [`reverse`] (Rust types for a CRD, `--from-crd`).
+//!
+//! **Invariant:** the static generator never compiles or runs the user's code; an unsupported construct is a
+//! [`CrdError`] with `path:line:col` and the fix, never a silently different CRD; a construct it cannot evaluate is
+//! `NeedsCompile`, never a guess; a `#[derive(CustomResource)]` is never skipped in silence (only `#[cfg(test)]`
+//! modules are skipped, on purpose). A crate without markers produces exactly `Kind::crd()` (the conformance corpus).
 
 pub mod attrs;
 pub mod compare;

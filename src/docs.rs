@@ -1,6 +1,11 @@
 //! The API reference (`kubesmith make docs`): a page model built from the project's CRDs ([`model`]), Kubernetes'
 //! own types recognised in them ([`builtin`]), and the page rendered as Markdown ([`markdown`]) or AsciiDoc
 //! ([`asciidoc`]).
+//!
+//! [`recorded`] is what PROJECT's `plugins["docs.rust.kubesmith.io/v1alpha1"]` records, made again by `make manifests`
+//! with the CRDs it just planned. **Invariant:** the page is a function of the CRDs (and the Kubernetes version):
+//! every property of every owned CRD is reachable on it from its kind's section through the page's own links
+//! (`tests/it/docs.rs`).
 
 pub mod asciidoc;
 pub mod builtin;

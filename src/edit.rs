@@ -1,4 +1,14 @@
 //! Edits of existing files, only at marker comments, checked by re-parsing before anything is written.
+//!
+//! Markers are `// +kubesmith:scaffold:<what>` lines in Rust and `# +kubesmith:scaffold:<what>` lines in YAML (the
+//! templates hold every one: `grep -r '+kubesmith:scaffold:' templates/`). The new line goes just before the marker,
+//! with its indentation, unless an identical line already exists (idempotent); a `mod name;` goes to its sorted place
+//! in the run of `mod` declarations above the marker, where `rustfmt` would put it. Commented blocks after a
+//! `# +kubesmith:uncomment:<tag>` line lose one `#` when a command enables the tag ([`uncomment_blocks`]).
+//! `neutral` says whether a Rust insertion keeps a clean file clean, for [`crate::formatted`].
+//!
+//! **Invariant:** the result is re-parsed (syn for Rust, the YAML parser for YAML) before it enters the plan; a file
+//! that would not parse is an error naming it.
 
 use std::path::Path;
 

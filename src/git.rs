@@ -1,6 +1,10 @@
 //! The git commands `alpha generate --output-dir .` and `alpha update` run (`git` on the PATH): the state of a work
 //! tree, and commits made from a folder's files through a temporary index, so the user's index and files are
 //! never touched until the final merge.
+//!
+//! Besides [`crate::apply`], this is the one writer into a user's repository: only under `alpha update` (the
+//! `kubesmith-ancestor`, `kubesmith-upgrade`, `kubesmith-original` and `kubesmith-merge` branches and the final
+//! `git merge`) and `alpha generate --output-dir .` (reading state only).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,11 @@
 //! The grafana plugin (kubebuilder's `grafana.kubebuilder.io/v1-alpha`, for kubesmith's manager): Grafana
 //! dashboards for the metrics the scaffolded manager serves, and one for the metrics the user lists in
 //! `grafana/custom-metrics/config.yaml`, planned into a `Plan`.
+//!
+//! **Invariant:** a dashboard queries only the samples and labels the manager serves (plus Prometheus' target
+//! labels): `queries` (tests) parses every expression with promql-parser and checks it against `served::SERVED`,
+//! and `served`'s tests read the same list from the scaffold's own metrics test, so the three cannot drift apart.
+//! `grafana/custom-metrics/config.yaml` is written once, never overwritten.
 
 pub mod custom;
 pub mod dashboard;

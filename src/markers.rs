@@ -5,6 +5,13 @@
 //! `k8s:` prefixes, and the bare names kubesmith knows (`+optional`, `+listType=map`, ...), are checked
 //! against [`registry()`]: an unknown name or argument is an error with `file:line`, never silently
 //! ignored. Any other `// +something` comment is an ordinary comment.
+//!
+//! [`registry()`] is the one list of every marker (name, target, arguments with types and meanings, section,
+//! example); [`reference`](mod@reference) renders it as text, Markdown and JSON (`kubesmith markers`); its
+//! Markdown, opening with `guide.md` (placement and order rules), is `docs/markers.md` (golden: `cargo xtask bless`).
+//! The CRD generator takes its CRD-level markers from the registry's `Section::Crd`. **Invariant:** a known prefix
+//! misspelled (`kubebuidler:`, `Kubebuilder:`; `k8s:` only up to case) is an error like an unknown name, and a `,`
+//! inside a list argument (`verbs=list,watch`) is explained as such.
 
 pub mod reference;
 mod registry;

@@ -1,5 +1,11 @@
 //! Name rules for groups, versions, kinds and projects, the names derived from them (plural, modules, files), and the
 //! nearest known name to a misspelled one.
+//!
+//! DNS-1123/1035 rules, kinds, versions (a warning for names that are not `vN[alpha|betaM]`), kube-derive's own plural
+//! rule ([`kube_plural`], so the CRD name in YAML matches `Kind::crd_name()`), module names that survive keywords
+//! (`r#type`, `self_`), the crate-name rules `init` adds to a project name ([`validate_crate_name`]: no leading digit,
+//! keyword or name cargo reserves), [`closest`] (which markers and PROJECT use for "did you mean") and FNV-1a for the
+//! leader election id ([`fnv32a`]).
 
 use heck::ToSnakeCase;
 

@@ -11,6 +11,10 @@
 //! `catalog validate --resolve`); `install_modes` the CSV's install modes (the project's defaults, precedence, RBAC
 //! warnings); `settings` what `make bundle` records in PROJECT; `upgrade` compares a release's CRDs with the previous release's (safe CRD
 //! upgrades).
+//!
+//! **Invariant:** `make bundle` refuses (writing nothing) a CSV that OLM's schema rejects and examples their CRD
+//! would refuse ([`examples`]); `make catalog` refuses a catalog `opm validate` would reject; dependencies and install
+//! modes given once survive every later `make bundle` until changed.
 
 pub mod bundle;
 pub mod catalog;

@@ -3,6 +3,13 @@
 //! unset (anstream decides).
 //! A command's own product (YAML, a completion script, the marker reference, a validation report) is printed by
 //! the command and is not affected.
+//!
+//! `-v` adds every planned operation and timings. [`product`] prints a command's product where a reader that stopped
+//! early (`| head`) is no error (the completion script, the marker reference). [`Progress`] is a long step (the
+//! compiled fallback's build, `make bundle`'s CRD check, an envtest download): a line before and after with the time
+//! taken, an indicatif spinner or byte bar on a terminal, nothing under `-q`.
+//!
+//! **Invariant:** no other module prints file changes, notes, warnings or errors.
 
 use std::fmt::Display;
 use std::path::Path;

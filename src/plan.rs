@@ -1,4 +1,10 @@
 //! Plans: the list of file changes a command wants, computed without touching the disk.
+//!
+//! A plan holds file operations (create, overwrite, update, remove) and notes. `Plan::read` gives the contents a file
+//! will have after the plan (planned contents, else the disk), so later steps of a command see earlier ones: two
+//! insertions into the same file compose. `--dry-run` prints the effective operations; [`crate::apply`] writes them.
+//! `Plan::verbatim` marks files written as rendered, never through the user's `rustfmt` (the vendored runtime,
+//! files that were not `rustfmt` clean before a move).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -1,4 +1,14 @@
 //! The PROJECT file: kubebuilder's version-"3" model, read and written by kubesmith.
+//!
+//! Field names are kubebuilder's, keys sorted, layout `rust.kubesmith.io/v1alpha1`. Loading refuses a missing or
+//! invalid `domain` or `projectName` (an adopted project may leave `domain` out) and an unknown key (`grop:`) at its
+//! line with the nearest known one, since the model would drop it. kubesmith's settings live under
+//! `plugins["rust.kubesmith.io/v1alpha1"]` (`k8sVersion`, `license`, `owner`, `copyrightYear` from `init`;
+//! `resources[]` for per-resource settings kubebuilder's fields cannot hold, such as an external type's
+//! `namespaced: false`); other plugins' keys record `make helm`, `make docs`, `--from-crd`,
+//! `--image` and the grafana plugin. Resources keep the order they were created in (which `alpha generate`
+//! replays); `plural` is stored only when it differs from kube-derive's rule; `cliVersion` is the kubesmith that ran
+//! `init`. **Invariant:** PROJECT records every option a replay needs.
 
 use std::path::{Path, PathBuf};
 

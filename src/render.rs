@@ -6,6 +6,21 @@
 //!
 //! Templates that use only `{{name}}`, `{{#if}}`, `{{#unless}}` and `{{else}}` (all of them today) are rendered by
 //! `substitute`, which gives handlebars' output without compiling them (handlebars' parser was most of `init`).
+//!
+//! `templates/init/` is everything `init` writes (the operator crate, `config/`, `Dockerfile`, `Makefile`, README,
+//! dotfiles), `templates/api/` the per-kind files of `create api`, `templates/webhook/` those of `create webhook`
+//! (the per-project webhook module and its test support with the first webhook; per kind, its parts and their tests).
+//! A template's values come from typed contexts (`InitContext`, `ApiContext`); a test compares `substitute` with
+//! handlebars on every template and every combination of its conditions.
+//!
+//! The project they make: `src/main.rs` (the manager and its controllers), `src/lib.rs` (`OPERATOR`, the modules),
+//! `src/api/<version>/<kind>.rs` (the kind's types), `src/controller/<kind>.rs` (its reconciler and tests; with the
+//! first `--image` kind, `src/controller/operand.rs`), `src/webhook/...` (from the first `create webhook`),
+//! `tests/envtest/` (control-plane tests), `config/` (the kustomize tree) and `vendor/kubesmith-runtime/` (written
+//! by `runtime_source`, never through the user's `rustfmt`); a multigroup project puts a `<group>` folder below
+//! `api`, `controller` and `webhook`. One reconciler serves every version of a kind; a second version is scaffolded
+//! with `storage = false`, so exactly one storage version exists. `create api` and `create webhook` run the parts of
+//! `make manifests` they need, so a fresh tree renders with `kubectl kustomize` before the user runs anything else.
 
 use std::sync::OnceLock;
 

@@ -21,6 +21,9 @@
 //! input, so one broken file neither stops the others nor changes them. Texts kubesmith knows are formatted
 //! (`formatted`: templates rendered with short names, edits that keep a file clean) are not formatted again when no
 //! configuration file can apply; under `formatted::AUDIT_VAR` they are, and a change is an error.
+//!
+//! **Invariant:** the bytes are those of `rustfmt --edition 2024` on standard input, file by file (unit tests compare
+//! both); without `rustfmt` the plan is applied as rendered, with a note.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,16 @@
 //! Reading Rust without compiling it, shared by the CRD generator, RBAC inference and adoption: cargo workspaces
 //! (members, lib and bin roots), fully parsed crates (modules from a root), and path resolution across crates.
 //!
-//! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it.
+//! Module map: [`workspace`] (cargo layout: members, packages, targets), [`dependencies`] (the kube-dependent crates
+//! a package calls through, where cargo keeps them, and `cargo metadata` when one is missing), [`modules`] (fully
+//! parsed crates, items built on first use), [`skeleton`] (a file's items without bodies, stored by the RBAC cache),
+//! [`cache`] (kubesmith's cache folder under the target directory), [`resolve`] (what a path names), [`program`]
+//! (crates naming each other), [`syntax`] (shared syntax helpers and the nesting limit checked before any syn
+//! parse), `expand` (items macros kubesmith knows generate: `versioned` for stackable-versioned, `strum`).
+//!
+//! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it. Every path either of them resolves
+//! goes through [`resolve`] (the CRD generator's lazy index keeps its own loader, built for speed, and is a
+//! [`resolve::Scopes`] too); a path the rules lead nowhere is external, never a guess by its last segment.
 
 pub mod cache;
 pub mod dependencies;

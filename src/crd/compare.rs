@@ -1,5 +1,8 @@
 //! Where two CRDs differ, by path: `adopt` compares the CRD YAML a repository ships with the one kubesmith
 //! generates, the first question a maintainer asks before switching.
+//!
+//! Paths read like `spec.versions[v1].schema.openAPIV3Schema...`: lists of named objects are matched by name, scalar
+//! lists compared whole, and `status` and the metadata a cluster adds are left out.
 
 use serde_json::Value;
 

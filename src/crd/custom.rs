@@ -3,6 +3,20 @@
 //! "manual")]`, found in the crate index and evaluated statically ([`eval`], with [`json`] for macro bodies)
 //! when their code is data. What only running the code can tell is a [`CrdErrorKind::NeedsCompile`] naming the
 //! construct, for the compiled fallback.
+//!
+//! [`eval`] is a small interpreter over syn: JSON values (a `Schema`, `Value` or `Map` alike), `Result`s and the
+//! generator parameter; `let` bindings, aliases into them, edits (`insert`, `remove`, `extend`, `push`, `x["k"] = v`,
+//! `entry(k).or_insert(v)`, `if let Some(o) = x.as_object_mut()`), `return`, calls of crate fns, consts and statics
+//! (`LazyLock::new(|| ..)` too) and associated consts of inherent impls. `generator.subschema_for::<T>()` and
+//! `T::json_schema(g)` go back to the schema generator through the [`eval::Subschemas`] trait, so this module does not
+//! import `schema`. What it returns is spliced in before kube's transforms, as schemars does; a `schema_with` field
+//! is never an `Option` to schemars: required unless it has a default, and not made nullable. Bodies of more than
+//! one statement are parsed again from the original text of just that fn (`CrateIndex::full_block`), once per run.
+//!
+//! **Invariant:** anything else (a loop, an `if` on a condition, a call into another crate or of an unknown method, a
+//! macro other than `json!`/`json_schema!`/`vec!`, `transform`, a `#[serde(with)]` module schemars would take for a
+//! type) stops that construct with `NeedsCompile` at its line, naming the attribute or impl and why; never a guess.
+//! Code that would make `crd()` panic (`Schema::try_from` of a non-object, `unwrap` of a missing key) is an error.
 
 pub mod eval;
 pub mod json;

@@ -1,5 +1,10 @@
 //! Static evaluation of serde default values (`#[serde(default)]`, `default = "fn"`, `impl Default`,
 //! `#[derive(Default)]`) into the JSON that `serde_json::to_value` would produce at run time.
+//!
+//! Evaluated statically: literals, crate fns without parameters whose body is one expression (free, or associated:
+//! `Type::f`, `Self::f` inside impls, inherent before trait impls), consts, associated consts, immutable statics and
+//! `u16::MAX`-style bounds. A default it cannot evaluate is `NeedsCompile`, for the compiled fallback; only a default
+//! nesting without end, or code that does not compile where serde calls it, is refused.
 
 use serde_json::{Map, Value, json};
 use syn::punctuated::Punctuated;

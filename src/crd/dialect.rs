@@ -3,6 +3,12 @@
 //! schemars 0.8 with kube < 2 (kube 0.99: `SchemaSettings::openapi3()` and only kube-core's
 //! `StructuralSchemaRewriter`) differs in how `Option<T>` is made nullable, how doc comments become
 //! descriptions, how `#[serde(flatten)]` merges and which transforms run. Every decision that differs asks this.
+//!
+//! Under schemars 0.8 a doc paragraph's lines are joined with spaces, flattening merges schema objects
+//! (`schema::flatten08`), integers are bounded as 0.8 does, the features are named `chrono`/`url`, k8s-openapi ≤ 0.25
+//! types come from that release's own table, and only schemars 0.8's openapi3 visitors and kube-core 0.99's
+//! rewriter run; its ground truth is `tests/conformance/kube-derive-0.99`. Under schemars 1, [`Rewriter`] (from the
+//! lock's kube-core) tells kube 2's rewriter (no `OptionalEnum` / `OptionalIntOrString`) from kube 3's.
 
 use std::path::Path;
 

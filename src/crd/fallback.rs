@@ -8,11 +8,11 @@
 //! - **mirror** (a binary-only crate, or kinds behind private modules): the harness is a copy of the package (same
 //!   name) whose source folder holds links to the crate's files and a copy of its root file with one generated
 //!   function appended, compiled as a library, so `crate::` paths and private modules resolve as in the crate
-//!   itself; modules private below the root get copies re-exporting the kind ([`reexport`]), and the crate's build
-//!   script runs in the crate's own folder ([`build_script`]).
+//!   itself; modules private below the root get copies re-exporting the kind (`reexport`), and the crate's build
+//!   script runs in the crate's own folder (`build_script`).
 //!
 //! A crate that leaves k8s-openapi's version feature to the crates using it gets the one they enable
-//! ([`cargo::K8sPin`]).
+//! (`cargo::K8sPin`).
 //!
 //! The harness lock file starts as a copy of the crate's `Cargo.lock`; cargo trims it to the harness' graph (no
 //! version moves), kubesmith checks that every registry package kept the crate's version, and the build runs
@@ -22,6 +22,21 @@
 //! static path's function ([`super::markers::root`]). The CRD of a kind an attribute macro generates
 //! ([`MacroKind`]) has no static skeleton: it is taken whole from `crd()`, or, when a versioning macro generates a
 //! type per version, merged from theirs as `merge_crds` does (the storage version [`MacroKind::storage`]).
+//!
+//! It runs for `make manifests`' pending kinds unless `--no-compile` or PROJECT's `crd: {compile: false}`. The harness
+//! enables on the crate's registry dependencies the features the other workspace members enable on them
+//! (`Package::unified`: cargo unifies them when the workspace builds), and takes the workspace's `[patch.*]` and
+//! `[replace]` entries (`Package::overrides`, from `source::dependencies::workspace_overrides`), so cargo neither
+//! fetches a git dependency the workspace patches to a folder nor builds another version. cargo builds with
+//! `--ignore-rust-version`, its JSON messages read as they come: the `Progress` line names the kinds compiled and
+//! counts the crates built. A default or `skip_serializing_if` predicate kubesmith cannot evaluate is the fallback's
+//! to give, like a `schema_with` fn. CRDs of one name (from macros, or beside a static one) are merged like
+//! `merge_crds` (`macro_kinds::merge_same_names`), and the compiled types are given to RBAC inference.
+//! `KUBESMITH_COMPILE_ALL=FILE` ([`compile_all`]) is `cargo xtask realworld`'s hook, not for users.
+//!
+//! **Invariant:** writes nothing outside `<target-dir>/kubesmith/`, never into the sources; a failed build says what
+//! to do first (a missing version feature, a full disk, a failing build script, a private path, a macro kind's type
+//! not where kubesmith looked, else build the crate), then shows cargo's errors as they are.
 
 mod build_script;
 mod cargo;

@@ -1,6 +1,23 @@
 //! Module discovery and the crate index: every struct, enum, type alias, fn, const, static and impl, with its
 //! module path and the `use` declarations needed to resolve the names written in field types; the full body of
 //! a fn on demand ([`CrateIndex::full_block`]), since the index itself keeps only single-expression bodies.
+//!
+//! Discovery follows `mod` from `lib.rs`/`main.rs` (file, inline, `#[path]`); a source folder with neither takes the
+//! root its `Cargo.toml` declares. The index parses only files that can matter (`CustomResource` outside fn bodies and
+//! `#[cfg(test)]` modules, module declarations, CRD markers, attributes naming an API group or `crd`) and keeps the
+//! others as stubs with the names a lexical scan finds (`prescan`); a lookup a stub could answer makes `generate`
+//! load again with it parsed, so the result is that of the fully parsed crate. Its parts: `scan` (lexical passes
+//! before syn, and `raw_doc_comments`, which hands syn each doc comment as the `#[doc = r"..."]` it stands for),
+//! `docs` (runs of `///` lines lifted and put back as one attribute; a run it cannot put back, or a syntax error,
+//! makes the file be parsed with `raw_doc_comments`), `deps` (the types of dependencies that may hold kinds' types,
+//! under their crate's name, never the crate's own kinds), `cfg` (`#[cfg_attr(P, ..)]` read where P is `not(test)`,
+//! `not(doctest)` or the predicate the type derives `JsonSchema` under; no other cfg is evaluated), `fast` (struct
+//! items with plain-path field types read token by token) and `sources` (the [`SourceSet`]: every `.rs` file read
+//! once per command, each text and what a first load learned of it, `FileFacts`, shared by every index of the set
+//! and its clones). The index is a [`crate::source::resolve::Scopes`] like the other readers of Rust.
+//!
+//! **Invariant:** every pass keeps lines, and columns before what it changes, so spans of the parsed text point into
+//! the original.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};

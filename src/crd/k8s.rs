@@ -7,6 +7,15 @@
 //! line, children that are themselves pooled written `{"$pool": <line>}`; `v1_XX.json` maps a type name to
 //! its pool line. Only the small per-version index is parsed eagerly; a type's schema is expanded from the pool
 //! the first time a crate uses it, so a run that embeds no k8s type pays (almost) nothing for the table.
+//!
+//! The types are every non-generic type with a `JsonSchema` impl in a stable API version or apimachinery (the list is
+//! `xtask/src/k8s_types.txt`), keyed by path under `k8s_openapi::`, and by own name where that names one type or the
+//! core/v1 or meta/v1 one; the schemars-0.8 releases' (≤ 0.25) as their kube-derive inlines them. kubesmith scaffolds
+//! only [`VERSIONS`] and reads [`READ_VERSIONS`]. The version comes from `make manifests --k8s-version`, else PROJECT's
+//! `k8sVersion`, else the `v1_XX` feature the crate's manifest turns on for k8s-openapi
+//! (`source::workspace::k8s_openapi_version`), else 1.37; [`K8sTable::for_crate`] picks the release's own table, else
+//! for a schemars-1 release the version's, else [`K8sTable::uncovered`] (the types every table agrees on): a type
+//! outside it is `NeedsCompile`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, OnceLock};

@@ -1,5 +1,9 @@
 //! Reading `#[kube(...)]` on a `#[derive(CustomResource)]` spec struct (every key kube-derive 5 accepts),
 //! and CEL rules in the forms `"rule"`, `("rule", "message")` and `Rule::new(..).message(..)...`.
+//!
+//! Read the way kube-derive's darling parser reads them: unknown keys (with a suggestion), duplicates, missing
+//! `group`/`version`/`kind`, values of the wrong kind, `attr = "derive|serde|schemars(..)"`, `printcolumn` and
+//! `scale` fields; every error at once.
 
 use proc_macro2::Span;
 use serde_json::{Map, Value, json};

@@ -5,7 +5,7 @@
 //! the macro expands to, so such a kind is never read or refused statically: the compiled fallback calls `crd()` on
 //! the type the macro generates ([`MacroKind::root`], in the item's module) and takes its CRD whole; `--no-compile`
 //! refuses it. A versioning macro (arguments listing `version(name = "..")`, on the item or on its module) generates
-//! the type once per version, in a module named after it ([`versions`]): the fallback merges their CRDs.
+//! the type once per version, in a module named after it (`versions`): the fallback merges their CRDs.
 
 mod tokens;
 pub(crate) mod versions;

@@ -16,6 +16,14 @@
 //! The schema generator leaves placeholders ([`TYPE_KEY`], [`FIELD_KEY`]) where markers apply; [`apply`]
 //! replaces them after kube's transforms, [`resource`] applies the CRD-level markers of a spec struct and [`root`]
 //! those of them that change the root schema (on the static and the compiled schema alike).
+//!
+//! [`apply`] works bottom-up (a field's `+optional`/`+required`/`+k8s:immutable` change its parent), in
+//! controller-gen's priority order, then refuses, at the last marker involved, bounds that leave no value valid and a
+//! `default` the node's own `enum` or bounds reject. The CRD-level markers of a spec struct (`printcolumn`,
+//! `resource`, version and subresource markers, `metadata`, `selectablefield`) must agree with its `#[kube(...)]`.
+//! [`root`]'s `apply_to_version_schema` is the one function both paths call: the static generator right after
+//! [`resource`], the compiled fallback on the schema `crd()` printed; its errors name the marker's file and line on
+//! both. A crate without markers produces exactly `Kind::crd()`.
 
 pub mod apply;
 pub mod resource;

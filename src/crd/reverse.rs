@@ -1,6 +1,13 @@
 //! Rust types for a version of an existing CRD (`create api --from-crd`): the spec and status structs with
 //! `#[derive(CustomResource)]` and `#[kube(..)]`, doc comments from the descriptions, and markers for what the
 //! types alone cannot say, chosen so that `make manifests` gives the CRD back.
+//!
+//! The parts: `shape` (a schema node's Rust type, or a schema function with the node's exact JSON when no type says
+//! it), `markers` (keywords as marker lines, quoted so the parser reads the exact value back), `names` (idents serde
+//! renames back, unique type names) and `emit` (the text). The root's differences from controller-gen go to the root
+//! markers ([`super::markers::root`]); what kube-derive never writes but the file spells out (`listKind`,
+//! `preserveUnknownFields: false`, a conversion strategy, no status subresource beside a status, `subresources: {}`)
+//! goes to `+kubesmith:crd`, which [`super::markers::resource`] applies to the version's CRD.
 
 mod emit;
 mod markers;

@@ -1,5 +1,14 @@
 //! Classifying the Rust types written in fields: std containers and scalars, `serde_json::Value`, k8s-openapi
 //! types, and crate items (through `use`, type aliases and last-segment lookup).
+//!
+//! Crate items resolve through `use` (renames, a module a glob brings in: `use super::*;` then `v1::Status`,
+//! `self::`/`super::`/`crate::`); chrono, uuid, url and jiff types map as schemars maps them ([`feature_scalar`]) when
+//! the crate's manifest turns on schemars' feature for them (a crate without a manifest is read as if it did). A type
+//! it cannot resolve (a type another crate's derive generates, a type of another crate with no known schema, a
+//! foreign type whose schemars feature is off, an ambiguous name, a const generic, a k8s-openapi type of a version the
+//! table lacks) is `NeedsCompile` naming the type and why. A generic type's use is a `Ty::Instance`: the schema
+//! generator binds its parameters to the arguments written there (or their defaults), resolved in the module they
+//! were written in.
 
 use serde_json::{Value, json};
 use syn::spanned::Spanned;

@@ -1,6 +1,14 @@
 //! The API reference as data: per group and version, each kind (names, scope, versions, printer columns) and every
 //! object type its schema reaches, with fields (JSON name, type as written in YAML, required, default, validation,
 //! description), built from the CRDs alone so the page says what the API server enforces.
+//!
+//! Sections are per group and version, sorted by group, then by Kubernetes' version priority (GA, beta, alpha); a
+//! kind appears at a version once, with its root fields (`apiVersion`, `kind`, `metadata` added). Every object
+//! schema a kind reaches becomes one type, found breadth-first, one per shape (the schema without description,
+//! nullable and default) per section, named by [`super::builtin`] when it is Kubernetes' own (linked to the reference
+//! of the project's version), else the kind and field path in UpperCamelCase (`MemcachedSpec`, numbered on a clash).
+//! Fields carry the type as written in YAML (`[]`, `map[string]`, links), required, the default as compact JSON and
+//! their checks (format, bounds, lengths, pattern, enum, list and map types, one-of/any-of, CEL rules).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 

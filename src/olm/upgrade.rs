@@ -5,6 +5,11 @@
 //! `load` reads the two sides (a bundle folder, the bundles of a catalog, a folder of CRDs); `crd` holds the
 //! CRD-wide rules and `schema` the rules on each schema node. Every finding is a [`Change`]: what changed where
 //! (CRD, version, field path as written in the CRD) and what to do instead.
+//!
+//! **Invariant:** a schema change passes without a finding only when a rule knows it is safe (descriptions, new
+//! optional fields, new enum values, relaxed bounds, required → optional); title and example changes, harmless to
+//! stored objects but unknown to OLM v1, are warnings; everything else is an error (breaking: unless
+//! `--allow-breaking`).
 
 pub mod crd;
 pub mod load;

@@ -7,6 +7,32 @@
 //! `ApiResource`, a generic `K` that comes from outside the sources, raw `Client::request`) is a [`Warning`]
 //! with file:line and the rule to add by hand, never a guess. [`Inference::cluster_role`] renders the needs
 //! with the marker generator's merge and sort rules.
+//!
+//! [`infer_workspace`] reads every member of a workspace; the kube-dependent crates the sources depend on
+//! ([`crate::source::dependencies`]) are roots of role [`Role::Dependency`]: read only where the walk from the
+//! sources' entry points reaches them, never an entry point themselves; each crate it cannot read is a warning at
+//! the operator's first use of it (else at its `Cargo.lock` line) naming what it may hide and the fix.
+//!
+//! What a call needs: the verb table of kube 5 is [`kube_api`]; beyond it ([`walk`]'s `needs`), `Recorder::publish`
+//! creates and patches `events.k8s.io` events (create alone for a kube-runtime older than 0.98, the version read from
+//! its sources or the lock: `kube_api::recorder_verbs`); `controller_owner_ref` (or a hand-built owner reference with
+//! `block_owner_deletion`) needs `update` on the owner's `<plural>/finalizers`; creating or replacing a Role or
+//! ClusterRole built from `PolicyRule` literals needs every rule it grants, and a `RoleRef` literal `bind` on its
+//! role; `kube_leader_election::LeaseLock::new` needs `leases` get, create, patch.
+//!
+//! How `K` is found: turbofish, annotated `let`s, fn parameters and return types, struct fields, aliases, `use`
+//! renames and re-exports across crates, the object passed (`create(&obj)`, `Patch::Apply(&obj)`), the reconciler's
+//! signature, generic fns and structs bound at each call (`walk::call_site`: turbofish, argument types, the receiver's
+//! impl, the type the caller expects back), projections (`K::Namespace`), `ApiResource::erase::<K>(&())`, closures
+//! of collection adaptors (`walk::iter`), a type of the sources handed to outside code (`walk::escape`: the
+//! framework calls its impls of outside traits), and hand-written `Resource` impls ([`resource_impl`]). A kind name
+//! in two groups resolves by the path the code uses.
+//!
+//! Reported, never guessed (a [`Warning`] with file:line and the marker to fill in): `Api<DynamicObject>` with an
+//! `ApiResource` built at run time; `Api<K>` with a `K` no call in the sources binds; `Api<T>` of a type that is
+//! neither a k8s-openapi resource nor a kind of the sources; a resource impl whose names are known only at run time;
+//! `Client::request` of a path not written in the code; a `RoleRef` kind, a subresource or Role rules not written as
+//! literals. [`cache`] keeps what the last inference over the same roots read and found.
 
 pub mod cache;
 pub mod kube_api;

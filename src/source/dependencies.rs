@@ -4,6 +4,11 @@
 //! `$CARGO_HOME/git/checkouts/<repo>-<hash>/<short rev>/` (see [`git`]). Only crates that depend on kube count;
 //! kube's own crates and k8s-openapi are known by their calls, never read. Looking costs no process: when a source
 //! is not on disk, [`fetch`] runs cargo to get it.
+//!
+//! A crate whose source is not on disk is `Unread`, with why, the fix and its line in the lock; [`uses`] finds the
+//! first line of the sources naming it, where its warning points. The lock is read line by line, not as TOML (a
+//! whole parse cost more than a cached inference: `docs/benchmarks.md`). [`locked`] gives the versions a lock pins
+//! (the CRD generator's schemars dialect and k8s-openapi release, the RBAC table's kube-runtime).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! statements (`insert`, `remove`, `extend`, `push`, `ensure_object()`, `x["k"] = v`, `if let Some(o) =
 //! x.as_object_mut() { .. }`), calls of crate fns made of the same, and `generator.subschema_for::<T>()` /
 //! `T::json_schema(generator)` through the schema generator. Anything else stops with a
-//! [`CrdErrorKind::NeedsCompile`] at the construct, saying what it is: never a guess.
+//! [`NeedsCompile`](crate::crd::CrdErrorKind::NeedsCompile) at the construct, saying what it is: never a guess.
 
 use std::fmt::Display;
 

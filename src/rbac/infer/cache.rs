@@ -5,7 +5,7 @@
 //! The file holds, for one set of crate roots and `--bin`:
 //! - every path the last run read (or looked for), with the fingerprint of its text: when none changed, the
 //!   inference it found is the answer, and nothing is parsed;
-//! - each file's [`Skeleton`] (items without bodies), by the fingerprint of its text;
+//! - each file's [`Skeleton`](crate::source::skeleton::Skeleton) (items without bodies), by the fingerprint of its text;
 //! - the effects of every fn instance the walk read ([`walk::Effects`]: needs, warnings, instances queued).
 //!
 //! When files changed but each changed file's skeleton is the one stored (an edit inside fn bodies, comments or
@@ -16,6 +16,20 @@
 //! file, an item added, removed or re-typed, a `use` edited), a read that depended on the order resources were met,
 //! or anything unexpected reads everything again, as without a cache, and stores the result. Either way the result
 //! is the one a full read gives: the cache only skips work whose outcome it already knows.
+//!
+//! The files of registry and git dependencies (a `<name>-<version>` folder or a checkout's revision folder, which
+//! cargo never rewrites) are taken as stored without being read ([`Cache::with_immutable`]), so a cached run costs
+//! the same whether the walk reached into 1 or 50 fetched crates; a path dependency's files are fingerprinted like
+//! the sources'. Every need and warning carries the file of the fn whose body made it, so a changed file's instances
+//! read again alone ([`Outcome::Reread`]) replace just its share; the other outcomes are [`Outcome::Unchanged`],
+//! [`Outcome::Replayed`] and [`Outcome::Full`]. A file a hand-written resource impl's values were read from, or a walk
+//! that looked a kind up by the order resources were met (`ApiResource::from_gvk`), forces a full read. Reads go
+//! through the caller's reader (a plan's overlay), so the cache sees the files as the plan leaves them.
+//!
+//! **Invariant:** the result is always the one a full read gives (unit tests compare both after every kind of edit and
+//! with damaged files; `tests/it/rbac_cache.rs` compares the binary's output with `KUBESMITH_NO_CACHE=1`); only
+//! kubesmith's own folder under the target directory is written, never the sources. `make manifests --dry-run` and
+//! `--check` write no project file, but may refresh the cache.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
