@@ -393,6 +393,15 @@ fn the_map_names_every_module() {
         }
     }
     assert!(missing.is_empty(), "modules docs/ARCHITECTURE.md does not name (as `a::b`): {missing:?}");
+    // Its table of layers is this test's.
+    let rows: Vec<BTreeSet<String>> = map
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.as_bytes().get(2).is_some_and(u8::is_ascii_digit))
+        .map(|l| l.split('|').nth(2).unwrap_or_default().split('`').skip(1).step_by(2).map(str::to_string).collect())
+        .collect();
+    let ours: Vec<BTreeSet<String>> =
+        LAYERS.iter().map(|(_, members)| members.iter().map(|m| m.to_string()).collect()).collect();
+    assert_eq!(rows, ours, "the layers of docs/ARCHITECTURE.md's table differ from LAYERS in this test");
 }
 
 #[test]
