@@ -12,14 +12,14 @@
 //! such a folder. These downloads are the only network access kubesmith makes itself (the cargo it runs may
 //! download crates: `source::dependencies::fetch`, the compiled fallback).
 
-pub mod archive;
-pub mod fetch;
-pub mod folder;
-pub mod index;
-pub mod installed;
-pub mod platform;
-pub mod store;
-pub mod version;
+pub(crate) mod archive;
+pub(crate) mod fetch;
+pub(crate) mod folder;
+pub(crate) mod index;
+pub(crate) mod installed;
+pub(crate) mod platform;
+pub(crate) mod store;
+pub(crate) mod version;
 
 /// The binaries an envtest folder must hold (kubectl is optional).
 pub const REQUIRED: [&str; 2] = ["kube-apiserver", "etcd"];

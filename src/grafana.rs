@@ -7,10 +7,11 @@
 //! and `served`'s tests read the same list from the scaffold's own metrics test, so the three cannot drift apart.
 //! `grafana/custom-metrics/config.yaml` is written once, never overwritten.
 
-pub mod custom;
-pub mod dashboard;
-pub mod runtime;
-pub mod served;
+pub(crate) mod custom;
+pub(crate) mod dashboard;
+pub(crate) mod runtime;
+#[cfg(test)]
+mod served;
 
 #[cfg(test)]
 mod queries;

@@ -13,14 +13,14 @@
 //! `helm.sh/resource-policy: keep` (`crds.keep`) and the image tag (`appVersion`) (`tests/it/helm.rs`, through
 //! `tools/helm-render`); kubesmith never writes a chart file without its mark.
 
-pub mod chart;
-pub mod gotmpl;
-pub mod holes;
-pub mod lint;
-pub mod merge;
-pub mod source;
-pub mod update;
-pub mod values;
+pub(crate) mod chart;
+pub(crate) mod gotmpl;
+pub(crate) mod holes;
+pub(crate) mod lint;
+pub(crate) mod merge;
+pub(crate) mod source;
+pub(crate) mod update;
+pub(crate) mod values;
 
 /// The PROJECT `plugins` key recording the chart (`{output: dist/chart}`); `make manifests` keeps a recorded
 /// chart current.

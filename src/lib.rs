@@ -2,39 +2,39 @@
 //!
 //! [`run_cli`] parses, sets the output level, marks the process as short-lived for the CRD generator
 //! ([`crd::forget_index_when_done`]), installs the signal handling ([`interrupt::install`]), runs the command and maps
-//! its outcome to an exit code: 0 ok, 1 failure, 2 usage (`commands::UsageError` and clap's own usage errors), 130
+//! its outcome to an exit code: 0 ok, 1 failure, 2 usage (`usage::UsageError` and clap's own usage errors), 130
 //! interrupted.
 
-pub mod apply;
-pub mod builtin;
+pub(crate) mod apply;
+pub(crate) mod builtin;
 pub mod cli;
-pub mod clock;
+pub(crate) mod clock;
 pub(crate) mod commands;
 pub mod crd;
 pub mod docs;
-pub mod edit;
-pub mod envtest;
-pub mod formatted;
-pub mod git;
-pub mod grafana;
-pub mod helm;
-pub mod interrupt;
+pub(crate) mod edit;
+pub(crate) mod envtest;
+pub(crate) mod formatted;
+pub(crate) mod git;
+pub(crate) mod grafana;
+pub(crate) mod helm;
+pub(crate) mod interrupt;
 pub(crate) mod kustomize;
 pub mod markers;
-pub mod names;
+pub(crate) mod names;
 pub mod olm;
 pub(crate) mod ops;
-pub mod output;
-pub mod parallel;
-pub mod plan;
+pub(crate) mod output;
+pub(crate) mod parallel;
+pub(crate) mod plan;
 pub mod project;
 pub mod rbac;
-pub mod render;
-pub mod runtime_source;
-pub mod rustfmt;
+pub(crate) mod render;
+pub(crate) mod runtime_source;
+pub(crate) mod rustfmt;
 pub mod source;
 pub(crate) mod usage;
-pub mod webhook;
+pub(crate) mod webhook;
 pub mod yaml;
 
 use std::process::ExitCode;

@@ -246,6 +246,7 @@ pub fn render(path: &str, ctx: &impl Serialize) -> Result<String> {
 }
 
 /// Every embedded Rust template without any handlebars expression: `(path, text)`.
+#[cfg(test)]
 pub fn plain_rust_templates() -> &'static [(String, &'static str)] {
     static PLAIN: OnceLock<Vec<(String, &'static str)>> = OnceLock::new();
     PLAIN.get_or_init(|| {

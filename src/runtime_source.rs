@@ -14,6 +14,7 @@ static RUNTIME: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/runtime");
 pub const VENDORED_DIR: &str = "vendor/kubesmith-runtime";
 
 /// The crate's name and version (kubesmith's: they are released together).
+#[cfg(test)]
 pub const NAME: &str = "kubesmith-runtime";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

@@ -160,6 +160,7 @@ pub struct Unavailable(pub String);
 pub type FileResult = std::result::Result<String, String>;
 
 /// Formats one Rust source text through `rustfmt` on standard input.
+#[cfg(test)]
 pub fn format(text: &str) -> std::result::Result<String, Unavailable> {
     format_in(None, text)
 }

@@ -73,6 +73,7 @@ impl Platform {
     }
 
     /// The release archive's name: `envtest-v1.30.2-linux-amd64.tar.gz`.
+    #[cfg(test)]
     pub fn archive_name(&self, version: Version) -> String {
         format!("envtest-v{}.tar.gz", self.dir_name(version))
     }

@@ -67,11 +67,6 @@ pub struct Selector {
 pub struct SelectorError(pub String);
 
 impl Selector {
-    /// Every version, newest first (`latest`).
-    pub fn latest() -> Selector {
-        Selector { range: Range::Any, check_index: false, text: "latest".into() }
-    }
-
     /// Parses `VERSION` (empty: `latest`); a leading `v` on the version is accepted (`v1.30.2`, `~v1.30`).
     pub fn parse(text: &str) -> Result<Selector, SelectorError> {
         static RE: LazyLock<Regex> = LazyLock::new(|| {

@@ -16,7 +16,7 @@ use crate::render;
 use crate::usage::UsageError;
 
 /// Marker lines where `create webhook` inserts lines.
-pub mod markers {
+pub(crate) mod markers {
     pub const WEBHOOK_MODULES: &str = "// +kubesmith:scaffold:webhook-modules";
     pub const WEBHOOKS: &str = "// +kubesmith:scaffold:webhooks";
     pub const WEBHOOK_VERSIONS: &str = "// +kubesmith:scaffold:webhook-versions";

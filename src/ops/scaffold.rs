@@ -9,7 +9,7 @@ use crate::names::{self, ModuleName};
 use crate::plan::Plan;
 
 /// Marker lines in scaffolded files where `create api` inserts lines.
-pub mod api_markers {
+pub(crate) mod api_markers {
     pub const API_MODULES: &str = "// +kubesmith:scaffold:api-modules";
     pub const API_VERSIONS: &str = "// +kubesmith:scaffold:api-versions";
     pub const API_KINDS: &str = "// +kubesmith:scaffold:api-kinds";
