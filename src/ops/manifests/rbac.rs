@@ -114,15 +114,27 @@ pub(super) fn grants_of(
     for (group, resource, verb) in inference.grants() {
         by_resource.entry((group, resource)).or_default().push(verb);
     }
-    let text: String = by_resource
+    Ok(by_resource
         .into_iter()
-        .map(|((group, resource), verbs)| {
-            let group = if group.is_empty() { String::new() } else { group };
-            format!("// +{}:groups={group},resources={resource},verbs={}\n", crate::rbac::RBAC_MARKER, verbs.join(";"))
-        })
-        .collect();
-    crate::markers::scan(Path::new("<inferred>"), &text)
-        .map_err(|e| anyhow::anyhow!("kubesmith wrote an RBAC rule it cannot read back (a bug): {e}"))
+        .enumerate()
+        .map(|(i, ((group, resource), verbs))| rbac_marker(i + 1, group, resource, verbs))
+        .collect())
+}
+
+/// An RBAC marker granting `verbs` on `group`/`resource`, as `markers::scan` reads
+/// `// +kubebuilder:rbac:groups=G,resources=R,verbs=V1;V2` at line `line` of `<inferred>`.
+fn rbac_marker(line: usize, group: String, resource: String, verbs: Vec<String>) -> crate::markers::Marker {
+    use crate::markers::MarkerValue::{List, String as Text};
+    let list = |items: Vec<String>| List(items.into_iter().map(Text).collect());
+    crate::markers::Marker {
+        name: crate::rbac::RBAC_MARKER.to_string(),
+        args: [("groups", list(vec![group])), ("resources", list(vec![resource])), ("verbs", list(verbs))]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+        file: PathBuf::from("<inferred>"),
+        line,
+    }
 }
 
 /// Runs RBAC inference over the sources as the plan leaves them.
@@ -233,4 +245,34 @@ pub(super) fn bound_rules(plan: &Plan, rbac_dir: &Path) -> Result<Vec<crate::rba
         }
     }
     Ok(crate::rbac::bound::manager_rules(&files, MANAGER_ROLE))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// The inferred grants are the markers a user would write for them.
+    #[test]
+    fn an_inferred_grant_is_the_marker_its_text_reads_as() {
+        let grants = [
+            ("", "pods", vec!["get", "list"]),
+            ("apps", "deployments/status", vec!["*"]),
+            ("cert-manager.io", "certificates", vec!["create"]),
+        ];
+        let text: String = grants
+            .iter()
+            .map(|(g, r, v)| {
+                format!("// +{}:groups={g},resources={r},verbs={}\n", crate::rbac::RBAC_MARKER, v.join(";"))
+            })
+            .collect();
+        let read = crate::markers::scan(Path::new("<inferred>"), &text).expect("markers");
+        let built: Vec<_> = grants
+            .iter()
+            .enumerate()
+            .map(|(i, (g, r, v))| {
+                super::rbac_marker(i + 1, g.to_string(), r.to_string(), v.iter().map(|s| s.to_string()).collect())
+            })
+            .collect();
+        assert_eq!(format!("{read:?}"), format!("{built:?}"));
+    }
 }
