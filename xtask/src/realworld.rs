@@ -213,9 +213,12 @@ pub fn run(args: &[String]) -> Result<()> {
         r.from_crd = from_crd_all(&run, &docs, &base.join("work/fromcrd"))?;
     }
 
-    // The operators: extract each workspace and the crates its calls go through, patched to build offline.
+    // The operators: extract each workspace and the crates its calls go through, patched to build offline
+    // (not when every section that reads them is skipped: `--skip kinds,fromcrd,kopium,rbac,adopt` only makes
+    // and times the wide crate).
     let mut trees: Vec<(&recipe::Operator, PathBuf, PathBuf)> = Vec::new();
-    for op in recipe.operators.iter().filter(|op| wanted(&op.name)) {
+    let read_operators = ["kinds", "rbac", "adopt"].into_iter().any(doing);
+    for op in recipe.operators.iter().filter(|op| read_operators && wanted(&op.name)) {
         let tree = base.join("src/operators").join(&op.name);
         // the stamp names what the tree is made with, so a recipe adding a dependency patch re-extracts
         let also: Vec<String> =
