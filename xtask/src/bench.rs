@@ -27,7 +27,11 @@
 //!   crate `cargo xtask realworld` makes at `target/realworld/wide` (kopium's output of every CRD of its recipe,
 //!   ~22 MB of Rust; `--wide-crate DIR` names another, `--wide-runs N` its runs, default 5) and on a crate of four
 //!   of its projects' output, 5.7 MB (`kopium::SUBSET`, written to `target/bench/kopium-subset`, N runs): median,
-//!   min, max, mean CPU and peak RSS (`/usr/bin/time`), the CRDs written and their sizes. Without the wide crate
+//!   min, max, mean CPU and peak RSS (`/usr/bin/time`), the CRDs written and their sizes; beside each, its
+//!   parse-only floor (`bench/floor.rs`): read + `syn::parse_file` of every `.rs` file on one thread and on every
+//!   core, and read + proc-macro2 tokenize on one thread, timed in-process by a helper program built with `cargo
+//!   build --release` (kubesmith's syn, proc-macro2 features and allocator; `target/bench/parse-floor`), and
+//!   `make manifests` over the floor on every core (issue 45's goal: ≤ 2× on the wide crate). Without the wide crate
 //!   the section prints the command line that makes it (`cargo xtask realworld --mirrors DIR --skip
 //!   kinds,fromcrd,kopium,rbac,adopt`) and is skipped; `--no-wide` skips it;
 //! - with `--instructions`, instructions per kind under callgrind (valgrind) for 100, 200 and 500 kinds, and on
@@ -37,6 +41,7 @@
 //! `--exe PATH` measures that binary instead of building one (to compare two builds the same way).
 
 mod crdgen;
+mod floor;
 mod kopium;
 mod measure;
 mod scaffold;

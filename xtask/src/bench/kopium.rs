@@ -1,11 +1,13 @@
 //! The bench's real kopium corpus: `make manifests --no-compile` on a ~5.8 MB subset of real kopium output and on
-//! `cargo xtask realworld`'s wide crate (kopium's output of every CRD of its recipe).
+//! `cargo xtask realworld`'s wide crate (kopium's output of every CRD of its recipe), each beside its parse-only
+//! floor (`bench/floor.rs`).
 
 use std::path::Path;
 
 use anyhow::Result;
 
-use super::measure::{Timed, instructions, mib};
+use super::floor::{self, Pass};
+use super::measure::{Timed, instructions, mib, ms};
 use super::summary::{Corpus, Fig, Summary};
 use crate::kopium_crate::{self, MAKE_MANIFESTS, MAKE_WIDE, Timing};
 use crate::root;
@@ -15,7 +17,7 @@ use crate::root;
 /// Elastic's, Argo CD's and Kyverno's), the size of the 53 CRDs the generated corpus imitated before.
 pub const SUBSET: [&str; 4] = ["prometheus_operator", "cloud_on_k8s", "argo_cd", "kyverno"];
 
-/// Times `make manifests` on the subset (`runs` runs each) and on the whole wide crate
+/// Times `make manifests` and the parse floor on the subset (`runs` runs each) and on the whole wide crate
 /// (`wide_runs`); nothing but a note when the wide crate is missing.
 pub fn tables(
     exe: &Path,
@@ -36,6 +38,7 @@ pub fn tables(
         return Ok(());
     }
     let subset = kopium_crate::subset(wide, &SUBSET, &base.join("kopium-subset"))?;
+    let helper = floor::helper()?;
     let mut measured = Vec::new();
     for (dir, runs, label) in
         [(subset.as_path(), runs, format!("subset: {}", SUBSET.join(", "))), (wide, wide_runs, "all".into())]
@@ -43,11 +46,13 @@ pub fn tables(
         let files = kopium_crate::rust_files(&dir.join("src"));
         let bytes: u64 = files.iter().map(|(_, len)| len).sum();
         let timing = kopium_crate::time(exe, dir, runs)?;
-        measured.push(Measured { dir, label, files: files.len(), mb: bytes as f64 / 1e6, runs, timing });
+        let passes = floor::measure(&helper, &dir.join("src"), runs)?;
+        measured.push(Measured { dir, label, files: files.len(), mb: bytes as f64 / 1e6, runs, timing, passes });
     }
     println!(
         "real kopium output: `kubesmith {} OUT` in the crate (OUT removed before each run, so every run writes \
-         every CRD)",
+         every CRD), beside the parse-only floor (a release-built helper: read + tokenize or `syn::parse_file` of \
+         every .rs file with kubesmith's syn, proc-macro2 and allocator)",
         MAKE_MANIFESTS.join(" ")
     );
     println!();
@@ -80,8 +85,32 @@ pub fn tables(
             cores(&timed),
             m.timing.rss_kib.map(mib).unwrap_or_else(|| "n/a".into())
         );
+        for pass in &m.passes {
+            println!(
+                "| {:.1} MB | parse floor: {} | {} | {} | {} | |",
+                m.mb,
+                pass.what(),
+                m.runs,
+                pass.timed.row(),
+                cores(&pass.timed)
+            );
+        }
     }
     println!();
+    for m in &measured {
+        let Some(pass) = floor_pass(&m.passes) else { continue };
+        let (made, floor) = (Fig::of(&m.timed()), Fig::of(&pass.timed));
+        let cpu = made.cpu.zip(floor.cpu).map(|(a, b)| format!("; CPU {a:.2} s / {b:.2} s = {:.2}×", a / b));
+        println!(
+            "{:.1} MB: make manifests / parse-only floor ({}): {} / {} = {:.2}× (goal on the wide corpus: ≤ 2×){}",
+            m.mb,
+            pass.what(),
+            ms(m.timing.median()),
+            ms(pass.timed.median()),
+            made.wall / floor.wall,
+            cpu.unwrap_or_default()
+        );
+    }
     if count {
         let dir = &measured[0].dir;
         let out = dir.join("target/realworld-crds-callgrind");
@@ -99,6 +128,7 @@ pub fn tables(
         rss_kib: m.timing.rss_kib,
         crds: m.timing.crds.count,
         big: m.timing.crds.over_1mb,
+        floor: floor_pass(&m.passes).map(|p| (p.threads, Fig::of(&p.timed))),
     });
     summary.kopium_subset = corpora.next();
     summary.kopium_wide = corpora.next();
@@ -113,6 +143,7 @@ struct Measured<'a> {
     mb: f64,
     runs: usize,
     timing: Timing,
+    passes: Vec<Pass>,
 }
 
 impl Measured<'_> {
@@ -123,4 +154,9 @@ impl Measured<'_> {
 
 fn cores(t: &Timed) -> String {
     t.cores_used().map(|c| format!("{c:.2}")).unwrap_or_else(|| "n/a".into())
+}
+
+/// The floor `make manifests` is held to: `syn::parse_file` on as many threads as kubesmith may use.
+fn floor_pass(passes: &[Pass]) -> Option<&Pass> {
+    passes.iter().filter(|p| p.parse).max_by_key(|p| p.threads)
 }
