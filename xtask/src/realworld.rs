@@ -8,7 +8,8 @@
 //!
 //! Flags: `--exe PATH` (a kubesmith binary; default: `cargo build --release` and `target/release/kubesmith`),
 //! `--kopium PATH` (default: `kopium` on PATH, else `cargo install kopium` into `target/realworld/tools`),
-//! `--skip SECTION,..` (`kinds`, `fromcrd`, `kopium`, `rbac`, `adopt`, `wide`), `--write` (write
+//! `--skip SECTION,..` (`kinds`, `fromcrd`, `kopium`, `rbac`, `adopt`, `wide`; skipping all but `wide` only makes
+//! and times the wide crate, `target/realworld/wide`, which `cargo xtask bench` reads), `--write` (write
 //! `docs/realworld.md` from a partial run too; its header then names what was left out), `--compile-budget SECONDS`
 //! (default 3600: no kopium crate starts compiling for its truth after that; truths already built are kept).
 
