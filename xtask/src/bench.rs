@@ -31,7 +31,8 @@
 //!   parse-only floor (`bench/floor.rs`): read + `syn::parse_file` of every `.rs` file on one thread and on every
 //!   core, and read + proc-macro2 tokenize on one thread, timed in-process by a helper program built with `cargo
 //!   build --release` (kubesmith's syn, proc-macro2 features and allocator; `target/bench/parse-floor`), and
-//!   `make manifests` over the floor on every core (issue 45's goal: ≤ 2× on the wide crate). Without the wide crate
+//!   `make manifests` over the floor (the least wall and the least CPU time of the parse passes; issue 45's goal:
+//!   ≤ 2× on the wide crate). Without the wide crate
 //!   the section prints the command line that makes it (`cargo xtask realworld --mirrors DIR --skip
 //!   kinds,fromcrd,kopium,rbac,adopt`) and is skipped; `--no-wide` skips it;
 //! - with `--instructions`, instructions per kind under callgrind (valgrind) for 100, 200 and 500 kinds, and on

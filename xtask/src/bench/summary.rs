@@ -53,8 +53,8 @@ pub struct Corpus {
     pub crds: usize,
     /// CRDs over 1 MB of YAML.
     pub big: usize,
-    /// The parse-only floor: `syn::parse_file` of every file, on that many threads.
-    pub floor: Option<(usize, Fig)>,
+    /// The parse-only floor: read + `syn::parse_file` of every file (`kopium::FLOOR`).
+    pub floor: Option<Fig>,
 }
 
 fn secs(s: f64) -> String {
@@ -187,14 +187,14 @@ impl Summary {
             ),
         }
         match self.kopium_wide.as_ref().and_then(|k| Some((k, k.floor?))) {
-            Some((k, (threads, floor))) => {
+            Some((k, floor)) => {
                 let (wall, on_cpu) = k.fig.ratio(floor);
                 row(
                     "45",
                     &format!(
-                        "wide corpus (all real kopium output, {:.1} MB): make manifests ≤ 2× the parse-only floor \
-                         (`syn::parse_file`, {threads} threads)",
-                        k.mb
+                        "wide corpus (all real kopium output, {:.1} MB): make manifests ≤ 2× the parse-only floor ({})",
+                        k.mb,
+                        super::kopium::FLOOR
                     ),
                     format!("{} / {} = {wall:.2}×", secs(k.fig.wall), secs(floor.wall)),
                     Some(wall <= 2.0),
