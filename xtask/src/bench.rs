@@ -1,5 +1,6 @@
 //! `cargo xtask bench`: how long `kubesmith make manifests` takes, and how much memory it needs, on generated
-//! projects, against the goals of issue 28 (speed at scale). A harness that prints figures, not a timed test.
+//! projects and on real kopium output, against the goals of issues 28 (speed at scale) and 45 (real kopium output).
+//! A harness that prints figures, not a timed test.
 //!
 //! It builds kubesmith in release mode and scaffolds multigroup projects of 1, 10, 100 and 500 kinds under
 //! `target/bench/` (`kubesmith init` and one `kubesmith create api` per kind, every kind with a status holding
@@ -21,18 +22,31 @@
 //! - `kubesmith rbac infer` on the projects and on `tests/fixtures/rbac-infer/orchard`;
 //! - the crdgen route (`bench/crdgen.rs`): `cargo run --example crdgen` after one field is added, its median
 //!   against kubesmith's, in the same run; `--no-crdgen` skips it (the cold build takes minutes);
-//! - the wide corpus (`bench/wide.rs`): ~50 kopium-shaped files, ~5,000 structs, a few CRDs over 1 MB;
-//!   `--no-wide` skips it;
-//! - with `--instructions`, instructions per kind under callgrind (valgrind) for 100, 200 and 500 kinds;
-//! - a summary: each goal of issue 28, the measured value, met or not (`bench/summary.rs`).
+//! - real kopium output (`bench/kopium.rs`, `kopium_crate.rs`): `make manifests --source src --no-compile
+//!   --keep-going --crd-dir OUT` (as `cargo xtask realworld` runs it; OUT removed before each run) on the wide
+//!   crate `cargo xtask realworld` makes at `target/realworld/wide` (kopium's output of every CRD of its recipe,
+//!   ~22 MB of Rust; `--wide-crate DIR` names another, `--wide-runs N` its runs, default 5) and on a crate of four
+//!   of its projects' output, 5.7 MB (`kopium::SUBSET`, written to `target/bench/kopium-subset`, N runs): median,
+//!   min, max, mean CPU and peak RSS (`/usr/bin/time`), the CRDs written and their sizes; beside each, its
+//!   parse-only floor (`bench/floor.rs`): read + `syn::parse_file` of every `.rs` file on one thread and on every
+//!   core, and read + proc-macro2 tokenize on one thread, timed in-process by a helper program built with `cargo
+//!   build --release` (kubesmith's syn, proc-macro2 features and allocator; `target/bench/parse-floor`), and
+//!   `make manifests` over the floor (the least wall and the least CPU time of the parse passes; issue 45's goal:
+//!   ≤ 2× on the wide crate). Without the wide crate
+//!   the section prints the command line that makes it (`cargo xtask realworld --mirrors DIR --skip
+//!   kinds,fromcrd,kopium,rbac,adopt`) and is skipped; `--no-wide` skips it;
+//! - with `--instructions`, instructions per kind under callgrind (valgrind) for 100, 200 and 500 kinds, and on
+//!   the 5.7 MB kopium subset;
+//! - a summary: each goal of issues 28 and 45, the measured value, met or not (`bench/summary.rs`).
 //!
 //! `--exe PATH` measures that binary instead of building one (to compare two builds the same way).
 
 mod crdgen;
+mod floor;
+mod kopium;
 mod measure;
 mod scaffold;
 mod summary;
-mod wide;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,7 +60,8 @@ use scaffold::{measure_scaffolding, scaffold, without_rbac};
 use summary::{Fig, Summary};
 
 const USAGE: &str = "usage: cargo xtask bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] \
-                     [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--instructions]";
+                     [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--wide-crate DIR] [--wide-runs N] \
+                     [--instructions]";
 
 struct Options {
     runs: usize,
@@ -56,6 +71,8 @@ struct Options {
     crdgen_runs: usize,
     crdgen_kinds: Vec<usize>,
     wide: bool,
+    wide_crate: PathBuf,
+    wide_runs: usize,
     instructions: bool,
 }
 
@@ -72,6 +89,8 @@ fn options(args: &[String]) -> Result<Options> {
         crdgen_runs: 3,
         crdgen_kinds: vec![100],
         wide: true,
+        wide_crate: crate::kopium_crate::wide_dir(),
+        wide_runs: 5,
         instructions: false,
     };
     let mut it = args.iter();
@@ -85,12 +104,14 @@ fn options(args: &[String]) -> Result<Options> {
             "--crdgen-kinds" => o.crdgen_kinds = list(it.next(), "--crdgen-kinds")?,
             "--no-crdgen" => o.crdgen_kinds.clear(),
             "--no-wide" => o.wide = false,
+            "--wide-crate" => o.wide_crate = PathBuf::from(it.next().context("--wide-crate DIR")?),
+            "--wide-runs" => o.wide_runs = it.next().context("--wide-runs N")?.parse()?,
             "--instructions" => o.instructions = true,
             other => bail!("unknown argument {other}; {USAGE}"),
         }
     }
-    if o.runs == 0 || o.crdgen_runs == 0 {
-        bail!("--runs and --crdgen-runs must be at least 1");
+    if o.runs == 0 || o.crdgen_runs == 0 || o.wide_runs == 0 {
+        bail!("--runs, --crdgen-runs and --wide-runs must be at least 1");
     }
     Ok(o)
 }
@@ -175,7 +196,8 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     if o.wide {
         println!();
-        wide_corpus(&exe, &base, runs, o.instructions, &mut summary)?;
+        let wide = std::path::absolute(&o.wide_crate)?;
+        kopium::tables(&exe, &base, &wide, runs, o.wide_runs, o.instructions, &mut summary)?;
     }
     if o.instructions {
         println!();
@@ -288,46 +310,6 @@ fn crdgen_table(exe: &Path, base: &Path, o: &Options, summary: &mut Summary) -> 
         );
         summary.crdgen.push((n, Fig::of(&incremental), Fig::of(&copy.timed)));
     }
-    Ok(())
-}
-
-fn wide_corpus(exe: &Path, base: &Path, runs: usize, count: bool, summary: &mut Summary) -> Result<()> {
-    let (dir, c) = wide::project(exe, base)?;
-    run_ok(exe, &dir, &["make", "manifests"]).context("make manifests on the wide corpus")?;
-    let (crds, total, largest, big) = wide::crd_sizes(&dir)?;
-    println!(
-        "wide corpus ({}): {} files, {:.1} MB of Rust, {} structs, {} enums, {} fields, {} maps, {} IntOrString, \
-         nesting depth {}",
-        dir.strip_prefix(root()).unwrap_or(&dir).display(),
-        c.files,
-        c.rust_bytes as f64 / 1e6,
-        c.structs,
-        c.enums,
-        c.fields,
-        c.maps,
-        c.int_or_string,
-        c.max_depth
-    );
-    println!(
-        "make manifests wrote {crds} CRDs, {:.1} MB of YAML, the largest {:.2} MB, {big} over 1 MB",
-        total as f64 / 1e6,
-        largest as f64 / 1e6
-    );
-    println!();
-    println!("| corpus | median | min | max | CPU (user+sys, mean) | CPU / wall | peak RSS |");
-    println!("|--------|-------:|----:|----:|---------------:|---------:|---------:|");
-    let m = measure(exe, &dir, &["make", "manifests"], runs)?;
-    println!(
-        "| wide, files up to date | {} | {} | {} |",
-        m.timed.row(),
-        cores(&m.timed),
-        m.rss_kib.map(mib).unwrap_or_default()
-    );
-    if count && let Some(n) = instructions(exe, &dir, &["make", "manifests"])? {
-        println!();
-        println!("wide corpus instructions (callgrind): {:.1} M", n as f64 / 1e6);
-    }
-    summary.wide = Some(summary::Wide { fig: Fig::of(&m.timed), rss_kib: m.rss_kib, crds, big });
     Ok(())
 }
 

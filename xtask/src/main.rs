@@ -12,8 +12,9 @@
 //!   kube-derive's own tests (from cargo's registry), compare every `crd()` with kubesmith's static output and
 //!   run kube-derive's compile-fail cases through `make manifests`; `--bless` rewrites the expected files
 //! - `bench`        `init` and `create api` wall and CPU time; `make manifests` wall time and peak memory on
-//!   generated projects of 1, 10, 100 and 500 kinds and a kopium-shaped corpus, against the crdgen route
-//!   (`cargo run` of a program printing every `crd()`) and the goals of issue 28 (see `xtask/src/bench.rs`)
+//!   generated projects of 1, 10, 100 and 500 kinds and on real kopium output (`realworld`'s wide crate and a
+//!   5.7 MB subset), against the crdgen route (`cargo run` of a program printing every `crd()`) and the goals of
+//!   issues 28 and 45 (see `xtask/src/bench.rs`)
 //! - `fuzz [--time SECONDS] [TARGET...]`  build the libFuzzer targets of `fuzz/` (stable Rust, own target folder)
 //!   and run each (default: all) for SECONDS (default 60) from its seed corpus `fuzz/corpus/<target>/`
 //! - `realworld --mirrors DIR [--only NAME,..]`  kubesmith's reading features measured on public projects at
@@ -30,6 +31,7 @@ mod fuzz;
 mod harness;
 mod k8s_resources;
 mod k8s_schemas;
+mod kopium_crate;
 mod realworld;
 
 fn main() -> ExitCode {
@@ -45,7 +47,7 @@ fn main() -> ExitCode {
         Some("realworld") => realworld::run(&args[1..]),
         _ => {
             eprintln!(
-                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--instructions] | fuzz [--time SECONDS] [TARGET...] | realworld --mirrors DIR [--only NAME,..] [--skip SECTION,..] [--exe PATH] [--kopium PATH]>"
+                "usage: cargo xtask <bless [--lock] | ci | k8s-schemas [--check] | k8s-resources [--check] | conformance [--bless] | bench [--runs N] [--kinds 1,10,100,500] [--scaffold-only] [--exe PATH] [--crdgen-runs N] [--crdgen-kinds 100] [--no-crdgen] [--no-wide] [--wide-crate DIR] [--wide-runs N] [--instructions] | fuzz [--time SECONDS] [TARGET...] | realworld --mirrors DIR [--only NAME,..] [--skip SECTION,..] [--exe PATH] [--kopium PATH]>"
             );
             return ExitCode::from(2);
         }

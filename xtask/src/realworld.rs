@@ -8,12 +8,13 @@
 //!
 //! Flags: `--exe PATH` (a kubesmith binary; default: `cargo build --release` and `target/release/kubesmith`),
 //! `--kopium PATH` (default: `kopium` on PATH, else `cargo install kopium` into `target/realworld/tools`),
-//! `--skip SECTION,..` (`kinds`, `fromcrd`, `kopium`, `rbac`, `adopt`, `wide`), `--write` (write
+//! `--skip SECTION,..` (`kinds`, `fromcrd`, `kopium`, `rbac`, `adopt`, `wide`; skipping all but `wide` only makes
+//! and times the wide crate, `target/realworld/wide`, which `cargo xtask bench` reads), `--write` (write
 //! `docs/realworld.md` from a partial run too; its header then names what was left out), `--compile-budget SECONDS`
 //! (default 3600: no kopium crate starts compiling for its truth after that; truths already built are kept).
 
 mod compare;
-mod crds;
+pub(crate) mod crds;
 mod extract;
 mod kinds;
 mod rbac;
@@ -213,9 +214,12 @@ pub fn run(args: &[String]) -> Result<()> {
         r.from_crd = from_crd_all(&run, &docs, &base.join("work/fromcrd"))?;
     }
 
-    // The operators: extract each workspace and the crates its calls go through, patched to build offline.
+    // The operators: extract each workspace and the crates its calls go through, patched to build offline
+    // (not when every section that reads them is skipped: `--skip kinds,fromcrd,kopium,rbac,adopt` only makes
+    // and times the wide crate).
     let mut trees: Vec<(&recipe::Operator, PathBuf, PathBuf)> = Vec::new();
-    for op in recipe.operators.iter().filter(|op| wanted(&op.name)) {
+    let read_operators = ["kinds", "rbac", "adopt"].into_iter().any(doing);
+    for op in recipe.operators.iter().filter(|op| read_operators && wanted(&op.name)) {
         let tree = base.join("src/operators").join(&op.name);
         // the stamp names what the tree is made with, so a recipe adding a dependency patch re-extracts
         let also: Vec<String> =
@@ -420,46 +424,14 @@ fn adopt(run: &Run, name: &str, ws: &Path, copy: &Path) -> Result<report::AdoptR
 
 /// `make manifests --no-compile` on the wide crate: `runs` timed runs after a warm-up, and the peak RSS.
 fn time_wide(run: &Run, dir: &Path, runs: usize) -> Result<report::Wide> {
-    let out = dir.join("target/realworld-crds");
-    let args = ["make", "manifests", "--source", "src", "--no-compile", "--keep-going", "--crd-dir"];
-    let mut times = Vec::new();
-    let mut rss = 0u64;
-    let mut crds = 0;
-    for i in 0..=runs {
-        let _ = std::fs::remove_dir_all(&out);
-        let t = Instant::now();
-        let ran = Command::new("/usr/bin/time")
-            .args(["-f", "%M"])
-            .arg(&run.exe)
-            .args(args)
-            .arg(&out)
-            .current_dir(dir)
-            .env("NO_COLOR", "1")
-            .output()?;
-        let elapsed = t.elapsed();
-        let err = String::from_utf8_lossy(&ran.stderr);
-        rss = rss.max(err.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(0));
-        if i > 0 {
-            times.push(elapsed);
-        }
-        crds = read_crd_dir(&out).len();
-    }
-    times.sort();
-    let bytes = walk_rs(&dir.join("src"));
-    Ok(report::Wide { median_ms: times[times.len() / 2].as_millis() as u64, rss_kib: rss, crds, rust_bytes: bytes })
-}
-
-fn walk_rs(dir: &Path) -> u64 {
-    let mut total = 0;
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            total += walk_rs(&p);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            total += e.metadata().map(|m| m.len()).unwrap_or(0);
-        }
-    }
-    total
+    let t = crate::kopium_crate::time(&run.exe, dir, runs)?;
+    let rust_bytes = crate::kopium_crate::rust_files(&dir.join("src")).iter().map(|(_, len)| len).sum();
+    Ok(report::Wide {
+        median_ms: t.median().as_millis() as u64,
+        rss_kib: t.rss_kib.unwrap_or(0),
+        crds: t.crds.count,
+        rust_bytes,
+    })
 }
 
 /// kopium: the given path, else on PATH, else installed from crates.io into `tools`.
