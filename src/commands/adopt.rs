@@ -38,9 +38,6 @@ const NOT_ADOPTED: &[&str] = &[
 ];
 
 pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
-    if args.offline {
-        crate::source::dependencies::fetch::set_offline();
-    }
     if !cwd.join("Cargo.toml").is_file() {
         bail!(
             "{} is not a crate: there is no Cargo.toml; run `kubesmith adopt` in the root of a kube-rs crate or cargo \
@@ -76,7 +73,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
     };
     // Whose kinds are these: from what the repository ships, what its Controllers reconcile, the groups' domains.
     let shipped = shipped::find(cwd);
-    let watches = watches(cwd, &sources, bin.as_deref());
+    let watches = watches(cwd, &sources, bin.as_deref(), args.offline);
     let primaries: Vec<(String, String, String)> = watches
         .iter()
         .filter(|w| w.2 == "Controller::new")
@@ -170,6 +167,7 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
         storage_versions: storage_versions.clone(),
         // The crate's first read, uncached: inference costs as much as the CRDs.
         early_inference: true,
+        offline: args.offline,
     };
     let problems = manifests::plan_into(&mut draft, &targets)?;
     // A kind whose CRD failed would leave PROJECT and the kustomizations naming a file that does not exist.
@@ -344,9 +342,9 @@ pub fn plan(args: &AdoptArgs, cwd: &Path) -> Result<Plan> {
 /// The watches of the code the manager reaches (`Controller::new(Api<K>, ..)`, `watcher(api, ..)`): `(group,
 /// resource, call, "file:line")`, once per group, resource and call. Empty when the code cannot be read; making the
 /// manifests then says why.
-fn watches(cwd: &Path, sources: &[PathBuf], bin: Option<&str>) -> Vec<builtins::Watch> {
+fn watches(cwd: &Path, sources: &[PathBuf], bin: Option<&str>, offline: bool) -> Vec<builtins::Watch> {
     let probe = Plan::new(cwd);
-    let Ok(inference) = manifests::infer_in_plan(&probe, sources, bin) else { return Vec::new() };
+    let Ok(inference) = manifests::infer_in_plan(&probe, sources, bin, offline) else { return Vec::new() };
     // A need's call reads `watcher(Api<Deployment>)`, `Controller::new(Api<Widget>)`.
     let called = |call: &str| call.split(['(', '<']).next().unwrap_or_default().to_string();
     let mut out: Vec<builtins::Watch> = inference

@@ -71,6 +71,8 @@ pub struct Targets {
     /// Whether the RBAC inference starts on a second thread while the CRDs are generated ([`plan_into`]): for
     /// projects of [`EARLY_INFERENCE_KINDS`] resources or more, and for `adopt`'s first, uncached read of a crate.
     pub early_inference: bool,
+    /// Never run cargo to fetch missing sources of kube-dependent crates.
+    pub offline: bool,
 }
 
 /// Projects with at least this many resources infer RBAC on a second thread while the CRDs are generated: for a
@@ -278,6 +280,7 @@ fn targets_of(args: &Options, cwd: &Path, project: Option<Project>, plan: Option
         external_crds: project.as_ref().map(|p| p.file.external_crd_names()).unwrap_or_default(),
         storage_versions: project.as_ref().map(|p| p.file.storage_versions()).unwrap_or_default(),
         early_inference: project.as_ref().is_some_and(|p| p.file.resources.len() >= EARLY_INFERENCE_KINDS),
+        offline: args.offline,
     })
 }
 
@@ -295,7 +298,7 @@ pub fn plan_into(plan: &mut Plan, targets: &Targets) -> Result<Problems> {
     let snapshot = plan.clone();
     let bin = targets.rbac_infer.clone().flatten();
     std::thread::scope(|s| {
-        let early = s.spawn(move || infer_in_plan(&snapshot, &targets.sources, bin.as_deref()));
+        let early = s.spawn(move || infer_in_plan(&snapshot, &targets.sources, bin.as_deref(), targets.offline));
         plan_manifests(plan, targets, Some(early))
     })
 }
@@ -425,11 +428,11 @@ fn plan_manifests(plan: &mut Plan, targets: &Targets, mut early: Option<EarlyInf
         }
         let mut grants = markers.clone();
         if let Some(bin) = &targets.rbac_infer {
-            let inference = take_inference(plan, &targets.sources, bin.as_deref(), &mut early)?;
+            let inference = take_inference(plan, &targets.sources, bin.as_deref(), targets.offline, &mut early)?;
             grants.extend(grants_of(plan, inference, &macro_types)?);
         } else if markers.iter().any(|m| m.name == crate::rbac::RBAC_MARKER) {
             let bound = bound_rules(plan, rbac_dir)?;
-            let inference = take_inference(plan, &targets.sources, None, &mut early)?;
+            let inference = take_inference(plan, &targets.sources, None, targets.offline, &mut early)?;
             drift = Some(rbac_drift(plan, inference, markers, &bound, &macro_types));
         }
         if !write_role(plan, rbac_dir, &grants, targets.manager_namespace.as_deref())? {
@@ -641,9 +644,6 @@ pub fn plan(args: &Options, cwd: &Path) -> Result<Plan> {
 }
 
 pub(crate) fn plan_with_problems(args: &Options, cwd: &Path) -> Result<(Plan, Problems)> {
-    if args.offline {
-        crate::source::dependencies::fetch::set_offline();
-    }
     let targets = targets(args, cwd)?;
     let mut plan = Plan::new(cwd);
     plan.outside_ok.extend([&args.crd_dir, &args.rbac_dir, &args.webhook_dir].into_iter().flatten().cloned());

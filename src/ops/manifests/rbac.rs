@@ -19,11 +19,12 @@ pub(super) fn take_inference(
     plan: &Plan,
     sources: &[PathBuf],
     bin: Option<&str>,
+    offline: bool,
     early: &mut Option<EarlyInference<'_>>,
 ) -> Result<crate::rbac::infer::Inference> {
     match early.take() {
         Some(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        None => infer_in_plan(plan, sources, bin),
+        None => infer_in_plan(plan, sources, bin, offline),
     }
 }
 
@@ -69,7 +70,7 @@ pub fn plan_role(plan: &mut Plan) -> Result<()> {
     };
     let mut grants = scan_markers(plan, &targets.sources, &[])?;
     if let Some(bin) = &targets.rbac_infer {
-        grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref(), &[])?);
+        grants.extend(inferred_grants(plan, &targets.sources, bin.as_deref(), targets.offline, &[])?);
     }
     write_role(plan, rbac_dir, &grants, targets.manager_namespace.as_deref())?;
     Ok(())
@@ -95,9 +96,10 @@ pub fn inferred_grants(
     plan: &mut Plan,
     sources: &[PathBuf],
     bin: Option<&str>,
+    offline: bool,
     macro_types: &[(String, crate::builtin::Resource)],
 ) -> Result<Vec<crate::markers::Marker>> {
-    let inference = infer_in_plan(plan, sources, bin)?;
+    let inference = infer_in_plan(plan, sources, bin, offline)?;
     grants_of(plan, inference, macro_types)
 }
 
@@ -137,11 +139,13 @@ fn rbac_marker(line: usize, group: String, resource: String, verbs: Vec<String>)
     }
 }
 
-/// Runs RBAC inference over the sources as the plan leaves them.
+/// Runs RBAC inference over the sources as the plan leaves them; `offline`: never run cargo to fetch missing
+/// sources of kube-dependent crates (`--offline`).
 pub(crate) fn infer_in_plan(
     plan: &Plan,
     sources: &[PathBuf],
     bin: Option<&str>,
+    offline: bool,
 ) -> Result<crate::rbac::infer::Inference> {
     let root = plan.root.clone();
     let full: Vec<PathBuf> = sources.iter().map(|s| root.join(s)).collect();
@@ -157,7 +161,7 @@ pub(crate) fn infer_in_plan(
     // The crates the sources call kube through (manifests and Cargo.lock: cargo runs only when the lock names one
     // whose source is not on disk, unless --offline).
     use crate::source::dependencies::fetch::{Fetch, kube_dependencies_fetching};
-    let fetched = kube_dependencies_fetching(&full, None, Fetch::Missing);
+    let fetched = kube_dependencies_fetching(&full, None, if offline { Fetch::Never } else { Fetch::Missing });
     if let Some(note) = &fetched.note {
         crate::output::warn(note);
     }

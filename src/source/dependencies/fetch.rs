@@ -6,21 +6,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Deserialize;
 
 use super::{Dependencies, Found, kube_dependencies};
 use crate::source::Package;
-
-/// Set by a command's `--offline`: cargo never runs in this process.
-static OFFLINE: AtomicBool = AtomicBool::new(false);
-
-/// `--offline` for the rest of the process (`make manifests`, `adopt`: the commands reading dependencies deep
-/// inside their plans).
-pub fn set_offline() {
-    OFFLINE.store(true, Ordering::Relaxed);
-}
 
 /// The manifests `cargo metadata` ran for in this process, with what cargo said when it failed.
 static TRIED: std::sync::Mutex<Vec<(PathBuf, Option<String>)>> = std::sync::Mutex::new(Vec::new());
@@ -59,7 +49,7 @@ pub fn kube_dependencies_fetching(sources: &[PathBuf], cargo_home: Option<&Path>
         return Fetched { deps, ..Fetched::default() };
     };
     let manifest = package.dir.join("Cargo.toml");
-    if fetch == Fetch::Never || OFFLINE.load(Ordering::Relaxed) || offline_configured(&manifest, cargo_home) {
+    if fetch == Fetch::Never || offline_configured(&manifest, cargo_home) {
         return Fetched { deps, offline: true, ..Fetched::default() };
     }
     // Once per manifest and process: `make manifests` and `adopt` look for the dependencies more than once, and a
