@@ -304,14 +304,19 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
     let mut out = merge_all(ix, versions, merges, &mut problems);
     out.crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
     out.pending.sort_by(|a, b| a.crd.file_name.cmp(&b.crd.file_name));
+    sort_problems(&mut problems);
+    out.problems = problems;
+    out.macro_kinds = generated;
+    out
+}
+
+/// Sorts `problems` by file, line, column and message, each once.
+fn sort_problems(problems: &mut Vec<Problem>) {
     problems.sort_by(|a, b| {
         let (a, b) = (&a.error, &b.error);
         (&a.path, a.line, a.column, a.kind.to_string()).cmp(&(&b.path, b.line, b.column, b.kind.to_string()))
     });
     problems.dedup();
-    out.problems = problems;
-    out.macro_kinds = generated;
-    out
 }
 
 /// Whether `attrs` hold a `#[derive(..., CustomResource)]`.

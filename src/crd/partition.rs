@@ -2,8 +2,11 @@
 //! `CustomResource` (and whatever its kinds' types need), builds those kinds and frees its syntax trees before the
 //! next part is loaded, on as many threads as there are cores. A large crate's trees are never all in memory at
 //! once, and the cores share the work. The parts' results are taken only when they are plainly the whole crate's
-//! result cut in pieces — no part met a problem, a kind that needs compiling or a macro's kind, and no kind came
-//! from two parts; otherwise the crate is generated again in one piece, so the outcome never depends on the split.
+//! result cut in pieces — no part met a problem of the crate (one no kind owns: a file that does not parse, a
+//! marker on nothing), a kind that needs compiling or a macro's kind, and no kind came from two parts (as a CRD or
+//! as a problem); otherwise the crate is generated again in one piece, so the outcome never depends on the split.
+//! A kind's own problems are its part's to report, as its CRD would be: real kopium output meets many (fields of
+//! `serde_json::Value`), and generating such a crate twice cost three times the work.
 //! (syn's trees cannot cross threads: each part keeps its own.)
 
 use std::collections::{BTreeSet, HashMap};
@@ -69,9 +72,10 @@ fn small_pages() {
     }
 }
 
-/// Whether a part's generation is plainly its share of the whole one.
+/// Whether a part's generation is plainly its share of the whole one: every problem is a kind's.
 fn plain(out: &Result<Generation, CrdError>) -> bool {
-    out.as_ref().is_ok_and(|g| g.problems.is_empty() && g.pending.is_empty() && g.macro_kinds.is_empty())
+    out.as_ref()
+        .is_ok_and(|g| g.pending.is_empty() && g.macro_kinds.is_empty() && g.problems.iter().all(|p| p.crd.is_some()))
 }
 
 /// The parts' generations joined, or `None` when they are not plainly the whole one (see the module's doc). The
@@ -134,16 +138,19 @@ pub(super) fn split(
     for (_, out) in outcomes {
         let out = out.ok()?;
         let crd_names = out.crds.iter().map(|c| &c.name).chain(out.finished.iter().map(|c| &c.name));
-        for name in crd_names {
+        let problem_names: BTreeSet<&String> = out.problems.iter().filter_map(|p| p.crd.as_ref()).collect();
+        for name in crd_names.chain(problem_names) {
             if !names.insert(name.clone()) {
                 return None;
             }
         }
         joined.crds.extend(out.crds);
         joined.finished.extend(out.finished);
+        joined.problems.extend(out.problems);
     }
     joined.crds.sort_by(|a, b| a.file_name.cmp(&b.file_name));
     joined.finished.sort_by(|a, b| a.file_name.cmp(&b.file_name));
+    super::sort_problems(&mut joined.problems);
     Some(joined)
 }
 
@@ -254,7 +261,7 @@ mod tests {
     }
 
     #[test]
-    fn a_kind_split_across_parts_or_a_problem_falls_back_to_one_thread() {
+    fn a_kind_split_across_parts_falls_back_to_one_thread() {
         let (_dir, sources) = crate_of(&[
             ("lib.rs", "pub mod delta_old;\npub mod delta_new;\n".into()),
             ("delta_old.rs", old(kind("Delta", "v1", &["a", "b", "c", "d", "e", "f"]))),
@@ -271,13 +278,55 @@ mod tests {
         let whole = crate::crd::generate_part(&sources, k8s, &merges, None).expect("generates");
         assert_eq!(whole.crds.len(), 1);
         assert_eq!(whole.crds[0].crd["spec"]["versions"].as_array().map(Vec::len), Some(2));
+    }
 
+    /// The problems of the whole generation, comparable.
+    fn problems(g: &Generation) -> Vec<String> {
+        g.problems.iter().map(|p| format!("{:?} {}", p.crd, p.error)).collect()
+    }
+
+    #[test]
+    fn a_kind_with_a_problem_is_its_part_s_and_a_problem_of_the_crate_falls_back() {
+        let (_dir, sources) = crate_of(&[
+            ("lib.rs", "pub mod echo;\npub mod foxtrot;\npub mod golf;\n".into()),
+            ("echo.rs", kind("Echo", "v1", &["a", "b"])),
+            (
+                "foxtrot.rs",
+                kind("Foxtrot", "v1", &["a", "b"]).replace("pub b: Option<String>", "pub b: serde_json::Value"),
+            ),
+            (
+                "golf.rs",
+                kind("Golf", "v1", &["a", "b", "c"]).replace("pub c: Option<String>", "pub c: serde_json::Value"),
+            ),
+        ]);
+        let k8s = K8sTable::default_table();
+        let merges = MergeCalls::default();
+        let whole = crate::crd::generate_part(&sources, k8s, &merges, None).expect("generates");
+        assert_eq!(whole.crds.len(), 1, "{:?}", whole.problems);
+        assert_eq!(whole.problems.len(), 2, "{:?}", whole.problems);
+        for parts in [2, 3] {
+            let out = split(&sources, k8s, &merges, &balanced(sources.rust_files().to_vec(), parts), None)
+                .expect("kinds' problems are joined");
+            assert_eq!(shown(&out), shown(&whole), "{parts} parts");
+            assert_eq!(problems(&out), problems(&whole), "{parts} parts");
+        }
+
+        // A kind that needs compiling is the whole generation's (the compiled fallback builds the crate).
+        let (_dir, sources) = crate_of(&[
+            ("lib.rs", "pub mod echo;\npub mod hotel;\n".into()),
+            ("echo.rs", kind("Echo", "v1", &["a"])),
+            ("hotel.rs", kind("Hotel", "v1", &["a"]).replace("Option<String>", "Missing")),
+        ]);
+        let parts = balanced(sources.rust_files().to_vec(), 2);
+        assert!(split(&sources, k8s, &merges, &parts, None).is_none(), "a kind that needs compiling");
+
+        // A file that does not parse is the crate's problem: the whole generation reports it.
         let (_dir, sources) = crate_of(&[
             ("lib.rs", "pub mod echo;\npub mod foxtrot;\n".into()),
             ("echo.rs", kind("Echo", "v1", &["a"])),
-            ("foxtrot.rs", kind("Foxtrot", "v1", &["a"]).replace("Option<String>", "Missing")),
+            ("foxtrot.rs", format!("{}\nfn broken( {{", kind("Foxtrot", "v1", &["a"]))),
         ]);
         let parts = balanced(sources.rust_files().to_vec(), 2);
-        assert!(split(&sources, k8s, &merges, &parts, None).is_none(), "a part with a problem");
+        assert!(split(&sources, k8s, &merges, &parts, None).is_none(), "a problem of the crate");
     }
 }
