@@ -373,7 +373,7 @@ impl CrateIndex {
         let stub = if force.contains(path) || (derives && !elsewhere) || facts.macro_kinds || facts.generates_types {
             None
         } else if elsewhere {
-            facts.prescan(&text)
+            facts.prescan_elsewhere(&text)
         } else {
             facts.prescan(&text).filter(|_| !has_crd_markers(&markers))
         };
@@ -780,6 +780,8 @@ impl resolve::Scopes for Lookup<'_> {
     }
 
     fn child(&self, m: ModId, name: &str) -> Option<ModId> {
+        // A stub's inline modules (`mod prelude { .. }`) are among its declared names: a path through one loads it.
+        self.ix.touch_module(m, name, |s| &s.declared);
         self.ix.modules[m].children.get(name).copied()
     }
 

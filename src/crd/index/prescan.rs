@@ -36,6 +36,17 @@ pub(super) fn has_name(set: &[u64], name: &str) -> bool {
 /// names are a superset: fn bodies and `#[cfg(test)]` modules are skipped (syn's index never looks inside
 /// them), everything else that could be an item name, a `use` alias or an impl's self type is kept.
 pub(super) fn prescan(text: &str) -> Option<StubNames> {
+    prescan_with(text, false)
+}
+
+/// [`prescan`] for a file deriving `CustomResource` that another part of a split generation owns
+/// ([`super::Part`]): an inline module (kopium's `mod prelude { .. }`) does not make it parsed; its name and its
+/// body's names count as the file's (a superset), and a path through it loads the file.
+pub(super) fn prescan_elsewhere(text: &str) -> Option<StubNames> {
+    prescan_with(text, true)
+}
+
+fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
     let b = text.as_bytes();
     let n = b.len();
     let mut out = StubNames::default();
@@ -139,18 +150,26 @@ pub(super) fn prescan(text: &str) -> Option<StubNames> {
                     in_fn_sig = false;
                 }
                 b"mod" => {
-                    if !cfg_test {
-                        return None;
-                    }
-                    // `#[cfg(test)] mod name { .. }`: skipped, as the index skips it.
                     let k = skip_trivia(i);
                     let name_end = k + b[k..].iter().take_while(|&&c| is_ident_byte(c)).count();
                     let open = skip_trivia(name_end);
+                    // `mod name;`: a file of the module tree, which only a parse discovers.
                     if name_end == k || b.get(open) != Some(&b'{') {
                         return None;
                     }
-                    i = skip_block(b, open);
-                    cfg_test = false;
+                    if cfg_test {
+                        // `#[cfg(test)] mod name { .. }`: skipped, as the index skips it.
+                        i = skip_block(b, open);
+                        cfg_test = false;
+                        continue;
+                    }
+                    if !inline_modules {
+                        return None;
+                    }
+                    // `mod name { .. }`: the module's name is a name of the file, and its body is scanned as the
+                    // file's own: a superset of the names a lookup could find.
+                    out.declared.push(name_hash(&b[k..name_end]));
+                    i = open;
                     continue;
                 }
                 _ => {}

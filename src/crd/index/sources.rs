@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use super::prescan::{StubNames, prescan};
+use super::prescan::{StubNames, prescan, prescan_elsewhere};
 use super::scan::{blank_fn_bodies, names_api_group_or_crd};
 use crate::crd::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
@@ -46,6 +46,8 @@ pub(super) struct FileFacts {
     pub(super) generates_types: bool,
     /// [`prescan`]'s answer, once a load needed it.
     prescan: OnceLock<Option<Arc<StubNames>>>,
+    /// [`prescan_elsewhere`]'s answer, once a part that does not own the file needed it.
+    prescan_elsewhere: OnceLock<Option<Arc<StubNames>>>,
 }
 
 impl FileFacts {
@@ -59,11 +61,26 @@ impl FileFacts {
             && names_api_group_or_crd(text)
             && names_api_group_or_crd(blanked.get_or_insert_with(|| blank_fn_bodies(text)));
         let generates_types = text.contains("EnumDiscriminants");
-        (Self { markers, derives, macro_kinds, generates_types, prescan: OnceLock::new() }, blanked)
+        (
+            Self {
+                markers,
+                derives,
+                macro_kinds,
+                generates_types,
+                prescan: OnceLock::new(),
+                prescan_elsewhere: OnceLock::new(),
+            },
+            blanked,
+        )
     }
 
     pub(super) fn prescan(&self, text: &str) -> Option<Arc<StubNames>> {
         self.prescan.get_or_init(|| prescan(text).map(Arc::new)).clone()
+    }
+
+    /// [`FileFacts::prescan`] for a derive another part owns ([`prescan_elsewhere`]).
+    pub(super) fn prescan_elsewhere(&self, text: &str) -> Option<Arc<StubNames>> {
+        self.prescan_elsewhere.get_or_init(|| prescan_elsewhere(text).map(Arc::new)).clone()
     }
 }
 

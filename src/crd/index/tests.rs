@@ -119,7 +119,7 @@ struct After { pub f: u8 }
 }
 
 mod stub_tests {
-    use super::super::prescan::prescan;
+    use super::super::prescan::{prescan, prescan_elsewhere};
     use super::super::scan::names_api_group_or_crd;
     use super::super::*;
     use crate::crd::{CrdErrors, GeneratedCrd, K8sTable};
@@ -138,6 +138,13 @@ mod stub_tests {
         );
         assert!(prescan("// mod a;\n/* mod b; */\nconst S: &str = \"mod c;\";\nfn r#mod() {}\n").is_some());
         assert!(prescan("#[cfg(not(test))]\nmod tests {}\n").is_none());
+        // A derive another part owns: an inline module is the file's, its name and its body's names too.
+        let inline =
+            prescan_elsewhere("mod inline { pub struct S; pub use k8s_openapi::Thing; }\nuse self::inline::*;\n")
+                .expect("an inline module declares no file");
+        assert!(has_name(&inline.declared, "inline") && has_name(&inline.declared, "S"));
+        assert!(has_name(&inline.used, "Thing") && inline.globs);
+        assert!(prescan_elsewhere("pub mod api;\n").is_none());
     }
 
     #[test]
