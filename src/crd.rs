@@ -17,7 +17,6 @@ pub mod index;
 pub mod instance;
 pub mod k8s;
 pub mod kinds;
-pub mod kube_attrs;
 pub mod macro_kinds;
 pub mod markers;
 mod partition;
@@ -33,6 +32,10 @@ pub mod storage;
 pub mod transform;
 pub mod types;
 pub mod unbuildable;
+pub mod x_kube;
+
+/// The reader of `#[kube(...)]`, for the conformance suite (it lives in [`crate::source`], below RBAC too).
+pub use crate::source::kube_attrs;
 
 use std::collections::BTreeMap;
 
@@ -42,8 +45,8 @@ pub use error::{CrdError, CrdErrorKind, CrdErrors};
 pub use index::SourceSet;
 pub use k8s::K8sTable;
 
+use crate::source::kube_attrs::{KubeAttrs, SchemaMode};
 use index::{CrateIndex, ItemId, ItemKind};
-use kube_attrs::{KubeAttrs, SchemaMode};
 use markers::MarkerIndex;
 use schema::Generator;
 use spec::SpecItem;
@@ -211,7 +214,7 @@ fn generate_part(
             // peaked 20 MB lower, no slower); a small crate's are not worth the time it takes to free them.
             let parsed: usize = ix.files.iter().filter(|f| f.stub.is_none()).map(|f| f.text.len()).sum();
             // A part's trees are always freed: the next part reuses their memory.
-            if part.is_none() && FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed) && parsed < FREE_INDEX_ABOVE {
+            if part.is_none() && crate::source::forget::forgets_trees() && parsed < FREE_INDEX_ABOVE {
                 std::mem::forget(ix);
             }
             return Ok(out);
@@ -220,25 +223,9 @@ fn generate_part(
     }
 }
 
-/// The bytes of parsed source above which [`generate_all`] frees its crate index even when told to leak it.
+/// The bytes of parsed source above which [`generate_all`] frees its crate index even when told to leak it
+/// ([`crate::source::forget`]): what comes after reuses its memory.
 const FREE_INDEX_ABOVE: usize = 1 << 20;
-
-static FORGET_INDEX: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Makes [`generate_with`] leak its crate index (every syntax tree it parsed) instead of freeing it, for a
-/// process that exits soon after: the `kubesmith` binary sets it (`run_cli`), where freeing the trees one by one
-/// is CPU time spent just before the OS reclaims the memory anyway. An index of over [`FREE_INDEX_ABOVE`] bytes
-/// of parsed source is freed all the same: what comes after reuses its memory. A long-running process must not
-/// set it.
-pub fn forget_index_when_done() {
-    FORGET_INDEX.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether [`forget_index_when_done`] was called: other readers of the sources (RBAC inference) leak their
-/// syntax trees too then.
-pub fn forgets_index() -> bool {
-    FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed)
-}
 
 fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) -> Generation {
     let mi = MarkerIndex::build(ix);
@@ -286,11 +273,6 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
     out.problems = problems;
     out.macro_kinds = generated;
     out
-}
-
-/// Whether `attrs` hold a `#[derive(..., CustomResource)]`.
-pub fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
-    spec::custom_resource_derive(attrs).is_some()
 }
 
 /// One `Kind::crd()` output plus where it came from.

@@ -431,7 +431,7 @@ fn child_modules(text: &str) -> Option<Vec<PathBuf>> {
     open.is_empty().then_some(found)
 }
 
-use crate::crd::index::skip_literal;
+use crate::source::lex::skip_literal;
 
 fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c >= 0x80

@@ -6,6 +6,10 @@
 pub mod cache;
 pub mod dependencies;
 pub(crate) mod expand;
+pub mod forget;
+pub mod kube_attrs;
+pub(crate) mod lex;
+pub(crate) mod meta;
 pub mod modules;
 pub mod program;
 pub mod resolve;

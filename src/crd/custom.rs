@@ -13,6 +13,7 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
+use crate::source::lex::path_segs;
 use eval::Evaluator;
 pub use eval::Subschemas;
 
@@ -22,10 +23,6 @@ fn want_fn(k: &ItemKind) -> bool {
 
 fn want_type(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
-}
-
-fn segs(p: &syn::Path) -> Vec<String> {
-    p.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 /// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`.
@@ -46,7 +43,7 @@ pub fn schema_with(
             CrdErrorKind::Unsupported { construct: construct.clone(), fix: format!("`{path}` is not a path: {e}") },
         )
     })?;
-    let names = segs(&parsed);
+    let names = path_segs(&parsed);
     if let Resolved::Item(id) = ix.resolve(module, &names, want_fn)
         && let ItemKind::Fn(f) = &ix.items[id].kind
     {
@@ -90,7 +87,7 @@ fn impls_for<'a>(ix: &'a CrateIndex, id: ItemId, trait_name: Option<&'a str>) ->
         imp.trait_name.as_deref() == trait_name
             && match &*imp.item.self_ty {
                 syn::Type::Path(p) => {
-                    matches!(ix.resolve(imp.module, &segs(&p.path), want_type), Resolved::Item(x) if x == id)
+                    matches!(ix.resolve(imp.module, &path_segs(&p.path), want_type), Resolved::Item(x) if x == id)
                 }
                 _ => false,
             }
@@ -109,7 +106,7 @@ pub fn root_impl<'a>(ix: &'a CrateIndex, root: &'a str, module: ModId) -> Option
         ix.impls_of(root).filter(|i| i.trait_name.as_deref() == Some("JsonSchema")).collect();
     let targets_module = |imp: &ImplBlock| -> Option<bool> {
         let syn::Type::Path(p) = &*imp.item.self_ty else { return Some(false) };
-        let names = segs(&p.path);
+        let names = path_segs(&p.path);
         match ix.resolve(imp.module, &names, want_type) {
             Resolved::External(full) if full.len() == 1 => Some(imp.module == module),
             Resolved::External(full) => ix.module_of_path(imp.module, &full[..full.len() - 1]).map(|m| m == module),

@@ -9,6 +9,8 @@ use super::attrs::{self, variant_name};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
 use super::k8s::K8sTable;
 use super::types::{ScalarKind, Ty, classify};
+use crate::source::lex::path_segs;
+use crate::source::meta::{expr_literal, expr_str};
 
 type Res<T> = Result<T, String>;
 
@@ -66,10 +68,6 @@ fn want_const(k: &ItemKind) -> bool {
 }
 fn want_type(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
-}
-
-fn path_segs(p: &syn::Path) -> Vec<String> {
-    p.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 /// Strip parentheses, groups, single-expression blocks and value-preserving conversions.
@@ -559,7 +557,7 @@ impl<'a> Evaluator<'a> {
                         _ => unsupported(),
                     };
                 }
-                let v = attrs::expr_literal(e)
+                let v = expr_literal(e)
                     .or_else(|| primitive_const(e))
                     .ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
                 match (kind, &v) {
@@ -622,8 +620,7 @@ impl<'a> Evaluator<'a> {
                                 if t.elems.len() != 2 {
                                     return unsupported();
                                 }
-                                let k =
-                                    attrs::expr_str(strip(&t.elems[0])).ok_or("map keys must be string literals")?;
+                                let k = expr_str(strip(&t.elems[0])).ok_or("map keys must be string literals")?;
                                 out.insert(k, self.eval_depth(&t.elems[1], v, m2, em, depth + 1)?);
                             }
                             Ok(Value::Object(out))
@@ -648,7 +645,7 @@ impl<'a> Evaluator<'a> {
                     && let (Expr::Path(p), 1) = (&*c.func, c.args.len())
                 {
                     let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                    let lit = attrs::expr_literal(strip(&c.args[0]));
+                    let lit = expr_literal(strip(&c.args[0]));
                     match (name.as_str(), last.as_str(), lit) {
                         ("Quantity", "Quantity", Some(v @ Value::String(_)))
                         | ("IntOrString", "Int" | "String", Some(v)) => return Ok(v),

@@ -12,6 +12,7 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
+use crate::source::lex::{blank_fn_bodies, raw_doc_comments};
 use crate::source::resolve;
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
@@ -25,9 +26,6 @@ mod scan;
 mod sources;
 pub use prescan::StubNames;
 use prescan::{has_name, name_hash};
-use scan::blank_fn_bodies;
-pub use scan::blank_test_modules;
-pub(crate) use scan::{attribute_end, cfg_test_module_body, skip_literal, skip_string_at_quote};
 use sources::FileFacts;
 pub use sources::SourceSet;
 
@@ -854,7 +852,7 @@ fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
     }
     // A doc comment where no attribute was put back (in a macro's tokens), or a syntax error: read the comments as
     // they are, for the same items and the same error.
-    parse_text(&scan::raw_doc_comments(&blanked))
+    parse_text(&raw_doc_comments(&blanked))
 }
 
 fn parse_text(text: &str) -> syn::Result<LazyItems> {

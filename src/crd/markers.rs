@@ -245,7 +245,7 @@ impl MarkerIndex {
                         m.name
                     ));
                 }
-                if is_crd_level(&m.name) && !super::derives_custom_resource(item_attrs(ix, *id)) {
+                if is_crd_level(&m.name) && !crate::source::kube_attrs::derives_custom_resource(item_attrs(ix, *id)) {
                     return Err(format!(
                         "`+{}` configures the CRD and only goes on the #[derive(CustomResource)] spec \
                          struct, not on `{name}`",

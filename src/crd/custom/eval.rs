@@ -13,10 +13,10 @@ use syn::Expr;
 use syn::spanned::Spanned;
 
 use super::json::{self, Key, Node};
-use crate::crd::attrs;
 use crate::crd::dialect::Dialect;
 use crate::crd::error::CrdError;
 use crate::crd::index::{CrateIndex, ItemKind, ModId, Resolved};
+use crate::source::lex::path_segs;
 
 mod statements;
 
@@ -110,10 +110,6 @@ pub struct Evaluator<'a, 'g> {
     schemas: &'g mut dyn Subschemas,
     construct: String,
     depth: usize,
-}
-
-fn path_segs(p: &syn::Path) -> Vec<String> {
-    p.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 fn strip(e: &Expr) -> &Expr {
@@ -327,7 +323,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                     _ => Err(self.needs(f.module, c.span(), format!("a cast to `{target}`"))),
                 }
             }
-            Expr::Lit(l) => match attrs::expr_literal(e) {
+            Expr::Lit(l) => match crate::source::meta::expr_literal(e) {
                 Some(v) => Ok(Val::Json(v)),
                 None => Err(self.needs(f.module, l.span(), format!("the literal `{}`", quote::quote!(#l)))),
             },

@@ -2,6 +2,7 @@
 
 mod lazy_tests {
     use super::super::*;
+    use crate::source::lex::blank_test_modules;
 
     #[test]
     fn test_modules_are_blanked_keeping_lines() {

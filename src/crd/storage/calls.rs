@@ -23,6 +23,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 use super::{MergeCall, VersionKey};
+use crate::source::lex::path_segs;
 use crate::source::syntax::{UseEntry, flatten_use};
 use crate::source::{ItemKind, ModKey, Program, Res};
 
@@ -367,10 +368,6 @@ fn tokens(e: &impl quote::ToTokens) -> String {
         .replace(" )", ")")
 }
 
-fn path_segments(p: &syn::Path) -> Vec<String> {
-    p.segments.iter().map(|s| crate::source::syntax::unraw(&s.ident)).collect()
-}
-
 impl<'a> Cx<'a> {
     fn deeper(&self) -> Option<Cx<'a>> {
         (self.depth < MAX_DEPTH).then(|| Cx { depth: self.depth + 1, ..*self })
@@ -383,11 +380,11 @@ impl<'a> Cx<'a> {
 
     /// What a path written here names (`Self` standing for the impl's self type).
     fn resolve(&self, p: &syn::Path) -> Res {
-        let mut segs = path_segments(p);
+        let mut segs = path_segs(p);
         if segs.first().is_some_and(|s| s == "Self") {
             match self.self_ty {
                 Some(syn::Type::Path(tp)) if tp.qself.is_none() => {
-                    let mut full = path_segments(&tp.path);
+                    let mut full = path_segs(&tp.path);
                     full.extend(segs.drain(1..));
                     segs = full;
                 }
@@ -478,7 +475,7 @@ impl<'a> Cx<'a> {
             }
             syn::Expr::Call(c) => {
                 if let syn::Expr::Path(p) = &*c.func {
-                    let segs = path_segments(&p.path);
+                    let segs = path_segs(&p.path);
                     if segs.ends_with(&["String".to_string(), "from".to_string()]) && c.args.len() == 1 {
                         return cx.string(&c.args[0]);
                     }
@@ -654,5 +651,5 @@ fn flatten(elems: impl Iterator<Item = Result<Vec<VersionKey>, String>>) -> Resu
 }
 
 fn is_path(e: &syn::Expr, want: &[&str]) -> bool {
-    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && path_segments(&p.path).iter().map(String::as_str).eq(want.iter().copied()))
+    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && path_segs(&p.path).iter().map(String::as_str).eq(want.iter().copied()))
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::resources::Resource;
-use super::types::path_segs;
+use crate::source::lex::path_segs;
 use crate::source::{ItemKey, ItemKind, ModKey, Program, Res};
 
 /// A type of the sources with a hand-written resource impl.
