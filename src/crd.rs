@@ -5,34 +5,34 @@
 //! semantics, with [`defaults`] evaluation and [`types`] resolution) → [`transform`] (kube's transforms and the
 //! JSONSchemaProps key filter) → assembly and `merge_crds` here.
 
-pub mod attrs;
-pub mod compare;
-pub mod custom;
-pub mod defaults;
-pub mod dialect;
-pub mod error;
-pub mod fallback;
-pub mod finish;
-pub mod index;
+pub(crate) mod attrs;
+pub(crate) mod compare;
+pub(crate) mod custom;
+pub(crate) mod defaults;
+pub(crate) mod dialect;
+pub(crate) mod error;
+pub(crate) mod fallback;
+pub(crate) mod finish;
+pub(crate) mod index;
 pub mod instance;
 pub mod k8s;
-pub mod kinds;
-pub mod macro_kinds;
-pub mod markers;
+pub(crate) mod kinds;
+pub(crate) mod macro_kinds;
+pub(crate) mod markers;
 mod partition;
-pub mod pattern;
+pub(crate) mod pattern;
 mod predicates;
-pub mod pruning;
-pub mod reverse;
+pub(crate) mod pruning;
+pub(crate) mod reverse;
 pub mod sample;
-pub mod schema;
-pub mod size;
+pub(crate) mod schema;
+pub(crate) mod size;
 pub mod spec;
-pub mod storage;
-pub mod transform;
-pub mod types;
-pub mod unbuildable;
-pub mod x_kube;
+pub(crate) mod storage;
+pub(crate) mod transform;
+pub(crate) mod types;
+pub(crate) mod unbuildable;
+pub(crate) mod x_kube;
 
 /// The reader of `#[kube(...)]`, for the conformance suite (it lives in [`crate::source`], below RBAC too).
 pub use crate::source::kube_attrs;

@@ -3,22 +3,22 @@
 //!
 //! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it.
 
-pub mod cache;
-pub mod dependencies;
+pub(crate) mod cache;
+pub(crate) mod dependencies;
 pub(crate) mod expand;
-pub mod forget;
+pub(crate) mod forget;
 pub mod kube_attrs;
 pub(crate) mod lex;
 pub(crate) mod meta;
-pub mod modules;
-pub mod program;
-pub mod resolve;
-pub mod skeleton;
+pub(crate) mod modules;
+pub(crate) mod program;
+pub(crate) mod resolve;
+pub(crate) mod skeleton;
 pub(crate) mod strum;
 pub mod syntax;
 pub(crate) mod versioned;
-pub mod workspace;
+pub(crate) mod workspace;
 
-pub use modules::{Crate, ItemKind, SourceError};
-pub use program::{ItemKey, ModKey, Program, Res};
-pub use workspace::{Package, Target, Workspace};
+pub(crate) use modules::{Crate, ItemKind, SourceError};
+pub(crate) use program::{ItemKey, ModKey, Program, Res};
+pub(crate) use workspace::{Package, Workspace};

@@ -132,12 +132,10 @@ pub fn variant_name(v: &syn::Variant, va: &VariantAttrs, c: &ContainerAttrs) -> 
 /// `#[serde(default)]` forms.
 #[derive(Debug, Clone)]
 pub enum SerdeDefault {
-    /// No default.
-    None,
     /// `default`.
     Default,
     /// `default = "path"`.
-    Path(String, Span),
+    Path(String),
 }
 
 /// Length / range bounds.
@@ -345,8 +343,6 @@ pub struct VariantAttrs {
     pub schema_with: Option<(String, Span)>,
     /// `#[schemars(transform = ..)]`.
     pub transform: Option<Span>,
-    /// `#[default]`.
-    pub is_default: bool,
 }
 
 fn rename_value(item: &MetaItem) -> syn::Result<Option<String>> {
@@ -388,7 +384,7 @@ fn path_value(item: &MetaItem) -> syn::Result<(String, Span)> {
 
 fn serde_default(item: &MetaItem) -> SerdeDefault {
     match item.str_value() {
-        Some(p) => SerdeDefault::Path(p, item.span),
+        Some(p) => SerdeDefault::Path(p),
         None => SerdeDefault::Default,
     }
 }
@@ -686,7 +682,6 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
             deprecated: attrs.iter().any(|a| a.path().is_ident("deprecated")),
             ..Default::default()
         },
-        is_default: attrs.iter().any(|a| a.path().is_ident("default")),
         ..Default::default()
     };
     for which in ["serde", "schemars"] {

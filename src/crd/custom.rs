@@ -4,8 +4,8 @@
 //! when their code is data. What only running the code can tell is a [`CrdErrorKind::NeedsCompile`] naming the
 //! construct, for the compiled fallback.
 
-pub mod eval;
-pub mod json;
+pub(crate) mod eval;
+pub(crate) mod json;
 
 use proc_macro2::Span;
 use serde_json::Value;

@@ -17,10 +17,10 @@
 //! replaces them after kube's transforms, [`resource`] applies the CRD-level markers of a spec struct and [`root`]
 //! those of them that change the root schema (on the static and the compiled schema alike).
 
-pub mod apply;
-pub mod resource;
-pub mod root;
-pub mod transplant;
+pub(crate) mod apply;
+pub(crate) mod resource;
+pub(crate) mod root;
+pub(crate) mod transplant;
 
 use std::collections::HashMap;
 

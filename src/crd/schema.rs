@@ -1012,11 +1012,11 @@ impl<'a> Generator<'a> {
             let value = match &fa.default {
                 _ if generic_left => Err("its type names a type parameter of a generic type".to_string()),
                 Some(SerdeDefault::Default) => eval.default_of(dty, dm),
-                Some(SerdeDefault::Path(p, _)) => eval.call_default_fn(p, &field.ty, m),
+                Some(SerdeDefault::Path(p)) => eval.call_default_fn(p, &field.ty, m),
                 _ => {
                     if container_values.is_none() {
                         let v = match (container_default, owner) {
-                            (Some(SerdeDefault::Path(p, _)), Some(id)) => eval.call_default_fn_fields(p, id, m),
+                            (Some(SerdeDefault::Path(p)), Some(id)) => eval.call_default_fn_fields(p, id, m),
                             (_, Some(id)) => eval.item_default_fields(id),
                             _ => Err("no container".to_string()),
                         };

@@ -8,12 +8,12 @@
 //! with file:line and the rule to add by hand, never a guess. [`Inference::cluster_role`] renders the needs
 //! with the marker generator's merge and sort rules.
 
-pub mod cache;
-pub mod kube_api;
-pub mod resource_impl;
-pub mod resources;
-pub mod types;
-pub mod walk;
+pub(crate) mod cache;
+pub(crate) mod kube_api;
+pub(crate) mod resource_impl;
+pub(crate) mod resources;
+pub(crate) mod types;
+pub(crate) mod walk;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -56,6 +56,7 @@ impl Module {
     }
 
     /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
+    #[cfg(test)]
     pub fn pub_uses(&self) -> &[bool] {
         &self.flat_uses().1
     }
@@ -245,6 +246,7 @@ pub struct Crate {
 
 impl Crate {
     /// Loads the crate rooted at `root` (`src/lib.rs`, `src/main.rs`, ...), reading files with `read`.
+    #[cfg(test)]
     pub fn load(
         name: &str,
         root: &Path,
@@ -358,30 +360,13 @@ impl Crate {
         }
         Ok(id)
     }
-
-    /// The module a path like `crate::a::b`, `super::x`, `self::y` or `a::b` (a child of `from`) names.
-    pub fn module_of_path(&self, from: ModId, path: &[String]) -> Option<ModId> {
-        let mut cur = from;
-        let mut rest = path;
-        match rest.first().map(String::as_str) {
-            Some("crate") => {
-                cur = 0;
-                rest = &rest[1..];
-            }
-            Some("self") => rest = &rest[1..],
-            _ => {}
-        }
-        for seg in rest {
-            cur = if seg == "super" { self.modules[cur].parent? } else { *self.modules[cur].children.get(seg)? };
-        }
-        Some(cur)
-    }
 }
 
 /// Turns a file's text into its entries: [`parse_entries`], or another reader of the same text.
 pub type ParseFn<'a> = &'a dyn Fn(&Path, &str) -> Result<Vec<Entry>, SourceError>;
 
 /// A file's entries, parsed in full with syn.
+#[cfg(test)]
 pub fn parse_entries(path: &Path, text: &str) -> Result<Vec<Entry>, SourceError> {
     parse_items(path, text).map(entries)
 }
@@ -441,7 +426,6 @@ mod tests {
         assert!(krate.modules[0].pub_uses()[0]);
         let syn::Item::Fn(f) = krate.modules[3].items[0].get() else { panic!("fn expected") };
         assert_eq!(f.block.stmts.len(), 2, "fn bodies are parsed in full");
-        assert_eq!(krate.module_of_path(2, &["super".into(), "super".into(), "b".into()]), Some(3));
     }
 
     #[test]
