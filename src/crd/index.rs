@@ -235,16 +235,10 @@ impl CrateIndex {
     /// stubs here (another part parses them), loaded only if a lookup needs them, like any stub.
     pub fn load_part(sources: &SourceSet, force: &BTreeSet<PathBuf>, part: Option<Part>) -> Result<Self, CrdError> {
         let dir = sources.src_dir();
-        // lib.rs or main.rs, else a root Cargo.toml declares in the folder (`[[bin]] path = "version.rs"`).
-        let declared = || {
-            let read = |p: &Path| sources.read_text(p);
-            crate::source::workspace::crate_roots(dir, &read).into_iter().map(|(_, root, _)| root).next()
-        };
-        let root = ["lib.rs", "main.rs"]
-            .iter()
-            .map(|f| dir.join(f))
-            .find(|p| sources.exists(p))
-            .or_else(declared)
+        // The lib target (`[lib] path` honoured), else lib.rs or main.rs, else a binary the manifest declares in the
+        // folder (`[[bin]] path = "version.rs"`).
+        let read = |p: &Path| sources.read_text(p);
+        let root = crate::source::workspace::crate_root(dir, &read)
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
         let mut index = CrateIndex {
             part,
