@@ -4,6 +4,7 @@
 //! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it.
 
 pub(crate) mod cache;
+pub(crate) mod constant;
 pub(crate) mod dependencies;
 pub(crate) mod expand;
 pub(crate) mod forget;

@@ -9,6 +9,7 @@ use super::attrs::{self, variant_name};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
 use super::k8s::K8sTable;
 use super::types::{ScalarKind, Ty, classify};
+use crate::source::constant;
 use crate::source::lex::path_segs;
 use crate::source::meta::{expr_literal, expr_str};
 
@@ -79,27 +80,10 @@ fn strip(e: &Expr) -> &Expr {
             syn::Stmt::Expr(inner, None) => strip(inner),
             _ => e,
         },
-        Expr::MethodCall(mc)
-            if mc.args.is_empty()
-                && matches!(mc.method.to_string().as_str(), "into" | "to_string" | "to_owned" | "clone") =>
-        {
-            strip(&mc.receiver)
-        }
+        // A default is read as the value `.to_string()` is called on, whatever it is.
+        Expr::MethodCall(mc) if mc.args.is_empty() && mc.method == "to_string" => strip(&mc.receiver),
         Expr::Cast(c) => strip(&c.expr),
-        Expr::Call(c) if c.args.len() == 1 => {
-            if let Expr::Path(p) = &*c.func {
-                let segs = path_segs(&p.path);
-                let s: Vec<&str> = segs.iter().map(String::as_str).collect();
-                if matches!(
-                    s.as_slice(),
-                    ["String", "from"] | ["From", "from"] | ["Into", "into"] | ["str", "to_string"]
-                ) {
-                    return strip(&c.args[0]);
-                }
-            }
-            e
-        }
-        _ => e,
+        _ => constant::converted_value(e).map_or(e, strip),
     }
 }
 

@@ -530,12 +530,9 @@ pub(crate) fn lit_string(e: &Expr) -> Option<String> {
 
 pub(crate) fn strip_into(e: &Expr) -> &Expr {
     match e {
-        Expr::MethodCall(m) if m.args.is_empty() && (m.method == "into" || m.method == "to_string") => {
-            strip_into(&m.receiver)
-        }
         Expr::Paren(p) => strip_into(&p.expr),
         Expr::Group(g) => strip_into(&g.expr),
-        _ => e,
+        _ => super::constant::converted_string(e).map_or(e, strip_into),
     }
 }
 

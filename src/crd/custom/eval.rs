@@ -16,6 +16,7 @@ use super::json::{self, Key, Node};
 use crate::crd::dialect::Dialect;
 use crate::crd::error::CrdError;
 use crate::crd::index::{CrateIndex, ItemKind, ModId, Resolved};
+use crate::source::constant;
 use crate::source::lex::path_segs;
 
 mod statements;
@@ -710,9 +711,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 Val::Generator => Err(self.needs(f.module, span, "unwrapping the schema generator")),
             },
             // Conversions between `&str`/`String`/`Cow`, `Value`, `Map` and `Schema` keep the JSON.
-            "into" | "to_owned" | "clone" | "to_value" | "into_owned" | "as_value" | "borrow" | "as_ref" | "cloned" => {
-                Ok(recv)
-            }
+            m if constant::keeps_value(m) => Ok(recv),
             // a `str`'s length in bytes, an array's (`Vec`, slice, `Value::Array`) in elements
             "len" => match recv {
                 Val::Json(Value::String(t)) => Ok(Val::Json(Value::from(t.len()))),
