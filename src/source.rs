@@ -11,6 +11,7 @@ pub(crate) mod forget;
 pub mod kube_attrs;
 pub(crate) mod lex;
 pub(crate) mod meta;
+pub(crate) mod module_files;
 pub(crate) mod modules;
 pub(crate) mod program;
 pub(crate) mod resolve;

@@ -13,6 +13,7 @@ use syn::spanned::Spanned;
 use super::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
 use crate::source::lex::{blank_fn_bodies, raw_doc_comments};
+use crate::source::module_files::ModuleDirs;
 use crate::source::resolve;
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
@@ -248,7 +249,7 @@ impl CrateIndex {
             src_dir: Some(dir.to_path_buf()),
             ..CrateIndex::default()
         };
-        index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
+        index.load_file(sources, force, &root, vec!["crate".into()], None, ModuleDirs::root(&root))?;
         index.own = Some((index.items.len(), index.files.len(), index.unions.len()));
         index.load_dependencies(sources, force)?;
         for (id, item) in index.items.iter().enumerate() {
@@ -328,7 +329,7 @@ impl CrateIndex {
         path: &Path,
         mod_path: Vec<String>,
         parent: Option<ModId>,
-        mod_dir: PathBuf,
+        dirs: ModuleDirs,
     ) -> Result<ModId, CrdError> {
         let (text, cell) = sources.read(path)?;
         let mut blanked = None;
@@ -353,11 +354,9 @@ impl CrateIndex {
             facts.prescan(&text).filter(|_| !has_crd_markers(&markers))
         };
         let file_idx = self.files.len();
-        let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let ctx = FileCtx { file: file_idx, file_dir };
         if stub.is_some() {
             self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub });
-            return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
+            return self.load_items(sources, force, file_idx, Vec::new(), mod_path, parent, dirs);
         }
         let items = match parse_items(&text, blanked) {
             Ok(file) => file.0,
@@ -365,11 +364,11 @@ impl CrateIndex {
                 // Reported with every other problem; the module stays empty (its markers are not looked at).
                 self.problems.push(CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())));
                 self.files.push(SourceFile { path: path.to_path_buf(), text, markers: Ok(Vec::new()), stub: None });
-                return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
+                return self.load_items(sources, force, file_idx, Vec::new(), mod_path, parent, dirs);
             }
         };
         self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None });
-        self.load_items(sources, force, &ctx, items, mod_path, parent, mod_dir, false)
+        self.load_items(sources, force, file_idx, items, mod_path, parent, dirs)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -377,17 +376,16 @@ impl CrateIndex {
         &mut self,
         sources: &SourceSet,
         force: &BTreeSet<PathBuf>,
-        ctx: &FileCtx,
+        file: usize,
         items: Vec<syn::Item>,
         mod_path: Vec<String>,
         parent: Option<ModId>,
-        mod_dir: PathBuf,
-        inline: bool,
+        dirs: ModuleDirs,
     ) -> Result<ModId, CrdError> {
         let id = self.modules.len();
         self.modules.push(Module {
             path: mod_path.clone(),
-            file: ctx.file,
+            file,
             parent,
             uses: Vec::new(),
             children: BTreeMap::new(),
@@ -454,35 +452,25 @@ impl CrateIndex {
                         m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
                     match m.content {
                         Some((_, items)) => {
-                            let dir = match &path_attr {
-                                Some(p) => mod_dir.join(p),
-                                None => mod_dir.join(&name),
-                            };
-                            let child = self.load_items(sources, force, ctx, items, child_path, Some(id), dir, true)?;
+                            let dir = dirs.inline_child(&name, path_attr.as_deref());
+                            let child = self.load_items(sources, force, file, items, child_path, Some(id), dir)?;
                             self.modules[child].vis = vis;
                             self.modules[child].attrs = attrs;
                         }
                         None => {
-                            let candidates: Vec<PathBuf> = match &path_attr {
-                                Some(p) if inline => vec![mod_dir.join(p)],
-                                Some(p) => vec![ctx.file_dir.join(p)],
-                                None => vec![mod_dir.join(format!("{name}.rs")), mod_dir.join(&name).join("mod.rs")],
-                            };
+                            let candidates = dirs.candidates(&name, path_attr.as_deref());
                             let Some(found) = candidates.iter().find(|p| sources.exists(p)) else {
-                                let looked = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
                                 self.problems.push(CrdError::at(
-                                    &self.files[ctx.file].path,
+                                    &self.files[file].path,
                                     m.ident.span(),
-                                    CrdErrorKind::ModuleNotFound { module: name, looked: looked.join(", ") },
+                                    CrdErrorKind::ModuleNotFound {
+                                        module: name,
+                                        looked: ModuleDirs::looked(&candidates),
+                                    },
                                 ));
                                 continue;
                             };
-                            // A file named `mod.rs` or loaded through #[path] owns its directory; `x.rs` owns `x/`.
-                            let child_dir = if path_attr.is_some() || found.file_name().is_some_and(|f| f == "mod.rs") {
-                                found.parent().map(Path::to_path_buf).unwrap_or_default()
-                            } else {
-                                mod_dir.join(&name)
-                            };
+                            let child_dir = dirs.file_child(&name, path_attr.is_some(), found);
                             let found = found.clone();
                             let child = self.load_file(sources, force, &found, child_path, Some(id), child_dir)?;
                             self.modules[child].vis = vis;
@@ -787,11 +775,6 @@ pub enum Resolved {
     Item(ItemId),
     /// Not a crate item: the full path as far as known.
     External(Vec<String>),
-}
-
-struct FileCtx {
-    file: usize,
-    file_dir: PathBuf,
 }
 
 /// Paths of external crates whose glob imports we understand.
