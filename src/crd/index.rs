@@ -402,7 +402,7 @@ impl CrateIndex {
                 syn::Item::Struct(mut s) => {
                     cfg::unwrap_schema_cfg(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
                     shrink_attrs(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
-                    self.push_item(s.ident.to_string(), id, ItemKind::Struct(s));
+                    self.push_item(unraw(&s.ident), id, ItemKind::Struct(s));
                 }
                 syn::Item::Enum(mut e) => {
                     let variants = e
@@ -411,18 +411,18 @@ impl CrateIndex {
                         .flat_map(|v| std::iter::once(&mut v.attrs).chain(v.fields.iter_mut().map(|f| &mut f.attrs)));
                     cfg::unwrap_schema_cfg(&mut e.attrs, variants);
                     shrink_attrs(&mut e.attrs, e.variants.iter_mut().map(|v| &mut v.attrs));
-                    self.push_item(e.ident.to_string(), id, ItemKind::Enum(e));
+                    self.push_item(unraw(&e.ident), id, ItemKind::Enum(e));
                 }
-                syn::Item::Type(t) => self.push_item(t.ident.to_string(), id, ItemKind::Alias(t)),
-                syn::Item::Fn(f) => self.push_item(f.sig.ident.to_string(), id, ItemKind::Fn(f)),
-                syn::Item::Const(c) => self.push_item(c.ident.to_string(), id, ItemKind::Const(c)),
+                syn::Item::Type(t) => self.push_item(unraw(&t.ident), id, ItemKind::Alias(t)),
+                syn::Item::Fn(f) => self.push_item(unraw(&f.sig.ident), id, ItemKind::Fn(f)),
+                syn::Item::Const(c) => self.push_item(unraw(&c.ident), id, ItemKind::Const(c)),
                 syn::Item::Union(u) => self.unions.push((id, u)),
-                syn::Item::Static(st) => self.push_item(st.ident.to_string(), id, ItemKind::Static(st)),
+                syn::Item::Static(st) => self.push_item(unraw(&st.ident), id, ItemKind::Static(st)),
                 // `lazy_static! { static ref NAME: T = expr; }`: statics like any other (regexes built once).
                 syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "lazy_static") => {
                     if let Ok(LazyStatics(statics)) = m.mac.parse_body::<LazyStatics>() {
                         for st in statics {
-                            self.push_item(st.ident.to_string(), id, ItemKind::Static(st));
+                            self.push_item(unraw(&st.ident), id, ItemKind::Static(st));
                         }
                     }
                 }
@@ -658,20 +658,15 @@ impl CrateIndex {
     }
 
     /// A single name found nowhere: the full path when a glob import of a crate kubesmith knows brings it in
-    /// (`use k8s_openapi::api::core::v1::*;` then `Container`).
+    /// (`use k8s_openapi::api::core::v1::*;` then `Container`), by [`resolve::external_candidates`] (the search RBAC
+    /// inference makes too: also through globs of the crate's modules that lead outside it), the first such candidate.
     fn through_external_glob(&self, module: ModId, full: Vec<String>) -> Vec<String> {
-        let [name] = full.as_slice() else { return full };
-        let lookup = Lookup { ix: self, want: |_| false };
-        for u in resolve::Scopes::globs(&lookup, module) {
-            if self.module_of_path(module, &u.path).is_none() {
-                let mut path = u.path.clone();
-                path.push(name.clone());
-                if let Some(known) = known_external(&path) {
-                    return known;
-                }
-            }
+        if full.len() != 1 {
+            return full;
         }
-        full
+        let lookup = Lookup { ix: self, want: |_| false };
+        let candidates = resolve::external_candidates(&lookup, module, &full, &[]);
+        candidates.iter().find_map(|c| known_external(c)).unwrap_or(full)
     }
 
     /// The module a path like `crate::a::b`, `super::x`, `self::y`, `v1::inner` (`v1` a child or a module

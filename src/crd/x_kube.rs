@@ -58,7 +58,7 @@ fn merge_strategy(e: &Expr) -> Option<(&'static str, String, Option<Value>)> {
         },
         _ => return None,
     };
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs = crate::source::lex::path_segs(path);
     let (ty, variant) = match segs.as_slice() {
         [.., t, v] => (t.as_str(), v.as_str()),
         _ => return None,
