@@ -15,6 +15,7 @@ pub(crate) mod module_files;
 pub(crate) mod modules;
 pub(crate) mod program;
 pub(crate) mod resolve;
+pub(crate) mod reverse;
 pub(crate) mod skeleton;
 pub(crate) mod strum;
 pub mod syntax;

@@ -15,6 +15,7 @@ use crate::markers::{Marker, MarkerError};
 use crate::source::lex::{blank_fn_bodies, raw_doc_comments};
 use crate::source::module_files::ModuleDirs;
 use crate::source::resolve;
+use crate::source::reverse::{self, Exposes};
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
@@ -498,28 +499,7 @@ impl CrateIndex {
     /// root (`external == false`) or from another crate (`external == true`, the first segment then stands for the
     /// crate's name), through `pub mod`s and re-exports (`pub use x::Foo`, `pub use x::*`). `None` when it cannot.
     pub fn nameable_path(&self, home: ModId, name: &str, vis: Vis, external: bool) -> Option<Vec<String>> {
-        // Modules reachable from the root, breadth first (so shorter paths come first).
-        let mut queue = std::collections::VecDeque::from([0usize]);
-        let mut best: Option<Vec<String>> = None;
-        while let Some(m) = queue.pop_front() {
-            if best.as_ref().is_some_and(|b| b.len() <= self.modules[m].path.len()) {
-                break;
-            }
-            if let Some(exposed) = self.exposed_name(m, home, name, vis, external, 0) {
-                let mut path = self.modules[m].path.clone();
-                path.push(exposed);
-                best = Some(path);
-                continue;
-            }
-            for &child in self.modules[m].children.values() {
-                let child_vis = self.modules[child].vis;
-                let visible = if external { child_vis == Vis::Public } else { m == 0 || child_vis >= Vis::Crate };
-                if visible {
-                    queue.push_back(child);
-                }
-            }
-        }
-        best
+        reverse::nameable_path(&Lookup { ix: self, want: |_| false }, 0, home, name, vis, external)
     }
 
     /// The route by which the compiled fallback's copy of the crate re-exports `name` (of module `home`) up to a
@@ -548,37 +528,6 @@ impl CrateIndex {
             child = parent;
         }
         (!steps.is_empty()).then(|| crate::crd::Reexport { name: name.to_string(), steps, tail: Vec::new() })
-    }
-
-    /// The name under which `name` (of `home`, visibility `vis`) can be named as `<module m>::<it>` by whoever can
-    /// see `m`: itself where it is defined, or what a re-export calls it (`pub use x::Foo as Bar`, `pub use x::*`).
-    fn exposed_name(
-        &self,
-        m: ModId,
-        home: ModId,
-        name: &str,
-        vis: Vis,
-        external: bool,
-        depth: usize,
-    ) -> Option<String> {
-        if depth > 8 {
-            return None;
-        }
-        let enough = |v: Vis| if external { v == Vis::Public } else { v >= Vis::Crate || m == 0 };
-        if m == home {
-            return enough(vis).then(|| name.to_string());
-        }
-        // What a re-export points at must itself be visible to `m`: within the crate, crate-visible is enough.
-        self.modules[m].uses.iter().filter(|u| enough(u.vis)).find_map(|u| {
-            if u.glob {
-                let t = self.module_of_path(m, &u.path).filter(|t| *t != m)?;
-                return self.exposed_name(t, home, name, vis, false, depth + 1);
-            }
-            let (last, prefix) = u.path.split_last()?;
-            let t = self.module_of_path(m, prefix).filter(|t| *t != m)?;
-            (self.exposed_name(t, home, name, vis, false, depth + 1).as_deref() == Some(last.as_str()))
-                .then(|| u.alias.clone())
-        })
     }
 
     /// The file text of a module.
@@ -760,6 +709,20 @@ impl resolve::Scopes for Lookup<'_> {
             self.ix.want_dependency(name);
         }
         found
+    }
+}
+
+impl Exposes for Lookup<'_> {
+    fn module_path(&self, m: ModId) -> Vec<String> {
+        self.ix.modules[m].path.clone()
+    }
+
+    fn children(&self, m: ModId) -> Vec<(ModId, Vis)> {
+        self.ix.modules[m].children.values().map(|&c| (c, self.ix.modules[c].vis)).collect()
+    }
+
+    fn uses(&self, m: ModId) -> &[UseEntry] {
+        &self.ix.modules[m].uses
     }
 }
 
