@@ -9,7 +9,7 @@ use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ModId};
 use super::spec::{crd_key, custom_resource_derive};
 use crate::source::kube_attrs;
-use crate::source::lex;
+use crate::source::lex::{self, word_positions};
 
 /// A `#[derive(CustomResource)]` that yields no CRD by construction, with the kind it names when its
 /// `#[kube(...)]` can be read.
@@ -178,19 +178,6 @@ const SCAN_BYTES: [bool; 256] = {
     t[b'\'' as usize] = true;
     t
 };
-
-/// Byte offsets of `word` (an ASCII identifier) as a whole identifier in `s`. Found from its first byte with
-/// `memchr`, much faster than a substring search on long files.
-fn word_positions<'s>(s: &'s str, word: &'s str) -> impl Iterator<Item = usize> + 's {
-    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let b = s.as_bytes();
-    let first = char::from(word.as_bytes()[0]);
-    s.match_indices(first).map(|(p, _)| p).filter(move |&p| {
-        b[p..].starts_with(word.as_bytes())
-            && (p == 0 || !is_ident(b[p - 1]))
-            && b.get(p + word.len()).is_none_or(|&c| !is_ident(c))
-    })
-}
 
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset];

@@ -1,6 +1,8 @@
 //! Spotting, from the text alone, the attributes that may make a kind through an attribute macro, so that a file
 //! without one need not be parsed for its kinds.
 
+use crate::source::lex::word_positions;
+
 /// Whether an attribute of `text` may make a kind through an attribute macro ([`crate::crd::macro_kinds`]): a
 /// `#[kube(..)]`, or one naming `crd` or a `group = ..` key. Only attributes count, outside `//` comments (RBAC
 /// markers name `groups=`), so a controller's file is not parsed for its markers; such a file is parsed, not
@@ -24,12 +26,11 @@ pub(super) fn names_api_group_or_crd(text: &str) -> bool {
         let Some(attr) = attribute_text(&text[at + 2..]) else {
             continue;
         };
-        let attr = attr.as_bytes();
-        if attr.starts_with(b"kube(") || has_word(attr, b"crd") {
+        if attr.starts_with("kube(") || word_positions(attr, "crd").next().is_some() {
             return true;
         }
-        let group_key = word_positions(attr, b"group").any(|g| {
-            let after = attr[g + 5..].trim_ascii_start();
+        let group_key = word_positions(attr, "group").any(|g| {
+            let after = attr.as_bytes()[g + 5..].trim_ascii_start();
             after.starts_with(b"=") && !after.starts_with(b"==")
         });
         if group_key {
@@ -51,20 +52,4 @@ fn attribute_text(rest: &str) -> Option<&str> {
         }
     }
     None
-}
-
-/// Where `word` starts in `text` as a whole identifier.
-fn word_positions<'a>(text: &'a [u8], word: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
-    let ident = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
-    text.windows(word.len()).enumerate().filter_map(move |(at, w)| {
-        (w == word
-            && !at.checked_sub(1).is_some_and(|p| ident(&text[p]))
-            && !text.get(at + word.len()).is_some_and(ident))
-        .then_some(at)
-    })
-}
-
-/// Whether `word` occurs in `text` as a whole identifier.
-fn has_word(text: &[u8], word: &[u8]) -> bool {
-    word_positions(text, word).next().is_some()
 }
