@@ -31,34 +31,37 @@
 //! `NeedsCompile`, never a guess; a `#[derive(CustomResource)]` is never skipped in silence (only `#[cfg(test)]`
 //! modules are skipped, on purpose). A crate without markers produces exactly `Kind::crd()` (the conformance corpus).
 
-pub mod attrs;
-pub mod compare;
-pub mod custom;
-pub mod defaults;
-pub mod dialect;
-pub mod error;
-pub mod fallback;
-pub mod finish;
-pub mod index;
+pub(crate) mod attrs;
+pub(crate) mod compare;
+pub(crate) mod custom;
+pub(crate) mod defaults;
+pub(crate) mod dialect;
+pub(crate) mod error;
+pub(crate) mod fallback;
+pub(crate) mod finish;
+pub(crate) mod index;
 pub mod instance;
 pub mod k8s;
-pub mod kinds;
-pub mod kube_attrs;
-pub mod macro_kinds;
-pub mod markers;
+pub(crate) mod kinds;
+pub(crate) mod macro_kinds;
+pub(crate) mod markers;
 mod partition;
-pub mod pattern;
+pub(crate) mod pattern;
 mod predicates;
-pub mod pruning;
-pub mod reverse;
+pub(crate) mod pruning;
+pub(crate) mod reverse;
 pub mod sample;
-pub mod schema;
-pub mod size;
+pub(crate) mod schema;
+pub(crate) mod size;
 pub mod spec;
-pub mod storage;
-pub mod transform;
-pub mod types;
-pub mod unbuildable;
+pub(crate) mod storage;
+pub(crate) mod transform;
+pub(crate) mod types;
+pub(crate) mod unbuildable;
+pub(crate) mod x_kube;
+
+/// The reader of `#[kube(...)]`, for the conformance suite (it lives in [`crate::source`], below RBAC too).
+pub use crate::source::kube_attrs;
 
 use std::collections::BTreeMap;
 
@@ -68,8 +71,8 @@ pub use error::{CrdError, CrdErrorKind, CrdErrors};
 pub use index::SourceSet;
 pub use k8s::K8sTable;
 
+use crate::source::kube_attrs::{KubeAttrs, SchemaMode};
 use index::{CrateIndex, ItemId, ItemKind};
-use kube_attrs::{KubeAttrs, SchemaMode};
 use markers::MarkerIndex;
 use schema::Generator;
 use spec::SpecItem;
@@ -237,7 +240,7 @@ fn generate_part(
             // peaked 20 MB lower, no slower); a small crate's are not worth the time it takes to free them.
             let parsed: usize = ix.files.iter().filter(|f| f.stub.is_none()).map(|f| f.text.len()).sum();
             // A part's trees are always freed: the next part reuses their memory.
-            if part.is_none() && FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed) && parsed < FREE_INDEX_ABOVE {
+            if part.is_none() && crate::source::forget::forgets_trees() && parsed < FREE_INDEX_ABOVE {
                 std::mem::forget(ix);
             }
             return Ok(out);
@@ -246,25 +249,9 @@ fn generate_part(
     }
 }
 
-/// The bytes of parsed source above which [`generate_all`] frees its crate index even when told to leak it.
+/// The bytes of parsed source above which [`generate_all`] frees its crate index even when told to leak it
+/// ([`crate::source::forget`]): what comes after reuses its memory.
 const FREE_INDEX_ABOVE: usize = 1 << 20;
-
-static FORGET_INDEX: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Makes [`generate_with`] leak its crate index (every syntax tree it parsed) instead of freeing it, for a
-/// process that exits soon after: the `kubesmith` binary sets it (`run_cli`), where freeing the trees one by one
-/// is CPU time spent just before the OS reclaims the memory anyway. An index of over [`FREE_INDEX_ABOVE`] bytes
-/// of parsed source is freed all the same: what comes after reuses its memory. A long-running process must not
-/// set it.
-pub fn forget_index_when_done() {
-    FORGET_INDEX.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// Whether [`forget_index_when_done`] was called: other readers of the sources (RBAC inference) leak their
-/// syntax trees too then.
-pub fn forgets_index() -> bool {
-    FORGET_INDEX.load(std::sync::atomic::Ordering::Relaxed)
-}
 
 fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) -> Generation {
     let mi = MarkerIndex::build(ix);
@@ -317,11 +304,6 @@ fn sort_problems(problems: &mut Vec<Problem>) {
         (&a.path, a.line, a.column, a.kind.to_string()).cmp(&(&b.path, b.line, b.column, b.kind.to_string()))
     });
     problems.dedup();
-}
-
-/// Whether `attrs` hold a `#[derive(..., CustomResource)]`.
-pub fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
-    spec::custom_resource_derive(attrs).is_some()
 }
 
 /// One `Kind::crd()` output plus where it came from.

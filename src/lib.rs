@@ -58,7 +58,7 @@ pub fn run_cli() -> ExitCode {
         }
     };
     // The process exits right after the command: the CRD generator's crate index is left to the OS.
-    crd::forget_index_when_done();
+    source::forget::forget_trees_when_done();
     interrupt::install();
     match commands::run(cli, &cwd) {
         Ok(()) if interrupt::pending() => {

@@ -12,11 +12,11 @@
 //! the namespaced leader-election Role only, TokenReviews and SubjectAccessReviews by the metrics-auth role only, so
 //! `manager-role` is what the controllers' markers ask for.
 
-pub mod bound;
-pub mod check;
-pub mod drift;
+pub(crate) mod bound;
+pub(crate) mod check;
+pub(crate) mod drift;
 pub mod infer;
-pub mod markers;
-pub mod scope;
+pub(crate) mod markers;
+pub(crate) mod scope;
 
 pub use markers::{MANAGER_ROLE, RBAC_API_VERSION, RBAC_MARKER, generate};

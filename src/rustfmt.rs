@@ -435,14 +435,10 @@ fn child_modules(text: &str) -> Option<Vec<PathBuf>> {
     open.is_empty().then_some(found)
 }
 
-use crate::crd::index::skip_literal;
+use crate::source::lex::{is_ident_byte, skip_literal};
 
 fn is_ident_start(c: u8) -> bool {
     c.is_ascii_alphabetic() || c == b'_' || c >= 0x80
-}
-
-fn is_ident_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
 }
 
 /// The end of the identifier (raw ones included) starting at `i`; `i` when none starts there.

@@ -12,18 +12,25 @@
 //! goes through [`resolve`] (the CRD generator's lazy index keeps its own loader, built for speed, and is a
 //! [`resolve::Scopes`] too); a path the rules lead nowhere is external, never a guess by its last segment.
 
-pub mod cache;
-pub mod dependencies;
+pub(crate) mod cache;
+pub(crate) mod constant;
+pub(crate) mod dependencies;
 pub(crate) mod expand;
-pub mod modules;
-pub mod program;
-pub mod resolve;
-pub mod skeleton;
+pub(crate) mod forget;
+pub mod kube_attrs;
+pub(crate) mod lex;
+pub(crate) mod meta;
+pub(crate) mod module_files;
+pub(crate) mod modules;
+pub(crate) mod program;
+pub(crate) mod resolve;
+pub(crate) mod reverse;
+pub(crate) mod skeleton;
 pub(crate) mod strum;
 pub mod syntax;
 pub(crate) mod versioned;
-pub mod workspace;
+pub(crate) mod workspace;
 
-pub use modules::{Crate, ItemKind, SourceError};
-pub use program::{ItemKey, ModKey, Program, Res};
-pub use workspace::{Package, Target, Workspace};
+pub(crate) use modules::{Crate, ItemKind, SourceError};
+pub(crate) use program::{ItemKey, ModKey, Program, Res};
+pub(crate) use workspace::{Package, Workspace};

@@ -1,213 +1,13 @@
 //! Reading `#[serde]`, `#[schemars]`, `#[validate]`, `#[garde]` and doc attributes the way serde_derive and
 //! schemars_derive 1.2 read them, plus serde's rename rules.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::Span;
 use serde_json::Value;
 use syn::ext::IdentExt;
-use syn::parse::discouraged::Speculative;
 use syn::parse::{ParseStream, Parser};
-use syn::punctuated::Punctuated;
-use syn::{Expr, Lit, Token};
+use syn::{Expr, Token};
 
-/// One `name`, `name = expr` or `name(tokens)` inside an attribute.
-#[derive(Debug, Clone)]
-pub struct MetaItem {
-    /// The key.
-    pub name: String,
-    /// Where it is.
-    pub span: Span,
-    /// Its value.
-    pub value: MetaValue,
-}
-
-/// Value of a [`MetaItem`].
-#[derive(Debug, Clone)]
-pub enum MetaValue {
-    /// `name`.
-    Flag,
-    /// `name = expr`.
-    Expr(Box<Expr>),
-    /// `name(...)`.
-    List(TokenStream),
-}
-
-impl MetaItem {
-    /// `name = "string"`.
-    pub fn str_value(&self) -> Option<String> {
-        match &self.value {
-            MetaValue::Expr(e) => expr_str(e),
-            _ => None,
-        }
-    }
-
-    /// Nested items of `name(a = 1, b)`.
-    pub fn nested(&self) -> syn::Result<Vec<MetaItem>> {
-        match &self.value {
-            MetaValue::List(ts) => plain_meta_list(ts).map_or_else(|| parse_meta_list.parse2(ts.clone()), Ok),
-            _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
-        }
-    }
-
-    /// Expressions of `name(a, b)`.
-    pub fn list_exprs(&self) -> syn::Result<Vec<Expr>> {
-        match &self.value {
-            MetaValue::List(ts) => {
-                let p = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(ts.clone())?;
-                Ok(p.into_iter().collect())
-            }
-            _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
-        }
-    }
-}
-
-/// Parse `a, b = 1, c(..)`.
-pub fn parse_meta_list(input: ParseStream) -> syn::Result<Vec<MetaItem>> {
-    let mut out = Vec::new();
-    while !input.is_empty() {
-        let span = input.span();
-        let mut name = syn::Ident::parse_any(input)?.to_string();
-        while input.peek(Token![::]) {
-            input.parse::<Token![::]>()?;
-            name.push_str("::");
-            name.push_str(&syn::Ident::parse_any(input)?.to_string());
-        }
-        let value = if input.peek(Token![=]) {
-            input.parse::<Token![=]>()?;
-            MetaValue::Expr(Box::new(parse_value_expr(input)?))
-        } else if input.peek(syn::token::Paren) {
-            let content;
-            syn::parenthesized!(content in input);
-            MetaValue::List(content.parse::<TokenStream>()?)
-        } else {
-            MetaValue::Flag
-        };
-        out.push(MetaItem { name, span, value });
-        if input.is_empty() {
-            break;
-        }
-        input.parse::<Token![,]>()?;
-    }
-    Ok(out)
-}
-
-/// [`parse_meta_list`] read from the tokens directly, for lists of plain items (`name`, `a::b`, `name = <literal>`,
-/// `name(..)`): the same items without building syn's parse buffer, which every field's `#[serde(..)]` paid for.
-/// `None` for anything else, which syn's parser then reads (and reports what is wrong with).
-fn plain_meta_list(tokens: &TokenStream) -> Option<Vec<MetaItem>> {
-    use proc_macro2::{Delimiter, Spacing, TokenTree};
-    let mut out = Vec::new();
-    let mut it = tokens.clone().into_iter().peekable();
-    while let Some(first) = it.next() {
-        let TokenTree::Ident(first) = first else { return None };
-        let span = first.span();
-        let mut name = first.to_string();
-        while let Some(TokenTree::Punct(p)) = it.peek()
-            && p.as_char() == ':'
-        {
-            let (TokenTree::Punct(a), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(next))) =
-                (it.next()?, it.next(), it.next())
-            else {
-                return None;
-            };
-            if a.spacing() != Spacing::Joint || b.as_char() != ':' {
-                return None;
-            }
-            name.push_str("::");
-            name.push_str(&next.to_string());
-        }
-        let value = match it.peek() {
-            Some(TokenTree::Punct(p)) if p.as_char() == '=' && p.spacing() == Spacing::Alone => {
-                it.next();
-                let Some(TokenTree::Literal(lit)) = it.next() else { return None };
-                MetaValue::Expr(Box::new(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit: Lit::new(lit) })))
-            }
-            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
-                let stream = g.stream();
-                it.next();
-                MetaValue::List(stream)
-            }
-            _ => MetaValue::Flag,
-        };
-        out.push(MetaItem { name, span, value });
-        match it.next() {
-            None => break,
-            Some(TokenTree::Punct(p)) if p.as_char() == ',' => {}
-            Some(_) => return None,
-        }
-    }
-    Some(out)
-}
-
-/// The expression after `name =`. A lone literal (the common case: `rename = "x"`) is what `Expr` parsing
-/// would give, `Expr::Lit`, built without syn's general expression parser.
-fn parse_value_expr(input: ParseStream) -> syn::Result<Expr> {
-    if input.peek(Lit) {
-        let fork = input.fork();
-        if let Ok(lit) = fork.parse::<Lit>()
-            && (fork.is_empty() || fork.peek(Token![,]))
-        {
-            input.advance_to(&fork);
-            return Ok(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit }));
-        }
-    }
-    input.parse::<Expr>()
-}
-
-/// All items of every `#[<which>(...)]` attribute.
-pub fn meta_items(attrs: &[syn::Attribute], which: &str) -> syn::Result<Vec<MetaItem>> {
-    let mut out = Vec::new();
-    for a in attrs.iter().filter(|a| a.path().is_ident(which)) {
-        if let syn::Meta::List(l) = &a.meta {
-            match plain_meta_list(&l.tokens) {
-                Some(items) => out.extend(items),
-                None => out.extend(parse_meta_list.parse2(l.tokens.clone())?),
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// A string literal expression's value.
-pub fn expr_str(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Lit(l) => match &l.lit {
-            Lit::Str(s) => Some(s.value()),
-            _ => None,
-        },
-        Expr::Group(g) => expr_str(&g.expr),
-        Expr::Paren(p) => expr_str(&p.expr),
-        _ => None,
-    }
-}
-
-/// A literal (number, string, bool, possibly negated) as JSON.
-pub fn expr_literal(e: &Expr) -> Option<Value> {
-    match e {
-        Expr::Lit(l) => match &l.lit {
-            Lit::Str(s) => Some(Value::String(s.value())),
-            Lit::Bool(b) => Some(Value::Bool(b.value)),
-            Lit::Int(i) => {
-                i.base10_parse::<i64>().ok().map(Value::from).or_else(|| i.base10_parse::<u64>().ok().map(Value::from))
-            }
-            Lit::Float(f) => f.base10_parse::<f64>().ok().map(Value::from),
-            Lit::Char(c) => Some(Value::String(c.value().to_string())),
-            _ => None,
-        },
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match expr_literal(&u.expr)? {
-            Value::Number(n) => {
-                if let Some(i) = n.as_i64() {
-                    Some(Value::from(-i))
-                } else {
-                    n.as_f64().map(|f| Value::from(-f))
-                }
-            }
-            _ => None,
-        },
-        Expr::Group(g) => expr_literal(&g.expr),
-        Expr::Paren(p) => expr_literal(&p.expr),
-        _ => None,
-    }
-}
+use crate::source::meta::{MetaItem, MetaValue, expr_literal, expr_str, meta_items};
 
 /// Doc comment text as schemars_derive collects it: one leading space stripped per line, lines joined.
 pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
@@ -332,12 +132,10 @@ pub fn variant_name(v: &syn::Variant, va: &VariantAttrs, c: &ContainerAttrs) -> 
 /// `#[serde(default)]` forms.
 #[derive(Debug, Clone)]
 pub enum SerdeDefault {
-    /// No default.
-    None,
     /// `default`.
     Default,
     /// `default = "path"`.
-    Path(String, Span),
+    Path(String),
 }
 
 /// Length / range bounds.
@@ -545,8 +343,6 @@ pub struct VariantAttrs {
     pub schema_with: Option<(String, Span)>,
     /// `#[schemars(transform = ..)]`.
     pub transform: Option<Span>,
-    /// `#[default]`.
-    pub is_default: bool,
 }
 
 fn rename_value(item: &MetaItem) -> syn::Result<Option<String>> {
@@ -588,7 +384,7 @@ fn path_value(item: &MetaItem) -> syn::Result<(String, Span)> {
 
 fn serde_default(item: &MetaItem) -> SerdeDefault {
     match item.str_value() {
-        Some(p) => SerdeDefault::Path(p, item.span),
+        Some(p) => SerdeDefault::Path(p),
         None => SerdeDefault::Default,
     }
 }
@@ -886,7 +682,6 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
             deprecated: attrs.iter().any(|a| a.path().is_ident("deprecated")),
             ..Default::default()
         },
-        is_default: attrs.iter().any(|a| a.path().is_ident("default")),
         ..Default::default()
     };
     for which in ["serde", "schemars"] {
@@ -923,43 +718,6 @@ pub fn variant_attrs(attrs: &[syn::Attribute]) -> syn::Result<VariantAttrs> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Items as comparable text: name, line and column, value.
-    fn shown(items: &[MetaItem]) -> Vec<String> {
-        items
-            .iter()
-            .map(|i| {
-                let value = match &i.value {
-                    MetaValue::Flag => String::new(),
-                    MetaValue::Expr(e) => format!("= {}", quote::quote!(#e)),
-                    MetaValue::List(ts) => format!("({ts})"),
-                };
-                let at = i.span.start();
-                format!("{} {}:{} {value}", i.name, at.line, at.column)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn plain_meta_lists_read_like_syn() {
-        let plain = [
-            "default, skip_serializing_if = \"Option::is_none\", rename = \"camelCase\"",
-            "rename(serialize = \"a\", deserialize = \"b\"), flatten,",
-            "with = \"x\", length(min = 1), range(max = 5.5), r#type = 3u8, a::b::c",
-            "",
-        ];
-        for text in plain {
-            let tokens: TokenStream = text.parse().expect("tokens");
-            let fast = plain_meta_list(&tokens).unwrap_or_else(|| panic!("plain: {text}"));
-            let slow = parse_meta_list.parse2(tokens).expect("parses");
-            assert_eq!(shown(&fast), shown(&slow), "{text}");
-        }
-        // What is not plain goes to syn's parser (which reads or refuses it).
-        for text in ["default = \"a\" + b", "x = -1", "x = true", "x = path::to", ":: x", "a b", "x == 1", "a: b"] {
-            let tokens: TokenStream = text.parse().expect("tokens");
-            assert!(plain_meta_list(&tokens).is_none(), "{text}");
-        }
-    }
 
     #[test]
     fn field_rename_rules_follow_serde() {

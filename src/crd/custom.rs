@@ -18,8 +18,8 @@
 //! type) stops that construct with `NeedsCompile` at its line, naming the attribute or impl and why; never a guess.
 //! Code that would make `crd()` panic (`Schema::try_from` of a non-object, `unwrap` of a missing key) is an error.
 
-pub mod eval;
-pub mod json;
+pub(crate) mod eval;
+pub(crate) mod json;
 
 use proc_macro2::Span;
 use serde_json::Value;
@@ -27,6 +27,7 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
+use crate::source::lex::path_segs;
 use eval::Evaluator;
 pub use eval::Subschemas;
 
@@ -36,10 +37,6 @@ fn want_fn(k: &ItemKind) -> bool {
 
 fn want_type(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
-}
-
-fn segs(p: &syn::Path) -> Vec<String> {
-    p.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 /// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`.
@@ -60,7 +57,7 @@ pub fn schema_with(
             CrdErrorKind::Unsupported { construct: construct.clone(), fix: format!("`{path}` is not a path: {e}") },
         )
     })?;
-    let names = segs(&parsed);
+    let names = path_segs(&parsed);
     if let Resolved::Item(id) = ix.resolve(module, &names, want_fn)
         && let ItemKind::Fn(f) = &ix.items[id].kind
     {
@@ -104,7 +101,7 @@ fn impls_for<'a>(ix: &'a CrateIndex, id: ItemId, trait_name: Option<&'a str>) ->
         imp.trait_name.as_deref() == trait_name
             && match &*imp.item.self_ty {
                 syn::Type::Path(p) => {
-                    matches!(ix.resolve(imp.module, &segs(&p.path), want_type), Resolved::Item(x) if x == id)
+                    matches!(ix.resolve(imp.module, &path_segs(&p.path), want_type), Resolved::Item(x) if x == id)
                 }
                 _ => false,
             }
@@ -123,7 +120,7 @@ pub fn root_impl<'a>(ix: &'a CrateIndex, root: &'a str, module: ModId) -> Option
         ix.impls_of(root).filter(|i| i.trait_name.as_deref() == Some("JsonSchema")).collect();
     let targets_module = |imp: &ImplBlock| -> Option<bool> {
         let syn::Type::Path(p) = &*imp.item.self_ty else { return Some(false) };
-        let names = segs(&p.path);
+        let names = path_segs(&p.path);
         match ix.resolve(imp.module, &names, want_type) {
             Resolved::External(full) if full.len() == 1 => Some(imp.module == module),
             Resolved::External(full) => ix.module_of_path(imp.module, &full[..full.len() - 1]).map(|m| m == module),

@@ -14,6 +14,9 @@ use super::attrs::{self, variant_name};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
 use super::k8s::K8sTable;
 use super::types::{ScalarKind, Ty, classify};
+use crate::source::constant;
+use crate::source::lex::path_segs;
+use crate::source::meta::{expr_literal, expr_str};
 
 type Res<T> = Result<T, String>;
 
@@ -73,10 +76,6 @@ fn want_type(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
 }
 
-fn path_segs(p: &syn::Path) -> Vec<String> {
-    p.segments.iter().map(|s| s.ident.to_string()).collect()
-}
-
 /// Strip parentheses, groups, single-expression blocks and value-preserving conversions.
 fn strip(e: &Expr) -> &Expr {
     match e {
@@ -86,27 +85,10 @@ fn strip(e: &Expr) -> &Expr {
             syn::Stmt::Expr(inner, None) => strip(inner),
             _ => e,
         },
-        Expr::MethodCall(mc)
-            if mc.args.is_empty()
-                && matches!(mc.method.to_string().as_str(), "into" | "to_string" | "to_owned" | "clone") =>
-        {
-            strip(&mc.receiver)
-        }
+        // A default is read as the value `.to_string()` is called on, whatever it is.
+        Expr::MethodCall(mc) if mc.args.is_empty() && mc.method == "to_string" => strip(&mc.receiver),
         Expr::Cast(c) => strip(&c.expr),
-        Expr::Call(c) if c.args.len() == 1 => {
-            if let Expr::Path(p) = &*c.func {
-                let segs = path_segs(&p.path);
-                let s: Vec<&str> = segs.iter().map(String::as_str).collect();
-                if matches!(
-                    s.as_slice(),
-                    ["String", "from"] | ["From", "from"] | ["Into", "into"] | ["str", "to_string"]
-                ) {
-                    return strip(&c.args[0]);
-                }
-            }
-            e
-        }
-        _ => e,
+        _ => constant::converted_value(e).map_or(e, strip),
     }
 }
 
@@ -564,7 +546,7 @@ impl<'a> Evaluator<'a> {
                         _ => unsupported(),
                     };
                 }
-                let v = attrs::expr_literal(e)
+                let v = expr_literal(e)
                     .or_else(|| primitive_const(e))
                     .ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
                 match (kind, &v) {
@@ -627,8 +609,7 @@ impl<'a> Evaluator<'a> {
                                 if t.elems.len() != 2 {
                                     return unsupported();
                                 }
-                                let k =
-                                    attrs::expr_str(strip(&t.elems[0])).ok_or("map keys must be string literals")?;
+                                let k = expr_str(strip(&t.elems[0])).ok_or("map keys must be string literals")?;
                                 out.insert(k, self.eval_depth(&t.elems[1], v, m2, em, depth + 1)?);
                             }
                             Ok(Value::Object(out))
@@ -653,7 +634,7 @@ impl<'a> Evaluator<'a> {
                     && let (Expr::Path(p), 1) = (&*c.func, c.args.len())
                 {
                     let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                    let lit = attrs::expr_literal(strip(&c.args[0]));
+                    let lit = expr_literal(strip(&c.args[0]));
                     match (name.as_str(), last.as_str(), lit) {
                         ("Quantity", "Quantity", Some(v @ Value::String(_)))
                         | ("IntOrString", "Int" | "String", Some(v)) => return Ok(v),

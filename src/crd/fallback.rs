@@ -54,8 +54,6 @@ use serde_json::Value;
 use super::macro_kinds::{self, MacroKind};
 use super::{GeneratedCrd, PendingCrd, PendingVersion};
 
-pub use cargo::Package;
-
 /// `KUBESMITH_COMPILE_ALL=FILE`, read once: the hook `cargo xtask realworld` takes kube-derive's truth with. Every
 /// kind goes to the compiled fallback (not only those the static reader cannot finish), and what each version's
 /// `crd()` printed is written whole to FILE (a JSON object keyed `<crd name>/<version>`, merged with what is there),

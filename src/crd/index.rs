@@ -29,7 +29,10 @@ use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
+use crate::source::lex::{blank_fn_bodies, raw_doc_comments};
+use crate::source::module_files::ModuleDirs;
 use crate::source::resolve;
+use crate::source::reverse::{self, Exposes};
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
@@ -42,9 +45,6 @@ mod scan;
 mod sources;
 pub use prescan::StubNames;
 use prescan::{has_name, name_hash};
-use scan::blank_fn_bodies;
-pub use scan::blank_test_modules;
-pub(crate) use scan::{attribute_end, cfg_test_module_body, skip_literal, skip_string_at_quote};
 use sources::FileFacts;
 pub use sources::SourceSet;
 
@@ -254,16 +254,10 @@ impl CrateIndex {
     /// stubs here (another part parses them), loaded only if a lookup needs them, like any stub.
     pub fn load_part(sources: &SourceSet, force: &BTreeSet<PathBuf>, part: Option<Part>) -> Result<Self, CrdError> {
         let dir = sources.src_dir();
-        // lib.rs or main.rs, else a root Cargo.toml declares in the folder (`[[bin]] path = "version.rs"`).
-        let declared = || {
-            let read = |p: &Path| sources.read_text(p);
-            crate::source::workspace::crate_roots(dir, &read).into_iter().map(|(_, root, _)| root).next()
-        };
-        let root = ["lib.rs", "main.rs"]
-            .iter()
-            .map(|f| dir.join(f))
-            .find(|p| sources.exists(p))
-            .or_else(declared)
+        // The lib target (`[lib] path` honoured), else lib.rs or main.rs, else a binary the manifest declares in the
+        // folder (`[[bin]] path = "version.rs"`).
+        let read = |p: &Path| sources.read_text(p);
+        let root = crate::source::workspace::crate_root(dir, &read)
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
         let mut index = CrateIndex {
             part,
@@ -273,7 +267,7 @@ impl CrateIndex {
             src_dir: Some(dir.to_path_buf()),
             ..CrateIndex::default()
         };
-        index.load_file(sources, force, &root, vec!["crate".into()], None, dir.to_path_buf())?;
+        index.load_file(sources, force, &root, vec!["crate".into()], None, ModuleDirs::root(&root))?;
         index.own = Some((index.items.len(), index.files.len(), index.unions.len()));
         index.load_dependencies(sources, force)?;
         for (id, item) in index.items.iter().enumerate() {
@@ -353,7 +347,7 @@ impl CrateIndex {
         path: &Path,
         mod_path: Vec<String>,
         parent: Option<ModId>,
-        mod_dir: PathBuf,
+        dirs: ModuleDirs,
     ) -> Result<ModId, CrdError> {
         let (text, cell) = sources.read(path)?;
         let mut blanked = None;
@@ -378,11 +372,9 @@ impl CrateIndex {
             facts.prescan(&text).filter(|_| !has_crd_markers(&markers))
         };
         let file_idx = self.files.len();
-        let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let ctx = FileCtx { file: file_idx, file_dir };
         if stub.is_some() {
             self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub });
-            return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
+            return self.load_items(sources, force, file_idx, Vec::new(), mod_path, parent, dirs);
         }
         let items = match parse_items(&text, blanked) {
             Ok(file) => file.0,
@@ -390,11 +382,11 @@ impl CrateIndex {
                 // Reported with every other problem; the module stays empty (its markers are not looked at).
                 self.problems.push(CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())));
                 self.files.push(SourceFile { path: path.to_path_buf(), text, markers: Ok(Vec::new()), stub: None });
-                return self.load_items(sources, force, &ctx, Vec::new(), mod_path, parent, mod_dir, false);
+                return self.load_items(sources, force, file_idx, Vec::new(), mod_path, parent, dirs);
             }
         };
         self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None });
-        self.load_items(sources, force, &ctx, items, mod_path, parent, mod_dir, false)
+        self.load_items(sources, force, file_idx, items, mod_path, parent, dirs)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -402,17 +394,16 @@ impl CrateIndex {
         &mut self,
         sources: &SourceSet,
         force: &BTreeSet<PathBuf>,
-        ctx: &FileCtx,
+        file: usize,
         items: Vec<syn::Item>,
         mod_path: Vec<String>,
         parent: Option<ModId>,
-        mod_dir: PathBuf,
-        inline: bool,
+        dirs: ModuleDirs,
     ) -> Result<ModId, CrdError> {
         let id = self.modules.len();
         self.modules.push(Module {
             path: mod_path.clone(),
-            file: ctx.file,
+            file,
             parent,
             uses: Vec::new(),
             children: BTreeMap::new(),
@@ -429,7 +420,7 @@ impl CrateIndex {
                 syn::Item::Struct(mut s) => {
                     cfg::unwrap_schema_cfg(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
                     shrink_attrs(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
-                    self.push_item(s.ident.to_string(), id, ItemKind::Struct(s));
+                    self.push_item(unraw(&s.ident), id, ItemKind::Struct(s));
                 }
                 syn::Item::Enum(mut e) => {
                     let variants = e
@@ -438,18 +429,18 @@ impl CrateIndex {
                         .flat_map(|v| std::iter::once(&mut v.attrs).chain(v.fields.iter_mut().map(|f| &mut f.attrs)));
                     cfg::unwrap_schema_cfg(&mut e.attrs, variants);
                     shrink_attrs(&mut e.attrs, e.variants.iter_mut().map(|v| &mut v.attrs));
-                    self.push_item(e.ident.to_string(), id, ItemKind::Enum(e));
+                    self.push_item(unraw(&e.ident), id, ItemKind::Enum(e));
                 }
-                syn::Item::Type(t) => self.push_item(t.ident.to_string(), id, ItemKind::Alias(t)),
-                syn::Item::Fn(f) => self.push_item(f.sig.ident.to_string(), id, ItemKind::Fn(f)),
-                syn::Item::Const(c) => self.push_item(c.ident.to_string(), id, ItemKind::Const(c)),
+                syn::Item::Type(t) => self.push_item(unraw(&t.ident), id, ItemKind::Alias(t)),
+                syn::Item::Fn(f) => self.push_item(unraw(&f.sig.ident), id, ItemKind::Fn(f)),
+                syn::Item::Const(c) => self.push_item(unraw(&c.ident), id, ItemKind::Const(c)),
                 syn::Item::Union(u) => self.unions.push((id, u)),
-                syn::Item::Static(st) => self.push_item(st.ident.to_string(), id, ItemKind::Static(st)),
+                syn::Item::Static(st) => self.push_item(unraw(&st.ident), id, ItemKind::Static(st)),
                 // `lazy_static! { static ref NAME: T = expr; }`: statics like any other (regexes built once).
                 syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "lazy_static") => {
                     if let Ok(LazyStatics(statics)) = m.mac.parse_body::<LazyStatics>() {
                         for st in statics {
-                            self.push_item(st.ident.to_string(), id, ItemKind::Static(st));
+                            self.push_item(unraw(&st.ident), id, ItemKind::Static(st));
                         }
                     }
                 }
@@ -479,35 +470,25 @@ impl CrateIndex {
                         m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
                     match m.content {
                         Some((_, items)) => {
-                            let dir = match &path_attr {
-                                Some(p) => mod_dir.join(p),
-                                None => mod_dir.join(&name),
-                            };
-                            let child = self.load_items(sources, force, ctx, items, child_path, Some(id), dir, true)?;
+                            let dir = dirs.inline_child(&name, path_attr.as_deref());
+                            let child = self.load_items(sources, force, file, items, child_path, Some(id), dir)?;
                             self.modules[child].vis = vis;
                             self.modules[child].attrs = attrs;
                         }
                         None => {
-                            let candidates: Vec<PathBuf> = match &path_attr {
-                                Some(p) if inline => vec![mod_dir.join(p)],
-                                Some(p) => vec![ctx.file_dir.join(p)],
-                                None => vec![mod_dir.join(format!("{name}.rs")), mod_dir.join(&name).join("mod.rs")],
-                            };
+                            let candidates = dirs.candidates(&name, path_attr.as_deref());
                             let Some(found) = candidates.iter().find(|p| sources.exists(p)) else {
-                                let looked = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
                                 self.problems.push(CrdError::at(
-                                    &self.files[ctx.file].path,
+                                    &self.files[file].path,
                                     m.ident.span(),
-                                    CrdErrorKind::ModuleNotFound { module: name, looked: looked.join(", ") },
+                                    CrdErrorKind::ModuleNotFound {
+                                        module: name,
+                                        looked: ModuleDirs::looked(&candidates),
+                                    },
                                 ));
                                 continue;
                             };
-                            // A file named `mod.rs` or loaded through #[path] owns its directory; `x.rs` owns `x/`.
-                            let child_dir = if path_attr.is_some() || found.file_name().is_some_and(|f| f == "mod.rs") {
-                                found.parent().map(Path::to_path_buf).unwrap_or_default()
-                            } else {
-                                mod_dir.join(&name)
-                            };
+                            let child_dir = dirs.file_child(&name, path_attr.is_some(), found);
                             let found = found.clone();
                             let child = self.load_file(sources, force, &found, child_path, Some(id), child_dir)?;
                             self.modules[child].vis = vis;
@@ -535,28 +516,7 @@ impl CrateIndex {
     /// root (`external == false`) or from another crate (`external == true`, the first segment then stands for the
     /// crate's name), through `pub mod`s and re-exports (`pub use x::Foo`, `pub use x::*`). `None` when it cannot.
     pub fn nameable_path(&self, home: ModId, name: &str, vis: Vis, external: bool) -> Option<Vec<String>> {
-        // Modules reachable from the root, breadth first (so shorter paths come first).
-        let mut queue = std::collections::VecDeque::from([0usize]);
-        let mut best: Option<Vec<String>> = None;
-        while let Some(m) = queue.pop_front() {
-            if best.as_ref().is_some_and(|b| b.len() <= self.modules[m].path.len()) {
-                break;
-            }
-            if let Some(exposed) = self.exposed_name(m, home, name, vis, external, 0) {
-                let mut path = self.modules[m].path.clone();
-                path.push(exposed);
-                best = Some(path);
-                continue;
-            }
-            for &child in self.modules[m].children.values() {
-                let child_vis = self.modules[child].vis;
-                let visible = if external { child_vis == Vis::Public } else { m == 0 || child_vis >= Vis::Crate };
-                if visible {
-                    queue.push_back(child);
-                }
-            }
-        }
-        best
+        reverse::nameable_path(&Lookup { ix: self, want: |_| false }, 0, home, name, vis, external)
     }
 
     /// The route by which the compiled fallback's copy of the crate re-exports `name` (of module `home`) up to a
@@ -585,37 +545,6 @@ impl CrateIndex {
             child = parent;
         }
         (!steps.is_empty()).then(|| crate::crd::Reexport { name: name.to_string(), steps, tail: Vec::new() })
-    }
-
-    /// The name under which `name` (of `home`, visibility `vis`) can be named as `<module m>::<it>` by whoever can
-    /// see `m`: itself where it is defined, or what a re-export calls it (`pub use x::Foo as Bar`, `pub use x::*`).
-    fn exposed_name(
-        &self,
-        m: ModId,
-        home: ModId,
-        name: &str,
-        vis: Vis,
-        external: bool,
-        depth: usize,
-    ) -> Option<String> {
-        if depth > 8 {
-            return None;
-        }
-        let enough = |v: Vis| if external { v == Vis::Public } else { v >= Vis::Crate || m == 0 };
-        if m == home {
-            return enough(vis).then(|| name.to_string());
-        }
-        // What a re-export points at must itself be visible to `m`: within the crate, crate-visible is enough.
-        self.modules[m].uses.iter().filter(|u| enough(u.vis)).find_map(|u| {
-            if u.glob {
-                let t = self.module_of_path(m, &u.path).filter(|t| *t != m)?;
-                return self.exposed_name(t, home, name, vis, false, depth + 1);
-            }
-            let (last, prefix) = u.path.split_last()?;
-            let t = self.module_of_path(m, prefix).filter(|t| *t != m)?;
-            (self.exposed_name(t, home, name, vis, false, depth + 1).as_deref() == Some(last.as_str()))
-                .then(|| u.alias.clone())
-        })
     }
 
     /// The file text of a module.
@@ -695,20 +624,15 @@ impl CrateIndex {
     }
 
     /// A single name found nowhere: the full path when a glob import of a crate kubesmith knows brings it in
-    /// (`use k8s_openapi::api::core::v1::*;` then `Container`).
+    /// (`use k8s_openapi::api::core::v1::*;` then `Container`), by [`resolve::external_candidates`] (the search RBAC
+    /// inference makes too: also through globs of the crate's modules that lead outside it), the first such candidate.
     fn through_external_glob(&self, module: ModId, full: Vec<String>) -> Vec<String> {
-        let [name] = full.as_slice() else { return full };
-        let lookup = Lookup { ix: self, want: |_| false };
-        for u in resolve::Scopes::globs(&lookup, module) {
-            if self.module_of_path(module, &u.path).is_none() {
-                let mut path = u.path.clone();
-                path.push(name.clone());
-                if let Some(known) = known_external(&path) {
-                    return known;
-                }
-            }
+        if full.len() != 1 {
+            return full;
         }
-        full
+        let lookup = Lookup { ix: self, want: |_| false };
+        let candidates = resolve::external_candidates(&lookup, module, &full, &[]);
+        candidates.iter().find_map(|c| known_external(c)).unwrap_or(full)
     }
 
     /// The module a path like `crate::a::b`, `super::x`, `self::y`, `v1::inner` (`v1` a child or a module
@@ -807,6 +731,20 @@ impl resolve::Scopes for Lookup<'_> {
     }
 }
 
+impl Exposes for Lookup<'_> {
+    fn module_path(&self, m: ModId) -> Vec<String> {
+        self.ix.modules[m].path.clone()
+    }
+
+    fn children(&self, m: ModId) -> Vec<(ModId, Vis)> {
+        self.ix.modules[m].children.values().map(|&c| (c, self.ix.modules[c].vis)).collect()
+    }
+
+    fn uses(&self, m: ModId) -> &[UseEntry] {
+        &self.ix.modules[m].uses
+    }
+}
+
 /// Result of name resolution.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resolved {
@@ -814,11 +752,6 @@ pub enum Resolved {
     Item(ItemId),
     /// Not a crate item: the full path as far as known.
     External(Vec<String>),
-}
-
-struct FileCtx {
-    file: usize,
-    file_dir: PathBuf,
 }
 
 /// Paths of external crates whose glob imports we understand.
@@ -873,7 +806,7 @@ fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
     }
     // A doc comment where no attribute was put back (in a macro's tokens), or a syntax error: read the comments as
     // they are, for the same items and the same error.
-    parse_text(&scan::raw_doc_comments(&blanked))
+    parse_text(&raw_doc_comments(&blanked))
 }
 
 fn parse_text(text: &str) -> syn::Result<LazyItems> {

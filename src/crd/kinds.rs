@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use super::error::{CrdError, CrdErrorKind, CrdErrors};
 use super::index::{CrateIndex, ItemKind, SourceSet, Vis, item_span};
-use super::kube_attrs;
 use super::macro_kinds::{self, MacroKind};
+use crate::source::kube_attrs;
 
 /// One `#[derive(CustomResource)]` spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +57,7 @@ pub fn kinds(sources: &SourceSet) -> Result<Kinds, CrdErrors> {
             ItemKind::Enum(e) => (&e.attrs, Vis::of(&e.vis)),
             _ => continue,
         };
-        if !super::derives_custom_resource(attrs) {
+        if !kube_attrs::derives_custom_resource(attrs) {
             generated.extend(macro_kinds::of_item(&ix, id, false, false));
             continue;
         }

@@ -111,7 +111,7 @@ pub fn of_item(ix: &CrateIndex, id: ItemId, derives: bool, incomplete: bool) -> 
     let name = ident.to_string();
     let from_name = name.strip_suffix("Spec").filter(|s| !s.is_empty()).unwrap_or(&name).to_string();
     let root = string_arg(&args(attr), "kind")
-        .filter(|k| super::kube_attrs::is_type_name(k))
+        .filter(|k| crate::source::kube_attrs::is_type_name(k))
         .or_else(|| kube_arg("root"))
         .or_else(|| kube_arg("kind"))
         .unwrap_or(from_name);
@@ -281,9 +281,9 @@ mod tests {
                     ItemKind::Struct(s) => &s.attrs,
                     _ => return None,
                 };
-                let derives = crate::crd::derives_custom_resource(attrs);
+                let derives = crate::source::kube_attrs::derives_custom_resource(attrs);
                 let incomplete = derives
-                    && crate::crd::kube_attrs::parse(attrs, proc_macro2::Span::call_site())
+                    && crate::source::kube_attrs::parse(attrs, proc_macro2::Span::call_site())
                         .err()
                         .is_some_and(|e| only_missing_names(&e));
                 of_item(ix, id, derives, incomplete)
@@ -352,7 +352,7 @@ mod tests {
         (0..ix.items.len())
             .filter_map(|id| {
                 let ItemKind::Struct(s) = &ix.items[id].kind else { return None };
-                let derives = crate::crd::derives_custom_resource(&s.attrs);
+                let derives = crate::source::kube_attrs::derives_custom_resource(&s.attrs);
                 of_item(ix, id, derives, derives)
             })
             .collect()

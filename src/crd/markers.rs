@@ -25,10 +25,10 @@
 //! [`resource`], the compiled fallback on the schema `crd()` printed; its errors name the marker's file and line on
 //! both. A crate without markers produces exactly `Kind::crd()`.
 
-pub mod apply;
-pub mod resource;
-pub mod root;
-pub mod transplant;
+pub(crate) mod apply;
+pub(crate) mod resource;
+pub(crate) mod root;
+pub(crate) mod transplant;
 
 use std::collections::HashMap;
 
@@ -253,7 +253,7 @@ impl MarkerIndex {
                         m.name
                     ));
                 }
-                if is_crd_level(&m.name) && !super::derives_custom_resource(item_attrs(ix, *id)) {
+                if is_crd_level(&m.name) && !crate::source::kube_attrs::derives_custom_resource(item_attrs(ix, *id)) {
                     return Err(format!(
                         "`+{}` configures the CRD and only goes on the #[derive(CustomResource)] spec \
                          struct, not on `{name}`",

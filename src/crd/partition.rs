@@ -64,10 +64,10 @@ pub(super) fn generate(
 /// asks for huge pages, where one touched byte makes 2 MiB resident: the parts free their trees and the next part's
 /// reuse them, but in huge pages that memory stays resident many times over (the wide bench corpus peaked at ~140 MB
 /// instead of ~110 MB). A small crate keeps them: it faults ten times less often with them. Only the binary
-/// ([`super::forget_index_when_done`]) changes it, for its own process; elsewhere, and where it fails, nothing.
+/// ([`crate::source::forget::forget_trees_when_done`]) changes it, for its own process; elsewhere, and where it fails, nothing.
 fn small_pages() {
     #[cfg(target_os = "linux")]
-    if super::forgets_index() {
+    if crate::source::forget::forgets_trees() {
         let _ = rustix::thread::disable_transparent_huge_pages(true);
     }
 }

@@ -7,6 +7,8 @@
 use syn::Expr;
 
 use super::index::{CrateIndex, ItemKind, ModId};
+use crate::source::constant;
+use crate::source::lex::path_segs;
 
 /// How deep consts naming consts are followed.
 const MAX_DEPTH: usize = 8;
@@ -20,6 +22,9 @@ fn value(ix: &CrateIndex, expr: &Expr, module: ModId, depth: usize) -> Result<St
     if depth > MAX_DEPTH {
         return Err("its definition is nested too deeply".into());
     }
+    if let Some(inner) = constant::converted_string(expr) {
+        return value(ix, inner, module, depth);
+    }
     match expr {
         Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ok(s.value()),
         Expr::Paren(p) => value(ix, &p.expr, module, depth),
@@ -27,7 +32,7 @@ fn value(ix: &CrateIndex, expr: &Expr, module: ModId, depth: usize) -> Result<St
         Expr::Reference(r) => value(ix, &r.expr, module, depth),
         Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. }) => value(ix, expr, module, depth),
         Expr::Path(p) if p.qself.is_none() => {
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs = path_segs(&p.path);
             let shown = segs.join("::");
             match ix.resolve(module, &segs, is_static_or_const) {
                 super::index::Resolved::Item(id) => {
@@ -71,7 +76,7 @@ fn initializer(ix: &CrateIndex, init: &Expr, module: ModId, depth: usize) -> Res
             let Expr::Path(f) = &*c.func else {
                 return Err("a call kubesmith does not know".into());
             };
-            let segs: Vec<String> = f.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs = path_segs(&f.path);
             match segs.iter().rev().take(2).map(String::as_str).collect::<Vec<_>>().as_slice() {
                 ["new", "Regex"] => match c.args.first() {
                     Some(arg) if c.args.len() == 1 => value(ix, arg, module, depth),

@@ -676,7 +676,7 @@ impl<'a> Generator<'a> {
         let mut schema = self.hole_for_markers(id, result)?;
         cattrs.common.apply_metadata(&mut schema, self.ix.dialect);
         cattrs.common.apply_extensions(&mut schema);
-        super::kube_attrs::apply_x_kube(attrs_list, &mut schema).map_err(|e| attr_err(ix, m, e))?;
+        super::x_kube::apply_x_kube(attrs_list, &mut schema).map_err(|e| attr_err(ix, m, e))?;
         if self.markers.is_some_and(|mi| !mi.item(id).is_empty()) {
             crd_markers::add_placeholder(&mut schema, TYPE_KEY, crd_markers::type_ref(id));
         }
@@ -1012,11 +1012,11 @@ impl<'a> Generator<'a> {
             let value = match &fa.default {
                 _ if generic_left => Err("its type names a type parameter of a generic type".to_string()),
                 Some(SerdeDefault::Default) => eval.default_of(dty, dm),
-                Some(SerdeDefault::Path(p, _)) => eval.call_default_fn(p, &field.ty, m),
+                Some(SerdeDefault::Path(p)) => eval.call_default_fn(p, &field.ty, m),
                 _ => {
                     if container_values.is_none() {
                         let v = match (container_default, owner) {
-                            (Some(SerdeDefault::Path(p, _)), Some(id)) => eval.call_default_fn_fields(p, id, m),
+                            (Some(SerdeDefault::Path(p)), Some(id)) => eval.call_default_fn_fields(p, id, m),
                             (_, Some(id)) => eval.item_default_fields(id),
                             _ => Err("no container".to_string()),
                         };
@@ -1076,7 +1076,7 @@ impl<'a> Generator<'a> {
             }
         }
         fa.common.apply_extensions(&mut fs);
-        super::kube_attrs::apply_x_kube(&field.attrs, &mut fs).map_err(|e| attr_err(ix, m, e))?;
+        super::x_kube::apply_x_kube(&field.attrs, &mut fs).map_err(|e| attr_err(ix, m, e))?;
         let typed_by_marker =
             fmarkers.iter().any(|mk| TYPING_MARKERS.iter().any(|n| mk.name.ends_with(&format!(":{n}"))));
         let items_marked = fmarkers.iter().any(|mk| {

@@ -1,12 +1,12 @@
 //! What `#[derive(CustomResource)]` is on: the spec item (a struct or an enum), and the checks kube-derive makes
-//! on it and its `#[kube(...)]` at compile time beyond the attribute parser in [`super::kube_attrs`] (the
+//! on it and its `#[kube(...)]` at compile time beyond the attribute parser in [`crate::source::kube_attrs`] (the
 //! derives kubesmith cannot build from at all are in [`super::unbuildable`]).
 
 use proc_macro2::Span;
-use syn::punctuated::Punctuated;
 
 use super::error::{CrdError, CrdErrorKind};
-use super::kube_attrs::{self, KubeAttrs, SchemaMode};
+pub use crate::source::kube_attrs::custom_resource_derive;
+use crate::source::kube_attrs::{self, KubeAttrs, SchemaMode};
 
 /// Fields a `#[kube(no_spec)]` struct may not have: the root object already holds them (kube-derive's
 /// `RESERVED_ROOT_FIELDS`).
@@ -42,25 +42,6 @@ impl<'a> SpecItem<'a> {
     pub fn kube_attrs(&self) -> syn::Result<KubeAttrs> {
         kube_attrs::parse(self.attrs, self.derive_span)
     }
-}
-
-/// The span of `CustomResource` in the item's `#[derive(...)]`, if it derives it.
-pub fn custom_resource_derive(attrs: &[syn::Attribute]) -> Option<Span> {
-    attrs.iter().filter(|a| a.path().is_ident("derive")).find_map(|a| {
-        // Most derives of a crate name no `CustomResource` at all: tell so from the tokens, without parsing paths.
-        if let syn::Meta::List(l) = &a.meta
-            && !l
-                .tokens
-                .clone()
-                .into_iter()
-                .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "CustomResource"))
-        {
-            return None;
-        }
-        let paths = a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated).ok()?;
-        let p = paths.iter().find(|p| p.segments.last().is_some_and(|s| s.ident == "CustomResource"))?;
-        p.segments.last().map(|s| s.ident.span())
-    })
 }
 
 /// `(group, kind, plural.group)` of a kind, as `crd()` names it.

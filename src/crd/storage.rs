@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{CrdError, CrdErrorKind};
 use super::index::SourceSet;
-use super::kube_attrs;
+use crate::source::kube_attrs;
 use crate::source::{Crate, ModKey, Program};
 
 /// A version of a kind, as `#[kube(group, kind, version)]` names it.
@@ -96,7 +96,7 @@ pub fn find(sources: &SourceSet) -> MergeCalls {
     // Libraries first, so a crate name resolves to the library even when a binary shares it.
     roots.sort_by_key(|(_, _, is_bin)| *is_bin);
     let parse = |path: &Path, text: &str| {
-        crate::source::modules::parse_items(path, &super::index::blank_test_modules(text))
+        crate::source::modules::parse_items(path, &crate::source::lex::blank_test_modules(text))
             .map(crate::source::modules::entries)
     };
     let mut crates = Vec::new();

@@ -238,7 +238,7 @@ fn classify_depth<'a>(
                     "kubesmith does not resolve qualified paths (`<T as Trait>::X`)".into(),
                 ));
             }
-            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segs = crate::source::lex::path_segs(&p.path);
             let written = || segs.join("::");
             let resolved = ix.resolve(module, &segs, want_type);
             let full = match resolved {

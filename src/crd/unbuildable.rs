@@ -7,8 +7,9 @@ use proc_macro2::Span;
 
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ModId};
-use super::kube_attrs;
 use super::spec::{crd_key, custom_resource_derive};
+use crate::source::kube_attrs;
+use crate::source::lex::{self, word_positions};
 
 /// A `#[derive(CustomResource)]` that yields no CRD by construction, with the kind it names when its
 /// `#[kube(...)]` can be read.
@@ -104,7 +105,7 @@ fn may_hide_derives(text: &str, built: impl Fn(usize, usize) -> bool) -> bool {
             let b = text.as_bytes();
             let cfg_test = |p: &usize| b[*p..].starts_with(b"#[cfg(test)]");
             let starts = text.match_indices('#').map(|(p, _)| p).filter(cfg_test);
-            starts.filter_map(|p| super::index::cfg_test_module_body(b, p)).collect()
+            starts.filter_map(|p| lex::cfg_test_module_body(b, p)).collect()
         });
         if !tests.iter().any(|(open, close)| (*open..*close).contains(&at)) {
             return true;
@@ -139,18 +140,18 @@ fn derive_sites(text: &str) -> Vec<DeriveSite> {
             break;
         }
         if b[i] == b'"' {
-            i = super::index::skip_string_at_quote(b, i);
+            i = lex::skip_string_at_quote(b, i);
             continue;
         }
         if b[i] != b'#' {
-            i = super::index::skip_literal(b, i).unwrap_or(i + 1);
+            i = lex::skip_literal(b, i).unwrap_or(i + 1);
             continue;
         }
-        if let Some((_, close)) = super::index::cfg_test_module_body(b, i) {
+        if let Some((_, close)) = lex::cfg_test_module_body(b, i) {
             i = close + 1;
             continue;
         }
-        let Some(end) = super::index::attribute_end(b, i) else {
+        let Some(end) = lex::attribute_end(b, i) else {
             i += 1;
             continue;
         };
@@ -178,19 +179,6 @@ const SCAN_BYTES: [bool; 256] = {
     t
 };
 
-/// Byte offsets of `word` (an ASCII identifier) as a whole identifier in `s`. Found from its first byte with
-/// `memchr`, much faster than a substring search on long files.
-fn word_positions<'s>(s: &'s str, word: &'s str) -> impl Iterator<Item = usize> + 's {
-    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    let b = s.as_bytes();
-    let first = char::from(word.as_bytes()[0]);
-    s.match_indices(first).map(|(p, _)| p).filter(move |&p| {
-        b[p..].starts_with(word.as_bytes())
-            && (p == 0 || !is_ident(b[p - 1]))
-            && b.get(p + word.len()).is_none_or(|&c| !is_ident(c))
-    })
-}
-
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
@@ -207,13 +195,13 @@ fn kind_after(text: &str, at: usize) -> Option<(String, String, String)> {
             k += 1;
         }
         if b.get(k) == Some(&b'/') && matches!(b.get(k + 1), Some(b'/' | b'*')) {
-            k = super::index::skip_literal(b, k)?;
+            k = lex::skip_literal(b, k)?;
             continue;
         }
         if b.get(k) != Some(&b'#') {
             break;
         }
-        k = super::index::attribute_end(b, k)?;
+        k = lex::attribute_end(b, k)?;
     }
     let attrs = syn::parse::Parser::parse_str(syn::Attribute::parse_outer, &text[at..k]).ok()?;
     let k = kube_attrs::parse(&attrs, Span::call_site()).ok()?;

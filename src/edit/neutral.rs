@@ -105,7 +105,7 @@ pub fn at_top_level(text: &str, at: usize) -> bool {
     let mut depth = 0i32;
     let mut i = 0;
     while i < at.min(b.len()) {
-        if let Some(end) = crate::crd::index::skip_literal(b, i) {
+        if let Some(end) = crate::source::lex::skip_literal(b, i) {
             if end > at {
                 return false;
             }

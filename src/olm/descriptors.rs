@@ -8,9 +8,9 @@ use serde_json::{Map, Value, json};
 use crate::crd::attrs;
 use crate::crd::error::{CrdError, CrdErrors};
 use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, SourceSet, unraw};
-use crate::crd::kube_attrs;
 use crate::crd::markers::MarkerIndex;
 use crate::markers::{Marker, MarkerValue};
+use crate::source::kube_attrs;
 
 const CSV_MARKER: &str = "operator-sdk:csv:customresourcedefinitions";
 
@@ -40,7 +40,7 @@ pub fn descriptions(sources: &SourceSet) -> Result<Vec<CsvDescription>, CrdError
         let ItemKind::Struct(s) = &item.kind else {
             continue;
         };
-        if !crate::crd::derives_custom_resource(&s.attrs) {
+        if !crate::source::kube_attrs::derives_custom_resource(&s.attrs) {
             continue;
         }
         let Ok(k) = kube_attrs::parse(&s.attrs, s.ident.span()) else {

@@ -34,12 +34,12 @@
 //! `Client::request` of a path not written in the code; a `RoleRef` kind, a subresource or Role rules not written as
 //! literals. [`cache`] keeps what the last inference over the same roots read and found.
 
-pub mod cache;
-pub mod kube_api;
-pub mod resource_impl;
-pub mod resources;
-pub mod types;
-pub mod walk;
+pub(crate) mod cache;
+pub(crate) mod kube_api;
+pub(crate) mod resource_impl;
+pub(crate) mod resources;
+pub(crate) mod types;
+pub(crate) mod walk;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -278,7 +278,7 @@ fn parse_code(path: &Path, text: &str) -> Result<Vec<crate::source::modules::Ent
 
 /// [`parse_code`]'s syn items.
 fn parse_code_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceError> {
-    crate::source::modules::parse_items(path, &crate::crd::index::blank_test_modules(text))
+    crate::source::modules::parse_items(path, &crate::source::lex::blank_test_modules(text))
 }
 
 /// A `#[derive(CustomResource)]` spec: where it is, the kind struct it generates, its resource.
@@ -512,8 +512,8 @@ fn walk_roots(
     drop(group_of);
     let kinds = std::mem::take(&mut engine.kinds.list);
     let (order_dependent, missing) = (engine.order_dependent, std::mem::take(&mut engine.missing));
-    if crate::crd::forgets_index() {
-        // The process exits soon: freeing every syntax tree one by one is wasted time (see `crd::generate_with`).
+    if crate::source::forget::forgets_trees() {
+        // The process exits soon: freeing every syntax tree one by one is wasted time (see `source::forget`).
         std::mem::forget(engine);
         std::mem::forget(prog);
     }
@@ -533,7 +533,7 @@ fn is_pub(vis: &syn::Visibility) -> bool {
 fn custom_resources(prog: &Program) -> Vec<Spec> {
     prog.items_of(crate::source::ItemKind::Struct)
         .filter_map(|(key, item)| match item {
-            syn::Item::Struct(s) if crate::crd::derives_custom_resource(&s.attrs) => {
+            syn::Item::Struct(s) if crate::source::kube_attrs::derives_custom_resource(&s.attrs) => {
                 resources::custom_resource(&s.attrs).map(|(name, r)| (key, name, r)).or_else(|| {
                     // stackable-versioned: the kind is generated in each version's module, which the loader
                     // names as aliases of the module written (`v1alpha1` → `versioned`)

@@ -49,6 +49,7 @@ impl CacheDir {
     }
 
     /// Writes `file` atomically (a temporary sibling renamed into place), creating the folder when needed.
+    #[cfg(test)]
     pub fn write(&self, file: &str, bytes: &[u8]) -> std::io::Result<()> {
         self.write_parts(file, &[bytes])
     }
@@ -146,6 +147,7 @@ fn build_id() -> &'static [u8] {
 }
 
 /// A cache file of `sections` for `format` of this kubesmith build ([`build_id`]).
+#[cfg(test)]
 pub fn encode_sections(format: u32, sections: &[&[u8]]) -> Vec<u8> {
     let mut out = encode_header(format, sections);
     for s in sections {

@@ -18,10 +18,10 @@ use toml_edit::Item;
 use super::Package;
 use super::workspace::{normalize, read_manifest};
 
-pub mod fetch;
-pub mod git;
-pub mod locked;
-pub mod uses;
+pub(crate) mod fetch;
+pub(crate) mod git;
+pub(crate) mod locked;
+pub(crate) mod uses;
 
 /// The crates through which code calls the API server: a crate depending on one of them may hold kube calls.
 pub const KUBE_CRATES: &[&str] = &["kube", "kube-client", "kube-runtime", "kube-core"];

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::module_files::ModuleDirs;
 use super::syntax::{UseEntry, flatten_use, is_cfg_test, path_attr, unraw};
 
 /// Index of a module in [`Crate::modules`].
@@ -56,6 +57,7 @@ impl Module {
     }
 
     /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
+    #[cfg(test)]
     pub fn pub_uses(&self) -> &[bool] {
         &self.flat_uses().1
     }
@@ -245,6 +247,7 @@ pub struct Crate {
 
 impl Crate {
     /// Loads the crate rooted at `root` (`src/lib.rs`, `src/main.rs`, ...), reading files with `read`.
+    #[cfg(test)]
     pub fn load(
         name: &str,
         root: &Path,
@@ -261,8 +264,7 @@ impl Crate {
         parse: ParseFn<'_>,
     ) -> Result<Crate, SourceError> {
         let mut krate = Crate { name: name.to_string(), modules: Vec::new() };
-        let dir = root.parent().map(Path::to_path_buf).unwrap_or_default();
-        krate.load_file(read, parse, root, vec!["crate".into()], None, dir)?;
+        krate.load_file(read, parse, root, vec!["crate".into()], None, ModuleDirs::root(root))?;
         Ok(krate)
     }
 
@@ -273,7 +275,7 @@ impl Crate {
         path: &Path,
         mod_path: Vec<String>,
         parent: Option<ModId>,
-        mod_dir: PathBuf,
+        dirs: ModuleDirs,
     ) -> Result<ModId, SourceError> {
         let text = read(path).map_err(|e| SourceError {
             path: path.to_path_buf(),
@@ -282,8 +284,7 @@ impl Crate {
             message: format!("cannot read the file: {e}"),
         })?;
         let items = parse(path, &text)?;
-        let file_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        self.load_items(read, parse, path, &file_dir, items, mod_path, parent, mod_dir, false)
+        self.load_items(read, parse, path, items, mod_path, parent, dirs)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -292,12 +293,10 @@ impl Crate {
         read: &dyn Fn(&Path) -> std::io::Result<String>,
         parse: ParseFn<'_>,
         file: &Path,
-        file_dir: &Path,
         items: Vec<Entry>,
         mod_path: Vec<String>,
         parent: Option<ModId>,
-        mod_dir: PathBuf,
-        inline: bool,
+        dirs: ModuleDirs,
     ) -> Result<ModId, SourceError> {
         let id = self.modules.len();
         self.modules.push(Module {
@@ -320,35 +319,25 @@ impl Crate {
                     child_path.push(name.clone());
                     match content {
                         Some(items) => {
-                            let dir = mod_dir.join(path_attr.as_deref().unwrap_or(&name));
-                            let child =
-                                self.load_items(read, parse, file, file_dir, items, child_path, Some(id), dir, true)?;
+                            let dir = dirs.inline_child(&name, path_attr.as_deref());
+                            let child = self.load_items(read, parse, file, items, child_path, Some(id), dir)?;
                             for alias in aliases {
                                 self.modules[id].children.entry(alias).or_insert(child);
                             }
                         }
                         None => {
-                            let candidates: Vec<PathBuf> = match &path_attr {
-                                Some(p) if inline => vec![mod_dir.join(p)],
-                                Some(p) => vec![file_dir.join(p)],
-                                None => vec![mod_dir.join(format!("{name}.rs")), mod_dir.join(&name).join("mod.rs")],
-                            };
+                            let candidates = dirs.candidates(&name, path_attr.as_deref());
                             let Some(found) = candidates.iter().find(|p| read(p).is_ok()).cloned() else {
-                                let looked = candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
                                 let message = format!(
                                     "module `{name}` not found (looked for {}): create the file or remove the `mod` line",
-                                    looked.join(", ")
+                                    ModuleDirs::looked(&candidates)
                                 );
                                 return Err(match span {
                                     Some(span) => SourceError::at(file, span, message),
                                     None => SourceError { path: file.to_path_buf(), line: 0, column: 0, message },
                                 });
                             };
-                            let child_dir = if path_attr.is_some() || found.file_name().is_some_and(|f| f == "mod.rs") {
-                                found.parent().map(Path::to_path_buf).unwrap_or_default()
-                            } else {
-                                mod_dir.join(&name)
-                            };
+                            let child_dir = dirs.file_child(&name, path_attr.is_some(), &found);
                             self.load_file(read, parse, &found, child_path, Some(id), child_dir)?;
                         }
                     }
@@ -358,30 +347,13 @@ impl Crate {
         }
         Ok(id)
     }
-
-    /// The module a path like `crate::a::b`, `super::x`, `self::y` or `a::b` (a child of `from`) names.
-    pub fn module_of_path(&self, from: ModId, path: &[String]) -> Option<ModId> {
-        let mut cur = from;
-        let mut rest = path;
-        match rest.first().map(String::as_str) {
-            Some("crate") => {
-                cur = 0;
-                rest = &rest[1..];
-            }
-            Some("self") => rest = &rest[1..],
-            _ => {}
-        }
-        for seg in rest {
-            cur = if seg == "super" { self.modules[cur].parent? } else { *self.modules[cur].children.get(seg)? };
-        }
-        Some(cur)
-    }
 }
 
 /// Turns a file's text into its entries: [`parse_entries`], or another reader of the same text.
 pub type ParseFn<'a> = &'a dyn Fn(&Path, &str) -> Result<Vec<Entry>, SourceError>;
 
 /// A file's entries, parsed in full with syn.
+#[cfg(test)]
 pub fn parse_entries(path: &Path, text: &str) -> Result<Vec<Entry>, SourceError> {
     parse_items(path, text).map(entries)
 }
@@ -441,7 +413,6 @@ mod tests {
         assert!(krate.modules[0].pub_uses()[0]);
         let syn::Item::Fn(f) = krate.modules[3].items[0].get() else { panic!("fn expected") };
         assert_eq!(f.block.stmts.len(), 2, "fn bodies are parsed in full");
-        assert_eq!(krate.module_of_path(2, &["super".into(), "super".into(), "b".into()]), Some(3));
     }
 
     #[test]

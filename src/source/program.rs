@@ -228,6 +228,7 @@ impl Program {
     }
 
     /// Where a generated name lives and what it is called.
+    #[cfg(test)]
     pub fn generated(&self, id: usize) -> (ModKey, &str) {
         let (m, n) = &self.generated[id];
         (*m, n)

@@ -17,7 +17,8 @@ use super::syntax::{UseEntry, is_cfg_test, path_attr};
 
 mod to_syn;
 
-/// The skeleton of one file (or inline module).
+/// The skeleton of one file (or inline module), for tests: the stored form is [`encode`]'s.
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skeleton {
     /// Items in source order.
@@ -190,6 +191,7 @@ pub enum Arg {
     Other,
 }
 
+#[cfg(test)]
 impl Skeleton {
     /// The skeleton of a parsed file; `keep_attrs` says whether a struct's attributes (other than doc comments)
     /// are kept.

@@ -219,6 +219,17 @@ pub fn crate_roots(src: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) 
     out
 }
 
+/// The root of the crate whose sources are in `src` (the one whose items are the crate's own): its lib target as
+/// [`crate_roots`] finds it (`[lib] path` honoured), else `lib.rs`, else `main.rs`, else the first binary. `read`
+/// answers for files not yet on disk too (planned ones): a `lib.rs` only planned still counts.
+pub(crate) fn crate_root(src: &Path, read: &dyn Fn(&Path) -> std::io::Result<String>) -> Option<PathBuf> {
+    let roots = crate_roots(src, read);
+    let exists = |p: &Path| read(p).is_ok();
+    let lib = roots.iter().find(|(_, p, is_bin)| !is_bin && exists(p)).map(|(_, p, _)| p.clone());
+    let conventional = || ["lib.rs", "main.rs"].iter().map(|f| src.join(f)).find(|p| exists(p));
+    lib.or_else(conventional).or_else(|| roots.into_iter().map(|(_, p, _)| p).next())
+}
+
 /// Whether two paths name the same folder, `.` components aside (`/w/.` and `/w`).
 fn same_dir(a: &Path, b: &Path) -> bool {
     normalize(a) == normalize(b)
@@ -531,5 +542,25 @@ mod tests {
         assert_eq!(pkg.crate_name(), "memcached_operator");
         let err = Workspace::discover(&root.join("src")).unwrap_err().to_string();
         assert!(err.contains("no Cargo.toml"), "{err}");
+    }
+
+    #[test]
+    fn the_crate_root_is_the_lib_target_else_lib_rs_main_rs_or_a_bin() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let disk = |p: &Path| std::fs::read_to_string(p);
+        write(root, &[("a/Cargo.toml", "[package]\nname = \"a\"\n[lib]\npath = \"src/core.rs\"\n")]);
+        write(root, &[("a/src/core.rs", ""), ("a/src/main.rs", "")]);
+        assert_eq!(crate_root(&root.join("a/src"), &disk), Some(root.join("a/src/core.rs")));
+        write(root, &[("b/Cargo.toml", "[package]\nname = \"b\"\n"), ("b/src/main.rs", "")]);
+        assert_eq!(crate_root(&root.join("b/src"), &disk), Some(root.join("b/src/main.rs")));
+        // A lib.rs only planned (not on disk yet) is the root all the same.
+        let planned = root.join("b/src/lib.rs");
+        let with_plan = |p: &Path| if p == planned { Ok(String::new()) } else { std::fs::read_to_string(p) };
+        assert_eq!(crate_root(&root.join("b/src"), &with_plan), Some(planned.clone()));
+        write(root, &[("c/Cargo.toml", "[package]\nname = \"c\"\n[[bin]]\nname = \"v\"\npath = \"src/version.rs\"\n")]);
+        write(root, &[("c/src/version.rs", "")]);
+        assert_eq!(crate_root(&root.join("c/src"), &disk), Some(root.join("c/src/version.rs")));
+        assert_eq!(crate_root(&root.join("none/src"), &disk), None);
     }
 }

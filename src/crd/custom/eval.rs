@@ -13,10 +13,11 @@ use syn::Expr;
 use syn::spanned::Spanned;
 
 use super::json::{self, Key, Node};
-use crate::crd::attrs;
 use crate::crd::dialect::Dialect;
 use crate::crd::error::CrdError;
 use crate::crd::index::{CrateIndex, ItemKind, ModId, Resolved};
+use crate::source::constant;
+use crate::source::lex::path_segs;
 
 mod statements;
 
@@ -110,10 +111,6 @@ pub struct Evaluator<'a, 'g> {
     schemas: &'g mut dyn Subschemas,
     construct: String,
     depth: usize,
-}
-
-fn path_segs(p: &syn::Path) -> Vec<String> {
-    p.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 fn strip(e: &Expr) -> &Expr {
@@ -327,7 +324,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                     _ => Err(self.needs(f.module, c.span(), format!("a cast to `{target}`"))),
                 }
             }
-            Expr::Lit(l) => match attrs::expr_literal(e) {
+            Expr::Lit(l) => match crate::source::meta::expr_literal(e) {
                 Some(v) => Ok(Val::Json(v)),
                 None => Err(self.needs(f.module, l.span(), format!("the literal `{}`", quote::quote!(#l)))),
             },
@@ -714,9 +711,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 Val::Generator => Err(self.needs(f.module, span, "unwrapping the schema generator")),
             },
             // Conversions between `&str`/`String`/`Cow`, `Value`, `Map` and `Schema` keep the JSON.
-            "into" | "to_owned" | "clone" | "to_value" | "into_owned" | "as_value" | "borrow" | "as_ref" | "cloned" => {
-                Ok(recv)
-            }
+            m if constant::keeps_value(m) => Ok(recv),
             // a `str`'s length in bytes, an array's (`Vec`, slice, `Value::Array`) in elements
             "len" => match recv {
                 Val::Json(Value::String(t)) => Ok(Val::Json(Value::from(t.len()))),

@@ -6,9 +6,10 @@
 //! never the crate's: the crate's own modules, items and files come first ([`CrateIndex::own_items`]).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::{CrateIndex, CrdError, ModId, SourceSet};
+use crate::source::module_files::ModuleDirs;
 
 /// Crates whose types kubesmith knows by name (or never reads): not looked up among the dependencies.
 const KNOWN: &[&str] = &[
@@ -78,8 +79,7 @@ impl CrateIndex {
             .map(|(n, r)| (n.clone(), r.clone()))
             .collect();
         for (name, root) in roots {
-            let dir = root.parent().map(Path::to_path_buf).unwrap_or_default();
-            let id = self.load_file(sources, force, &root, vec![name.clone()], None, dir)?;
+            let id = self.load_file(sources, force, &root, vec![name.clone()], None, ModuleDirs::root(&root))?;
             self.crates.push((name, id));
         }
         Ok(())

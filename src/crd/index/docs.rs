@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::scan::{doc_comments, push_raw_string};
+use crate::source::lex::{doc_comments, push_raw_string};
 
 /// A text with its outer line doc comments lifted out, and the runs of them to put back.
 pub(super) struct Lifted<'a> {

@@ -1,7 +1,7 @@
 //! The prescan: a cheap lexical pass telling whether a file must be parsed, and otherwise the hashes of the
 //! names a lookup could find in it (the file is then a stub of the crate index).
 
-use super::scan::{is_ident_byte, skip_block, skip_literal};
+use crate::source::lex::{is_ident_byte, skip_block, skip_literal};
 
 /// What a cheap lexical scan ([`prescan`]) knows of a file that was not parsed: hashes of the names it may
 /// define or import. Hash collisions only make a lookup parse a file it did not need.

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use super::prescan::{StubNames, prescan, prescan_elsewhere};
-use super::scan::{blank_fn_bodies, names_api_group_or_crd};
+use super::scan::names_api_group_or_crd;
 use crate::crd::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
+use crate::source::lex::blank_fn_bodies;
 
 /// Source files as the tool sees them: disk, optionally overlaid with planned (not yet written) contents.
 #[derive(Debug, Clone)]

@@ -2,6 +2,7 @@
 
 mod lazy_tests {
     use super::super::*;
+    use crate::source::lex::blank_test_modules;
 
     #[test]
     fn test_modules_are_blanked_keeping_lines() {
@@ -270,6 +271,21 @@ mod tests { use super::*; #[test] fn t() { let _ = NAME; } }
         let dir = write(&[("lib.rs", ext)]);
         let ix = CrateIndex::load(&SourceSet::new(&dir.path().join("src"))).expect("load");
         assert_eq!(ix.module_of_path(1, &segs("v1::Pod")), None);
+        let pod = segs("k8s_openapi::api::core::v1::Pod");
+        assert_eq!(ix.resolve(1, &segs("Pod"), types), Resolved::External(pod.clone()), "through `super::*`");
+        // A glob of a module of the crate that re-exports k8s-openapi's, as RBAC inference reads it too.
+        let prelude = "pub mod prelude { pub use k8s_openapi::api::core::v1::*; }
+pub mod b { use crate::prelude::*; }
+";
+        let dir = write(&[("lib.rs", prelude)]);
+        let ix = CrateIndex::load(&SourceSet::new(&dir.path().join("src"))).expect("load");
+        let b = ix.modules.iter().position(|m| m.path == ["crate", "b"]).expect("module");
+        assert_eq!(ix.resolve(b, &segs("Pod"), types), Resolved::External(pod));
+        // A name raw in its declaration is found by its plain name.
+        let dir = write(&[("lib.rs", "pub struct r#Match;\n")]);
+        let force = [dir.path().join("src/lib.rs")].into();
+        let ix = CrateIndex::load_with(&SourceSet::new(&dir.path().join("src")), &force).expect("load");
+        assert!(matches!(ix.resolve(0, &segs("Match"), types), Resolved::Item(_)));
     }
 
     #[test]

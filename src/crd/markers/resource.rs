@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 
 use crate::crd::error::CrdError;
-use crate::crd::kube_attrs::KubeAttrs;
 use crate::markers::Marker;
+use crate::source::kube_attrs::KubeAttrs;
 
 /// What the CRD-level markers of one version say about the version itself.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]

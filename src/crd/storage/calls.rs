@@ -23,6 +23,8 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 use super::{MergeCall, VersionKey};
+use crate::source::constant;
+use crate::source::lex::path_segs;
 use crate::source::syntax::{UseEntry, flatten_use};
 use crate::source::{ItemKind, ModKey, Program, Res};
 
@@ -367,10 +369,6 @@ fn tokens(e: &impl quote::ToTokens) -> String {
         .replace(" )", ")")
 }
 
-fn path_segments(p: &syn::Path) -> Vec<String> {
-    p.segments.iter().map(|s| crate::source::syntax::unraw(&s.ident)).collect()
-}
-
 impl<'a> Cx<'a> {
     fn deeper(&self) -> Option<Cx<'a>> {
         (self.depth < MAX_DEPTH).then(|| Cx { depth: self.depth + 1, ..*self })
@@ -383,11 +381,11 @@ impl<'a> Cx<'a> {
 
     /// What a path written here names (`Self` standing for the impl's self type).
     fn resolve(&self, p: &syn::Path) -> Res {
-        let mut segs = path_segments(p);
+        let mut segs = path_segs(p);
         if segs.first().is_some_and(|s| s == "Self") {
             match self.self_ty {
                 Some(syn::Type::Path(tp)) if tp.qself.is_none() => {
-                    let mut full = path_segments(&tp.path);
+                    let mut full = path_segs(&tp.path);
                     full.extend(segs.drain(1..));
                     segs = full;
                 }
@@ -462,32 +460,19 @@ impl<'a> Cx<'a> {
     /// The string `e` evaluates to.
     pub fn string(&self, e: &syn::Expr) -> Result<String, String> {
         let Some(cx) = self.deeper() else { return Err("it refers to itself".into()) };
+        if let Some(inner) = constant::converted_string(e) {
+            return cx.string(inner);
+        }
         match e {
             syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ok(s.value()),
             syn::Expr::Reference(r) => cx.string(&r.expr),
             syn::Expr::Paren(p) => cx.string(&p.expr),
             syn::Expr::Group(g) => cx.string(&g.expr),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => cx.string(&u.expr),
-            syn::Expr::MethodCall(m)
-                if m.args.is_empty()
-                    && ["to_string", "to_owned", "as_str", "as_ref", "into", "clone", "borrow", "deref"]
-                        .iter()
-                        .any(|n| m.method == n) =>
-            {
-                cx.string(&m.receiver)
-            }
-            syn::Expr::Call(c) => {
-                if let syn::Expr::Path(p) = &*c.func {
-                    let segs = path_segments(&p.path);
-                    if segs.ends_with(&["String".to_string(), "from".to_string()]) && c.args.len() == 1 {
-                        return cx.string(&c.args[0]);
-                    }
-                }
-                match cx.callee(&c.func) {
-                    Some(Res::GeneratedAssoc(g, rest)) if rest == ["version"] => cx.version_of(g),
-                    _ => Err(format!("`{}` is a call kubesmith does not run", tokens(e))),
-                }
-            }
+            syn::Expr::Call(c) => match cx.callee(&c.func) {
+                Some(Res::GeneratedAssoc(g, rest)) if rest == ["version"] => cx.version_of(g),
+                _ => Err(format!("`{}` is a call kubesmith does not run", tokens(e))),
+            },
             syn::Expr::Field(f) => {
                 let member = match &f.member {
                     syn::Member::Named(n) => n.to_string(),
@@ -654,5 +639,5 @@ fn flatten(elems: impl Iterator<Item = Result<Vec<VersionKey>, String>>) -> Resu
 }
 
 fn is_path(e: &syn::Expr, want: &[&str]) -> bool {
-    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && path_segments(&p.path).iter().map(String::as_str).eq(want.iter().copied()))
+    matches!(e, syn::Expr::Path(p) if p.qself.is_none() && path_segs(&p.path).iter().map(String::as_str).eq(want.iter().copied()))
 }

@@ -512,7 +512,7 @@ impl Cache {
         warnings.dedup();
         let inference = Inference { needs, warnings, entries };
         let kinds = engine.kinds.list.clone();
-        if crate::crd::forgets_index() {
+        if crate::source::forget::forgets_trees() {
             std::mem::forget(engine);
             std::mem::forget(prog);
         }
@@ -742,7 +742,7 @@ fn memo_head(walked: &Walked) -> MemoHead {
 /// Whether items (inline modules included) hold a `#[derive(CustomResource)]` struct.
 fn has_custom_resource(items: &[syn::Item]) -> bool {
     items.iter().any(|i| match i {
-        syn::Item::Struct(s) => crate::crd::derives_custom_resource(&s.attrs),
+        syn::Item::Struct(s) => crate::source::kube_attrs::derives_custom_resource(&s.attrs),
         syn::Item::Mod(m) => m.content.as_ref().is_some_and(|(_, inner)| has_custom_resource(inner)),
         _ => false,
     })
@@ -775,7 +775,7 @@ fn skeleton_index(mut bytes: &[u8]) -> Option<HashMap<u128, &[u8]>> {
 /// A file's skeleton, encoded: struct attributes are kept for `#[derive(CustomResource)]` specs, which register
 /// kinds.
 fn encode_skeleton(items: &[syn::Item]) -> Vec<u8> {
-    skeleton::encode(items, &|s| crate::crd::derives_custom_resource(&s.attrs))
+    skeleton::encode(items, &|s| crate::source::kube_attrs::derives_custom_resource(&s.attrs))
 }
 
 #[cfg(test)]

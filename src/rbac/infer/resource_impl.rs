@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::resources::Resource;
-use super::types::path_segs;
+use crate::source::constant;
+use crate::source::lex::path_segs;
 use crate::source::{ItemKey, ItemKind, ModKey, Program, Res};
 
 /// A type of the sources with a hand-written resource impl.
@@ -205,28 +206,15 @@ impl Reader<'_> {
             return None;
         }
         let next = depth + 1;
+        if let Some(inner) = constant::converted_string(e) {
+            return self.expr(at, inner, self_ty, next);
+        }
         match e {
             syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
             syn::Expr::Paren(p) => self.expr(at, &p.expr, self_ty, next),
             syn::Expr::Group(g) => self.expr(at, &g.expr, self_ty, next),
             syn::Expr::Reference(r) => self.expr(at, &r.expr, self_ty, next),
             syn::Expr::Block(b) if b.label.is_none() => self.block(at, &b.block, self_ty, next),
-            syn::Expr::MethodCall(m)
-                if m.args.is_empty()
-                    && matches!(
-                        m.method.to_string().as_str(),
-                        "into" | "to_string" | "to_owned" | "into_owned" | "clone" | "as_ref" | "as_str" | "borrow"
-                    ) =>
-            {
-                self.expr(at, &m.receiver, self_ty, next)
-            }
-            syn::Expr::Call(c) if c.args.len() == 1 => {
-                let syn::Expr::Path(f) = &*c.func else { return None };
-                let last = f.path.segments.last()?.ident.to_string();
-                matches!(last.as_str(), "Borrowed" | "Owned" | "from")
-                    .then(|| self.expr(at, &c.args[0], self_ty, next))
-                    .flatten()
-            }
             syn::Expr::Path(p) if p.qself.is_none() => self.path(at, &path_segs(&p.path), self_ty, next),
             _ => None,
         }

@@ -6,9 +6,9 @@ pub use crate::builtin::{Resource, k8s, k8s_gvk, k8s_path};
 
 /// The resource a `#[derive(CustomResource)]` spec struct declares, if its `#[kube]` attributes parse.
 pub fn custom_resource(attrs: &[syn::Attribute]) -> Option<(String, Resource)> {
-    let k = crate::crd::kube_attrs::parse(attrs, proc_macro2::Span::call_site()).ok()?;
+    let k = crate::source::kube_attrs::parse(attrs, proc_macro2::Span::call_site()).ok()?;
     let singular = k.singular.clone().unwrap_or_else(|| k.kind.to_ascii_lowercase());
-    let plural = k.plural.clone().unwrap_or_else(|| crate::crd::kube_attrs::to_plural(&singular));
+    let plural = k.plural.clone().unwrap_or_else(|| crate::source::kube_attrs::to_plural(&singular));
     let name = k.root.clone().unwrap_or_else(|| k.kind.clone());
     Some((name, Resource { group: k.group, version: k.version, kind: k.kind, plural, namespaced: k.namespaced }))
 }
@@ -62,7 +62,7 @@ pub fn versioned_resource(attrs: &[syn::Attribute], ident: &str, version: &str) 
     }
     let kind = kind.unwrap_or_else(|| ident.strip_suffix("Spec").unwrap_or(ident).to_string());
     let singular = singular.unwrap_or_else(|| kind.to_ascii_lowercase());
-    let plural = plural.unwrap_or_else(|| crate::crd::kube_attrs::to_plural(&singular));
+    let plural = plural.unwrap_or_else(|| crate::source::kube_attrs::to_plural(&singular));
     Some((kind.clone(), Resource { group: group?, version: version.into(), kind, plural, namespaced }))
 }
 

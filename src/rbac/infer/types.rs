@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::source::lex::path_segs;
 use crate::source::{ItemKey, ModKey, Program, Res, syntax::UseEntry};
 
 /// Index of a resource in [`Kinds`].
@@ -185,11 +186,6 @@ pub struct Scope {
     pub generics: BTreeMap<String, Ty>,
     /// `Self`.
     pub self_ty: Option<Ty>,
-}
-
-/// Path segments as strings.
-pub fn path_segs(path: &syn::Path) -> Vec<String> {
-    path.segments.iter().map(|s| crate::source::syntax::unraw(&s.ident)).collect()
 }
 
 /// The type arguments of a path segment (`Api::<Pod>` → `[Pod]`).

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::kube_api;
-use super::types::{FnRef, KindId, Kinds, Scope, Ty, TypeCx, path_segs, refine};
+use super::types::{FnRef, KindId, Kinds, Scope, Ty, TypeCx, refine};
+use crate::source::lex::path_segs;
 use crate::source::{ItemKey, ModKey, Program, Res};
 
 mod call_site;

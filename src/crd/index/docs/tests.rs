@@ -3,7 +3,7 @@
 
 use super::{for_each_attrs, lift};
 use crate::crd::attrs::doc_text;
-use crate::crd::index::scan::{blank_fn_bodies, raw_doc_comments};
+use crate::source::lex::{blank_fn_bodies, raw_doc_comments};
 
 /// What the index reads of each attribute list: the doc text, where the list starts, and the other attributes.
 type View = Vec<(Option<String>, Option<(usize, usize)>, Vec<String>)>;

@@ -2,7 +2,7 @@
 //! shapes, and syn's own errors.
 
 use super::item_struct;
-use crate::crd::index::scan::{blank_fn_bodies, raw_doc_comments};
+use crate::source::lex::{blank_fn_bodies, raw_doc_comments};
 use quote::ToTokens;
 
 /// Every token of a struct with where it starts and ends.

@@ -7,7 +7,8 @@ use syn::spanned::Spanned;
 
 use super::needs::collect_policy_rules;
 use super::{Engine, Frame, Instance};
-use crate::rbac::infer::types::{FnRef, Scope, Ty, path_segs, refine, segment_type_args};
+use crate::rbac::infer::types::{FnRef, Scope, Ty, refine, segment_type_args};
+use crate::source::lex::path_segs;
 use crate::source::syntax::{UseEntry, flatten_use, unraw};
 use crate::source::{ModKey, Res};
 

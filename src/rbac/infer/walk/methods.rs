@@ -5,7 +5,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Engine, Frame, Head, Need, kube_api, strip_ref};
-use crate::rbac::infer::types::{FnRef, Scope, Ty, path_segs, segment_type_args, unify};
+use crate::rbac::infer::types::{FnRef, Scope, Ty, segment_type_args, unify};
+use crate::source::lex::path_segs;
 use crate::source::syntax::unraw;
 use crate::source::{ItemKey, ModKey, Program, Res};
 

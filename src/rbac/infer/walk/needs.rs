@@ -3,8 +3,9 @@
 //! resource cannot be known.
 
 use super::{Engine, Frame, Need, Unresolved, Warning, kube_api, strip_ref};
-use crate::rbac::infer::types::{Ty, path_segs};
+use crate::rbac::infer::types::Ty;
 use crate::source::Res;
+use crate::source::lex::path_segs;
 use crate::source::syntax::unraw;
 
 /// Types no `Api` can be of.

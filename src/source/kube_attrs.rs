@@ -1,5 +1,5 @@
-//! Reading `#[kube(...)]` on a `#[derive(CustomResource)]` spec struct (every key kube-derive 5 accepts),
-//! and CEL rules in the forms `"rule"`, `("rule", "message")` and `Rule::new(..).message(..)...`.
+//! Reading `#[derive(CustomResource)]` and the `#[kube(...)]` on its spec struct (every key kube-derive 5
+//! accepts), and CEL rules in the forms `"rule"`, `("rule", "message")` and `Rule::new(..).message(..)...`.
 //!
 //! Read the way kube-derive's darling parser reads them: unknown keys (with a suggestion), duplicates, missing
 //! `group`/`version`/`kind`, values of the wrong kind, `attr = "derive|serde|schemars(..)"`, `printcolumn` and
@@ -8,8 +8,33 @@
 use proc_macro2::Span;
 use serde_json::{Map, Value, json};
 use syn::Expr;
+use syn::punctuated::Punctuated;
 
-use super::attrs::{self, MetaItem, MetaValue};
+use super::meta::{self as attrs, MetaItem, MetaValue};
+
+/// The span of `CustomResource` in the item's `#[derive(...)]`, if it derives it.
+pub fn custom_resource_derive(attrs: &[syn::Attribute]) -> Option<Span> {
+    attrs.iter().filter(|a| a.path().is_ident("derive")).find_map(|a| {
+        // Most derives of a crate name no `CustomResource` at all: tell so from the tokens, without parsing paths.
+        if let syn::Meta::List(l) = &a.meta
+            && !l
+                .tokens
+                .clone()
+                .into_iter()
+                .any(|t| matches!(&t, proc_macro2::TokenTree::Ident(i) if i == "CustomResource"))
+        {
+            return None;
+        }
+        let paths = a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated).ok()?;
+        let p = paths.iter().find(|p| p.segments.last().is_some_and(|s| s.ident == "CustomResource"))?;
+        p.segments.last().map(|s| s.ident.span())
+    })
+}
+
+/// Whether `attrs` hold a `#[derive(..., CustomResource)]`.
+pub(crate) fn derives_custom_resource(attrs: &[syn::Attribute]) -> bool {
+    custom_resource_derive(attrs).is_some()
+}
 
 /// How the root schema is produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +98,7 @@ pub struct KubeAttrs {
     pub cel: Option<Span>,
 }
 
-fn err(span: Span, msg: impl Into<String>) -> syn::Error {
+pub(crate) fn err(span: Span, msg: impl Into<String>) -> syn::Error {
     syn::Error::new(span, msg.into())
 }
 
@@ -180,7 +205,7 @@ fn value_span(item: &MetaItem) -> Span {
 /// `unknown #[kube] key`, with kube-derive's (darling's) suggestion of the closest key.
 fn unknown_key(item: &MetaItem) -> syn::Error {
     let names = KEYS.iter().map(|(k, _)| *k);
-    let hint = match crate::markers::closest(&item.name, names.clone()) {
+    let hint = match crate::names::closest(&item.name, names.clone()) {
         Some((s, _)) => format!("did you mean `{s}`?"),
         None => format!("kube-derive accepts {}", names.collect::<Vec<_>>().join(", ")),
     };
@@ -223,7 +248,7 @@ fn schema_mode(item: &MetaItem) -> syn::Result<SchemaMode> {
         "disabled" => Ok(SchemaMode::Disabled),
         other => {
             let values = ["derived", "disabled", "manual"];
-            let hint = match crate::markers::closest(other, values.iter().copied()) {
+            let hint = match crate::names::closest(other, values.iter().copied()) {
                 Some((s, _)) => format!("did you mean `{s}`?"),
                 None => "use `derived`, `disabled` or `manual`".to_string(),
             };
@@ -503,18 +528,15 @@ fn printcolumn(item: &MetaItem) -> syn::Result<Value> {
     )
 }
 
-fn lit_string(e: &Expr) -> Option<String> {
+pub(crate) fn lit_string(e: &Expr) -> Option<String> {
     attrs::expr_str(strip_into(e))
 }
 
-fn strip_into(e: &Expr) -> &Expr {
+pub(crate) fn strip_into(e: &Expr) -> &Expr {
     match e {
-        Expr::MethodCall(m) if m.args.is_empty() && (m.method == "into" || m.method == "to_string") => {
-            strip_into(&m.receiver)
-        }
         Expr::Paren(p) => strip_into(&p.expr),
         Expr::Group(g) => strip_into(&g.expr),
-        _ => e,
+        _ => super::constant::converted_string(e).map_or(e, strip_into),
     }
 }
 
@@ -643,84 +665,6 @@ pub fn to_plural(word: &str) -> String {
         return format!("{}ies", chars.as_str());
     }
     format!("{word}s")
-}
-
-/// Apply `#[x_kube(validation = .., merge_strategy = ..)]` (KubeSchema) to a schema.
-pub fn apply_x_kube(attrs_list: &[syn::Attribute], schema: &mut Value) -> syn::Result<()> {
-    for item in attrs::meta_items(attrs_list, "x_kube")? {
-        let MetaValue::Expr(e) = &item.value else {
-            if item.name == "cel" {
-                continue;
-            }
-            return Err(err(item.span, format!("unsupported #[x_kube({})]", item.name)));
-        };
-        match item.name.as_str() {
-            "validation" => {
-                let r = rule(e).ok_or_else(|| {
-                    err(item.span, "this validation rule cannot be evaluated statically; use literals")
-                })?;
-                let obj = match schema {
-                    Value::Object(o) => o,
-                    _ => {
-                        *schema = json!({});
-                        schema.as_object_mut().ok_or_else(|| err(item.span, "invalid schema"))?
-                    }
-                };
-                match obj.get_mut("x-kubernetes-validations") {
-                    Some(Value::Array(a)) => a.push(r),
-                    _ => {
-                        obj.insert("x-kubernetes-validations".into(), json!([r]));
-                    }
-                }
-            }
-            "merge_strategy" => {
-                let (key, value, keys) = merge_strategy(e).ok_or_else(|| err(item.span, "unknown merge strategy"))?;
-                attrs::insert(schema, key, Value::String(value));
-                if let Some(keys) = keys {
-                    attrs::insert(schema, "x-kubernetes-list-map-keys", keys);
-                }
-            }
-            other => return Err(err(item.span, format!("unsupported #[x_kube({other})]"))),
-        }
-    }
-    Ok(())
-}
-
-fn merge_strategy(e: &Expr) -> Option<(&'static str, String, Option<Value>)> {
-    let (path, arg) = match strip_into(e) {
-        Expr::Path(p) => (&p.path, None),
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) => (&p.path, c.args.first()),
-            _ => return None,
-        },
-        _ => return None,
-    };
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let (ty, variant) = match segs.as_slice() {
-        [.., t, v] => (t.as_str(), v.as_str()),
-        _ => return None,
-    };
-    let key = match ty {
-        "ListMerge" => "x-kubernetes-list-type",
-        "MapMerge" => "x-kubernetes-map-type",
-        "StructMerge" => "x-kubernetes-struct-type",
-        _ => return None,
-    };
-    let value = variant.to_ascii_lowercase();
-    let keys = match (ty, variant, arg) {
-        ("ListMerge", "Map", Some(a)) => {
-            let Expr::Macro(m) = strip_into(a) else {
-                return None;
-            };
-            let list =
-                m.mac.parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated).ok()?;
-            Some(Value::Array(
-                list.iter().map(lit_string).collect::<Option<Vec<_>>>()?.into_iter().map(Value::String).collect(),
-            ))
-        }
-        _ => None,
-    };
-    Some((key, value, keys))
 }
 
 #[cfg(test)]

@@ -1,0 +1,252 @@
+//! Reading the items of an attribute's list (`#[name(a, b = 1, c(..))]`) the way darling and serde_derive read
+//! them, and the literal values written there.
+
+use proc_macro2::{Span, TokenStream};
+use serde_json::Value;
+use syn::ext::IdentExt;
+use syn::parse::discouraged::Speculative;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, Lit, Token};
+
+/// One `name`, `name = expr` or `name(tokens)` inside an attribute.
+#[derive(Debug, Clone)]
+pub(crate) struct MetaItem {
+    /// The key.
+    pub(crate) name: String,
+    /// Where it is.
+    pub(crate) span: Span,
+    /// Its value.
+    pub(crate) value: MetaValue,
+}
+
+/// Value of a [`MetaItem`].
+#[derive(Debug, Clone)]
+pub(crate) enum MetaValue {
+    /// `name`.
+    Flag,
+    /// `name = expr`.
+    Expr(Box<Expr>),
+    /// `name(...)`.
+    List(TokenStream),
+}
+
+impl MetaItem {
+    /// `name = "string"`.
+    pub(crate) fn str_value(&self) -> Option<String> {
+        match &self.value {
+            MetaValue::Expr(e) => expr_str(e),
+            _ => None,
+        }
+    }
+
+    /// Nested items of `name(a = 1, b)`.
+    pub(crate) fn nested(&self) -> syn::Result<Vec<MetaItem>> {
+        match &self.value {
+            MetaValue::List(ts) => plain_meta_list(ts).map_or_else(|| parse_meta_list.parse2(ts.clone()), Ok),
+            _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
+        }
+    }
+
+    /// Expressions of `name(a, b)`.
+    pub(crate) fn list_exprs(&self) -> syn::Result<Vec<Expr>> {
+        match &self.value {
+            MetaValue::List(ts) => {
+                let p = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(ts.clone())?;
+                Ok(p.into_iter().collect())
+            }
+            _ => Err(syn::Error::new(self.span, format!("expected `{}(...)`", self.name))),
+        }
+    }
+}
+
+/// Parse `a, b = 1, c(..)`.
+pub(crate) fn parse_meta_list(input: ParseStream) -> syn::Result<Vec<MetaItem>> {
+    let mut out = Vec::new();
+    while !input.is_empty() {
+        let span = input.span();
+        let mut name = syn::Ident::parse_any(input)?.to_string();
+        while input.peek(Token![::]) {
+            input.parse::<Token![::]>()?;
+            name.push_str("::");
+            name.push_str(&syn::Ident::parse_any(input)?.to_string());
+        }
+        let value = if input.peek(Token![=]) {
+            input.parse::<Token![=]>()?;
+            MetaValue::Expr(Box::new(parse_value_expr(input)?))
+        } else if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            MetaValue::List(content.parse::<TokenStream>()?)
+        } else {
+            MetaValue::Flag
+        };
+        out.push(MetaItem { name, span, value });
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(out)
+}
+
+/// [`parse_meta_list`] read from the tokens directly, for lists of plain items (`name`, `a::b`, `name = <literal>`,
+/// `name(..)`): the same items without building syn's parse buffer, which every field's `#[serde(..)]` paid for.
+/// `None` for anything else, which syn's parser then reads (and reports what is wrong with).
+fn plain_meta_list(tokens: &TokenStream) -> Option<Vec<MetaItem>> {
+    use proc_macro2::{Delimiter, Spacing, TokenTree};
+    let mut out = Vec::new();
+    let mut it = tokens.clone().into_iter().peekable();
+    while let Some(first) = it.next() {
+        let TokenTree::Ident(first) = first else { return None };
+        let span = first.span();
+        let mut name = first.to_string();
+        while let Some(TokenTree::Punct(p)) = it.peek()
+            && p.as_char() == ':'
+        {
+            let (TokenTree::Punct(a), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(next))) =
+                (it.next()?, it.next(), it.next())
+            else {
+                return None;
+            };
+            if a.spacing() != Spacing::Joint || b.as_char() != ':' {
+                return None;
+            }
+            name.push_str("::");
+            name.push_str(&next.to_string());
+        }
+        let value = match it.peek() {
+            Some(TokenTree::Punct(p)) if p.as_char() == '=' && p.spacing() == Spacing::Alone => {
+                it.next();
+                let Some(TokenTree::Literal(lit)) = it.next() else { return None };
+                MetaValue::Expr(Box::new(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit: Lit::new(lit) })))
+            }
+            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
+                let stream = g.stream();
+                it.next();
+                MetaValue::List(stream)
+            }
+            _ => MetaValue::Flag,
+        };
+        out.push(MetaItem { name, span, value });
+        match it.next() {
+            None => break,
+            Some(TokenTree::Punct(p)) if p.as_char() == ',' => {}
+            Some(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// The expression after `name =`. A lone literal (the common case: `rename = "x"`) is what `Expr` parsing
+/// would give, `Expr::Lit`, built without syn's general expression parser.
+fn parse_value_expr(input: ParseStream) -> syn::Result<Expr> {
+    if input.peek(Lit) {
+        let fork = input.fork();
+        if let Ok(lit) = fork.parse::<Lit>()
+            && (fork.is_empty() || fork.peek(Token![,]))
+        {
+            input.advance_to(&fork);
+            return Ok(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit }));
+        }
+    }
+    input.parse::<Expr>()
+}
+
+/// All items of every `#[<which>(...)]` attribute.
+pub(crate) fn meta_items(attrs: &[syn::Attribute], which: &str) -> syn::Result<Vec<MetaItem>> {
+    let mut out = Vec::new();
+    for a in attrs.iter().filter(|a| a.path().is_ident(which)) {
+        if let syn::Meta::List(l) = &a.meta {
+            match plain_meta_list(&l.tokens) {
+                Some(items) => out.extend(items),
+                None => out.extend(parse_meta_list.parse2(l.tokens.clone())?),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A string literal expression's value.
+pub(crate) fn expr_str(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Some(s.value()),
+            _ => None,
+        },
+        Expr::Group(g) => expr_str(&g.expr),
+        Expr::Paren(p) => expr_str(&p.expr),
+        _ => None,
+    }
+}
+
+/// A literal (number, string, bool, possibly negated) as JSON.
+pub(crate) fn expr_literal(e: &Expr) -> Option<Value> {
+    match e {
+        Expr::Lit(l) => match &l.lit {
+            Lit::Str(s) => Some(Value::String(s.value())),
+            Lit::Bool(b) => Some(Value::Bool(b.value)),
+            Lit::Int(i) => {
+                i.base10_parse::<i64>().ok().map(Value::from).or_else(|| i.base10_parse::<u64>().ok().map(Value::from))
+            }
+            Lit::Float(f) => f.base10_parse::<f64>().ok().map(Value::from),
+            Lit::Char(c) => Some(Value::String(c.value().to_string())),
+            _ => None,
+        },
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match expr_literal(&u.expr)? {
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    Some(Value::from(-i))
+                } else {
+                    n.as_f64().map(|f| Value::from(-f))
+                }
+            }
+            _ => None,
+        },
+        Expr::Group(g) => expr_literal(&g.expr),
+        Expr::Paren(p) => expr_literal(&p.expr),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Items as comparable text: name, line and column, value.
+    fn shown(items: &[MetaItem]) -> Vec<String> {
+        items
+            .iter()
+            .map(|i| {
+                let value = match &i.value {
+                    MetaValue::Flag => String::new(),
+                    MetaValue::Expr(e) => format!("= {}", quote::quote!(#e)),
+                    MetaValue::List(ts) => format!("({ts})"),
+                };
+                let at = i.span.start();
+                format!("{} {}:{} {value}", i.name, at.line, at.column)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn plain_meta_lists_read_like_syn() {
+        let plain = [
+            "default, skip_serializing_if = \"Option::is_none\", rename = \"camelCase\"",
+            "rename(serialize = \"a\", deserialize = \"b\"), flatten,",
+            "with = \"x\", length(min = 1), range(max = 5.5), r#type = 3u8, a::b::c",
+            "",
+        ];
+        for text in plain {
+            let tokens: TokenStream = text.parse().expect("tokens");
+            let fast = plain_meta_list(&tokens).unwrap_or_else(|| panic!("plain: {text}"));
+            let slow = parse_meta_list.parse2(tokens).expect("parses");
+            assert_eq!(shown(&fast), shown(&slow), "{text}");
+        }
+        // What is not plain goes to syn's parser (which reads or refuses it).
+        for text in ["default = \"a\" + b", "x = -1", "x = true", "x = path::to", ":: x", "a b", "x == 1", "a: b"] {
+            let tokens: TokenStream = text.parse().expect("tokens");
+            assert!(plain_meta_list(&tokens).is_none(), "{text}");
+        }
+    }
+}
