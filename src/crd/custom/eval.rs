@@ -273,7 +273,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             }
             match &*pt.pat {
                 syn::Pat::Ident(pi) if pi.subpat.is_none() => {
-                    frame.locals.push((pi.ident.to_string(), Local::Val(arg)))
+                    frame.locals.push((crate::source::syntax::unraw(&pi.ident), Local::Val(arg)))
                 }
                 syn::Pat::Wild(_) => {}
                 other => return Err(self.needs(module, other.span(), "a parameter pattern")),

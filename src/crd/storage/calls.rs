@@ -203,7 +203,7 @@ impl Scope {
 fn pat_idents(pat: &syn::Pat, out: &mut Vec<String>) {
     match pat {
         syn::Pat::Ident(i) => {
-            out.push(i.ident.to_string());
+            out.push(crate::source::syntax::unraw(&i.ident));
             if let Some((_, sub)) = &i.subpat {
                 pat_idents(sub, out);
             }
@@ -225,7 +225,7 @@ fn pat_idents(pat: &syn::Pat, out: &mut Vec<String>) {
 fn plain_ident(pat: &syn::Pat) -> Option<(String, bool)> {
     match pat {
         syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
-            Some((i.ident.to_string(), i.mutability.is_some()))
+            Some((crate::source::syntax::unraw(&i.ident), i.mutability.is_some()))
         }
         syn::Pat::Type(t) => plain_ident(&t.pat),
         _ => None,
@@ -318,13 +318,23 @@ impl<'ast> Visit<'ast> for Scope {
 
     fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
         // Items are visible in their whole block.
-        self.bind(c.ident.to_string(), LineColumn { line: 0, column: 0 }, Some(*c.expr.clone()), false);
+        self.bind(
+            crate::source::syntax::unraw(&c.ident),
+            LineColumn { line: 0, column: 0 },
+            Some(*c.expr.clone()),
+            false,
+        );
         syn::visit::visit_item_const(self, c);
     }
 
     fn visit_item_static(&mut self, s: &'ast syn::ItemStatic) {
         let value = s.mutability == syn::StaticMutability::None;
-        self.bind(s.ident.to_string(), LineColumn { line: 0, column: 0 }, value.then(|| *s.expr.clone()), false);
+        self.bind(
+            crate::source::syntax::unraw(&s.ident),
+            LineColumn { line: 0, column: 0 },
+            value.then(|| *s.expr.clone()),
+            false,
+        );
         syn::visit::visit_item_static(self, s);
     }
 

@@ -77,7 +77,7 @@ impl Evaluator<'_, '_> {
                 } else {
                     Local::Val(self.expr(f, &init.expr)?)
                 };
-                f.locals.push((pi.ident.to_string(), local));
+                f.locals.push((crate::source::syntax::unraw(&pi.ident), local));
                 Ok(())
             }
             syn::Pat::Wild(_) => self.stmt_expr(f, &init.expr).map(|_| ()),
@@ -124,7 +124,7 @@ impl Evaluator<'_, '_> {
         };
         let name = match &*l.pat {
             syn::Pat::TupleStruct(ts) if ts.path.is_ident("Some") && ts.elems.len() == 1 => match &ts.elems[0] {
-                syn::Pat::Ident(pi) if pi.subpat.is_none() => Some(pi.ident.to_string()),
+                syn::Pat::Ident(pi) if pi.subpat.is_none() => Some(crate::source::syntax::unraw(&pi.ident)),
                 syn::Pat::Wild(_) => None,
                 other => return Err(self.needs(f.module, other.span(), "an `if let` pattern")),
             },

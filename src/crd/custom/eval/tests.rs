@@ -187,6 +187,7 @@ let item = generator.subschema_for::<Item>();
 json_schema!({ "type": "array", "items": item, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] })
 }
 fn direct(g: &mut SchemaGenerator) -> Schema { Item::json_schema(g) }
+fn raw(r#gen: &mut SchemaGenerator) -> Schema { let r#item = r#gen.subschema_for::<Item>(); json_schema!({ "items": r#item }) }
 fn qualified(g: &mut SchemaGenerator) -> Schema { <Item as JsonSchema>::json_schema(g) }
 fn inline(g: &mut SchemaGenerator) -> Schema { json_schema!({ "properties": { "spec": g.subschema_for::<Spec>() } }) }
 pub struct Duration;
@@ -203,6 +204,7 @@ fn json_schema_of_self(g: &mut SchemaGenerator) -> Schema { g.subschema_for::<Se
         json!({"type": "array", "items": {"title": "Item"}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]})
     );
     assert_eq!(ok(src, "direct"), json!({"title": "Item"}));
+    assert_eq!(ok(src, "raw"), json!({"items": {"title": "Item"}}), "`r#gen` and `gen` are one name");
     assert_eq!(ok(src, "qualified"), json!({"title": "Item"}));
     assert_eq!(ok(src, "inline"), json!({"properties": {"spec": {"title": "Spec"}}}));
     assert_eq!(ok(src, "json_schema"), json!({"title": "Duration"}), "`Self` is the impl's type");
