@@ -23,8 +23,10 @@ use super::{CrdError, Generation, K8sTable};
 const SPLIT_ABOVE: u64 = 2 << 20;
 
 /// About how many bytes of the files deriving `CustomResource` each part gets: their syntax trees take ~15 times
-/// that in memory (the other files are parsed only when a kind's types lead into them).
-const PART_BYTES: u64 = 1 << 20;
+/// that in memory (the other files are parsed only when a kind's types lead into them). Half a MiB: on 5.7 MB of
+/// real kopium output peak RSS 101 MiB where 1 MiB parts took 122 MiB, at the same speed, and 500 scaffolded kinds
+/// 59 MiB where they took 71 MiB (`cargo xtask bench`, issue 45).
+const PART_BYTES: u64 = 1 << 19;
 
 /// Every kind of the crate, generated in parts when the crate is large enough and no `merge_crds` call joins kinds
 /// across files: one per core at least, one per [`PART_BYTES`] of the files deriving `CustomResource` when they
@@ -41,7 +43,7 @@ pub(super) fn generate(
             let derives: Vec<(PathBuf, u64)> =
                 files.iter().filter(|(path, _)| sources.text_contains(path, "CustomResource")).cloned().collect();
             let bytes = derives.iter().map(|(_, len)| len).sum::<u64>();
-            // One per started MiB from 2 MiB on (below, a second load of the shared files costs a single thread
+            // One per started [`PART_BYTES`] from twice that on (below, a second load of the shared files costs a single thread
             // more than the memory it saves), at least one per thread, and a multiple of the threads, so they
             // finish together.
             let threads = crate::parallel::threads();
