@@ -43,9 +43,9 @@ pub(super) fn generate(
             let derives: Vec<(PathBuf, u64)> =
                 files.iter().filter(|(path, _)| sources.text_contains(path, "CustomResource")).cloned().collect();
             let bytes = derives.iter().map(|(_, len)| len).sum::<u64>();
-            // One per started [`PART_BYTES`] from twice that on (below, a second load of the shared files costs a single thread
-            // more than the memory it saves), at least one per thread, and a multiple of the threads, so they
-            // finish together.
+            // One per started [`PART_BYTES`] from twice that on (below, a second load of the shared files costs a
+            // single thread more than the memory it saves), at least one per thread, and a multiple of the
+            // threads, so they finish together.
             let threads = crate::parallel::threads();
             let by_size = if bytes < 2 * PART_BYTES { 1 } else { bytes.div_ceil(PART_BYTES) };
             let parts = usize::try_from(by_size).unwrap_or(usize::MAX).div_ceil(threads) * threads;
