@@ -1,9 +1,9 @@
 //! kubesmith: scaffold, generate and package Kubernetes operators written in Rust with kube-rs.
 //!
 //! [`run_cli`] parses, sets the output level, marks the process as short-lived for the CRD generator
-//! ([`crd::forget_index_when_done`]), installs the signal handling ([`interrupt::install`]), runs the command and maps
-//! its outcome to an exit code: 0 ok, 1 failure, 2 usage (`usage::UsageError` and clap's own usage errors), 130
-//! interrupted.
+//! (`source::forget::forget_trees_when_done`), installs the signal handling ([`interrupt::install`]), runs the
+//! command and maps its outcome to an exit code: 0 ok, 1 failure, 2 usage (`usage::UsageError` and clap's own usage
+//! errors), 130 interrupted.
 
 pub(crate) mod apply;
 pub(crate) mod builtin;

@@ -16,6 +16,11 @@ pub fn corpus_lock() -> PathBuf {
 /// Writes `files` (relative path, contents) into `dir`, leaving other files (Cargo.lock) alone and
 /// skipping files whose contents are unchanged (so cargo's fingerprints stay fresh).
 pub fn write_crate(dir: &Path, files: &[(String, String)]) -> Result<()> {
+    write_crate_locked(dir, files, &corpus_lock())
+}
+
+/// [`write_crate`], seeding a missing Cargo.lock from `lock`.
+pub fn write_crate_locked(dir: &Path, files: &[(String, String)], lock: &Path) -> Result<()> {
     for (rel, text) in files {
         let path = dir.join(rel);
         if std::fs::read_to_string(&path).is_ok_and(|old| &old == text) {
@@ -24,9 +29,10 @@ pub fn write_crate(dir: &Path, files: &[(String, String)]) -> Result<()> {
         std::fs::create_dir_all(path.parent().expect("file in a folder"))?;
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    let lock = dir.join("Cargo.lock");
-    if !lock.exists() {
-        std::fs::copy(corpus_lock(), &lock).context("cannot seed the harness Cargo.lock")?;
+    let seeded = dir.join("Cargo.lock");
+    if !seeded.exists() {
+        std::fs::copy(lock, &seeded)
+            .with_context(|| format!("cannot seed {} from {}", seeded.display(), lock.display()))?;
     }
     Ok(())
 }

@@ -52,18 +52,7 @@ pub fn helper() -> Result<PathBuf> {
         ("Cargo.toml".to_string(), manifest(&kubesmith)?),
         ("src/main.rs".to_string(), include_str!("floor_helper.rs").to_string()),
     ];
-    for (rel, text) in &files {
-        let path = dir.join(rel);
-        if std::fs::read_to_string(&path).is_ok_and(|old| &old == text) {
-            continue;
-        }
-        std::fs::create_dir_all(path.parent().expect("file in a folder"))?;
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    let lock = dir.join("Cargo.lock");
-    if !lock.exists() {
-        std::fs::copy(root().join("Cargo.lock"), &lock).context("cannot seed the parse floor's Cargo.lock")?;
-    }
+    crate::harness::write_crate_locked(&dir, &files, &root().join("Cargo.lock"))?;
     let target = dir.join("target");
     crate::harness::cargo_in(&dir, &target, &["build", "--release", "--quiet"], &dir.join("build.log"))?;
     Ok(target.join("release/parse-floor"))
