@@ -776,6 +776,13 @@ struct LazyItems(Vec<syn::Item>);
 impl syn::parse::Parse for LazyItems {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
         input.call(syn::Attribute::parse_inner)?;
+        Self::parse_rest(input)
+    }
+}
+
+impl LazyItems {
+    /// The items up to the end of `input`, without inner attributes first (a piece of a file after its first).
+    fn parse_rest(input: syn::parse::ParseStream) -> syn::Result<Self> {
         let mut items = Vec::new();
         while !input.is_empty() {
             if let Some(item) = lazy_item(input)? {
@@ -810,13 +817,53 @@ fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
 }
 
 fn parse_text(text: &str) -> syn::Result<LazyItems> {
-    if text.starts_with("#!") && !text.starts_with("#![") {
+    let shebang;
+    let text = if text.starts_with("#!") && !text.starts_with("#![") {
         // A shebang line: blank it out, keeping line numbers.
         let end = text.find('\n').unwrap_or(text.len());
-        let blanked = format!("{}{}", " ".repeat(end), &text[end..]);
-        return syn::parse_str(&blanked);
+        shebang = format!("{}{}", " ".repeat(end), &text[end..]);
+        &shebang
+    } else {
+        text
+    };
+    if text.len() > 2 * PIECE_BYTES
+        && let Some(items) = parse_pieces(text)
+    {
+        return Ok(items);
     }
     syn::parse_str(text)
+}
+
+/// About how many bytes of a large file [`parse_pieces`] parses at a time.
+const PIECE_BYTES: usize = 64 << 10;
+
+/// The items of a large text parsed a piece of whole items at a time ([`top_level_cuts`]), each piece on its own
+/// lines (after as many empty lines as come before it), so every span is the one parsing the whole text gives.
+/// syn holds the tokens of what it parses twice over while it builds the trees, ~20 times the text: a megabyte file
+/// of generated types took 23 MB more at once than its trees keep. `None` when a piece does not parse (a cut that
+/// does not end an item, or an error in the text): the whole text is parsed then, for the same items or error.
+fn parse_pieces(text: &str) -> Option<LazyItems> {
+    let cuts = crate::source::syntax::top_level_cuts(text, PIECE_BYTES);
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut items = Vec::new();
+    let (mut from, mut lines) = (0, 0);
+    let mut piece = String::new();
+    for to in cuts.into_iter().chain(std::iter::once(text.len())) {
+        piece.clear();
+        piece.extend(std::iter::repeat_n('\n', lines));
+        piece.push_str(&text[from..to]);
+        let parsed = if from == 0 {
+            syn::parse_str::<LazyItems>(&piece)
+        } else {
+            syn::parse::Parser::parse_str(LazyItems::parse_rest, &piece)
+        };
+        items.extend(parsed.ok()?.0);
+        lines += memchr::memchr_iter(b'\n', &text.as_bytes()[from..to]).count();
+        from = to;
+    }
+    Some(LazyItems(items))
 }
 
 /// Gives back the room syn's attribute lists grew into (a doc comment and a `#[serde(..)]` take two of the four

@@ -159,75 +159,11 @@ pub const MAX_NESTING: usize = 256;
 /// outside comments, string and char literals. The error names the line and says what to do.
 pub fn check_nesting(text: &str) -> Result<(), String> {
     let b = text.as_bytes();
-    let mut i = 0usize;
     // Per open bracket: the `<` counted inside it so far.
     let mut angles: Vec<usize> = vec![0];
     let mut depth = 0usize;
-    while i < b.len() {
-        // Most bytes neither open nor close anything: skip them by table.
-        while i < b.len() && !NESTING_BYTES[b[i] as usize] {
-            i += 1;
-        }
-        let Some(&c) = b.get(i) else { break };
-        match c {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut level = 0usize;
-                while i < b.len() {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        level += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        level -= 1;
-                        i += 2;
-                        if level == 0 {
-                            break;
-                        }
-                    } else {
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            b'r' if matches!(b.get(i + 1), Some(b'#' | b'"')) && raw_prefix_starts(b, i) => {
-                let hashes = b[i + 1..].iter().take_while(|&&x| x == b'#').count();
-                if b.get(i + 1 + hashes) == Some(&b'"') {
-                    let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
-                    i += hashes + 2;
-                    while i < b.len() && !b[i..].starts_with(&close) {
-                        i += 1;
-                    }
-                    i += close.len();
-                    continue;
-                }
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-                continue;
-            }
-            b'\'' => {
-                // A char literal (`'x'`, `'\n'`, `'\u{..}'`), else a lifetime or label: skip the quote only.
-                if b.get(i + 1) == Some(&b'\\') {
-                    i += 2;
-                    while i < b.len() && b[i] != b'\'' && b[i] != b'\n' {
-                        i += 1;
-                    }
-                    i += 1;
-                    continue;
-                }
-                let ch = text[i + 1..].chars().next().map_or(0, char::len_utf8);
-                if ch > 0 && b.get(i + 1 + ch) == Some(&b'\'') {
-                    i += ch + 2;
-                    continue;
-                }
-            }
+    for i in code_bytes(text) {
+        match b[i] {
             b'(' | b'[' | b'{' => {
                 depth += 1;
                 angles.push(0);
@@ -261,9 +197,122 @@ pub fn check_nesting(text: &str) -> Result<(), String> {
                  helper fn)"
             ));
         }
-        i += 1;
     }
     Ok(())
+}
+
+/// The offsets of the brackets, `;`, `<` and `>` of `text` outside comments, string and char literals, in order.
+fn code_bytes(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let b = text.as_bytes();
+    let mut i = 0usize;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            // Most bytes neither open nor close anything: skip them by table.
+            while i < b.len() && !NESTING_BYTES[b[i] as usize] {
+                i += 1;
+            }
+            let Some(&c) = b.get(i) else { break };
+            match c {
+                b'/' if b.get(i + 1) == Some(&b'/') => {
+                    i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p);
+                    continue;
+                }
+                b'/' if b.get(i + 1) == Some(&b'*') => {
+                    let mut level = 0usize;
+                    while i < b.len() {
+                        if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                            level += 1;
+                            i += 2;
+                        } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                            level -= 1;
+                            i += 2;
+                            if level == 0 {
+                                break;
+                            }
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    continue;
+                }
+                b'r' if matches!(b.get(i + 1), Some(b'#' | b'"')) && raw_prefix_starts(b, i) => {
+                    let hashes = b[i + 1..].iter().take_while(|&&x| x == b'#').count();
+                    if b.get(i + 1 + hashes) == Some(&b'"') {
+                        let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
+                        i += hashes + 2;
+                        while i < b.len() && !b[i..].starts_with(&close) {
+                            i += 1;
+                        }
+                        i += close.len();
+                        continue;
+                    }
+                }
+                b'"' => {
+                    i += 1;
+                    while i < b.len() && b[i] != b'"' {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                    continue;
+                }
+                b'\'' => {
+                    // A char literal (`'x'`, `'\n'`, `'\u{..}'`), else a lifetime or label: skip the quote only.
+                    if b.get(i + 1) == Some(&b'\\') {
+                        i += 2;
+                        while i < b.len() && b[i] != b'\'' && b[i] != b'\n' {
+                            i += 1;
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    let ch = text[i + 1..].chars().next().map_or(0, char::len_utf8);
+                    if ch > 0 && b.get(i + 1 + ch) == Some(&b'\'') {
+                        i += ch + 2;
+                        continue;
+                    }
+                }
+                b'/' | b'r' => {}
+                _ => {
+                    i += 1;
+                    return Some(i - 1);
+                }
+            }
+            i += 1;
+        }
+        None
+    })
+}
+
+/// Where `text` may be cut into pieces of whole items of at least `every` bytes each: the starts of lines that
+/// follow a `}` or `;` closing an item at the top level (nothing but blanks or a line comment after it), in
+/// order. A piece parses like the same items in the whole text, once it sits on its own lines (a cut that does not
+/// end an item leaves a piece that does not parse: its caller then parses the whole text).
+pub fn top_level_cuts(text: &str, every: usize) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut cuts = Vec::new();
+    let (mut depth, mut last) = (0usize, 0usize);
+    for i in code_bytes(text) {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth != 0 || !matches!(b[i], b'}' | b';') || i - last < every {
+            continue;
+        }
+        let mut j = i + 1;
+        while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\r') {
+            j += 1;
+        }
+        if b[j..].starts_with(b"//") && !b[j..].starts_with(b"///") && !b[j..].starts_with(b"//!") {
+            j = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |p| j + p);
+        }
+        if b.get(j) == Some(&b'\n') && j + 1 < b.len() {
+            last = j + 1;
+            cuts.push(last);
+        }
+    }
+    cuts
 }
 
 /// The bytes [`check_nesting`] looks at: brackets, `;`, angle brackets and the starts of comments and literals.
@@ -306,7 +355,37 @@ pub fn item_name(item: &syn::Item) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_NESTING, check_nesting};
+    use super::{MAX_NESTING, check_nesting, top_level_cuts};
+
+    #[test]
+    fn cuts_fall_after_items_at_the_top_level_only() {
+        let text = concat!(
+            "use a::b; // after\n",
+            "struct A {\n    x: u8, // } ;\n}\n",
+            "const S: &str = \"}\n;\";\n",
+            "fn f() { let c = '}'; g(); }\n",
+            "/* } ;\n */ impl A {\n    fn g() {}\n}\n",
+            "const T: &str = r#\"\n}\"#;\n",
+            "#[derive(Debug)]\nstruct B;",
+        );
+        let cut_lines: Vec<&str> = top_level_cuts(text, 0).iter().map(|&c| text[c..].lines().next().unwrap()).collect();
+        assert_eq!(
+            cut_lines,
+            [
+                "struct A {",
+                "const S: &str = \"}",
+                "fn f() { let c = '}'; g(); }",
+                "/* } ;",
+                "const T: &str = r#\"",
+                "#[derive(Debug)]"
+            ]
+        );
+        // Each piece is at least `every` bytes; the text's end is no cut.
+        let cuts = top_level_cuts(text, 40);
+        assert!(cuts.windows(2).all(|w| w[1] - w[0] >= 40) && cuts[0] >= 40, "{cuts:?}");
+        assert!(top_level_cuts("struct A;\n", 0).is_empty());
+        assert!(top_level_cuts("struct A { x: u8 }", 0).is_empty());
+    }
 
     #[test]
     fn nesting_counts_brackets_and_generic_arguments() {

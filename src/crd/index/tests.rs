@@ -102,6 +102,55 @@ struct After { pub f: u8 }
         assert_eq!(ix.full_block(0, &one.block).expect("kept").stmts.len(), 1);
     }
 
+    /// Item names with the line and column of each, and the tokens of the items.
+    fn spans_and_tokens(items: &[syn::Item]) -> (Vec<(String, usize, usize)>, String) {
+        let spans = items
+            .iter()
+            .filter_map(|i| match i {
+                syn::Item::Struct(s) => Some(&s.ident),
+                syn::Item::Fn(f) => Some(&f.sig.ident),
+                syn::Item::Const(c) => Some(&c.ident),
+                _ => None,
+            })
+            .map(|id| (id.to_string(), id.span().start().line, id.span().start().column))
+            .collect();
+        (spans, items.iter().map(|i| quote::quote!(#i).to_string()).collect())
+    }
+
+    #[test]
+    fn large_texts_are_parsed_in_pieces_with_the_spans_of_the_whole() {
+        let mut text = String::from("#![allow(unused)]\n//! Docs.\n");
+        for i in 0..1500 {
+            text.push_str(&format!(
+                "/// Kind {i}: {{ ; }}\n#[derive(Debug)]\npub struct S{i} {{\n    /// A field.\n    pub f: Option<String>, // }}\n}}\n\
+                 const C{i}: &str = \"}}\n;\";\nfn f{i}() -> u8 {{ {i} }}\n"
+            ));
+        }
+        assert!(text.len() > 2 * PIECE_BYTES);
+        let pieces = parse_pieces(&text).expect("parses in pieces");
+        let whole: LazyItems = syn::parse_str(&text).expect("parses whole");
+        assert_eq!(pieces.0.len(), 4500);
+        assert_eq!(spans_and_tokens(&pieces.0), spans_and_tokens(&whole.0));
+        // Through the loader's path: doc comments put back on the items of every piece.
+        let items = parse_items(&text, None).expect("parses").0;
+        let syn::Item::Struct(last) = &items[items.len() - 3] else { panic!("a struct") };
+        assert_eq!(crate::crd::attrs::doc_text(&last.attrs).as_deref(), Some("Kind 1499: { ; }"));
+        assert_eq!(last.ident.span().start().line, 3 + 1499 * 9 + 2);
+
+        // A cut that does not end an item (`}` closing a line inside a const's expression), or an error in a later
+        // piece: the whole text is parsed, for the same items or the same error.
+        let filler = "struct Filler;\n".repeat(PIECE_BYTES / 15 + 1);
+        let fields: String = (0..PIECE_BYTES / 10).map(|i| format!("a{i}: u8, ")).collect();
+        let split_const = format!("struct Big {{ {fields} }} const X: A = A {{\n}}\n.b();\n{filler}");
+        assert_eq!(crate::source::syntax::top_level_cuts(&split_const, PIECE_BYTES).len(), 2);
+        assert!(parse_pieces(&split_const).is_none());
+        assert!(parse_text(&split_const).is_ok());
+        let broken = format!("{filler}{filler}struct Broken {{ x: }}\n{filler}");
+        assert!(parse_pieces(&broken).is_none());
+        let e = parse_text(&broken).err().expect("an error");
+        assert_eq!(e.span().start().line, 2 * (PIECE_BYTES / 15 + 1) + 1);
+    }
+
     #[test]
     fn byte_offsets_count_chars() {
         let text = "ab\nçd\n";
