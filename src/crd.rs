@@ -56,6 +56,7 @@ pub(crate) mod size;
 pub mod spec;
 pub(crate) mod storage;
 pub(crate) mod transform;
+pub(crate) mod type_names;
 pub(crate) mod types;
 pub(crate) mod unbuildable;
 pub(crate) mod x_kube;

@@ -28,6 +28,8 @@ use syn::parse::discouraged::Speculative;
 use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
+use super::k8s::K8sTable;
+use super::type_names::Named;
 use crate::markers::{Marker, MarkerError};
 use crate::source::lex::{blank_fn_bodies, raw_doc_comments};
 use crate::source::module_files::ModuleDirs;
@@ -200,6 +202,21 @@ pub struct CrateIndex {
     resolved: RefCell<FastMap<(ModId, usize), ResolvedPaths>>,
     /// The part of a split generation this index is for ([`CrateIndex::load_part`]); `None`: the whole crate.
     part: Option<Part>,
+    /// What the type paths classified so far name ([`CrateIndex::type_named`]).
+    type_names: TypeNames,
+}
+
+/// [`CrateIndex::type_named`]'s memo, and the buffer its keys are written in.
+#[derive(Default)]
+struct TypeNames {
+    named: elsa::FrozenMap<Vec<u8>, Box<Named>, foldhash::fast::RandomState>,
+    key: RefCell<Vec<u8>>,
+}
+
+impl std::fmt::Debug for TypeNames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TypeNames")
+    }
 }
 
 /// One of the parts a generation is split into: which files deriving `CustomResource` it parses. Every such file
@@ -633,6 +650,29 @@ impl CrateIndex {
         let lookup = Lookup { ix: self, want: |_| false };
         let candidates = resolve::external_candidates(&lookup, module, &full, &[]);
         candidates.iter().find_map(|c| known_external(c)).unwrap_or(full)
+    }
+
+    /// What `path`, a type written in `module`, names with the k8s-openapi table `k8s`: `name` works it out the first
+    /// time (from the path's segments), the memo answers after ([`super::type_names`]). The index does not change
+    /// once loaded, and what a first resolution touched stays recorded, so a remembered answer is the one computed
+    /// again.
+    pub(crate) fn type_named(
+        &self,
+        module: ModId,
+        k8s: &K8sTable,
+        path: &syn::Path,
+        name: impl FnOnce(&[String]) -> Named,
+    ) -> &Named {
+        let key = {
+            let mut key = self.type_names.key.borrow_mut();
+            super::type_names::write_key(&mut key, module, k8s, path);
+            if let Some(named) = self.type_names.named.get(key.as_slice()) {
+                return named;
+            }
+            key.clone()
+        };
+        let named = name(&crate::source::lex::path_segs(path));
+        self.type_names.named.insert(key, Box::new(named))
     }
 
     /// The module a path like `crate::a::b`, `super::x`, `self::y`, `v1::inner` (`v1` a child or a module

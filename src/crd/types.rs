@@ -16,21 +16,8 @@ use syn::spanned::Spanned;
 use super::error::{CrdError, CrdErrorKind};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved};
 use super::k8s::K8sTable;
-
-/// Scalar kinds, for default-value evaluation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScalarKind {
-    /// Serialized as a JSON string.
-    Str,
-    /// `bool`.
-    Bool,
-    /// An integer.
-    Int,
-    /// A float.
-    Float,
-    /// Anything else (objects like `std::time::Duration`).
-    Other,
-}
+use super::type_names::Named;
+pub use super::type_names::ScalarKind;
 
 /// What a field type is (the types in it borrowed from the type classified, or from a type alias of the crate).
 #[derive(Debug, Clone)]
@@ -238,142 +225,149 @@ fn classify_depth<'a>(
                     "kubesmith does not resolve qualified paths (`<T as Trait>::X`)".into(),
                 ));
             }
-            let segs = crate::source::lex::path_segs(&p.path);
-            let written = || segs.join("::");
-            let resolved = ix.resolve(module, &segs, want_type);
-            let full = match resolved {
-                Resolved::Item(id) => {
-                    return match &ix.items[id].kind {
-                        ItemKind::Alias(a) => {
-                            if depth > 32 {
-                                return Err(unresolved(written(), "type alias cycle"));
-                            }
-                            let m = ix.items[id].module;
-                            classify_depth(ix, k8s, &a.ty, m, depth + 1)
-                        }
-                        ItemKind::Struct(syn::ItemStruct { generics, .. })
-                        | ItemKind::Enum(syn::ItemEnum { generics, .. })
-                            if !generics.params.is_empty() =>
-                        {
-                            let args = &p.path.segments.last().expect("a resolved path has a segment").arguments;
-                            Ok(Ty::Instance(id, args, module))
-                        }
-                        _ => Ok(Ty::Item(id)),
-                    };
-                }
-                Resolved::External(full) => full,
-            };
-            // The name the path leads to (`use k8s_openapi::..::Container as K8sContainer` names `Container`).
-            let name = full.last().cloned().unwrap_or_default();
+            let named = ix.type_named(module, k8s, &p.path, |segs| path_named(ix, k8s, segs, module));
             let args = || type_arg_refs(&p.path);
-            let missing = || unresolved(name.clone(), "missing generic argument");
-            match name.as_str() {
-                "Option" => return Ok(Ty::Option(args().next().ok_or_else(missing)?, module)),
-                "Vec" | "VecDeque" | "LinkedList" => {
-                    return Ok(Ty::Seq(args().next().ok_or_else(missing)?, module, false));
-                }
-                "HashSet" | "BTreeSet" | "IndexSet" => {
-                    return Ok(Ty::Seq(args().next().ok_or_else(missing)?, module, true));
-                }
-                "HashMap" | "BTreeMap" | "IndexMap" => {
-                    let mut kv = args();
-                    let (k, v) = (kv.next().ok_or_else(missing)?, kv.next().ok_or_else(missing)?);
-                    return Ok(Ty::Map(k, v, module));
-                }
-                "Box" | "Arc" | "Rc" | "Cow" | "RefCell" | "Cell" | "Mutex" | "RwLock" => {
-                    return Ok(Ty::Wrapper(args().last().ok_or_else(missing)?, module));
-                }
-                _ => {}
-            }
-            if name == "Value" && full.iter().any(|s| s == "serde_json") {
-                return Ok(Ty::JsonValue);
-            }
-            // kube re-exports k8s-openapi's ObjectMeta (`kube::api::ObjectMeta`, `kube::core::ObjectMeta`)
-            let kube_reexport = name == "ObjectMeta" && full.first().is_some_and(|k| k == "kube" || k == "kube_core");
-            // By its path under k8s_openapi (several types share a name: `ServiceReference`), named by its own
-            // name where that is the same type (what the rest of the generator matches on: `Quantity`).
-            if let Some(at) = full.iter().position(|s| s == "k8s_openapi") {
-                let key = full[at + 1..].join("::");
-                if k8s.contains(&key) {
-                    return Ok(Ty::K8s(if k8s.same_type(&name, &key) { name } else { key }));
-                }
-            }
-            if k8s.contains(&name) && (full.len() == 1 || kube_reexport || full.iter().any(|s| s == "k8s_openapi")) {
-                return Ok(Ty::K8s(name));
-            }
-            if let Some((feature, schema)) = feature_scalar(&full) {
-                let Some(feature) = ix.dialect.feature(feature) else {
-                    return Err(needs(
-                        written(),
-                        format!("schemars 0.8 has no JsonSchema impl for `{}`", full.join("::")),
-                    ));
-                };
-                let enabled = ix.schemars_features.as_ref().is_none_or(|f| f.contains(feature));
-                if enabled {
-                    return Ok(Ty::Scalar(ScalarKind::Str, schema));
-                }
-                return Err(needs(
-                    written(),
-                    format!(
-                        "schemars implements JsonSchema for `{}` with its `{feature}` feature, which the crate's \
-                         Cargo.toml does not turn on (another dependency may: cargo unifies features); add \
-                         `features = [\"{feature}\"]` to the schemars dependency to have it read statically",
-                        full.join("::")
-                    ),
-                ));
-            }
-            if let Some((kind, mut schema)) = scalar_by_name(&name, &full) {
-                if kind == ScalarKind::Int && ix.dialect == super::dialect::Dialect::Schemars08 {
-                    // schemars 0.8 bounds unsigned integers below (0) only, signed ones not at all
-                    let signed = schema["minimum"].as_i64().is_some_and(|m| m < 0);
-                    if let Value::Object(o) = &mut schema {
-                        o.remove("maximum");
-                        if signed {
-                            o.remove("minimum");
-                        }
+            let missing = |name: &str| unresolved(name.to_string(), "missing generic argument");
+            match named {
+                Named::Alias(id) => {
+                    let ItemKind::Alias(a) = &ix.items[*id].kind else { return Ok(Ty::Item(*id)) };
+                    if depth > 32 {
+                        return Err(unresolved(crate::source::lex::path_segs(&p.path).join("::"), "type alias cycle"));
                     }
+                    classify_depth(ix, k8s, &a.ty, ix.items[*id].module, depth + 1)
                 }
-                return Ok(Ty::Scalar(kind, schema));
+                Named::Generic(id) => {
+                    let args = &p.path.segments.last().expect("a resolved path has a segment").arguments;
+                    Ok(Ty::Instance(*id, args, module))
+                }
+                Named::Item(id) => Ok(Ty::Item(*id)),
+                Named::Option(name) => Ok(Ty::Option(args().next().ok_or_else(|| missing(name))?, module)),
+                Named::Seq { set, name } => Ok(Ty::Seq(args().next().ok_or_else(|| missing(name))?, module, *set)),
+                Named::Map(name) => {
+                    let mut kv = args();
+                    let (k, v) = (kv.next().ok_or_else(|| missing(name))?, kv.next().ok_or_else(|| missing(name))?);
+                    Ok(Ty::Map(k, v, module))
+                }
+                Named::Wrapper(name) => Ok(Ty::Wrapper(args().last().ok_or_else(|| missing(name))?, module)),
+                Named::JsonValue => Ok(Ty::JsonValue),
+                Named::K8s(key) => Ok(Ty::K8s(key.clone())),
+                Named::Scalar(kind, schema) => Ok(Ty::Scalar(*kind, schema.clone())),
+                Named::NeedsCompile { written, why } => Err(needs(written.clone(), why.clone())),
+                Named::Unresolved { name, hint } => Err(unresolved(name.clone(), hint)),
             }
-            if name == "Value" {
-                return Err(unresolved(name, "import it (`use serde_json::Value;`) or write `serde_json::Value`"));
-            }
-            if let Some(spec) = generated_kind(ix, &name) {
-                let spec = &ix.items[spec];
-                let at = ix.modules[spec.module].path.join("::");
-                return Err(needs(
-                    written(),
-                    format!(
-                        "`{name}` is the kind type #[derive(CustomResource)] generates from `{at}::{}`, which the \
-                         sources do not spell out",
-                        spec.name
-                    ),
-                ));
-            }
-            let why = if full.iter().any(|s| s == "k8s_openapi") && !k8s.covered() {
-                format!(
-                    "the crate builds k8s-openapi for Kubernetes {} (its `v1_XX` feature); kubesmith's table of \
-                     k8s-openapi schemas holds {}..{} of k8s-openapi ≥ 0.26 and the newest versions of releases \
-                     0.20..0.25, not this release's {0}, and this type's schema changes between those, so it would \
-                     be a guess (pass --k8s-version to read the crate with one of those)",
-                    k8s.version(),
-                    super::k8s::READ_VERSIONS[0],
-                    super::k8s::READ_VERSIONS[super::k8s::READ_VERSIONS.len() - 1]
-                )
-            } else if full.iter().any(|s| s == "k8s_openapi") {
-                format!("`{}` is not in kubesmith's table of k8s-openapi schemas", full.join("::"))
-            } else if full.len() > 1 && !is_crate_path(&full) {
-                format!("kubesmith has no schema for `{}`", full.join("::"))
-            } else {
-                format!("kubesmith finds no struct, enum or type alias `{}` in the crate", full.join("::"))
-            };
-            Err(needs(written(), why))
         }
         other => Err(needs(
             quote::quote!(#other).to_string(),
             "kubesmith reads paths, references, arrays, slices and tuples in field types".into(),
         )),
     }
+}
+
+/// What the path `segs`, a type written in `module`, names (see [`Named`]): resolved in the crate, else by what it
+/// leads to outside it (std, serde_json, k8s-openapi, schemars' feature types).
+fn path_named(ix: &CrateIndex, k8s: &K8sTable, segs: &[String], module: ModId) -> Named {
+    let needs = |why: String| Named::NeedsCompile { written: segs.join("::"), why };
+    let full = match ix.resolve(module, segs, want_type) {
+        Resolved::Item(id) => {
+            return match &ix.items[id].kind {
+                ItemKind::Alias(_) => Named::Alias(id),
+                ItemKind::Struct(syn::ItemStruct { generics, .. }) | ItemKind::Enum(syn::ItemEnum { generics, .. })
+                    if !generics.params.is_empty() =>
+                {
+                    Named::Generic(id)
+                }
+                _ => Named::Item(id),
+            };
+        }
+        Resolved::External(full) => full,
+    };
+    // The name the path leads to (`use k8s_openapi::..::Container as K8sContainer` names `Container`).
+    let name = full.last().cloned().unwrap_or_default();
+    match name.as_str() {
+        "Option" => return Named::Option(name),
+        "Vec" | "VecDeque" | "LinkedList" => return Named::Seq { set: false, name },
+        "HashSet" | "BTreeSet" | "IndexSet" => return Named::Seq { set: true, name },
+        "HashMap" | "BTreeMap" | "IndexMap" => return Named::Map(name),
+        "Box" | "Arc" | "Rc" | "Cow" | "RefCell" | "Cell" | "Mutex" | "RwLock" => return Named::Wrapper(name),
+        _ => {}
+    }
+    if name == "Value" && full.iter().any(|s| s == "serde_json") {
+        return Named::JsonValue;
+    }
+    // kube re-exports k8s-openapi's ObjectMeta (`kube::api::ObjectMeta`, `kube::core::ObjectMeta`)
+    let kube_reexport = name == "ObjectMeta" && full.first().is_some_and(|k| k == "kube" || k == "kube_core");
+    // By its path under k8s_openapi (several types share a name: `ServiceReference`), named by its own
+    // name where that is the same type (what the rest of the generator matches on: `Quantity`).
+    if let Some(at) = full.iter().position(|s| s == "k8s_openapi") {
+        let key = full[at + 1..].join("::");
+        if k8s.contains(&key) {
+            return Named::K8s(if k8s.same_type(&name, &key) { name } else { key });
+        }
+    }
+    if k8s.contains(&name) && (full.len() == 1 || kube_reexport || full.iter().any(|s| s == "k8s_openapi")) {
+        return Named::K8s(name);
+    }
+    if let Some((feature, schema)) = feature_scalar(&full) {
+        let Some(feature) = ix.dialect.feature(feature) else {
+            return needs(format!("schemars 0.8 has no JsonSchema impl for `{}`", full.join("::")));
+        };
+        let enabled = ix.schemars_features.as_ref().is_none_or(|f| f.contains(feature));
+        if enabled {
+            return Named::Scalar(ScalarKind::Str, schema);
+        }
+        return needs(format!(
+            "schemars implements JsonSchema for `{}` with its `{feature}` feature, which the crate's \
+                     Cargo.toml does not turn on (another dependency may: cargo unifies features); add \
+                     `features = [\"{feature}\"]` to the schemars dependency to have it read statically",
+            full.join("::")
+        ));
+    }
+    if let Some((kind, mut schema)) = scalar_by_name(&name, &full) {
+        if kind == ScalarKind::Int && ix.dialect == super::dialect::Dialect::Schemars08 {
+            // schemars 0.8 bounds unsigned integers below (0) only, signed ones not at all
+            let signed = schema["minimum"].as_i64().is_some_and(|m| m < 0);
+            if let Value::Object(o) = &mut schema {
+                o.remove("maximum");
+                if signed {
+                    o.remove("minimum");
+                }
+            }
+        }
+        return Named::Scalar(kind, schema);
+    }
+    if name == "Value" {
+        return Named::Unresolved {
+            name,
+            hint: "import it (`use serde_json::Value;`) or write `serde_json::Value`".into(),
+        };
+    }
+    if let Some(spec) = generated_kind(ix, &name) {
+        let spec = &ix.items[spec];
+        let at = ix.modules[spec.module].path.join("::");
+        return needs(format!(
+            "`{name}` is the kind type #[derive(CustomResource)] generates from `{at}::{}`, which the \
+                     sources do not spell out",
+            spec.name
+        ));
+    }
+    let why = if full.iter().any(|s| s == "k8s_openapi") && !k8s.covered() {
+        format!(
+            "the crate builds k8s-openapi for Kubernetes {} (its `v1_XX` feature); kubesmith's table of \
+                 k8s-openapi schemas holds {}..{} of k8s-openapi ≥ 0.26 and the newest versions of releases \
+                 0.20..0.25, not this release's {0}, and this type's schema changes between those, so it would \
+                 be a guess (pass --k8s-version to read the crate with one of those)",
+            k8s.version(),
+            super::k8s::READ_VERSIONS[0],
+            super::k8s::READ_VERSIONS[super::k8s::READ_VERSIONS.len() - 1]
+        )
+    } else if full.iter().any(|s| s == "k8s_openapi") {
+        format!("`{}` is not in kubesmith's table of k8s-openapi schemas", full.join("::"))
+    } else if full.len() > 1 && !is_crate_path(&full) {
+        format!("kubesmith has no schema for `{}`", full.join("::"))
+    } else {
+        format!("kubesmith finds no struct, enum or type alias `{}` in the crate", full.join("::"))
+    };
+    needs(why)
 }
 
 /// What compiling adds to a type the static reader cannot resolve.
@@ -408,4 +402,62 @@ pub(crate) fn mentions(ty: &syn::Type, names: &[&str]) -> bool {
         })
     }
     !names.is_empty() && walk(quote::ToTokens::to_token_stream(ty), names)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::crd::index::SourceSet;
+
+    /// What `ty` written in the module named `module` of a crate whose `lib.rs` is `lib` classifies as, in short.
+    fn classified(ix: &CrateIndex, k8s: &K8sTable, module: &str, ty: &str) -> String {
+        let m = ix.modules.iter().position(|m| m.path.last().map(String::as_str) == Some(module)).expect("module");
+        let ty: syn::Type = syn::parse_str(ty).expect("a type");
+        match classify(ix, k8s, &ty, m) {
+            Ok(Ty::Item(id)) => format!("item {}", ix.items[id].name),
+            Ok(Ty::K8s(key)) => format!("k8s {key}"),
+            Ok(Ty::Scalar(kind, schema)) => format!("{kind:?} {schema}"),
+            Ok(Ty::Option(inner, _)) => format!("option of {}", quote::quote!(#inner)),
+            Ok(other) => format!("{other:?}"),
+            Err(e) => format!("error: {}", e.kind),
+        }
+    }
+
+    /// One path names different types in different modules and with different k8s-openapi tables; the arguments
+    /// are those written where it is classified: what is remembered per path ([`Named`]) keeps them apart.
+    #[test]
+    fn a_path_is_classified_where_it_is_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lib = dir.path().join("lib.rs");
+        std::fs::write(
+            &lib,
+            "pub mod a { pub struct Thing; pub struct Other; }\n\
+             pub mod b { pub type Thing = u8; }\n\
+             pub mod c { pub use k8s_openapi::api::core::v1::*; }\n",
+        )
+        .expect("write");
+        let force: BTreeSet<PathBuf> = [lib].into();
+        let ix = CrateIndex::load_with(&SourceSet::new(dir.path()), &force).expect("load");
+        let k8s = K8sTable::default_table();
+        for _ in 0..2 {
+            assert_eq!(classified(&ix, k8s, "a", "Thing"), "item Thing");
+            assert!(classified(&ix, k8s, "b", "Thing").starts_with("Int {"), "{}", classified(&ix, k8s, "b", "Thing"));
+            assert_eq!(classified(&ix, k8s, "a", "Option<Thing>"), "option of Thing");
+            assert_eq!(classified(&ix, k8s, "a", "Option<Other>"), "option of Other");
+            assert_eq!(classified(&ix, k8s, "c", "Container"), "k8s Container");
+            let old = K8sTable::uncovered("1.20");
+            assert!(
+                classified(&ix, old, "c", "Container").starts_with("error: "),
+                "{}",
+                classified(&ix, old, "c", "Container")
+            );
+            assert_eq!(
+                classified(&ix, k8s, "a", "Option"),
+                "error: cannot resolve type `Option`: missing generic argument"
+            );
+        }
+    }
 }
