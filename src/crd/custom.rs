@@ -31,14 +31,6 @@ use crate::source::lex::path_segs;
 use eval::Evaluator;
 pub use eval::Subschemas;
 
-fn want_fn(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Fn(_))
-}
-
-fn want_type(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
-}
-
 /// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`.
 /// `construct` names the attribute in errors.
 pub fn schema_with(
@@ -58,14 +50,14 @@ pub fn schema_with(
         )
     })?;
     let names = path_segs(&parsed);
-    if let Resolved::Item(id) = ix.resolve(module, &names, want_fn)
+    if let Resolved::Item(id) = ix.resolve(module, &names, ItemKind::is_fn)
         && let ItemKind::Fn(f) = &ix.items[id].kind
     {
         return Evaluator::new(ix, schemas, construct).schema_fn(&f.sig, &f.block, ix.items[id].module, None);
     }
     if names.len() >= 2 {
         // An associated fn `Type::f` (`Self::f` would name schemars' wrapper type and not compile).
-        let owner = match ix.resolve(module, &names[..names.len() - 1], want_type) {
+        let owner = match ix.resolve(module, &names[..names.len() - 1], ItemKind::is_type) {
             Resolved::Item(id) => Some(id),
             _ => None,
         };
@@ -94,18 +86,9 @@ pub fn schema_with(
     ))
 }
 
-/// The impl blocks of the crate item `id` (its self type resolves to it) of the trait named `trait_name`
-/// (`None`: inherent impls).
+/// The impl blocks of the crate item `id` of the trait named `trait_name` (`None`: inherent impls).
 fn impls_for<'a>(ix: &'a CrateIndex, id: ItemId, trait_name: Option<&'a str>) -> impl Iterator<Item = &'a ImplBlock> {
-    ix.impls_of(&ix.items[id].name).filter(move |imp| {
-        imp.trait_name.as_deref() == trait_name
-            && match &*imp.item.self_ty {
-                syn::Type::Path(p) => {
-                    matches!(ix.resolve(imp.module, &path_segs(&p.path), want_type), Resolved::Item(x) if x == id)
-                }
-                _ => false,
-            }
-    })
+    ix.impls_for(id).filter(move |imp| imp.trait_name.as_deref() == trait_name)
 }
 
 /// The hand-written `impl JsonSchema for T` of the crate item `id`, if there is one.
@@ -121,7 +104,7 @@ pub fn root_impl<'a>(ix: &'a CrateIndex, root: &'a str, module: ModId) -> Option
     let targets_module = |imp: &ImplBlock| -> Option<bool> {
         let syn::Type::Path(p) = &*imp.item.self_ty else { return Some(false) };
         let names = path_segs(&p.path);
-        match ix.resolve(imp.module, &names, want_type) {
+        match ix.resolve(imp.module, &names, ItemKind::is_type) {
             Resolved::External(full) if full.len() == 1 => Some(imp.module == module),
             Resolved::External(full) => ix.module_of_path(imp.module, &full[..full.len() - 1]).map(|m| m == module),
             _ => Some(false),

@@ -66,14 +66,8 @@ pub struct Evaluator<'a> {
     k8s: &'a K8sTable,
 }
 
-fn want_fn(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Fn(_))
-}
 fn want_const(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Const(_) | ItemKind::Static(syn::ItemStatic { mutability: syn::StaticMutability::None, .. }))
-}
-fn want_type(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
 }
 
 /// Strip parentheses, groups, single-expression blocks and value-preserving conversions.
@@ -271,22 +265,17 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    /// The impl blocks whose self type is item `id` (not merely a type of the same name elsewhere).
+    /// The impl blocks whose self type is item `id` ([`CrateIndex::impls_for`]).
     fn impls_for(&self, id: ItemId) -> impl Iterator<Item = &'a super::index::ImplBlock> + 'a {
         let ix: &'a CrateIndex = self.ix;
-        ix.impls_of(&ix.items[id].name).filter(move |i| match &*i.item.self_ty {
-            syn::Type::Path(p) if p.qself.is_none() => {
-                matches!(ix.resolve(i.module, &path_segs(&p.path), want_type), Resolved::Item(t) if t == id)
-            }
-            _ => false,
-        })
+        ix.impls_for(id)
     }
 
     /// The item a type path written in `scope` names (`Self` included), through type aliases.
     fn type_item(&self, segs: &[String], scope: Scope<'a>) -> Option<ItemId> {
         let mut id = match segs {
             [one] if one == "Self" => scope.self_ty?,
-            _ => match self.ix.resolve(scope.module, segs, want_type) {
+            _ => match self.ix.resolve(scope.module, segs, ItemKind::is_type) {
                 Resolved::Item(id) => id,
                 _ => return None,
             },
@@ -295,7 +284,7 @@ impl<'a> Evaluator<'a> {
             let ItemKind::Alias(a) = &self.ix.items[id].kind else { return Some(id) };
             let syn::Type::Path(p) = &*a.ty else { return None };
             let m = self.ix.items[id].module;
-            id = match self.ix.resolve(m, &path_segs(&p.path), want_type) {
+            id = match self.ix.resolve(m, &path_segs(&p.path), ItemKind::is_type) {
                 Resolved::Item(t) => t,
                 _ => return None,
             };
@@ -320,7 +309,7 @@ impl<'a> Evaluator<'a> {
         };
         let found = match found {
             Some(f) => Some(f),
-            None => match self.ix.resolve(scope.module, segs, want_fn) {
+            None => match self.ix.resolve(scope.module, segs, ItemKind::is_fn) {
                 Resolved::Item(id) => match &self.ix.items[id].kind {
                     ItemKind::Fn(f) => Some((
                         &*f.block,
@@ -497,7 +486,9 @@ impl<'a> Evaluator<'a> {
     /// `serde_json::to_value(path())`.
     pub fn call_default_fn(&self, path: &str, ty: &syn::Type, m: ModId) -> Res<Value> {
         let last = path.rsplit("::").next().unwrap_or(path);
-        if last == "default" && matches!(self.ix.resolve(m, &[path.to_string()], want_fn), Resolved::External(_)) {
+        if last == "default"
+            && matches!(self.ix.resolve(m, &[path.to_string()], ItemKind::is_fn), Resolved::External(_))
+        {
             return self.default_of(ty, m);
         }
         let (body, scope) = self.default_fn(path, m)?;

@@ -104,6 +104,18 @@ pub enum ItemKind {
     Static(syn::ItemStatic),
 }
 
+impl ItemKind {
+    /// A struct, an enum or a type alias: what a type path may name.
+    pub fn is_type(&self) -> bool {
+        matches!(self, Self::Struct(_) | Self::Enum(_) | Self::Alias(_))
+    }
+
+    /// A fn.
+    pub fn is_fn(&self) -> bool {
+        matches!(self, Self::Fn(_))
+    }
+}
+
 /// One indexed item.
 #[derive(Debug)]
 pub struct Item {
@@ -349,6 +361,33 @@ impl CrateIndex {
     pub fn impls_of<'a>(&'a self, self_name: &'a str) -> impl Iterator<Item = &'a ImplBlock> + 'a {
         self.touch_impl_stubs(self_name);
         self.impls.iter().filter(move |i| i.self_name == self_name)
+    }
+
+    /// The impl blocks whose self type is the crate item `id`, resolved where each is written (not merely a type of
+    /// the same name elsewhere).
+    pub fn impls_for(&self, id: ItemId) -> impl Iterator<Item = &ImplBlock> + '_ {
+        self.impls_of(&self.items[id].name).filter(move |i| match &*i.item.self_ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let segs = crate::source::lex::path_segs(&p.path);
+                matches!(self.resolve(i.module, &segs, ItemKind::is_type), Resolved::Item(t) if t == id)
+            }
+            _ => false,
+        })
+    }
+
+    /// The inherent impls of the type the path `owner` (written in `module`) names: those of the crate item it
+    /// resolves to; for a type the crate's sources do not spell out (the kind type `#[derive(CustomResource)]`
+    /// generates), those of a type of its last segment's name, the ones written in `module` first.
+    pub fn inherent_impls(&self, module: ModId, owner: &[String]) -> Vec<&ImplBlock> {
+        if let Resolved::Item(id) = self.resolve(module, owner, ItemKind::is_type) {
+            return self.impls_for(id).filter(|i| i.trait_name.is_none()).collect();
+        }
+        let Some(name) = owner.last() else { return Vec::new() };
+        self.touch_impl_stubs(name);
+        let mut impls: Vec<&ImplBlock> =
+            self.impls.iter().filter(|i| i.self_name == *name && i.trait_name.is_none()).collect();
+        impls.sort_by_key(|i| i.module != module);
+        impls
     }
 
     /// The non-glob `use` entry of `module` importing `alias`.

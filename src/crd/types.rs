@@ -165,10 +165,6 @@ pub fn type_args(path: &syn::Path) -> Vec<syn::Type> {
     }
 }
 
-fn want_type(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Struct(_) | ItemKind::Enum(_) | ItemKind::Alias(_))
-}
-
 /// Classify `ty` as written in `module`.
 pub fn classify<'a>(ix: &'a CrateIndex, k8s: &K8sTable, ty: &'a syn::Type, module: ModId) -> Result<Ty<'a>, CrdError> {
     classify_depth(ix, k8s, ty, module, 0)
@@ -267,7 +263,7 @@ fn classify_depth<'a>(
 /// leads to outside it (std, serde_json, k8s-openapi, schemars' feature types).
 fn path_named(ix: &CrateIndex, k8s: &K8sTable, segs: &[String], module: ModId) -> Named {
     let needs = |why: String| Named::NeedsCompile { written: segs.join("::"), why };
-    let full = match ix.resolve(module, segs, want_type) {
+    let full = match ix.resolve(module, segs, ItemKind::is_type) {
         Resolved::Item(id) => {
             return match &ix.items[id].kind {
                 ItemKind::Alias(_) => Named::Alias(id),

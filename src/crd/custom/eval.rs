@@ -121,10 +121,6 @@ fn strip(e: &Expr) -> &Expr {
     }
 }
 
-fn want_fn(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Fn(_))
-}
-
 fn want_value(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Const(_) | ItemKind::Static(_))
 }
@@ -461,13 +457,13 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     /// The value of an associated const of a crate type, `Self::X` (in an impl) or `Type::X`, from the type's
     /// inherent impls.
     fn associated_const(&mut self, f: &mut Frame, segs: &[String], at: Span) -> Res<Val> {
-        let name = if segs[0] == "Self" { f.self_ty.as_ref().and_then(type_name) } else { Some(segs[0].clone()) };
+        let owner = if segs[0] == "Self" {
+            f.self_ty.as_ref().and_then(type_path).unwrap_or_default()
+        } else {
+            vec![segs[0].clone()]
+        };
         let ix = self.ix;
-        // Impls are found by the type's last segment: those written where the expression is come first (two
-        // versions' modules each with their `impl Foo`).
-        let mut impls: Vec<_> = name.iter().flat_map(|n| ix.impls_of(n)).filter(|i| i.trait_name.is_none()).collect();
-        impls.sort_by_key(|i| i.module != f.module);
-        for imp in impls {
+        for imp in ix.inherent_impls(f.module, &owner) {
             for it in &imp.item.items {
                 if let syn::ImplItem::Const(c) = it
                     && c.ident == segs[1]
@@ -620,33 +616,25 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     fn call_path(&mut self, f: &mut Frame, path: &syn::Path, args: Vec<Val>, at: Span) -> Res<Val> {
         let segs = path_segs(path);
         let ix = self.ix;
-        if let Resolved::Item(id) = ix.resolve(f.module, &segs, want_fn)
+        if let Resolved::Item(id) = ix.resolve(f.module, &segs, ItemKind::is_fn)
             && let ItemKind::Fn(item) = &ix.items[id].kind
         {
             return self.call_fn(&item.sig, &item.block, ix.items[id].module, None, args);
         }
         if segs.len() >= 2 {
             let owner = &segs[segs.len() - 2];
-            let self_ty = if owner == "Self" {
-                f.self_ty.clone()
+            let owner = if owner == "Self" {
+                f.self_ty.as_ref().and_then(type_path).unwrap_or_default()
             } else {
-                let mut p = path.clone();
-                p.segments.pop();
-                if let Some(last) = p.segments.pop() {
-                    p.segments.push(last.into_value());
-                }
-                Some(syn::Type::Path(syn::TypePath { qself: None, path: p }))
+                segs[..segs.len() - 1].to_vec()
             };
-            let name = self_ty.as_ref().and_then(type_name);
-            if let Some(name) = name {
-                let method = &segs[segs.len() - 1];
-                for imp in ix.impls_of(&name).filter(|i| i.trait_name.is_none()) {
-                    for it in &imp.item.items {
-                        if let syn::ImplItem::Fn(m) = it
-                            && m.sig.ident == method
-                        {
-                            return self.call_fn(&m.sig, &m.block, imp.module, Some((*imp.item.self_ty).clone()), args);
-                        }
+            let method = &segs[segs.len() - 1];
+            for imp in ix.inherent_impls(f.module, &owner) {
+                for it in &imp.item.items {
+                    if let syn::ImplItem::Fn(m) = it
+                        && m.sig.ident == method
+                    {
+                        return self.call_fn(&m.sig, &m.block, imp.module, Some((*imp.item.self_ty).clone()), args);
                     }
                 }
             }
@@ -888,6 +876,16 @@ fn kind(v: &Value) -> &'static str {
 }
 
 /// The last segment of a type path (`Foo` of `crate::a::Foo`).
+/// The segments of a path type (`Self`'s, through groups and parentheses).
+fn type_path(ty: &syn::Type) -> Option<Vec<String>> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => Some(path_segs(&p.path)),
+        syn::Type::Group(g) => type_path(&g.elem),
+        syn::Type::Paren(p) => type_path(&p.elem),
+        _ => None,
+    }
+}
+
 pub fn type_name(ty: &syn::Type) -> Option<String> {
     match ty {
         syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),

@@ -326,3 +326,20 @@ fn preserve(_gen: &mut schemars::gen::SchemaGenerator) -> schemars::schema::Sche
     assert_eq!(v08("preserve"), json!({"x-kubernetes-preserve-unknown-fields": true}));
     assert!(eval(src, "preserve").is_err(), "schemars 1 has no SchemaObject");
 }
+
+/// `Type::CONST` and `Type::f()` read the impls of the type the path names where it is written, not of another
+/// type of that name.
+#[test]
+fn associated_consts_and_fns_are_those_of_the_type_the_path_names() {
+    let src = r#"
+pub mod a { pub struct Limit; impl Limit { pub const MAX: u64 = 1; pub fn max() -> u64 { 10 } } }
+pub mod c { pub struct Limit; impl Limit { pub const MAX: u64 = 2; pub fn max() -> u64 { 20 } } }
+pub mod b {
+    use crate::c::Limit;
+    pub fn by_const(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": Limit::MAX }) }
+    pub fn by_fn(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": Limit::max() }) }
+}
+"#;
+    assert_eq!(ok(src, "by_const"), json!({"maximum": 2}));
+    assert_eq!(ok(src, "by_fn"), json!({"maximum": 20}));
+}
