@@ -874,13 +874,13 @@ impl LazyItems {
 
 /// `blanked`: [`blank_fn_bodies`] of `text` when the caller has it already.
 fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
-    let (text, blanked) = match text.strip_prefix('\u{feff}') {
-        Some(rest) => (rest, None),
-        None => (text, blanked),
-    };
-    // On the whole text: the fn bodies blanked here may be parsed later (`full_block`).
-    crate::source::syntax::check_nesting(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
-    let blanked = blanked.unwrap_or_else(|| blank_fn_bodies(text));
+    let readable =
+        crate::source::syntax::parseable(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
+    // On the whole text: the fn bodies blanked here may be parsed later (`full_block`). A byte order mark or a
+    // shebang line changed the text the caller blanked.
+    let changed = readable.len() != text.len() || matches!(readable, std::borrow::Cow::Owned(_));
+    let text = readable.as_ref();
+    let blanked = blanked.filter(|_| !changed).unwrap_or_else(|| blank_fn_bodies(text));
     let lifted = docs::lift(&blanked);
     if !lifted.lifts_any() {
         return parse_text(&lifted.text);
@@ -895,53 +895,21 @@ fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
     parse_text(&raw_doc_comments(&blanked))
 }
 
+/// The items of a text ready for syn ([`crate::source::syntax::parseable`]); a large one in pieces.
 fn parse_text(text: &str) -> syn::Result<LazyItems> {
-    let shebang;
-    let text = if text.starts_with("#!") && !text.starts_with("#![") {
-        // A shebang line: blank it out, keeping line numbers.
-        let end = text.find('\n').unwrap_or(text.len());
-        shebang = format!("{}{}", " ".repeat(end), &text[end..]);
-        &shebang
-    } else {
-        text
-    };
-    if text.len() > 2 * PIECE_BYTES
-        && let Some(items) = parse_pieces(text)
-    {
-        return Ok(items);
-    }
-    syn::parse_str(text)
+    parse_pieces(text).map_or_else(|| syn::parse_str(text), Ok)
 }
 
-/// About how many bytes of a large file [`parse_pieces`] parses at a time.
-const PIECE_BYTES: usize = 64 << 10;
-
-/// The items of a large text parsed a piece of whole items at a time ([`top_level_cuts`]), each piece on its own
-/// lines (after as many empty lines as come before it), so every span is the one parsing the whole text gives.
-/// syn holds the tokens of what it parses twice over while it builds the trees, ~20 times the text: a megabyte file
-/// of generated types took 23 MB more at once than its trees keep. `None` when a piece does not parse (a cut that
-/// does not end an item, or an error in the text): the whole text is parsed then, for the same items or error.
+/// [`crate::source::syntax::parse_in_pieces`] for the index's items.
 fn parse_pieces(text: &str) -> Option<LazyItems> {
-    let cuts = crate::source::syntax::top_level_cuts(text, PIECE_BYTES);
-    if cuts.is_empty() {
-        return None;
-    }
-    let mut items = Vec::new();
-    let (mut from, mut lines) = (0, 0);
-    let mut piece = String::new();
-    for to in cuts.into_iter().chain(std::iter::once(text.len())) {
-        piece.clear();
-        piece.extend(std::iter::repeat_n('\n', lines));
-        piece.push_str(&text[from..to]);
-        let parsed = if from == 0 {
-            syn::parse_str::<LazyItems>(&piece)
+    let items = crate::source::syntax::parse_in_pieces(text, |piece, first| {
+        let parsed = if first {
+            syn::parse_str::<LazyItems>(piece)
         } else {
-            syn::parse::Parser::parse_str(LazyItems::parse_rest, &piece)
+            syn::parse::Parser::parse_str(LazyItems::parse_rest, piece)
         };
-        items.extend(parsed.ok()?.0);
-        lines += memchr::memchr_iter(b'\n', &text.as_bytes()[from..to]).count();
-        from = to;
-    }
+        parsed.map(|items| items.0)
+    })?;
     Some(LazyItems(items))
 }
 

@@ -369,15 +369,32 @@ pub fn parse_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceErro
     })
 }
 
-/// [`syn::parse_file`] with a leading BOM and a shebang line tolerated (line numbers kept).
+/// [`syn::parse_file`] of the text [`super::syntax::parseable`] makes (a leading BOM and a shebang line tolerated,
+/// line numbers kept); a large text in pieces ([`super::syntax::parse_in_pieces`]).
 pub fn parse_file(text: &str) -> syn::Result<syn::File> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    super::syntax::check_nesting(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
-    if text.starts_with("#!") && !text.starts_with("#![") {
-        let end = text.find('\n').unwrap_or(text.len());
-        return syn::parse_file(&format!("{}{}", " ".repeat(end), &text[end..]));
+    let text = super::syntax::parseable(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
+    let mut attrs = Vec::new();
+    let pieces = super::syntax::parse_in_pieces(&text, |piece, first| {
+        if first {
+            let file = syn::parse_file(piece)?;
+            attrs = file.attrs;
+            return Ok(file.items);
+        }
+        syn::parse::Parser::parse_str(
+            |input: syn::parse::ParseStream| {
+                let mut items = Vec::new();
+                while !input.is_empty() {
+                    items.push(input.parse()?);
+                }
+                Ok(items)
+            },
+            piece,
+        )
+    });
+    match pieces {
+        Some(items) => Ok(syn::File { shebang: None, attrs, items }),
+        None => syn::parse_file(&text),
     }
-    syn::parse_file(text)
 }
 
 /// Reads files from disk.
@@ -388,6 +405,35 @@ pub fn read_disk(path: &Path) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A large file is parsed in pieces: the same attributes, items and lines as one parse of it.
+    #[test]
+    fn large_files_parse_as_a_whole() {
+        let mut text = String::from("#![allow(dead_code)]\n");
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "/// Type {i}.\npub struct S{i} {{ pub f: u8 }}\nimpl S{i} {{ fn g(&self) -> u8 {{ self.f }} }}\n"
+            ));
+        }
+        assert!(text.len() > 2 * crate::source::syntax::PIECE_BYTES);
+        assert!(crate::source::syntax::top_level_cuts(&text, crate::source::syntax::PIECE_BYTES).len() >= 2);
+        let (pieces, whole) = (parse_file(&text).expect("parses"), syn::parse_file(&text).expect("parses"));
+        assert_eq!(quote::quote!(#pieces).to_string(), quote::quote!(#whole).to_string());
+        let lines = |f: &syn::File| -> Vec<usize> {
+            f.items
+                .iter()
+                .filter_map(|i| match i {
+                    syn::Item::Struct(s) => Some(s.ident.span().start().line),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(lines(&pieces), lines(&whole));
+        assert_eq!(lines(&pieces)[2999], 2 + 2999 * 3 + 1);
+        // A syntax error is the whole text's.
+        let broken = format!("{text}struct Broken {{ x: }}\n");
+        assert_eq!(parse_file(&broken).unwrap_err().span().start().line, 2 + 3000 * 3);
+    }
 
     fn memory(files: &[(&str, &str)]) -> impl Fn(&Path) -> std::io::Result<String> {
         let map: BTreeMap<PathBuf, String> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();

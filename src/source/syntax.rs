@@ -283,6 +283,49 @@ fn code_bytes(text: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// `text` as syn is given it: a leading byte order mark dropped and a shebang line (`#!/usr/bin/env ..`, not
+/// `#![attr]`) blanked with spaces, so lines and columns stay; refused ([`check_nesting`]) when nested too deep.
+pub fn parseable(text: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    check_nesting(text)?;
+    if text.starts_with("#!") && !text.starts_with("#![") {
+        let end = text.find('\n').unwrap_or(text.len());
+        return Ok(std::borrow::Cow::Owned(format!("{}{}", " ".repeat(end), &text[end..])));
+    }
+    Ok(std::borrow::Cow::Borrowed(text))
+}
+
+/// About how many bytes of a large text [`parse_in_pieces`] parses at a time.
+pub const PIECE_BYTES: usize = 64 << 10;
+
+/// The items of a text of more than twice [`PIECE_BYTES`], parsed a piece of whole items at a time
+/// ([`top_level_cuts`]) by `parse(piece, first)`, each piece on its own lines (after as many empty lines as come
+/// before it), so every span is the one parsing the whole text gives. syn holds the tokens of what it parses twice
+/// over while it builds the trees, ~20 times the text: a megabyte file of generated types took 23 MB more at once
+/// than its trees keep. `None` for a smaller text, or when a piece does not parse (a cut that does not end an item,
+/// or an error in the text): the caller parses the whole text then, for the same items or error.
+pub fn parse_in_pieces<T>(text: &str, mut parse: impl FnMut(&str, bool) -> syn::Result<Vec<T>>) -> Option<Vec<T>> {
+    if text.len() <= 2 * PIECE_BYTES {
+        return None;
+    }
+    let cuts = top_level_cuts(text, PIECE_BYTES);
+    if cuts.is_empty() {
+        return None;
+    }
+    let mut items = Vec::new();
+    let (mut from, mut lines) = (0, 0);
+    let mut piece = String::new();
+    for to in cuts.into_iter().chain(std::iter::once(text.len())) {
+        piece.clear();
+        piece.extend(std::iter::repeat_n('\n', lines));
+        piece.push_str(&text[from..to]);
+        items.extend(parse(&piece, from == 0).ok()?);
+        lines += memchr::memchr_iter(b'\n', &text.as_bytes()[from..to]).count();
+        from = to;
+    }
+    Some(items)
+}
+
 /// Where `text` may be cut into pieces of whole items of at least `every` bytes each: the starts of lines that
 /// follow a `}` or `;` closing an item at the top level (nothing but blanks or a line comment after it), in
 /// order. A piece parses like the same items in the whole text, once it sits on its own lines (a cut that does not

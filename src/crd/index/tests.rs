@@ -126,7 +126,7 @@ struct After { pub f: u8 }
                  const C{i}: &str = \"}}\n;\";\nfn f{i}() -> u8 {{ {i} }}\n"
             ));
         }
-        assert!(text.len() > 2 * PIECE_BYTES);
+        assert!(text.len() > 2 * crate::source::syntax::PIECE_BYTES);
         let pieces = parse_pieces(&text).expect("parses in pieces");
         let whole: LazyItems = syn::parse_str(&text).expect("parses whole");
         assert_eq!(pieces.0.len(), 4500);
@@ -139,16 +139,16 @@ struct After { pub f: u8 }
 
         // A cut that does not end an item (`}` closing a line inside a const's expression), or an error in a later
         // piece: the whole text is parsed, for the same items or the same error.
-        let filler = "struct Filler;\n".repeat(PIECE_BYTES / 15 + 1);
-        let fields: String = (0..PIECE_BYTES / 10).map(|i| format!("a{i}: u8, ")).collect();
+        let filler = "struct Filler;\n".repeat(crate::source::syntax::PIECE_BYTES / 15 + 1);
+        let fields: String = (0..crate::source::syntax::PIECE_BYTES / 10).map(|i| format!("a{i}: u8, ")).collect();
         let split_const = format!("struct Big {{ {fields} }} const X: A = A {{\n}}\n.b();\n{filler}");
-        assert_eq!(crate::source::syntax::top_level_cuts(&split_const, PIECE_BYTES).len(), 2);
+        assert_eq!(crate::source::syntax::top_level_cuts(&split_const, crate::source::syntax::PIECE_BYTES).len(), 2);
         assert!(parse_pieces(&split_const).is_none());
         assert!(parse_text(&split_const).is_ok());
         let broken = format!("{filler}{filler}struct Broken {{ x: }}\n{filler}");
         assert!(parse_pieces(&broken).is_none());
         let e = parse_text(&broken).err().expect("an error");
-        assert_eq!(e.span().start().line, 2 * (PIECE_BYTES / 15 + 1) + 1);
+        assert_eq!(e.span().start().line, 2 * (crate::source::syntax::PIECE_BYTES / 15 + 1) + 1);
     }
 
     #[test]
