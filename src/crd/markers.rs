@@ -106,6 +106,12 @@ impl MarkerIndex {
         (ix.modules[m].file, start.line, start.column)
     }
 
+    /// Whether some field has a marker or a marker problem (when none has, a field's key need not be worked out:
+    /// its span's line and column are looked up in proc-macro2's table of the texts).
+    pub fn has_field_markers(&self) -> bool {
+        !self.fields.is_empty() || !self.field_problems.is_empty()
+    }
+
     /// Whether no struct, enum or field has a marker (or a marker problem).
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()

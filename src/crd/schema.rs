@@ -926,7 +926,7 @@ impl<'a> Generator<'a> {
         let (rename_all, container_default, owner, m) = (ctx.rename_all, ctx.container_default, ctx.owner, ctx.module);
         let ix = self.ix;
         let file = self.file(m);
-        if let Some(mi) = self.markers {
+        if let Some(mi) = self.markers.filter(|mi| mi.has_field_markers()) {
             self.problems.extend(mi.field_problems(MarkerIndex::field_key(ix, m, field)).iter().cloned());
         }
         let fa = attrs::field_attrs(&field.attrs).map_err(|e| attr_err(ix, m, e))?;
@@ -984,8 +984,8 @@ impl<'a> Generator<'a> {
             Err(e) => return Err(e),
         };
         let fa = &fctx.attrs;
-        let fkey = MarkerIndex::field_key(ix, m, field);
-        let fmarkers = self.markers.map(|mi| mi.field(fkey)).unwrap_or_default();
+        let field_markers = self.markers.filter(|mi| mi.has_field_markers());
+        let fmarkers = field_markers.map(|mi| mi.field(MarkerIndex::field_key(ix, m, field))).unwrap_or_default();
         let marker_default = fmarkers.iter().any(|mk| mk.name == "kubebuilder:default" || mk.name == "default");
         let has_default = container_default.is_some() || fa.default.is_some();
         // a hole has no schema to put a default in: the compiled schema brings its own
@@ -1103,7 +1103,8 @@ impl<'a> Generator<'a> {
             }
         }
         if !fmarkers.is_empty() {
-            crd_markers::add_placeholder(&mut fs, FIELD_KEY, crd_markers::field_ref(fkey));
+            let key = MarkerIndex::field_key(ix, m, field);
+            crd_markers::add_placeholder(&mut fs, FIELD_KEY, crd_markers::field_ref(key));
         }
         let has_ssi = fa.skip_ser_if.is_some();
         let required_attr = fa.validation.required;
