@@ -300,10 +300,7 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
 
 /// Sorts `problems` by file, line, column and message, each once.
 fn sort_problems(problems: &mut Vec<Problem>) {
-    problems.sort_by(|a, b| {
-        let (a, b) = (&a.error, &b.error);
-        (&a.path, a.line, a.column, a.kind.to_string()).cmp(&(&b.path, b.line, b.column, b.kind.to_string()))
-    });
+    problems.sort_by(|a, b| error::by_place(&a.error, &b.error));
     problems.dedup();
 }
 

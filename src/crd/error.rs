@@ -150,12 +150,18 @@ impl CrdError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CrdErrors(Vec<CrdError>);
 
+/// The order problems are reported in: by file, line and column, then by message (formatted only for problems at
+/// one place: a crate of generated types has hundreds of problems).
+pub(crate) fn by_place(a: &CrdError, b: &CrdError) -> std::cmp::Ordering {
+    (&a.path, a.line, a.column)
+        .cmp(&(&b.path, b.line, b.column))
+        .then_with(|| a.kind.to_string().cmp(&b.kind.to_string()))
+}
+
 impl CrdErrors {
     /// Sorts and deduplicates `errors`.
     pub fn new(mut errors: Vec<CrdError>) -> Self {
-        errors.sort_by(|a, b| {
-            (&a.path, a.line, a.column, a.kind.to_string()).cmp(&(&b.path, b.line, b.column, b.kind.to_string()))
-        });
+        errors.sort_by(by_place);
         errors.dedup();
         Self(errors)
     }
