@@ -358,7 +358,7 @@ impl CrateIndex {
     }
 
     /// The impl blocks whose self type's last segment is `self_name`.
-    pub fn impls_of<'a>(&'a self, self_name: &'a str) -> impl Iterator<Item = &'a ImplBlock> + 'a {
+    pub fn impls_of<'a>(&'a self, self_name: &str) -> impl Iterator<Item = &'a ImplBlock> {
         self.touch_impl_stubs(self_name);
         self.impls.iter().filter(move |i| i.self_name == self_name)
     }
@@ -383,9 +383,7 @@ impl CrateIndex {
             return self.impls_for(id).filter(|i| i.trait_name.is_none()).collect();
         }
         let Some(name) = owner.last() else { return Vec::new() };
-        self.touch_impl_stubs(name);
-        let mut impls: Vec<&ImplBlock> =
-            self.impls.iter().filter(|i| i.self_name == *name && i.trait_name.is_none()).collect();
+        let mut impls: Vec<&ImplBlock> = self.impls_of(name).filter(|i| i.trait_name.is_none()).collect();
         impls.sort_by_key(|i| i.module != module);
         impls
     }
