@@ -15,43 +15,47 @@ const MAX_DEPTH: usize = 8;
 
 /// The text `(expr).to_string()` gives, written in `module`, or why only running the code can tell.
 pub fn text(ix: &CrateIndex, expr: &Expr, module: ModId) -> Result<String, String> {
-    value(ix, expr, module, 0)
+    constant::string(&Reader { ix, module, depth: 0 }, expr)
 }
 
-fn value(ix: &CrateIndex, expr: &Expr, module: ModId, depth: usize) -> Result<String, String> {
-    if depth > MAX_DEPTH {
-        return Err("its definition is nested too deeply".into());
-    }
-    if let Some(inner) = constant::converted_string(expr) {
-        return value(ix, inner, module, depth);
-    }
-    match expr {
-        Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ok(s.value()),
-        Expr::Paren(p) => value(ix, &p.expr, module, depth),
-        Expr::Group(g) => value(ix, &g.expr, module, depth),
-        Expr::Reference(r) => value(ix, &r.expr, module, depth),
-        Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. }) => value(ix, expr, module, depth),
-        Expr::Path(p) if p.qself.is_none() => {
-            let segs = path_segs(&p.path);
-            let shown = segs.join("::");
-            match ix.resolve(module, &segs, is_static_or_const) {
-                super::index::Resolved::Item(id) => {
-                    let item = &ix.items[id];
-                    let init = match &item.kind {
-                        ItemKind::Static(s) => &s.expr,
-                        ItemKind::Const(c) => &c.expr,
-                        _ => return Err(format!("`{shown}` is not a static or const")),
-                    };
-                    initializer(ix, init, item.module, depth + 1)
-                        .map_err(|why| format!("`{shown}` is built at run time ({why})"))
-                }
-                _ => Err(format!("kubesmith finds no static or const `{shown}` in the crate")),
+/// The string evaluator's lookups in the crate index, from one module.
+struct Reader<'a> {
+    ix: &'a CrateIndex,
+    module: ModId,
+    /// How many consts and statics were followed to get here.
+    depth: usize,
+}
+
+impl constant::StringReader for Reader<'_> {
+    fn path(&self, p: &syn::Path) -> Result<String, String> {
+        if self.depth > MAX_DEPTH {
+            return Err("its definition is nested too deeply".into());
+        }
+        let segs = path_segs(p);
+        let shown = segs.join("::");
+        match self.ix.resolve(self.module, &segs, is_static_or_const) {
+            super::index::Resolved::Item(id) => {
+                let item = &self.ix.items[id];
+                let init = match &item.kind {
+                    ItemKind::Static(s) => &s.expr,
+                    ItemKind::Const(c) => &c.expr,
+                    _ => return Err(format!("`{shown}` is not a static or const")),
+                };
+                let there = Reader { ix: self.ix, module: item.module, depth: self.depth + 1 };
+                there.initializer(init).map_err(|why| format!("`{shown}` is built at run time ({why})"))
             }
+            _ => Err(format!("kubesmith finds no static or const `{shown}` in the crate")),
         }
-        Expr::Macro(m) => {
-            Err(format!("the macro `{}!`", m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()))
+    }
+
+    fn other(&self, e: &Expr) -> Result<String, String> {
+        match e {
+            Expr::Macro(m) => Err(format!(
+                "the macro `{}!`",
+                m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
+            )),
+            _ => Err(format!("`{}` is computed at run time", quote::quote!(#e).to_string().replace(' ', ""))),
         }
-        _ => Err(format!("`{}` is computed at run time", quote::quote!(#expr).to_string().replace(' ', ""))),
     }
 }
 
@@ -59,37 +63,37 @@ fn is_static_or_const(k: &ItemKind) -> bool {
     matches!(k, ItemKind::Static(_) | ItemKind::Const(_))
 }
 
-/// The text of a static's or const's initializer: a string, `Regex::new(..)`, or either inside a lazy cell.
-fn initializer(ix: &CrateIndex, init: &Expr, module: ModId, depth: usize) -> Result<String, String> {
-    match init {
-        Expr::Paren(p) => initializer(ix, &p.expr, module, depth),
-        Expr::Group(g) => initializer(ix, &g.expr, module, depth),
-        Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
-            syn::Stmt::Expr(e, None) => initializer(ix, e, module, depth),
-            _ => Err("a block of statements".into()),
-        },
-        // `.unwrap()` / `.expect("..")` of `Regex::new(..)`: the same text (or a panic kube-derive would share).
-        Expr::MethodCall(m) if m.method == "unwrap" || m.method == "expect" => {
-            initializer(ix, &m.receiver, module, depth)
-        }
-        Expr::Call(c) => {
-            let Expr::Path(f) = &*c.func else {
-                return Err("a call kubesmith does not know".into());
-            };
-            let segs = path_segs(&f.path);
-            match segs.iter().rev().take(2).map(String::as_str).collect::<Vec<_>>().as_slice() {
-                ["new", "Regex"] => match c.args.first() {
-                    Some(arg) if c.args.len() == 1 => value(ix, arg, module, depth),
-                    _ => Err("`Regex::new` without one argument".into()),
-                },
-                ["new", "LazyLock" | "LazyCell" | "Lazy"] => match c.args.first() {
-                    Some(Expr::Closure(cl)) if cl.inputs.is_empty() => initializer(ix, &cl.body, module, depth),
-                    _ => Err("a lazy cell not built from a closure".into()),
-                },
-                _ => Err(format!("a call of `{}`", segs.join("::"))),
+impl Reader<'_> {
+    /// The text of a static's or const's initializer: a string, `Regex::new(..)`, or either inside a lazy cell.
+    fn initializer(&self, init: &Expr) -> Result<String, String> {
+        match init {
+            Expr::Paren(p) => self.initializer(&p.expr),
+            Expr::Group(g) => self.initializer(&g.expr),
+            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                syn::Stmt::Expr(e, None) => self.initializer(e),
+                _ => Err("a block of statements".into()),
+            },
+            // `.unwrap()` / `.expect("..")` of `Regex::new(..)`: the same text (or a panic kube-derive would share).
+            Expr::MethodCall(m) if m.method == "unwrap" || m.method == "expect" => self.initializer(&m.receiver),
+            Expr::Call(c) => {
+                let Expr::Path(f) = &*c.func else {
+                    return Err("a call kubesmith does not know".into());
+                };
+                let segs = path_segs(&f.path);
+                match segs.iter().rev().take(2).map(String::as_str).collect::<Vec<_>>().as_slice() {
+                    ["new", "Regex"] => match c.args.first() {
+                        Some(arg) if c.args.len() == 1 => constant::string(self, arg),
+                        _ => Err("`Regex::new` without one argument".into()),
+                    },
+                    ["new", "LazyLock" | "LazyCell" | "Lazy"] => match c.args.first() {
+                        Some(Expr::Closure(cl)) if cl.inputs.is_empty() => self.initializer(&cl.body),
+                        _ => Err("a lazy cell not built from a closure".into()),
+                    },
+                    _ => Err(format!("a call of `{}`", segs.join("::"))),
+                }
             }
+            other => constant::string(self, other),
         }
-        other => value(ix, other, module, depth),
     }
 }
 

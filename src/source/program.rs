@@ -204,6 +204,32 @@ impl Program {
         })
     }
 
+    /// What a type written in module `at` names: its path's resolution (through parentheses); an empty outside path
+    /// for any other type.
+    pub fn type_named(&self, at: ModKey, ty: &syn::Type) -> Res {
+        match ty {
+            syn::Type::Path(p) if p.qself.is_none() => self.resolve(at, &super::lex::path_segs(&p.path), &[]),
+            syn::Type::Paren(p) => self.type_named(at, &p.elem),
+            syn::Type::Group(g) => self.type_named(at, &g.elem),
+            _ => Res::External(Vec::new()),
+        }
+    }
+
+    /// The associated const `name` of the first impl whose self type names `owner` (a type of the sources, or a kind
+    /// type `#[derive(CustomResource)]` generates) and holds one, with the impl's module and self type: the readers'
+    /// one lookup of associated consts in the program.
+    pub fn assoc_const(&self, owner: &Res, name: &str) -> Option<(ModKey, &syn::Type, &syn::Expr)> {
+        self.items_of(ItemKind::Impl).find_map(|(key, item)| {
+            let syn::Item::Impl(imp) = item else { return None };
+            let c = imp.items.iter().find_map(|i| match i {
+                syn::ImplItem::Const(c) if c.ident == name => Some(c),
+                _ => None,
+            })?;
+            let at = ModKey { krate: key.krate, module: key.module };
+            (self.type_named(at, &imp.self_ty) == *owner).then_some((at, &*imp.self_ty, &c.expr))
+        })
+    }
+
     /// The paths outside the sources a path that resolves to none of their items may name through glob imports
     /// ([`resolve::external_candidates`]: `pub use k8s_openapi::api::apps::v1::*;` in a module it leads to).
     pub fn external_candidates(&self, at: ModKey, segs: &[String], local: &[UseEntry]) -> Vec<Vec<String>> {

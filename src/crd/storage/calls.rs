@@ -26,7 +26,7 @@ use super::{MergeCall, VersionKey};
 use crate::source::constant;
 use crate::source::lex::path_segs;
 use crate::source::syntax::{UseEntry, flatten_use};
-use crate::source::{ItemKind, ModKey, Program, Res};
+use crate::source::{ModKey, Program, Res};
 
 /// How deep evaluation follows `let`s and consts before giving up (a cycle would not compile anyway).
 const MAX_DEPTH: usize = 16;
@@ -78,7 +78,7 @@ pub fn calls(prog: &Program, kinds: &HashMap<usize, VersionKey>) -> Vec<MergeCal
             }
             let start = call.func.span().start();
             let (merges, storage) = match (call.args.first(), call.args.get(1)) {
-                (Some(crds), Some(storage)) if call.args.len() == 2 => (cx.crds(crds), cx.string(storage)),
+                (Some(crds), Some(storage)) if call.args.len() == 2 => (cx.crds(crds), constant::string(&cx, storage)),
                 _ => continue,
             };
             out.push(MergeCall {
@@ -467,85 +467,17 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// The string `e` evaluates to.
-    pub fn string(&self, e: &syn::Expr) -> Result<String, String> {
-        let Some(cx) = self.deeper() else { return Err("it refers to itself".into()) };
-        if let Some(inner) = constant::converted_string(e) {
-            return cx.string(inner);
-        }
-        match e {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Ok(s.value()),
-            syn::Expr::Reference(r) => cx.string(&r.expr),
-            syn::Expr::Paren(p) => cx.string(&p.expr),
-            syn::Expr::Group(g) => cx.string(&g.expr),
-            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => cx.string(&u.expr),
-            syn::Expr::Call(c) => match cx.callee(&c.func) {
-                Some(Res::GeneratedAssoc(g, rest)) if rest == ["version"] => cx.version_of(g),
-                _ => Err(format!("`{}` is a call kubesmith does not run", tokens(e))),
-            },
-            syn::Expr::Field(f) => {
-                let member = match &f.member {
-                    syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(_) => String::new(),
-                };
-                if let syn::Expr::Call(c) = &*f.base
-                    && let Some(Res::GeneratedAssoc(g, rest)) = cx.callee(&c.func)
-                    && rest == ["api_resource"]
-                    && member == "version"
-                {
-                    return cx.version_of(g);
-                }
-                Err(format!("`{}` is a field kubesmith cannot read", tokens(e)))
-            }
-            syn::Expr::Path(p) if p.qself.is_none() => cx.path_string(&p.path),
-            _ => Err(format!("`{}` is not a string literal, a const or a `let` bound to one", tokens(e))),
-        }
-    }
-
     fn version_of(&self, g: usize) -> Result<String, String> {
         self.kinds.get(&g).map(|k| k.version.clone()).ok_or_else(|| "its kind's `#[kube(...)]` cannot be read".into())
     }
 
-    /// The string a path to a local, a const or a static holds.
-    fn path_string(&self, p: &syn::Path) -> Result<String, String> {
-        if let Some(init) = self.local(p)? {
-            return self.string(init);
-        }
-        match self.resolve(p) {
-            Res::Item(key) => {
-                let module = ModKey { krate: key.krate, module: key.module };
-                let cx = self.at(module, None).ok_or("it refers to itself")?;
-                match self.prog.item(key) {
-                    syn::Item::Const(c) => cx.string(&c.expr),
-                    syn::Item::Static(s) if s.mutability == syn::StaticMutability::None => cx.string(&s.expr),
-                    _ => Err(format!("`{}` is not a const or an immutable static", tokens(p))),
-                }
-            }
-            Res::Assoc(key, rest) if rest.len() == 1 => self.assoc_const(&Res::Item(key), &rest[0], p),
-            Res::GeneratedAssoc(g, rest) if rest.len() == 1 => self.assoc_const(&Res::Generated(g), &rest[0], p),
-            _ => Err(format!("`{}` is not a const kubesmith can find in the crate", tokens(p))),
-        }
-    }
-
     /// An associated const `name` of the type `owner` names, from the crate's impls.
     fn assoc_const(&self, owner: &Res, name: &str, p: &syn::Path) -> Result<String, String> {
-        for (key, item) in self.prog.items_of(ItemKind::Impl) {
-            let syn::Item::Impl(imp) = item else { continue };
-            let module = ModKey { krate: key.krate, module: key.module };
-            let at = Cx { module, self_ty: None, scope: None, ..*self };
-            if at.resolve_type(&imp.self_ty) != *owner {
-                continue;
-            }
-            for it in &imp.items {
-                if let syn::ImplItem::Const(c) = it
-                    && c.ident == name
-                {
-                    let cx = self.at(module, Some(&imp.self_ty)).ok_or("it refers to itself")?;
-                    return cx.string(&c.expr);
-                }
-            }
-        }
-        Err(format!("`{}` is not an associated const kubesmith can find in the crate's impls", tokens(p)))
+        let Some((module, self_ty, expr)) = self.prog.assoc_const(owner, name) else {
+            return Err(format!("`{}` is not an associated const kubesmith can find in the crate's impls", tokens(p)));
+        };
+        let cx = self.at(module, Some(self_ty)).ok_or("it refers to itself")?;
+        constant::string(&cx, expr)
     }
 
     /// The kinds `e` (the first argument of `merge_crds`) lists, in order.
@@ -631,6 +563,56 @@ impl<'a> Cx<'a> {
         match b.stmts.as_slice() {
             [syn::Stmt::Expr(tail, None)] => self.crd(tail),
             _ => Err(format!("`{}` is a block kubesmith does not run", tokens(whole))),
+        }
+    }
+}
+
+impl constant::StringReader for Cx<'_> {
+    /// The string a path to a local, a const or a static holds.
+    fn path(&self, p: &syn::Path) -> Result<String, String> {
+        if let Some(init) = self.local(p)? {
+            return constant::string(&self.deeper().ok_or("it refers to itself")?, init);
+        }
+        match self.resolve(p) {
+            Res::Item(key) => {
+                let module = ModKey { krate: key.krate, module: key.module };
+                let cx = self.at(module, None).ok_or("it refers to itself")?;
+                match self.prog.item(key) {
+                    syn::Item::Const(c) => constant::string(&cx, &c.expr),
+                    syn::Item::Static(s) if s.mutability == syn::StaticMutability::None => {
+                        constant::string(&cx, &s.expr)
+                    }
+                    _ => Err(format!("`{}` is not a const or an immutable static", tokens(p))),
+                }
+            }
+            Res::Assoc(key, rest) if rest.len() == 1 => self.assoc_const(&Res::Item(key), &rest[0], p),
+            Res::GeneratedAssoc(g, rest) if rest.len() == 1 => self.assoc_const(&Res::Generated(g), &rest[0], p),
+            _ => Err(format!("`{}` is not a const kubesmith can find in the crate", tokens(p))),
+        }
+    }
+
+    /// A kind's version (`v2::Foo::version(&())`, `v2::Foo::api_resource().version`).
+    fn other(&self, e: &syn::Expr) -> Result<String, String> {
+        match e {
+            syn::Expr::Call(c) => match self.callee(&c.func) {
+                Some(Res::GeneratedAssoc(g, rest)) if rest == ["version"] => self.version_of(g),
+                _ => Err(format!("`{}` is a call kubesmith does not run", tokens(e))),
+            },
+            syn::Expr::Field(f) => {
+                let member = match &f.member {
+                    syn::Member::Named(n) => n.to_string(),
+                    syn::Member::Unnamed(_) => String::new(),
+                };
+                if let syn::Expr::Call(c) = &*f.base
+                    && let Some(Res::GeneratedAssoc(g, rest)) = self.callee(&c.func)
+                    && rest == ["api_resource"]
+                    && member == "version"
+                {
+                    return self.version_of(g);
+                }
+                Err(format!("`{}` is a field kubesmith cannot read", tokens(e)))
+            }
+            _ => Err(format!("`{}` is not a string literal, a const or a `let` bound to one", tokens(e))),
         }
     }
 }

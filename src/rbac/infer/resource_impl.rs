@@ -169,7 +169,7 @@ impl Reader<'_> {
             return (None, None);
         };
         let line = f.sig.ident.span().start().line;
-        (self.block(at, &f.block, ty, 0), Some(line))
+        (Eval { prog: self.prog, at, self_ty: ty, depth: 0 }.block(&f.block).ok(), Some(line))
     }
 
     /// `const WHAT` of a `k8s_openapi::Resource` impl: its value and line.
@@ -186,77 +186,80 @@ impl Reader<'_> {
         }) else {
             return (None, None);
         };
-        (self.expr(at, &c.expr, ty, 0), Some(c.ident.span().start().line))
+        let value = constant::string(&Eval { prog: self.prog, at, self_ty: ty, depth: 0 }, &c.expr).ok();
+        (value, Some(c.ident.span().start().line))
+    }
+}
+
+/// The string evaluator's lookups in the program, from one module of an impl for `self_ty`: a literal, a const
+/// (of a module, or associated with `Self` or another type), a fn body's tail.
+#[derive(Clone, Copy)]
+struct Eval<'p> {
+    prog: &'p Program,
+    at: ModKey,
+    self_ty: ItemKey,
+    /// How many consts and blocks were followed to get here (a cycle of consts ends at [`MAX_DEPTH`]).
+    depth: usize,
+}
+
+impl constant::StringReader for Eval<'_> {
+    fn path(&self, p: &syn::Path) -> Result<String, String> {
+        let cx = self.deeper()?;
+        let segs = path_segs(p);
+        if let [first, name] = segs.as_slice()
+            && first == "Self"
+        {
+            return cx.assoc_const(self.self_ty, name);
+        }
+        match self.prog.resolve(self.at, &segs, &[]) {
+            Res::Item(k) => {
+                let there = Eval { at: ModKey { krate: k.krate, module: k.module }, ..cx };
+                match self.prog.item(k) {
+                    syn::Item::Const(c) => constant::string(&there, &c.expr),
+                    syn::Item::Static(s) => constant::string(&there, &s.expr),
+                    _ => Err(UNREAD.into()),
+                }
+            }
+            Res::Assoc(k, rest) if rest.len() == 1 => cx.assoc_const(k, &rest[0]),
+            _ => Err(UNREAD.into()),
+        }
+    }
+
+    fn other(&self, e: &syn::Expr) -> Result<String, String> {
+        match e {
+            syn::Expr::Block(b) if b.label.is_none() => self.deeper()?.block(&b.block),
+            _ => Err(UNREAD.into()),
+        }
+    }
+}
+
+/// Why a value is not read (the caller words the message, with the fix).
+const UNREAD: &str = "not a string constant";
+
+impl Eval<'_> {
+    fn deeper(&self) -> Result<Self, String> {
+        if self.depth >= MAX_DEPTH {
+            return Err(UNREAD.into());
+        }
+        Ok(Eval { depth: self.depth + 1, ..*self })
     }
 
     /// The string a fn body gives: its tail expression, or a `return` as its last statement.
-    fn block(&self, at: ModKey, b: &syn::Block, self_ty: ItemKey, depth: usize) -> Option<String> {
-        match b.stmts.last()? {
-            syn::Stmt::Expr(syn::Expr::Return(r), _) => self.expr(at, r.expr.as_deref()?, self_ty, depth + 1),
-            syn::Stmt::Expr(e, None) => self.expr(at, e, self_ty, depth + 1),
-            _ => None,
-        }
-    }
-
-    /// The string an expression written in `at` gives: a literal, a const (of a module, or associated with
-    /// `Self` or another type), through `.into()`, `.to_string()`, `Cow::Borrowed(..)`, `String::from(..)` and
-    /// the like.
-    fn expr(&self, at: ModKey, e: &syn::Expr, self_ty: ItemKey, depth: usize) -> Option<String> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        let next = depth + 1;
-        if let Some(inner) = constant::converted_string(e) {
-            return self.expr(at, inner, self_ty, next);
-        }
-        match e {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
-            syn::Expr::Paren(p) => self.expr(at, &p.expr, self_ty, next),
-            syn::Expr::Group(g) => self.expr(at, &g.expr, self_ty, next),
-            syn::Expr::Reference(r) => self.expr(at, &r.expr, self_ty, next),
-            syn::Expr::Block(b) if b.label.is_none() => self.block(at, &b.block, self_ty, next),
-            syn::Expr::Path(p) if p.qself.is_none() => self.path(at, &path_segs(&p.path), self_ty, next),
-            _ => None,
-        }
-    }
-
-    /// The string a const path gives.
-    fn path(&self, at: ModKey, segs: &[String], self_ty: ItemKey, depth: usize) -> Option<String> {
-        if let [first, name] = segs
-            && first == "Self"
-        {
-            return self.assoc_const(self_ty, name, depth);
-        }
-        match self.prog.resolve(at, segs, &[]) {
-            Res::Item(k) => match self.prog.item(k) {
-                syn::Item::Const(c) => self.expr(ModKey { krate: k.krate, module: k.module }, &c.expr, self_ty, depth),
-                syn::Item::Static(s) => self.expr(ModKey { krate: k.krate, module: k.module }, &s.expr, self_ty, depth),
-                _ => None,
+    fn block(&self, b: &syn::Block) -> Result<String, String> {
+        match b.stmts.last() {
+            Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) => match r.expr.as_deref() {
+                Some(e) => constant::string(self, e),
+                None => Err(UNREAD.into()),
             },
-            Res::Assoc(k, rest) if rest.len() == 1 => self.assoc_const(k, &rest[0], depth),
-            _ => None,
+            Some(syn::Stmt::Expr(e, None)) => constant::string(self, e),
+            _ => Err(UNREAD.into()),
         }
     }
 
-    /// The string `Type::NAME` gives: an associated const of an impl of the sources for `ty` (only impls whose self
-    /// type is written with `ty`'s name and that hold such a const are resolved).
-    fn assoc_const(&self, ty: ItemKey, name: &str, depth: usize) -> Option<String> {
-        let type_name = crate::source::syntax::item_name(self.prog.item(ty))?;
-        for (key, item) in self.prog.items_of(ItemKind::Impl) {
-            let syn::Item::Impl(imp) = item else { continue };
-            let named = matches!(&*imp.self_ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == type_name));
-            let Some(c) = imp.items.iter().find_map(|i| match i {
-                syn::ImplItem::Const(c) if named && c.ident == name => Some(c),
-                _ => None,
-            }) else {
-                continue;
-            };
-            let at = ModKey { krate: key.krate, module: key.module };
-            if self.type_of(at, &imp.self_ty) == Some(ty) {
-                return self.expr(at, &c.expr, ty, depth + 1);
-            }
-        }
-        None
+    /// The string `Type::NAME` gives: an associated const of an impl of the sources for `ty`.
+    fn assoc_const(&self, ty: ItemKey, name: &str) -> Result<String, String> {
+        let (at, _, expr) = self.prog.assoc_const(&Res::Item(ty), name).ok_or(UNREAD)?;
+        constant::string(&Eval { at, self_ty: ty, ..*self }, expr)
     }
 }
 
