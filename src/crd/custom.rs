@@ -26,7 +26,7 @@ use serde_json::Value;
 use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
-use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
+use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Owner, Resolved};
 use crate::source::lex::path_segs;
 use eval::Evaluator;
 pub use eval::Subschemas;
@@ -57,25 +57,15 @@ pub fn schema_with(
     }
     if names.len() >= 2 {
         // An associated fn `Type::f` (`Self::f` would name schemars' wrapper type and not compile).
-        let owner = match ix.resolve(module, &names[..names.len() - 1], ItemKind::is_type) {
-            Resolved::Item(id) => Some(id),
-            _ => None,
-        };
-        if let Some(owner) = owner {
-            for imp in impls_for(ix, owner, None) {
-                for it in &imp.item.items {
-                    if let syn::ImplItem::Fn(m) = it
-                        && m.sig.ident == names[names.len() - 1]
-                    {
-                        return Evaluator::new(ix, schemas, construct).schema_fn(
-                            &m.sig,
-                            &m.block,
-                            imp.module,
-                            Some(&imp.item.self_ty),
-                        );
-                    }
-                }
-            }
+        if let Resolved::Item(owner) = ix.resolve(module, &names[..names.len() - 1], ItemKind::is_type)
+            && let Some((imp, m)) = ix.assoc_fn(Owner::Item(owner), &names[names.len() - 1])
+        {
+            return Evaluator::new(ix, schemas, construct).schema_fn(
+                &m.sig,
+                &m.block,
+                imp.module,
+                Some(&imp.item.self_ty),
+            );
         }
     }
     Err(CrdError::needs_compile(

@@ -11,7 +11,7 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
 use super::attrs::{self, variant_name};
-use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
+use super::index::{CrateIndex, ItemId, ItemKind, ModId, Owner, Resolved, unraw};
 use super::k8s::K8sTable;
 use super::types::{ScalarKind, Ty, classify};
 use crate::source::constant;
@@ -240,56 +240,26 @@ impl<'a> Evaluator<'a> {
         })
     }
 
+    /// The body of `fn default()` of the type's `impl Default`, with its scope.
     fn default_impl_body(&self, id: ItemId) -> Option<(&'a Expr, Scope<'a>)> {
-        let (f, scope) = self.impl_fn(id, "default", |t| t == Some("Default"))?;
-        let block = self.ix.full_block(scope.module, &f.block).ok()?;
-        let (e, lets) = block_expr(block)?;
-        Some((e, Scope { locals: Some((block, lets)), ..scope }))
-    }
-
-    /// The fn `name` without parameters of an impl block of item `id` (`inherent`: which impls to look in, by
-    /// trait name), with the scope of its body.
-    fn impl_fn(
-        &self,
-        id: ItemId,
-        name: &str,
-        which: fn(Option<&str>) -> bool,
-    ) -> Option<(&'a syn::ImplItemFn, Scope<'a>)> {
-        self.impls_for(id).filter(|i| which(i.trait_name.as_deref())).find_map(|i| {
+        let ix: &'a CrateIndex = self.ix;
+        let (i, f) = ix.impls_for(id).filter(|i| i.trait_name.as_deref() == Some("Default")).find_map(|i| {
             i.item.items.iter().find_map(|ii| match ii {
-                syn::ImplItem::Fn(f) if f.sig.ident == name && f.sig.inputs.is_empty() => {
-                    Some((f, Scope { module: i.module, self_ty: Some(id), locals: None }))
-                }
+                syn::ImplItem::Fn(f) if f.sig.ident == "default" && f.sig.inputs.is_empty() => Some((i, f)),
                 _ => None,
             })
-        })
-    }
-
-    /// The impl blocks whose self type is item `id` ([`CrateIndex::impls_for`]).
-    fn impls_for(&self, id: ItemId) -> impl Iterator<Item = &'a super::index::ImplBlock> + 'a {
-        let ix: &'a CrateIndex = self.ix;
-        ix.impls_for(id)
+        })?;
+        let block = self.ix.full_block(i.module, &f.block).ok()?;
+        let (e, lets) = block_expr(block)?;
+        Some((e, Scope { module: i.module, self_ty: Some(id), locals: Some((block, lets)) }))
     }
 
     /// The item a type path written in `scope` names (`Self` included), through type aliases.
     fn type_item(&self, segs: &[String], scope: Scope<'a>) -> Option<ItemId> {
-        let mut id = match segs {
-            [one] if one == "Self" => scope.self_ty?,
-            _ => match self.ix.resolve(scope.module, segs, ItemKind::is_type) {
-                Resolved::Item(id) => id,
-                _ => return None,
-            },
-        };
-        for _ in 0..8 {
-            let ItemKind::Alias(a) = &self.ix.items[id].kind else { return Some(id) };
-            let syn::Type::Path(p) = &*a.ty else { return None };
-            let m = self.ix.items[id].module;
-            id = match self.ix.resolve(m, &path_segs(&p.path), ItemKind::is_type) {
-                Resolved::Item(t) => t,
-                _ => return None,
-            };
+        match segs {
+            [one] if one == "Self" => scope.self_ty,
+            _ => self.ix.type_item(scope.module, segs),
         }
-        None
     }
 
     /// The body of the fn without arguments a call path names: a crate fn, or an associated fn (`Type::f`,
@@ -297,13 +267,13 @@ impl<'a> Evaluator<'a> {
     fn callee(&self, segs: &[String], scope: Scope<'a>) -> Res<Option<(&'a Expr, Scope<'a>)>> {
         let name = segs.last().map(String::as_str).unwrap_or_default();
         let found = if segs.len() >= 2 {
-            match self.type_item(&segs[..segs.len() - 1], scope) {
-                Some(t) => self
-                    .impl_fn(t, name, |tr| tr.is_none())
-                    .or_else(|| self.impl_fn(t, name, |tr| tr.is_some()))
-                    .map(|(f, sc)| (&f.block, f.sig.ident.to_string(), sc)),
-                None => None,
-            }
+            let ix: &'a CrateIndex = self.ix;
+            self.type_item(&segs[..segs.len() - 1], scope)
+                .and_then(|t| Some((t, ix.assoc_fn(Owner::Item(t), name)?)))
+                .filter(|(_, (_, f))| f.sig.inputs.is_empty())
+                .map(|(t, (i, f))| {
+                    (&f.block, f.sig.ident.to_string(), Scope { module: i.module, self_ty: Some(t), locals: None })
+                })
         } else {
             None
         };
@@ -336,17 +306,9 @@ impl<'a> Evaluator<'a> {
         if segs.len() >= 2
             && let Some(t) = self.type_item(&segs[..segs.len() - 1], scope)
         {
-            let name = &segs[segs.len() - 1];
-            let found = self.impls_for(t).find_map(|i| {
-                i.item.items.iter().find_map(|ii| match ii {
-                    syn::ImplItem::Const(c) if c.ident == name => {
-                        Some((&c.expr, Scope { module: i.module, self_ty: Some(t), locals: None }))
-                    }
-                    _ => None,
-                })
-            });
-            if found.is_some() {
-                return found;
+            let ix: &'a CrateIndex = self.ix;
+            if let Some((i, c)) = ix.assoc_const(Owner::Item(t), &segs[segs.len() - 1]) {
+                return Some((&c.expr, Scope { module: i.module, self_ty: Some(t), locals: None }));
             }
         }
         match self.ix.resolve(scope.module, segs, want_const) {

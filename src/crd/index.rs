@@ -38,6 +38,7 @@ use crate::source::reverse::{self, Exposes};
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
 use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
+mod assoc;
 mod cfg;
 mod deps;
 mod docs;
@@ -45,6 +46,7 @@ mod fast;
 mod prescan;
 mod scan;
 mod sources;
+pub use assoc::Owner;
 pub use prescan::StubNames;
 use prescan::{has_name, name_hash};
 use sources::FileFacts;
@@ -373,19 +375,6 @@ impl CrateIndex {
             }
             _ => false,
         })
-    }
-
-    /// The inherent impls of the type the path `owner` (written in `module`) names: those of the crate item it
-    /// resolves to; for a type the crate's sources do not spell out (the kind type `#[derive(CustomResource)]`
-    /// generates), those of a type of its last segment's name, the ones written in `module` first.
-    pub fn inherent_impls(&self, module: ModId, owner: &[String]) -> Vec<&ImplBlock> {
-        if let Resolved::Item(id) = self.resolve(module, owner, ItemKind::is_type) {
-            return self.impls_for(id).filter(|i| i.trait_name.is_none()).collect();
-        }
-        let Some(name) = owner.last() else { return Vec::new() };
-        let mut impls: Vec<&ImplBlock> = self.impls_of(name).filter(|i| i.trait_name.is_none()).collect();
-        impls.sort_by_key(|i| i.module != module);
-        impls
     }
 
     /// The non-glob `use` entry of `module` importing `alias`.

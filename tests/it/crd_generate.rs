@@ -326,6 +326,37 @@ pub struct Nested { pub inner_list: Vec<i32>, pub flag: bool }
     assert!(spec_schema(&crd).get("required").is_none());
 }
 
+/// A default that names an associated const or fn reads it as Rust resolves `Type::NAME`: the type's inherent
+/// impls before its trait impls, through a type alias.
+#[test]
+fn defaults_read_associated_items_inherent_impls_first() {
+    let src = r#"
+pub trait Sized2 { const SIZE: u32; fn size() -> u32; }
+pub struct Limits;
+impl Sized2 for Limits { const SIZE: u32 = 1; fn size() -> u32 { 1 } }
+impl Limits { pub const SIZE: u32 = 2; pub fn size() -> u32 { 2 } }
+pub struct OnlyTrait;
+impl Sized2 for OnlyTrait { const SIZE: u32 = 3; fn size() -> u32 { 3 } }
+pub type Alias = Limits;
+fn by_const() -> u32 { Limits::SIZE }
+fn by_fn() -> u32 { Limits::size() }
+fn by_alias() -> u32 { Alias::SIZE }
+fn by_trait() -> u32 { OnlyTrait::size() }
+#[derive(CustomResource)]
+#[kube(group = "d.io", version = "v1", kind = "Assoc")]
+#[serde(rename_all = "camelCase")]
+pub struct AssocSpec {
+    #[serde(default = "by_const")] pub a: u32,
+    #[serde(default = "by_fn")] pub b: u32,
+    #[serde(default = "by_alias")] pub c: u32,
+    #[serde(default = "by_trait")] pub d: u32,
+}
+"#;
+    let crd = gen_one(src);
+    let p = &spec_schema(&crd)["properties"];
+    assert_eq!([&p["a"]["default"], &p["b"]["default"], &p["c"]["default"], &p["d"]["default"]], [2, 2, 2, 3]);
+}
+
 #[test]
 fn self_referential_default_impl_is_an_error() {
     // `..Default::default()` inside `impl Default` recurses at run time too; kubesmith must stop, not hang.

@@ -15,7 +15,7 @@ use syn::spanned::Spanned;
 use super::json::{self, Key, Node};
 use crate::crd::dialect::Dialect;
 use crate::crd::error::CrdError;
-use crate::crd::index::{CrateIndex, ItemKind, ModId, Resolved};
+use crate::crd::index::{CrateIndex, ItemKind, ModId, Owner, Resolved};
 use crate::source::constant;
 use crate::source::lex::path_segs;
 
@@ -455,7 +455,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// The value of an associated const of a crate type, `Self::X` (in an impl) or `Type::X`, from the type's
-    /// inherent impls.
+    /// impls ([`CrateIndex::assoc_const`]).
     fn associated_const(&mut self, f: &mut Frame, segs: &[String], at: Span) -> Res<Val> {
         let owner = if segs[0] == "Self" {
             f.self_ty.as_ref().and_then(type_path).unwrap_or_default()
@@ -463,21 +463,15 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             vec![segs[0].clone()]
         };
         let ix = self.ix;
-        for imp in ix.inherent_impls(f.module, &owner) {
-            for it in &imp.item.items {
-                if let syn::ImplItem::Const(c) = it
-                    && c.ident == segs[1]
-                {
-                    if self.depth > MAX_DEPTH {
-                        return Err(self.needs(imp.module, at, format!("`{}` refers to itself", segs.join("::"))));
-                    }
-                    let mut frame = Frame::new(imp.module, Some((*imp.item.self_ty).clone()));
-                    self.depth += 1;
-                    let v = self.expr(&mut frame, &c.expr);
-                    self.depth -= 1;
-                    return v;
-                }
+        if let Some((imp, c)) = ix.assoc_const(Owner::Path(f.module, &owner), &segs[1]) {
+            if self.depth > MAX_DEPTH {
+                return Err(self.needs(imp.module, at, format!("`{}` refers to itself", segs.join("::"))));
             }
+            let mut frame = Frame::new(imp.module, Some((*imp.item.self_ty).clone()));
+            self.depth += 1;
+            let v = self.expr(&mut frame, &c.expr);
+            self.depth -= 1;
+            return v;
         }
         Err(self.needs(
             f.module,
@@ -628,15 +622,8 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             } else {
                 segs[..segs.len() - 1].to_vec()
             };
-            let method = &segs[segs.len() - 1];
-            for imp in ix.inherent_impls(f.module, &owner) {
-                for it in &imp.item.items {
-                    if let syn::ImplItem::Fn(m) = it
-                        && m.sig.ident == method
-                    {
-                        return self.call_fn(&m.sig, &m.block, imp.module, Some((*imp.item.self_ty).clone()), args);
-                    }
-                }
+            if let Some((imp, m)) = ix.assoc_fn(Owner::Path(f.module, &owner), &segs[segs.len() - 1]) {
+                return self.call_fn(&m.sig, &m.block, imp.module, Some((*imp.item.self_ty).clone()), args);
             }
         }
         Err(self.needs(f.module, at, format!("a call of `{}`, which is not a fn of this crate", segs.join("::"))))

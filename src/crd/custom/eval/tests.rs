@@ -343,3 +343,26 @@ pub mod b {
     assert_eq!(ok(src, "by_const"), json!({"maximum": 2}));
     assert_eq!(ok(src, "by_fn"), json!({"maximum": 20}));
 }
+
+/// An associated const or fn is looked up as Rust does (`CrateIndex::assoc_const`): the type's inherent impls,
+/// then its trait impls, through a type alias.
+#[test]
+fn associated_items_of_trait_impls_and_through_aliases() {
+    let src = r#"
+pub trait Bounded { const MAX: u64; fn max() -> u64; }
+pub struct Limit;
+impl Bounded for Limit { const MAX: u64 = 1; fn max() -> u64 { 10 } }
+pub struct Both;
+impl Bounded for Both { const MAX: u64 = 2; fn max() -> u64 { 20 } }
+impl Both { pub const MAX: u64 = 3; pub fn max() -> u64 { 30 } }
+pub type Alias = Both;
+pub fn by_trait_const(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": Limit::MAX }) }
+pub fn by_trait_fn(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": Limit::max() }) }
+pub fn inherent_first(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": Both::MAX, "minimum": Both::max() }) }
+pub fn through_alias(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": Alias::MAX }) }
+"#;
+    assert_eq!(ok(src, "by_trait_const"), json!({"maximum": 1}));
+    assert_eq!(ok(src, "by_trait_fn"), json!({"maximum": 10}));
+    assert_eq!(ok(src, "inherent_first"), json!({"maximum": 3, "minimum": 30}));
+    assert_eq!(ok(src, "through_alias"), json!({"maximum": 3}));
+}

@@ -1,0 +1,163 @@
+//! Associated items (`Type::NAME`, `Type::f`, `Self::NAME`) of the crate's types: the one lookup the CRD generator's
+//! readers (custom schema fns, defaults, `schema_with` paths) make, in Rust's order — the type's inherent impls,
+//! then its trait impls — through type aliases, with the impl block each item is written in (its `Self`).
+
+use super::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
+use crate::source::lex::path_segs;
+
+/// How many type aliases are followed from a path to the type it names.
+const MAX_ALIASES: usize = 8;
+
+/// The type whose associated items are looked up.
+#[derive(Debug, Clone, Copy)]
+pub enum Owner<'s> {
+    /// A crate item (`Self` where the evaluator knows the item).
+    Item(ItemId),
+    /// A type path written in the given module (`Type` of `Type::NAME`, or an impl's self type for `Self`).
+    Path(ModId, &'s [String]),
+}
+
+impl CrateIndex {
+    /// The items from `id` through the type aliases it leads along (`id` first), and whether the last is a type the
+    /// crate defines (an alias to a type outside the sources, or too long a chain, is not).
+    fn alias_chain(&self, mut id: ItemId) -> (Vec<ItemId>, bool) {
+        let mut chain = vec![id];
+        for _ in 0..MAX_ALIASES {
+            let ItemKind::Alias(a) = &self.items[id].kind else { return (chain, true) };
+            let syn::Type::Path(p) = &*a.ty else { return (chain, false) };
+            if p.qself.is_some() {
+                return (chain, false);
+            }
+            id = match self.resolve(self.items[id].module, &path_segs(&p.path), ItemKind::is_type) {
+                Resolved::Item(t) => t,
+                _ => return (chain, false),
+            };
+            chain.push(id);
+        }
+        (chain, false)
+    }
+
+    /// The crate item (a struct or enum, not an alias) a type path written in `module` names, through aliases.
+    pub fn type_item(&self, module: ModId, segs: &[String]) -> Option<ItemId> {
+        let Resolved::Item(id) = self.resolve(module, segs, ItemKind::is_type) else { return None };
+        match self.alias_chain(id) {
+            (chain, true) => chain.last().copied(),
+            _ => None,
+        }
+    }
+
+    /// The impl blocks an associated item of `owner` is looked up in, in Rust's order: inherent impls first, then
+    /// trait impls. A path the crate's sources spell out no type for (the kind type `#[derive(CustomResource)]`
+    /// generates) is matched by its last segment's name, impls written in the path's module first.
+    pub fn assoc_impls(&self, owner: Owner) -> Vec<&ImplBlock> {
+        let id = match owner {
+            Owner::Item(id) => Some(id),
+            Owner::Path(module, segs) => match self.resolve(module, segs, ItemKind::is_type) {
+                Resolved::Item(id) => Some(id),
+                Resolved::External(_) => None,
+            },
+        };
+        let mut impls: Vec<&ImplBlock> = match (id, owner) {
+            // `impl Alias { .. }` blocks count too.
+            (Some(id), _) => self.alias_chain(id).0.into_iter().flat_map(|id| self.impls_for(id)).collect(),
+            (None, Owner::Path(module, segs)) => {
+                let Some(name) = segs.last() else { return Vec::new() };
+                let mut by_name: Vec<&ImplBlock> = self.impls_of(name).collect();
+                by_name.sort_by_key(|i| i.module != module);
+                by_name
+            }
+            (None, Owner::Item(_)) => Vec::new(),
+        };
+        impls.sort_by_key(|i| i.trait_name.is_some());
+        impls
+    }
+
+    /// The associated const `name` of `owner`, with the impl block it is written in.
+    pub fn assoc_const(&self, owner: Owner, name: &str) -> Option<(&ImplBlock, &syn::ImplItemConst)> {
+        self.assoc_impls(owner).into_iter().find_map(|imp| {
+            imp.item.items.iter().find_map(|it| match it {
+                syn::ImplItem::Const(c) if c.ident == name => Some((imp, c)),
+                _ => None,
+            })
+        })
+    }
+
+    /// The associated fn `name` of `owner`, with the impl block it is written in.
+    pub fn assoc_fn(&self, owner: Owner, name: &str) -> Option<(&ImplBlock, &syn::ImplItemFn)> {
+        self.assoc_impls(owner).into_iter().find_map(|imp| {
+            imp.item.items.iter().find_map(|it| match it {
+                syn::ImplItem::Fn(f) if f.sig.ident == name => Some((imp, f)),
+                _ => None,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::crd::index::SourceSet;
+
+    const SRC: &str = r#"
+pub struct Limits;
+pub type Alias = Limits;
+pub type Outside = k8s_openapi::api::core::v1::Pod;
+pub trait Named { const NAME: &'static str; fn make() -> u8; }
+impl Named for Limits { const NAME: &'static str = "trait"; fn make() -> u8 { 1 } }
+impl Limits { pub const NAME: &'static str = "inherent"; pub const ONLY_TRAIT_HAS_NOT: u8 = 3; }
+impl Alias { pub fn make() -> u8 { 2 } }
+pub mod other {
+    pub struct Limits;
+    impl Limits { pub const NAME: &'static str = "other"; }
+}
+impl Generated { pub const KIND_NAME: &'static str = "generated"; }
+"#;
+
+    fn index() -> (tempfile::TempDir, CrateIndex) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("lib.rs"), SRC).expect("write");
+        let force: BTreeSet<PathBuf> = [dir.path().join("lib.rs")].into();
+        let ix = CrateIndex::load_with(&SourceSet::new(dir.path()), &force).expect("load");
+        (dir, ix)
+    }
+
+    fn segs(path: &str) -> Vec<String> {
+        path.split("::").map(str::to_string).collect()
+    }
+
+    fn value(c: &syn::ImplItemConst) -> String {
+        let e = &c.expr;
+        quote::quote!(#e).to_string()
+    }
+
+    #[test]
+    fn inherent_impls_come_before_trait_impls_and_aliases_lead_to_their_type() {
+        let (_dir, ix) = index();
+        let limits = ix.type_item(0, &segs("Limits")).expect("Limits");
+        assert_eq!(ix.type_item(0, &segs("Alias")), Some(limits));
+        assert_eq!(ix.type_item(0, &segs("Outside")), None, "an alias of a type outside the crate");
+        let (_, c) = ix.assoc_const(Owner::Item(limits), "NAME").expect("NAME");
+        assert_eq!(value(c), "\"inherent\"");
+        let (_, c) = ix.assoc_const(Owner::Path(0, &segs("Alias")), "NAME").expect("through the alias");
+        assert_eq!(value(c), "\"inherent\"");
+        // `impl Alias { fn make() }` is inherent: through the alias it comes before the trait's `make`.
+        let (imp, _) = ix.assoc_fn(Owner::Path(0, &segs("Alias")), "make").expect("make");
+        assert!(imp.trait_name.is_none() && imp.self_name == "Alias");
+        let (imp, _) = ix.assoc_fn(Owner::Item(limits), "make").expect("make");
+        assert_eq!(imp.trait_name.as_deref(), Some("Named"), "the type's own impls, trait impls after inherent ones");
+        let (_, c) = ix.assoc_const(Owner::Path(0, &segs("other::Limits")), "NAME").expect("other");
+        assert_eq!(value(c), "\"other\"", "a type of the same name elsewhere is another type");
+        assert!(ix.assoc_const(Owner::Item(limits), "MISSING").is_none());
+    }
+
+    #[test]
+    fn a_type_the_sources_do_not_spell_out_is_matched_by_name() {
+        let (_dir, ix) = index();
+        let (_, c) = ix.assoc_const(Owner::Path(0, &segs("Generated")), "KIND_NAME").expect("by name");
+        assert_eq!(value(c), "\"generated\"");
+        assert!(ix.assoc_const(Owner::Path(0, &segs("Outside")), "NAME").is_none(), "an alias leads nowhere");
+    }
+}
