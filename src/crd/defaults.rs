@@ -66,10 +66,6 @@ pub struct Evaluator<'a> {
     k8s: &'a K8sTable,
 }
 
-fn want_const(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Const(_) | ItemKind::Static(syn::ItemStatic { mutability: syn::StaticMutability::None, .. }))
-}
-
 /// Strip parentheses, groups, single-expression blocks and value-preserving conversions.
 fn strip(e: &Expr) -> &Expr {
     match e {
@@ -311,7 +307,7 @@ impl<'a> Evaluator<'a> {
                 return Some((&c.expr, Scope { module: i.module, self_ty: Some(t), locals: None }));
             }
         }
-        match self.ix.resolve(scope.module, segs, want_const) {
+        match self.ix.resolve(scope.module, segs, ItemKind::is_constant) {
             Resolved::Item(id) => match &self.ix.items[id].kind {
                 ItemKind::Const(c) => {
                     Some((&*c.expr, Scope { module: self.ix.items[id].module, self_ty: None, locals: None }))

@@ -116,6 +116,16 @@ impl ItemKind {
     pub fn is_fn(&self) -> bool {
         matches!(self, Self::Fn(_))
     }
+
+    /// A const or an immutable static: what a value path the evaluators read may name (a `static mut` may change
+    /// at run time, so its initializer is not its value).
+    pub fn is_constant(&self) -> bool {
+        match self {
+            Self::Const(_) => true,
+            Self::Static(s) => matches!(s.mutability, syn::StaticMutability::None),
+            _ => false,
+        }
+    }
 }
 
 /// One indexed item.

@@ -33,7 +33,7 @@ impl constant::StringReader for Reader<'_> {
         }
         let segs = path_segs(p);
         let shown = segs.join("::");
-        match self.ix.resolve(self.module, &segs, is_static_or_const) {
+        match self.ix.resolve(self.module, &segs, ItemKind::is_constant) {
             super::index::Resolved::Item(id) => {
                 let item = &self.ix.items[id];
                 let init = match &item.kind {
@@ -57,10 +57,6 @@ impl constant::StringReader for Reader<'_> {
             _ => Err(format!("`{}` is computed at run time", quote::quote!(#e).to_string().replace(' ', ""))),
         }
     }
-}
-
-fn is_static_or_const(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Static(_) | ItemKind::Const(_))
 }
 
 impl Reader<'_> {
@@ -131,6 +127,7 @@ lazy_static::lazy_static! {
 static TAG: once_cell::sync::Lazy<Regex> = once_cell::sync::Lazy::new(|| Regex::new("^t$").unwrap());
 static BUILT: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{DIGITS}$")).unwrap());
 static OTHER: LazyLock<Regex> = LazyLock::new(|| regex::RegexBuilder::new("x").build().unwrap());
+static mut CHANGING: &str = "^m$";
 pub mod inner { pub static DEEP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new("^d$").unwrap()); }
 "#;
 
@@ -154,5 +151,7 @@ pub mod inner { pub static DEEP: std::sync::LazyLock<regex::Regex> = std::sync::
         assert!(why.contains("`OTHER` is built at run time (`regex::RegexBuilder::new(\"x\").build()`"), "{why}");
         let why = eval(SRC, "MISSING").unwrap_err();
         assert!(why.contains("no static or const `MISSING`"), "{why}");
+        let why = eval(SRC, "CHANGING").unwrap_err();
+        assert!(why.contains("no static or const `CHANGING`"), "a `static mut` may change at run time: {why}");
     }
 }

@@ -121,10 +121,6 @@ fn strip(e: &Expr) -> &Expr {
     }
 }
 
-fn want_value(k: &ItemKind) -> bool {
-    matches!(k, ItemKind::Const(_) | ItemKind::Static(_))
-}
-
 /// What an expression is, for a NeedsCompile reason.
 fn describe(e: &Expr) -> String {
     match strip(e) {
@@ -443,7 +439,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         if segs.len() >= 2 && segs[segs.len() - 1] == "Null" && segs[segs.len() - 2] == "Value" {
             return Ok(Val::Json(Value::Null));
         }
-        match self.ix.resolve(f.module, &segs, want_value) {
+        match self.ix.resolve(f.module, &segs, ItemKind::is_constant) {
             Resolved::Item(id) => self.item_value(id, p.span()),
             _ if p.qself.is_none() && segs.len() == 2 => self.associated_const(f, &segs, p.span()),
             _ => Err(self.needs(
