@@ -7,11 +7,11 @@
 //! every property of every owned CRD is reachable on it from its kind's section through the page's own links
 //! (`tests/it/docs.rs`).
 
-pub mod asciidoc;
-pub mod builtin;
-pub mod markdown;
-pub mod model;
-pub mod recorded;
+pub(crate) mod asciidoc;
+pub(crate) mod builtin;
+pub(crate) mod markdown;
+pub(crate) mod model;
+pub(crate) mod recorded;
 
 use serde_json::Value;
 

@@ -17,15 +17,15 @@
 //! modes given once survive every later `make bundle` until changed.
 
 pub mod bundle;
-pub mod catalog;
-pub mod csv;
-pub mod dependencies;
-pub mod descriptors;
-pub mod examples;
-pub mod finding;
-pub mod install_modes;
+pub(crate) mod catalog;
+pub(crate) mod csv;
+pub(crate) mod dependencies;
+pub(crate) mod descriptors;
+pub(crate) mod examples;
+pub(crate) mod finding;
+pub(crate) mod install_modes;
 pub mod schema;
-pub mod semver;
-pub mod settings;
-pub mod upgrade;
-pub mod validate;
+pub(crate) mod semver;
+pub(crate) mod settings;
+pub(crate) mod upgrade;
+pub(crate) mod validate;

@@ -19,4 +19,4 @@ pub mod infer;
 pub(crate) mod markers;
 pub(crate) mod scope;
 
-pub use markers::{MANAGER_ROLE, RBAC_API_VERSION, RBAC_MARKER, generate};
+pub use markers::{MANAGER_ROLE, RBAC_MARKER, generate};

@@ -88,7 +88,7 @@ fn index_file(args: &BundleValidateArgs, cwd: &Path) -> Option<IndexFile> {
         Err(e) => IndexFile::NotFound { error: format!("stat {path}: {}", go_io_error(&e)), path },
         Ok(m) if m.is_dir() => IndexFile::Directory { path },
         Ok(_) => match std::fs::read(&full) {
-            Ok(bytes) => IndexFile::Content { text: String::from_utf8_lossy(&bytes).into_owned(), path },
+            Ok(bytes) => IndexFile::Content { text: String::from_utf8_lossy(&bytes).into_owned() },
             Err(e) => IndexFile::Unreadable { error: format!("open {path}: {}", go_io_error(&e)), path },
         },
     })

@@ -111,14 +111,6 @@ impl Dependency {
             other => Err(format!("unsupported dependency type {other:?} (kubesmith records olm.package and olm.gvk)")),
         }
     }
-
-    /// How messages name it: `package etcd '>=0.9.0 <1.0.0'`, `API etcd.database.coreos.com/v1beta2 EtcdCluster`.
-    pub fn describe(&self) -> String {
-        match self {
-            Dependency::Package { name, range } => format!("package {name} '{range}'"),
-            Dependency::Gvk { group, version, kind } => format!("API {group}/{version} {kind}"),
-        }
-    }
 }
 
 /// The text of `metadata/dependencies.yaml`.

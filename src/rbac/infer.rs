@@ -1,6 +1,6 @@
 //! RBAC from the code: the rules an operator's binaries need, read from how they call kube-rs, never compiled.
 //!
-//! [`infer_sources`] loads every `--source` crate (fully parsed, [`crate::source`]), registers the sources' own
+//! [`infer_with_dependencies`] loads every `--source` crate (fully parsed, [`crate::source`]), registers the sources' own
 //! `#[derive(CustomResource)]` kinds, and walks ([`walk`]) from each binary's `fn main` (or one `--bin`; a library
 //! alone starts from its public fns) through every call it reaches. Each kube call on a known resource is a
 //! [`Need`] with its call site; what cannot be known statically (a `DynamicObject` with a run-time
@@ -8,8 +8,8 @@
 //! with file:line and the rule to add by hand, never a guess. [`Inference::cluster_role`] renders the needs
 //! with the marker generator's merge and sort rules.
 //!
-//! [`infer_workspace`] reads every member of a workspace; the kube-dependent crates the sources depend on
-//! ([`crate::source::dependencies`]) are roots of role [`Role::Dependency`]: read only where the walk from the
+//! The kube-dependent crates the sources depend on ([`crate::source::dependencies`]) are roots of role
+//! [`Role::Dependency`]: read only where the walk from the
 //! sources' entry points reaches them, never an entry point themselves; each crate it cannot read is a warning at
 //! the operator's first use of it (else at its `Cargo.lock` line) naming what it may hide and the fix.
 //!
@@ -165,30 +165,15 @@ impl Inference {
 }
 
 /// Infers the role the code in `sources` (crate source folders, e.g. `crates/x/src`) needs, reading files from
-/// disk; `bin` restricts the entry points to one binary.
-pub fn infer_sources(sources: &[PathBuf], bin: Option<&str>) -> Result<Inference, InferError> {
+/// disk; `bin` restricts the entry points to one binary (tests).
+#[cfg(test)]
+pub(crate) fn infer_sources(sources: &[PathBuf], bin: Option<&str>) -> Result<Inference, InferError> {
     infer_with(sources, bin, &crate::source::modules::read_disk)
 }
 
-/// Infers the role every package of a workspace needs (each package's lib and bin targets, wherever their
-/// `[lib]`/`[[bin]]` paths put them), reading files from disk; `bin` restricts the entry points to one binary.
-pub fn infer_workspace(ws: &crate::source::Workspace, bin: Option<&str>) -> Result<Inference, InferError> {
-    let mut roots = Vec::new();
-    for pkg in &ws.packages {
-        if let Some(lib) = &pkg.lib {
-            roots.push((lib.name.clone(), lib.path.clone(), Role::Lib));
-        }
-        roots.extend(pkg.bins.iter().map(|b| (b.name.clone(), b.path.clone(), Role::Bin)));
-    }
-    if roots.is_empty() {
-        return Err(InferError::NoRoot(ws.root.clone()));
-    }
-    let cache = roots.first().and_then(|(_, root, _)| cache::Cache::for_root(root));
-    infer_roots(roots, bin, &crate::source::modules::read_disk, cache.as_ref())
-}
-
-/// [`infer_sources`] with files read by `read` (a plan's overlay, an in-memory test tree).
-pub fn infer_with(
+/// [`infer_sources`] with files read by `read` (an in-memory test tree).
+#[cfg(test)]
+pub(crate) fn infer_with(
     sources: &[PathBuf],
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
@@ -198,8 +183,9 @@ pub fn infer_with(
     infer_roots(roots, bin, read, cache.as_ref())
 }
 
-/// [`infer_with`] with `cache` (or none) instead of the one beside the sources.
-pub fn infer_with_cache(
+/// [`infer_with`] with `cache` (or none) instead of the one beside the sources (tests).
+#[cfg(test)]
+pub(crate) fn infer_with_cache(
     sources: &[PathBuf],
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
@@ -223,7 +209,8 @@ fn roots_of_sources(
     Ok(roots)
 }
 
-/// [`infer_with`] where `dependencies` are the source folders of crates the sources depend on
+/// The role the crates in `sources` (their source folders, read by `read`: a plan's overlay or the disk) need,
+/// where `dependencies` are the source folders of crates the sources depend on
 /// ([`crate::source::dependencies`]): their libs are read, but only where the walk from the sources' entry points
 /// reaches them (a dependency is never an entry point, and its binaries are not read).
 ///

@@ -34,12 +34,14 @@ impl CacheDir {
     }
 
     /// A cache folder at `dir` itself (tests).
-    pub fn at(dir: &Path) -> CacheDir {
+    #[cfg(test)]
+    pub(crate) fn at(dir: &Path) -> CacheDir {
         CacheDir { dir: dir.to_path_buf() }
     }
 
-    /// The folder.
-    pub fn path(&self) -> &Path {
+    /// The folder (tests).
+    #[cfg(test)]
+    pub(crate) fn path(&self) -> &Path {
         &self.dir
     }
 

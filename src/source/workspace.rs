@@ -155,11 +155,6 @@ impl Workspace {
         }
         out
     }
-
-    /// The package whose library crate is named `crate_name`.
-    pub fn package_by_crate(&self, crate_name: &str) -> Option<&Package> {
-        self.packages.iter().find(|p| p.crate_name() == crate_name)
-    }
 }
 
 /// The crate roots of one source folder: `(crate name, root file, is a binary)`: the targets of the package it
@@ -501,7 +496,8 @@ mod tests {
                 ("opsctl", PathBuf::from("tools/cli/main.rs")),
             ]
         );
-        assert_eq!(ws.package_by_crate("coreapi").map(|p| p.name.as_str()), Some("core-api"));
+        let core = ws.packages.iter().find(|p| p.crate_name() == "coreapi");
+        assert_eq!(core.map(|p| p.name.as_str()), Some("core-api"));
     }
 
     #[test]

@@ -31,8 +31,8 @@ pub enum IndexFile {
         path: String,
         error: String,
     },
+    /// The file's text.
     Content {
-        path: String,
         text: String,
     },
 }
@@ -154,7 +154,7 @@ fn index_file(file: &IndexFile, apis: &str, errs: &mut Vec<String>) {
             errs.push(format!("unable to read the index image in the path ({path}). Error : {error}"));
             return;
         }
-        IndexFile::Content { text, .. } => text,
+        IndexFile::Content { text } => text,
     };
     let use_annotation = format!(
         "by using the {OCP_LABEL} annotation in `metadata/annotations.yaml` to ensure that the index image will be \

@@ -1069,7 +1069,6 @@ fn community(f: &mut Fixture, properties: Option<&str>, index: Option<IndexFile>
 
 fn dockerfile(label: &str) -> Option<IndexFile> {
     Some(IndexFile::Content {
-        path: "bundle.Dockerfile".into(),
         text: format!("FROM scratch\nLABEL operators.operatorframework.io.bundle.package.v1=foo\n{label}\nCOPY x /x\n"),
     })
 }

@@ -327,7 +327,8 @@ impl Cache {
     }
 
     /// A cache in `dir` itself (tests).
-    pub fn at(dir: &Path) -> Cache {
+    #[cfg(test)]
+    pub(crate) fn at(dir: &Path) -> Cache {
         Cache { dir: CacheDir::at(dir), last: Default::default(), immutable: Vec::new() }
     }
 
@@ -338,13 +339,15 @@ impl Cache {
         self
     }
 
-    /// How the last inference through this cache got its answer.
-    pub fn last_outcome(&self) -> Option<Outcome> {
+    /// How the last inference through this cache got its answer (tests).
+    #[cfg(test)]
+    pub(crate) fn last_outcome(&self) -> Option<Outcome> {
         self.last.get()
     }
 
-    /// The folder the cache files are in.
-    pub fn dir(&self) -> &Path {
+    /// The folder the cache files are in (tests).
+    #[cfg(test)]
+    pub(crate) fn dir(&self) -> &Path {
         self.dir.path()
     }
 

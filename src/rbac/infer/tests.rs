@@ -359,12 +359,6 @@ fn only_code_reachable_from_main_counts() {
     assert_eq!(triples(&lib), set(&["core/pods:list", "core/secrets:delete"]));
     assert_eq!(lib.warnings.len(), 1);
     assert!(lib.warnings[0].message.contains("Api<K> where the generic K is not bound"), "{:?}", lib.warnings);
-    // The same from the workspace's packages.
-    std::fs::write(tmp.path().join("Cargo.toml"), "[workspace]\nmembers = [\"tools\", \"op\"]\n").unwrap();
-    std::fs::write(tmp.path().join("tools/Cargo.toml"), "[package]\nname = \"tools\"\n").unwrap();
-    std::fs::write(tmp.path().join("op/Cargo.toml"), "[package]\nname = \"op\"\n").unwrap();
-    let ws = crate::source::Workspace::discover(tmp.path()).unwrap();
-    assert_eq!(triples(&super::infer_workspace(&ws, Some("op")).unwrap()), set(&["core/pods:list"]));
     match super::infer_sources(&both, Some("nope")) {
         Err(InferError::UnknownBin { known, .. }) => assert_eq!(known, "audit, op"),
         other => panic!("{other:?}"),
