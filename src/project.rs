@@ -450,10 +450,9 @@ impl ProjectFile {
     }
 }
 
-/// A loaded project: its root folder and PROJECT file.
+/// A loaded project: its PROJECT file.
 #[derive(Debug, Clone)]
 pub struct Project {
-    pub root: PathBuf,
     pub file: ProjectFile,
 }
 
@@ -463,10 +462,7 @@ impl Project {
         let path = Path::new(PROJECT_FILE);
         match plan.ops().iter().find(|op| op.path == path) {
             Some(op) => match op.contents.as_deref() {
-                Some(text) => Ok(Some(Project {
-                    root: plan.root.clone(),
-                    file: ProjectFile::parse(text, &plan.root.join(path))?,
-                })),
+                Some(text) => Ok(Some(Project { file: ProjectFile::parse(text, &plan.root.join(path))? })),
                 None => Ok(None),
             },
             None if plan.root.join(path).is_file() => Ok(Some(Project::load(&plan.root)?)),
@@ -500,7 +496,7 @@ impl Project {
             );
         }
         file.check_keys(&path)?;
-        Ok(Project { root: root.to_path_buf(), file })
+        Ok(Project { file })
     }
 
     /// The Rust crate name (`memcached_operator`).

@@ -600,11 +600,6 @@ impl CrateIndex {
         (!steps.is_empty()).then(|| crate::crd::Reexport { name: name.to_string(), steps, tail: Vec::new() })
     }
 
-    /// The file text of a module.
-    pub fn module_text(&self, module: ModId) -> &str {
-        &self.files[self.modules[module].file].text
-    }
-
     /// The complete body of a fn (or method) of `module` whose syntax tree is `block`. Indexing keeps only
     /// single-expression bodies (see [`blank_fn_bodies`]); the few fns that must be evaluated in full (custom
     /// schema functions) are parsed here again from the source text, once, with their real lines and columns.

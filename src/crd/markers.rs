@@ -151,11 +151,6 @@ impl MarkerIndex {
         self.fields.get(&key).map(Vec::as_slice).unwrap_or_default()
     }
 
-    /// The field marker named `name`, if any (aliases are not resolved).
-    pub fn field_marker(&self, key: FieldKey, name: &str) -> Option<&Marker> {
-        self.field(key).iter().find(|m| m.name == name)
-    }
-
     /// Scans every file of the crate and attaches each CRD marker to its struct, enum or field. A misplaced or
     /// malformed marker is kept as a problem of its target (or as a loose problem), so one bad marker does not hide
     /// the others: see [`MarkerIndex::all_problems`].
