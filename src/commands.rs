@@ -148,3 +148,46 @@ pub(crate) fn run_step(step: &Step, origin: &Path, dir: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every step `alpha generate` replays parses through the real CLI ([`run_step`] parses it so), a value that looks
+    /// like a flag included, and means what PROJECT recorded.
+    #[test]
+    fn replayed_steps_parse_as_the_cli_parses_them() {
+        let text = "cliVersion: 0.1.0\ndomain: example.com\nlayout:\n- rust.kubesmith.io/v1alpha1\nplugins:\n  \
+            grafana.rust.kubesmith.io/v1alpha1: {}\n  rust.kubesmith.io/v1alpha1:\n    copyrightYear: 2025\n    \
+            k8sVersion: '1.35'\n    license: apache2\n    owner: -The Authors-\nprojectName: memcached-operator\n\
+            repo: https://example.com/m.git\nresources:\n- api:\n    crdVersion: v1\n  controller: true\n  \
+            domain: example.com\n  group: cache\n  kind: Cluster\n  path: memcached_operator::api::v1\n  \
+            version: v1\nversion: '3'\n";
+        let pf = crate::project::ProjectFile::parse(text, Path::new("PROJECT")).unwrap();
+        let script = ops::replay::script(&pf).unwrap();
+        let mut seen = Vec::new();
+        for step in &script.steps {
+            let cli = Cli::try_parse_from(step.argv()).unwrap_or_else(|e| panic!("{step:?}: {e}"));
+            match cli.command {
+                Command::Init(a) => {
+                    assert_eq!(a.owner.as_deref(), Some("-The Authors-"));
+                    assert_eq!((a.copyright_year, a.k8s_version.dotted()), (Some(2025), "1.35"));
+                    seen.push("init");
+                }
+                Command::Create(CreateCommand::Api(a)) => {
+                    assert!(!a.namespaced && a.controller && a.resource, "{a:?}");
+                    seen.push("create api");
+                }
+                Command::Make(_) => seen.push("make"),
+                Command::Edit(a) => {
+                    assert_eq!(a.plugins, ["grafana"]);
+                    seen.push("edit");
+                }
+                other => panic!("unexpected step {other:?}"),
+            }
+        }
+        assert_eq!(seen.first(), Some(&"init"));
+        assert_eq!(seen.last(), Some(&"edit"), "the grafana plugin is replayed last");
+        assert!(seen.contains(&"create api"), "{seen:?}");
+    }
+}
