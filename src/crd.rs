@@ -41,7 +41,7 @@ pub(crate) mod fallback;
 pub(crate) mod finish;
 pub(crate) mod index;
 pub mod instance;
-pub(crate) mod k8s;
+pub mod k8s;
 pub(crate) mod kinds;
 pub(crate) mod macro_kinds;
 pub(crate) mod markers;

@@ -17,7 +17,7 @@
 //! modes given once survive every later `make bundle` until changed.
 
 pub mod bundle;
-pub(crate) mod catalog;
+pub mod catalog;
 pub(crate) mod csv;
 pub(crate) mod dependencies;
 pub(crate) mod descriptors;
@@ -27,5 +27,5 @@ pub(crate) mod install_modes;
 pub mod schema;
 pub(crate) mod semver;
 pub(crate) mod settings;
-pub(crate) mod upgrade;
-pub(crate) mod validate;
+pub mod upgrade;
+pub mod validate;

@@ -26,10 +26,7 @@ fuzz_target!(|data: &[u8]| {
         good_practices: true,
         deprecated_apis: true,
         k8s_version: Some("1.33".into()),
-        index_path: Some(IndexFile::Content {
-            path: "bundle.Dockerfile".into(),
-            text: "LABEL com.redhat.openshift.versions=\"v4.6-v4.8\"\n".into(),
-        }),
+        index_path: Some(IndexFile::Content { text: "LABEL com.redhat.openshift.versions=\"v4.6-v4.8\"\n".into() }),
         custom_categories: Some(Ok(vec!["Database".into()])),
     };
     let _ = validate(&b, &suites);

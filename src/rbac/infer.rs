@@ -171,9 +171,9 @@ pub(crate) fn infer_sources(sources: &[PathBuf], bin: Option<&str>) -> Result<In
     infer_with(sources, bin, &crate::source::modules::read_disk)
 }
 
-/// [`infer_sources`] with files read by `read` (an in-memory test tree).
-#[cfg(test)]
-pub(crate) fn infer_with(
+/// The role the code in `sources` needs, with files read by `read` (an in-memory tree: tests and the fuzz
+/// targets), through the cache beside the sources when there is one.
+pub fn infer_with(
     sources: &[PathBuf],
     bin: Option<&str>,
     read: &dyn Fn(&Path) -> std::io::Result<String>,
