@@ -262,16 +262,13 @@ impl<'a> Evaluator<'a> {
     /// `Self::f`) of an inherent impl (else of a trait impl) of a crate type. `Ok(None)`: not a crate fn.
     fn callee(&self, segs: &[String], scope: Scope<'a>) -> Res<Option<(&'a Expr, Scope<'a>)>> {
         let name = segs.last().map(String::as_str).unwrap_or_default();
-        let found = if segs.len() >= 2 {
-            let ix: &'a CrateIndex = self.ix;
-            self.type_item(&segs[..segs.len() - 1], scope)
-                .and_then(|t| Some((t, ix.assoc_fn(Owner::Item(t), name)?)))
-                .filter(|(_, (_, f))| f.sig.inputs.is_empty())
-                .map(|(t, (i, f))| {
-                    (&f.block, f.sig.ident.to_string(), Scope { module: i.module, self_ty: Some(t), locals: None })
-                })
-        } else {
-            None
+        let ix: &'a CrateIndex = self.ix;
+        let owner = if segs.len() >= 2 { self.type_item(&segs[..segs.len() - 1], scope) } else { None };
+        let found = match owner.and_then(|t| Some((t, ix.assoc_fn(Owner::Item(t), name)?))) {
+            Some((t, (i, f))) if f.sig.inputs.is_empty() => {
+                Some((&f.block, f.sig.ident.to_string(), Scope { module: i.module, self_ty: Some(t), locals: None }))
+            }
+            _ => None,
         };
         let found = match found {
             Some(f) => Some(f),

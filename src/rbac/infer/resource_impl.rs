@@ -146,11 +146,7 @@ impl Reader<'_> {
 
     /// The struct, enum or union of the sources a self type names.
     fn type_of(&self, at: ModKey, ty: &syn::Type) -> Option<ItemKey> {
-        let syn::Type::Path(p) = ty else { return None };
-        if p.qself.is_some() {
-            return None;
-        }
-        match self.prog.resolve(at, &path_segs(&p.path), &[]) {
+        match self.prog.type_named(at, ty) {
             Res::Item(k)
                 if matches!(self.prog.item(k), syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_)) =>
             {
