@@ -50,6 +50,7 @@ pub use assoc::Owner;
 pub use prescan::StubNames;
 use prescan::{has_name, name_hash};
 use sources::FileFacts;
+pub(crate) use sources::LARGE_CRATE;
 pub use sources::SourceSet;
 
 /// Index of a module.

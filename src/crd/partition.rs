@@ -14,13 +14,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::finish::Finish;
-use super::index::{Part, SourceSet};
+use super::index::{LARGE_CRATE, Part, SourceSet};
 use super::storage::MergeCalls;
 use super::{CrdError, Generation, K8sTable};
-
-/// Bytes of Rust under the source folder above which a generation is split: below it the parts' shared files (the
-/// crate root, module declarations) and the threads cost more than they save.
-const SPLIT_ABOVE: u64 = 2 << 20;
 
 /// About how many bytes of the files deriving `CustomResource` each part gets: their syntax trees take ~15 times
 /// that in memory (the other files are parsed only when a kind's types lead into them). Half a MiB: on 5.7 MB of
@@ -39,7 +35,7 @@ pub(super) fn generate(
 ) -> Result<Generation, CrdError> {
     if merges.calls.is_empty() {
         let files = sources.rust_files();
-        if files.iter().map(|(_, len)| len).sum::<u64>() > SPLIT_ABOVE {
+        if files.iter().map(|(_, len)| len).sum::<u64>() > LARGE_CRATE {
             let derives: Vec<(PathBuf, u64)> =
                 files.iter().filter(|(path, _)| sources.text_contains(path, "CustomResource")).cloned().collect();
             let bytes = derives.iter().map(|(_, len)| len).sum::<u64>();
@@ -49,9 +45,6 @@ pub(super) fn generate(
             let threads = crate::parallel::threads();
             let by_size = if bytes < 2 * PART_BYTES { 1 } else { bytes.div_ceil(PART_BYTES) };
             let parts = usize::try_from(by_size).unwrap_or(usize::MAX).div_ceil(threads) * threads;
-            if parts > 1 {
-                small_pages();
-            }
             if parts > 1
                 && let Some(out) = split(sources, k8s, merges, &balanced(derives, parts), finish)
             {
@@ -60,18 +53,6 @@ pub(super) fn generate(
         }
     }
     super::generate_part(sources, k8s, merges, None)
-}
-
-/// Has the rest of a `kubesmith` run fault its memory in 4 KiB pages, not transparent huge pages. The allocator
-/// asks for huge pages, where one touched byte makes 2 MiB resident: the parts free their trees and the next part's
-/// reuse them, but in huge pages that memory stays resident many times over (the wide bench corpus peaked at ~140 MB
-/// instead of ~110 MB). A small crate keeps them: it faults ten times less often with them. Only the binary
-/// ([`crate::source::forget::forget_trees_when_done`]) changes it, for its own process; elsewhere, and where it fails, nothing.
-fn small_pages() {
-    #[cfg(target_os = "linux")]
-    if crate::source::forget::forgets_trees() {
-        let _ = rustix::thread::disable_transparent_huge_pages(true);
-    }
 }
 
 /// Whether a part's generation is plainly its share of the whole one: every problem is a kind's.

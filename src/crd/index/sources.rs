@@ -12,6 +12,12 @@ use crate::crd::error::{CrdError, CrdErrorKind};
 use crate::markers::{Marker, MarkerError};
 use crate::source::lex::blank_fn_bodies;
 
+/// Bytes of Rust under the source folder above which a crate is large: its generation is split in parts
+/// ([`crate::crd::partition`]; below it the parts' shared files, the crate root and module declarations, and the
+/// threads cost more than they save), and the process runs in small pages from the first read of its texts
+/// ([`crate::source::forget::small_pages`]).
+pub(crate) const LARGE_CRATE: u64 = 2 << 20;
+
 /// Source files as the tool sees them: disk, optionally overlaid with planned (not yet written) contents.
 #[derive(Debug, Clone)]
 pub struct SourceSet {
@@ -116,25 +122,33 @@ impl SourceSet {
     /// that looks at the whole folder first and then parses the crate opens each file once.
     pub fn rust_files(&self) -> &[(PathBuf, u64)] {
         self.listed.get_or_init(|| {
-            let mut out = Vec::new();
-            let mut texts = self.read_ahead.borrow_mut();
+            let mut found: Vec<(PathBuf, u64)> = Vec::new();
             let mut dirs = vec![(self.src_dir.clone(), 0usize)];
             while let Some((dir, depth)) = dirs.pop() {
                 let Ok(entries) = std::fs::read_dir(&dir) else { continue };
                 for entry in entries.flatten() {
                     let path = entry.path();
+                    let Ok(meta) = std::fs::metadata(&path) else { continue };
                     let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
-                    if path.is_dir() {
+                    if meta.is_dir() {
                         if !hidden && depth < 32 {
                             dirs.push((path, depth + 1));
                         }
-                    } else if path.extension().is_some_and(|x| x == "rs")
-                        && !self.overlay.contains_key(&path)
-                        && let Ok(text) = std::fs::read_to_string(&path)
-                    {
-                        out.push((path.clone(), text.len() as u64));
-                        texts.insert(path, (Arc::new(text), Arc::default()));
+                    } else if path.extension().is_some_and(|x| x == "rs") && !self.overlay.contains_key(&path) {
+                        found.push((path, meta.len()));
                     }
+                }
+            }
+            // Before the texts take their memory: a large crate runs in small pages from here on.
+            if found.iter().map(|(_, len)| len).sum::<u64>() > LARGE_CRATE {
+                crate::source::forget::small_pages();
+            }
+            let mut out = Vec::with_capacity(found.len());
+            let mut texts = self.read_ahead.borrow_mut();
+            for (path, _) in found {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    out.push((path.clone(), text.len() as u64));
+                    texts.insert(path, (Arc::new(text), Arc::default()));
                 }
             }
             // By bytes (cheaper than `Path`'s component order), for `exists`' binary search.
