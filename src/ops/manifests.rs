@@ -598,9 +598,12 @@ fn stale_crds(root: &Path, dir: &Path, written: &[PathBuf]) -> Result<Vec<PathBu
             continue;
         }
         let text = std::fs::read_to_string(&p).unwrap_or_default();
-        let is_crd = crate::yaml::from_multi_doc_str(&text)
-            .map(|docs| docs.iter().any(|d| d["kind"] == "CustomResourceDefinition"))
-            .unwrap_or(false);
+        // A CRD names its kind in its text: a file that never does is not parsed (a folder of large
+        // non-CRD manifests costs a read, not a YAML parse).
+        let is_crd = text.contains("CustomResourceDefinition")
+            && crate::yaml::from_multi_doc_str(&text)
+                .map(|docs| docs.iter().any(|d| d["kind"] == "CustomResourceDefinition"))
+                .unwrap_or(false);
         if is_crd {
             out.push(rel);
         }
@@ -662,4 +665,31 @@ pub(crate) fn plan_with_problems(args: &Options, cwd: &Path) -> Result<(Plan, Pr
         crate::docs::recorded::plan_into(&mut plan, crd_dir, targets.k8s.version(), &docs)?;
     }
     Ok((plan, problems))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn stale_crds_are_the_unwritten_yaml_files_holding_a_crd() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = Path::new("crds");
+        let full = tmp.path().join(dir);
+        std::fs::create_dir_all(&full).expect("mkdir");
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a\n";
+        std::fs::write(full.join("written.yaml"), crd).expect("write");
+        std::fs::write(full.join("gone.yaml"), crd).expect("write");
+        // quoted, and second in a multi-document file
+        std::fs::write(full.join("multi.yaml"), format!("kind: ConfigMap\n---\nkind: \"CustomResourceDefinition\"\n"))
+            .expect("write");
+        // names the kind without being one
+        std::fs::write(full.join("mention.yaml"), "kind: ConfigMap\ndata:\n  note: CustomResourceDefinition\n")
+            .expect("write");
+        std::fs::write(full.join("kustomization.yaml"), "resources:\n- written.yaml\n").expect("write");
+        std::fs::write(full.join("notes.txt"), crd).expect("write");
+        std::fs::write(full.join("broken.yaml"), "kind: CustomResourceDefinition\n  : [").expect("write");
+        let stale = super::stale_crds(tmp.path(), dir, &[dir.join("written.yaml")]).expect("stale");
+        assert_eq!(stale, vec![PathBuf::from("crds/gone.yaml"), PathBuf::from("crds/multi.yaml")]);
+    }
 }
