@@ -681,7 +681,7 @@ mod tests {
         std::fs::write(full.join("written.yaml"), crd).expect("write");
         std::fs::write(full.join("gone.yaml"), crd).expect("write");
         // quoted, and second in a multi-document file
-        std::fs::write(full.join("multi.yaml"), format!("kind: ConfigMap\n---\nkind: \"CustomResourceDefinition\"\n"))
+        std::fs::write(full.join("multi.yaml"), "kind: ConfigMap\n---\nkind: \"CustomResourceDefinition\"\n")
             .expect("write");
         // names the kind without being one
         std::fs::write(full.join("mention.yaml"), "kind: ConfigMap\ndata:\n  note: CustomResourceDefinition\n")
