@@ -417,7 +417,7 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
                     let key: syn::LitStr = input.parse()?;
                     input.parse::<Token![=]>()?;
                     // schemars passes each value to `json!`: `{..}` and `[..]` are JSON there.
-                    let value = super::custom::json::value(input)?;
+                    let value = super::eval::json::value(input)?;
                     out.push((key, value));
                     if input.is_empty() {
                         break;
@@ -440,8 +440,8 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
 }
 
 /// A `json!` value made of literals as JSON (`extend` values).
-fn node_json(node: &super::custom::json::Node) -> Option<Value> {
-    use super::custom::json::{Key, Node};
+fn node_json(node: &super::eval::json::Node) -> Option<Value> {
+    use super::eval::json::{Key, Node};
     match node {
         Node::Null => Some(Value::Null),
         Node::Bool(b) => Some(Value::Bool(*b)),

@@ -1,14 +1,14 @@
 //! Custom schemas: the functions named by `#[schemars(schema_with = "f")]` (on fields, variants and
 //! containers), hand-written `impl JsonSchema` blocks of crate types and the root of `#[kube(schema =
-//! "manual")]`, found in the crate index and evaluated statically ([`eval`], with [`json`] for macro bodies)
+//! "manual")]`, found in the crate index and evaluated statically by the one interpreter ([`super::eval`])
 //! when their code is data. What only running the code can tell is a [`CrdErrorKind::NeedsCompile`] naming the
 //! construct, for the compiled fallback.
 //!
-//! [`eval`] is a small interpreter over syn: JSON values (a `Schema`, `Value` or `Map` alike), `Result`s and the
+//! [`super::eval`] is a small interpreter over syn: JSON values (a `Schema`, `Value` or `Map` alike), `Result`s and the
 //! generator parameter; `let` bindings, aliases into them, edits (`insert`, `remove`, `extend`, `push`, `x["k"] = v`,
 //! `entry(k).or_insert(v)`, `if let Some(o) = x.as_object_mut()`), `return`, calls of crate fns, consts and statics
 //! (`LazyLock::new(|| ..)` too) and associated consts of inherent impls. `generator.subschema_for::<T>()` and
-//! `T::json_schema(g)` go back to the schema generator through the [`eval::Subschemas`] trait, so this module does not
+//! `T::json_schema(g)` go back to the schema generator through the [`Subschemas`] trait, so this module does not
 //! import `schema`. What it returns is spliced in before kube's transforms, as schemars does; a `schema_with` field
 //! is never an `Option` to schemars: required unless it has a default, and not made nullable. Bodies of more than
 //! one statement are parsed again from the original text of just that fn (`CrateIndex::full_block`), once per run.
@@ -18,18 +18,15 @@
 //! type) stops that construct with `NeedsCompile` at its line, naming the attribute or impl and why; never a guess.
 //! Code that would make `crd()` panic (`Schema::try_from` of a non-object, `unwrap` of a missing key) is an error.
 
-pub(crate) mod eval;
-pub(crate) mod json;
-
 use proc_macro2::Span;
 use serde_json::Value;
 use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
+use super::eval::Evaluator;
+pub use super::eval::Subschemas;
 use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Owner, Resolved};
 use crate::source::lex::path_segs;
-use eval::Evaluator;
-pub use eval::Subschemas;
 
 /// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`.
 /// `construct` names the attribute in errors.

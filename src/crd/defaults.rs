@@ -1,9 +1,13 @@
 //! Static evaluation of serde default values (`#[serde(default)]`, `default = "fn"`, `impl Default`,
 //! `#[derive(Default)]`) into the JSON that `serde_json::to_value` would produce at run time.
 //!
-//! Evaluated statically: literals, crate fns without parameters whose body is one expression (free, or associated:
-//! `Type::f`, `Self::f` inside impls, inherent before trait impls), consts, associated consts, immutable statics and
-//! `u16::MAX`-style bounds. A default it cannot evaluate is `NeedsCompile`, for the compiled fallback; only a default
+//! This module is the typed reading: it follows the field's type through `Option`, containers, wrappers, struct
+//! literals (with `..rest`), enum variants and `impl Default` bodies, and serializes them as serde would (renames,
+//! skips, flatten). Crate fns without parameters whose body is one expression after immutable `let`s (free, or
+//! associated: `Type::f`, `Self::f` inside impls, inherent before trait impls), consts, associated consts and
+//! immutable statics are followed to the expression they give. Every scalar and `serde_json::Value` it comes to is
+//! computed by the one interpreter of constant code ([`super::eval`]: literals, arithmetic, casts, consts, bounds,
+//! `json!`). A default it cannot evaluate is `NeedsCompile`, for the compiled fallback; only a default
 //! nesting without end, or code that does not compile where serde calls it, is refused.
 
 use serde_json::{Map, Value, json};
@@ -11,12 +15,13 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
 use super::attrs::{self, variant_name};
+use super::eval;
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, Owner, Resolved, unraw};
 use super::k8s::K8sTable;
 use super::types::{ScalarKind, Ty, classify};
 use crate::source::constant;
 use crate::source::lex::path_segs;
-use crate::source::meta::{expr_literal, expr_str};
+use crate::source::meta::expr_str;
 
 type Res<T> = Result<T, String>;
 
@@ -80,22 +85,6 @@ fn strip(e: &Expr) -> &Expr {
         Expr::Cast(c) => strip(&c.expr),
         _ => constant::converted_value(e).map_or(e, strip),
     }
-}
-
-/// `u16::MAX`, `i64::MIN` and the like.
-fn primitive_const(e: &Expr) -> Option<Value> {
-    let Expr::Path(p) = e else { return None };
-    let segs = path_segs(&p.path);
-    let [ty, c] = segs.as_slice() else { return None };
-    macro_rules! bounds {
-        ($($t:ident),*) => {
-            match (ty.as_str(), c.as_str()) {
-                $((stringify!($t), "MAX") => Some(json!($t::MAX)), (stringify!($t), "MIN") => Some(json!($t::MIN)),)*
-                _ => None,
-            }
-        };
-    }
-    bounds!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize)
 }
 
 /// `Default::default()`, `T::default()`, `<T>::default()`, `T::new()` of containers.
@@ -183,6 +172,14 @@ impl<'a> Evaluator<'a> {
     /// An evaluator over the crate index.
     pub fn new(ix: &'a CrateIndex, k8s: &'a K8sTable) -> Self {
         Self { ix, k8s }
+    }
+
+    /// The JSON value of `e` written at `scope`, from the one interpreter of constant code ([`eval`]); `None` when
+    /// it cannot tell without compiling.
+    fn value(&self, e: &Expr, scope: Scope<'a>) -> Option<Value> {
+        let before = scope.locals.map_or(&[][..], |(block, n)| &block.stmts[..n]);
+        let site = eval::Site { module: scope.module, self_item: scope.self_ty, before };
+        eval::Evaluator::values(self.ix).value(e, site).ok()
     }
 
     fn classify<'t>(&self, ty: &'t syn::Type, m: ModId) -> Res<Ty<'t>>
@@ -492,9 +489,7 @@ impl<'a> Evaluator<'a> {
                         _ => unsupported(),
                     };
                 }
-                let v = expr_literal(e)
-                    .or_else(|| primitive_const(e))
-                    .ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
+                let v = self.value(e, em).ok_or_else(|| format!("`{}` is not a literal", quote::quote!(#e)))?;
                 match (kind, &v) {
                     (ScalarKind::Str, Value::String(_)) | (ScalarKind::Bool, Value::Bool(_)) => Ok(v),
                     (ScalarKind::Int, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(v),
@@ -580,7 +575,7 @@ impl<'a> Evaluator<'a> {
                     && let (Expr::Path(p), 1) = (&*c.func, c.args.len())
                 {
                     let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                    let lit = expr_literal(strip(&c.args[0]));
+                    let lit = self.value(strip(&c.args[0]), em);
                     match (name.as_str(), last.as_str(), lit) {
                         ("Quantity", "Quantity", Some(v @ Value::String(_)))
                         | ("IntOrString", "Int" | "String", Some(v)) => return Ok(v),
@@ -589,10 +584,7 @@ impl<'a> Evaluator<'a> {
                 }
                 unsupported()
             }
-            Ty::JsonValue => match e {
-                Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Null") => Ok(Value::Null),
-                _ => unsupported(),
-            },
+            Ty::JsonValue => self.value(e, em).map_or_else(unsupported, Ok),
             Ty::Unit => Ok(Value::Null),
             Ty::Tuple => Err("tuples are not supported".into()),
             Ty::Item(id) => self.eval_item(e, id, em, depth + 1),

@@ -1,8 +1,9 @@
 //! `skip_serializing_if` predicates evaluated on a field's default, as schemars runs them when it writes the
 //! default (a default the predicate holds for is left out): `Option::is_none`-style methods by name, and the
 //! crate's own predicate fns whose body, under the features the crate builds with by default, compares the value
-//! with its type's default (`value == &T::default()`, `*v == Default::default()`), with a literal (`*v == 0`,
-//! `!*b`), or calls one of those methods.
+//! with its type's default (`value == &T::default()`, `*v == Default::default()`), with a value the one interpreter
+//! of constant code gives ([`super::eval`]: a literal, a const, arithmetic: `*v == 0`, `*v == DEFAULT_PORT`), tests a
+//! bool (`!*b`), or calls one of those methods.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -11,6 +12,7 @@ use serde_json::Value;
 use syn::{Expr, Stmt};
 
 use super::defaults::{Evaluator, predicate_holds};
+use super::eval::{self, Site};
 use super::index::{CrateIndex, ItemKind, ModId, Resolved};
 
 /// Whether predicate `pred` (a path, as `skip_serializing_if` names it from module `m`) holds for `v`, the
@@ -29,7 +31,17 @@ pub fn holds(ix: &CrateIndex, eval: &Evaluator, pred: &str, v: &Value, ty: &syn:
     let features = default_features(ix.module_file(module));
     let e = tail(&body.stmts, &features)?;
     let param = param.ident.to_string();
-    eval_bool(e, &param, v, &|| eval.default_of(ty, m).ok(), &features)
+    let operands = Operands {
+        type_default: &|| eval.default_of(ty, m).ok(),
+        value: &|e| eval::Evaluator::values(ix).value(e, Site { module, self_item: None, before: &[] }).ok(),
+    };
+    eval_bool(e, &param, v, &operands, &features)
+}
+
+/// What the operand a parameter is compared with stands for: its type's default, or another value.
+struct Operands<'o> {
+    type_default: &'o dyn Fn() -> Option<Value>,
+    value: &'o dyn Fn(&Expr) -> Option<Value>,
 }
 
 /// The one expression a body comes to once statements under a false `#[cfg(..)]` and `let _ = ..;` are dropped.
@@ -116,20 +128,14 @@ fn default_features(file: &Path) -> BTreeSet<String> {
 }
 
 /// The value of boolean expression `e` over parameter `param` bound to `v`.
-fn eval_bool(
-    e: &Expr,
-    param: &str,
-    v: &Value,
-    type_default: &dyn Fn() -> Option<Value>,
-    features: &BTreeSet<String>,
-) -> Option<bool> {
+fn eval_bool(e: &Expr, param: &str, v: &Value, operands: &Operands, features: &BTreeSet<String>) -> Option<bool> {
     match e {
-        Expr::Paren(p) => eval_bool(&p.expr, param, v, type_default, features),
+        Expr::Paren(p) => eval_bool(&p.expr, param, v, operands, features),
         Expr::Block(b) if b.attrs.is_empty() => {
-            eval_bool(tail(&b.block.stmts, features)?, param, v, type_default, features)
+            eval_bool(tail(&b.block.stmts, features)?, param, v, operands, features)
         }
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
-            eval_bool(&u.expr, param, v, type_default, features).map(|b| !b)
+            eval_bool(&u.expr, param, v, operands, features).map(|b| !b)
         }
         Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
             let other = if is_param(&b.left, param) {
@@ -139,7 +145,7 @@ fn eval_bool(
             } else {
                 return None;
             };
-            let equal = *v == operand(other, type_default)?;
+            let equal = *v == operand(other, operands)?;
             Some(if matches!(b.op, syn::BinOp::Eq(_)) { equal } else { !equal })
         }
         Expr::MethodCall(c) if c.args.is_empty() && is_param(&c.receiver, param) => {
@@ -163,22 +169,16 @@ fn is_param(e: &Expr, param: &str) -> bool {
 }
 
 /// The serialized value an operand compared with the parameter stands for: its type's default
-/// (`T::default()`, `Default::default()`), or a literal.
-fn operand(e: &Expr, type_default: &dyn Fn() -> Option<Value>) -> Option<Value> {
+/// (`T::default()`, `Default::default()`), or what the interpreter makes of it (a literal, a const, arithmetic).
+fn operand(e: &Expr, operands: &Operands) -> Option<Value> {
     match e {
-        Expr::Reference(r) => operand(&r.expr, type_default),
-        Expr::Paren(p) => operand(&p.expr, type_default),
+        Expr::Reference(r) => operand(&r.expr, operands),
+        Expr::Paren(p) => operand(&p.expr, operands),
         Expr::Call(c) if c.args.is_empty() => match &*c.func {
-            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => type_default(),
-            _ => None,
+            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => (operands.type_default)(),
+            _ => (operands.value)(e),
         },
-        Expr::Lit(l) => match &l.lit {
-            syn::Lit::Int(i) => i.base10_parse::<i64>().ok().map(Value::from),
-            syn::Lit::Bool(b) => Some(Value::Bool(b.value)),
-            syn::Lit::Str(s) => Some(Value::String(s.value())),
-            _ => None,
-        },
-        _ => None,
+        _ => (operands.value)(e),
     }
 }
 

@@ -374,7 +374,7 @@ impl Default for S { fn default() -> Self { Self { ..Default::default() } } }
 #[test]
 fn unevaluable_default_needs_compiling_and_a_marker_reads_it_statically() {
     let src = r#"
-fn compute() -> u32 { let x = 2; x * 21 }
+fn compute() -> u32 { let x = 2; x * std::env::args().count() as u32 }
 #[derive(CustomResource)]
 #[kube(group = "d.io", version = "v1", kind = "Calc")]
 pub struct CalcSpec {
@@ -399,6 +399,49 @@ pub struct CalcSpec {
 }
 
 #[test]
+fn defaults_are_computed_by_the_one_interpreter_of_constant_code() {
+    // Arithmetic over locals, consts, associated consts and bounds, a cast, a `json!` value and a
+    // Quantity from a const: what `serde_json::to_value` of the default gives, without compiling.
+    let src = r#"
+const MINUTE: u64 = 60;
+pub struct Limits;
+impl Limits { pub const RETRIES: i32 = 3; }
+fn timeout() -> u64 { let minutes = 5; minutes * MINUTE + 1 }
+fn ratio() -> f64 { (Limits::RETRIES as f64) / 4.0 }
+fn tries() -> i32 { Limits::RETRIES * 2 - 1 }
+fn ceiling() -> u32 { u16::MAX as u32 + 1 }
+fn extra() -> serde_json::Value { serde_json::json!({"tier": "gold", "weight": MINUTE / 2}) }
+const MEMORY: &str = "512Mi";
+fn memory() -> Quantity { Quantity(MEMORY.to_string()) }
+#[derive(CustomResource)]
+#[kube(group = "d.io", version = "v1", kind = "Calc")]
+pub struct CalcSpec {
+    #[serde(default = "timeout")]
+    pub timeout: u64,
+    #[serde(default = "ratio")]
+    pub ratio: f64,
+    #[serde(default = "tries")]
+    pub tries: i32,
+    #[serde(default = "ceiling")]
+    pub ceiling: u32,
+    #[serde(default = "extra")]
+    #[schemars(extend("x-kubernetes-preserve-unknown-fields" = true))]
+    pub extra: serde_json::Value,
+    #[serde(default = "memory")]
+    pub memory: Quantity,
+}
+"#;
+    let crd = gen_one(src);
+    let props = &spec_schema(&crd)["properties"];
+    assert_eq!(props["timeout"]["default"], 301);
+    assert_eq!(props["ratio"]["default"], 0.75);
+    assert_eq!(props["tries"]["default"], 5);
+    assert_eq!(props["ceiling"]["default"], 65536);
+    assert_eq!(props["extra"]["default"], serde_json::json!({"tier": "gold", "weight": 30}));
+    assert_eq!(props["memory"]["default"], "512Mi");
+}
+
+#[test]
 fn a_default_behind_a_predicate_kubesmith_cannot_run_needs_compiling() {
     let src = r#"
 fn is_default(v: &u32) -> bool { v.count_ones() > 3 }
@@ -417,6 +460,11 @@ pub struct PredSpec {
     assert_eq!(spec_schema(&gen_one(&simple))["properties"]["count"].get("default"), None);
     let kept = simple.replace("#[serde(default, ", "#[serde(default = \"seven\", ") + "fn seven() -> u32 { 7 }\n";
     assert_eq!(spec_schema(&gen_one(&kept))["properties"]["count"]["default"], 7);
+    // The operand is any value the interpreter computes: a const, arithmetic on one.
+    let by_const = kept.replace("*v == 0", "*v == LUCKY") + "const LUCKY: u32 = 7;\n";
+    assert_eq!(spec_schema(&gen_one(&by_const))["properties"]["count"].get("default"), None);
+    let by_sum = kept.replace("*v == 0", "*v == LUCKY + 1") + "const LUCKY: u32 = 7;\n";
+    assert_eq!(spec_schema(&gen_one(&by_sum))["properties"]["count"]["default"], 7);
 }
 
 #[test]

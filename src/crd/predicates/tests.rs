@@ -6,7 +6,10 @@ fn holds_for(body: &str, v: Value, default: Value, features: &[&str]) -> Option<
     let f: syn::ItemFn = syn::parse_str(&format!("fn p(value: &T) -> bool {body}")).unwrap();
     let features: BTreeSet<String> = features.iter().map(|s| s.to_string()).collect();
     let e = tail(&f.block.stmts, &features)?;
-    eval_bool(e, "value", &v, &|| Some(default.clone()), &features)
+    // literals only: operands the interpreter evaluates through the crate are tested in `tests/it`
+    let operands =
+        Operands { type_default: &|| Some(default.clone()), value: &|e| crate::source::meta::expr_literal(e) };
+    eval_bool(e, "value", &v, &operands, &features)
 }
 
 #[test]

@@ -1,9 +1,13 @@
-//! Evaluating custom schema code without running it, when that code is data: `json_schema!`/`json!` literals,
-//! `serde_json::from_value`/`from_str`, `Schema::from`/`try_from`, consts and statics, locals edited by simple
-//! statements (`insert`, `remove`, `extend`, `push`, `ensure_object()`, `x["k"] = v`, `if let Some(o) =
-//! x.as_object_mut() { .. }`), calls of crate fns made of the same, and `generator.subschema_for::<T>()` /
-//! `T::json_schema(generator)` through the schema generator. Anything else stops with a
-//! [`NeedsCompile`](crate::crd::CrdErrorKind::NeedsCompile) at the construct, saying what it is: never a guess.
+//! The one interpreter of constant Rust code into JSON values, without running it: custom schema fns
+//! ([`Evaluator::schema_fn`]), and every value a serde default or a `skip_serializing_if` operand computes
+//! ([`Evaluator::value`]; `crd::defaults` adds only the serde reading of struct and enum values). It reads
+//! literals, arithmetic, comparisons and casts, `json_schema!`/`json!` literals (parsed by [`json`]),
+//! `serde_json::from_value`/`from_str`, `Schema::from`/`try_from`, consts, statics, associated consts and primitive
+//! bounds (`u16::MAX`), locals edited by simple statements (`insert`, `remove`, `extend`, `push`,
+//! `ensure_object()`, `x["k"] = v`, `if let Some(o) = x.as_object_mut() { .. }`), calls of crate fns made of the
+//! same, and in schema code `generator.subschema_for::<T>()` / `T::json_schema(generator)` through the schema
+//! generator. Anything else stops with a [`NeedsCompile`](crate::crd::CrdErrorKind::NeedsCompile) at the construct,
+//! saying what it is: never a guess.
 
 use std::fmt::Display;
 
@@ -12,13 +16,14 @@ use serde_json::{Map, Value};
 use syn::Expr;
 use syn::spanned::Spanned;
 
-use super::json::{self, Key, Node};
 use crate::crd::dialect::Dialect;
 use crate::crd::error::CrdError;
-use crate::crd::index::{CrateIndex, ItemKind, ModId, Owner, Resolved};
+use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId, Owner, Resolved};
 use crate::source::constant;
 use crate::source::lex::path_segs;
+use json::{Key, Node};
 
+pub(crate) mod json;
 mod statements;
 
 type Res<T> = Result<T, CrdError>;
@@ -80,18 +85,43 @@ struct Frame {
     module: ModId,
     /// The self type of the impl the fn belongs to (`Self`).
     self_ty: Option<syn::Type>,
+    /// The crate item `Self` names, where the caller knows it rather than the impl (a default's type).
+    self_item: Option<ItemId>,
     /// Locals, innermost last (a block truncates back to its start when it ends).
     locals: Vec<(String, Local)>,
 }
 
 impl Frame {
     fn new(module: ModId, self_ty: Option<syn::Type>) -> Self {
-        Self { module, self_ty, locals: Vec::new() }
+        Self { module, self_ty, self_item: None, locals: Vec::new() }
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {
         self.locals.iter().rposition(|(n, _)| n == name)
     }
+
+    /// The type whose associated items `Prefix::NAME` names, with `Self` read in this frame.
+    fn owner<'s>(&self, prefix: &'s [String], self_path: &'s mut Vec<String>) -> Owner<'s> {
+        if let [one] = prefix
+            && one == "Self"
+        {
+            if let Some(id) = self.self_item {
+                return Owner::Item(id);
+            }
+            *self_path = self.self_ty.as_ref().and_then(type_path).unwrap_or_default();
+            return Owner::Path(self.module, self_path);
+        }
+        Owner::Path(self.module, prefix)
+    }
+}
+
+/// Where a value expression is written, for [`Evaluator::value`]: its module, the crate item `Self` names there,
+/// and the statements of the fn body before it (its `let`s are in scope).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Site<'e> {
+    pub module: ModId,
+    pub self_item: Option<ItemId>,
+    pub before: &'e [syn::Stmt],
 }
 
 /// What a block or statement produced.
@@ -108,7 +138,8 @@ enum Out {
 /// name that construct.
 pub struct Evaluator<'a, 'g> {
     ix: &'a CrateIndex,
-    schemas: &'g mut dyn Subschemas,
+    /// The schema generator; `None` when a value is evaluated outside schema code (a default).
+    schemas: Option<&'g mut dyn Subschemas>,
     construct: String,
     depth: usize,
 }
@@ -182,7 +213,30 @@ fn ensure_object(v: &mut Value) -> Option<&mut Map<String, Value>> {
 impl<'a, 'g> Evaluator<'a, 'g> {
     /// An evaluator for the code of `construct` (how errors name it).
     pub fn new(ix: &'a CrateIndex, schemas: &'g mut dyn Subschemas, construct: String) -> Self {
-        Self { ix, schemas, construct, depth: 0 }
+        Self { ix, schemas: Some(schemas), construct, depth: 0 }
+    }
+
+    /// An evaluator of values outside schema code (serde defaults, `skip_serializing_if` operands): there is no
+    /// schema generator, and errors name no construct (the caller says what it was evaluating).
+    pub(crate) fn values(ix: &'a CrateIndex) -> Self {
+        Self { ix, schemas: None, construct: String::new(), depth: 0 }
+    }
+
+    /// The JSON value of expression `e` written at `site`: literals, arithmetic, casts, consts and statics,
+    /// associated consts, calls of crate fns made of the same, `json!` and the conversions that keep a value. A
+    /// `let` before `e` that cannot be evaluated is left unbound (an error only if `e` uses it).
+    pub(crate) fn value(&mut self, e: &Expr, site: Site) -> Res<Value> {
+        let mut frame = Frame::new(site.module, None);
+        frame.self_item = site.self_item;
+        for s in site.before {
+            if let syn::Stmt::Local(l) = s {
+                let mark = frame.locals.len();
+                if self.local(&mut frame, l).is_err() {
+                    frame.locals.truncate(mark);
+                }
+            }
+        }
+        self.json(&mut frame, e)
     }
 
     fn needs(&self, module: ModId, span: Span, why: impl Display) -> CrdError {
@@ -441,7 +495,12 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         }
         match self.ix.resolve(f.module, &segs, ItemKind::is_constant) {
             Resolved::Item(id) => self.item_value(id, p.span()),
-            _ if p.qself.is_none() && segs.len() == 2 => self.associated_const(f, &segs, p.span()),
+            _ if p.qself.is_none()
+                && let Some(v) = primitive_bound(&segs) =>
+            {
+                Ok(Val::Json(v))
+            }
+            _ if p.qself.is_none() && segs.len() >= 2 => self.associated_const(f, &segs, p.span()),
             _ => Err(self.needs(
                 f.module,
                 p.span(),
@@ -453,13 +512,10 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     /// The value of an associated const of a crate type, `Self::X` (in an impl) or `Type::X`, from the type's
     /// impls ([`CrateIndex::assoc_const`]).
     fn associated_const(&mut self, f: &mut Frame, segs: &[String], at: Span) -> Res<Val> {
-        let owner = if segs[0] == "Self" {
-            f.self_ty.as_ref().and_then(type_path).unwrap_or_default()
-        } else {
-            vec![segs[0].clone()]
-        };
+        let (prefix, name) = segs.split_at(segs.len() - 1);
+        let mut self_path = Vec::new();
         let ix = self.ix;
-        if let Some((imp, c)) = ix.assoc_const(Owner::Path(f.module, &owner), &segs[1]) {
+        if let Some((imp, c)) = ix.assoc_const(f.owner(prefix, &mut self_path), &name[0]) {
             if self.depth > MAX_DEPTH {
                 return Err(self.needs(imp.module, at, format!("`{}` refers to itself", segs.join("::"))));
             }
@@ -612,13 +668,9 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             return self.call_fn(&item.sig, &item.block, ix.items[id].module, None, args);
         }
         if segs.len() >= 2 {
-            let owner = &segs[segs.len() - 2];
-            let owner = if owner == "Self" {
-                f.self_ty.as_ref().and_then(type_path).unwrap_or_default()
-            } else {
-                segs[..segs.len() - 1].to_vec()
-            };
-            if let Some((imp, m)) = ix.assoc_fn(Owner::Path(f.module, &owner), &segs[segs.len() - 1]) {
+            let (prefix, name) = segs.split_at(segs.len() - 1);
+            let mut self_path = Vec::new();
+            if let Some((imp, m)) = ix.assoc_fn(f.owner(prefix, &mut self_path), &name[0]) {
                 return self.call_fn(&m.sig, &m.block, imp.module, Some((*imp.item.self_ty).clone()), args);
             }
         }
@@ -717,7 +769,10 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             (syn::Type::Path(p), Some(st)) if p.qself.is_none() && p.path.is_ident("Self") => st.clone(),
             _ => ty.clone(),
         };
-        match self.schemas.subschema_for(&ty, f.module) {
+        let Some(schemas) = self.schemas.as_deref_mut() else {
+            return Err(self.needs(f.module, ty.span(), "a subschema outside schema code"));
+        };
+        match schemas.subschema_for(&ty, f.module) {
             Ok(v) => Ok(Val::Json(v)),
             Err(e) => match crate::crd::types::unresolved_type(&e) {
                 Some((name, hint)) => Err(self.needs(
@@ -729,6 +784,20 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             },
         }
     }
+}
+
+/// `u16::MAX`, `i64::MIN` and the like.
+fn primitive_bound(segs: &[String]) -> Option<Value> {
+    let [ty, c] = segs else { return None };
+    macro_rules! bounds {
+        ($($t:ident),*) => {
+            match (ty.as_str(), c.as_str()) {
+                $((stringify!($t), "MAX") => Some(Value::from($t::MAX)), (stringify!($t), "MIN") => Some(Value::from($t::MIN)),)*
+                _ => None,
+            }
+        };
+    }
+    bounds!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize)
 }
 
 /// Whether casting the integer `n` to the integer type `t` keeps its value.
