@@ -15,8 +15,8 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
 use super::attrs::{self, variant_name};
-use super::eval;
-use super::index::{CrateIndex, ItemId, ItemKind, ModId, Owner, Resolved, unraw};
+use super::eval::{self, names};
+use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
 use super::k8s::K8sTable;
 use super::types::{ScalarKind, Ty, classify};
 use crate::source::constant;
@@ -45,6 +45,11 @@ impl<'a> Scope<'a> {
             let (id, init) = local_binding(s)?;
             (id == name).then_some((init, Scope { locals: Some((block, i)), ..*self }))
         })
+    }
+
+    /// The scope for looking up names.
+    fn names(&self) -> names::Scope<'static> {
+        names::Scope { module: self.module, self_item: self.self_ty, self_ty: None }
     }
 }
 
@@ -255,64 +260,35 @@ impl<'a> Evaluator<'a> {
         }
     }
 
-    /// The body of the fn without arguments a call path names: a crate fn, or an associated fn (`Type::f`,
+    /// The body of the fn a call path names: a crate fn, or an associated fn without parameters (`Type::f`,
     /// `Self::f`) of an inherent impl (else of a trait impl) of a crate type. `Ok(None)`: not a crate fn.
     fn callee(&self, segs: &[String], scope: Scope<'a>) -> Res<Option<(&'a Expr, Scope<'a>)>> {
-        let name = segs.last().map(String::as_str).unwrap_or_default();
         let ix: &'a CrateIndex = self.ix;
-        let owner = if segs.len() >= 2 { self.type_item(&segs[..segs.len() - 1], scope) } else { None };
-        let found = match owner.and_then(|t| Some((t, ix.assoc_fn(Owner::Item(t), name)?))) {
-            Some((t, (i, f))) if f.sig.inputs.is_empty() => {
-                Some((&f.block, f.sig.ident.to_string(), Scope { module: i.module, self_ty: Some(t), locals: None }))
-            }
-            _ => None,
-        };
-        let found = match found {
-            Some(f) => Some(f),
-            None => match self.ix.resolve(scope.module, segs, ItemKind::is_fn) {
-                Resolved::Item(id) => match &self.ix.items[id].kind {
-                    ItemKind::Fn(f) => Some((
-                        &*f.block,
-                        f.sig.ident.to_string(),
-                        Scope { module: self.ix.items[id].module, self_ty: None, locals: None },
-                    )),
-                    _ => None,
-                },
-                _ => None,
-            },
-        };
-        let Some((block, fname, sc)) = found else { return Ok(None) };
+        let Some(found) = names::function(ix, scope.names(), segs) else { return Ok(None) };
+        let (sig, block) = found.def;
+        if found.imp.is_some() && !sig.inputs.is_empty() {
+            return Ok(None);
+        }
+        let sc = found.scope(ix);
         // the index keeps only single-expression bodies: a body of `let`s is parsed again
-        let block = self.ix.full_block(sc.module, block).map_err(|e| e.to_string())?;
+        let block = ix.full_block(sc.module, block).map_err(|e| e.to_string())?;
         let (body, lets) = block_expr(block).ok_or_else(|| {
-            format!("the body of `{fname}` is not an expression after immutable `let`s of names (kubesmith reads no other statements)")
+            format!(
+                "the body of `{}` is not an expression after immutable `let`s of names (kubesmith reads no other \
+                 statements)",
+                sig.ident
+            )
         })?;
-        Ok(Some((body, Scope { locals: Some((block, lets)), ..sc })))
+        Ok(Some((body, Scope { module: sc.module, self_ty: sc.self_item, locals: Some((block, lets)) })))
     }
 
     /// The value expression of a const (or immutable static) a path names: a crate const, or an associated
     /// const (`Type::C`, `Self::C`) of a crate type.
     fn constant(&self, segs: &[String], scope: Scope<'a>) -> Option<(&'a Expr, Scope<'a>)> {
-        if segs.len() >= 2
-            && let Some(t) = self.type_item(&segs[..segs.len() - 1], scope)
-        {
-            let ix: &'a CrateIndex = self.ix;
-            if let Some((i, c)) = ix.assoc_const(Owner::Item(t), &segs[segs.len() - 1]) {
-                return Some((&c.expr, Scope { module: i.module, self_ty: Some(t), locals: None }));
-            }
-        }
-        match self.ix.resolve(scope.module, segs, ItemKind::is_constant) {
-            Resolved::Item(id) => match &self.ix.items[id].kind {
-                ItemKind::Const(c) => {
-                    Some((&*c.expr, Scope { module: self.ix.items[id].module, self_ty: None, locals: None }))
-                }
-                ItemKind::Static(st) => {
-                    Some((&*st.expr, Scope { module: self.ix.items[id].module, self_ty: None, locals: None }))
-                }
-                _ => None,
-            },
-            _ => None,
-        }
+        let ix: &'a CrateIndex = self.ix;
+        let found = names::constant(ix, scope.names(), segs)?;
+        let sc = found.scope(ix);
+        Some((found.def, Scope { module: sc.module, self_ty: sc.self_item, locals: None }))
     }
 
     /// `e` with calls of crate fns without arguments and paths of crate consts replaced by what they evaluate

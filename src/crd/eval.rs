@@ -18,12 +18,13 @@ use syn::spanned::Spanned;
 
 use crate::crd::dialect::Dialect;
 use crate::crd::error::CrdError;
-use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId, Owner, Resolved};
+use crate::crd::index::{CrateIndex, ItemId, ModId};
 use crate::source::constant;
 use crate::source::lex::path_segs;
 use json::{Key, Node};
 
 pub(crate) mod json;
+pub(crate) mod names;
 mod statements;
 
 type Res<T> = Result<T, CrdError>;
@@ -100,18 +101,9 @@ impl Frame {
         self.locals.iter().rposition(|(n, _)| n == name)
     }
 
-    /// The type whose associated items `Prefix::NAME` names, with `Self` read in this frame.
-    fn owner<'s>(&self, prefix: &'s [String], self_path: &'s mut Vec<String>) -> Owner<'s> {
-        if let [one] = prefix
-            && one == "Self"
-        {
-            if let Some(id) = self.self_item {
-                return Owner::Item(id);
-            }
-            *self_path = self.self_ty.as_ref().and_then(type_path).unwrap_or_default();
-            return Owner::Path(self.module, self_path);
-        }
-        Owner::Path(self.module, prefix)
+    /// Where the frame's code is written, for looking up names.
+    fn scope(&self) -> names::Scope<'_> {
+        names::Scope { module: self.module, self_item: self.self_item, self_ty: self.self_ty.as_ref() }
     }
 }
 
@@ -493,60 +485,30 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         if segs.len() >= 2 && segs[segs.len() - 1] == "Null" && segs[segs.len() - 2] == "Value" {
             return Ok(Val::Json(Value::Null));
         }
-        match self.ix.resolve(f.module, &segs, ItemKind::is_constant) {
-            Resolved::Item(id) => self.item_value(id, p.span()),
-            _ if p.qself.is_none()
-                && let Some(v) = primitive_bound(&segs) =>
-            {
-                Ok(Val::Json(v))
-            }
-            _ if p.qself.is_none() && segs.len() >= 2 => self.associated_const(f, &segs, p.span()),
-            _ => Err(self.needs(
-                f.module,
-                p.span(),
-                format!("`{}` is not a local, const or static of this crate", segs.join("::")),
-            )),
-        }
-    }
-
-    /// The value of an associated const of a crate type, `Self::X` (in an impl) or `Type::X`, from the type's
-    /// impls ([`CrateIndex::assoc_const`]).
-    fn associated_const(&mut self, f: &mut Frame, segs: &[String], at: Span) -> Res<Val> {
-        let (prefix, name) = segs.split_at(segs.len() - 1);
-        let mut self_path = Vec::new();
         let ix = self.ix;
-        if let Some((imp, c)) = ix.assoc_const(f.owner(prefix, &mut self_path), &name[0]) {
-            if self.depth > MAX_DEPTH {
-                return Err(self.needs(imp.module, at, format!("`{}` refers to itself", segs.join("::"))));
+        if p.qself.is_none() {
+            if let Some(found) = names::constant(ix, f.scope(), &segs) {
+                return self.constant_value(found, &segs, p.span());
             }
-            let mut frame = Frame::new(imp.module, Some((*imp.item.self_ty).clone()));
-            self.depth += 1;
-            let v = self.expr(&mut frame, &c.expr);
-            self.depth -= 1;
-            return v;
+            if let Some(v) = primitive_bound(&segs) {
+                return Ok(Val::Json(v));
+            }
         }
         Err(self.needs(
             f.module,
-            at,
+            p.span(),
             format!("`{}` is not a local, const, static or associated const of this crate", segs.join("::")),
         ))
     }
 
-    /// The value of a crate const or static.
-    fn item_value(&mut self, id: usize, at: Span) -> Res<Val> {
-        let item = &self.ix.items[id];
-        let module = item.module;
+    /// The value of the const, static or associated const `name` led to.
+    fn constant_value(&mut self, found: names::Found<'a, &'a Expr>, name: &[String], at: Span) -> Res<Val> {
         if self.depth > MAX_DEPTH {
-            return Err(self.needs(module, at, format!("`{}` refers to itself", item.name)));
+            return Err(self.needs(found.module, at, format!("`{}` refers to itself", name.join("::"))));
         }
-        let expr = match &item.kind {
-            ItemKind::Const(c) => &*c.expr,
-            ItemKind::Static(s) => &*s.expr,
-            _ => return Err(self.needs(module, at, format!("`{}` is not a const or static", item.name))),
-        };
-        let mut frame = Frame::new(module, None);
+        let mut frame = Frame::new(found.module, found.imp.map(|i| (*i.item.self_ty).clone()));
         self.depth += 1;
-        let v = self.lazy_init(&mut frame, expr);
+        let v = self.lazy_init(&mut frame, found.def);
         self.depth -= 1;
         v
     }
@@ -662,17 +624,9 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     fn call_path(&mut self, f: &mut Frame, path: &syn::Path, args: Vec<Val>, at: Span) -> Res<Val> {
         let segs = path_segs(path);
         let ix = self.ix;
-        if let Resolved::Item(id) = ix.resolve(f.module, &segs, ItemKind::is_fn)
-            && let ItemKind::Fn(item) = &ix.items[id].kind
-        {
-            return self.call_fn(&item.sig, &item.block, ix.items[id].module, None, args);
-        }
-        if segs.len() >= 2 {
-            let (prefix, name) = segs.split_at(segs.len() - 1);
-            let mut self_path = Vec::new();
-            if let Some((imp, m)) = ix.assoc_fn(f.owner(prefix, &mut self_path), &name[0]) {
-                return self.call_fn(&m.sig, &m.block, imp.module, Some((*imp.item.self_ty).clone()), args);
-            }
+        if let Some(found) = names::function(ix, f.scope(), &segs) {
+            let (sig, block) = found.def;
+            return self.call_fn(sig, block, found.module, found.imp.map(|i| (*i.item.self_ty).clone()), args);
         }
         Err(self.needs(f.module, at, format!("a call of `{}`, which is not a fn of this crate", segs.join("::"))))
     }
@@ -928,16 +882,6 @@ fn kind(v: &Value) -> &'static str {
 }
 
 /// The last segment of a type path (`Foo` of `crate::a::Foo`).
-/// The segments of a path type (`Self`'s, through groups and parentheses).
-fn type_path(ty: &syn::Type) -> Option<Vec<String>> {
-    match ty {
-        syn::Type::Path(p) if p.qself.is_none() => Some(path_segs(&p.path)),
-        syn::Type::Group(g) => type_path(&g.elem),
-        syn::Type::Paren(p) => type_path(&p.elem),
-        _ => None,
-    }
-}
-
 pub fn type_name(ty: &syn::Type) -> Option<String> {
     match ty {
         syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),

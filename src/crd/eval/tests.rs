@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::*;
 use crate::crd::error::CrdErrorKind;
-use crate::crd::index::SourceSet;
+use crate::crd::index::{ItemKind, SourceSet};
 
 /// Schemas by type name; `Missing` is a type kubesmith does not know.
 struct Fake;
@@ -365,4 +365,46 @@ pub fn through_alias(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximu
     assert_eq!(ok(src, "by_trait_fn"), json!({"maximum": 10}));
     assert_eq!(ok(src, "inherent_first"), json!({"maximum": 3, "minimum": 30}));
     assert_eq!(ok(src, "through_alias"), json!({"maximum": 3}));
+}
+
+#[test]
+fn names_through_module_paths_self_and_primitive_bounds() {
+    // `a::Limits::MAX` through a module path, `Self::` in an impl reached by that path, and a primitive bound.
+    let src = r#"
+pub mod a {
+    pub struct Limits;
+    impl Limits {
+        pub const MAX: u64 = 10;
+        pub fn doubled() -> u64 { Self::MAX * 2 }
+    }
+}
+fn schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"maximum": a::Limits::doubled() + a::Limits::MAX, "minimum": u8::MAX as i64 - 255})
+}
+"#;
+    assert_eq!(ok(src, "schema"), json!({"maximum": 30, "minimum": 0}));
+}
+
+#[test]
+fn values_outside_schema_code_have_no_generator() {
+    let src = "fn f() -> u64 { let junk = std::env::args().count(); let base = 4; base * N }\nconst N: u64 = 3;\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lib = dir.path().join("lib.rs");
+    std::fs::write(&lib, src).expect("write");
+    let force: BTreeSet<PathBuf> = [lib].into();
+    let ix = CrateIndex::load_with(&SourceSet::new(dir.path()), &force).expect("load");
+    let item = ix.items.iter().find(|i| i.name == "f").expect("f");
+    let ItemKind::Fn(f) = &item.kind else { panic!("f is not a fn") };
+    let block = ix.full_block(item.module, &f.block).expect("block");
+    let (last, before) = block.stmts.split_last().expect("statements");
+    let syn::Stmt::Expr(e, None) = last else { panic!("no tail") };
+    let site = Site { module: item.module, self_item: None, before };
+    // `junk` cannot be evaluated and is not used: no error
+    assert_eq!(Evaluator::values(&ix).value(e, site).expect("value"), json!(12));
+    let site = Site { module: item.module, self_item: None, before: &[] };
+    let err = Evaluator::values(&ix).value(e, site).expect_err("base is unbound");
+    assert!(err.to_string().contains("`base` is not a local"), "{err}");
+    let g: Expr = syn::parse_str("generator.subschema_for::<String>()").expect("expr");
+    let err = Evaluator::values(&ix).value(&g, site).expect_err("no generator");
+    assert!(matches!(err.kind, CrdErrorKind::NeedsCompile { .. }), "{err}");
 }

@@ -1,0 +1,105 @@
+//! What a value path names in the crate — a const's or static's initializer, or a fn — free or associated
+//! (`Type::NAME`, `Self::f`, `a::Type::NAME`), with the module and impl block it is written in. The one lookup of
+//! value names: the interpreter and the typed reading of defaults both go through it, so a name one of them
+//! follows the other follows too.
+
+use syn::Expr;
+
+use crate::crd::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Owner, Resolved};
+use crate::source::lex::path_segs;
+
+/// Where a path is written: its module and what `Self` is there.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scope<'s> {
+    pub module: ModId,
+    /// The crate item `Self` names, when the caller knows it.
+    pub self_item: Option<ItemId>,
+    /// The self type of the impl block the path is written in, when the caller knows only that.
+    pub self_ty: Option<&'s syn::Type>,
+}
+
+impl<'s> Scope<'s> {
+    /// The type whose associated items `Prefix::NAME` names, `Self` read here.
+    fn owner<'p>(&self, prefix: &'p [String], self_path: &'p mut Vec<String>) -> Owner<'p>
+    where
+        's: 'p,
+    {
+        if let [one] = prefix
+            && one == "Self"
+        {
+            if let Some(id) = self.self_item {
+                return Owner::Item(id);
+            }
+            *self_path = self.self_ty.and_then(type_path).unwrap_or_default();
+            return Owner::Path(self.module, self_path);
+        }
+        Owner::Path(self.module, prefix)
+    }
+}
+
+/// A definition a path names, with where its code is written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Found<'a, T> {
+    pub def: T,
+    pub module: ModId,
+    /// The impl block of an associated item (its self type is `Self` in the definition).
+    pub imp: Option<&'a ImplBlock>,
+}
+
+impl<'a, T> Found<'a, T> {
+    /// Where the definition's code is written: its module, and `Self` of its impl.
+    pub(crate) fn scope(&self, ix: &CrateIndex) -> Scope<'a> {
+        let self_ty = self.imp.map(|i| &*i.item.self_ty);
+        let self_item = self_ty.and_then(type_path).and_then(|segs| ix.type_item(self.module, &segs));
+        Scope { module: self.module, self_item, self_ty }
+    }
+}
+
+/// The const, immutable static or associated const `segs` names from `scope`: its initializer.
+pub(crate) fn constant<'a>(ix: &'a CrateIndex, scope: Scope, segs: &[String]) -> Option<Found<'a, &'a Expr>> {
+    if let Resolved::Item(id) = ix.resolve(scope.module, segs, ItemKind::is_constant) {
+        let expr = match &ix.items[id].kind {
+            ItemKind::Const(c) => &*c.expr,
+            ItemKind::Static(s) => &*s.expr,
+            _ => return None,
+        };
+        return Some(Found { def: expr, module: ix.items[id].module, imp: None });
+    }
+    let (prefix, name) = segs.split_at(segs.len().checked_sub(1)?);
+    if prefix.is_empty() {
+        return None;
+    }
+    let mut self_path = Vec::new();
+    let (imp, c) = ix.assoc_const(scope.owner(prefix, &mut self_path), &name[0])?;
+    Some(Found { def: &c.expr, module: imp.module, imp: Some(imp) })
+}
+
+/// A fn the path names from `scope`: a free crate fn, or an associated fn of a crate type (inherent impls first).
+pub(crate) fn function<'a>(
+    ix: &'a CrateIndex,
+    scope: Scope,
+    segs: &[String],
+) -> Option<Found<'a, (&'a syn::Signature, &'a syn::Block)>> {
+    if let Resolved::Item(id) = ix.resolve(scope.module, segs, ItemKind::is_fn)
+        && let ItemKind::Fn(f) = &ix.items[id].kind
+    {
+        return Some(Found { def: (&f.sig, &*f.block), module: ix.items[id].module, imp: None });
+    }
+    let (prefix, name) = segs.split_at(segs.len().checked_sub(1)?);
+    if prefix.is_empty() {
+        return None;
+    }
+    let mut self_path = Vec::new();
+    let (imp, f) = ix.assoc_fn(scope.owner(prefix, &mut self_path), &name[0])?;
+    Some(Found { def: (&f.sig, &f.block), module: imp.module, imp: Some(imp) })
+}
+
+/// The segments of a path type (`Self`'s, through groups and parentheses).
+pub(crate) fn type_path(ty: &syn::Type) -> Option<Vec<String>> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => Some(path_segs(&p.path)),
+        syn::Type::Group(g) => type_path(&g.elem),
+        syn::Type::Paren(p) => type_path(&p.elem),
+        _ => None,
+    }
+}
