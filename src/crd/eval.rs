@@ -56,6 +56,9 @@ pub enum Val {
     Res(Result<Value, String>),
     /// The `&mut SchemaGenerator` parameter.
     Generator,
+    /// A value of a struct of the crate, its fields by Rust name (`let image = default_images();` read for
+    /// `image.pg15`): only its fields are read, it is no JSON until serde writes it.
+    Struct(Vec<(String, Val)>),
 }
 
 /// A local binding.
@@ -338,6 +341,11 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             Val::Json(v) => Ok(v),
             Val::Res(_) => Err(self.needs(f.module, e.span(), "a `Result` used as a value (unwrap it)")),
             Val::Generator => Err(self.needs(f.module, e.span(), "the schema generator used as a value")),
+            Val::Struct(_) => Err(self.needs(
+                f.module,
+                e.span(),
+                "a struct value used as data (kubesmith reads its fields, not how serde writes it)",
+            )),
         }
     }
 
@@ -389,7 +397,9 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             Expr::Try(t) => match self.expr(f, &t.expr)? {
                 Val::Res(Ok(v)) | Val::Json(v) => Ok(Val::Json(v)),
                 Val::Res(Err(why)) => Err(self.fails(f.module, t.span(), why)),
-                Val::Generator => Err(self.needs(f.module, t.span(), "`?` on the schema generator")),
+                Val::Generator | Val::Struct(_) => {
+                    Err(self.needs(f.module, t.span(), "`?` on a value that is no `Result`"))
+                }
             },
             Expr::Block(b) if b.label.is_none() => match self.block(f, &b.block)? {
                 Out::Value(v) | Out::Return(v) => Ok(v),
@@ -403,6 +413,24 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 Ok(Val::Json(Value::Array(out)))
             }
             Expr::Binary(b) => self.binary(f, b),
+            Expr::Struct(s) => self.struct_value(f, s),
+            Expr::Field(fe) => {
+                let syn::Member::Named(name) = &fe.member else {
+                    return Err(self.needs(f.module, fe.span(), "a tuple field"));
+                };
+                let name = crate::source::syntax::unraw(name);
+                match self.expr(f, &fe.base)? {
+                    Val::Struct(fields) => match fields.into_iter().find(|(n, _)| *n == name) {
+                        Some((_, v)) => Ok(v),
+                        None => {
+                            Err(self.needs(f.module, fe.span(), format!("the field `{name}`, not in the struct value")))
+                        }
+                    },
+                    _ => {
+                        Err(self.needs(f.module, fe.span(), format!("the field `{name}` of a value that is no struct")))
+                    }
+                }
+            }
             Expr::Index(_) => {
                 let place = self.place(f, e)?;
                 match self.read(f, &place) {
@@ -422,6 +450,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         let node = match name.as_str() {
             "json_schema" if ours => json::json_schema_body(m.tokens.clone()),
             "json" if ours => json::json_body(m.tokens.clone()),
+            "format" if segs.len() == 1 || matches!(from, "std" | "alloc") => return self.format(f, m),
             "vec" if segs.len() == 1 => {
                 let items = m
                     .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
@@ -552,7 +581,13 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         let from_serde_json = segs.len() == 1 || segs[0] == "serde_json";
         match (owner, last, args.as_slice()) {
             ("", "Ok", [x]) => return Ok(Val::Res(Ok(self.json(f, x)?))),
-            ("", "Some", [x]) => return Ok(Val::Json(self.json(f, x)?)),
+            ("", "Some", [x]) => {
+                return match self.expr(f, x)? {
+                    v @ Val::Struct(_) => Ok(v),
+                    Val::Json(v) => Ok(Val::Json(v)),
+                    _ => Ok(Val::Json(self.json(f, x)?)),
+                };
+            }
             (_, "from_value" | "to_value", [x]) if from_serde_json => return Ok(Val::Res(Ok(self.json(f, x)?))),
             (_, "from_str", [x]) if from_serde_json => {
                 let text = self.string(f, x)?;
@@ -685,6 +720,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             "unwrap" | "expect" => match recv {
                 Val::Res(Ok(v)) | Val::Json(v) => Ok(Val::Json(v)),
                 Val::Res(Err(why)) => Err(self.fails(f.module, span, why)),
+                v @ Val::Struct(_) => Ok(v),
                 Val::Generator => Err(self.needs(f.module, span, "unwrapping the schema generator")),
             },
             // Conversions between `&str`/`String`/`Cow`, `Value`, `Map` and `Schema` keep the JSON.
@@ -716,6 +752,111 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             }
             _ => Err(self.needs(f.module, span, format!("`.{method}()`"))),
         }
+    }
+
+    /// A struct literal `Name { field: value, .. }` (no `..rest`): its fields' values.
+    fn struct_value(&mut self, f: &mut Frame, s: &syn::ExprStruct) -> Res<Val> {
+        if let Some(rest) = &s.rest {
+            return Err(self.needs(f.module, rest.span(), "a struct literal with `..rest`"));
+        }
+        let mut fields = Vec::new();
+        for fv in &s.fields {
+            let syn::Member::Named(name) = &fv.member else {
+                return Err(self.needs(f.module, fv.span(), "a tuple struct literal"));
+            };
+            fields.push((crate::source::syntax::unraw(name), self.expr(f, &fv.expr)?));
+        }
+        Ok(Val::Struct(fields))
+    }
+
+    /// `format!("{}/{name}:{0}", a, name = b)`: `{}`, `{N}`, `{name}` (an argument or a captured name) of strings,
+    /// integers and bools, and `{{` / `}}`. A format spec (`{:>4}`, `{:?}`) or a float is left to compiling.
+    fn format(&mut self, f: &mut Frame, m: &syn::Macro) -> Res<Val> {
+        enum Arg {
+            Positional(Expr),
+            Named(String, Expr),
+        }
+        let parse = |input: syn::parse::ParseStream| -> syn::Result<(syn::LitStr, Vec<Arg>)> {
+            let text: syn::LitStr = input.parse()?;
+            let mut args = Vec::new();
+            while !input.is_empty() {
+                input.parse::<syn::Token![,]>()?;
+                if input.is_empty() {
+                    break;
+                }
+                if input.peek(syn::Ident) && input.peek2(syn::Token![=]) && !input.peek2(syn::Token![==]) {
+                    let name: syn::Ident = input.parse()?;
+                    input.parse::<syn::Token![=]>()?;
+                    args.push(Arg::Named(crate::source::syntax::unraw(&name), input.parse()?));
+                } else {
+                    args.push(Arg::Positional(input.parse()?));
+                }
+            }
+            Ok((text, args))
+        };
+        let (text, args) =
+            m.parse_body_with(parse).map_err(|e| self.needs(f.module, m.span(), format!("a `format!` body ({e})")))?;
+        let at = text.span();
+        let template = text.value();
+        let mut out = String::new();
+        let mut next = 0;
+        let mut chars = template.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' if chars.peek() == Some(&'{') => {
+                    chars.next();
+                    out.push('{');
+                }
+                '}' if chars.peek() == Some(&'}') => {
+                    chars.next();
+                    out.push('}');
+                }
+                '{' => {
+                    let mut spec = String::new();
+                    for c in chars.by_ref() {
+                        if c == '}' {
+                            break;
+                        }
+                        spec.push(c);
+                    }
+                    let name = spec.trim_end_matches(':').trim();
+                    if name.contains(':') {
+                        return Err(self.needs(f.module, at, format!("the format spec `{{{spec}}}`")));
+                    }
+                    let value = if name.is_empty() {
+                        next += 1;
+                        match args.iter().filter(|a| matches!(a, Arg::Positional(_))).nth(next - 1) {
+                            Some(Arg::Positional(e)) => self.json(f, e)?,
+                            _ => return Err(self.fails(f.module, at, "more `{}` than arguments")),
+                        }
+                    } else if let Ok(i) = name.parse::<usize>() {
+                        match args.get(i) {
+                            Some(Arg::Positional(e) | Arg::Named(_, e)) => self.json(f, e)?,
+                            None => return Err(self.fails(f.module, at, format!("no argument {i}"))),
+                        }
+                    } else {
+                        match args.iter().find(|a| matches!(a, Arg::Named(n, _) if n == name)) {
+                            Some(Arg::Named(_, e)) => self.json(f, e)?,
+                            _ => {
+                                let captured: Expr = syn::parse_str(name)
+                                    .map_err(|_| self.needs(f.module, at, format!("the format argument `{name}`")))?;
+                                self.json(f, &captured)?
+                            }
+                        }
+                    };
+                    match value {
+                        Value::String(s) => out.push_str(&s),
+                        Value::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+                        Value::Number(n) if !n.is_f64() => out.push_str(&n.to_string()),
+                        other => {
+                            return Err(self.needs(f.module, at, format!("formatting {} with `{{}}`", kind(&other))));
+                        }
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        Ok(Val::Json(Value::String(out)))
     }
 
     fn subschema(&mut self, f: &Frame, ty: &syn::Type) -> Res<Val> {

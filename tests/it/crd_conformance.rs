@@ -265,7 +265,8 @@ pub(crate) const COMPILED: &[(Sample, &[&str])] = &[
         &[
             "`#[schemars(schema_with = \"terse_affinity\")]` on field `affinity` needs compiling",
             "`#[schemars(schema_with = \"levels\")]` on field `level` needs compiling: a `for` loop",
-            "`#[schemars(schema_with = \"versioned\")]` on variant `Note` needs compiling: the macro `format!`",
+            // `format!` is read; its argument `env!(..)` is the compiler's
+            "`#[schemars(schema_with = \"versioned\")]` on variant `Note` needs compiling: the macro `env!`",
         ],
     ),
     (

@@ -413,6 +413,16 @@ fn ceiling() -> u32 { u16::MAX as u32 + 1 }
 fn extra() -> serde_json::Value { serde_json::json!({"tier": "gold", "weight": MINUTE / 2}) }
 const MEMORY: &str = "512Mi";
 fn memory() -> Quantity { Quantity(MEMORY.to_string()) }
+// an image named from a struct of defaults and a format!, as operators write them
+fn repository() -> String { "quay.io/acme".to_owned() }
+pub struct Images { pub pg15: Option<String>, pub pg16: Option<String> }
+fn images() -> Images { Images { pg15: Some("standard:15-abc".to_string()), pg16: None } }
+fn image() -> String {
+    let repo = repository();
+    let images = images();
+    let pg15 = images.pg15.expect("a default image for 15");
+    format!("{}/{pg15}", repo)
+}
 #[derive(CustomResource)]
 #[kube(group = "d.io", version = "v1", kind = "Calc")]
 pub struct CalcSpec {
@@ -429,6 +439,8 @@ pub struct CalcSpec {
     pub extra: serde_json::Value,
     #[serde(default = "memory")]
     pub memory: Quantity,
+    #[serde(default = "image")]
+    pub image: String,
 }
 "#;
     let crd = gen_one(src);
@@ -439,6 +451,7 @@ pub struct CalcSpec {
     assert_eq!(props["ceiling"]["default"], 65536);
     assert_eq!(props["extra"]["default"], serde_json::json!({"tier": "gold", "weight": 30}));
     assert_eq!(props["memory"]["default"], "512Mi");
+    assert_eq!(props["image"]["default"], "quay.io/acme/standard:15-abc");
 }
 
 #[test]
@@ -747,7 +760,7 @@ fn looped(_: &mut SchemaGenerator) -> Schema {
 }
 
 fn formatted(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({ "description": format!("{}", 1) })
+    json_schema!({ "description": format!("{:>4}", 1) })
 }
 
 fn literal(_: &mut SchemaGenerator) -> Schema {
@@ -777,7 +790,7 @@ fn every_custom_schema_problem_of_a_kind_is_reported() {
         ),
         (13, "`#[schemars(transform = ..)]` on field `d`"),
         (42, "`#[schemars(schema_with = \"looped\")]` on variant `Two` needs compiling: a `for` loop"),
-        (47, "`#[schemars(schema_with = \"formatted\")]` on variant `One` needs compiling: the macro `format!`"),
+        (47, "`#[schemars(schema_with = \"formatted\")]` on variant `One` needs compiling: the format spec `{:>4}`"),
     ];
     assert_eq!(because.len(), 5, "{because:#?}");
     for (line, needle) in expect {

@@ -248,7 +248,7 @@ fn plain_loop(_: &mut SchemaGenerator) -> Schema { loop { break json_schema!({})
 fn condition(_: &mut SchemaGenerator) -> Schema { let s = if cfg!(test) { json_schema!(true) } else { json_schema!(false) }; s }
 fn matched(_: &mut SchemaGenerator) -> Schema { match 1 { _ => json_schema!({}) } }
 fn closure(_: &mut SchemaGenerator) -> Schema { let f = || json_schema!({}); f() }
-fn other_macro(_: &mut SchemaGenerator) -> Schema { json_schema!({ "description": format!("{}", 1) }) }
+fn other_macro(_: &mut SchemaGenerator) -> Schema { json_schema!({ "description": env!("BUILD_HOST") }) }
 fn wraps(_: &mut SchemaGenerator) -> Schema { json_schema!({ "maximum": 300 as u8 }) }
 fn json_text(_: &mut SchemaGenerator) -> Schema { let v = json!(1); json_schema!({ "description": v.to_string() }) }
 fn unknown_call(g: &mut SchemaGenerator) -> Schema { strip_docs(g.subschema_for::<Item>()) }
@@ -270,7 +270,7 @@ fn by_ref(_: &mut SchemaGenerator) -> Schema { let mut s = json_schema!({}); edi
     needs(src, "condition", "if cfg!", "an `if`");
     needs(src, "matched", "match 1", "a `match`");
     needs(src, "closure", "let f = ||", "a closure");
-    needs(src, "other_macro", "format!", "the macro `format!`");
+    needs(src, "other_macro", "env!", "the macro `env!`");
     needs(src, "wraps", "300 as u8", "a cast to `u8`");
     needs(src, "json_text", "v.to_string()", "`.to_string()` of a value that may not be a `str`");
     needs(src, "unknown_call", "strip_docs(", "a call of `strip_docs`, which is not a fn of this crate");
@@ -407,4 +407,41 @@ fn values_outside_schema_code_have_no_generator() {
     let g: Expr = syn::parse_str("generator.subschema_for::<String>()").expect("expr");
     let err = Evaluator::values(&ix).value(&g, site).expect_err("no generator");
     assert!(matches!(err.kind, CrdErrorKind::NeedsCompile { .. }), "{err}");
+}
+
+#[test]
+fn format_and_struct_fields() {
+    let src = r#"
+const REGISTRY: &str = "quay.io/acme";
+pub struct Images { pub pg15: Option<String>, pub tag: u32 }
+fn images() -> Images { Images { pg15: Some("standard:15".to_string()), tag: 7 } }
+fn schema(_: &mut SchemaGenerator) -> Schema {
+    let image = images();
+    let name = image.pg15.expect("a pg15 image");
+    json_schema!({
+        "default": format!("{}/{name}-{0}:{tag}{{x}}", REGISTRY, tag = image.tag),
+        "description": std::format!("{REGISTRY} {} {}", true, -3)
+    })
+}
+fn spec(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"default": format!("{:>8}", "x")})
+}
+fn floats(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"default": format!("{}", 1.5)})
+}
+fn whole(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"default": images()})
+}
+fn missing(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"default": images().pg16})
+}
+"#;
+    assert_eq!(
+        ok(src, "schema"),
+        json!({"default": "quay.io/acme/standard:15-quay.io/acme:7{x}", "description": "quay.io/acme true -3"})
+    );
+    needs(src, "spec", "{:>8}", "the format spec `{:>8}`");
+    needs(src, "floats", "1.5", "formatting a number");
+    needs(src, "whole", "\"default\": images()", "a struct value used as data");
+    needs(src, "missing", "pg16", "the field `pg16`, not in the struct value");
 }
