@@ -183,7 +183,7 @@ impl<'a> Evaluator<'a> {
     /// it cannot tell without compiling.
     fn value(&self, e: &Expr, scope: Scope<'a>) -> Option<Value> {
         let before = scope.locals.map_or(&[][..], |(block, n)| &block.stmts[..n]);
-        let site = eval::Site { module: scope.module, self_item: scope.self_ty, before };
+        let site = eval::Site { module: scope.module, self_item: scope.self_ty, before, bound: &[] };
         eval::Evaluator::values(self.ix).value(e, site).ok()
     }
 

@@ -117,6 +117,8 @@ pub(crate) struct Site<'e> {
     pub module: ModId,
     pub self_item: Option<ItemId>,
     pub before: &'e [syn::Stmt],
+    /// Values bound to names there (a `skip_serializing_if` predicate's parameter).
+    pub bound: &'e [(String, Value)],
 }
 
 /// What a block or statement produced.
@@ -137,6 +139,9 @@ pub struct Evaluator<'a, 'g> {
     schemas: Option<&'g mut dyn Subschemas>,
     construct: String,
     depth: usize,
+    /// What `T::default()` (any `..::default()` without arguments) gives, when the caller knows the one type such a
+    /// call can name (a predicate's parameter type).
+    type_default: Option<&'g dyn Fn() -> Option<Value>>,
 }
 
 fn strip(e: &Expr) -> &Expr {
@@ -208,13 +213,19 @@ fn ensure_object(v: &mut Value) -> Option<&mut Map<String, Value>> {
 impl<'a, 'g> Evaluator<'a, 'g> {
     /// An evaluator for the code of `construct` (how errors name it).
     pub fn new(ix: &'a CrateIndex, schemas: &'g mut dyn Subschemas, construct: String) -> Self {
-        Self { ix, schemas: Some(schemas), construct, depth: 0 }
+        Self { ix, schemas: Some(schemas), construct, depth: 0, type_default: None }
     }
 
     /// An evaluator of values outside schema code (serde defaults, `skip_serializing_if` operands): there is no
     /// schema generator, and errors name no construct (the caller says what it was evaluating).
     pub(crate) fn values(ix: &'a CrateIndex) -> Self {
-        Self { ix, schemas: None, construct: String::new(), depth: 0 }
+        Self { ix, schemas: None, construct: String::new(), depth: 0, type_default: None }
+    }
+
+    /// This evaluator with `..::default()` calls giving `type_default()`.
+    pub(crate) fn with_type_default(mut self, type_default: &'g dyn Fn() -> Option<Value>) -> Self {
+        self.type_default = Some(type_default);
+        self
     }
 
     /// The JSON value of expression `e` written at `site`: literals, arithmetic, casts, consts and statics,
@@ -223,6 +234,9 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     pub(crate) fn value(&mut self, e: &Expr, site: Site) -> Res<Value> {
         let mut frame = Frame::new(site.module, None);
         frame.self_item = site.self_item;
+        for (name, v) in site.bound {
+            frame.locals.push((name.clone(), Local::Val(Val::Json(v.clone()))));
+        }
         for s in site.before {
             if let syn::Stmt::Local(l) = s {
                 let mark = frame.locals.len();
@@ -571,6 +585,14 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         let last = segs.last().map(String::as_str).unwrap_or_default();
         let owner = if segs.len() >= 2 { segs[segs.len() - 2].as_str() } else { "" };
         let args: Vec<&Expr> = c.args.iter().collect();
+        if last == "default"
+            && args.is_empty()
+            && let Some(type_default) = self.type_default
+        {
+            return type_default()
+                .map(Val::Json)
+                .ok_or_else(|| self.needs(f.module, c.span(), "a type's default kubesmith cannot tell"));
+        }
         if let Some(q) = &fp.qself {
             // `<T as JsonSchema>::json_schema(generator)`, `<T>::json_schema(generator)`.
             if last == "json_schema" && args.len() == 1 {
@@ -725,6 +747,20 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             },
             // Conversions between `&str`/`String`/`Cow`, `Value`, `Map` and `Schema` keep the JSON.
             m if constant::keeps_value(m) => Ok(recv),
+            // `Option`'s (a `None` is null), and emptiness of a string, an array or a map
+            "is_none" | "is_some" | "is_empty" => match recv {
+                Val::Json(v) => match method.as_str() {
+                    "is_none" => Ok(Val::Json(Value::Bool(v.is_null()))),
+                    "is_some" => Ok(Val::Json(Value::Bool(!v.is_null()))),
+                    _ => match v {
+                        Value::String(s) => Ok(Val::Json(Value::Bool(s.is_empty()))),
+                        Value::Array(a) => Ok(Val::Json(Value::Bool(a.is_empty()))),
+                        Value::Object(o) => Ok(Val::Json(Value::Bool(o.is_empty()))),
+                        other => Err(self.needs(f.module, span, format!("`.is_empty()` of {}", kind(&other)))),
+                    },
+                },
+                _ => Err(self.needs(f.module, span, format!("`.{method}()` of a value that is no JSON"))),
+            },
             // a `str`'s length in bytes, an array's (`Vec`, slice, `Value::Array`) in elements
             "len" => match recv {
                 Val::Json(Value::String(t)) => Ok(Val::Json(Value::from(t.len()))),

@@ -1,9 +1,9 @@
 //! `skip_serializing_if` predicates evaluated on a field's default, as schemars runs them when it writes the
 //! default (a default the predicate holds for is left out): `Option::is_none`-style methods by name, and the
 //! crate's own predicate fns whose body, under the features the crate builds with by default, compares the value
-//! with its type's default (`value == &T::default()`, `*v == Default::default()`), with a value the one interpreter
-//! of constant code gives ([`super::eval`]: a literal, a const, arithmetic: `*v == 0`, `*v == DEFAULT_PORT`), tests a
-//! bool (`!*b`), or calls one of those methods.
+//! with its type's default (`value == &T::default()`, `*v == Default::default()`) or a value (`*v == 0`,
+//! `*v == DEFAULT_PORT + 1`), tests a bool (`!*b`), or calls one of those methods: the body is run by the one
+//! interpreter of constant code ([`super::eval`]) with the parameter bound to the default.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -31,17 +31,30 @@ pub fn holds(ix: &CrateIndex, eval: &Evaluator, pred: &str, v: &Value, ty: &syn:
     let features = default_features(ix.module_file(module));
     let e = tail(&body.stmts, &features)?;
     let param = param.ident.to_string();
-    let operands = Operands {
-        type_default: &|| eval.default_of(ty, m).ok(),
-        value: &|e| eval::Evaluator::values(ix).value(e, Site { module, self_item: None, before: &[] }).ok(),
-    };
-    eval_bool(e, &param, v, &operands, &features)
+    run(ix, module, e, &param, v, &|| eval.default_of(ty, m).ok())
 }
 
-/// What the operand a parameter is compared with stands for: its type's default, or another value.
-struct Operands<'o> {
-    type_default: &'o dyn Fn() -> Option<Value>,
-    value: &'o dyn Fn(&Expr) -> Option<Value>,
+/// The value of the predicate body `e` (written in `module`) with parameter `param` bound to `v`, run by the one
+/// interpreter of constant code; `T::default()` (any `..::default()` without arguments: the parameter's type is
+/// the only one a predicate compares it with) is `type_default()`. `None` when it is not a bool kubesmith can
+/// tell, or when a `#[cfg(..)]` inside it would need the features ([`tail`] reads those of the body's statements).
+fn run(
+    ix: &CrateIndex,
+    module: ModId,
+    e: &Expr,
+    param: &str,
+    v: &Value,
+    type_default: &dyn Fn() -> Option<Value>,
+) -> Option<bool> {
+    if quote::quote!(#e).to_string().contains("# [cfg") {
+        return None;
+    }
+    let bound = [(param.to_string(), v.clone())];
+    let site = Site { module, self_item: None, before: &[], bound: &bound };
+    match eval::Evaluator::values(ix).with_type_default(type_default).value(e, site) {
+        Ok(Value::Bool(b)) => Some(b),
+        _ => None,
+    }
 }
 
 /// The one expression a body comes to once statements under a false `#[cfg(..)]` and `let _ = ..;` are dropped.
@@ -125,61 +138,6 @@ fn default_features(file: &Path) -> BTreeSet<String> {
         }
     }
     on
-}
-
-/// The value of boolean expression `e` over parameter `param` bound to `v`.
-fn eval_bool(e: &Expr, param: &str, v: &Value, operands: &Operands, features: &BTreeSet<String>) -> Option<bool> {
-    match e {
-        Expr::Paren(p) => eval_bool(&p.expr, param, v, operands, features),
-        Expr::Block(b) if b.attrs.is_empty() => {
-            eval_bool(tail(&b.block.stmts, features)?, param, v, operands, features)
-        }
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
-            eval_bool(&u.expr, param, v, operands, features).map(|b| !b)
-        }
-        Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
-            let other = if is_param(&b.left, param) {
-                &b.right
-            } else if is_param(&b.right, param) {
-                &b.left
-            } else {
-                return None;
-            };
-            let equal = *v == operand(other, operands)?;
-            Some(if matches!(b.op, syn::BinOp::Eq(_)) { equal } else { !equal })
-        }
-        Expr::MethodCall(c) if c.args.is_empty() && is_param(&c.receiver, param) => {
-            predicate_holds(&c.method.to_string(), v)
-        }
-        Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. }) => Some(b.value),
-        _ if is_param(e, param) => v.as_bool(),
-        _ => None,
-    }
-}
-
-/// Whether `e` is the parameter, through `*` and `&`.
-fn is_param(e: &Expr, param: &str) -> bool {
-    match e {
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_param(&u.expr, param),
-        Expr::Reference(r) => is_param(&r.expr, param),
-        Expr::Paren(p) => is_param(&p.expr, param),
-        Expr::Path(p) => p.path.is_ident(param),
-        _ => false,
-    }
-}
-
-/// The serialized value an operand compared with the parameter stands for: its type's default
-/// (`T::default()`, `Default::default()`), or what the interpreter makes of it (a literal, a const, arithmetic).
-fn operand(e: &Expr, operands: &Operands) -> Option<Value> {
-    match e {
-        Expr::Reference(r) => operand(&r.expr, operands),
-        Expr::Paren(p) => operand(&p.expr, operands),
-        Expr::Call(c) if c.args.is_empty() => match &*c.func {
-            Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "default") => (operands.type_default)(),
-            _ => (operands.value)(e),
-        },
-        _ => (operands.value)(e),
-    }
 }
 
 #[cfg(test)]

@@ -6,10 +6,10 @@ fn holds_for(body: &str, v: Value, default: Value, features: &[&str]) -> Option<
     let f: syn::ItemFn = syn::parse_str(&format!("fn p(value: &T) -> bool {body}")).unwrap();
     let features: BTreeSet<String> = features.iter().map(|s| s.to_string()).collect();
     let e = tail(&f.block.stmts, &features)?;
-    // literals only: operands the interpreter evaluates through the crate are tested in `tests/it`
-    let operands =
-        Operands { type_default: &|| Some(default.clone()), value: &|e| crate::source::meta::expr_literal(e) };
-    eval_bool(e, "value", &v, &operands, &features)
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("lib.rs"), "").unwrap();
+    let ix = CrateIndex::load_with(&crate::crd::index::SourceSet::new(dir.path()), &BTreeSet::new()).unwrap();
+    run(&ix, 0, e, "value", &v, &|| Some(default.clone()))
 }
 
 #[test]
@@ -40,11 +40,18 @@ fn literals_negations_and_methods() {
     assert_eq!(holds_for("{ *value == 0 }", json(5), json(0), &[]), Some(false));
     assert_eq!(holds_for("{ value.is_empty() }", json(""), json(""), &[]), Some(true));
     assert_eq!(holds_for("{ (*value == \"x\") }", json("x"), json(""), &[]), Some(true));
+    assert_eq!(holds_for("{ *value == 0.5 }", json(0.5), json(0.0), &[]), Some(true));
+    assert_eq!(holds_for("{ *value == 2 * 3 && !value.is_none() }", json(6), json(0), &[]), Some(true));
+    assert_eq!(holds_for("{ value.is_some() }", Value::Null, json(0), &[]), Some(false));
+    assert_eq!(holds_for("{ value.len() > 3 }", json("abcd"), json(""), &[]), Some(true));
 }
 
 #[test]
 fn what_it_cannot_tell_is_unknown() {
-    assert_eq!(holds_for("{ value.len() > 3 }", json("abcd"), json(""), &[]), None);
+    assert_eq!(holds_for("{ value.starts_with('a') }", json("abcd"), json(""), &[]), None);
+    assert_eq!(holds_for("{ value.len() }", json("abcd"), json(""), &[]), None, "not a bool");
+    // a `#[cfg]` inside the expression (not among the body's statements) would need the features
+    assert_eq!(holds_for("{ (*value == 1) == { #[cfg(test)] { true } } }", json(1), json(0), &[]), None);
     assert_eq!(holds_for("{ let n = 1; *value == n }", json(1), json(0), &[]), None);
     assert_eq!(holds_for("{ #[cfg(unix)] { true } }", json(1), json(0), &[]), None);
     assert_eq!(holds_for("{ other == 1 }", json(1), json(0), &[]), None);
