@@ -254,7 +254,8 @@ fn flatten(schema: &mut Value, other: Value) {
                         }
                         "oneOf" | "anyOf" => {
                             let current = obj1.remove(&key).unwrap_or(Value::Null);
-                            let pair = json!([{ key.clone(): current }, { key: value2 }]);
+                            let one = |k: String, v: Value| Value::Object(Map::from_iter([(k, v)]));
+                            let pair = Value::Array(vec![one(key.clone(), current), one(key, value2)]);
                             match obj1.get_mut("allOf") {
                                 Some(Value::Array(a)) => {
                                     if let Value::Array(p) = pair {
@@ -421,7 +422,7 @@ impl<'a> Generator<'a> {
             }
             Ty::Seq(t, m2, set) => {
                 let items = self.type_schema(t, m2)?;
-                let mut s = json!({"type": "array", "items": items});
+                let mut s = object([("type", json!("array")), ("items", items)]);
                 if set {
                     s["uniqueItems"] = Value::Bool(true);
                 }
@@ -429,7 +430,12 @@ impl<'a> Generator<'a> {
             }
             Ty::Array(t, m2, n) => {
                 let items = self.type_schema(t, m2)?;
-                Ok(json!({"type": "array", "items": items, "minItems": n, "maxItems": n}))
+                Ok(object([
+                    ("type", json!("array")),
+                    ("items", items),
+                    ("minItems", Value::from(n)),
+                    ("maxItems", Value::from(n)),
+                ]))
             }
             Ty::Map(k, v, m2) => {
                 self.map_depth += 1;
@@ -440,15 +446,19 @@ impl<'a> Generator<'a> {
                 let (k, m2) = key.as_ref().map_or((k, m2), |b| (&b.ty, b.module));
                 match classify(self.ix, self.k8s, k, m2)? {
                     Ty::Scalar(super::types::ScalarKind::Str, _) => {
-                        Ok(json!({"type": "object", "additionalProperties": vs}))
+                        Ok(object([("type", json!("object")), ("additionalProperties", vs)]))
                     }
-                    Ty::Wrapper(..) => Ok(json!({"type": "object", "additionalProperties": vs})),
+                    Ty::Wrapper(..) => Ok(object([("type", json!("object")), ("additionalProperties", vs)])),
                     Ty::Item(id) => {
                         let names = self.unit_enum_names(id);
                         match names {
                             Some(names) => {
                                 let props: Map<String, Value> = names.into_iter().map(|n| (n, vs.clone())).collect();
-                                Ok(json!({"type": "object", "properties": props, "additionalProperties": false}))
+                                Ok(object([
+                                    ("type", json!("object")),
+                                    ("properties", Value::Object(props)),
+                                    ("additionalProperties", Value::Bool(false)),
+                                ]))
                             }
                             None => Err(self.non_string_key(k, m2)),
                         }
@@ -957,7 +967,8 @@ impl<'a> Generator<'a> {
                 if let Value::Object(o) = &mut fs {
                     o.remove("required");
                     if let Some(one_of) = o.remove("oneOf") {
-                        flatten(&mut fs, json!({"anyOf": [{"oneOf": one_of}, {}]}));
+                        let any_of = Value::Array(vec![object([("oneOf", one_of)]), json!({})]);
+                        flatten(&mut fs, object([("anyOf", any_of)]));
                     }
                 }
                 if let Some(Value::Array(any_of)) = fs.get_mut("anyOf") {
