@@ -997,7 +997,7 @@ fn is_place_expr_inner(e: &Expr) -> bool {
 
 /// `l op r` on evaluated operands: integer arithmetic when both are integers (checked: what would overflow or
 /// divide by zero does not compile or panics, so it gives `None`), float arithmetic otherwise, comparisons of numbers,
-/// strings and bools; `None` for anything else.
+/// strings and bools, `==` / `!=` of any values; `None` for anything else.
 fn binary_op(op: &syn::BinOp, l: &Value, r: &Value) -> Option<Value> {
     use std::cmp::Ordering;
     use syn::BinOp;
@@ -1012,8 +1012,10 @@ fn binary_op(op: &syn::BinOp, l: &Value, r: &Value) -> Option<Value> {
     };
     let cmp = |want: fn(Ordering) -> bool| ord.map(|o| Value::Bool(want(o)));
     match op {
-        BinOp::Eq(_) => cmp(|o| o == Ordering::Equal),
-        BinOp::Ne(_) => cmp(|o| o != Ordering::Equal),
+        // Values without an order (arrays, maps, `None`, or a mix) are equal as their JSON is: `Vec`s, maps,
+        // `Option`s and derived `PartialEq`s compare what serde writes.
+        BinOp::Eq(_) => cmp(|o| o == Ordering::Equal).or_else(|| Some(Value::Bool(l == r))),
+        BinOp::Ne(_) => cmp(|o| o != Ordering::Equal).or_else(|| Some(Value::Bool(l != r))),
         BinOp::Lt(_) => cmp(|o| o == Ordering::Less),
         BinOp::Le(_) => cmp(|o| o != Ordering::Greater),
         BinOp::Gt(_) => cmp(|o| o == Ordering::Greater),

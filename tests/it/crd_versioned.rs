@@ -47,9 +47,18 @@ fn make_manifests_reads_each_version_stackable_versioned_writes_without_compilin
     // Before v1 the field had its `from_name` and `from_type`; `rows` is there from v1beta1; the deprecated field
     // has its prefix from the version deprecating it.
     let (alpha, beta, v1) = (version(&crd, "v1alpha1"), version(&crd, "v1beta1"), version(&crd, "v1"));
-    assert_eq!(spec_fields(alpha), ["organic", "packing", "picker", "soil", "treeCount", "watering"]);
-    assert_eq!(spec_fields(beta), ["organic", "packing", "picker", "rows", "soil", "treeCount", "watering"]);
-    assert_eq!(spec_fields(v1), ["deprecatedPicker", "organic", "packing", "rows", "soil", "trees", "watering"]);
+    assert_eq!(
+        spec_fields(alpha),
+        ["ladders", "organic", "packing", "picker", "pickers", "soil", "treeCount", "watering"]
+    );
+    assert_eq!(
+        spec_fields(beta),
+        ["ladders", "organic", "packing", "picker", "pickers", "rows", "soil", "treeCount", "watering"]
+    );
+    assert_eq!(
+        spec_fields(v1),
+        ["deprecatedPicker", "ladders", "organic", "packing", "pickers", "rows", "soil", "trees", "watering"]
+    );
     let spec = |v: &Value| v["schema"]["openAPIV3Schema"]["properties"]["spec"].clone();
     assert_eq!(spec(alpha)["properties"]["treeCount"]["format"], "uint16");
     assert_eq!(spec(v1)["properties"]["trees"]["format"], "uint32");
@@ -67,6 +76,9 @@ fn make_manifests_reads_each_version_stackable_versioned_writes_without_compilin
     // feature (off by default) is on: a default equal to the type's is left out, another kept.
     assert_eq!(spec(v1)["properties"]["watering"]["default"], 90);
     assert_eq!(spec(v1)["properties"]["organic"].get("default"), None);
+    // a list and an `Option` compare as serde writes them: `[]` is the default, `Some(2)` is not
+    assert_eq!(spec(v1)["properties"]["pickers"].get("default"), None);
+    assert_eq!(spec(v1)["properties"]["ladders"]["default"], 2);
     // strum's discriminants enum: kebab-case names, the variant's own rename passed through.
     assert_eq!(spec(v1)["properties"]["packing"]["enum"], serde_json::json!(["apple-kilos", "pear-box"]));
 }

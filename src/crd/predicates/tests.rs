@@ -31,6 +31,13 @@ fn comparisons_with_the_type_default_follow_the_crates_features() {
     assert_eq!(holds_for(body, json(0), json(0), &["examples-gen"]), Some(false));
     assert_eq!(holds_for("{ *value == Default::default() }", json("a"), json(""), &[]), Some(false));
     assert_eq!(holds_for("{ T::default() != *value }", json(""), json(""), &[]), Some(false));
+    // lists, maps and `None` compare as serde writes them (kaniop's `is_default` on a `Vec` and an `Option`)
+    let list = serde_json::json!([{"host": "a"}]);
+    assert_eq!(holds_for(body, json(Vec::<Value>::new()), json(Vec::<Value>::new()), &[]), Some(true));
+    assert_eq!(holds_for(body, list.clone(), json(Vec::<Value>::new()), &[]), Some(false));
+    assert_eq!(holds_for(body, list.clone(), list, &[]), Some(true));
+    assert_eq!(holds_for(body, Value::Null, Value::Null, &[]), Some(true));
+    assert_eq!(holds_for(body, serde_json::json!({"a": 1}), serde_json::json!({}), &[]), Some(false));
 }
 
 #[test]
