@@ -351,7 +351,13 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     // ---- expressions ------------------------------------------------------------------------------------
 
     fn json(&mut self, f: &mut Frame, e: &Expr) -> Res<Value> {
-        match self.expr(f, e)? {
+        let v = self.expr(f, e)?;
+        self.as_json(f, v, e)
+    }
+
+    /// The JSON of `v`, the value of `e`.
+    fn as_json(&self, f: &Frame, v: Val, e: &Expr) -> Res<Value> {
+        match v {
             Val::Json(v) => Ok(v),
             Val::Res(_) => Err(self.needs(f.module, e.span(), "a `Result` used as a value (unwrap it)")),
             Val::Generator => Err(self.needs(f.module, e.span(), "the schema generator used as a value")),
@@ -606,8 +612,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             ("", "Some", [x]) => {
                 return match self.expr(f, x)? {
                     v @ Val::Struct(_) => Ok(v),
-                    Val::Json(v) => Ok(Val::Json(v)),
-                    _ => Ok(Val::Json(self.json(f, x)?)),
+                    v => Ok(Val::Json(self.as_json(f, v, x)?)),
                 };
             }
             (_, "from_value" | "to_value", [x]) if from_serde_json => return Ok(Val::Res(Ok(self.json(f, x)?))),
