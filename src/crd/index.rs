@@ -6,8 +6,10 @@
 //! root its `Cargo.toml` declares. The index parses only files that can matter (`CustomResource` outside fn bodies and
 //! `#[cfg(test)]` modules, module declarations, CRD markers, attributes naming an API group or `crd`) and keeps the
 //! others as stubs with the names a lexical scan finds (`prescan`); a lookup a stub could answer makes `generate`
-//! load again with it parsed, so the result is that of the fully parsed crate. Its parts: `scan` (lexical passes
-//! before syn, and `raw_doc_comments`, which hands syn each doc comment as the `#[doc = r"..."]` it stands for),
+//! load again with it parsed, so the result is that of the fully parsed crate. Its parts: `load` (the index as a
+//! builder of [`crate::source::module_files::walk`], the module tree walk it shares with `source::modules`),
+//! `scan` (lexical passes before syn, and `raw_doc_comments`, which hands syn each doc comment as the
+//! `#[doc = r"..."]` it stands for),
 //! `docs` (runs of `///` lines lifted and put back as one attribute; a run it cannot put back, or a syntax error,
 //! makes the file be parsed with `raw_doc_comments`), `deps` (the types of dependencies that may hold kinds' types,
 //! under their crate's name, never the crate's own kinds), `cfg` (`#[cfg_attr(P, ..)]` read where P is `not(test)`,
@@ -32,17 +34,17 @@ use super::k8s::K8sTable;
 use super::type_names::Named;
 use crate::markers::{Marker, MarkerError};
 use crate::source::lex::{blank_fn_bodies, raw_doc_comments};
-use crate::source::module_files::ModuleDirs;
 use crate::source::resolve;
 use crate::source::reverse::{self, Exposes};
+use crate::source::syntax::is_cfg_test;
 pub use crate::source::syntax::{UseEntry, Vis, unraw};
-use crate::source::syntax::{flatten_use, is_cfg_test, path_attr};
 
 mod assoc;
 mod cfg;
 mod deps;
 mod docs;
 mod fast;
+mod load;
 mod prescan;
 mod scan;
 mod sources;
@@ -309,7 +311,7 @@ impl CrateIndex {
             src_dir: Some(dir.to_path_buf()),
             ..CrateIndex::default()
         };
-        index.load_file(sources, force, &root, vec!["crate".into()], None, ModuleDirs::root(&root))?;
+        load::load(&mut index, sources, force, &root, vec!["crate".into()])?;
         index.own = Some((index.items.len(), index.files.len(), index.unions.len()));
         index.load_dependencies(sources, force)?;
         for (id, item) in index.items.iter().enumerate() {
@@ -392,168 +394,6 @@ impl CrateIndex {
     fn use_alias(&self, module: ModId, alias: &str) -> Option<&UseEntry> {
         self.touch_module(module, alias, |s| &s.used);
         self.modules[module].uses.iter().find(|u| !u.glob && u.alias == alias)
-    }
-
-    fn load_file(
-        &mut self,
-        sources: &SourceSet,
-        force: &BTreeSet<PathBuf>,
-        path: &Path,
-        mod_path: Vec<String>,
-        parent: Option<ModId>,
-        dirs: ModuleDirs,
-    ) -> Result<ModId, CrdError> {
-        let (text, cell) = sources.read(path)?;
-        let mut blanked = None;
-        let facts = cell.get_or_init(|| {
-            let (facts, b) = FileFacts::of(path, &text);
-            // Worked out here, the blanked text is what the parser reads too.
-            blanked = b;
-            facts
-        });
-        let markers = facts.markers.clone();
-        if let Ok(ms) = &markers {
-            sources.scanned.borrow_mut().insert(path.to_path_buf(), ms.clone());
-        }
-        let derives = facts.derives;
-        // A derive another part owns is a stub here (markers and all: they matter only with its items).
-        let elsewhere = derives && self.part.as_ref().is_some_and(|p| !p.owns(path));
-        let stub = if force.contains(path) || (derives && !elsewhere) || facts.macro_kinds || facts.generates_types {
-            None
-        } else if elsewhere {
-            facts.prescan_elsewhere(&text)
-        } else {
-            facts.prescan(&text).filter(|_| !has_crd_markers(&markers))
-        };
-        let file_idx = self.files.len();
-        if stub.is_some() {
-            self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub });
-            return self.load_items(sources, force, file_idx, Vec::new(), mod_path, parent, dirs);
-        }
-        let items = match parse_items(&text, blanked) {
-            Ok(file) => file.0,
-            Err(e) => {
-                // Reported with every other problem; the module stays empty (its markers are not looked at).
-                self.problems.push(CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())));
-                self.files.push(SourceFile { path: path.to_path_buf(), text, markers: Ok(Vec::new()), stub: None });
-                return self.load_items(sources, force, file_idx, Vec::new(), mod_path, parent, dirs);
-            }
-        };
-        self.files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None });
-        self.load_items(sources, force, file_idx, items, mod_path, parent, dirs)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn load_items(
-        &mut self,
-        sources: &SourceSet,
-        force: &BTreeSet<PathBuf>,
-        file: usize,
-        items: Vec<syn::Item>,
-        mod_path: Vec<String>,
-        parent: Option<ModId>,
-        dirs: ModuleDirs,
-    ) -> Result<ModId, CrdError> {
-        let id = self.modules.len();
-        self.modules.push(Module {
-            path: mod_path.clone(),
-            file,
-            parent,
-            uses: Vec::new(),
-            children: BTreeMap::new(),
-            vis: if parent.is_none() { Vis::Public } else { Vis::Private },
-            attrs: Vec::new(),
-        });
-        if let Some(p) = parent
-            && let Some(name) = mod_path.last()
-        {
-            self.modules[p].children.insert(name.clone(), id);
-        }
-        for item in crate::source::expand::expand_all(items) {
-            match item {
-                syn::Item::Struct(mut s) => {
-                    cfg::unwrap_schema_cfg(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
-                    shrink_attrs(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
-                    self.push_item(unraw(&s.ident), id, ItemKind::Struct(s));
-                }
-                syn::Item::Enum(mut e) => {
-                    let variants = e
-                        .variants
-                        .iter_mut()
-                        .flat_map(|v| std::iter::once(&mut v.attrs).chain(v.fields.iter_mut().map(|f| &mut f.attrs)));
-                    cfg::unwrap_schema_cfg(&mut e.attrs, variants);
-                    shrink_attrs(&mut e.attrs, e.variants.iter_mut().map(|v| &mut v.attrs));
-                    self.push_item(unraw(&e.ident), id, ItemKind::Enum(e));
-                }
-                syn::Item::Type(t) => self.push_item(unraw(&t.ident), id, ItemKind::Alias(t)),
-                syn::Item::Fn(f) => self.push_item(unraw(&f.sig.ident), id, ItemKind::Fn(f)),
-                syn::Item::Const(c) => self.push_item(unraw(&c.ident), id, ItemKind::Const(c)),
-                syn::Item::Union(u) => self.unions.push((id, u)),
-                syn::Item::Static(st) => self.push_item(unraw(&st.ident), id, ItemKind::Static(st)),
-                // `lazy_static! { static ref NAME: T = expr; }`: statics like any other (regexes built once).
-                syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "lazy_static") => {
-                    if let Ok(LazyStatics(statics)) = m.mac.parse_body::<LazyStatics>() {
-                        for st in statics {
-                            self.push_item(unraw(&st.ident), id, ItemKind::Static(st));
-                        }
-                    }
-                }
-                syn::Item::Impl(i) => {
-                    if let Some(self_name) = type_last_name(&i.self_ty) {
-                        let trait_name =
-                            i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
-                        self.impls.push(ImplBlock { self_name, trait_name, module: id, item: i });
-                    }
-                }
-                syn::Item::Use(u) => {
-                    let mut out = Vec::new();
-                    flatten_use(&u.tree, &mut Vec::new(), &mut out);
-                    let vis = Vis::of(&u.vis);
-                    self.modules[id].uses.extend(out.into_iter().map(|e| UseEntry { vis, ..e }));
-                }
-                syn::Item::Mod(m) => {
-                    if is_cfg_test(&m.attrs) {
-                        continue;
-                    }
-                    let name = unraw(&m.ident);
-                    let vis = Vis::of(&m.vis);
-                    let mut child_path = mod_path.clone();
-                    child_path.push(name.clone());
-                    let path_attr = path_attr(&m.attrs);
-                    let attrs: Vec<syn::Attribute> =
-                        m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
-                    match m.content {
-                        Some((_, items)) => {
-                            let dir = dirs.inline_child(&name, path_attr.as_deref());
-                            let child = self.load_items(sources, force, file, items, child_path, Some(id), dir)?;
-                            self.modules[child].vis = vis;
-                            self.modules[child].attrs = attrs;
-                        }
-                        None => {
-                            let candidates = dirs.candidates(&name, path_attr.as_deref());
-                            let Some(found) = candidates.iter().find(|p| sources.exists(p)) else {
-                                self.problems.push(CrdError::at(
-                                    &self.files[file].path,
-                                    m.ident.span(),
-                                    CrdErrorKind::ModuleNotFound {
-                                        module: name,
-                                        looked: ModuleDirs::looked(&candidates),
-                                    },
-                                ));
-                                continue;
-                            };
-                            let child_dir = dirs.file_child(&name, path_attr.is_some(), found);
-                            let found = found.clone();
-                            let child = self.load_file(sources, force, &found, child_path, Some(id), child_dir)?;
-                            self.modules[child].vis = vis;
-                            self.modules[child].attrs = attrs;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(id)
     }
 
     fn push_item(&mut self, name: String, module: ModId, kind: ItemKind) {
@@ -723,40 +563,6 @@ impl CrateIndex {
     }
 }
 
-/// The statics of a `lazy_static!` body, as the `static` items they stand for.
-struct LazyStatics(Vec<syn::ItemStatic>);
-
-impl syn::parse::Parse for LazyStatics {
-    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
-        let mut out = Vec::new();
-        while !input.is_empty() {
-            let attrs = input.call(syn::Attribute::parse_outer)?;
-            let vis: syn::Visibility = input.parse()?;
-            let static_token: syn::Token![static] = input.parse()?;
-            input.parse::<syn::Token![ref]>()?;
-            let ident: syn::Ident = input.parse()?;
-            let colon_token: syn::Token![:] = input.parse()?;
-            let ty: syn::Type = input.parse()?;
-            let eq_token: syn::Token![=] = input.parse()?;
-            let expr: syn::Expr = input.parse()?;
-            let semi_token: syn::Token![;] = input.parse()?;
-            out.push(syn::ItemStatic {
-                attrs,
-                vis,
-                static_token,
-                mutability: syn::StaticMutability::None,
-                ident,
-                colon_token,
-                ty: Box::new(ty),
-                eq_token,
-                expr: Box::new(expr),
-                semi_token,
-            });
-        }
-        Ok(Self(out))
-    }
-}
-
 /// The crate index as [`resolve::Scopes`]: names defined in a module are the items `want` picks.
 struct Lookup<'a> {
     ix: &'a CrateIndex,
@@ -832,13 +638,6 @@ fn known_external(full: &[String]) -> Option<Vec<String>> {
     matches!(first, "k8s_openapi" | "std" | "core" | "alloc" | "serde_json" | "kube").then(|| full.to_vec())
 }
 
-fn type_last_name(ty: &syn::Type) -> Option<String> {
-    match ty {
-        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    }
-}
-
 /// Items of a file or inline module, parsed like [`syn::parse_file`] except that the syntax trees of fn bodies
 /// that are not a single expression are not built (only single-expression bodies can be evaluated as
 /// defaults) and `#[cfg(test)]` modules are skipped. Building every body dominated `make manifests` on
@@ -906,14 +705,6 @@ fn parse_pieces(text: &str) -> Option<LazyItems> {
     Some(LazyItems(items))
 }
 
-/// Gives back the room syn's attribute lists grew into (a doc comment and a `#[serde(..)]` take two of the four
-/// places the first push makes): the index keeps every type's attributes until `make manifests` ends, and on a
-/// crate of generated types these spare places were a fifth of its memory.
-fn shrink_attrs<'a>(item: &mut Vec<syn::Attribute>, inner: impl Iterator<Item = &'a mut Vec<syn::Attribute>>) {
-    item.shrink_to_fit();
-    inner.for_each(Vec::shrink_to_fit);
-}
-
 /// The byte offset of a 1-based line and 0-based column counted in chars (proc-macro2's `LineColumn`).
 fn byte_offset(text: &str, line: usize, column: usize) -> Option<usize> {
     let start = if line <= 1 { 0 } else { text.match_indices('\n').nth(line - 2).map(|(i, _)| i + 1)? };
@@ -923,11 +714,6 @@ fn byte_offset(text: &str, line: usize, column: usize) -> Option<usize> {
         None if rest.chars().count() == column => Some(text.len()),
         None => None,
     }
-}
-
-/// Whether a file holds a marker the CRD generator attaches to a type or field (or a marker it must report).
-fn has_crd_markers(markers: &Result<Vec<Marker>, MarkerError>) -> bool {
-    markers.as_ref().map_or(true, |ms| ms.iter().any(|m| crate::markers::is_crd_marker(&m.name)))
 }
 
 /// Whether a fn body may be a single expression (`{ expr }` or `{ return expr; }`): no `;` at its top level,

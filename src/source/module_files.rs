@@ -1,6 +1,7 @@
-//! Where the file of a `mod name;` is, by rustc's rules (`name.rs`, `name/mod.rs`, `#[path]`), and the folder its
-//! own child modules are looked for in: the one rule both module loaders (the CRD index's and
-//! [`super::modules::Crate`]'s) follow.
+//! A crate's module tree walked from its root: where the file of a `mod name;` is, by rustc's rules (`name.rs`,
+//! `name/mod.rs`, `#[path]`), the folder its own child modules are looked for in, and the walk itself
+//! ([`walk`]): the one place a `mod` declaration becomes a module. Both module trees (the CRD index's and
+//! [`super::modules::Crate`]'s) are [`Builder`]s it drives; each reads files and keeps items its own way.
 
 use std::path::{Path, PathBuf};
 
@@ -58,6 +59,110 @@ impl ModuleDirs {
     pub(crate) fn looked(candidates: &[PathBuf]) -> String {
         candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
     }
+}
+
+/// A `mod` declaration a [`Builder`] hands back to be walked.
+pub(crate) struct ModDecl<E, D> {
+    /// The module's name (raw identifiers without `r#`).
+    pub(crate) name: String,
+    /// `#[path = ".."]`.
+    pub(crate) path: Option<String>,
+    /// `mod x { .. }`'s entries; `None` for `mod x;`.
+    pub(crate) content: Option<Vec<E>>,
+    /// Where the name is written, for a missing file's error (none when read from a skeleton).
+    pub(crate) span: Option<proc_macro2::Span>,
+    /// What the builder keeps of the declaration for the module (visibility, attributes, other names).
+    pub(crate) decl: D,
+}
+
+/// A file a [`Builder`] read: how it names the file, and the file's entries.
+pub(crate) type Opened<B> = (<B as Builder>::File, Vec<<B as Builder>::Entry>);
+
+/// A module tree [`walk`] builds: how files are read and parsed, and what is kept of their items.
+pub(crate) trait Builder {
+    /// How the builder names a file (its path, an index into its files).
+    type File;
+    /// One top-level item of a file or of an inline module, as the builder reads it.
+    type Entry;
+    /// What the builder keeps of a `mod` declaration ([`ModDecl::decl`]).
+    type Decl;
+    /// What ends the walk.
+    type Error;
+
+    /// Reads and parses the file at `path`: how the builder names it, and its entries.
+    fn read(&mut self, path: &Path) -> Result<Opened<Self>, Self::Error>;
+    /// Whether there is a file at `path`.
+    fn exists(&mut self, path: &Path) -> bool;
+    /// Adds the module `mod_path`, written in `file`, as a child of `parent` (named by the path's last segment);
+    /// returns its id.
+    fn module(&mut self, file: &Self::File, mod_path: &[String], parent: Option<usize>) -> usize;
+    /// A module's entries as its items are read (macros that generate items expanded); as they are by default.
+    fn expand(&mut self, entries: Vec<Self::Entry>) -> Vec<Self::Entry> {
+        entries
+    }
+    /// Takes `entry` into `module`, or hands it back when it is a `mod` to walk (never a `#[cfg(test)]` one).
+    fn entry(&mut self, module: usize, entry: Self::Entry) -> Option<ModDecl<Self::Entry, Self::Decl>>;
+    /// The module `child` was declared by `decl` (after its own items were walked).
+    fn declared(&mut self, child: usize, decl: Self::Decl);
+    /// `mod name;` in `file` has no file (`looked`: the paths tried): recorded, or an error that ends the walk.
+    fn missing(
+        &mut self,
+        file: &Self::File,
+        name: &str,
+        span: Option<proc_macro2::Span>,
+        looked: String,
+    ) -> Result<(), Self::Error>;
+}
+
+/// Walks the module tree rooted at the file `root`, whose module path is `mod_path` (`["crate"]`, or a
+/// dependency's name): every module in declaration order, depth first; returns the root module's id.
+pub(crate) fn walk<B: Builder>(b: &mut B, root: &Path, mod_path: Vec<String>) -> Result<usize, B::Error> {
+    walk_file(b, root, mod_path, None, ModuleDirs::root(root))
+}
+
+fn walk_file<B: Builder>(
+    b: &mut B,
+    path: &Path,
+    mod_path: Vec<String>,
+    parent: Option<usize>,
+    dirs: ModuleDirs,
+) -> Result<usize, B::Error> {
+    let (file, entries) = b.read(path)?;
+    walk_entries(b, &file, entries, mod_path, parent, &dirs)
+}
+
+fn walk_entries<B: Builder>(
+    b: &mut B,
+    file: &B::File,
+    entries: Vec<B::Entry>,
+    mod_path: Vec<String>,
+    parent: Option<usize>,
+    dirs: &ModuleDirs,
+) -> Result<usize, B::Error> {
+    let id = b.module(file, &mod_path, parent);
+    let entries = b.expand(entries);
+    for entry in entries {
+        let Some(m) = b.entry(id, entry) else { continue };
+        let mut child_path = mod_path.clone();
+        child_path.push(m.name.clone());
+        let child = match m.content {
+            Some(inner) => {
+                let inline = dirs.inline_child(&m.name, m.path.as_deref());
+                walk_entries(b, file, inner, child_path, Some(id), &inline)?
+            }
+            None => {
+                let candidates = dirs.candidates(&m.name, m.path.as_deref());
+                let Some(found) = candidates.iter().find(|p| b.exists(p)) else {
+                    b.missing(file, &m.name, m.span, ModuleDirs::looked(&candidates))?;
+                    continue;
+                };
+                let child_dirs = dirs.file_child(&m.name, m.path.is_some(), found);
+                walk_file(b, found, child_path, Some(id), child_dirs)?
+            }
+        };
+        b.declared(child, m.decl);
+    }
+    Ok(id)
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::module_files::ModuleDirs;
+use super::module_files::{self, ModDecl};
 use super::syntax::{UseEntry, flatten_use, is_cfg_test, path_attr, unraw};
 
 /// Index of a module in [`Crate::modules`].
@@ -263,45 +263,47 @@ impl Crate {
         read: &dyn Fn(&Path) -> std::io::Result<String>,
         parse: ParseFn<'_>,
     ) -> Result<Crate, SourceError> {
-        let mut krate = Crate { name: name.to_string(), modules: Vec::new() };
-        krate.load_file(read, parse, root, vec!["crate".into()], None, ModuleDirs::root(root))?;
-        Ok(krate)
+        let mut loader = Loader { krate: Crate { name: name.to_string(), modules: Vec::new() }, read, parse };
+        module_files::walk(&mut loader, root, vec!["crate".into()])?;
+        Ok(loader.krate)
     }
+}
 
-    fn load_file(
-        &mut self,
-        read: &dyn Fn(&Path) -> std::io::Result<String>,
-        parse: ParseFn<'_>,
-        path: &Path,
-        mod_path: Vec<String>,
-        parent: Option<ModId>,
-        dirs: ModuleDirs,
-    ) -> Result<ModId, SourceError> {
-        let text = read(path).map_err(|e| SourceError {
+/// The [`module_files::Builder`] of a [`Crate`]: every file read by `read` and parsed by `parse`; a missing
+/// module file ends the load.
+struct Loader<'a> {
+    krate: Crate,
+    read: &'a dyn Fn(&Path) -> std::io::Result<String>,
+    parse: ParseFn<'a>,
+}
+
+impl module_files::Builder for Loader<'_> {
+    type File = PathBuf;
+    type Entry = Entry;
+    /// The other names a module macro gives an inline module.
+    type Decl = Vec<String>;
+    type Error = SourceError;
+
+    fn read(&mut self, path: &Path) -> Result<(PathBuf, Vec<Entry>), SourceError> {
+        let text = (self.read)(path).map_err(|e| SourceError {
             path: path.to_path_buf(),
             line: 0,
             column: 0,
             message: format!("cannot read the file: {e}"),
         })?;
-        let items = parse(path, &text)?;
-        self.load_items(read, parse, path, items, mod_path, parent, dirs)
+        Ok((path.to_path_buf(), (self.parse)(path, &text)?))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn load_items(
-        &mut self,
-        read: &dyn Fn(&Path) -> std::io::Result<String>,
-        parse: ParseFn<'_>,
-        file: &Path,
-        items: Vec<Entry>,
-        mod_path: Vec<String>,
-        parent: Option<ModId>,
-        dirs: ModuleDirs,
-    ) -> Result<ModId, SourceError> {
-        let id = self.modules.len();
-        self.modules.push(Module {
-            path: mod_path.clone(),
-            file: file.to_path_buf(),
+    fn exists(&mut self, path: &Path) -> bool {
+        (self.read)(path).is_ok()
+    }
+
+    fn module(&mut self, file: &PathBuf, mod_path: &[String], parent: Option<ModId>) -> ModId {
+        let modules = &mut self.krate.modules;
+        let id = modules.len();
+        modules.push(Module {
+            path: mod_path.to_vec(),
+            file: file.clone(),
             parent,
             children: BTreeMap::new(),
             uses: Default::default(),
@@ -309,43 +311,43 @@ impl Crate {
             items: Vec::new(),
         });
         if let (Some(p), Some(name)) = (parent, mod_path.last()) {
-            self.modules[p].children.insert(name.clone(), id);
+            modules[p].children.insert(name.clone(), id);
         }
-        for item in items {
-            match item {
-                Entry::Use(list) => self.modules[id].use_items.get_mut().push(list),
-                Entry::Mod { name, path: path_attr, content, span, aliases } => {
-                    let mut child_path = mod_path.clone();
-                    child_path.push(name.clone());
-                    match content {
-                        Some(items) => {
-                            let dir = dirs.inline_child(&name, path_attr.as_deref());
-                            let child = self.load_items(read, parse, file, items, child_path, Some(id), dir)?;
-                            for alias in aliases {
-                                self.modules[id].children.entry(alias).or_insert(child);
-                            }
-                        }
-                        None => {
-                            let candidates = dirs.candidates(&name, path_attr.as_deref());
-                            let Some(found) = candidates.iter().find(|p| read(p).is_ok()).cloned() else {
-                                let message = format!(
-                                    "module `{name}` not found (looked for {}): create the file or remove the `mod` line",
-                                    ModuleDirs::looked(&candidates)
-                                );
-                                return Err(match span {
-                                    Some(span) => SourceError::at(file, span, message),
-                                    None => SourceError { path: file.to_path_buf(), line: 0, column: 0, message },
-                                });
-                            };
-                            let child_dir = dirs.file_child(&name, path_attr.is_some(), &found);
-                            self.load_file(read, parse, &found, child_path, Some(id), child_dir)?;
-                        }
-                    }
-                }
-                Entry::Item(slot) => self.modules[id].items.push(slot),
+        id
+    }
+
+    fn entry(&mut self, module: ModId, entry: Entry) -> Option<ModDecl<Entry, Vec<String>>> {
+        match entry {
+            Entry::Use(list) => self.krate.modules[module].use_items.get_mut().push(list),
+            Entry::Item(slot) => self.krate.modules[module].items.push(slot),
+            Entry::Mod { name, path, content, aliases, span } => {
+                let decl = if content.is_some() { aliases } else { Vec::new() };
+                return Some(ModDecl { name, path, content, span, decl });
             }
         }
-        Ok(id)
+        None
+    }
+
+    fn declared(&mut self, child: ModId, aliases: Vec<String>) {
+        let Some(parent) = self.krate.modules[child].parent else { return };
+        for alias in aliases {
+            self.krate.modules[parent].children.entry(alias).or_insert(child);
+        }
+    }
+
+    fn missing(
+        &mut self,
+        file: &PathBuf,
+        name: &str,
+        span: Option<proc_macro2::Span>,
+        looked: String,
+    ) -> Result<(), SourceError> {
+        let message =
+            format!("module `{name}` not found (looked for {looked}): create the file or remove the `mod` line");
+        Err(match span {
+            Some(span) => SourceError::at(file, span, message),
+            None => SourceError { path: file.clone(), line: 0, column: 0, message },
+        })
     }
 }
 

@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::{CrateIndex, CrdError, ModId, SourceSet};
-use crate::source::module_files::ModuleDirs;
 
 /// Crates whose types kubesmith knows by name (or never reads): not looked up among the dependencies.
 const KNOWN: &[&str] = &[
@@ -79,7 +78,7 @@ impl CrateIndex {
             .map(|(n, r)| (n.clone(), r.clone()))
             .collect();
         for (name, root) in roots {
-            let id = self.load_file(sources, force, &root, vec![name.clone()], None, ModuleDirs::root(&root))?;
+            let id = super::load::load(self, sources, force, &root, vec![name.clone()])?;
             self.crates.push((name, id));
         }
         Ok(())

@@ -1,0 +1,250 @@
+//! Loading the index: the [`Builder`] [`module_files::walk`] drives over the crate's module tree (and a dependency's),
+//! each file read once from the [`SourceSet`], parsed or kept as a stub (what [`CrateIndex::load_with`] says), and
+//! its items sorted into the index (macros that generate items expanded, `lazy_static!` statics read as statics).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::{
+    CrateIndex, CrdError, CrdErrorKind, FileFacts, ImplBlock, ItemKind, ModId, Module, SourceFile, SourceSet, Vis, cfg,
+    parse_items,
+};
+use crate::markers::{Marker, MarkerError};
+use crate::source::module_files::{self, Builder, ModDecl};
+use crate::source::syntax::{UseEntry, flatten_use, is_cfg_test, path_attr, unraw};
+
+/// Walks the module tree rooted at `root` into `index` (module path `mod_path`: `["crate"]`, or a dependency's
+/// name); returns the root module.
+pub(super) fn load(
+    index: &mut CrateIndex,
+    sources: &SourceSet,
+    force: &BTreeSet<PathBuf>,
+    root: &Path,
+    mod_path: Vec<String>,
+) -> Result<ModId, CrdError> {
+    module_files::walk(&mut Loader { index, sources, force }, root, mod_path)
+}
+
+/// The index's [`Builder`]: files parsed only when they can matter (or are in `force`), the others stubs; a file
+/// that does not parse and a `mod` without a file are problems, the rest of the crate still read.
+struct Loader<'a> {
+    index: &'a mut CrateIndex,
+    sources: &'a SourceSet,
+    force: &'a BTreeSet<PathBuf>,
+}
+
+impl Builder for Loader<'_> {
+    /// An index into [`CrateIndex::files`].
+    type File = usize;
+    type Entry = syn::Item;
+    /// The `mod` declaration's visibility and attributes (doc comments left out).
+    type Decl = (Vis, Vec<syn::Attribute>);
+    type Error = CrdError;
+
+    fn read(&mut self, path: &Path) -> Result<(usize, Vec<syn::Item>), CrdError> {
+        let (text, cell) = self.sources.read(path)?;
+        let mut blanked = None;
+        let facts = cell.get_or_init(|| {
+            let (facts, b) = FileFacts::of(path, &text);
+            // Worked out here, the blanked text is what the parser reads too.
+            blanked = b;
+            facts
+        });
+        let markers = facts.markers.clone();
+        if let Ok(ms) = &markers {
+            self.sources.scanned.borrow_mut().insert(path.to_path_buf(), ms.clone());
+        }
+        let derives = facts.derives;
+        // A derive another part owns is a stub here (markers and all: they matter only with its items).
+        let elsewhere = derives && self.index.part.as_ref().is_some_and(|p| !p.owns(path));
+        let stub = if self.force.contains(path) || (derives && !elsewhere) || facts.macro_kinds || facts.generates_types
+        {
+            None
+        } else if elsewhere {
+            facts.prescan_elsewhere(&text)
+        } else {
+            facts.prescan(&text).filter(|_| !has_crd_markers(&markers))
+        };
+        let files = &mut self.index.files;
+        let file = files.len();
+        if stub.is_some() {
+            files.push(SourceFile { path: path.to_path_buf(), text, markers, stub });
+            return Ok((file, Vec::new()));
+        }
+        match parse_items(&text, blanked) {
+            Ok(items) => {
+                files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None });
+                Ok((file, items.0))
+            }
+            Err(e) => {
+                // Reported with every other problem; the module stays empty (its markers are not looked at).
+                self.index.problems.push(CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())));
+                files.push(SourceFile { path: path.to_path_buf(), text, markers: Ok(Vec::new()), stub: None });
+                Ok((file, Vec::new()))
+            }
+        }
+    }
+
+    fn exists(&mut self, path: &Path) -> bool {
+        self.sources.exists(path)
+    }
+
+    fn module(&mut self, file: &usize, mod_path: &[String], parent: Option<ModId>) -> ModId {
+        let modules = &mut self.index.modules;
+        let id = modules.len();
+        modules.push(Module {
+            path: mod_path.to_vec(),
+            file: *file,
+            parent,
+            uses: Vec::new(),
+            children: BTreeMap::new(),
+            vis: if parent.is_none() { Vis::Public } else { Vis::Private },
+            attrs: Vec::new(),
+        });
+        if let (Some(p), Some(name)) = (parent, mod_path.last()) {
+            modules[p].children.insert(name.clone(), id);
+        }
+        id
+    }
+
+    fn expand(&mut self, items: Vec<syn::Item>) -> Vec<syn::Item> {
+        crate::source::expand::expand_all(items)
+    }
+
+    fn entry(&mut self, id: ModId, item: syn::Item) -> Option<ModDecl<syn::Item, Self::Decl>> {
+        let index = &mut *self.index;
+        match item {
+            syn::Item::Struct(mut s) => {
+                cfg::unwrap_schema_cfg(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
+                shrink_attrs(&mut s.attrs, s.fields.iter_mut().map(|f| &mut f.attrs));
+                index.push_item(unraw(&s.ident), id, ItemKind::Struct(s));
+            }
+            syn::Item::Enum(mut e) => {
+                let variants = e
+                    .variants
+                    .iter_mut()
+                    .flat_map(|v| std::iter::once(&mut v.attrs).chain(v.fields.iter_mut().map(|f| &mut f.attrs)));
+                cfg::unwrap_schema_cfg(&mut e.attrs, variants);
+                shrink_attrs(&mut e.attrs, e.variants.iter_mut().map(|v| &mut v.attrs));
+                index.push_item(unraw(&e.ident), id, ItemKind::Enum(e));
+            }
+            syn::Item::Type(t) => index.push_item(unraw(&t.ident), id, ItemKind::Alias(t)),
+            syn::Item::Fn(f) => index.push_item(unraw(&f.sig.ident), id, ItemKind::Fn(f)),
+            syn::Item::Const(c) => index.push_item(unraw(&c.ident), id, ItemKind::Const(c)),
+            syn::Item::Union(u) => index.unions.push((id, u)),
+            syn::Item::Static(st) => index.push_item(unraw(&st.ident), id, ItemKind::Static(st)),
+            // `lazy_static! { static ref NAME: T = expr; }`: statics like any other (regexes built once).
+            syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "lazy_static") => {
+                if let Ok(LazyStatics(statics)) = m.mac.parse_body::<LazyStatics>() {
+                    for st in statics {
+                        index.push_item(unraw(&st.ident), id, ItemKind::Static(st));
+                    }
+                }
+            }
+            syn::Item::Impl(i) => {
+                if let Some(self_name) = type_last_name(&i.self_ty) {
+                    let trait_name =
+                        i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
+                    index.impls.push(ImplBlock { self_name, trait_name, module: id, item: i });
+                }
+            }
+            syn::Item::Use(u) => {
+                let mut out = Vec::new();
+                flatten_use(&u.tree, &mut Vec::new(), &mut out);
+                let vis = Vis::of(&u.vis);
+                index.modules[id].uses.extend(out.into_iter().map(|e| UseEntry { vis, ..e }));
+            }
+            syn::Item::Mod(m) if !is_cfg_test(&m.attrs) => {
+                let attrs: Vec<syn::Attribute> =
+                    m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
+                return Some(ModDecl {
+                    name: unraw(&m.ident),
+                    path: path_attr(&m.attrs),
+                    span: Some(m.ident.span()),
+                    decl: (Vis::of(&m.vis), attrs),
+                    content: m.content.map(|(_, items)| items),
+                });
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn declared(&mut self, child: ModId, (vis, attrs): Self::Decl) {
+        let module = &mut self.index.modules[child];
+        module.vis = vis;
+        module.attrs = attrs;
+    }
+
+    fn missing(
+        &mut self,
+        file: &usize,
+        name: &str,
+        span: Option<proc_macro2::Span>,
+        looked: String,
+    ) -> Result<(), CrdError> {
+        let path = &self.index.files[*file].path;
+        let kind = CrdErrorKind::ModuleNotFound { module: name.to_string(), looked };
+        let error = match span {
+            Some(span) => CrdError::at(path, span, kind),
+            None => CrdError::file(path, kind),
+        };
+        self.index.problems.push(error);
+        Ok(())
+    }
+}
+
+/// The statics of a `lazy_static!` body, as the `static` items they stand for.
+struct LazyStatics(Vec<syn::ItemStatic>);
+
+impl syn::parse::Parse for LazyStatics {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            let attrs = input.call(syn::Attribute::parse_outer)?;
+            let vis: syn::Visibility = input.parse()?;
+            let static_token: syn::Token![static] = input.parse()?;
+            input.parse::<syn::Token![ref]>()?;
+            let ident: syn::Ident = input.parse()?;
+            let colon_token: syn::Token![:] = input.parse()?;
+            let ty: syn::Type = input.parse()?;
+            let eq_token: syn::Token![=] = input.parse()?;
+            let expr: syn::Expr = input.parse()?;
+            let semi_token: syn::Token![;] = input.parse()?;
+            out.push(syn::ItemStatic {
+                attrs,
+                vis,
+                static_token,
+                mutability: syn::StaticMutability::None,
+                ident,
+                colon_token,
+                ty: Box::new(ty),
+                eq_token,
+                expr: Box::new(expr),
+                semi_token,
+            });
+        }
+        Ok(Self(out))
+    }
+}
+
+/// Gives back the room syn's attribute lists grew into (a doc comment and a `#[serde(..)]` take two of the four
+/// places the first push makes): the index keeps every type's attributes until `make manifests` ends, and on a
+/// crate of generated types these spare places were a fifth of its memory.
+fn shrink_attrs<'a>(item: &mut Vec<syn::Attribute>, inner: impl Iterator<Item = &'a mut Vec<syn::Attribute>>) {
+    item.shrink_to_fit();
+    inner.for_each(Vec::shrink_to_fit);
+}
+
+/// Whether a file holds a marker the CRD generator attaches to a type or field (or a marker it must report).
+fn has_crd_markers(markers: &Result<Vec<Marker>, MarkerError>) -> bool {
+    markers.as_ref().map_or(true, |ms| ms.iter().any(|m| crate::markers::is_crd_marker(&m.name)))
+}
+
+/// The last segment of a path type (an impl's self type).
+fn type_last_name(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
+}
