@@ -248,16 +248,19 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         self.json(&mut frame, e)
     }
 
+    /// What only compiling can tell; in schema code, with what the interpreter reads there.
     fn needs(&self, module: ModId, span: Span, why: impl Display) -> CrdError {
-        CrdError::needs_compile(self.ix.module_file(module), span, &self.construct, format!("{why}; {EVALUATED}"))
+        let why = if self.schemas.is_some() { format!("{why}; {EVALUATED}") } else { why.to_string() };
+        CrdError::needs_compile(self.ix.module_file(module), span, &self.construct, why)
     }
 
     /// Code that would panic (or not compile) when kube-derive runs it.
     fn fails(&self, module: ModId, span: Span, why: impl Display) -> CrdError {
+        let construct = if self.construct.is_empty() { why.to_string() } else { format!("{}: {why}", self.construct) };
         CrdError::unsupported(
             self.ix.module_file(module),
             span,
-            format!("{}: {why}", self.construct),
+            construct,
             "Kind::crd() would panic on it; fix the schema code",
         )
     }
@@ -643,6 +646,8 @@ impl<'a, 'g> Evaluator<'a, 'g> {
                 return Ok(Val::Json(Value::Object(Map::new())));
             }
             ("Schema", "Object", [x]) if self.ix.dialect == Dialect::Schemars08 => return self.converted(f, x),
+            // a regex is the text it was built from (what its `to_string()` gives: a pattern written as a `Regex`)
+            ("Regex", "new", [x]) => return Ok(Val::Res(Ok(Value::String(self.string(f, x)?)))),
             ("Vec", "new", []) => return Ok(Val::Json(Value::Array(Vec::new()))),
             ("String", "new", []) => return Ok(Val::Json(Value::String(String::new()))),
             (_, "json_schema", [g]) if segs.len() >= 2 => {

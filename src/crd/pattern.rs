@@ -1,95 +1,50 @@
 //! The `pattern` of `#[validate(regex(path = ..))]`, `#[garde(pattern(..))]` and `#[schemars(regex(pattern = ..))]`
 //! when it names run-time data: schemars inserts `(expr).to_string()`, which for a `regex::Regex` is the text it
-//! was built from. Read statically when that text is in the sources: a string literal or `&str` const, or a
-//! static holding `Regex::new(<literal>)` (`.unwrap()`/`.expect(..)`) directly, in a `LazyLock`/`LazyCell`,
-//! once_cell's `Lazy`, or `lazy_static!`. Anything else is for compiling, with the reason.
+//! was built from. Read statically by the one interpreter of constant code ([`super::eval`]), for which a
+//! `Regex::new(text)` is its text: a string literal, a `&str` const, a static holding `Regex::new(..)`
+//! (`.unwrap()`/`.expect(..)`) directly, in a `LazyLock`/`LazyCell`, once_cell's `Lazy`, or `lazy_static!`, with
+//! the text built the ways the interpreter reads (`format!`, consts, calls of crate fns). Anything else is for
+//! compiling, with the reason.
 
+use serde_json::Value;
 use syn::Expr;
 
-use super::index::{CrateIndex, ItemKind, ModId};
-use crate::source::constant;
+use super::error::CrdErrorKind;
+use super::eval::names::{self, Scope};
+use super::eval::{Evaluator, Site};
+use super::index::{CrateIndex, ModId};
 use crate::source::lex::path_segs;
-
-/// How deep consts naming consts are followed.
-const MAX_DEPTH: usize = 8;
 
 /// The text `(expr).to_string()` gives, written in `module`, or why only running the code can tell.
 pub fn text(ix: &CrateIndex, expr: &Expr, module: ModId) -> Result<String, String> {
-    constant::string(&Reader { ix, module, depth: 0 }, expr)
+    let site = Site { module, self_item: None, before: &[], bound: &[] };
+    let why = match Evaluator::values(ix).value(expr, site) {
+        Ok(Value::String(text)) => return Ok(text),
+        Ok(other) => format!("it is {other}, not a string"),
+        Err(e) => match e.kind {
+            CrdErrorKind::NeedsCompile { why, .. } => why,
+            CrdErrorKind::Unsupported { construct, .. } => construct,
+            other => other.to_string(),
+        },
+    };
+    // A static or const the pattern names: the reason is its initializer's.
+    Err(match named(expr) {
+        Some(segs) if names::constant(ix, Scope { module, self_item: None, self_ty: None }, &segs).is_some() => {
+            format!("`{}` is built at run time ({why})", segs.join("::"))
+        }
+        _ => why,
+    })
 }
 
-/// The string evaluator's lookups in the crate index, from one module.
-struct Reader<'a> {
-    ix: &'a CrateIndex,
-    module: ModId,
-    /// How many consts and statics were followed to get here.
-    depth: usize,
-}
-
-impl constant::StringReader for Reader<'_> {
-    fn path(&self, p: &syn::Path) -> Result<String, String> {
-        if self.depth > MAX_DEPTH {
-            return Err("its definition is nested too deeply".into());
-        }
-        let segs = path_segs(p);
-        let shown = segs.join("::");
-        match self.ix.resolve(self.module, &segs, ItemKind::is_constant) {
-            super::index::Resolved::Item(id) => {
-                let item = &self.ix.items[id];
-                let init = match &item.kind {
-                    ItemKind::Static(s) => &s.expr,
-                    ItemKind::Const(c) => &c.expr,
-                    _ => return Err(format!("`{shown}` is not a static or const")),
-                };
-                let there = Reader { ix: self.ix, module: item.module, depth: self.depth + 1 };
-                there.initializer(init).map_err(|why| format!("`{shown}` is built at run time ({why})"))
-            }
-            _ => Err(format!("kubesmith finds no static or const `{shown}` in the crate")),
-        }
-    }
-
-    fn other(&self, e: &Expr) -> Result<String, String> {
-        match e {
-            Expr::Macro(m) => Err(format!(
-                "the macro `{}!`",
-                m.mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()
-            )),
-            _ => Err(format!("`{}` is computed at run time", quote::quote!(#e).to_string().replace(' ', ""))),
-        }
-    }
-}
-
-impl Reader<'_> {
-    /// The text of a static's or const's initializer: a string, `Regex::new(..)`, or either inside a lazy cell.
-    fn initializer(&self, init: &Expr) -> Result<String, String> {
-        match init {
-            Expr::Paren(p) => self.initializer(&p.expr),
-            Expr::Group(g) => self.initializer(&g.expr),
-            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
-                syn::Stmt::Expr(e, None) => self.initializer(e),
-                _ => Err("a block of statements".into()),
-            },
-            // `.unwrap()` / `.expect("..")` of `Regex::new(..)`: the same text (or a panic kube-derive would share).
-            Expr::MethodCall(m) if m.method == "unwrap" || m.method == "expect" => self.initializer(&m.receiver),
-            Expr::Call(c) => {
-                let Expr::Path(f) = &*c.func else {
-                    return Err("a call kubesmith does not know".into());
-                };
-                let segs = path_segs(&f.path);
-                match segs.iter().rev().take(2).map(String::as_str).collect::<Vec<_>>().as_slice() {
-                    ["new", "Regex"] => match c.args.first() {
-                        Some(arg) if c.args.len() == 1 => constant::string(self, arg),
-                        _ => Err("`Regex::new` without one argument".into()),
-                    },
-                    ["new", "LazyLock" | "LazyCell" | "Lazy"] => match c.args.first() {
-                        Some(Expr::Closure(cl)) if cl.inputs.is_empty() => self.initializer(&cl.body),
-                        _ => Err("a lazy cell not built from a closure".into()),
-                    },
-                    _ => Err(format!("a call of `{}`", segs.join("::"))),
-                }
-            }
-            other => constant::string(self, other),
-        }
+/// The path `expr` names, through `*`, `&` and parentheses.
+fn named(expr: &Expr) -> Option<Vec<String>> {
+    match expr {
+        Expr::Unary(syn::ExprUnary { op: syn::UnOp::Deref(_), expr, .. })
+        | Expr::Reference(syn::ExprReference { expr, .. })
+        | Expr::Paren(syn::ExprParen { expr, .. })
+        | Expr::Group(syn::ExprGroup { expr, .. }) => named(expr),
+        Expr::Path(p) if p.qself.is_none() => Some(path_segs(&p.path)),
+        _ => None,
     }
 }
 
@@ -126,6 +81,9 @@ lazy_static::lazy_static! {
 }
 static TAG: once_cell::sync::Lazy<Regex> = once_cell::sync::Lazy::new(|| Regex::new("^t$").unwrap());
 static BUILT: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{DIGITS}$")).unwrap());
+static FROM_ENV: LazyLock<Regex> = LazyLock::new(|| Regex::new(&std::env::var("RE").unwrap()).unwrap());
+fn port() -> &'static str { r"\d{1,5}" }
+static BY_FN: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{}$", port())).unwrap());
 static OTHER: LazyLock<Regex> = LazyLock::new(|| regex::RegexBuilder::new("x").build().unwrap());
 static mut CHANGING: &str = "^m$";
 pub mod inner { pub static DEEP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new("^d$").unwrap()); }
@@ -141,17 +99,25 @@ pub mod inner { pub static DEEP: std::sync::LazyLock<regex::Regex> = std::sync::
         assert_eq!(eval(SRC, "TAG").unwrap(), "^t$");
         assert_eq!(eval(SRC, "&*inner::DEEP").unwrap(), "^d$");
         assert_eq!(eval(SRC, "DIGITS").unwrap(), r"\d+");
+        assert_eq!(eval(SRC, "*BUILT").unwrap(), r"^\d+$", "format! of a const");
+        assert_eq!(eval(SRC, "BY_FN").unwrap(), r"^\d{1,5}$", "format! of a crate fn's value");
     }
 
     #[test]
     fn regexes_built_at_run_time_say_why() {
-        let why = eval(SRC, "*BUILT").unwrap_err();
-        assert!(why.contains("`BUILT` is built at run time (the macro `format!`)"), "{why}");
         let why = eval(SRC, "OTHER").unwrap_err();
-        assert!(why.contains("`OTHER` is built at run time (`regex::RegexBuilder::new(\"x\").build()`"), "{why}");
+        assert!(
+            why.contains("`OTHER` is built at run time (a call of `regex::RegexBuilder::new`, which is not a fn of"),
+            "{why}"
+        );
+        let why = eval(SRC, "*FROM_ENV").unwrap_err();
+        assert!(why.contains("`FROM_ENV` is built at run time (a call of `std::env::var`"), "{why}");
         let why = eval(SRC, "MISSING").unwrap_err();
-        assert!(why.contains("no static or const `MISSING`"), "{why}");
+        assert!(why.contains("`MISSING` is not a local, const, static or associated const"), "{why}");
         let why = eval(SRC, "CHANGING").unwrap_err();
-        assert!(why.contains("no static or const `CHANGING`"), "a `static mut` may change at run time: {why}");
+        assert!(
+            why.contains("`CHANGING` is not a local, const, static"),
+            "a `static mut` may change at run time: {why}"
+        );
     }
 }

@@ -805,9 +805,9 @@ impl<'a> Generator<'a> {
                     *span,
                     format!("`#[{attr}]` on field `{}`", field_label(f.field)),
                     format!(
-                        "schemars takes the pattern from `{}` at run time and {why}; kubesmith reads string \
-                         literals, `&str` consts and `Regex::new(\"..\")` in statics (`LazyLock`, once_cell's \
-                         `Lazy`, `lazy_static!`)",
+                        "schemars takes the pattern from `{}` at run time and {why}; kubesmith reads strings it \
+                         can evaluate (literals, consts, `format!`, crate fns) and `Regex::new(..)` of one in statics \
+                         (`LazyLock`, once_cell's `Lazy`, `lazy_static!`)",
                         quote::quote!(#expr).to_string().replace(' ', "")
                     ),
                 )

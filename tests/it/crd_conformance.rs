@@ -283,7 +283,7 @@ pub(crate) const COMPILED: &[(Sample, &[&str])] = &[
              #[derive(CustomResource)] generates from `crate::compiled::sibling::CopyTargetSpec`",
             "type `std::time::SystemTime` needs compiling: kubesmith has no schema for `std::time::SystemTime`",
             "`#[validate(regex(path = ..))]` on field `port` needs compiling: schemars takes the pattern from \
-             `*PORT_RE` at run time and `PORT_RE` is built at run time (the macro `format!`)",
+             `*PORT_RE` at run time and `PORT_RE` is built at run time (`.unwrap_or_else(..)`)",
         ],
     ),
 ];

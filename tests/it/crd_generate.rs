@@ -455,6 +455,37 @@ pub struct CalcSpec {
 }
 
 #[test]
+fn regex_patterns_built_with_format_are_read_by_the_one_interpreter() {
+    // A pattern named by path is the text of the `Regex` a static builds; operators build it from consts with
+    // `format!` (the DNS label regexes of stackable's and others' types).
+    let src = r#"
+use regex::Regex;
+use std::sync::LazyLock;
+const LABEL: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+fn max_len() -> usize { 63 }
+static DNS_LABEL: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{LABEL}$")).expect("a valid regex"));
+static SUBDOMAIN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!("^{LABEL}(\\.{LABEL})*$")).unwrap());
+static LENGTH: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^.{{1,{}}}$", max_len())).unwrap());
+#[derive(CustomResource, Validate)]
+#[kube(group = "d.io", version = "v1", kind = "Named")]
+pub struct NamedSpec {
+    #[validate(regex(path = *DNS_LABEL))]
+    pub label: String,
+    #[validate(regex(path = *SUBDOMAIN))]
+    pub domain: String,
+    #[validate(regex(path = *LENGTH))]
+    pub short: String,
+}
+"#;
+    let crd = gen_one(src);
+    let props = &spec_schema(&crd)["properties"];
+    assert_eq!(props["label"]["pattern"], "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$");
+    assert_eq!(props["domain"]["pattern"], "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$");
+    assert_eq!(props["short"]["pattern"], "^.{1,63}$");
+}
+
+#[test]
 fn a_default_behind_a_predicate_kubesmith_cannot_run_needs_compiling() {
     let src = r#"
 fn is_default(v: &u32) -> bool { v.count_ones() > 3 }

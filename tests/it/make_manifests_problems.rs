@@ -276,7 +276,7 @@ const UNRESOLVED: [&str; 3] = [
     "src/lib.rs:29:16: type `std::time::SystemTime` needs compiling: kubesmith has no schema for \
      `std::time::SystemTime`",
     "src/lib.rs:30:16: `#[validate(regex(path = ..))]` on field `port` needs compiling: schemars takes the pattern \
-     from `*PORT_RE` at run time and `PORT_RE` is built at run time (the macro `format!`)",
+     from `*PORT_RE` at run time and `PORT_RE` is built at run time (`.unwrap_or_else(..)`)",
 ];
 
 #[test]

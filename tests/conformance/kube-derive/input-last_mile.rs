@@ -167,7 +167,7 @@ pub mod compiled {
     use std::sync::LazyLock;
 
     const PORT: &str = r"\d{1,5}";
-    static PORT_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{PORT}$")).unwrap());
+    static PORT_RE: LazyLock<Regex> = LazyLock::new(|| Regex::new(&std::env::var("MIRROR_PORT_PATTERN").unwrap_or_else(|_| format!("^{PORT}$"))).unwrap());
 
     pub mod sibling {
         use super::*;
