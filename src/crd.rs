@@ -950,7 +950,7 @@ fn merge_kind(
 /// ([`crate::source::versioned`]).
 fn expanded_version(ix: &CrateIndex, item: ItemId) -> bool {
     let module = &ix.modules[ix.items[item].module];
-    module.attrs.iter().any(|a| a.path().is_ident(crate::source::versioned::EXPANDED))
+    module.decl.attrs.iter().any(|a| a.path().is_ident(crate::source::versioned::EXPANDED))
 }
 
 /// The storage version stackable-versioned's merged CRD of kind `kind` has among the versions `vs`: the one a

@@ -73,22 +73,16 @@ pub struct SourceFile {
     pub stub: Option<Arc<StubNames>>,
 }
 
-/// A module of the crate.
+/// A module of the crate: the one module type ([`crate::source::modules::Module`]), naming files by their index
+/// in [`CrateIndex::files`] and keeping its `mod` declaration's [`ModDecl`].
+pub type Module = crate::source::modules::Module<usize, ModDecl>;
+
+/// What the index keeps of a module's `mod` declaration.
 #[derive(Debug)]
-pub struct Module {
-    /// `["crate", "api", "v1"]`.
-    pub path: Vec<String>,
-    /// File index.
-    pub file: usize,
-    /// Parent module.
-    pub parent: Option<ModId>,
-    /// `use` entries.
-    pub uses: Vec<UseEntry>,
-    /// Child modules by name.
-    pub children: BTreeMap<String, ModId>,
-    /// Visibility of its `mod` declaration (the crate root counts as public).
+pub struct ModDecl {
+    /// Its visibility (the crate root counts as public).
     pub vis: Vis,
-    /// The attributes of its `mod` declaration but doc comments (an attribute macro on the module, say).
+    /// Its attributes but doc comments (an attribute macro on the module, say).
     pub attrs: Vec<syn::Attribute>,
 }
 
@@ -393,7 +387,7 @@ impl CrateIndex {
     /// The non-glob `use` entry of `module` importing `alias`.
     fn use_alias(&self, module: ModId, alias: &str) -> Option<&UseEntry> {
         self.touch_module(module, alias, |s| &s.used);
-        self.modules[module].uses.iter().find(|u| !u.glob && u.alias == alias)
+        self.modules[module].uses().iter().find(|u| !u.glob && u.alias == alias)
     }
 
     fn push_item(&mut self, name: String, module: ModId, kind: ItemKind) {
@@ -559,7 +553,7 @@ impl CrateIndex {
         if self.files[file].stub.as_ref().is_some_and(|s| s.globs) {
             self.touch(file);
         }
-        self.modules[module].uses.iter().filter(|u| u.glob).cloned().collect()
+        self.modules[module].uses().iter().filter(|u| u.glob).cloned().collect()
     }
 }
 
@@ -615,11 +609,11 @@ impl Exposes for Lookup<'_> {
     }
 
     fn children(&self, m: ModId) -> Vec<(ModId, Vis)> {
-        self.ix.modules[m].children.values().map(|&c| (c, self.ix.modules[c].vis)).collect()
+        self.ix.modules[m].children.values().map(|&c| (c, self.ix.modules[c].decl.vis)).collect()
     }
 
     fn uses(&self, m: ModId) -> &[UseEntry] {
-        &self.ix.modules[m].uses
+        self.ix.modules[m].uses()
     }
 }
 

@@ -31,26 +31,49 @@ impl SourceError {
     }
 }
 
-/// One module of a crate.
+/// One module of a module tree ([`super::module_files::walk`] builds both): `F` is how its tree names files (a
+/// path here, an index into its files in the CRD index), `D` what its builder keeps of the `mod` declaration
+/// (nothing here; the CRD index keeps visibility and attributes).
 #[derive(Debug)]
-pub struct Module {
+pub struct Module<F = PathBuf, D = ()> {
     /// `["crate", "api", "v1"]`.
     pub path: Vec<String>,
     /// The file the module's items are written in.
-    pub file: PathBuf,
+    pub file: F,
     /// Parent module.
     pub parent: Option<ModId>,
     /// Child modules by name.
     pub children: BTreeMap<String, ModId>,
+    /// What the builder keeps of its `mod` declaration.
+    pub decl: D,
     /// `use` declarations of the module, flattened when first asked for.
     uses: std::cell::OnceCell<(Vec<UseEntry>, Vec<bool>)>,
     /// The module's `use` items, until [`Module::uses`] flattens them.
     use_items: std::cell::RefCell<Vec<UseList>>,
-    /// Every item but `mod` and `use`, in source order.
+    /// Every item but `mod` and `use`, in source order (the CRD index keeps its items in a table of its own).
     pub items: Vec<Slot>,
 }
 
-impl Module {
+impl<F, D> Module<F, D> {
+    /// The module `path` written in `file`, a child of `parent`, without uses or items yet.
+    pub(crate) fn new(path: Vec<String>, file: F, parent: Option<ModId>, decl: D) -> Self {
+        Module {
+            path,
+            file,
+            parent,
+            children: BTreeMap::new(),
+            decl,
+            uses: Default::default(),
+            use_items: Default::default(),
+            items: Vec::new(),
+        }
+    }
+
+    /// Adds a `use` item's entries (before [`Module::uses`] is first asked for).
+    pub(crate) fn push_uses(&mut self, list: UseList) {
+        self.use_items.get_mut().push(list);
+    }
+
     /// `use` declarations of the module (flattened).
     pub fn uses(&self) -> &[UseEntry] {
         &self.flat_uses().0
@@ -301,15 +324,7 @@ impl module_files::Builder for Loader<'_> {
     fn module(&mut self, file: &PathBuf, mod_path: &[String], parent: Option<ModId>) -> ModId {
         let modules = &mut self.krate.modules;
         let id = modules.len();
-        modules.push(Module {
-            path: mod_path.to_vec(),
-            file: file.clone(),
-            parent,
-            children: BTreeMap::new(),
-            uses: Default::default(),
-            use_items: Default::default(),
-            items: Vec::new(),
-        });
+        modules.push(Module::new(mod_path.to_vec(), file.clone(), parent, ()));
         if let (Some(p), Some(name)) = (parent, mod_path.last()) {
             modules[p].children.insert(name.clone(), id);
         }
@@ -318,7 +333,7 @@ impl module_files::Builder for Loader<'_> {
 
     fn entry(&mut self, module: ModId, entry: Entry) -> Option<ModDecl<Entry, Vec<String>>> {
         match entry {
-            Entry::Use(list) => self.krate.modules[module].use_items.get_mut().push(list),
+            Entry::Use(list) => self.krate.modules[module].push_uses(list),
             Entry::Item(slot) => self.krate.modules[module].items.push(slot),
             Entry::Mod { name, path, content, aliases, span } => {
                 let decl = if content.is_some() { aliases } else { Vec::new() };

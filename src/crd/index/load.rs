@@ -2,15 +2,16 @@
 //! each file read once from the [`SourceSet`], parsed or kept as a stub (what [`CrateIndex::load_with`] says), and
 //! its items sorted into the index (macros that generate items expanded, `lazy_static!` statics read as statics).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::{
-    CrateIndex, CrdError, CrdErrorKind, FileFacts, ImplBlock, ItemKind, ModId, Module, SourceFile, SourceSet, Vis, cfg,
-    parse_items,
+    CrateIndex, CrdError, CrdErrorKind, FileFacts, ImplBlock, ItemKind, ModDecl, ModId, Module, SourceFile, SourceSet,
+    Vis, cfg, parse_items,
 };
 use crate::markers::{Marker, MarkerError};
-use crate::source::module_files::{self, Builder, ModDecl};
+use crate::source::module_files::{self, Builder};
+use crate::source::modules::UseList;
 use crate::source::syntax::{UseEntry, flatten_use, is_cfg_test, path_attr, unraw};
 
 /// Walks the module tree rooted at `root` into `index` (module path `mod_path`: `["crate"]`, or a dependency's
@@ -37,8 +38,7 @@ impl Builder for Loader<'_> {
     /// An index into [`CrateIndex::files`].
     type File = usize;
     type Entry = syn::Item;
-    /// The `mod` declaration's visibility and attributes (doc comments left out).
-    type Decl = (Vis, Vec<syn::Attribute>);
+    type Decl = ModDecl;
     type Error = CrdError;
 
     fn read(&mut self, path: &Path) -> Result<(usize, Vec<syn::Item>), CrdError> {
@@ -92,15 +92,8 @@ impl Builder for Loader<'_> {
     fn module(&mut self, file: &usize, mod_path: &[String], parent: Option<ModId>) -> ModId {
         let modules = &mut self.index.modules;
         let id = modules.len();
-        modules.push(Module {
-            path: mod_path.to_vec(),
-            file: *file,
-            parent,
-            uses: Vec::new(),
-            children: BTreeMap::new(),
-            vis: if parent.is_none() { Vis::Public } else { Vis::Private },
-            attrs: Vec::new(),
-        });
+        let vis = if parent.is_none() { Vis::Public } else { Vis::Private };
+        modules.push(Module::new(mod_path.to_vec(), *file, parent, ModDecl { vis, attrs: Vec::new() }));
         if let (Some(p), Some(name)) = (parent, mod_path.last()) {
             modules[p].children.insert(name.clone(), id);
         }
@@ -111,7 +104,7 @@ impl Builder for Loader<'_> {
         crate::source::expand::expand_all(items)
     }
 
-    fn entry(&mut self, id: ModId, item: syn::Item) -> Option<ModDecl<syn::Item, Self::Decl>> {
+    fn entry(&mut self, id: ModId, item: syn::Item) -> Option<module_files::ModDecl<syn::Item, ModDecl>> {
         let index = &mut *self.index;
         match item {
             syn::Item::Struct(mut s) => {
@@ -152,16 +145,17 @@ impl Builder for Loader<'_> {
                 let mut out = Vec::new();
                 flatten_use(&u.tree, &mut Vec::new(), &mut out);
                 let vis = Vis::of(&u.vis);
-                index.modules[id].uses.extend(out.into_iter().map(|e| UseEntry { vis, ..e }));
+                let entries = out.into_iter().map(|e| UseEntry { vis, ..e }).collect();
+                index.modules[id].push_uses(UseList::Ready(entries, vis != Vis::Private));
             }
             syn::Item::Mod(m) if !is_cfg_test(&m.attrs) => {
                 let attrs: Vec<syn::Attribute> =
                     m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
-                return Some(ModDecl {
+                return Some(module_files::ModDecl {
                     name: unraw(&m.ident),
                     path: path_attr(&m.attrs),
                     span: Some(m.ident.span()),
-                    decl: (Vis::of(&m.vis), attrs),
+                    decl: ModDecl { vis: Vis::of(&m.vis), attrs },
                     content: m.content.map(|(_, items)| items),
                 });
             }
@@ -170,10 +164,8 @@ impl Builder for Loader<'_> {
         None
     }
 
-    fn declared(&mut self, child: ModId, (vis, attrs): Self::Decl) {
-        let module = &mut self.index.modules[child];
-        module.vis = vis;
-        module.attrs = attrs;
+    fn declared(&mut self, child: ModId, decl: ModDecl) {
+        self.index.modules[child].decl = decl;
     }
 
     fn missing(

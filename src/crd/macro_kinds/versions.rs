@@ -65,13 +65,13 @@ pub fn of(ix: &CrateIndex, module: ModId, vis: Vis, attr: &syn::Attribute) -> Op
         return Some(Versioning { names, home: module, vis, on_module: None });
     }
     let m = &ix.modules[module];
-    let (on, names) = m.attrs.iter().filter(|a| is_foreign(a)).find_map(|a| {
+    let (on, names) = m.decl.attrs.iter().filter(|a| is_foreign(a)).find_map(|a| {
         let names = declared(&args(a));
         (!names.is_empty()).then_some((a, names))
     })?;
     let home = if has_ident(&args(on), &["preserve_module"]) { module } else { m.parent.unwrap_or(module) };
     let name = m.path.last().cloned().unwrap_or_default();
-    Some(Versioning { names, home, vis: vis.min(m.vis), on_module: Some((name, path_text(on))) })
+    Some(Versioning { names, home, vis: vis.min(m.decl.vis), on_module: Some((name, path_text(on))) })
 }
 
 /// The storage version of a kind a versioning macro generates, and why it is.
