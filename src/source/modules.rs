@@ -286,7 +286,8 @@ impl Crate {
         read: &dyn Fn(&Path) -> std::io::Result<String>,
         parse: ParseFn<'_>,
     ) -> Result<Crate, SourceError> {
-        let mut loader = Loader { krate: Crate { name: name.to_string(), modules: Vec::new() }, read, parse };
+        let mut loader =
+            Loader { krate: Crate { name: name.to_string(), modules: Vec::new() }, read, parse, found: None };
         module_files::walk(&mut loader, root, vec!["crate".into()])?;
         Ok(loader.krate)
     }
@@ -298,6 +299,8 @@ struct Loader<'a> {
     krate: Crate,
     read: &'a dyn Fn(&Path) -> std::io::Result<String>,
     parse: ParseFn<'a>,
+    /// The text [`module_files::Builder::exists`] read, which the walk reads next: a file is read once.
+    found: Option<(PathBuf, String)>,
 }
 
 impl module_files::Builder for Loader<'_> {
@@ -308,17 +311,22 @@ impl module_files::Builder for Loader<'_> {
     type Error = SourceError;
 
     fn read(&mut self, path: &Path) -> Result<(PathBuf, Vec<Entry>), SourceError> {
-        let text = (self.read)(path).map_err(|e| SourceError {
-            path: path.to_path_buf(),
-            line: 0,
-            column: 0,
-            message: format!("cannot read the file: {e}"),
-        })?;
+        let text = match self.found.take() {
+            Some((found, text)) if found == path => text,
+            _ => (self.read)(path).map_err(|e| SourceError {
+                path: path.to_path_buf(),
+                line: 0,
+                column: 0,
+                message: format!("cannot read the file: {e}"),
+            })?,
+        };
         Ok((path.to_path_buf(), (self.parse)(path, &text)?))
     }
 
     fn exists(&mut self, path: &Path) -> bool {
-        (self.read)(path).is_ok()
+        let Ok(text) = (self.read)(path) else { return false };
+        self.found = Some((path.to_path_buf(), text));
+        true
     }
 
     fn module(&mut self, file: &PathBuf, mod_path: &[String], parent: Option<ModId>) -> ModId {
