@@ -183,4 +183,141 @@ mod tests {
         let p = root.file_child("p", true, Path::new("src/other/p_impl.rs"));
         assert_eq!(p.candidates("d", None)[0], PathBuf::from("src/other/d.rs"));
     }
+
+    /// A builder over in-memory files whose entries are words: `mod:name`, `mod:name=path` (a `#[path]`),
+    /// `{`..`}` around an inline module's words, anything else an item. It records what the walk asks of it.
+    struct Words {
+        files: std::collections::BTreeMap<PathBuf, &'static str>,
+        /// Per module: its path and file.
+        modules: Vec<(String, PathBuf)>,
+        /// `module path: item`, in the order the walk hands them over.
+        items: Vec<String>,
+        missing: Vec<String>,
+        declared: Vec<(usize, String)>,
+    }
+
+    enum Word {
+        Item(String),
+        Mod(String, Option<String>, Option<Vec<Word>>),
+    }
+
+    fn words(tokens: &mut std::iter::Peekable<std::str::SplitWhitespace<'_>>) -> Vec<Word> {
+        let mut out = Vec::new();
+        while let Some(t) = tokens.next() {
+            if t == "}" {
+                break;
+            }
+            match t.strip_prefix("mod:") {
+                Some(decl) => {
+                    let (name, path) = match decl.split_once('=') {
+                        Some((n, p)) => (n.to_string(), Some(p.to_string())),
+                        None => (decl.to_string(), None),
+                    };
+                    let inline = if tokens.peek() == Some(&"{") {
+                        tokens.next();
+                        Some(words(tokens))
+                    } else {
+                        None
+                    };
+                    out.push(Word::Mod(name, path, inline));
+                }
+                None => out.push(Word::Item(t.to_string())),
+            }
+        }
+        out
+    }
+
+    impl Builder for Words {
+        type File = PathBuf;
+        type Entry = Word;
+        type Decl = String;
+        type Error = String;
+
+        fn read(&mut self, path: &Path) -> Result<Opened<Self>, String> {
+            let text = self.files.get(path).ok_or(format!("cannot read {}", path.display()))?;
+            Ok((path.to_path_buf(), words(&mut text.split_whitespace().peekable())))
+        }
+
+        fn exists(&mut self, path: &Path) -> bool {
+            self.files.contains_key(path)
+        }
+
+        fn module(&mut self, file: &PathBuf, mod_path: &[String], _parent: Option<usize>) -> usize {
+            self.modules.push((mod_path.join("::"), file.clone()));
+            self.modules.len() - 1
+        }
+
+        fn entry(&mut self, module: usize, entry: Word) -> Option<ModDecl<Word, String>> {
+            match entry {
+                Word::Item(w) => {
+                    let at = self.modules[module].0.clone();
+                    self.items.push(format!("{at}: {w}"));
+                    None
+                }
+                Word::Mod(name, path, content) => {
+                    Some(ModDecl { decl: format!("decl of {name}"), name, path, content, span: None })
+                }
+            }
+        }
+
+        fn declared(&mut self, child: usize, decl: String) {
+            self.declared.push((child, decl));
+        }
+
+        fn missing(
+            &mut self,
+            _: &PathBuf,
+            name: &str,
+            _: Option<proc_macro2::Span>,
+            looked: String,
+        ) -> Result<(), String> {
+            self.missing.push(format!("{name}: {looked}"));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_walk_visits_modules_depth_first_with_their_items_in_source_order() {
+        let files = [
+            ("src/lib.rs", "first mod:api mod:gone mod:inline { mod:deep=deep_file.rs inner } last"),
+            ("src/api.rs", "mod:v1 api_item"),
+            ("src/api/v1/mod.rs", "v1_item"),
+            ("src/inline/deep_file.rs", "deep_item"),
+        ];
+        let mut b = Words {
+            files: files.iter().map(|(p, t)| (PathBuf::from(p), *t)).collect(),
+            modules: Vec::new(),
+            items: Vec::new(),
+            missing: Vec::new(),
+            declared: Vec::new(),
+        };
+        assert_eq!(walk(&mut b, Path::new("src/lib.rs"), vec!["crate".into()]), Ok(0));
+        let modules: Vec<(&str, &str)> = b.modules.iter().map(|(m, f)| (m.as_str(), f.to_str().unwrap())).collect();
+        assert_eq!(
+            modules,
+            [
+                ("crate", "src/lib.rs"),
+                ("crate::api", "src/api.rs"),
+                ("crate::api::v1", "src/api/v1/mod.rs"),
+                ("crate::inline", "src/lib.rs"),
+                ("crate::inline::deep", "src/inline/deep_file.rs"),
+            ]
+        );
+        assert_eq!(
+            b.items,
+            [
+                "crate: first",
+                "crate::api::v1: v1_item",
+                "crate::api: api_item",
+                "crate::inline::deep: deep_item",
+                "crate::inline: inner",
+                "crate: last",
+            ],
+            "a child module's items come where its `mod` is written"
+        );
+        assert_eq!(b.missing, ["gone: src/gone.rs, src/gone/mod.rs"]);
+        let declared: Vec<usize> = b.declared.iter().map(|(c, _)| *c).collect();
+        assert_eq!(declared, [2, 1, 4, 3], "each module is declared once its own items are walked");
+        assert_eq!(walk(&mut b, Path::new("src/none.rs"), vec!["crate".into()]), Err("cannot read src/none.rs".into()));
+    }
 }
