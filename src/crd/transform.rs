@@ -32,10 +32,15 @@ pub fn rewrite(mut schema: Value, dialect: Dialect, rewriter: Rewriter) -> Resul
     replace_unevaluated(&mut schema);
     replace_bool_schemas(&mut schema);
     add_nullable(&mut schema);
-    set_single_example(&mut schema);
-    replace_const(&mut schema);
-    replace_prefix_items(&mut schema);
-    add_nullable(&mut schema);
+    // schemars' `SetSingleExample`, `ReplaceConstValue` and `ReplacePrefixItems` in one walk: each renames keys of
+    // the schema it is at, after its subschemas, and none changes which subschemas there are. schemars then runs
+    // `AddNullable` again, which has nothing left to do: the first left no subschema with a "null" type, and these
+    // renames add none.
+    for_each_post_order(&mut schema, &mut |obj| {
+        single_example(obj);
+        const_to_enum(obj);
+        prefix_items_to_items(obj);
+    });
     if rewriter == Rewriter::Kube2 {
         structural(&mut schema, Kube::V2)?;
         return Ok(schema);
@@ -154,30 +159,38 @@ fn add_nullable(schema: &mut Value) {
     for_subschemas(schema, &mut add_nullable);
 }
 
+/// `f` on every schema object, each after its subschemas.
+fn for_each_post_order(schema: &mut Value, f: &mut dyn FnMut(&mut Map<String, Value>)) {
+    for_subschemas(schema, &mut |s| for_each_post_order(s, f));
+    if let Some(obj) = schema.as_object_mut() {
+        f(obj);
+    }
+}
+
+/// schemars' `SetSingleExample` at every schema (schemars 0.8's openapi3 visitor does the same).
 fn set_single_example(schema: &mut Value) {
-    for_subschemas(schema, &mut set_single_example);
-    if let Some(obj) = schema.as_object_mut()
-        && let Some(Value::Array(ex)) = obj.remove("examples")
+    for_each_post_order(schema, &mut single_example);
+}
+
+/// `examples: [a, ..]` becomes `example: a`.
+fn single_example(obj: &mut Map<String, Value>) {
+    if let Some(Value::Array(ex)) = obj.remove("examples")
         && let Some(first) = ex.into_iter().next()
     {
         obj.insert("example".into(), first);
     }
 }
 
-fn replace_const(schema: &mut Value) {
-    for_subschemas(schema, &mut replace_const);
-    if let Some(obj) = schema.as_object_mut()
-        && let Some(c) = obj.remove("const")
-    {
+/// `const: c` becomes `enum: [c]` (schemars' `ReplaceConstValue`).
+fn const_to_enum(obj: &mut Map<String, Value>) {
+    if let Some(c) = obj.remove("const") {
         obj.insert("enum".into(), Value::Array(vec![c]));
     }
 }
 
-fn replace_prefix_items(schema: &mut Value) {
-    for_subschemas(schema, &mut replace_prefix_items);
-    if let Some(obj) = schema.as_object_mut()
-        && let Some(p) = obj.remove("prefixItems")
-    {
+/// `prefixItems` becomes `items` (schemars' `ReplacePrefixItems`).
+fn prefix_items_to_items(obj: &mut Map<String, Value>) {
+    if let Some(p) = obj.remove("prefixItems") {
         obj.insert("items".into(), p);
     }
 }
