@@ -664,31 +664,34 @@ fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
         crate::source::syntax::parseable(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
     // On the whole text: the fn bodies blanked here may be parsed later (`full_block`). A byte order mark or a
     // shebang line changed the text the caller blanked.
-    let changed = readable.len() != text.len() || matches!(readable, std::borrow::Cow::Owned(_));
-    let text = readable.as_ref();
+    let changed = readable.text.len() != text.len() || matches!(readable.text, std::borrow::Cow::Owned(_));
+    let cuts = &readable.cut_lines;
+    let text = readable.text.as_ref();
     let blanked = blanked.filter(|_| !changed).unwrap_or_else(|| blank_fn_bodies(text));
+    // Blanking bodies and lifting doc comments keep the lines, so the text's cuts are the parsed text's.
     let lifted = docs::lift(&blanked);
     if !lifted.lifts_any() {
-        return parse_text(&lifted.text);
+        return parse_text(&lifted.text, cuts);
     }
-    if let Ok(mut items) = parse_text(&lifted.text)
+    if let Ok(mut items) = parse_text(&lifted.text, cuts)
         && lifted.restore(&mut items.0)
     {
         return Ok(items);
     }
     // A doc comment where no attribute was put back (in a macro's tokens), or a syntax error: read the comments as
     // they are, for the same items and the same error.
-    parse_text(&raw_doc_comments(&blanked))
+    parse_text(&raw_doc_comments(&blanked), cuts)
 }
 
-/// The items of a text ready for syn ([`crate::source::syntax::parseable`]); a large one in pieces.
-fn parse_text(text: &str) -> syn::Result<LazyItems> {
-    parse_pieces(text).map_or_else(|| syn::parse_str(text), Ok)
+/// The items of a text ready for syn ([`crate::source::syntax::parseable`]); a large one in pieces, cut at the
+/// starts of `cut_lines`.
+fn parse_text(text: &str, cut_lines: &[usize]) -> syn::Result<LazyItems> {
+    parse_pieces(text, cut_lines).map_or_else(|| syn::parse_str(text), Ok)
 }
 
 /// [`crate::source::syntax::parse_in_pieces`] for the index's items.
-fn parse_pieces(text: &str) -> Option<LazyItems> {
-    let items = crate::source::syntax::parse_in_pieces(text, |piece, first| {
+fn parse_pieces(text: &str, cut_lines: &[usize]) -> Option<LazyItems> {
+    let items = crate::source::syntax::parse_in_pieces(text, cut_lines, |piece, first| {
         let parsed = if first {
             syn::parse_str::<LazyItems>(piece)
         } else {

@@ -397,9 +397,10 @@ pub fn parse_items(path: &Path, text: &str) -> Result<Vec<syn::Item>, SourceErro
 /// [`syn::parse_file`] of the text [`super::syntax::parseable`] makes (a leading BOM and a shebang line tolerated,
 /// line numbers kept); a large text in pieces ([`super::syntax::parse_in_pieces`]).
 pub fn parse_file(text: &str) -> syn::Result<syn::File> {
-    let text = super::syntax::parseable(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
+    let readable = super::syntax::parseable(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
+    let text = readable.text;
     let mut attrs = Vec::new();
-    let pieces = super::syntax::parse_in_pieces(&text, |piece, first| {
+    let pieces = super::syntax::parse_in_pieces(&text, &readable.cut_lines, |piece, first| {
         if first {
             let file = syn::parse_file(piece)?;
             attrs = file.attrs;

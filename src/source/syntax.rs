@@ -158,11 +158,37 @@ pub const MAX_NESTING: usize = 256;
 /// generic arguments (an upper bound: a `<` that is a comparison counts until the next `;` or closing bracket),
 /// outside comments, string and char literals. The error names the line and says what to do.
 pub fn check_nesting(text: &str) -> Result<(), String> {
+    scan(text, true, None).map(drop)
+}
+
+/// One pass over the code bytes of `text` ([`code_bytes`]): refused as [`check_nesting`] refuses when `limit`, and
+/// the cuts [`top_level_cuts`] finds every `every` bytes when `every` is given (none otherwise).
+fn scan(text: &str, limit: bool, every: Option<usize>) -> Result<Vec<usize>, String> {
     let b = text.as_bytes();
     // Per open bracket: the `<` counted inside it so far.
     let mut angles: Vec<usize> = vec![0];
     let mut depth = 0usize;
+    // The cuts' own depth counts brackets alone.
+    let (mut brackets, mut last, mut cuts) = (0usize, 0usize, Vec::new());
     for i in code_bytes(text) {
+        if let Some(every) = every {
+            match b[i] {
+                b'(' | b'[' | b'{' => brackets += 1,
+                b')' | b']' | b'}' => brackets = brackets.saturating_sub(1),
+                _ => {}
+            }
+            if brackets == 0
+                && matches!(b[i], b'}' | b';')
+                && i - last >= every
+                && let Some(cut) = line_after(b, i)
+            {
+                last = cut;
+                cuts.push(cut);
+            }
+        }
+        if !limit {
+            continue;
+        }
         match b[i] {
             b'(' | b'[' | b'{' => {
                 depth += 1;
@@ -198,7 +224,20 @@ pub fn check_nesting(text: &str) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    Ok(cuts)
+}
+
+/// The start of the line after `b[i]` when nothing but blanks or a line comment (not a doc comment) follows it
+/// there, and the text goes on.
+fn line_after(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\r') {
+        j += 1;
+    }
+    if b[j..].starts_with(b"//") && !b[j..].starts_with(b"///") && !b[j..].starts_with(b"//!") {
+        j = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |p| j + p);
+    }
+    (b.get(j) == Some(&b'\n') && j + 1 < b.len()).then_some(j + 1)
 }
 
 /// The offsets of the brackets, `;`, `<` and `>` of `text` outside comments, string and char literals, in order.
@@ -283,32 +322,84 @@ fn code_bytes(text: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// A text as syn is given it ([`parseable`]).
+pub struct Parseable<'a> {
+    /// The text.
+    pub text: std::borrow::Cow<'a, str>,
+    /// Where a text of more than twice [`PIECE_BYTES`] may be cut ([`top_level_cuts`]), as the 0-based numbers of
+    /// the lines each cut starts: [`parse_in_pieces`] cuts the text it parses there, which may be this text
+    /// changed in ways that keep its lines (fn bodies blanked, doc comments turned into attributes).
+    pub cut_lines: Vec<usize>,
+}
+
 /// `text` as syn is given it: a leading byte order mark dropped and a shebang line (`#!/usr/bin/env ..`, not
 /// `#![attr]`) blanked with spaces, so lines and columns stay; refused ([`check_nesting`]) when nested too deep.
-pub fn parseable(text: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+/// The same pass finds where a large text may be cut.
+pub fn parseable(text: &str) -> Result<Parseable<'_>, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    check_nesting(text)?;
+    let every = (text.len() > 2 * PIECE_BYTES).then_some(PIECE_BYTES);
+    let cuts = scan(text, true, every)?;
+    let cut_lines = line_numbers(text.as_bytes(), &cuts);
     if text.starts_with("#!") && !text.starts_with("#![") {
         let end = text.find('\n').unwrap_or(text.len());
-        return Ok(std::borrow::Cow::Owned(format!("{}{}", " ".repeat(end), &text[end..])));
+        let text = std::borrow::Cow::Owned(format!("{}{}", " ".repeat(end), &text[end..]));
+        return Ok(Parseable { text, cut_lines });
     }
-    Ok(std::borrow::Cow::Borrowed(text))
+    Ok(Parseable { text: std::borrow::Cow::Borrowed(text), cut_lines })
+}
+
+/// The 0-based line of each of `offsets` (in order) in `b`.
+fn line_numbers(b: &[u8], offsets: &[usize]) -> Vec<usize> {
+    let mut newlines = memchr::memchr_iter(b'\n', b).peekable();
+    let mut line = 0;
+    let mut out = Vec::with_capacity(offsets.len());
+    for &o in offsets {
+        while newlines.next_if(|&p| p < o).is_some() {
+            line += 1;
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// The offsets in `b` where each of `lines` (0-based, in order) starts; lines past its end are left out.
+fn line_starts(b: &[u8], lines: &[usize]) -> Vec<usize> {
+    let mut want = lines.iter().copied().peekable();
+    let mut out = Vec::with_capacity(lines.len());
+    while want.next_if_eq(&0).is_some() {
+        out.push(0);
+    }
+    for (n, p) in memchr::memchr_iter(b'\n', b).enumerate() {
+        while want.next_if_eq(&(n + 1)).is_some() {
+            out.push(p + 1);
+        }
+        if want.peek().is_none() {
+            break;
+        }
+    }
+    out.retain(|&o| o < b.len());
+    out.dedup();
+    out
 }
 
 /// About how many bytes of a large text [`parse_in_pieces`] parses at a time.
 pub const PIECE_BYTES: usize = 64 << 10;
 
-/// The items of a text of more than twice [`PIECE_BYTES`], parsed a piece of whole items at a time
-/// ([`top_level_cuts`]) by `parse(piece, first)`, each piece on its own lines (after as many empty lines as come
+/// The items of a text of more than twice [`PIECE_BYTES`], parsed a piece of whole items at a time by
+/// `parse(piece, first)`, cut at the starts of `cut_lines` ([`Parseable::cut_lines`]), each piece on its own lines (after as many empty lines as come
 /// before it), so every span is the one parsing the whole text gives. syn holds the tokens of what it parses twice
 /// over while it builds the trees, ~20 times the text: a megabyte file of generated types took 23 MB more at once
 /// than its trees keep. `None` for a smaller text, or when a piece does not parse (a cut that does not end an item,
 /// or an error in the text): the caller parses the whole text then, for the same items or error.
-pub fn parse_in_pieces<T>(text: &str, mut parse: impl FnMut(&str, bool) -> syn::Result<Vec<T>>) -> Option<Vec<T>> {
+pub fn parse_in_pieces<T>(
+    text: &str,
+    cut_lines: &[usize],
+    mut parse: impl FnMut(&str, bool) -> syn::Result<Vec<T>>,
+) -> Option<Vec<T>> {
     if text.len() <= 2 * PIECE_BYTES {
         return None;
     }
-    let cuts = top_level_cuts(text, PIECE_BYTES);
+    let cuts = line_starts(text.as_bytes(), cut_lines);
     if cuts.is_empty() {
         return None;
     }
@@ -331,31 +422,7 @@ pub fn parse_in_pieces<T>(text: &str, mut parse: impl FnMut(&str, bool) -> syn::
 /// order. A piece parses like the same items in the whole text, once it sits on its own lines (a cut that does not
 /// end an item leaves a piece that does not parse: its caller then parses the whole text).
 pub fn top_level_cuts(text: &str, every: usize) -> Vec<usize> {
-    let b = text.as_bytes();
-    let mut cuts = Vec::new();
-    let (mut depth, mut last) = (0usize, 0usize);
-    for i in code_bytes(text) {
-        match b[i] {
-            b'(' | b'[' | b'{' => depth += 1,
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if depth != 0 || !matches!(b[i], b'}' | b';') || i - last < every {
-            continue;
-        }
-        let mut j = i + 1;
-        while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\r') {
-            j += 1;
-        }
-        if b[j..].starts_with(b"//") && !b[j..].starts_with(b"///") && !b[j..].starts_with(b"//!") {
-            j = memchr::memchr(b'\n', &b[j..]).map_or(b.len(), |p| j + p);
-        }
-        if b.get(j) == Some(&b'\n') && j + 1 < b.len() {
-            last = j + 1;
-            cuts.push(last);
-        }
-    }
-    cuts
+    scan(text, false, Some(every)).unwrap_or_default()
 }
 
 /// The bytes [`check_nesting`] looks at: brackets, `;`, angle brackets and the starts of comments and literals.
@@ -398,7 +465,26 @@ pub fn item_name(item: &syn::Item) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_NESTING, check_nesting, top_level_cuts};
+    use super::{MAX_NESTING, PIECE_BYTES, check_nesting, line_numbers, line_starts, parseable, top_level_cuts};
+
+    #[test]
+    fn cuts_are_found_in_the_nesting_pass_and_carried_as_lines() {
+        let text = "struct A;\nstruct B { x: u8 }\n// c\nfn f() { g(); }\nconst C: u8 = 1;\nstruct D;\n";
+        let cuts = top_level_cuts(text, 0);
+        let lines = line_numbers(text.as_bytes(), &cuts);
+        assert_eq!(lines, [1, 2, 4, 5]);
+        assert_eq!(line_starts(text.as_bytes(), &lines), cuts, "lines back to the same offsets");
+        // In a text of other line lengths, the starts of the same lines.
+        let other = "struct A ;\n\nx\ny\nz\nw\n";
+        assert_eq!(line_starts(other.as_bytes(), &lines), [11, 12, 16, 18]);
+        assert_eq!(line_starts(b"a\nb", &[1, 5]), [2], "lines past the end are left out");
+        // A small text is not cut; a large one is, where `top_level_cuts` cuts it.
+        assert!(parseable(text).unwrap().cut_lines.is_empty());
+        let large = "struct Filler;\n".repeat(PIECE_BYTES / 5);
+        let want = line_numbers(large.as_bytes(), &top_level_cuts(&large, PIECE_BYTES));
+        assert!(!want.is_empty());
+        assert_eq!(parseable(&large).unwrap().cut_lines, want);
+    }
 
     #[test]
     fn cuts_fall_after_items_at_the_top_level_only() {

@@ -117,6 +117,11 @@ struct After { pub f: u8 }
         (spans, items.iter().map(|i| quote::quote!(#i).to_string()).collect())
     }
 
+    /// Where a text may be cut, as the loader finds it.
+    fn cut_lines(text: &str) -> Vec<usize> {
+        crate::source::syntax::parseable(text).expect("parseable").cut_lines
+    }
+
     #[test]
     fn large_texts_are_parsed_in_pieces_with_the_spans_of_the_whole() {
         let mut text = String::from("#![allow(unused)]\n//! Docs.\n");
@@ -127,10 +132,15 @@ struct After { pub f: u8 }
             ));
         }
         assert!(text.len() > 2 * crate::source::syntax::PIECE_BYTES);
-        let pieces = parse_pieces(&text).expect("parses in pieces");
+        let pieces = parse_pieces(&text, &cut_lines(&text)).expect("parses in pieces");
         let whole: LazyItems = syn::parse_str(&text).expect("parses whole");
         assert_eq!(pieces.0.len(), 4500);
         assert_eq!(spans_and_tokens(&pieces.0), spans_and_tokens(&whole.0));
+        // The original text's cuts cut the text the loader parses (bodies blanked, doc comments lifted): same lines.
+        let blanked = blank_fn_bodies(&text);
+        let lifted = docs::lift(&blanked);
+        assert!(lifted.lifts_any());
+        assert!(parse_pieces(&lifted.text, &cut_lines(&text)).is_some(), "the lifted text parses in pieces");
         // Through the loader's path: doc comments put back on the items of every piece.
         let items = parse_items(&text, None).expect("parses").0;
         let syn::Item::Struct(last) = &items[items.len() - 3] else { panic!("a struct") };
@@ -143,11 +153,11 @@ struct After { pub f: u8 }
         let fields: String = (0..crate::source::syntax::PIECE_BYTES / 10).map(|i| format!("a{i}: u8, ")).collect();
         let split_const = format!("struct Big {{ {fields} }} const X: A = A {{\n}}\n.b();\n{filler}");
         assert_eq!(crate::source::syntax::top_level_cuts(&split_const, crate::source::syntax::PIECE_BYTES).len(), 2);
-        assert!(parse_pieces(&split_const).is_none());
-        assert!(parse_text(&split_const).is_ok());
+        assert!(parse_pieces(&split_const, &cut_lines(&split_const)).is_none());
+        assert!(parse_text(&split_const, &cut_lines(&split_const)).is_ok());
         let broken = format!("{filler}{filler}struct Broken {{ x: }}\n{filler}");
-        assert!(parse_pieces(&broken).is_none());
-        let e = parse_text(&broken).err().expect("an error");
+        assert!(parse_pieces(&broken, &cut_lines(&broken)).is_none());
+        let e = parse_text(&broken, &cut_lines(&broken)).err().expect("an error");
         assert_eq!(e.span().start().line, 2 * (crate::source::syntax::PIECE_BYTES / 15 + 1) + 1);
     }
 
