@@ -41,6 +41,7 @@ pub use crate::source::syntax::{UseEntry, Vis, unraw};
 
 mod assoc;
 mod cfg;
+pub(crate) mod code;
 mod deps;
 mod docs;
 mod fast;
@@ -306,6 +307,42 @@ impl CrateIndex {
             ..CrateIndex::default()
         };
         load::load(&mut index, sources, force, &root, vec!["crate".into()])?;
+        index.finish(sources, force)?;
+        Ok(index)
+    }
+
+    /// The index of every target of the package whose sources are `sources` — the library (or `main.rs`) as the
+    /// crate, then each binary as a crate of its own that names the library by its crate name — for the readers of
+    /// code that may live in a binary (`merge_crds` calls in a `crdgen`). Parsed and stubbed like
+    /// [`CrateIndex::load_with`]; a target whose root cannot be read is a problem, the others are still read.
+    pub(crate) fn load_targets(sources: &SourceSet, force: &BTreeSet<PathBuf>) -> Result<Self, CrdError> {
+        let dir = sources.src_dir();
+        let read = |p: &Path| sources.read_text(p);
+        let mut roots = crate::source::workspace::crate_roots(dir, &read);
+        // The library first: a crate name names it even when a binary shares it.
+        roots.sort_by_key(|(_, _, is_bin)| *is_bin);
+        let mut index = CrateIndex { src_dir: Some(dir.to_path_buf()), ..CrateIndex::default() };
+        for (name, root, is_bin) in roots {
+            if !sources.exists(&root) {
+                let why = format!("{} does not exist; fix the target's `path` in Cargo.toml", root.display());
+                index.problems.push(CrdError::file(&root, CrdErrorKind::Io(why)));
+                continue;
+            }
+            let id = load::load(&mut index, sources, force, &root, vec!["crate".into()])?;
+            if !is_bin {
+                index.crates.push((name, id));
+            }
+        }
+        if index.modules.is_empty() {
+            return Err(CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot));
+        }
+        index.finish(sources, force)?;
+        Ok(index)
+    }
+
+    /// What follows the crate's own modules: its dependencies, and the lookups by name.
+    fn finish(&mut self, sources: &SourceSet, force: &BTreeSet<PathBuf>) -> Result<(), CrdError> {
+        let index = self;
         index.own = Some((index.items.len(), index.files.len(), index.unions.len()));
         index.load_dependencies(sources, force)?;
         for (id, item) in index.items.iter().enumerate() {
@@ -318,7 +355,7 @@ impl CrateIndex {
                 }
             }
         }
-        Ok(index)
+        Ok(())
     }
 
     /// The paths of the stub files some lookup needed since the index was loaded (empty: the results so far

@@ -13,13 +13,13 @@
 
 mod calls;
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::error::{CrdError, CrdErrorKind};
-use super::index::SourceSet;
+use super::index::code::Generated;
+use super::index::{CrateIndex, ItemKind, SourceSet};
 use crate::source::kube_attrs;
-use crate::source::{Crate, ModKey, Program};
 
 /// A version of a kind, as `#[kube(group, kind, version)]` names it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,70 +82,111 @@ pub struct MergeCalls {
     pub named: std::collections::BTreeMap<(String, String), String>,
 }
 
-/// Every `merge_crds` call in the targets of the package whose sources are `sources` (lib and bins). Files are
-/// parsed only when some file of the source folder mentions `merge_crds`.
+/// Every `merge_crds` call in the targets of the package whose sources are `sources` (lib and bins), read over a
+/// [`CrateIndex`] of them all ([`CrateIndex::load_targets`]). Nothing is parsed unless some file of the source folder
+/// mentions `merge_crds`; then the files that do (or name a `use` rename of it) are, with those the index needs
+/// for the kinds and the names the calls use.
 pub fn find(sources: &SourceSet) -> MergeCalls {
     let src = sources.src_dir();
     let base = src.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut out = MergeCalls { base, named: sources.storage_versions().clone(), ..MergeCalls::default() };
-    if !mentions_merge_crds(sources) {
+    let holders = call_files(sources);
+    if holders.is_empty() {
         return out;
     }
-    let read = |p: &Path| sources.read_text(p);
-    let mut roots = crate::source::workspace::crate_roots(src, &read);
-    // Libraries first, so a crate name resolves to the library even when a binary shares it.
-    roots.sort_by_key(|(_, _, is_bin)| *is_bin);
-    let parse = |path: &Path, text: &str| {
-        crate::source::modules::parse_items(path, &crate::source::lex::blank_test_modules(text))
-            .map(crate::source::modules::entries)
-    };
-    let mut crates = Vec::new();
-    for (name, root, is_bin) in roots {
-        let name = if is_bin { format!("{name} (bin)") } else { name };
-        match Crate::load_with(&name, &root, &read, &parse) {
-            Ok(c) => crates.push(c),
-            Err(e) => out.problems.push(CrdError {
-                path: e.path.clone(),
-                line: e.line.max(1),
-                column: e.column.max(1),
-                kind: CrdErrorKind::Parse(format!(
-                    "{} (kubesmith reads this target for `merge_crds` calls)",
-                    e.message
-                )),
-            }),
+    let mut parse = holders.clone();
+    loop {
+        let ix = match CrateIndex::load_targets(sources, &parse) {
+            Ok(ix) => ix,
+            Err(e) => {
+                out.problems.push(read_for_calls(e));
+                return out;
+            }
+        };
+        let kinds = kinds(&ix);
+        let (calls, problems) = calls::calls(&ix, &kinds, &holders);
+        let touched = ix.take_touched();
+        if touched.is_empty() {
+            out.calls = calls;
+            let unread =
+                ix.problems.iter().filter(|e| holders.contains(&e.path) || matches!(e.kind, CrdErrorKind::Io(_)));
+            out.problems.extend(unread.cloned().chain(problems).map(read_for_calls));
+            return out;
+        }
+        parse.extend(touched);
+    }
+}
+
+/// A problem met reading the targets for `merge_crds` calls, saying so.
+fn read_for_calls(mut e: CrdError) -> CrdError {
+    if let CrdErrorKind::Parse(m) | CrdErrorKind::Io(m) = &mut e.kind {
+        m.push_str(" (kubesmith reads this target for `merge_crds` calls)");
+    }
+    e
+}
+
+/// The files that may hold a `merge_crds` call: those that mention it, or a name a `use .. merge_crds as name`
+/// of one of them renames it to.
+fn call_files(sources: &SourceSet) -> BTreeSet<PathBuf> {
+    let paths: Vec<PathBuf> = sources
+        .overlay_paths()
+        .map(Path::to_path_buf)
+        .chain(sources.rust_files().iter().map(|(p, _)| p.clone()))
+        .collect();
+    let mut out: BTreeSet<PathBuf> = paths.iter().filter(|p| sources.text_contains(p, "merge_crds")).cloned().collect();
+    let mut renames: BTreeSet<String> = BTreeSet::new();
+    for p in &out {
+        if let Ok(text) = sources.read_text(p) {
+            renames.extend(renamed(&text));
         }
     }
-    let mut prog = Program::new(crates);
-    let kinds = register_kinds(&mut prog);
-    out.calls = calls::calls(&prog, &kinds);
+    for name in &renames {
+        out.extend(paths.iter().filter(|p| sources.text_contains(p, name)).cloned());
+    }
     out
 }
 
-fn mentions_merge_crds(sources: &SourceSet) -> bool {
-    sources.overlay_paths().any(|p| sources.text_contains(p, "merge_crds"))
-        || sources.rust_files().iter().any(|(p, _)| sources.text_contains(p, "merge_crds"))
+/// The names `merge_crds as name` renames it to in `text`.
+fn renamed(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("merge_crds") {
+        let mut words = text[i + "merge_crds".len()..].split_whitespace();
+        if words.next() == Some("as")
+            && let Some(word) = words.next()
+        {
+            let name: String = word.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            if !name.is_empty() && name != "_" {
+                out.push(name);
+            }
+        }
+    }
+    out
 }
 
-/// Registers the root type each `#[derive(CustomResource)]` of the program generates; returns the kind version
-/// behind each generated name.
-fn register_kinds(prog: &mut Program) -> HashMap<usize, VersionKey> {
-    let mut found = Vec::new();
-    for (key, item) in prog.items() {
-        let (attrs, derive) = match item {
-            syn::Item::Struct(s) => (&s.attrs, super::spec::custom_resource_derive(&s.attrs)),
-            syn::Item::Enum(e) => (&e.attrs, super::spec::custom_resource_derive(&e.attrs)),
+/// The kind types the program's `#[derive(CustomResource)]`s generate, by module and name, and the kind version
+/// behind each.
+pub(crate) struct Kinds {
+    /// By module and root type name.
+    pub(crate) names: Generated,
+    /// By the number [`Kinds::names`] gives.
+    pub(crate) versions: Vec<VersionKey>,
+}
+
+fn kinds(ix: &CrateIndex) -> Kinds {
+    let mut out = Kinds { names: Generated::new(), versions: Vec::new() };
+    for (_, item) in ix.own_items() {
+        let (attrs, derive) = match &item.kind {
+            ItemKind::Struct(s) => (&s.attrs, super::spec::custom_resource_derive(&s.attrs)),
+            ItemKind::Enum(e) => (&e.attrs, super::spec::custom_resource_derive(&e.attrs)),
             _ => continue,
         };
         let Some(span) = derive else { continue };
         let Ok(k) = kube_attrs::parse(attrs, span) else { continue };
         let root = k.root.clone().unwrap_or_else(|| k.kind.clone());
-        found.push((
-            ModKey { krate: key.krate, module: key.module },
-            root,
-            VersionKey { group: k.group, kind: k.kind, version: k.version },
-        ));
+        out.names.insert((item.module, root), out.versions.len());
+        out.versions.push(VersionKey { group: k.group, kind: k.kind, version: k.version });
     }
-    found.into_iter().map(|(m, root, v)| (prog.add_generated(m, &root), v)).collect()
+    out
 }
 
 /// One version of a kind, as the storage choice sees it.

@@ -2,9 +2,9 @@
 //! (or with) in another type — `.into()`, `.to_owned()`, `String::from(..)`, `Cow::Borrowed(..)` and the like — so a
 //! const written through any of them reads the same to the CRD generator (defaults, custom schemas, patterns,
 //! `merge_crds` arguments, `#[kube]` values) and to RBAC inference (`Resource` impls); and the evaluator of
-//! string constants ([`string`]) the readers over [`super::Program`] (`merge_crds` storage versions, `Resource`
-//! impls) read through, each with its own lookup of names ([`StringReader`]); the CRD index's readers use
-//! `crd::eval`.
+//! string constants ([`string`]) that the readers of fn bodies (`merge_crds` storage versions over the CRD index of
+//! every target, RBAC's `Resource` impls over [`super::Program`]) read through, each with its own lookup of names
+//! ([`StringReader`]); the CRD index's schema readers use `crd::eval`.
 
 use syn::Expr;
 
@@ -71,7 +71,7 @@ pub(crate) fn converted_string(e: &Expr) -> Option<&Expr> {
 
 /// What a reader gives the one string evaluator ([`string`]): how a path written where it evaluates is looked up,
 /// and how it reads the expressions the shared rules leave to it. The CRD generator's `merge_crds` storage versions
-/// and RBAC inference's `Resource` impls each implement it over [`super::Program`].
+/// (over the CRD index) and RBAC inference's `Resource` impls (over [`super::Program`]) each implement it.
 pub(crate) trait StringReader {
     /// The string a path written here holds (a `let`, a const, a static, an associated const), or why it cannot be
     /// read: the reader resolves the path and evaluates what it names with [`string`] where that is written,

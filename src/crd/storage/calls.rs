@@ -1,9 +1,10 @@
 //! Finding the crate's `merge_crds(crds, storage)` calls and reading their two arguments without running them:
 //! which `Kind::crd()`s the first one lists, and which version the second one names.
 //!
-//! Paths are resolved by [`crate::source::Program`] over every target of the package (the library and the
-//! binaries, where a `crdgen` binary usually makes the call), with the kind types `#[derive(CustomResource)]`
-//! generates registered, so `v1::Foo::crd()`, `mylib::api::v2::Foo::crd()` and `use` renames all name their kind.
+//! Paths are resolved by the [`CrateIndex`] of every target of the package (the library and the binaries, where a
+//! `crdgen` binary usually makes the call), with the kind types `#[derive(CustomResource)]` generates beside the
+//! items ([`CrateIndex::resolve_code`]), so `v1::Foo::crd()`, `mylib::api::v2::Foo::crd()` and `use` renames all
+//! name their kind.
 //!
 //! What an argument may be: for the storage version, a string literal, a `const`/`static` (free, fn-local or
 //! associated, `Self::X` in impls) whose value is one, a `let` bound to one where it is used
@@ -14,7 +15,7 @@
 //! (each branch's version is merged: the CRD holds them all). Anything else is read as "not evaluable",
 //! with the reason, never guessed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use proc_macro2::LineColumn;
@@ -22,42 +23,56 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
-use super::{MergeCall, VersionKey};
+use super::{Kinds, MergeCall, VersionKey};
+use crate::crd::error::CrdError;
+use crate::crd::index::code::CodeName;
+use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId};
 use crate::source::constant;
 use crate::source::lex::path_segs;
+use crate::source::resolve;
 use crate::source::syntax::{UseEntry, flatten_use};
-use crate::source::{ModKey, Program, Res};
 
 /// How deep evaluation follows `let`s and consts before giving up (a cycle would not compile anyway).
 const MAX_DEPTH: usize = 16;
 
-/// Every `merge_crds` call of the program's fns, consts and statics (test fns left out), with what kubesmith can
-/// read of its arguments.
-pub fn calls(prog: &Program, kinds: &HashMap<usize, VersionKey>) -> Vec<MergeCall> {
+/// Every `merge_crds` call of the fns, consts and statics (test fns left out) of the files `holders`, with what
+/// kubesmith can read of its arguments; and the fn bodies that could not be parsed.
+pub fn calls(ix: &CrateIndex, kinds: &Kinds, holders: &BTreeSet<PathBuf>) -> (Vec<MergeCall>, Vec<CrdError>) {
     let mut out = Vec::new();
+    let mut problems = Vec::new();
     let mut queue: Vec<Body> = Vec::new();
-    for (key, item) in prog.items() {
-        let module = ModKey { krate: key.krate, module: key.module };
-        let file = prog.module(module).file.clone();
-        match item {
-            syn::Item::Fn(f) if !is_test(&f.attrs) => {
-                queue.push(Body { module, file, self_ty: None, code: Code::of_fn(f) });
-            }
-            syn::Item::Impl(i) => {
-                for it in &i.items {
-                    if let syn::ImplItem::Fn(f) = it
-                        && !is_test(&f.attrs)
-                    {
-                        let code = Code::Block(Box::new(f.block.clone()), f.sig.inputs.iter().cloned().collect());
-                        queue.push(Body { module, file: file.clone(), self_ty: Some(*i.self_ty.clone()), code });
-                    }
+    let held = |module: ModId| holders.contains(ix.module_file(module));
+    for (_, item) in ix.own_items() {
+        if !held(item.module) {
+            continue;
+        }
+        let module = item.module;
+        match &item.kind {
+            ItemKind::Fn(f) if !is_test(&f.attrs) => match ix.full_block(module, &f.block) {
+                Ok(block) => {
+                    queue.push(Body { module, self_ty: None, code: Code::Block(block.clone(), inputs(&f.sig)) })
+                }
+                Err(e) => problems.push(e),
+            },
+            ItemKind::Const(c) => queue.push(Body { module, self_ty: None, code: Code::Expr(*c.expr.clone()) }),
+            ItemKind::Static(s) => queue.push(Body { module, self_ty: None, code: Code::Expr(*s.expr.clone()) }),
+            _ => {}
+        }
+    }
+    for imp in ix.impls.iter().filter(|i| held(i.module)) {
+        for it in &imp.item.items {
+            if let syn::ImplItem::Fn(f) = it
+                && !is_test(&f.attrs)
+            {
+                match ix.full_block(imp.module, &f.block) {
+                    Ok(block) => queue.push(Body {
+                        module: imp.module,
+                        self_ty: Some(&imp.item.self_ty),
+                        code: Code::Block(block.clone(), inputs(&f.sig)),
+                    }),
+                    Err(e) => problems.push(e),
                 }
             }
-            syn::Item::Const(c) => queue.push(Body { module, file, self_ty: None, code: Code::Expr(c.expr.clone()) }),
-            syn::Item::Static(s) => {
-                queue.push(Body { module, file, self_ty: None, code: Code::Expr(s.expr.clone()) });
-            }
-            _ => {}
         }
     }
     while let Some(body) = queue.pop() {
@@ -71,7 +86,7 @@ pub fn calls(prog: &Program, kinds: &HashMap<usize, VersionKey>) -> Vec<MergeCal
             }
             Code::Expr(e) => scope.visit_expr(e),
         }
-        let cx = Cx { prog, kinds, module: body.module, self_ty: body.self_ty.as_ref(), scope: Some(&scope), depth: 0 };
+        let cx = Cx { ix, kinds, module: body.module, self_ty: body.self_ty, scope: Some(&scope), depth: 0 };
         for call in &scope.calls {
             if !cx.is_merge_crds(&call.func) {
                 continue;
@@ -82,7 +97,7 @@ pub fn calls(prog: &Program, kinds: &HashMap<usize, VersionKey>) -> Vec<MergeCal
                 _ => continue,
             };
             out.push(MergeCall {
-                path: body.file.clone(),
+                path: ix.module_file(body.module).to_path_buf(),
                 line: start.line,
                 column: start.column + 1,
                 merges,
@@ -91,13 +106,16 @@ pub fn calls(prog: &Program, kinds: &HashMap<usize, VersionKey>) -> Vec<MergeCal
         }
         queue.extend(scope.nested.into_iter().map(|f| Body {
             module: body.module,
-            file: body.file.clone(),
             self_ty: None,
-            code: Code::of_fn(&f),
+            code: Code::Block(*f.block.clone(), inputs(&f.sig)),
         }));
     }
     out.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
-    out
+    (out, problems)
+}
+
+fn inputs(sig: &syn::Signature) -> Vec<syn::FnArg> {
+    sig.inputs.iter().cloned().collect()
 }
 
 fn is_test(attrs: &[syn::Attribute]) -> bool {
@@ -105,25 +123,18 @@ fn is_test(attrs: &[syn::Attribute]) -> bool {
 }
 
 /// Code whose calls are read in one scope.
-struct Body {
-    module: ModKey,
-    file: PathBuf,
+struct Body<'a> {
+    module: ModId,
     /// The self type of the impl a method is in.
-    self_ty: Option<syn::Type>,
+    self_ty: Option<&'a syn::Type>,
     code: Code,
 }
 
 enum Code {
     /// A fn's or method's body and parameters.
-    Block(Box<syn::Block>, Vec<syn::FnArg>),
+    Block(syn::Block, Vec<syn::FnArg>),
     /// A const's or static's initializer.
-    Expr(Box<syn::Expr>),
-}
-
-impl Code {
-    fn of_fn(f: &syn::ItemFn) -> Code {
-        Code::Block(f.block.clone(), f.sig.inputs.iter().cloned().collect())
-    }
+    Expr(syn::Expr),
 }
 
 /// What one fn body binds and calls (closures included; nested fn items are bodies of their own).
@@ -356,12 +367,29 @@ impl<'ast> Visit<'ast> for Scope {
     }
 }
 
+/// What a path names, for these readers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Res {
+    /// An item of the sources.
+    Item(ItemId),
+    /// An item followed by associated names (`Type::NAME`).
+    Assoc(ItemId, Vec<String>),
+    /// A kind type a derive generates ([`Kinds::versions`]' number).
+    Generated(usize),
+    /// A generated kind type followed by associated names (`Kind::crd`).
+    GeneratedAssoc(usize, Vec<String>),
+    /// A module of the sources.
+    Module,
+    /// Not in the sources: the full path as far as known.
+    External(Vec<String>),
+}
+
 /// Where an expression is evaluated.
 #[derive(Clone, Copy)]
 struct Cx<'a> {
-    prog: &'a Program,
-    kinds: &'a HashMap<usize, VersionKey>,
-    module: ModKey,
+    ix: &'a CrateIndex,
+    kinds: &'a Kinds,
+    module: ModId,
     self_ty: Option<&'a syn::Type>,
     /// The fn body's bindings and `use`s; `None` outside fns (a const's initializer).
     scope: Option<&'a Scope>,
@@ -385,7 +413,7 @@ impl<'a> Cx<'a> {
     }
 
     /// In another module, outside any fn (a const's initializer).
-    fn at(&self, module: ModKey, self_ty: Option<&'a syn::Type>) -> Option<Cx<'a>> {
+    fn at(&self, module: ModId, self_ty: Option<&'a syn::Type>) -> Option<Cx<'a>> {
         self.deeper().map(|cx| Cx { module, self_ty, scope: None, ..cx })
     }
 
@@ -402,7 +430,23 @@ impl<'a> Cx<'a> {
                 _ => return Res::External(segs),
             }
         }
-        self.prog.resolve(self.module, &segs, self.scope.map_or(&[], |s| &s.uses))
+        self.resolve_segs(&segs, self.scope.map_or(&[], |s| &s.uses))
+    }
+
+    /// What `segs` written here names, with the fn body's own `use`s `local`.
+    fn resolve_segs(&self, segs: &[String], local: &[UseEntry]) -> Res {
+        let named = |n: CodeName, rest: Option<Vec<String>>| match (n, rest) {
+            (CodeName::Item(k), None) => Res::Item(k),
+            (CodeName::Item(k), Some(rest)) => Res::Assoc(k, rest),
+            (CodeName::Generated(g), None) => Res::Generated(g),
+            (CodeName::Generated(g), Some(rest)) => Res::GeneratedAssoc(g, rest),
+        };
+        match self.ix.resolve_code(self.module, segs, local, &self.kinds.names) {
+            resolve::Res::Item(n) => named(n, None),
+            resolve::Res::Assoc(n, rest) => named(n, Some(rest)),
+            resolve::Res::Module(_) => Res::Module,
+            resolve::Res::External(p) => Res::External(p),
+        }
     }
 
     /// What a type names (a kind's generated root type, a crate item).
@@ -458,7 +502,7 @@ impl<'a> Cx<'a> {
                 Err(format!("`{name}` is a `let mut` the fn assigns to"))
             }
             Some(init) => {
-                if matches!(self.prog.resolve(self.module, std::slice::from_ref(&name), &[]), Res::Item(_)) {
+                if matches!(self.resolve_segs(std::slice::from_ref(&name), &[]), Res::Item(_)) {
                     return Err(format!("`{name}` names both a local and an item of the module"));
                 }
                 Ok(Some(init))
@@ -468,16 +512,43 @@ impl<'a> Cx<'a> {
     }
 
     fn version_of(&self, g: usize) -> Result<String, String> {
-        self.kinds.get(&g).map(|k| k.version.clone()).ok_or_else(|| "its kind's `#[kube(...)]` cannot be read".into())
+        self.kinds
+            .versions
+            .get(g)
+            .map(|k| k.version.clone())
+            .ok_or_else(|| "its kind's `#[kube(...)]` cannot be read".into())
     }
 
     /// An associated const `name` of the type `owner` names, from the crate's impls.
     fn assoc_const(&self, owner: &Res, name: &str, p: &syn::Path) -> Result<String, String> {
-        let Some((module, self_ty, expr)) = self.prog.assoc_const(owner, name) else {
+        let Some((module, self_ty, expr)) = self.find_assoc_const(owner, name) else {
             return Err(format!("`{}` is not an associated const kubesmith can find in the crate's impls", tokens(p)));
         };
         let cx = self.at(module, Some(self_ty)).ok_or("it refers to itself")?;
         constant::string(&cx, expr)
+    }
+
+    /// The associated const `name` of the first impl whose self type names `owner` (resolved where the impl is
+    /// written) and holds one, with the impl's module and self type.
+    fn find_assoc_const(&self, owner: &Res, name: &str) -> Option<(ModId, &'a syn::Type, &'a syn::Expr)> {
+        let ix = self.ix;
+        // Stubs that may hold an impl of the owner's name are loaded on the next round.
+        let owner_name = match owner {
+            Res::Item(id) => Some(ix.items[*id].name.as_str()),
+            Res::Generated(g) => self.kinds.names.iter().find(|(_, n)| *n == g).map(|((_, name), _)| name.as_str()),
+            _ => None,
+        };
+        if let Some(owner_name) = owner_name {
+            let _ = ix.impls_of(owner_name).count();
+        }
+        ix.impls.iter().find_map(|imp| {
+            let c = imp.item.items.iter().find_map(|i| match i {
+                syn::ImplItem::Const(c) if c.ident == name => Some(c),
+                _ => None,
+            })?;
+            let there = Cx { module: imp.module, self_ty: None, scope: None, ..*self };
+            (there.resolve_type(&imp.item.self_ty) == *owner).then_some((imp.module, &*imp.item.self_ty, &c.expr))
+        })
     }
 
     /// The kinds `e` (the first argument of `merge_crds`) lists, in order.
@@ -517,7 +588,8 @@ impl<'a> Cx<'a> {
             syn::Expr::Call(c) if c.args.is_empty() => match cx.callee(&c.func) {
                 Some(Res::GeneratedAssoc(g, rest)) if rest == ["crd"] => cx
                     .kinds
-                    .get(&g)
+                    .versions
+                    .get(g)
                     .cloned()
                     .map(|k| vec![k])
                     .ok_or_else(|| format!("the `#[kube(...)]` of `{}` cannot be read", tokens(e))),
@@ -574,12 +646,11 @@ impl constant::StringReader for Cx<'_> {
             return constant::string(&self.deeper().ok_or("it refers to itself")?, init);
         }
         match self.resolve(p) {
-            Res::Item(key) => {
-                let module = ModKey { krate: key.krate, module: key.module };
-                let cx = self.at(module, None).ok_or("it refers to itself")?;
-                match self.prog.item(key) {
-                    syn::Item::Const(c) => constant::string(&cx, &c.expr),
-                    syn::Item::Static(s) if s.mutability == syn::StaticMutability::None => {
+            Res::Item(id) => {
+                let cx = self.at(self.ix.items[id].module, None).ok_or("it refers to itself")?;
+                match &self.ix.items[id].kind {
+                    ItemKind::Const(c) => constant::string(&cx, &c.expr),
+                    ItemKind::Static(s) if s.mutability == syn::StaticMutability::None => {
                         constant::string(&cx, &s.expr)
                     }
                     _ => Err(format!("`{}` is not a const or an immutable static", tokens(p))),

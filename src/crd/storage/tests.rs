@@ -278,3 +278,50 @@ fn a_let_mut_the_fn_assigns_to_is_not_read() {
     let said = problems(&g, dir.path());
     assert!(said.iter().any(|s| s.contains("`crds` is a `let mut` the fn assigns to")), "{said:#?}");
 }
+
+#[test]
+fn names_in_files_that_do_not_mention_merge_crds_are_read_where_they_are_written() {
+    // The storage version a const of another module holds, an associated const of the generated kind type written
+    // in a third file, and a call through a rename a fourth file exports: files that neither derive a kind nor
+    // mention `merge_crds` where the call is.
+    let lib = format!("{KINDS}pub mod versions;\npub mod storage;\npub mod util;\n");
+    let versions_rs = "pub const STORED: &str = \"v1\";\n";
+    let storage = "impl crate::v2::Ship {\n    pub const STORED: &'static str = \"v2\";\n}\n";
+    let util = "pub use kube::core::crd::merge_crds as merge_all;\n";
+    let cases = [
+        ("merge_crds(vec![v1::Ship::crd(), v2::Ship::crd()], fleet::versions::STORED)", ("v1", "v2")),
+        ("merge_crds(vec![v1::Ship::crd(), v2::Ship::crd()], v2::Ship::STORED)", ("v2", "v1")),
+        ("fleet::util::merge_all(vec![v2::Ship::crd(), v1::Ship::crd()], \"v1\")", ("v1", "v2")),
+    ];
+    for (call, (stored, other)) in cases {
+        let crdgen = format!(
+            "use kube::core::crd::merge_crds;\nuse kube::CustomResourceExt;\nuse fleet::{{v1, v2}};\n\n\
+             fn main() {{\n    let _ = {call};\n}}\n"
+        );
+        let crdgen = if call.starts_with("fleet::util") {
+            crdgen.replace("use kube::core::crd::merge_crds;\n", "")
+        } else {
+            crdgen
+        };
+        let (_dir, g) = generate(&[
+            ("src/lib.rs", lib.as_str()),
+            ("src/versions.rs", versions_rs),
+            ("src/storage.rs", storage),
+            ("src/util.rs", util),
+            ("src/bin/crdgen.rs", crdgen.as_str()),
+        ]);
+        assert_eq!(versions(&g), owned(&[(stored, true), (other, false)]), "{call}");
+    }
+}
+
+#[test]
+fn a_binary_that_does_not_parse_is_reported_as_read_for_merge_crds() {
+    let crdgen = "use kube::core::crd::merge_crds;\n\nfn main() {\n    merge_crds(vec![, \"v1\");\n}\n";
+    let (dir, g) = generate(&[("src/lib.rs", KINDS), ("src/bin/crdgen.rs", crdgen)]);
+    let said = problems(&g, dir.path());
+    assert!(
+        said.iter().any(|s| s.starts_with("src/bin/crdgen.rs:")
+            && s.contains("(kubesmith reads this target for `merge_crds` calls)")),
+        "{said:#?}"
+    );
+}

@@ -1,0 +1,87 @@
+//! Names as a reader of code sees them (`merge_crds` calls in fn bodies): any item of the crate, and beside them the
+//! kind types `#[derive(CustomResource)]` generates, which no item of the sources spells out; with the `use`
+//! declarations of the fn body the path is written in. The rules are [`crate::source::resolve`]'s, as for every
+//! other lookup of the index (stubs a lookup could need are recorded the same way).
+
+use super::{CrateIndex, ItemId, ItemKind, Lookup, ModId, UseEntry};
+use crate::source::resolve::{self, Scopes};
+
+/// What a name written in code stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CodeName {
+    /// An item of the sources.
+    Item(ItemId),
+    /// A name a derive generates: its number among the names [`Generated`] knows.
+    Generated(usize),
+}
+
+/// The names derives generate, by module and name.
+pub(crate) type Generated = std::collections::HashMap<(ModId, String), usize>;
+
+/// The index with the generated names, as [`Scopes`]. A type and a fn of one name: the type (the fn is what a call
+/// of it would name, and code readers look at types' associated items).
+struct CodeLookup<'a> {
+    ix: &'a CrateIndex,
+    generated: &'a Generated,
+}
+
+impl CodeLookup<'_> {
+    fn lookup(&self) -> Lookup<'_> {
+        Lookup { ix: self.ix, want: |_| true }
+    }
+}
+
+impl Scopes for CodeLookup<'_> {
+    type Mod = ModId;
+    type Item = CodeName;
+
+    fn root(&self, m: ModId) -> ModId {
+        self.lookup().root(m)
+    }
+
+    fn parent(&self, m: ModId) -> Option<ModId> {
+        self.lookup().parent(m)
+    }
+
+    fn child(&self, m: ModId, name: &str) -> Option<ModId> {
+        self.lookup().child(m, name)
+    }
+
+    fn defined(&self, m: ModId, name: &str) -> Option<CodeName> {
+        if let Some(&g) = self.generated.get(&(m, name.to_string())) {
+            return Some(CodeName::Generated(g));
+        }
+        let item = self.ix.item_in(m, name, |k| !k.is_fn()).or_else(|| self.ix.item_in(m, name, ItemKind::is_fn));
+        item.map(CodeName::Item)
+    }
+
+    fn use_named(&self, m: ModId, name: &str) -> Option<UseEntry> {
+        self.lookup().use_named(m, name)
+    }
+
+    fn globs(&self, m: ModId) -> Vec<UseEntry> {
+        self.lookup().globs(m)
+    }
+
+    fn crate_named(&self, name: &str) -> Option<ModId> {
+        self.lookup().crate_named(name)
+    }
+}
+
+impl CrateIndex {
+    /// What `segs`, written in `module` of a fn body whose own `use`s are `local`, names: an item, a generated name
+    /// (either followed by associated names), a module, or a path outside the sources.
+    pub(crate) fn resolve_code(
+        &self,
+        module: ModId,
+        segs: &[String],
+        local: &[UseEntry],
+        generated: &Generated,
+    ) -> resolve::Res<ModId, CodeName> {
+        let file = self.modules[module].file;
+        if self.files[file].stub.is_some() {
+            self.touch(file);
+        }
+        resolve::resolve(&CodeLookup { ix: self, generated }, module, segs, local)
+    }
+}
