@@ -347,7 +347,7 @@ pub struct VariantAttrs {
 
 fn rename_value(item: &MetaItem) -> syn::Result<Option<String>> {
     match &item.value {
-        MetaValue::Expr(e) => Ok(expr_str(e)),
+        MetaValue::Expr(_) => Ok(item.str_value()),
         MetaValue::List(_) => {
             // rename(serialize = "..", deserialize = "..") — schemars uses the deserialize name.
             let nested = item.nested()?;

@@ -205,7 +205,8 @@ pub struct CrateIndex {
     /// The crate's source folder.
     src_dir: Option<PathBuf>,
     /// Lib roots of the crate's kube-dependent dependencies by crate name ([`deps`]).
-    dependency_roots: std::sync::OnceLock<BTreeMap<String, PathBuf>>,
+    /// (The [`SourceSet`]'s, shared by every index of it.)
+    dependency_roots: Arc<std::sync::OnceLock<BTreeMap<String, PathBuf>>>,
     /// Dependency lib roots a lookup needed.
     wanted: RefCell<BTreeSet<PathBuf>>,
     /// The dependency crates loaded beside the crate's own: crate name, root module.
@@ -304,6 +305,7 @@ impl CrateIndex {
             dialect: super::dialect::Dialect::of_src_dir(dir),
             rewriter: super::dialect::Rewriter::of_src_dir(dir),
             src_dir: Some(dir.to_path_buf()),
+            dependency_roots: sources.dependency_roots.clone(),
             ..CrateIndex::default()
         };
         load::load(&mut index, sources, force, &root, vec!["crate".into()])?;
@@ -321,7 +323,11 @@ impl CrateIndex {
         let mut roots = crate::source::workspace::crate_roots(dir, &read);
         // The library first: a crate name names it even when a binary shares it.
         roots.sort_by_key(|(_, _, is_bin)| *is_bin);
-        let mut index = CrateIndex { src_dir: Some(dir.to_path_buf()), ..CrateIndex::default() };
+        let mut index = CrateIndex {
+            src_dir: Some(dir.to_path_buf()),
+            dependency_roots: sources.dependency_roots.clone(),
+            ..CrateIndex::default()
+        };
         for (name, root, is_bin) in roots {
             if !sources.exists(&root) {
                 let why = format!("{} does not exist; fix the target's `path` in Cargo.toml", root.display());

@@ -197,7 +197,7 @@ fn key_of(name: &str) -> Option<(&'static str, bool)> {
 /// Where a key's value is (the key itself for flags and lists), as rustc reports darling's value errors.
 fn value_span(item: &MetaItem) -> Span {
     match &item.value {
-        MetaValue::Expr(e) => syn::spanned::Spanned::span(e.as_ref()),
+        MetaValue::Expr(e) => syn::spanned::Spanned::span(&**e),
         _ => item.span,
     }
 }

@@ -26,16 +26,62 @@ pub(crate) enum MetaValue {
     /// `name`.
     Flag,
     /// `name = expr`.
-    Expr(Box<Expr>),
+    Expr(ValueExpr),
     /// `name(...)`.
     List(TokenStream),
+}
+
+/// The expression after `name =`. A lone literal (`rename = "x"`, what nearly every `#[serde(..)]` holds) is kept as
+/// its token until something needs the expression: syn's `Lit::new` cost more than the rest of reading the list,
+/// and a plain string's value ([`MetaItem::str_value`]) is read from the token without it.
+#[derive(Debug, Clone)]
+pub(crate) struct ValueExpr {
+    /// The literal token, when the expression is one.
+    literal: Option<proc_macro2::Literal>,
+    /// The expression, built from `literal` on first use.
+    expr: std::cell::OnceCell<Box<Expr>>,
+}
+
+impl ValueExpr {
+    fn of_expr(e: Expr) -> ValueExpr {
+        ValueExpr { literal: None, expr: std::cell::OnceCell::from(Box::new(e)) }
+    }
+
+    fn of_literal(literal: proc_macro2::Literal) -> ValueExpr {
+        ValueExpr { literal: Some(literal), expr: std::cell::OnceCell::new() }
+    }
+
+    /// The value of a plain string literal token (`"text"` without escapes, `r"text"`, `r#"text"#`), without
+    /// building the expression; `None` for anything else, which [`expr_str`] reads.
+    fn plain_str(&self) -> Option<String> {
+        let repr = self.literal.as_ref()?.to_string();
+        let inner = match repr.strip_prefix('r') {
+            Some(raw) => {
+                let hashes = raw.len() - raw.trim_start_matches('#').len();
+                raw[hashes..].strip_prefix('"')?.strip_suffix(&raw[..hashes])?.strip_suffix('"')?
+            }
+            None => repr.strip_prefix('"')?.strip_suffix('"').filter(|t| !t.contains('\\'))?,
+        };
+        (!inner.contains('\r')).then(|| inner.to_string())
+    }
+}
+
+impl std::ops::Deref for ValueExpr {
+    type Target = Expr;
+
+    fn deref(&self) -> &Expr {
+        self.expr.get_or_init(|| {
+            let lit = self.literal.clone().expect("a value is a literal or an expression");
+            Box::new(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit: Lit::new(lit) }))
+        })
+    }
 }
 
 impl MetaItem {
     /// `name = "string"`.
     pub(crate) fn str_value(&self) -> Option<String> {
         match &self.value {
-            MetaValue::Expr(e) => expr_str(e),
+            MetaValue::Expr(e) => e.plain_str().or_else(|| expr_str(e)),
             _ => None,
         }
     }
@@ -73,7 +119,7 @@ pub(crate) fn parse_meta_list(input: ParseStream) -> syn::Result<Vec<MetaItem>> 
         }
         let value = if input.peek(Token![=]) {
             input.parse::<Token![=]>()?;
-            MetaValue::Expr(Box::new(parse_value_expr(input)?))
+            MetaValue::Expr(ValueExpr::of_expr(parse_value_expr(input)?))
         } else if input.peek(syn::token::Paren) {
             let content;
             syn::parenthesized!(content in input);
@@ -119,7 +165,7 @@ fn plain_meta_list(tokens: &TokenStream) -> Option<Vec<MetaItem>> {
             Some(TokenTree::Punct(p)) if p.as_char() == '=' && p.spacing() == Spacing::Alone => {
                 it.next();
                 let Some(TokenTree::Literal(lit)) = it.next() else { return None };
-                MetaValue::Expr(Box::new(Expr::Lit(syn::ExprLit { attrs: Vec::new(), lit: Lit::new(lit) })))
+                MetaValue::Expr(ValueExpr::of_literal(lit))
             }
             Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
                 let stream = g.stream();
@@ -220,13 +266,43 @@ mod tests {
             .map(|i| {
                 let value = match &i.value {
                     MetaValue::Flag => String::new(),
-                    MetaValue::Expr(e) => format!("= {}", quote::quote!(#e)),
+                    MetaValue::Expr(e) => {
+                        let e: &Expr = e;
+                        format!("= {}", quote::quote!(#e))
+                    }
                     MetaValue::List(ts) => format!("({ts})"),
                 };
                 let at = i.span.start();
                 format!("{} {}:{} {value}", i.name, at.line, at.column)
             })
             .collect()
+    }
+
+    #[test]
+    fn string_values_read_from_the_token_are_syns() {
+        let values = [
+            r#""plain""#,
+            r#""""#,
+            r#""with \"escapes\" and \n""#,
+            r#""\u{1F600}""#,
+            r#"r"raw \d+""#,
+            r##"r#"raw "quoted""#"##,
+            r#""suffixed"x"#,
+            r#"b"bytes""#,
+            "42",
+            "true",
+        ];
+        for value in values {
+            let tokens: TokenStream = format!("rename = {value}").parse().expect("tokens");
+            let items =
+                plain_meta_list(&tokens).unwrap_or_else(|| parse_meta_list.parse2(tokens.clone()).expect("parses"));
+            let syns = syn::parse_str::<Expr>(value).ok().and_then(|e| expr_str(&e));
+            assert_eq!(items[0].str_value(), syns, "{value}");
+            // The expression, when asked for, is syn's.
+            let MetaValue::Expr(e) = &items[0].value else { panic!("{value}: not an expression") };
+            let e: &Expr = e;
+            assert_eq!(quote::quote!(#e).to_string(), value, "{value}");
+        }
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub struct SourceSet {
     read_ahead: RefCell<HashMap<PathBuf, SourceText>>,
     /// Storage versions the project names outside the sources (PROJECT's `storageVersions`), by `(group, kind)`.
     storage_versions: Arc<BTreeMap<(String, String), String>>,
+    /// The lib roots of the crate's kube-dependent dependencies by crate name, once an index needed them
+    /// ([`super::deps`]): worked out from the manifests and the lock once for every index of the set and its clones.
+    pub(super) dependency_roots: Arc<OnceLock<BTreeMap<String, PathBuf>>>,
 }
 
 /// A file's text and its [`FileFacts`], once an index worked them out.
@@ -101,6 +104,7 @@ impl SourceSet {
             listed: std::cell::OnceCell::new(),
             read_ahead: RefCell::default(),
             storage_versions: Arc::default(),
+            dependency_roots: Arc::default(),
         }
     }
 
