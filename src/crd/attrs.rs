@@ -11,16 +11,25 @@ use crate::source::meta::{MetaItem, MetaValue, expr_literal, expr_str, meta_item
 
 /// Doc comment text as schemars_derive collects it: one leading space stripped per line, lines joined.
 pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
-    let lines: Vec<String> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => expr_str(&nv.value),
-            _ => None,
-        })
-        .map(|l| l.strip_prefix(' ').map(str::to_string).unwrap_or(l))
-        .collect();
-    if lines.is_empty() { None } else { Some(lines.join("\n")) }
+    // Built in the first line's string: a doc comment of generated types is most of their text.
+    let mut out: Option<String> = None;
+    let lines = attrs.iter().filter(|a| a.path().is_ident("doc")).filter_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) => expr_str(&nv.value),
+        _ => None,
+    });
+    for mut line in lines {
+        if line.starts_with(' ') {
+            line.remove(0);
+        }
+        match &mut out {
+            None => out = Some(line),
+            Some(text) => {
+                text.push('\n');
+                text.push_str(&line);
+            }
+        }
+    }
+    out
 }
 
 /// serde's `RenameRule`.
