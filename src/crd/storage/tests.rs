@@ -325,3 +325,23 @@ fn a_binary_that_does_not_parse_is_reported_as_read_for_merge_crds() {
         "{said:#?}"
     );
 }
+
+#[test]
+fn a_binary_only_package_and_a_binary_with_modules_of_its_own_are_read() {
+    // An operator without a library: its kinds in `main.rs`' modules, the call in `main`.
+    let kinds = KINDS.replace("use kube::CustomResource;", "use kube::{CustomResource, CustomResourceExt};");
+    let main = format!(
+        "{kinds}fn main() {{\n    let crd = kube::core::crd::merge_crds(vec![v1::Ship::crd(), v2::Ship::crd()], \"v2\");\n    \
+         drop(crd);\n}}\n"
+    );
+    let (_dir, g) = generate(&[("src/main.rs", main.as_str())]);
+    assert_eq!(versions(&g), owned(&[("v2", true), ("v1", false)]));
+
+    // A `crdgen` binary in a folder of its own, whose storage version is a const of one of its modules.
+    let crdgen = "mod pick;\nuse kube::CustomResourceExt;\nuse fleet::{v1, v2};\n\nfn main() {\n    \
+                  let _ = kube::core::crd::merge_crds(vec![v1::Ship::crd(), v2::Ship::crd()], pick::STORED);\n}\n";
+    let pick = "pub const STORED: &str = \"v2\";\n";
+    let (_dir, g) =
+        generate(&[("src/lib.rs", KINDS), ("src/bin/crdgen/main.rs", crdgen), ("src/bin/crdgen/pick.rs", pick)]);
+    assert_eq!(versions(&g), owned(&[("v2", true), ("v1", false)]));
+}
