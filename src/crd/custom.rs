@@ -25,6 +25,7 @@ use syn::spanned::Spanned;
 use super::error::{CrdError, CrdErrorKind};
 use super::eval::Evaluator;
 pub use super::eval::Subschemas;
+use super::index::code::Generated;
 use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Owner, Resolved};
 use crate::source::lex::path_segs;
 
@@ -83,26 +84,12 @@ pub fn json_schema_impl(ix: &CrateIndex, id: ItemId) -> Option<&ImplBlock> {
     impls_for(ix, id, Some("JsonSchema")).next()
 }
 
-/// The hand-written `impl JsonSchema for <root>` of the root type kube-derive generates in `module` (that type
-/// is not in the index: it is matched by name and by the module its path leads to).
-pub fn root_impl<'a>(ix: &'a CrateIndex, root: &'a str, module: ModId) -> Option<&'a ImplBlock> {
-    let candidates: Vec<&ImplBlock> =
-        ix.impls_of(root).filter(|i| i.trait_name.as_deref() == Some("JsonSchema")).collect();
-    let targets_module = |imp: &ImplBlock| -> Option<bool> {
-        let syn::Type::Path(p) = &*imp.item.self_ty else { return Some(false) };
-        let names = path_segs(&p.path);
-        match ix.resolve(imp.module, &names, ItemKind::is_type) {
-            Resolved::External(full) if full.len() == 1 => Some(imp.module == module),
-            Resolved::External(full) => ix.module_of_path(imp.module, &full[..full.len() - 1]).map(|m| m == module),
-            _ => Some(false),
-        }
-    };
-    let decided: Vec<&ImplBlock> = candidates.iter().copied().filter(|i| targets_module(i) == Some(true)).collect();
-    match (decided.as_slice(), candidates.as_slice()) {
-        ([one], _) => Some(one),
-        (_, [only]) if targets_module(only).is_none() => Some(only),
-        _ => None,
-    }
+/// The hand-written `impl JsonSchema for <root>` of the root type kube-derive generates in `module`: that type is
+/// no item of the sources, so an impl is its when the impl's self type names `root` of `module` where the impl is
+/// written ([`Owner::Generated`]).
+pub fn root_impl<'a>(ix: &'a CrateIndex, root: &str, module: ModId) -> Option<&'a ImplBlock> {
+    let generated: Generated = [((module, root.to_string()), 0)].into();
+    ix.assoc_impls(Owner::Generated(0, &generated)).into_iter().find(|i| i.trait_name.as_deref() == Some("JsonSchema"))
 }
 
 /// `T::json_schema(generator)` of a hand-written impl. `construct` names it in errors.

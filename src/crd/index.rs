@@ -584,12 +584,6 @@ impl CrateIndex {
         self.type_names.named.insert(key, Box::new(named))
     }
 
-    /// The module a path like `crate::a::b`, `super::x`, `self::y`, `v1::inner` (`v1` a child or a module
-    /// imported by `use`) names, if it is a crate module.
-    pub fn module_of_path(&self, from: ModId, path: &[String]) -> Option<ModId> {
-        resolve::module_of_path(&Lookup { ix: self, want: |_| false }, from, path)
-    }
-
     /// The glob `use`s of `module` (a stub that may hold one is loaded).
     fn globs(&self, module: ModId) -> Vec<UseEntry> {
         let file = self.modules[module].file;

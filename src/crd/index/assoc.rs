@@ -1,9 +1,12 @@
-//! Associated items (`Type::NAME`, `Type::f`, `Self::NAME`) of the crate's types: the one lookup the CRD generator's
-//! readers (custom schema fns, defaults, `schema_with` paths) make, in Rust's order — the type's inherent impls,
-//! then its trait impls — through type aliases, with the impl block each item is written in (its `Self`).
+//! Impl blocks and associated items (`Type::NAME`, `Type::f`, `Self::NAME`) of the crate's types: the one lookup
+//! the CRD generator's readers (custom schema fns, defaults, `schema_with` paths, a manual root schema's
+//! `impl JsonSchema`, `merge_crds` arguments) make, in Rust's order — the type's inherent impls, then its trait
+//! impls — through type aliases, with the impl block each item is written in (its `Self`).
 
+use super::code::{CodeName, Generated};
 use super::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
 use crate::source::lex::path_segs;
+use crate::source::resolve;
 
 /// How many type aliases are followed from a path to the type it names.
 const MAX_ALIASES: usize = 8;
@@ -15,6 +18,10 @@ pub enum Owner<'s> {
     Item(ItemId),
     /// A type path written in the given module (`Type` of `Type::NAME`, or an impl's self type for `Self`).
     Path(ModId, &'s [String]),
+    /// A kind type `#[derive(CustomResource)]` generates, which no item of the sources spells out: its number among
+    /// the generated names the caller knows. An impl is its when the impl's self type names it where the impl is
+    /// written ([`CrateIndex::resolve_code`]).
+    Generated(usize, &'s Generated),
 }
 
 impl CrateIndex {
@@ -46,9 +53,11 @@ impl CrateIndex {
         }
     }
 
-    /// The impl blocks an associated item of `owner` is looked up in, in Rust's order: inherent impls first, then
-    /// trait impls. A path the crate's sources spell out no type for (the kind type `#[derive(CustomResource)]`
-    /// generates) is matched by its last segment's name, impls written in the path's module first.
+    /// The impl blocks of `owner`, in Rust's order for looking up an associated item: inherent impls first, then
+    /// trait impls. An item's impls count those of the aliases it is named through (`impl Alias { .. }`). A path
+    /// that names no type of the sources and comes without the generated names (a caller that cannot know every
+    /// kind: one part of a split generation sees only its own) is matched by its last segment's name, impls written
+    /// in the path's module first.
     pub fn assoc_impls(&self, owner: Owner) -> Vec<&ImplBlock> {
         let id = match owner {
             Owner::Item(id) => Some(id),
@@ -56,9 +65,9 @@ impl CrateIndex {
                 Resolved::Item(id) => Some(id),
                 Resolved::External(_) => None,
             },
+            Owner::Generated(..) => None,
         };
         let mut impls: Vec<&ImplBlock> = match (id, owner) {
-            // `impl Alias { .. }` blocks count too.
             (Some(id), _) => self.alias_chain(id).0.into_iter().flat_map(|id| self.impls_for(id)).collect(),
             (None, Owner::Path(module, segs)) => {
                 let Some(name) = segs.last() else { return Vec::new() };
@@ -66,10 +75,37 @@ impl CrateIndex {
                 by_name.sort_by_key(|i| i.module != module);
                 by_name
             }
+            (None, Owner::Generated(g, generated)) => self.impls_of_generated(g, generated),
             (None, Owner::Item(_)) => Vec::new(),
         };
         impls.sort_by_key(|i| i.trait_name.is_some());
         impls
+    }
+
+    /// The impl blocks whose self type names the generated type `g` of `generated` where each is written: those
+    /// written with its name, or with a name a `use .. as` of a parsed module gives it.
+    fn impls_of_generated<'a>(&'a self, g: usize, generated: &Generated) -> Vec<&'a ImplBlock> {
+        let Some((_, name)) = generated.iter().find_map(|(key, &n)| (n == g).then_some(key)) else { return Vec::new() };
+        let mut names = vec![name.as_str()];
+        for m in &self.modules {
+            for u in m.uses() {
+                if !u.glob && u.path.last() == Some(name) && !names.contains(&u.alias.as_str()) {
+                    names.push(&u.alias);
+                }
+            }
+        }
+        let wanted = resolve::Res::Item(CodeName::Generated(g));
+        names.iter().for_each(|n| self.touch_impl_stubs(n));
+        self.impls
+            .iter()
+            .filter(|i| names.contains(&i.self_name.as_str()))
+            .filter(|i| match &*i.item.self_ty {
+                syn::Type::Path(p) if p.qself.is_none() => {
+                    self.resolve_code(i.module, &path_segs(&p.path), &[], generated) == wanted
+                }
+                _ => false,
+            })
+            .collect()
     }
 
     /// The associated const `name` of `owner`, with the impl block it is written in.
@@ -151,6 +187,41 @@ impl Generated { pub const KIND_NAME: &'static str = "generated"; }
         let (_, c) = ix.assoc_const(Owner::Path(0, &segs("other::Limits")), "NAME").expect("other");
         assert_eq!(value(c), "\"other\"", "a type of the same name elsewhere is another type");
         assert!(ix.assoc_const(Owner::Item(limits), "MISSING").is_none());
+    }
+
+    #[test]
+    fn a_generated_type_owns_the_impls_whose_self_type_names_it_where_they_are_written() {
+        let src = r#"
+pub mod v1 { pub struct FooSpec; }
+pub mod v2 {
+    pub struct FooSpec;
+    impl Foo { pub const STORED: &'static str = "v2 inherent"; }
+}
+pub mod other { pub struct Foo; impl Foo { pub const STORED: &'static str = "an item"; } }
+use v1::Foo as Renamed;
+trait Stored { const STORED: &'static str; }
+impl Stored for v1::Foo { const STORED: &'static str = "v1 trait"; }
+impl Renamed { pub const STORED: &'static str = "v1 inherent"; }
+impl v2::Foo { pub fn f() {} }
+"#;
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("lib.rs"), src).expect("write");
+        let ix = CrateIndex::load(&SourceSet::new(dir.path())).expect("load");
+        let module = |path: &str| ix.modules.iter().position(|m| m.path.join("::") == path).expect(path);
+        let generated: Generated =
+            [((module("crate::v1"), "Foo".to_string()), 0), ((module("crate::v2"), "Foo".into()), 1)].into();
+        let stored = |g| ix.assoc_const(Owner::Generated(g, &generated), "STORED").map(|(_, c)| value(c));
+        assert_eq!(
+            stored(0).as_deref(),
+            Some("\"v1 inherent\""),
+            "through a `use` rename, inherent before the trait's"
+        );
+        assert_eq!(stored(1).as_deref(), Some("\"v2 inherent\""), "`Foo` written in v2 is v2's");
+        let impls = ix.assoc_impls(Owner::Generated(1, &generated));
+        assert_eq!(impls.len(), 2, "v2's own impl and `impl v2::Foo` at the root, not other::Foo's");
+        let alone: Generated = [((module("crate::v1"), "Foo".to_string()), 0)].into();
+        assert_eq!(ix.assoc_impls(Owner::Generated(0, &alone)).len(), 2);
+        assert!(ix.assoc_impls(Owner::Generated(3, &alone)).is_empty(), "a number the names do not give");
     }
 
     #[test]

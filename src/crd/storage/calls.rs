@@ -26,7 +26,7 @@ use syn::visit::Visit;
 use super::{Kinds, MergeCall, VersionKey};
 use crate::crd::error::CrdError;
 use crate::crd::index::code::CodeName;
-use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId};
+use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId, Owner};
 use crate::source::constant;
 use crate::source::lex::path_segs;
 use crate::source::resolve;
@@ -528,27 +528,16 @@ impl<'a> Cx<'a> {
         constant::string(&cx, expr)
     }
 
-    /// The associated const `name` of the first impl whose self type names `owner` (resolved where the impl is
-    /// written) and holds one, with the impl's module and self type.
+    /// The associated const `name` of the type `owner` names ([`CrateIndex::assoc_const`]: inherent impls first),
+    /// with the impl's module and self type.
     fn find_assoc_const(&self, owner: &Res, name: &str) -> Option<(ModId, &'a syn::Type, &'a syn::Expr)> {
-        let ix = self.ix;
-        // Stubs that may hold an impl of the owner's name are loaded on the next round.
-        let owner_name = match owner {
-            Res::Item(id) => Some(ix.items[*id].name.as_str()),
-            Res::Generated(g) => self.kinds.names.iter().find(|(_, n)| *n == g).map(|((_, name), _)| name.as_str()),
-            _ => None,
+        let owner = match owner {
+            Res::Item(id) => Owner::Item(*id),
+            Res::Generated(g) => Owner::Generated(*g, &self.kinds.names),
+            _ => return None,
         };
-        if let Some(owner_name) = owner_name {
-            let _ = ix.impls_of(owner_name).count();
-        }
-        ix.impls.iter().find_map(|imp| {
-            let c = imp.item.items.iter().find_map(|i| match i {
-                syn::ImplItem::Const(c) if c.ident == name => Some(c),
-                _ => None,
-            })?;
-            let there = Cx { module: imp.module, self_ty: None, scope: None, ..*self };
-            (there.resolve_type(&imp.item.self_ty) == *owner).then_some((imp.module, &*imp.item.self_ty, &c.expr))
-        })
+        let (imp, c) = self.ix.assoc_const(owner, name)?;
+        Some((imp.module, &*imp.item.self_ty, &c.expr))
     }
 
     /// The kinds `e` (the first argument of `merge_crds`) lists, in order.
