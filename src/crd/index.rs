@@ -227,6 +227,8 @@ pub struct CrateIndex {
     part: Option<Part>,
     /// What the type paths classified so far name ([`CrateIndex::type_named`]).
     type_names: TypeNames,
+    /// The kind types the parsed files' derives generate ([`CrateIndex::generated`]).
+    generated: std::cell::OnceCell<code::GeneratedKinds>,
 }
 
 /// [`CrateIndex::type_named`]'s memo, and the buffer its keys are written in.

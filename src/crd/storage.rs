@@ -17,9 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::error::{CrdError, CrdErrorKind};
-use super::index::code::Generated;
-use super::index::{CrateIndex, ItemKind, SourceSet};
-use crate::source::kube_attrs;
+use super::index::{CrateIndex, SourceSet};
 
 /// A version of a kind, as `#[kube(group, kind, version)]` names it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -163,30 +161,19 @@ fn renamed(text: &str) -> Vec<String> {
     out
 }
 
-/// The kind types the program's `#[derive(CustomResource)]`s generate, by module and name, and the kind version
-/// behind each.
+/// The kind version behind each kind type the index's derives generate, by the number
+/// [`CrateIndex::generated`] gives it.
 pub(crate) struct Kinds {
-    /// By module and root type name.
-    pub(crate) names: Generated,
-    /// By the number [`Kinds::names`] gives.
     pub(crate) versions: Vec<VersionKey>,
 }
 
 fn kinds(ix: &CrateIndex) -> Kinds {
-    let mut out = Kinds { names: Generated::new(), versions: Vec::new() };
-    for (_, item) in ix.own_items() {
-        let (attrs, derive) = match &item.kind {
-            ItemKind::Struct(s) => (&s.attrs, super::spec::custom_resource_derive(&s.attrs)),
-            ItemKind::Enum(e) => (&e.attrs, super::spec::custom_resource_derive(&e.attrs)),
-            _ => continue,
-        };
-        let Some(span) = derive else { continue };
-        let Ok(k) = kube_attrs::parse(attrs, span) else { continue };
-        let root = k.root.clone().unwrap_or_else(|| k.kind.clone());
-        out.names.insert((item.module, root), out.versions.len());
-        out.versions.push(VersionKey { group: k.group, kind: k.kind, version: k.version });
-    }
-    out
+    let specs = &ix.generated().specs;
+    let versions = specs
+        .iter()
+        .map(|(_, k)| VersionKey { group: k.group.clone(), kind: k.kind.clone(), version: k.version.clone() })
+        .collect();
+    Kinds { versions }
 }
 
 /// One version of a kind, as the storage choice sees it.

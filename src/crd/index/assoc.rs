@@ -55,9 +55,9 @@ impl CrateIndex {
 
     /// The impl blocks of `owner`, in Rust's order for looking up an associated item: inherent impls first, then
     /// trait impls. An item's impls count those of the aliases it is named through (`impl Alias { .. }`). A path
-    /// that names no type of the sources and comes without the generated names (a caller that cannot know every
-    /// kind: one part of a split generation sees only its own) is matched by its last segment's name, impls written
-    /// in the path's module first.
+    /// may name a kind type of the parsed files' derives ([`CrateIndex::generated`]); one that names neither (a kind
+    /// of a file this index left a stub: one part of a split generation parses only its own kinds) is matched by its
+    /// last segment's name, impls written in the path's module first.
     pub fn assoc_impls(&self, owner: Owner) -> Vec<&ImplBlock> {
         let id = match owner {
             Owner::Item(id) => Some(id),
@@ -70,6 +70,10 @@ impl CrateIndex {
         let mut impls: Vec<&ImplBlock> = match (id, owner) {
             (Some(id), _) => self.alias_chain(id).0.into_iter().flat_map(|id| self.impls_for(id)).collect(),
             (None, Owner::Path(module, segs)) => {
+                let generated = &self.generated().names;
+                if let resolve::Res::Item(CodeName::Generated(g)) = self.resolve_code(module, segs, &[], generated) {
+                    return self.assoc_impls(Owner::Generated(g, generated));
+                }
                 let Some(name) = segs.last() else { return Vec::new() };
                 let mut by_name: Vec<&ImplBlock> = self.impls_of(name).collect();
                 by_name.sort_by_key(|i| i.module != module);
@@ -222,6 +226,26 @@ impl v2::Foo { pub fn f() {} }
         let alone: Generated = [((module("crate::v1"), "Foo".to_string()), 0)].into();
         assert_eq!(ix.assoc_impls(Owner::Generated(0, &alone)).len(), 2);
         assert!(ix.assoc_impls(Owner::Generated(3, &alone)).is_empty(), "a number the names do not give");
+    }
+
+    #[test]
+    fn a_path_to_a_kind_type_of_the_parsed_derives_names_that_kind_not_another_of_its_name() {
+        let kind = |v: &str| {
+            format!(
+                "pub mod {v} {{\n    #[derive(CustomResource)]\n    #[kube(group = \"g.io\", version = \"{v}\", kind = \"Foo\")]\n    \
+                 pub struct FooSpec {{}}\n    impl Foo {{ pub const REPLICAS: i32 = {n}; }}\n}}\n",
+                n = &v[1..]
+            )
+        };
+        let src = format!("{}{}use v2::Foo as Latest;\n", kind("v1"), kind("v2"));
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("lib.rs"), src).expect("write");
+        let ix = CrateIndex::load(&SourceSet::new(dir.path())).expect("load");
+        assert_eq!(ix.generated().specs.len(), 2);
+        let replicas = |path: &str| ix.assoc_const(Owner::Path(0, &segs(path)), "REPLICAS").map(|(_, c)| value(c));
+        assert_eq!(replicas("v1::Foo").as_deref(), Some("1"));
+        assert_eq!(replicas("v2::Foo").as_deref(), Some("2"), "not v1's, written first");
+        assert_eq!(replicas("Latest").as_deref(), Some("2"), "through a `use` rename");
     }
 
     #[test]

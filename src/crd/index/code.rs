@@ -1,9 +1,11 @@
-//! Names as a reader of code sees them (`merge_crds` calls in fn bodies): any item of the crate, and beside them the
-//! kind types `#[derive(CustomResource)]` generates, which no item of the sources spells out; with the `use`
-//! declarations of the fn body the path is written in. The rules are [`crate::source::resolve`]'s, as for every
-//! other lookup of the index (stubs a lookup could need are recorded the same way).
+//! Names as a reader of code sees them (`merge_crds` calls in fn bodies, the owners of associated items): any item
+//! of the crate, and beside them the kind types `#[derive(CustomResource)]` generates, which no item of the sources
+//! spells out ([`CrateIndex::generated`]); with the `use` declarations of the fn body the path is written in. The
+//! rules are [`crate::source::resolve`]'s, as for every other lookup of the index (stubs a lookup could need are
+//! recorded the same way).
 
 use super::{CrateIndex, ItemId, ItemKind, Lookup, ModId, UseEntry};
+use crate::source::kube_attrs::{self, KubeAttrs};
 use crate::source::resolve::{self, Scopes};
 
 /// What a name written in code stands for.
@@ -17,6 +19,15 @@ pub(crate) enum CodeName {
 
 /// The names derives generate, by module and name.
 pub(crate) type Generated = std::collections::HashMap<(ModId, String), usize>;
+
+/// The kind types the parsed files' `#[derive(CustomResource)]`s generate.
+#[derive(Debug, Default)]
+pub(crate) struct GeneratedKinds {
+    /// By the module of the spec and the root type's name (`#[kube(root = ..)]`, else the kind).
+    pub names: Generated,
+    /// By the number [`GeneratedKinds::names`] gives: the spec and its `#[kube(..)]`.
+    pub specs: Vec<(ItemId, KubeAttrs)>,
+}
 
 /// The index with the generated names, as [`Scopes`]. A type and a fn of one name: the type (the fn is what a call
 /// of it would name, and code readers look at types' associated items).
@@ -69,6 +80,27 @@ impl Scopes for CodeLookup<'_> {
 }
 
 impl CrateIndex {
+    /// The kind types the `#[derive(CustomResource)]`s of the crate's parsed files generate (a derive whose
+    /// `#[kube(..)]` cannot be read generates none kubesmith knows of). Worked out once, when first asked.
+    pub(crate) fn generated(&self) -> &GeneratedKinds {
+        self.generated.get_or_init(|| {
+            let mut out = GeneratedKinds::default();
+            for (id, item) in self.own_items() {
+                let attrs = match &item.kind {
+                    ItemKind::Struct(s) => &s.attrs,
+                    ItemKind::Enum(e) => &e.attrs,
+                    _ => continue,
+                };
+                let Some(span) = kube_attrs::custom_resource_derive(attrs) else { continue };
+                let Ok(k) = kube_attrs::parse(attrs, span) else { continue };
+                let root = k.root.clone().unwrap_or_else(|| k.kind.clone());
+                out.names.insert((item.module, root), out.specs.len());
+                out.specs.push((id, k));
+            }
+            out
+        })
+    }
+
     /// What `segs`, written in `module` of a fn body whose own `use`s are `local`, names: an item, a generated name
     /// (either followed by associated names), a module, or a path outside the sources.
     pub(crate) fn resolve_code(

@@ -441,7 +441,7 @@ impl<'a> Cx<'a> {
             (CodeName::Generated(g), None) => Res::Generated(g),
             (CodeName::Generated(g), Some(rest)) => Res::GeneratedAssoc(g, rest),
         };
-        match self.ix.resolve_code(self.module, segs, local, &self.kinds.names) {
+        match self.ix.resolve_code(self.module, segs, local, &self.ix.generated().names) {
             resolve::Res::Item(n) => named(n, None),
             resolve::Res::Assoc(n, rest) => named(n, Some(rest)),
             resolve::Res::Module(_) => Res::Module,
@@ -533,7 +533,7 @@ impl<'a> Cx<'a> {
     fn find_assoc_const(&self, owner: &Res, name: &str) -> Option<(ModId, &'a syn::Type, &'a syn::Expr)> {
         let owner = match owner {
             Res::Item(id) => Owner::Item(*id),
-            Res::Generated(g) => Owner::Generated(*g, &self.kinds.names),
+            Res::Generated(g) => Owner::Generated(*g, &self.ix.generated().names),
             _ => return None,
         };
         let (imp, c) = self.ix.assoc_const(owner, name)?;
