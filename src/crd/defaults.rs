@@ -31,6 +31,9 @@ type Res<T> = Result<T, String>;
 struct Scope<'a> {
     module: ModId,
     self_ty: Option<ItemId>,
+    /// The self type of the impl block the code is in, when `Self` names no crate item (a kind type a derive
+    /// generates).
+    impl_ty: Option<&'a syn::Type>,
     /// The `let` bindings in effect: a fn body and how many of its statements precede the expression.
     locals: Option<(&'a syn::Block, usize)>,
 }
@@ -48,8 +51,8 @@ impl<'a> Scope<'a> {
     }
 
     /// The scope for looking up names.
-    fn names(&self) -> names::Scope<'static> {
-        names::Scope { module: self.module, self_item: self.self_ty, self_ty: None }
+    fn names(&self) -> names::Scope<'a> {
+        names::Scope { module: self.module, self_item: self.self_ty, self_ty: self.impl_ty }
     }
 }
 
@@ -183,7 +186,8 @@ impl<'a> Evaluator<'a> {
     /// it cannot tell without compiling.
     fn value(&self, e: &Expr, scope: Scope<'a>) -> Option<Value> {
         let before = scope.locals.map_or(&[][..], |(block, n)| &block.stmts[..n]);
-        let site = eval::Site { module: scope.module, self_item: scope.self_ty, before, bound: &[] };
+        let site =
+            eval::Site { module: scope.module, self_item: scope.self_ty, self_ty: scope.impl_ty, before, bound: &[] };
         eval::Evaluator::values(self.ix).value(e, site).ok()
     }
 
@@ -249,7 +253,7 @@ impl<'a> Evaluator<'a> {
         })?;
         let block = self.ix.full_block(i.module, &f.block).ok()?;
         let (e, lets) = block_expr(block)?;
-        Some((e, Scope { module: i.module, self_ty: Some(id), locals: Some((block, lets)) }))
+        Some((e, Scope { module: i.module, self_ty: Some(id), impl_ty: None, locals: Some((block, lets)) }))
     }
 
     /// The item a type path written in `scope` names (`Self` included), through type aliases.
@@ -279,7 +283,10 @@ impl<'a> Evaluator<'a> {
                 sig.ident
             )
         })?;
-        Ok(Some((body, Scope { module: sc.module, self_ty: sc.self_item, locals: Some((block, lets)) })))
+        Ok(Some((
+            body,
+            Scope { module: sc.module, self_ty: sc.self_item, impl_ty: sc.self_ty, locals: Some((block, lets)) },
+        )))
     }
 
     /// The value expression of a const (or immutable static) a path names: a crate const, or an associated
@@ -288,7 +295,7 @@ impl<'a> Evaluator<'a> {
         let ix: &'a CrateIndex = self.ix;
         let found = names::constant(ix, scope.names(), segs)?;
         let sc = found.scope(ix);
-        Some((found.def, Scope { module: sc.module, self_ty: sc.self_item, locals: None }))
+        Some((found.def, Scope { module: sc.module, self_ty: sc.self_item, impl_ty: sc.self_ty, locals: None }))
     }
 
     /// `e` with calls of crate fns without arguments and paths of crate consts replaced by what they evaluate
@@ -399,7 +406,7 @@ impl<'a> Evaluator<'a> {
                 p.segments.iter().skip(1).map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::")
             ));
         }
-        let scope = Scope { module: m, self_ty: None, locals: None };
+        let scope = Scope { module: m, self_ty: None, impl_ty: None, locals: None };
         self.callee(&path_segs(&p), scope)?.ok_or_else(|| {
             let segs = path_segs(&p);
             match segs.as_slice() {

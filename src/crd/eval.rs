@@ -116,6 +116,9 @@ impl Frame {
 pub(crate) struct Site<'e> {
     pub module: ModId,
     pub self_item: Option<ItemId>,
+    /// The self type of the impl block the expression is in, when `Self` names no crate item (a kind type a
+    /// derive generates).
+    pub self_ty: Option<&'e syn::Type>,
     pub before: &'e [syn::Stmt],
     /// Values bound to names there (a `skip_serializing_if` predicate's parameter).
     pub bound: &'e [(String, Value)],
@@ -232,7 +235,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     /// associated consts, calls of crate fns made of the same, `json!` and the conversions that keep a value. A
     /// `let` before `e` that cannot be evaluated is left unbound (an error only if `e` uses it).
     pub(crate) fn value(&mut self, e: &Expr, site: Site) -> Res<Value> {
-        let mut frame = Frame::new(site.module, None);
+        let mut frame = Frame::new(site.module, site.self_ty.cloned());
         frame.self_item = site.self_item;
         for (name, v) in site.bound {
             frame.locals.push((name.clone(), Local::Val(Val::Json(v.clone()))));

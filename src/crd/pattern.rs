@@ -17,7 +17,7 @@ use crate::source::lex::path_segs;
 
 /// The text `(expr).to_string()` gives, written in `module`, or why only running the code can tell.
 pub fn text(ix: &CrateIndex, expr: &Expr, module: ModId) -> Result<String, String> {
-    let site = Site { module, self_item: None, before: &[], bound: &[] };
+    let site = Site { module, self_item: None, self_ty: None, before: &[], bound: &[] };
     let why = match Evaluator::values(ix).value(expr, site) {
         Ok(Value::String(text)) => return Ok(text),
         Ok(other) => format!("it is {other}, not a string"),

@@ -50,7 +50,7 @@ fn run(
         return None;
     }
     let bound = [(param.to_string(), v.clone())];
-    let site = Site { module, self_item: None, before: &[], bound: &bound };
+    let site = Site { module, self_item: None, self_ty: None, before: &[], bound: &bound };
     match eval::Evaluator::values(ix).with_type_default(type_default).value(e, site) {
         Ok(Value::Bool(b)) => Some(b),
         _ => None,

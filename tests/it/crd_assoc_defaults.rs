@@ -155,3 +155,46 @@ pub struct FooSpec {
     assert_eq!(p["limits"]["default"], json!({"cpu": "2", "extra": {"tier": "500m"}, "port": 8080}));
     assert_eq!(p["tuning"]["default"], json!({"level": 3}));
 }
+
+/// Two versions of kind `Foo`: each `#[derive(CustomResource)]` generates a type `Foo` of its own module, each with
+/// an inherent const; a default naming `v1::Foo::REPLICAS` reads v1's, `Self::` in v2's impl reads v2's (not the
+/// first `Foo` written).
+#[test]
+fn crd_defaults_naming_a_generated_kind_type_read_that_versions_impl() {
+    let version = |v: &str, n: u32, default: &str| {
+        format!(
+            r#"use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{{Deserialize, Serialize}};
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "g.io", version = "{v}", kind = "Foo"{storage})]
+pub struct FooSpec {{
+    #[serde(default = "{default}")]
+    pub replicas: u32,
+}}
+impl Foo {{
+    pub const REPLICAS: u32 = {n};
+    pub fn replicas() -> u32 {{ Self::REPLICAS }}
+}}
+pub fn older() -> u32 {{ super::v1::Foo::REPLICAS }}
+"#,
+            storage = if v == "v1" { ", storage = false" } else { "" }
+        )
+    };
+    let lib = "pub mod v1;\npub mod v2;\n";
+    for (default_in_v2, want) in [("Foo::replicas", 2), ("older", 1)] {
+        let crds = generate(&[
+            ("lib.rs", lib),
+            ("v1.rs", &version("v1", 1, "Foo::replicas")),
+            ("v2.rs", &version("v2", 2, default_in_v2)),
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let versions = crds[0].crd["spec"]["versions"].as_array().expect("versions").clone();
+        let default_of = |name: &str| {
+            let v = versions.iter().find(|v| v["name"] == name).expect(name);
+            v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"]["default"].clone()
+        };
+        assert_eq!(default_of("v1"), json!(1));
+        assert_eq!(default_of("v2"), json!(want), "v2's default `{default_in_v2}`");
+    }
+}

@@ -398,10 +398,10 @@ fn values_outside_schema_code_have_no_generator() {
     let block = ix.full_block(item.module, &f.block).expect("block");
     let (last, before) = block.stmts.split_last().expect("statements");
     let syn::Stmt::Expr(e, None) = last else { panic!("no tail") };
-    let site = Site { module: item.module, self_item: None, before, bound: &[] };
+    let site = Site { module: item.module, self_item: None, self_ty: None, before, bound: &[] };
     // `junk` cannot be evaluated and is not used: no error
     assert_eq!(Evaluator::values(&ix).value(e, site).expect("value"), json!(12));
-    let site = Site { module: item.module, self_item: None, before: &[], bound: &[] };
+    let site = Site { module: item.module, self_item: None, self_ty: None, before: &[], bound: &[] };
     let err = Evaluator::values(&ix).value(e, site).expect_err("base is unbound");
     assert!(err.to_string().contains("`base` is not a local"), "{err}");
     let g: Expr = syn::parse_str("generator.subschema_for::<String>()").expect("expr");
