@@ -25,7 +25,6 @@ use syn::spanned::Spanned;
 use super::error::{CrdError, CrdErrorKind};
 use super::eval::Evaluator;
 pub use super::eval::Subschemas;
-use super::index::code::Generated;
 use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Owner, Resolved};
 use crate::source::lex::path_segs;
 
@@ -88,8 +87,8 @@ pub fn json_schema_impl(ix: &CrateIndex, id: ItemId) -> Option<&ImplBlock> {
 /// no item of the sources, so an impl is its when the impl's self type names `root` of `module` where the impl is
 /// written ([`Owner::Generated`]).
 pub fn root_impl<'a>(ix: &'a CrateIndex, root: &str, module: ModId) -> Option<&'a ImplBlock> {
-    let generated: Generated = [((module, root.to_string()), 0)].into();
-    ix.assoc_impls(Owner::Generated(0, &generated)).into_iter().find(|i| i.trait_name.as_deref() == Some("JsonSchema"))
+    let &g = ix.generated().names.get(&(module, root.to_string()))?;
+    ix.assoc_impls(Owner::Generated(g)).into_iter().find(|i| i.trait_name.as_deref() == Some("JsonSchema"))
 }
 
 /// `T::json_schema(generator)` of a hand-written impl. `construct` names it in errors.

@@ -3,7 +3,7 @@
 //! `impl JsonSchema`, `merge_crds` arguments) make, in Rust's order — the type's inherent impls, then its trait
 //! impls — through type aliases, with the impl block each item is written in (its `Self`).
 
-use super::code::{CodeName, Generated};
+use super::code::CodeName;
 use super::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
 use crate::source::lex::path_segs;
 use crate::source::resolve;
@@ -18,10 +18,10 @@ pub enum Owner<'s> {
     Item(ItemId),
     /// A type path written in the given module (`Type` of `Type::NAME`, or an impl's self type for `Self`).
     Path(ModId, &'s [String]),
-    /// A kind type `#[derive(CustomResource)]` generates, which no item of the sources spells out: its number among
-    /// the generated names the caller knows. An impl is its when the impl's self type names it where the impl is
-    /// written ([`CrateIndex::resolve_code`]).
-    Generated(usize, &'s Generated),
+    /// A kind type `#[derive(CustomResource)]` generates, which no item of the sources spells out: its number in
+    /// [`CrateIndex::generated`]. An impl is its when the impl's self type names it where the impl is written
+    /// ([`CrateIndex::resolve_code`]).
+    Generated(usize),
 }
 
 impl CrateIndex {
@@ -72,24 +72,27 @@ impl CrateIndex {
             (None, Owner::Path(module, segs)) => {
                 let generated = &self.generated().names;
                 if let resolve::Res::Item(CodeName::Generated(g)) = self.resolve_code(module, segs, &[], generated) {
-                    return self.assoc_impls(Owner::Generated(g, generated));
+                    return self.assoc_impls(Owner::Generated(g));
                 }
                 let Some(name) = segs.last() else { return Vec::new() };
                 let mut by_name: Vec<&ImplBlock> = self.impls_of(name).collect();
                 by_name.sort_by_key(|i| i.module != module);
                 by_name
             }
-            (None, Owner::Generated(g, generated)) => self.impls_of_generated(g, generated),
+            (None, Owner::Generated(g)) => self.impls_of_generated(g),
             (None, Owner::Item(_)) => Vec::new(),
         };
         impls.sort_by_key(|i| i.trait_name.is_some());
         impls
     }
 
-    /// The impl blocks whose self type names the generated type `g` of `generated` where each is written: those
-    /// written with its name, or with a name a `use .. as` of a parsed module gives it.
-    fn impls_of_generated<'a>(&'a self, g: usize, generated: &Generated) -> Vec<&'a ImplBlock> {
-        let Some((_, name)) = generated.iter().find_map(|(key, &n)| (n == g).then_some(key)) else { return Vec::new() };
+    /// The impl blocks whose self type names the generated type `g` where each is written: those written with its
+    /// name, or with a name a `use .. as` of a parsed module gives it.
+    fn impls_of_generated(&self, g: usize) -> Vec<&ImplBlock> {
+        let kinds = self.generated();
+        let Some((_, k)) = kinds.specs.get(g) else { return Vec::new() };
+        let name = k.root.as_ref().unwrap_or(&k.kind);
+        let generated = &kinds.names;
         let mut names = vec![name.as_str()];
         for m in &self.modules {
             for u in m.uses() {
@@ -196,9 +199,15 @@ impl Generated { pub const KIND_NAME: &'static str = "generated"; }
     #[test]
     fn a_generated_type_owns_the_impls_whose_self_type_names_it_where_they_are_written() {
         let src = r#"
-pub mod v1 { pub struct FooSpec; }
+pub mod v1 {
+    #[derive(CustomResource)]
+    #[kube(group = "g.io", version = "v1", kind = "Foo")]
+    pub struct FooSpec {}
+}
 pub mod v2 {
-    pub struct FooSpec;
+    #[derive(CustomResource)]
+    #[kube(group = "g.io", version = "v2", kind = "Foo")]
+    pub struct FooSpec {}
     impl Foo { pub const STORED: &'static str = "v2 inherent"; }
 }
 pub mod other { pub struct Foo; impl Foo { pub const STORED: &'static str = "an item"; } }
@@ -211,21 +220,18 @@ impl v2::Foo { pub fn f() {} }
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("lib.rs"), src).expect("write");
         let ix = CrateIndex::load(&SourceSet::new(dir.path())).expect("load");
-        let module = |path: &str| ix.modules.iter().position(|m| m.path.join("::") == path).expect(path);
-        let generated: Generated =
-            [((module("crate::v1"), "Foo".to_string()), 0), ((module("crate::v2"), "Foo".into()), 1)].into();
-        let stored = |g| ix.assoc_const(Owner::Generated(g, &generated), "STORED").map(|(_, c)| value(c));
+        let number = |v: &str| ix.generated().specs.iter().position(|(_, k)| k.version == v).expect(v);
+        let (v1, v2) = (number("v1"), number("v2"));
+        let stored = |g| ix.assoc_const(Owner::Generated(g), "STORED").map(|(_, c)| value(c));
         assert_eq!(
-            stored(0).as_deref(),
+            stored(v1).as_deref(),
             Some("\"v1 inherent\""),
             "through a `use` rename, inherent before the trait's"
         );
-        assert_eq!(stored(1).as_deref(), Some("\"v2 inherent\""), "`Foo` written in v2 is v2's");
-        let impls = ix.assoc_impls(Owner::Generated(1, &generated));
-        assert_eq!(impls.len(), 2, "v2's own impl and `impl v2::Foo` at the root, not other::Foo's");
-        let alone: Generated = [((module("crate::v1"), "Foo".to_string()), 0)].into();
-        assert_eq!(ix.assoc_impls(Owner::Generated(0, &alone)).len(), 2);
-        assert!(ix.assoc_impls(Owner::Generated(3, &alone)).is_empty(), "a number the names do not give");
+        assert_eq!(stored(v2).as_deref(), Some("\"v2 inherent\""), "`Foo` written in v2 is v2's");
+        assert_eq!(ix.assoc_impls(Owner::Generated(v2)).len(), 2, "v2's own impl and `impl v2::Foo`, not other::Foo's");
+        assert_eq!(ix.assoc_impls(Owner::Generated(v1)).len(), 2);
+        assert!(ix.assoc_impls(Owner::Generated(7)).is_empty(), "a number no derive gives");
     }
 
     #[test]

@@ -533,7 +533,7 @@ impl<'a> Cx<'a> {
     fn find_assoc_const(&self, owner: &Res, name: &str) -> Option<(ModId, &'a syn::Type, &'a syn::Expr)> {
         let owner = match owner {
             Res::Item(id) => Owner::Item(*id),
-            Res::Generated(g) => Owner::Generated(*g, &self.ix.generated().names),
+            Res::Generated(g) => Owner::Generated(*g),
             _ => return None,
         };
         let (imp, c) = self.ix.assoc_const(owner, name)?;
