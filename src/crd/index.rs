@@ -229,6 +229,8 @@ pub struct CrateIndex {
     type_names: TypeNames,
     /// The kind types the parsed files' derives generate ([`CrateIndex::generated`]).
     generated: std::cell::OnceCell<code::GeneratedKinds>,
+    /// [`CrateIndex::renames`], worked out when first asked.
+    renames: std::cell::OnceCell<FastMap<String, Vec<String>>>,
 }
 
 /// [`CrateIndex::type_named`]'s memo, and the buffer its keys are written in.
@@ -417,10 +419,36 @@ impl CrateIndex {
         self.impls.iter().filter(move |i| i.self_name == self_name)
     }
 
+    /// The impl blocks a type named `name` may have: those whose self type's last segment is `name`, or a name a
+    /// `use .. as` of a parsed module gives a path ending in `name` (`use v1::Foo as Stored; impl Stored { .. }`).
+    /// Which of them are the type's is for the caller to resolve.
+    pub(crate) fn impls_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ImplBlock> {
+        let renames = self.renames().get(name).map_or(&[][..], Vec::as_slice);
+        self.touch_impl_stubs(name);
+        renames.iter().for_each(|r| self.touch_impl_stubs(r));
+        self.impls.iter().filter(move |i| i.self_name == name || renames.contains(&i.self_name))
+    }
+
+    /// The names `use .. as` declarations of the parsed modules give, by the last segment of the path they rename.
+    fn renames(&self) -> &FastMap<String, Vec<String>> {
+        self.renames.get_or_init(|| {
+            let mut out: FastMap<String, Vec<String>> = FastMap::default();
+            for u in self.modules.iter().flat_map(|m| m.uses()) {
+                if let Some(last) = u.path.last().filter(|l| !u.glob && **l != u.alias) {
+                    let names = out.entry(last.clone()).or_default();
+                    if !names.contains(&u.alias) {
+                        names.push(u.alias.clone());
+                    }
+                }
+            }
+            out
+        })
+    }
+
     /// The impl blocks whose self type is the crate item `id`, resolved where each is written (not merely a type of
-    /// the same name elsewhere).
+    /// the same name elsewhere), whatever name the impl writes it with.
     pub fn impls_for(&self, id: ItemId) -> impl Iterator<Item = &ImplBlock> + '_ {
-        self.impls_of(&self.items[id].name).filter(move |i| match &*i.item.self_ty {
+        self.impls_named(&self.items[id].name).filter(move |i| match &*i.item.self_ty {
             syn::Type::Path(p) if p.qself.is_none() => {
                 let segs = crate::source::lex::path_segs(&p.path);
                 matches!(self.resolve(i.module, &segs, ItemKind::is_type), Resolved::Item(t) if t == id)

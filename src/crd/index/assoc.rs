@@ -86,29 +86,16 @@ impl CrateIndex {
         impls
     }
 
-    /// The impl blocks whose self type names the generated type `g` where each is written: those written with its
-    /// name, or with a name a `use .. as` of a parsed module gives it.
+    /// The impl blocks whose self type names the generated type `g` where each is written, whatever name it is
+    /// written with ([`CrateIndex::impls_named`]).
     fn impls_of_generated(&self, g: usize) -> Vec<&ImplBlock> {
         let kinds = self.generated();
         let Some((_, k)) = kinds.specs.get(g) else { return Vec::new() };
-        let name = k.root.as_ref().unwrap_or(&k.kind);
-        let generated = &kinds.names;
-        let mut names = vec![name.as_str()];
-        for m in &self.modules {
-            for u in m.uses() {
-                if !u.glob && u.path.last() == Some(name) && !names.contains(&u.alias.as_str()) {
-                    names.push(&u.alias);
-                }
-            }
-        }
         let wanted = resolve::Res::Item(CodeName::Generated(g));
-        names.iter().for_each(|n| self.touch_impl_stubs(n));
-        self.impls
-            .iter()
-            .filter(|i| names.contains(&i.self_name.as_str()))
+        self.impls_named(k.root.as_ref().unwrap_or(&k.kind))
             .filter(|i| match &*i.item.self_ty {
                 syn::Type::Path(p) if p.qself.is_none() => {
-                    self.resolve_code(i.module, &path_segs(&p.path), &[], generated) == wanted
+                    self.resolve_code(i.module, &path_segs(&p.path), &[], &kinds.names) == wanted
                 }
                 _ => false,
             })
@@ -157,6 +144,10 @@ pub mod other {
     impl Limits { pub const NAME: &'static str = "other"; }
 }
 impl Generated { pub const KIND_NAME: &'static str = "generated"; }
+pub mod renamed {
+    use super::Limits as Lim;
+    impl Lim { pub const RENAMED: u8 = 9; }
+}
 "#;
 
     fn index() -> (tempfile::TempDir, CrateIndex) {
@@ -194,6 +185,8 @@ impl Generated { pub const KIND_NAME: &'static str = "generated"; }
         let (_, c) = ix.assoc_const(Owner::Path(0, &segs("other::Limits")), "NAME").expect("other");
         assert_eq!(value(c), "\"other\"", "a type of the same name elsewhere is another type");
         assert!(ix.assoc_const(Owner::Item(limits), "MISSING").is_none());
+        let (imp, c) = ix.assoc_const(Owner::Item(limits), "RENAMED").expect("an impl through a `use` rename");
+        assert_eq!((value(c).as_str(), imp.self_name.as_str()), ("9", "Lim"));
     }
 
     #[test]
