@@ -187,7 +187,7 @@ pub struct CrateIndex {
     pub modules: Vec<Module>,
     /// Items.
     pub items: Vec<Item>,
-    /// Impl blocks (of parsed files; look them up with [`CrateIndex::impls_of`]).
+    /// Impl blocks (of parsed files; look them up with [`CrateIndex::impls_named`]).
     pub impls: Vec<ImplBlock>,
     /// Unions (never a schema; kept so a `#[derive(CustomResource)]` on one is reported).
     pub unions: Vec<(ModId, syn::ItemUnion)>,
@@ -413,19 +413,14 @@ impl CrateIndex {
         }
     }
 
-    /// The impl blocks whose self type's last segment is `self_name`.
-    pub fn impls_of<'a>(&'a self, self_name: &str) -> impl Iterator<Item = &'a ImplBlock> {
-        self.touch_impl_stubs(self_name);
-        self.impls.iter().filter(move |i| i.self_name == self_name)
-    }
-
     /// The impl blocks a type named `name` may have: those whose self type's last segment is `name`, or a name a
     /// `use .. as` of a parsed module gives a path ending in `name` (`use v1::Foo as Stored; impl Stored { .. }`).
     /// Which of them are the type's is for the caller to resolve.
-    pub(crate) fn impls_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a ImplBlock> {
+    pub(crate) fn impls_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a ImplBlock> + use<'a> {
         let renames = self.renames().get(name).map_or(&[][..], Vec::as_slice);
         self.touch_impl_stubs(name);
         renames.iter().for_each(|r| self.touch_impl_stubs(r));
+        let name = name.to_string();
         self.impls.iter().filter(move |i| i.self_name == name || renames.contains(&i.self_name))
     }
 

@@ -75,7 +75,7 @@ impl CrateIndex {
                     return self.assoc_impls(Owner::Generated(g));
                 }
                 let Some(name) = segs.last() else { return Vec::new() };
-                let mut by_name: Vec<&ImplBlock> = self.impls_of(name).collect();
+                let mut by_name: Vec<&ImplBlock> = self.impls_named(name).collect();
                 by_name.sort_by_key(|i| i.module != module);
                 by_name
             }
