@@ -416,11 +416,10 @@ impl CrateIndex {
     /// The impl blocks a type named `name` may have: those whose self type's last segment is `name`, or a name a
     /// `use .. as` of a parsed module gives a path ending in `name` (`use v1::Foo as Stored; impl Stored { .. }`).
     /// Which of them are the type's is for the caller to resolve.
-    pub(crate) fn impls_named<'a>(&'a self, name: &str) -> impl Iterator<Item = &'a ImplBlock> + use<'a> {
+    pub(crate) fn impls_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a ImplBlock> + use<'a, 'n> {
         let renames = self.renames().get(name).map_or(&[][..], Vec::as_slice);
         self.touch_impl_stubs(name);
         renames.iter().for_each(|r| self.touch_impl_stubs(r));
-        let name = name.to_string();
         self.impls.iter().filter(move |i| i.self_name == name || renames.contains(&i.self_name))
     }
 
