@@ -171,7 +171,7 @@ fn kinds(ix: &CrateIndex) -> Kinds {
     let specs = &ix.generated().specs;
     let versions = specs
         .iter()
-        .map(|(_, k)| VersionKey { group: k.group.clone(), kind: k.kind.clone(), version: k.version.clone() })
+        .map(|k| VersionKey { group: k.group.clone(), kind: k.kind.clone(), version: k.version.clone() })
         .collect();
     Kinds { versions }
 }

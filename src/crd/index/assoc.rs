@@ -90,7 +90,7 @@ impl CrateIndex {
     /// written with ([`CrateIndex::impls_named`]).
     fn impls_of_generated(&self, g: usize) -> Vec<&ImplBlock> {
         let kinds = self.generated();
-        let Some((_, k)) = kinds.specs.get(g) else { return Vec::new() };
+        let Some(k) = kinds.specs.get(g) else { return Vec::new() };
         let wanted = resolve::Res::Item(CodeName::Generated(g));
         self.impls_named(k.root.as_ref().unwrap_or(&k.kind))
             .filter(|i| match &*i.item.self_ty {
@@ -213,7 +213,7 @@ impl v2::Foo { pub fn f() {} }
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("lib.rs"), src).expect("write");
         let ix = CrateIndex::load(&SourceSet::new(dir.path())).expect("load");
-        let number = |v: &str| ix.generated().specs.iter().position(|(_, k)| k.version == v).expect(v);
+        let number = |v: &str| ix.generated().specs.iter().position(|k| k.version == v).expect(v);
         let (v1, v2) = (number("v1"), number("v2"));
         let stored = |g| ix.assoc_const(Owner::Generated(g), "STORED").map(|(_, c)| value(c));
         assert_eq!(

@@ -25,8 +25,8 @@ pub(crate) type Generated = std::collections::HashMap<(ModId, String), usize>;
 pub(crate) struct GeneratedKinds {
     /// By the module of the spec and the root type's name (`#[kube(root = ..)]`, else the kind).
     pub names: Generated,
-    /// By the number [`GeneratedKinds::names`] gives: the spec and its `#[kube(..)]`.
-    pub specs: Vec<(ItemId, KubeAttrs)>,
+    /// By the number [`GeneratedKinds::names`] gives: the spec's `#[kube(..)]`.
+    pub specs: Vec<KubeAttrs>,
 }
 
 /// The index with the generated names, as [`Scopes`]. A type and a fn of one name: the type (the fn is what a call
@@ -85,7 +85,7 @@ impl CrateIndex {
     pub(crate) fn generated(&self) -> &GeneratedKinds {
         self.generated.get_or_init(|| {
             let mut out = GeneratedKinds::default();
-            for (id, item) in self.own_items() {
+            for (_, item) in self.own_items() {
                 let attrs = match &item.kind {
                     ItemKind::Struct(s) => &s.attrs,
                     ItemKind::Enum(e) => &e.attrs,
@@ -95,7 +95,7 @@ impl CrateIndex {
                 let Ok(k) = kube_attrs::parse(attrs, span) else { continue };
                 let root = k.root.clone().unwrap_or_else(|| k.kind.clone());
                 out.names.insert((item.module, root), out.specs.len());
-                out.specs.push((id, k));
+                out.specs.push(k);
             }
             out
         })
