@@ -266,7 +266,8 @@ fn generate_from(ix: &CrateIndex, k8s: &K8sTable, merges: &storage::MergeCalls) 
     let mut versions: Vec<VersionOutcome> = Vec::new();
     let mut built = Vec::new();
     let mut generated = Vec::new();
-    for (id, item) in ix.own_items() {
+    // A file another part owns is parsed here only for what a lookup needed in it: its kinds are that part's.
+    for (id, item) in ix.own_items().filter(|(_, item)| !ix.generated_elsewhere(item.module)) {
         let spec = match &item.kind {
             ItemKind::Struct(s) => SpecItem::of_struct(s),
             ItemKind::Enum(e) => SpecItem::of_enum(e),

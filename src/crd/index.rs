@@ -72,6 +72,9 @@ pub struct SourceFile {
     pub markers: Result<Vec<Marker>, MarkerError>,
     /// `Some` when the file was not parsed (see [`CrateIndex::load_with`]): the names that would make it matter.
     pub stub: Option<Arc<StubNames>>,
+    /// Whether the file derives `CustomResource` and another part of a split generation owns it
+    /// ([`Part::owns`]): parsed here only when a lookup needs it, its kinds are that part's to generate.
+    pub elsewhere: bool,
 }
 
 /// A module of the crate: the one module type ([`crate::source::modules::Module`]), naming files by their index
@@ -385,6 +388,11 @@ impl CrateIndex {
     /// The crate's own files (not its dependencies'), with their indexes.
     pub fn own_files(&self) -> impl Iterator<Item = (usize, &SourceFile)> {
         self.files.iter().enumerate().take(self.own.map_or(self.files.len(), |o| o.1))
+    }
+
+    /// Whether the kinds `module` derives are another part's to generate ([`SourceFile::elsewhere`]).
+    pub(crate) fn generated_elsewhere(&self, module: ModId) -> bool {
+        self.files[self.modules[module].file].elsewhere
     }
 
     /// The crate's own unions.

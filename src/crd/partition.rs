@@ -268,6 +268,34 @@ mod tests {
     }
 
     #[test]
+    fn a_part_reading_an_impl_of_another_part_s_kind_loads_that_kind_s_file() {
+        // `impl Bravo` is written beside Alpha, whose default reads it; Bravo's derive is another part's file,
+        // which Alpha's part leaves a stub until a lookup names the kind.
+        let alpha = kind("Alpha", "v1", &["size", "name", "mode", "zone"])
+            .replace("    pub size: Option<String>,", "    #[serde(default = \"alpha_size\")]\n    pub size: String,")
+            + "use crate::bravo::Bravo;\n\
+             impl Bravo { pub const SIZE: &'static str = \"large\"; }\n\
+             fn alpha_size() -> String { Bravo::SIZE.to_string() }\n";
+        let (_dir, sources) = crate_of(&[
+            ("lib.rs", "pub mod alpha;\npub mod bravo;\n".into()),
+            ("alpha.rs", alpha),
+            ("bravo.rs", kind("Bravo", "v1", &["port"])),
+        ]);
+        let k8s = K8sTable::default_table();
+        let merges = MergeCalls::default();
+        let whole = crate::crd::generate_part(&sources, k8s, &merges, None).expect("generates");
+        assert!(whole.problems.is_empty(), "{:?}", problems(&whole));
+        let alpha = whole.crds.iter().find(|c| c.name.starts_with("alphas.")).expect("alpha");
+        let size = &alpha.crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"];
+        assert_eq!(size["size"]["default"], "large");
+        let parts = balanced(sources.rust_files().to_vec(), 2);
+        let src = sources.src_dir();
+        assert_ne!(parts[0].owns(&src.join("alpha.rs")), parts[0].owns(&src.join("bravo.rs")));
+        let out = split(&sources, k8s, &merges, &parts, None).expect("a plain split: the impl is Bravo's");
+        assert_eq!(shown(&out), shown(&whole));
+    }
+
+    #[test]
     fn parts_come_heaviest_first() {
         // The first part gets the largest file (5), the second the next two (4 + 4).
         let files: Vec<(PathBuf, u64)> = [("a.rs", 5), ("b.rs", 4), ("c.rs", 4)].map(|(p, n)| (p.into(), n)).into();

@@ -28,7 +28,7 @@ pub fn find(ix: &CrateIndex, built: &[(ModId, Span)]) -> Vec<Unbuildable> {
     // Where the derives kubesmith builds from are: (file, line, column) of their `CustomResource`.
     let mut seen: std::collections::BTreeSet<(usize, usize, usize)> =
         built.iter().map(|(m, span)| site_of(ix, *m, *span)).collect();
-    for (m, u) in ix.own_unions() {
+    for (m, u) in ix.own_unions().iter().filter(|(m, _)| !ix.generated_elsewhere(*m)) {
         let Some(span) = custom_resource_derive(&u.attrs) else { continue };
         seen.insert(site_of(ix, *m, span));
         let key = kube_attrs::parse(&u.attrs, span).ok().map(|k| crd_key(&k));
@@ -45,7 +45,11 @@ pub fn find(ix: &CrateIndex, built: &[(ModId, Span)]) -> Vec<Unbuildable> {
     }
     for (f, file) in ix.own_files() {
         let built_here = |line, column| seen.contains(&(f, line, column));
-        if file.stub.is_some() || !file.text.contains("CustomResource") || !may_hide_derives(&file.text, built_here) {
+        if file.stub.is_some()
+            || file.elsewhere
+            || !file.text.contains("CustomResource")
+            || !may_hide_derives(&file.text, built_here)
+        {
             continue;
         }
         for site in derive_sites(&file.text) {

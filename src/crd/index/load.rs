@@ -68,18 +68,24 @@ impl Builder for Loader<'_> {
         let files = &mut self.index.files;
         let file = files.len();
         if stub.is_some() {
-            files.push(SourceFile { path: path.to_path_buf(), text, markers, stub });
+            files.push(SourceFile { path: path.to_path_buf(), text, markers, stub, elsewhere });
             return Ok((file, Vec::new()));
         }
         match parse_items(&text, blanked) {
             Ok(items) => {
-                files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None });
+                files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None, elsewhere });
                 Ok((file, items.0))
             }
             Err(e) => {
                 // Reported with every other problem; the module stays empty (its markers are not looked at).
                 self.index.problems.push(CrdError::at(path, e.span(), CrdErrorKind::Parse(e.to_string())));
-                files.push(SourceFile { path: path.to_path_buf(), text, markers: Ok(Vec::new()), stub: None });
+                files.push(SourceFile {
+                    path: path.to_path_buf(),
+                    text,
+                    markers: Ok(Vec::new()),
+                    stub: None,
+                    elsewhere,
+                });
                 Ok((file, Vec::new()))
             }
         }

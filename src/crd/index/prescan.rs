@@ -8,7 +8,8 @@ use crate::source::lex::{is_ident_byte, skip_block, skip_literal};
 #[derive(Debug, Default)]
 pub struct StubNames {
     /// Identifiers right after `struct`, `enum`, `type`, `fn`, `const` and `static`: the items the index would
-    /// hold.
+    /// hold; and the identifier-shaped strings of `#[kube(..)]` attributes (`kind = "Foo"`, `root = "FooRoot"`): the
+    /// kind types `#[derive(CustomResource)]` generates, which a path may name like an item.
     pub(super) declared: Vec<u64>,
     /// Identifiers inside `use ...;`: the aliases the module would import.
     pub(super) used: Vec<u64>,
@@ -204,6 +205,13 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
                     if inner.eq(b"cfg(test)".iter().copied()) {
                         cfg_test = true;
                     }
+                    let attr = &b[k + 1..close];
+                    let first = attr.iter().position(|c| !c.is_ascii_whitespace()).map_or(&[][..], |p| &attr[p..]);
+                    if first.starts_with(b"kube")
+                        || first.starts_with(b"cfg_attr") && memchr::memmem::find(attr, b"kube").is_some()
+                    {
+                        string_names(attr, &mut out.declared);
+                    }
                     i = end;
                     prev_punct = b']';
                     continue;
@@ -240,4 +248,31 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
         set.dedup();
     }
     Some(out)
+}
+
+/// Adds the hash of every string literal of `attr` (an attribute's text) whose value is an identifier: a superset
+/// of the type names a `#[kube(kind = "..", root = "..")]` makes its derive generate.
+fn string_names(attr: &[u8], out: &mut Vec<u64>) {
+    let mut i = 0;
+    while i < attr.len() {
+        let Some(end) = skip_literal(attr, i) else {
+            i += 1;
+            continue;
+        };
+        let lit = &attr[i..end];
+        // `"..."`, `r"..."` or `r#"..."#`: the value between the quotes (escapes make no identifier).
+        let hashes = lit.iter().skip(1).take_while(|&&c| c == b'#').count();
+        let value = match lit.first() {
+            Some(b'"') if lit.len() >= 2 => Some(&lit[1..lit.len() - 1]),
+            Some(b'r') if lit.len() >= 3 + 2 * hashes => Some(&lit[2 + hashes..lit.len() - 1 - hashes]),
+            _ => None,
+        };
+        if let Some(v) = value
+            && v.first().is_some_and(|c| !c.is_ascii_digit())
+            && v.iter().all(|&c| is_ident_byte(c))
+        {
+            out.push(name_hash(v));
+        }
+        i = end;
+    }
 }

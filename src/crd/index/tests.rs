@@ -236,6 +236,22 @@ mod stub_tests {
     }
 
     #[test]
+    fn prescan_counts_the_kind_types_a_derive_generates_among_a_stub_s_names() {
+        let s = prescan_elsewhere(
+            "#[derive(CustomResource)]\n#[kube(group = \"g.io\", version = \"v1\", kind = \"Foo\", root = r#\"FooRoot\"#)]\n\
+             #[cfg_attr(feature = \"x\", kube(shortname = \"f\", printcolumn = r#\"{\"name\":\"N\"}\"#))]\n\
+             #[serde(rename = \"fooSpec\")]\npub struct FooSpec {}\n",
+        )
+        .expect("no module declared");
+        for declared in ["FooSpec", "Foo", "FooRoot", "v1", "f"] {
+            assert!(has_name(&s.declared, declared), "{declared}");
+        }
+        for not_a_name in ["g.io", "fooSpec", "name", "N"] {
+            assert!(!has_name(&s.declared, not_a_name), "{not_a_name}");
+        }
+    }
+
+    #[test]
     fn prescan_skips_bodies_whatever_they_hold() {
         let s = names(
             "fn a() { let s = r#\"} mod x;\"#; let t = \"}\\\"}\"; let c = '}'; let l: &'static str = \"\"; }\n\
