@@ -8,8 +8,8 @@ use crate::source::lex::{is_ident_byte, skip_block, skip_literal};
 #[derive(Debug, Default)]
 pub struct StubNames {
     /// Identifiers right after `struct`, `enum`, `type`, `fn`, `const` and `static`: the items the index would
-    /// hold; and the identifier-shaped strings of `#[kube(..)]` attributes (`kind = "Foo"`, `root = "FooRoot"`): the
-    /// kind types `#[derive(CustomResource)]` generates, which a path may name like an item.
+    /// hold; in a derive another part owns, also the identifier-shaped strings of its `#[kube(..)]` attributes
+    /// (`kind = "Foo"`, `root = "FooRoot"`): the kind types the derive generates, which a path names like an item.
     pub(super) declared: Vec<u64>,
     /// Identifiers inside `use ...;`: the aliases the module would import.
     pub(super) used: Vec<u64>,
@@ -42,12 +42,13 @@ pub(super) fn prescan(text: &str) -> Option<StubNames> {
 
 /// [`prescan`] for a file deriving `CustomResource` that another part of a split generation owns
 /// ([`super::Part`]): an inline module (kopium's `mod prelude { .. }`) does not make it parsed; its name and its
-/// body's names count as the file's (a superset), and a path through it loads the file.
+/// body's names count as the file's (a superset), and a path through it loads the file. The kind types its derives
+/// generate count too (the identifier-shaped strings of its `#[kube(..)]` attributes).
 pub(super) fn prescan_elsewhere(text: &str) -> Option<StubNames> {
     prescan_with(text, true)
 }
 
-fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
+fn prescan_with(text: &str, elsewhere: bool) -> Option<StubNames> {
     let b = text.as_bytes();
     let n = b.len();
     let mut out = StubNames::default();
@@ -164,7 +165,7 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
                         cfg_test = false;
                         continue;
                     }
-                    if !inline_modules {
+                    if !elsewhere {
                         return None;
                     }
                     // `mod name { .. }`: the module's name is a name of the file, and its body is scanned as the
@@ -205,12 +206,20 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
                     if inner.eq(b"cfg(test)".iter().copied()) {
                         cfg_test = true;
                     }
-                    let attr = &b[k + 1..close];
-                    let first = attr.iter().position(|c| !c.is_ascii_whitespace()).map_or(&[][..], |p| &attr[p..]);
-                    if first.starts_with(b"kube")
-                        || first.starts_with(b"cfg_attr") && memchr::memmem::find(attr, b"kube").is_some()
-                    {
-                        string_names(attr, &mut out.declared);
+                    // The kind types of a derive another part owns (a file that derives nothing has none).
+                    if elsewhere {
+                        let attr = &b[k + 1..close];
+                        let first = &b[skip_trivia(k + 1).min(close)..close];
+                        let kube = match first.first() {
+                            Some(b'k') => first.starts_with(b"kube"),
+                            Some(b'c') => {
+                                first.starts_with(b"cfg_attr") && memchr::memmem::find(attr, b"kube").is_some()
+                            }
+                            _ => false,
+                        };
+                        if kube {
+                            string_names(attr, &mut out.declared);
+                        }
                     }
                     i = end;
                     prev_punct = b']';
