@@ -17,6 +17,7 @@ pub(crate) mod constant;
 pub(crate) mod dependencies;
 pub(crate) mod expand;
 pub(crate) mod forget;
+pub(crate) mod impls;
 pub mod kube_attrs;
 pub(crate) mod lex;
 pub(crate) mod meta;

@@ -73,14 +73,9 @@ pub fn schema_with(
     ))
 }
 
-/// The impl blocks of the crate item `id` of the trait named `trait_name` (`None`: inherent impls).
-fn impls_for<'a>(ix: &'a CrateIndex, id: ItemId, trait_name: Option<&'a str>) -> impl Iterator<Item = &'a ImplBlock> {
-    ix.impls_for(id).filter(move |imp| imp.trait_name.as_deref() == trait_name)
-}
-
 /// The hand-written `impl JsonSchema for T` of the crate item `id`, if there is one.
 pub fn json_schema_impl(ix: &CrateIndex, id: ItemId) -> Option<&ImplBlock> {
-    impls_for(ix, id, Some("JsonSchema")).next()
+    ix.trait_impls(id, "JsonSchema").next()
 }
 
 /// The hand-written `impl JsonSchema for <root>` of the root type kube-derive generates in `module`: that type is

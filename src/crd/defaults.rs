@@ -245,7 +245,7 @@ impl<'a> Evaluator<'a> {
     /// The body of `fn default()` of the type's `impl Default`, with its scope.
     fn default_impl_body(&self, id: ItemId) -> Option<(&'a Expr, Scope<'a>)> {
         let ix: &'a CrateIndex = self.ix;
-        let (i, f) = ix.impls_for(id).filter(|i| i.trait_name.as_deref() == Some("Default")).find_map(|i| {
+        let (i, f) = ix.trait_impls(id, "Default").find_map(|i| {
             i.item.items.iter().find_map(|ii| match ii {
                 syn::ImplItem::Fn(f) if f.sig.ident == "default" && f.sig.inputs.is_empty() => Some((i, f)),
                 _ => None,

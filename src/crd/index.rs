@@ -421,14 +421,16 @@ impl CrateIndex {
         }
     }
 
-    /// The impl blocks a type named `name` may have: those whose self type's last segment is `name`, or a name a
-    /// `use .. as` of a parsed module gives a path ending in `name` (`use v1::Foo as Stored; impl Stored { .. }`).
-    /// Which of them are the type's is for the caller to resolve.
-    pub(crate) fn impls_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = &'a ImplBlock> + use<'a, 'n> {
+    /// The impl blocks (by their number in [`CrateIndex::impls`]) a type named `name` may have: those whose self
+    /// type's last segment is `name`, or a name a `use .. as` of a parsed module gives a path ending in `name`
+    /// (`use v1::Foo as Stored; impl Stored { .. }`). Which of them are the type's is for
+    /// [`crate::source::impls`] to resolve.
+    pub(crate) fn impls_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = usize> + use<'a, 'n> {
         let renames = self.renames().get(name).map_or(&[][..], Vec::as_slice);
         self.touch_impl_stubs(name);
         renames.iter().for_each(|r| self.touch_impl_stubs(r));
-        self.impls.iter().filter(move |i| i.self_name == name || renames.contains(&i.self_name))
+        let named = move |i: &ImplBlock| i.self_name == name || renames.contains(&i.self_name);
+        self.impls.iter().enumerate().filter(move |(_, i)| named(i)).map(|(n, _)| n)
     }
 
     /// The names `use .. as` declarations of the parsed modules give, by the last segment of the path they rename.
@@ -444,18 +446,6 @@ impl CrateIndex {
                 }
             }
             out
-        })
-    }
-
-    /// The impl blocks whose self type is the crate item `id`, resolved where each is written (not merely a type of
-    /// the same name elsewhere), whatever name the impl writes it with.
-    pub fn impls_for(&self, id: ItemId) -> impl Iterator<Item = &ImplBlock> + '_ {
-        self.impls_named(&self.items[id].name).filter(move |i| match &*i.item.self_ty {
-            syn::Type::Path(p) if p.qself.is_none() => {
-                let segs = crate::source::lex::path_segs(&p.path);
-                matches!(self.resolve(i.module, &segs, ItemKind::is_type), Resolved::Item(t) if t == id)
-            }
-            _ => false,
         })
     }
 

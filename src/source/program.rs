@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use super::impls::{self, Impls};
 use super::modules::{Crate, ItemKind, ModId};
 use super::resolve;
 use super::syntax::UseEntry;
@@ -60,7 +61,7 @@ pub struct Program {
 }
 
 /// What a name of the program stands for besides a module.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Named {
     /// An item of the sources.
     Item(ItemKey),
@@ -105,6 +106,51 @@ impl resolve::Scopes for Program {
 
     fn crate_named(&self, name: &str) -> Option<ModKey> {
         self.crates_named(name).first().map(|&k| ModKey { krate: k, module: 0 })
+    }
+}
+
+impl Impls for Program {
+    type Impl = ItemKey;
+
+    fn type_name(&self, ty: &Named) -> Option<String> {
+        match *ty {
+            Named::Item(k) => super::syntax::item_name(self.item(k)),
+            Named::Generated(g) => Some(self.generated[g].1.clone()),
+        }
+    }
+
+    /// Every impl whose self type's last segment is `name` or a name a `use .. as` gives a path ending in `name`.
+    fn impls_named(&self, name: &str) -> Vec<ItemKey> {
+        let renames: Vec<&str> = (self.crates.iter())
+            .flat_map(|c| c.modules.iter().flat_map(|m| m.uses()))
+            .filter(|u| !u.glob && u.alias != name && u.path.last().is_some_and(|l| l == name))
+            .map(|u| u.alias.as_str())
+            .collect();
+        self.items_of(ItemKind::Impl)
+            .filter(|(_, item)| {
+                let syn::Item::Impl(imp) = item else { return false };
+                let syn::Type::Path(p) = &*imp.self_ty else { return false };
+                p.path.segments.last().is_some_and(|s| s.ident == name || renames.iter().any(|r| s.ident == r))
+            })
+            .map(|(key, _)| key)
+            .collect()
+    }
+
+    fn impl_block(&self, key: ItemKey) -> Option<(ModKey, &syn::ItemImpl)> {
+        match self.item(key) {
+            syn::Item::Impl(imp) => Some((ModKey { krate: key.krate, module: key.module }, imp)),
+            _ => None,
+        }
+    }
+
+    fn aliased(&self, ty: &Named) -> Option<(ModKey, &syn::Type)> {
+        match *ty {
+            Named::Item(k) => match self.item(k) {
+                syn::Item::Type(t) => Some((ModKey { krate: k.krate, module: k.module }, &*t.ty)),
+                _ => None,
+            },
+            Named::Generated(_) => None,
+        }
     }
 }
 
@@ -215,18 +261,21 @@ impl Program {
         }
     }
 
-    /// The associated const `name` of the first impl whose self type names `owner` (a type of the sources, or a kind
-    /// type `#[derive(CustomResource)]` generates) and holds one, with the impl's module and self type: the readers'
-    /// one lookup of associated consts in the program.
+    /// The associated const `name` of `owner` (a type of the sources, or a kind type `#[derive(CustomResource)]`
+    /// generates) by Rust's lookup ([`impls::impls_of`], the CRD generator's too: inherent impls first, through
+    /// aliases), with the impl's module and self type.
     pub fn assoc_const(&self, owner: &Res, name: &str) -> Option<(ModKey, &syn::Type, &syn::Expr)> {
-        self.items_of(ItemKind::Impl).find_map(|(key, item)| {
-            let syn::Item::Impl(imp) = item else { return None };
-            let c = imp.items.iter().find_map(|i| match i {
-                syn::ImplItem::Const(c) if c.ident == name => Some(c),
+        let owner = match *owner {
+            Res::Item(k) => Named::Item(k),
+            Res::Generated(g) => Named::Generated(g),
+            _ => return None,
+        };
+        impls::impls_of(self, owner).into_iter().find_map(|key| {
+            let (at, imp) = self.impl_block(key)?;
+            imp.items.iter().find_map(|i| match i {
+                syn::ImplItem::Const(c) if c.ident == name => Some((at, &*imp.self_ty, &c.expr)),
                 _ => None,
-            })?;
-            let at = ModKey { krate: key.krate, module: key.module };
-            (self.type_named(at, &imp.self_ty) == *owner).then_some((at, &*imp.self_ty, &c.expr))
+            })
         })
     }
 

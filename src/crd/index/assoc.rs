@@ -1,15 +1,13 @@
-//! Impl blocks and associated items (`Type::NAME`, `Type::f`, `Self::NAME`) of the crate's types: the one lookup
-//! the CRD generator's readers (custom schema fns, defaults, `schema_with` paths, a manual root schema's
-//! `impl JsonSchema`, `merge_crds` arguments) make, in Rust's order — the type's inherent impls, then its trait
-//! impls — through type aliases, with the impl block each item is written in (its `Self`).
+//! Impl blocks and associated items (`Type::NAME`, `Type::f`, `Self::NAME`) of the crate's types: the lookup the
+//! CRD generator's readers (custom schema fns, defaults, `schema_with` paths, a manual root schema's
+//! `impl JsonSchema`, `merge_crds` arguments) make, by [`crate::source::impls`]' rules (RBAC inference's too): in
+//! Rust's order — the type's inherent impls, then its trait impls — through type aliases, with the impl block each
+//! item is written in (its `Self`).
 
 use super::code::CodeName;
-use super::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Resolved};
-use crate::source::lex::path_segs;
+use super::{CrateIndex, ImplBlock, ItemId, ModId};
+use crate::source::impls;
 use crate::source::resolve;
-
-/// How many type aliases are followed from a path to the type it names.
-const MAX_ALIASES: usize = 8;
 
 /// The type whose associated items are looked up.
 #[derive(Debug, Clone, Copy)]
@@ -25,79 +23,43 @@ pub enum Owner<'s> {
 }
 
 impl CrateIndex {
-    /// The items from `id` through the type aliases it leads along (`id` first), and whether the last is a type the
-    /// crate defines (an alias to a type outside the sources, or too long a chain, is not).
-    fn alias_chain(&self, mut id: ItemId) -> (Vec<ItemId>, bool) {
-        let mut chain = vec![id];
-        for _ in 0..MAX_ALIASES {
-            let ItemKind::Alias(a) = &self.items[id].kind else { return (chain, true) };
-            let syn::Type::Path(p) = &*a.ty else { return (chain, false) };
-            if p.qself.is_some() {
-                return (chain, false);
-            }
-            id = match self.resolve(self.items[id].module, &path_segs(&p.path), ItemKind::is_type) {
-                Resolved::Item(t) => t,
-                _ => return (chain, false),
-            };
-            chain.push(id);
-        }
-        (chain, false)
-    }
-
     /// The crate item (a struct or enum, not an alias) a type path written in `module` names, through aliases.
     pub fn type_item(&self, module: ModId, segs: &[String]) -> Option<ItemId> {
-        let Resolved::Item(id) = self.resolve(module, segs, ItemKind::is_type) else { return None };
-        match self.alias_chain(id) {
-            (chain, true) => chain.last().copied(),
+        let resolve::Res::Item(CodeName::Item(id)) = self.resolve_code(module, segs, &[]) else { return None };
+        if !self.items[id].kind.is_type() {
+            return None;
+        }
+        match impls::alias_chain(&self.code_lookup(), CodeName::Item(id)) {
+            (chain, true) => match chain.last() {
+                Some(&CodeName::Item(last)) => Some(last),
+                _ => None,
+            },
             _ => None,
         }
     }
 
-    /// The impl blocks of `owner`, in Rust's order for looking up an associated item: inherent impls first, then
-    /// trait impls. An item's impls count those of the aliases it is named through (`impl Alias { .. }`). A path
-    /// may name a kind type of the parsed files' derives ([`CrateIndex::generated`]); a kind of a file this index
-    /// left a stub (one part of a split generation parses only its own kinds) is among the stub's names
+    /// The impl blocks of `owner`, in Rust's order for looking up an associated item ([`impls::impls_of`]):
+    /// inherent impls first, then trait impls; through a type alias, the impls of each alias it leads along too. A
+    /// path may name a kind type of the parsed files' derives ([`CrateIndex::generated`]); a kind of a file this
+    /// index left a stub (one part of a split generation parses only its own kinds) is among the stub's names
     /// ([`StubNames`](super::StubNames)), so the lookup records the stub and the crate is loaded again with it
     /// parsed: no impl is matched by its name alone.
     pub fn assoc_impls(&self, owner: Owner) -> Vec<&ImplBlock> {
-        let id = match owner {
-            Owner::Item(id) => Some(id),
-            Owner::Path(module, segs) => match self.resolve(module, segs, ItemKind::is_type) {
-                Resolved::Item(id) => Some(id),
-                Resolved::External(_) => None,
+        let ty = match owner {
+            Owner::Item(id) => CodeName::Item(id),
+            Owner::Generated(g) => CodeName::Generated(g),
+            Owner::Path(module, segs) => match self.resolve_code(module, segs, &[]) {
+                resolve::Res::Item(CodeName::Item(id)) if self.items[id].kind.is_type() => CodeName::Item(id),
+                resolve::Res::Item(CodeName::Generated(g)) => CodeName::Generated(g),
+                _ => return Vec::new(),
             },
-            Owner::Generated(..) => None,
         };
-        let mut impls: Vec<&ImplBlock> = match (id, owner) {
-            (Some(id), _) => self.alias_chain(id).0.into_iter().flat_map(|id| self.impls_for(id)).collect(),
-            (None, Owner::Path(module, segs)) => {
-                let generated = &self.generated().names;
-                match self.resolve_code(module, segs, &[], generated) {
-                    resolve::Res::Item(CodeName::Generated(g)) => return self.assoc_impls(Owner::Generated(g)),
-                    _ => Vec::new(),
-                }
-            }
-            (None, Owner::Generated(g)) => self.impls_of_generated(g),
-            (None, Owner::Item(_)) => Vec::new(),
-        };
-        impls.sort_by_key(|i| i.trait_name.is_some());
-        impls
+        impls::impls_of(&self.code_lookup(), ty).into_iter().map(|i| &self.impls[i]).collect()
     }
 
-    /// The impl blocks whose self type names the generated type `g` where each is written, whatever name it is
-    /// written with ([`CrateIndex::impls_named`]).
-    fn impls_of_generated(&self, g: usize) -> Vec<&ImplBlock> {
-        let kinds = self.generated();
-        let Some(k) = kinds.specs.get(g) else { return Vec::new() };
-        let wanted = resolve::Res::Item(CodeName::Generated(g));
-        self.impls_named(k.root.as_ref().unwrap_or(&k.kind))
-            .filter(|i| match &*i.item.self_ty {
-                syn::Type::Path(p) if p.qself.is_none() => {
-                    self.resolve_code(i.module, &path_segs(&p.path), &[], &kinds.names) == wanted
-                }
-                _ => false,
-            })
-            .collect()
+    /// The impl blocks of the crate item `id` that implement the trait named `trait_name` (by its last segment).
+    pub(crate) fn trait_impls(&self, id: ItemId, trait_name: &str) -> impl Iterator<Item = &ImplBlock> {
+        self.assoc_impls(Owner::Item(id)).into_iter().filter(move |i| i.trait_name.as_deref() == Some(trait_name))
     }
 
     /// The associated const `name` of `owner`, with the impl block it is written in.

@@ -5,6 +5,7 @@
 //! recorded the same way).
 
 use super::{CrateIndex, ItemId, ItemKind, Lookup, ModId, UseEntry};
+use crate::source::impls::Impls;
 use crate::source::kube_attrs::{self, KubeAttrs};
 use crate::source::resolve::{self, Scopes};
 
@@ -29,11 +30,12 @@ pub(crate) struct GeneratedKinds {
     pub specs: Vec<KubeAttrs>,
 }
 
-/// The index with the generated names, as [`Scopes`]. A type and a fn of one name: the type (the fn is what a call
-/// of it would name, and code readers look at types' associated items).
-struct CodeLookup<'a> {
-    ix: &'a CrateIndex,
-    generated: &'a Generated,
+/// The index with the generated names, as [`Scopes`] (and [`Impls`]: impl blocks by their number in
+/// [`CrateIndex::impls`]). A type and a fn of one name: the type (the fn is what a call of it would name, and code
+/// readers look at types' associated items).
+pub(super) struct CodeLookup<'a> {
+    pub(super) ix: &'a CrateIndex,
+    pub(super) generated: &'a GeneratedKinds,
 }
 
 impl CodeLookup<'_> {
@@ -59,7 +61,7 @@ impl Scopes for CodeLookup<'_> {
     }
 
     fn defined(&self, m: ModId, name: &str) -> Option<CodeName> {
-        if let Some(&g) = self.generated.get(&(m, name.to_string())) {
+        if let Some(&g) = self.generated.names.get(&(m, name.to_string())) {
             return Some(CodeName::Generated(g));
         }
         let item = self.ix.item_in(m, name, |k| !k.is_fn()).or_else(|| self.ix.item_in(m, name, ItemKind::is_fn));
@@ -79,7 +81,43 @@ impl Scopes for CodeLookup<'_> {
     }
 }
 
+impl Impls for CodeLookup<'_> {
+    type Impl = usize;
+
+    fn type_name(&self, ty: &CodeName) -> Option<String> {
+        match *ty {
+            CodeName::Item(id) => Some(self.ix.items[id].name.clone()),
+            CodeName::Generated(g) => {
+                self.generated.specs.get(g).map(|k| k.root.clone().unwrap_or_else(|| k.kind.clone()))
+            }
+        }
+    }
+
+    fn impls_named(&self, name: &str) -> Vec<usize> {
+        self.ix.impls_named(name).collect()
+    }
+
+    fn impl_block(&self, imp: usize) -> Option<(ModId, &syn::ItemImpl)> {
+        self.ix.impls.get(imp).map(|block| (block.module, &block.item))
+    }
+
+    fn aliased(&self, ty: &CodeName) -> Option<(ModId, &syn::Type)> {
+        match *ty {
+            CodeName::Item(id) => match &self.ix.items[id].kind {
+                ItemKind::Alias(a) => Some((self.ix.items[id].module, &a.ty)),
+                _ => None,
+            },
+            CodeName::Generated(_) => None,
+        }
+    }
+}
+
 impl CrateIndex {
+    /// The index with its generated names, for the lookups of code ([`CrateIndex::resolve_code`], impl blocks).
+    pub(super) fn code_lookup(&self) -> CodeLookup<'_> {
+        CodeLookup { ix: self, generated: self.generated() }
+    }
+
     /// The kind types the `#[derive(CustomResource)]`s of the crate's parsed files generate (a derive whose
     /// `#[kube(..)]` cannot be read generates none kubesmith knows of). Worked out once, when first asked.
     pub(crate) fn generated(&self) -> &GeneratedKinds {
@@ -108,12 +146,11 @@ impl CrateIndex {
         module: ModId,
         segs: &[String],
         local: &[UseEntry],
-        generated: &Generated,
     ) -> resolve::Res<ModId, CodeName> {
         let file = self.modules[module].file;
         if self.files[file].stub.is_some() {
             self.touch(file);
         }
-        resolve::resolve(&CodeLookup { ix: self, generated }, module, segs, local)
+        resolve::resolve(&self.code_lookup(), module, segs, local)
     }
 }

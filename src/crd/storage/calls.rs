@@ -441,7 +441,7 @@ impl<'a> Cx<'a> {
             (CodeName::Generated(g), None) => Res::Generated(g),
             (CodeName::Generated(g), Some(rest)) => Res::GeneratedAssoc(g, rest),
         };
-        match self.ix.resolve_code(self.module, segs, local, &self.ix.generated().names) {
+        match self.ix.resolve_code(self.module, segs, local) {
             resolve::Res::Item(n) => named(n, None),
             resolve::Res::Assoc(n, rest) => named(n, Some(rest)),
             resolve::Res::Module(_) => Res::Module,

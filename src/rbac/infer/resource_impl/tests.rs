@@ -153,3 +153,27 @@ fn values_known_only_at_run_time_are_a_warning_at_each_call_naming_the_fn() {
         ]
     );
 }
+
+#[test]
+fn associated_consts_are_found_as_rust_finds_them_inherent_first_and_through_aliases() {
+    // `Self::KIND` in the trait impl is the inherent const (the trait's own, written first, would refer to itself);
+    // `Vise::GROUP` is written in an impl of an alias of `Vise`, `Self::PLURAL` in one through a `use` rename.
+    let lib = "pub struct Vise { metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta }\n\
+        pub type Clamp = Vise;\n\
+        impl k8s_openapi::Resource for Vise {\n\
+            const API_VERSION: &'static str = \"grip.example.org/v1\";\n\
+            const GROUP: &'static str = Clamp::GROUP;\n\
+            const KIND: &'static str = Self::KIND;\n\
+            const VERSION: &'static str = \"v1\";\n\
+            const URL_PATH_SEGMENT: &'static str = Self::PLURAL;\n\
+            type Scope = k8s_openapi::NamespaceResourceScope;\n\
+        }\n\
+        impl Vise { const KIND: &'static str = \"Vise\"; }\n\
+        impl Clamp { const GROUP: &'static str = \"grip.example.org\"; }\n\
+        mod plural { use super::Vise as Held; impl Held { pub(crate) const PLURAL: &'static str = \"vises\"; } }\n\
+        mod other { pub struct Vise; impl Vise { pub const PLURAL: &'static str = \"not these\"; } }\n";
+    let inf =
+        run(&[("/tools/src/lib.rs", lib), ("/op/src/main.rs", &lister(&["tools::Vise"]))], &["/tools/src", "/op/src"]);
+    assert_eq!(triples(&inf), set(&["grip.example.org/vises:list"]));
+    assert!(inf.warnings.is_empty(), "{:?}", inf.warnings);
+}

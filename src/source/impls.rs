@@ -1,0 +1,82 @@
+//! The one lookup of a type's impl blocks for every reader of Rust (the CRD generator's index and RBAC inference's
+//! [`super::Program`]): what `Type::NAME`, `Self::NAME` or `Type::f` finds, in Rust's order — the type's inherent
+//! impls, then its trait impls — through the type aliases a path leads along. An impl is a type's when its self
+//! type, resolved where the impl is written ([`super::resolve`]), names that type: never by its name alone.
+
+use super::lex::path_segs;
+use super::resolve::{self, Scopes};
+
+/// How many type aliases are followed from a type to the type it names (an alias cycle ends here).
+const MAX_ALIASES: usize = 8;
+
+/// What the lookup needs of a reader besides its names: its impl blocks, and what its types are called.
+pub(crate) trait Impls: Scopes {
+    /// How the reader refers to one of its impl blocks.
+    type Impl: Copy;
+
+    /// The name a self type spells `ty` with (an item's name, or the name a derive generates); `None` for anything
+    /// else.
+    fn type_name(&self, ty: &Self::Item) -> Option<String>;
+
+    /// The impl blocks whose self type may name a type called `name`: a superset, of which the lookup keeps those
+    /// whose self type names the type where they are written (the ones written with a `use .. as` rename of it too).
+    fn impls_named(&self, name: &str) -> Vec<Self::Impl>;
+
+    /// An impl block, with the module it is written in (`None`: the handle is no impl block's).
+    fn impl_block(&self, imp: Self::Impl) -> Option<(Self::Mod, &syn::ItemImpl)>;
+
+    /// The type `ty` stands for when it is a type alias (`type Alias = Target;`), with the alias's module.
+    fn aliased(&self, ty: &Self::Item) -> Option<(Self::Mod, &syn::Type)>;
+}
+
+/// What a type written in module `at` names among the reader's items (a path, through parentheses), if anything.
+pub(crate) fn type_named<S: Scopes>(s: &S, at: S::Mod, ty: &syn::Type) -> Option<S::Item> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => match resolve::resolve(s, at, &path_segs(&p.path), &[]) {
+            resolve::Res::Item(item) => Some(item),
+            _ => None,
+        },
+        syn::Type::Paren(p) => type_named(s, at, &p.elem),
+        syn::Type::Group(g) => type_named(s, at, &g.elem),
+        _ => None,
+    }
+}
+
+/// `ty` and the types the aliases it leads along name (`ty` first), and whether the chain ends at a type of the
+/// reader that is no alias (an alias of a type outside the sources, or too long a chain, does not).
+pub(crate) fn alias_chain<T: Impls>(t: &T, ty: T::Item) -> (Vec<T::Item>, bool)
+where
+    T::Item: PartialEq,
+{
+    let mut chain = vec![ty];
+    for _ in 0..MAX_ALIASES {
+        let Some((at, target)) = chain.last().and_then(|ty| t.aliased(ty)) else { return (chain, true) };
+        match type_named(t, at, target) {
+            Some(next) if !chain.contains(&next) => chain.push(next),
+            _ => return (chain, false),
+        }
+    }
+    (chain, false)
+}
+
+/// The impl blocks of `ty` in Rust's order for looking up an associated item: inherent impls first, then trait
+/// impls, each in the reader's order. A type reached through aliases counts the impls written for each alias of the
+/// chain (`impl Alias { .. }` is the aliased type's).
+pub(crate) fn impls_of<T: Impls>(t: &T, ty: T::Item) -> Vec<T::Impl>
+where
+    T::Item: PartialEq,
+{
+    let mut out: Vec<(T::Impl, bool)> = Vec::new();
+    for ty in alias_chain(t, ty).0 {
+        let Some(name) = t.type_name(&ty) else { continue };
+        for imp in t.impls_named(&name) {
+            if let Some((at, block)) = t.impl_block(imp)
+                && type_named(t, at, &block.self_ty).as_ref() == Some(&ty)
+            {
+                out.push((imp, block.trait_.is_some()));
+            }
+        }
+    }
+    out.sort_by_key(|&(_, of_trait)| of_trait);
+    out.into_iter().map(|(imp, _)| imp).collect()
+}
