@@ -35,10 +35,15 @@ pub(crate) struct GeneratedKinds {
 /// readers look at types' associated items).
 pub(super) struct CodeLookup<'a> {
     pub(super) ix: &'a CrateIndex,
-    pub(super) generated: &'a GeneratedKinds,
 }
 
 impl CodeLookup<'_> {
+    /// The generated names, worked out when a lookup first needs them (most lookups of an item's impls find no
+    /// impl block to resolve).
+    fn generated(&self) -> &GeneratedKinds {
+        self.ix.generated()
+    }
+
     fn lookup(&self) -> Lookup<'_> {
         Lookup { ix: self.ix, want: |_| true }
     }
@@ -60,12 +65,13 @@ impl Scopes for CodeLookup<'_> {
         self.lookup().child(m, name)
     }
 
+    /// An item, else a generated name (a module cannot hold both under one name: the crate would not compile).
     fn defined(&self, m: ModId, name: &str) -> Option<CodeName> {
-        if let Some(&g) = self.generated.names.get(&(m, name.to_string())) {
-            return Some(CodeName::Generated(g));
-        }
         let item = self.ix.item_in(m, name, |k| !k.is_fn()).or_else(|| self.ix.item_in(m, name, ItemKind::is_fn));
-        item.map(CodeName::Item)
+        if let Some(item) = item {
+            return Some(CodeName::Item(item));
+        }
+        self.generated().names.get(&(m, name.to_string())).map(|&g| CodeName::Generated(g))
     }
 
     fn use_named(&self, m: ModId, name: &str) -> Option<UseEntry> {
@@ -88,7 +94,7 @@ impl Impls for CodeLookup<'_> {
         match *ty {
             CodeName::Item(id) => Some(self.ix.items[id].name.clone()),
             CodeName::Generated(g) => {
-                self.generated.specs.get(g).map(|k| k.root.clone().unwrap_or_else(|| k.kind.clone()))
+                self.generated().specs.get(g).map(|k| k.root.clone().unwrap_or_else(|| k.kind.clone()))
             }
         }
     }
@@ -115,7 +121,7 @@ impl Impls for CodeLookup<'_> {
 impl CrateIndex {
     /// The index with its generated names, for the lookups of code ([`CrateIndex::resolve_code`], impl blocks).
     pub(super) fn code_lookup(&self) -> CodeLookup<'_> {
-        CodeLookup { ix: self, generated: self.generated() }
+        CodeLookup { ix: self }
     }
 
     /// The kind types the `#[derive(CustomResource)]`s of the crate's parsed files generate (a derive whose

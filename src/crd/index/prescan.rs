@@ -45,10 +45,42 @@ pub(super) fn prescan(text: &str) -> Option<StubNames> {
 /// body's names count as the file's (a superset), and a path through it loads the file. The kind types its derives
 /// generate count too (the identifier-shaped strings of its `#[kube(..)]` attributes).
 pub(super) fn prescan_elsewhere(text: &str) -> Option<StubNames> {
-    prescan_with(text, true)
+    let mut out = prescan_with(text, true)?;
+    // Every `kube(..)` of the text, wherever it is (`#[kube(..)]`, `#[cfg_attr(.., kube(..))]`): a superset.
+    let b = text.as_bytes();
+    for at in memchr::memmem::find_iter(b, b"kube(") {
+        let open = at + 4;
+        string_names(&b[open..skip_group(b, open)], &mut out.declared);
+    }
+    out.declared.sort_unstable();
+    out.declared.dedup();
+    Some(out)
 }
 
-fn prescan_with(text: &str, elsewhere: bool) -> Option<StubNames> {
+/// Where the group opened by the `(` at `open` ends (after its `)`; the end of the text when it does not).
+fn skip_group(b: &[u8], open: usize) -> usize {
+    let (mut depth, mut i) = (0usize, open);
+    while i < b.len() {
+        if let Some(next) = skip_literal(b, i) {
+            i = next;
+            continue;
+        }
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    b.len()
+}
+
+fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
     let b = text.as_bytes();
     let n = b.len();
     let mut out = StubNames::default();
@@ -165,7 +197,7 @@ fn prescan_with(text: &str, elsewhere: bool) -> Option<StubNames> {
                         cfg_test = false;
                         continue;
                     }
-                    if !elsewhere {
+                    if !inline_modules {
                         return None;
                     }
                     // `mod name { .. }`: the module's name is a name of the file, and its body is scanned as the
@@ -206,16 +238,6 @@ fn prescan_with(text: &str, elsewhere: bool) -> Option<StubNames> {
                     if inner.eq(b"cfg(test)".iter().copied()) {
                         cfg_test = true;
                     }
-                    // The kind types of a derive another part owns (a file that derives nothing has none); one
-                    // byte tells most attributes apart (`#[ kube(..)]` missed only costs a generation in one piece).
-                    if elsewhere && matches!(b.get(k + 1), Some(b'k' | b'c')) {
-                        let attr = &b[k + 1..close];
-                        if attr.starts_with(b"kube")
-                            || attr.starts_with(b"cfg_attr") && memchr::memmem::find(attr, b"kube").is_some()
-                        {
-                            string_names(attr, &mut out.declared);
-                        }
-                    }
                     i = end;
                     prev_punct = b']';
                     continue;
@@ -254,8 +276,8 @@ fn prescan_with(text: &str, elsewhere: bool) -> Option<StubNames> {
     Some(out)
 }
 
-/// Adds the hash of every string literal of `attr` (an attribute's text) whose value is an identifier: a superset
-/// of the type names a `#[kube(kind = "..", root = "..")]` makes its derive generate.
+/// Adds the hash of every string literal of `attr` (a `kube(..)` group's text) whose value is an identifier: a
+/// superset of the type names a `#[kube(kind = "..", root = "..")]` makes its derive generate.
 fn string_names(attr: &[u8], out: &mut Vec<u64>) {
     let mut i = 0;
     while i < attr.len() {
