@@ -3,6 +3,8 @@
 //! impls, then its trait impls — through the type aliases a path leads along. An impl is a type's when its self
 //! type, resolved where the impl is written ([`super::resolve`]), names that type: never by its name alone.
 
+use std::borrow::Cow;
+
 use super::lex::path_segs;
 use super::resolve::{self, Scopes};
 
@@ -16,7 +18,7 @@ pub(crate) trait Impls: Scopes {
 
     /// The name a self type spells `ty` with (an item's name, or the name a derive generates); `None` for anything
     /// else.
-    fn type_name(&self, ty: &Self::Item) -> Option<String>;
+    fn type_name(&self, ty: &Self::Item) -> Option<Cow<'_, str>>;
 
     /// The impl blocks whose self type may name a type called `name`: a superset, of which the lookup keeps those
     /// whose self type names the type where they are written (the ones written with a `use .. as` rename of it too).

@@ -2,6 +2,7 @@
 //! path written in a module names (an item, a module, a name a derive generates, or a path outside the sources),
 //! through `use` (renames, globs, `pub use` re-exports), `crate`/`self`/`super` and other crates' names.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::impls::{self, Impls};
@@ -112,10 +113,10 @@ impl resolve::Scopes for Program {
 impl Impls for Program {
     type Impl = ItemKey;
 
-    fn type_name(&self, ty: &Named) -> Option<String> {
+    fn type_name(&self, ty: &Named) -> Option<Cow<'_, str>> {
         match *ty {
-            Named::Item(k) => super::syntax::item_name(self.item(k)),
-            Named::Generated(g) => Some(self.generated[g].1.clone()),
+            Named::Item(k) => super::syntax::item_name(self.item(k)).map(Cow::Owned),
+            Named::Generated(g) => Some(Cow::Borrowed(&self.generated[g].1)),
         }
     }
 

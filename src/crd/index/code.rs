@@ -4,6 +4,8 @@
 //! rules are [`crate::source::resolve`]'s, as for every other lookup of the index (stubs a lookup could need are
 //! recorded the same way).
 
+use std::borrow::Cow;
+
 use super::{CrateIndex, ItemId, ItemKind, Lookup, ModId, UseEntry};
 use crate::source::impls::Impls;
 use crate::source::kube_attrs::{self, KubeAttrs};
@@ -90,11 +92,11 @@ impl Scopes for CodeLookup<'_> {
 impl Impls for CodeLookup<'_> {
     type Impl = usize;
 
-    fn type_name(&self, ty: &CodeName) -> Option<String> {
+    fn type_name(&self, ty: &CodeName) -> Option<Cow<'_, str>> {
         match *ty {
-            CodeName::Item(id) => Some(self.ix.items[id].name.clone()),
+            CodeName::Item(id) => Some(Cow::Borrowed(&self.ix.items[id].name)),
             CodeName::Generated(g) => {
-                self.generated().specs.get(g).map(|k| k.root.clone().unwrap_or_else(|| k.kind.clone()))
+                self.generated().specs.get(g).map(|k| Cow::Borrowed(k.root.as_ref().unwrap_or(&k.kind).as_str()))
             }
         }
     }

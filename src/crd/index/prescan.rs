@@ -46,15 +46,24 @@ pub(super) fn prescan(text: &str) -> Option<StubNames> {
 /// generate count too (the identifier-shaped strings of its `#[kube(..)]` attributes).
 pub(super) fn prescan_elsewhere(text: &str) -> Option<StubNames> {
     let mut out = prescan_with(text, true)?;
-    // Every `kube(..)` of the text, wherever it is (`#[kube(..)]`, `#[cfg_attr(.., kube(..))]`): a superset.
-    let b = text.as_bytes();
+    kube_names(text.as_bytes(), &mut out.declared);
+    Some(out)
+}
+
+/// Adds to `declared` (sorted, without repeats) the names [`string_names`] finds in every `kube(..)` of the text,
+/// wherever it is (`#[kube(..)]`, `#[cfg_attr(.., kube(..))]`): a superset. Apart from [`prescan_with`], whose loop
+/// every file's bytes go through.
+#[inline(never)]
+fn kube_names(b: &[u8], declared: &mut Vec<u64>) {
+    let before = declared.len();
     for at in memchr::memmem::find_iter(b, b"kube(") {
         let open = at + 4;
-        string_names(&b[open..skip_group(b, open)], &mut out.declared);
+        string_names(&b[open..skip_group(b, open)], declared);
     }
-    out.declared.sort_unstable();
-    out.declared.dedup();
-    Some(out)
+    if declared.len() > before {
+        declared.sort_unstable();
+        declared.dedup();
+    }
 }
 
 /// Where the group opened by the `(` at `open` ends (after its `)`; the end of the text when it does not).
