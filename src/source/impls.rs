@@ -69,11 +69,20 @@ where
     T::Item: PartialEq,
 {
     let mut out: Vec<(T::Impl, bool)> = Vec::new();
-    for ty in alias_chain(t, ty).0 {
-        let Some(name) = t.type_name(&ty) else { continue };
+    // Most types are no alias: no chain to build.
+    let (one, chain);
+    let types: &[T::Item] = if t.aliased(&ty).is_some() {
+        chain = alias_chain(t, ty).0;
+        &chain
+    } else {
+        one = [ty];
+        &one
+    };
+    for ty in types {
+        let Some(name) = t.type_name(ty) else { continue };
         for imp in t.impls_named(&name) {
             if let Some((at, block)) = t.impl_block(imp)
-                && type_named(t, at, &block.self_ty).as_ref() == Some(&ty)
+                && type_named(t, at, &block.self_ty).as_ref() == Some(ty)
             {
                 out.push((imp, block.trait_.is_some()));
             }
