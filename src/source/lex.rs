@@ -86,21 +86,30 @@ pub(crate) fn attribute_end(b: &[u8], at: usize) -> Option<usize> {
     if b.get(k) != Some(&b'[') {
         return None;
     }
-    let mut depth = 0usize;
+    group_end(b, k)
+}
+
+/// The end (just after its closing delimiter) of the group opened by the `(`, `[` or `{` at `open`, past comments
+/// and literals; `None` when the text ends first.
+pub(crate) fn group_end(b: &[u8], open: usize) -> Option<usize> {
+    let (opening, closing) = match b.get(open)? {
+        b'(' => (b'(', b')'),
+        b'[' => (b'[', b']'),
+        _ => (b'{', b'}'),
+    };
+    let (mut depth, mut k) = (0usize, open);
     while k < b.len() {
         if let Some(next) = skip_literal(b, k) {
             k = next;
             continue;
         }
-        match b[k] {
-            b'[' => depth += 1,
-            b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(k + 1);
-                }
+        if b[k] == opening {
+            depth += 1;
+        } else if b[k] == closing {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k + 1);
             }
-            _ => {}
         }
         k += 1;
     }

@@ -1,7 +1,7 @@
 //! The prescan: a cheap lexical pass telling whether a file must be parsed, and otherwise the hashes of the
 //! names a lookup could find in it (the file is then a stub of the crate index).
 
-use crate::source::lex::{is_ident_byte, skip_block, skip_literal};
+use crate::source::lex::{group_end, is_ident_byte, skip_block, skip_literal};
 
 /// What a cheap lexical scan ([`prescan`]) knows of a file that was not parsed: hashes of the names it may
 /// define or import. Hash collisions only make a lookup parse a file it did not need.
@@ -58,7 +58,7 @@ fn kube_names(b: &[u8], declared: &mut Vec<u64>) {
     let mut found = Vec::new();
     for at in memchr::memmem::find_iter(b, b"kube(") {
         let open = at + 4;
-        string_names(&b[open..skip_group(b, open)], &mut found);
+        string_names(&b[open..group_end(b, open).unwrap_or(b.len())], &mut found);
     }
     // A handful of names into thousands: each where it sorts.
     for h in found {
@@ -66,29 +66,6 @@ fn kube_names(b: &[u8], declared: &mut Vec<u64>) {
             declared.insert(at, h);
         }
     }
-}
-
-/// Where the group opened by the `(` at `open` ends (after its `)`; the end of the text when it does not).
-fn skip_group(b: &[u8], open: usize) -> usize {
-    let (mut depth, mut i) = (0usize, open);
-    while i < b.len() {
-        if let Some(next) = skip_literal(b, i) {
-            i = next;
-            continue;
-        }
-        match b[i] {
-            b'(' => depth += 1,
-            b')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return i + 1;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    b.len()
 }
 
 fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
