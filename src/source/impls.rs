@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::lex::path_segs;
+use super::lex::type_path_segs;
 use super::resolve::{self, Scopes};
 
 /// How many type aliases are followed from a type to the type it names (an alias cycle ends here).
@@ -33,13 +33,8 @@ pub(crate) trait Impls: Scopes {
 
 /// What a type written in module `at` names among the reader's items (a path, through parentheses), if anything.
 pub(crate) fn type_named<S: Scopes>(s: &S, at: S::Mod, ty: &syn::Type) -> Option<S::Item> {
-    match ty {
-        syn::Type::Path(p) if p.qself.is_none() => match resolve::resolve(s, at, &path_segs(&p.path), &[]) {
-            resolve::Res::Item(item) => Some(item),
-            _ => None,
-        },
-        syn::Type::Paren(p) => type_named(s, at, &p.elem),
-        syn::Type::Group(g) => type_named(s, at, &g.elem),
+    match resolve::resolve(s, at, &type_path_segs(ty)?, &[]) {
+        resolve::Res::Item(item) => Some(item),
         _ => None,
     }
 }

@@ -504,6 +504,16 @@ pub(crate) fn word_positions<'s>(s: &'s str, word: &'s str) -> impl Iterator<Ite
     })
 }
 
+/// The segments of a type that is a path (through groups and parentheses; not a qualified `<T as X>::Y`).
+pub(crate) fn type_path_segs(ty: &syn::Type) -> Option<Vec<String>> {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => Some(path_segs(&p.path)),
+        syn::Type::Group(g) => type_path_segs(&g.elem),
+        syn::Type::Paren(p) => type_path_segs(&p.elem),
+        _ => None,
+    }
+}
+
 /// The segments of `path` as names (a raw identifier's `r#` dropped), as resolution compares them.
 pub(crate) fn path_segs(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| super::syntax::unraw(&s.ident)).collect()

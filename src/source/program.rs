@@ -254,11 +254,9 @@ impl Program {
     /// What a type written in module `at` names: its path's resolution (through parentheses); an empty outside path
     /// for any other type.
     pub fn type_named(&self, at: ModKey, ty: &syn::Type) -> Res {
-        match ty {
-            syn::Type::Path(p) if p.qself.is_none() => self.resolve(at, &super::lex::path_segs(&p.path), &[]),
-            syn::Type::Paren(p) => self.type_named(at, &p.elem),
-            syn::Type::Group(g) => self.type_named(at, &g.elem),
-            _ => Res::External(Vec::new()),
+        match super::lex::type_path_segs(ty) {
+            Some(segs) => self.resolve(at, &segs, &[]),
+            None => Res::External(Vec::new()),
         }
     }
 

@@ -6,7 +6,8 @@
 use syn::Expr;
 
 use crate::crd::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Owner, Resolved};
-use crate::source::lex::path_segs;
+/// The segments of a path type (`Self`'s, through groups and parentheses).
+pub(crate) use crate::source::lex::type_path_segs as type_path;
 
 /// Where a path is written: its module and what `Self` is there.
 #[derive(Debug, Clone, Copy)]
@@ -92,14 +93,4 @@ pub(crate) fn function<'a>(
     let mut self_path = Vec::new();
     let (imp, f) = ix.assoc_fn(scope.owner(prefix, &mut self_path), &name[0])?;
     Some(Found { def: (&f.sig, &f.block), module: imp.module, imp: Some(imp) })
-}
-
-/// The segments of a path type (`Self`'s, through groups and parentheses).
-pub(crate) fn type_path(ty: &syn::Type) -> Option<Vec<String>> {
-    match ty {
-        syn::Type::Path(p) if p.qself.is_none() => Some(path_segs(&p.path)),
-        syn::Type::Group(g) => type_path(&g.elem),
-        syn::Type::Paren(p) => type_path(&p.elem),
-        _ => None,
-    }
 }
