@@ -190,7 +190,7 @@ pub struct CrateIndex {
     pub modules: Vec<Module>,
     /// Items.
     pub items: Vec<Item>,
-    /// Impl blocks (of parsed files; look them up with [`CrateIndex::impls_named`]).
+    /// Impl blocks (of parsed files; looked up through [`crate::source::impls`], the index answering its `Impls`).
     pub impls: Vec<ImplBlock>,
     /// Unions (never a schema; kept so a `#[derive(CustomResource)]` on one is reported).
     pub unions: Vec<(ModId, syn::ItemUnion)>,
@@ -421,20 +421,8 @@ impl CrateIndex {
         }
     }
 
-    /// The impl blocks (by their number in [`CrateIndex::impls`]) a type named `name` may have: those whose self
-    /// type's last segment is `name`, or a name a `use .. as` of a parsed module gives a path ending in `name`
-    /// (`use v1::Foo as Stored; impl Stored { .. }`). Which of them are the type's is for
-    /// [`crate::source::impls`] to resolve.
-    pub(crate) fn impls_named<'a, 'n>(&'a self, name: &'n str) -> impl Iterator<Item = usize> + use<'a, 'n> {
-        let renames = self.renames().get(name).map_or(&[][..], Vec::as_slice);
-        self.touch_impl_stubs(name);
-        renames.iter().for_each(|r| self.touch_impl_stubs(r));
-        let named = move |i: &ImplBlock| i.self_name == name || renames.contains(&i.self_name);
-        self.impls.iter().enumerate().filter(move |(_, i)| named(i)).map(|(n, _)| n)
-    }
-
     /// The names `use .. as` declarations of the parsed modules give, by the last segment of the path they rename.
-    fn renames(&self) -> &FastMap<String, Vec<String>> {
+    pub(super) fn renames(&self) -> &FastMap<String, Vec<String>> {
         self.renames.get_or_init(|| {
             let mut out: FastMap<String, Vec<String>> = FastMap::default();
             for u in self.modules.iter().flat_map(|m| m.uses()) {

@@ -1,12 +1,17 @@
 //! What the readers' constant evaluators share: the one list of calls that give back the value they are called on
 //! (or with) in another type — `.into()`, `.to_owned()`, `String::from(..)`, `Cow::Borrowed(..)` and the like — so a
 //! const written through any of them reads the same to the CRD generator (defaults, custom schemas, patterns,
-//! `merge_crds` arguments, `#[kube]` values) and to RBAC inference (`Resource` impls); and the evaluator of
-//! string constants ([`string`]) that the readers of fn bodies (`merge_crds` storage versions over the CRD index of
-//! every target, RBAC's `Resource` impls over [`super::Program`]) read through, each with its own lookup of names
-//! ([`StringReader`]); the CRD index's schema readers use `crd::eval`.
+//! `merge_crds` arguments, `#[kube]` values) and to RBAC inference (`Resource` impls); the evaluator of string
+//! constants ([`string`]) that the readers of fn bodies (`merge_crds` storage versions over the CRD index of every
+//! target, RBAC's `Resource` impls over [`super::Program`]) read through, each with its own scope ([`StringReader`]);
+//! and the one lookup of where the value a path names is written ([`initializer`]: a const, an immutable static, an
+//! associated const found as Rust finds it), which both of them make. The CRD index's schema readers use
+//! `crd::eval`.
 
 use syn::Expr;
+
+use super::impls::{self, Impls};
+use super::resolve::Res;
 
 /// Methods without arguments that give back their receiver's value, whatever it is.
 const KEEPS_VALUE: &[&str] =
@@ -104,6 +109,60 @@ pub(crate) fn string(reader: &impl StringReader, mut e: &Expr) -> Result<String,
     }
 }
 
+/// What the lookup of a value's initializer ([`initializer`]) needs of a reader besides its names and impl blocks.
+pub(crate) trait Constants: Impls {
+    /// The initializer of a const or an immutable static of the reader, with the module it is written in; `None` for
+    /// any other item (a `static mut` may change at run time, so its initializer is not its value).
+    fn constant(&self, item: &Self::Item) -> Option<(Self::Mod, &Expr)>;
+}
+
+/// Where the value a path names is written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Initializer<'t, M> {
+    /// The initializer of the const or static.
+    pub expr: &'t Expr,
+    /// The module it is written in (where its paths resolve).
+    pub at: M,
+    /// For an associated const, the self type of its impl block (what `Self` stands for in `expr`).
+    pub self_ty: Option<&'t syn::Type>,
+}
+
+/// Why a path names no value [`initializer`] finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NoInitializer {
+    /// The path names an item that is neither a const nor an immutable static.
+    NotConstant,
+    /// The path names a type's associated item the type's impls do not hold as a const.
+    NoAssocConst,
+    /// The path names nothing of the sources that holds a value.
+    Unknown,
+}
+
+/// The initializer of what `named` (a path the reader resolved where it is written, `Self` replaced by
+/// [`super::resolve::with_self`]) names: a const or an immutable static, or an associated const (`Type::NAME`)
+/// found in Rust's order through the type's impls and aliases ([`impls::assoc_item`]).
+pub(crate) fn initializer<T: Constants>(
+    t: &T,
+    named: Res<T::Mod, T::Item>,
+) -> Result<Initializer<'_, T::Mod>, NoInitializer>
+where
+    T::Item: PartialEq,
+{
+    match named {
+        Res::Item(item) => {
+            let (at, expr) = t.constant(&item).ok_or(NoInitializer::NotConstant)?;
+            Ok(Initializer { expr, at, self_ty: None })
+        }
+        Res::Assoc(ty, rest) if rest.len() == 1 => match impls::assoc_item(t, ty, |i| impls::is_const(i, &rest[0])) {
+            Some((_, at, imp, syn::ImplItem::Const(c))) => {
+                Ok(Initializer { expr: &c.expr, at, self_ty: Some(&imp.self_ty) })
+            }
+            _ => Err(NoInitializer::NoAssocConst),
+        },
+        _ => Err(NoInitializer::Unknown),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +223,59 @@ mod tests {
         ] {
             let got = string(&table, &syn::parse_str(text).unwrap());
             assert_eq!(got.as_deref().map_err(String::as_str), want, "{text}");
+        }
+    }
+
+    /// The one lookup of a value's initializer, over RBAC inference's program (the CRD index answers the same trait:
+    /// `crd::storage` reads its `merge_crds` versions through it).
+    #[test]
+    fn a_path_s_initializer_is_its_const_static_or_associated_const_found_as_rust_finds_it() {
+        use std::path::Path;
+
+        use crate::source::{Crate, ModKey, Program, resolve};
+
+        let lib = "pub const NAME: &str = \"const\";\n\
+            pub static FIXED: &str = \"static\";\n\
+            pub static mut MOVING: &str = \"static mut\";\n\
+            pub fn f() {}\n\
+            pub struct Vise;\n\
+            pub type Clamp = Vise;\n\
+            impl Default for Vise { fn default() -> Self { Vise } }\n\
+            impl Clamp { pub const HELD: &'static str = \"alias\"; }\n\
+            impl Vise { pub const GRIP: &'static str = \"inherent\"; const OTHER: &'static str = Self::GRIP; }\n";
+        let read = |p: &Path| match p.to_str() {
+            Some("lib.rs") => Ok(lib.to_string()),
+            _ => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+        };
+        let prog = Program::new(vec![Crate::load("ops", Path::new("lib.rs"), &read).unwrap()]);
+        let vise: syn::Type = syn::parse_str("Vise").unwrap();
+        let find = |path: &str, self_ty: Option<&syn::Type>| {
+            let segs: Vec<String> = path.split("::").map(str::to_string).collect();
+            let segs = resolve::with_self(segs, self_ty).ok_or(NoInitializer::Unknown)?;
+            let init = initializer(&prog, resolve::resolve(&prog, ModKey::default(), &segs, &[]))?;
+            let Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = init.expr else {
+                let e = init.expr;
+                return Ok(quote::quote!(#e).to_string());
+            };
+            Ok(format!("{}{}", s.value(), init.self_ty.map_or("", |_| " in an impl")))
+        };
+        for (path, self_ty, want) in [
+            ("NAME", None, Ok("const")),
+            ("FIXED", None, Ok("static")),
+            ("MOVING", None, Err(NoInitializer::NotConstant)),
+            ("f", None, Err(NoInitializer::NotConstant)),
+            ("Vise::GRIP", None, Ok("inherent in an impl")),
+            ("Clamp::GRIP", None, Ok("inherent in an impl")),
+            ("Clamp::HELD", None, Ok("alias in an impl")),
+            ("Self::GRIP", Some(&vise), Ok("inherent in an impl")),
+            ("Vise::OTHER", None, Ok("Self :: GRIP")),
+            ("Self::GRIP", None, Err(NoInitializer::Unknown)),
+            ("Vise::default", None, Err(NoInitializer::NoAssocConst)),
+            ("Vise::MISSING", None, Err(NoInitializer::NoAssocConst)),
+            ("Missing", None, Err(NoInitializer::Unknown)),
+            ("std::f64::consts::PI", None, Err(NoInitializer::Unknown)),
+        ] {
+            assert_eq!(find(path, self_ty).as_deref().map_err(|e| *e), want, "{path}");
         }
     }
 }

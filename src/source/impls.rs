@@ -86,3 +86,29 @@ where
     out.sort_by_key(|&(_, of_trait)| of_trait);
     out.into_iter().map(|(imp, _)| imp).collect()
 }
+
+/// The first associated item of `ty` that `wanted` accepts, in Rust's lookup order ([`impls_of`]), with the impl
+/// block it is written in, that block's module and its handle (what `Self` stands for there is its self type).
+pub(crate) fn assoc_item<T: Impls>(
+    t: &T,
+    ty: T::Item,
+    wanted: impl Fn(&syn::ImplItem) -> bool,
+) -> Option<(T::Impl, T::Mod, &syn::ItemImpl, &syn::ImplItem)>
+where
+    T::Item: PartialEq,
+{
+    impls_of(t, ty).into_iter().find_map(|imp| {
+        let (at, block) = t.impl_block(imp)?;
+        block.items.iter().find(|i| wanted(i)).map(|item| (imp, at, block, item))
+    })
+}
+
+/// Whether an impl item is the const `name`.
+pub(crate) fn is_const(item: &syn::ImplItem, name: &str) -> bool {
+    matches!(item, syn::ImplItem::Const(c) if c.ident == name)
+}
+
+/// Whether an impl item is the fn `name`.
+pub(crate) fn is_fn(item: &syn::ImplItem, name: &str) -> bool {
+    matches!(item, syn::ImplItem::Fn(f) if f.sig.ident == name)
+}

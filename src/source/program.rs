@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::impls::{self, Impls};
+use super::constant::Constants;
+use super::impls::Impls;
 use super::modules::{Crate, ItemKind, ModId};
 use super::resolve;
 use super::syntax::UseEntry;
@@ -155,6 +156,18 @@ impl Impls for Program {
     }
 }
 
+impl Constants for Program {
+    fn constant(&self, item: &Named) -> Option<(ModKey, &syn::Expr)> {
+        let Named::Item(k) = *item else { return None };
+        let at = ModKey { krate: k.krate, module: k.module };
+        match self.item(k) {
+            syn::Item::Const(c) => Some((at, &c.expr)),
+            syn::Item::Static(s) if matches!(s.mutability, syn::StaticMutability::None) => Some((at, &s.expr)),
+            _ => None,
+        }
+    }
+}
+
 impl Program {
     /// A program of `crates`; several crates may share a name (a package's bins), the first one with a lib
     /// root wins for paths that name it.
@@ -258,24 +271,6 @@ impl Program {
             Some(segs) => self.resolve(at, &segs, &[]),
             None => Res::External(Vec::new()),
         }
-    }
-
-    /// The associated const `name` of `owner` (a type of the sources, or a kind type `#[derive(CustomResource)]`
-    /// generates) by Rust's lookup ([`impls::impls_of`], the CRD generator's too: inherent impls first, through
-    /// aliases), with the impl's module and self type.
-    pub fn assoc_const(&self, owner: &Res, name: &str) -> Option<(ModKey, &syn::Type, &syn::Expr)> {
-        let owner = match *owner {
-            Res::Item(k) => Named::Item(k),
-            Res::Generated(g) => Named::Generated(g),
-            _ => return None,
-        };
-        impls::impls_of(self, owner).into_iter().find_map(|key| {
-            let (at, imp) = self.impl_block(key)?;
-            imp.items.iter().find_map(|i| match i {
-                syn::ImplItem::Const(c) if c.ident == name => Some((at, &*imp.self_ty, &c.expr)),
-                _ => None,
-            })
-        })
     }
 
     /// The paths outside the sources a path that resolves to none of their items may name through glob imports

@@ -57,6 +57,18 @@ impl<S: Scopes + ?Sized> Default for Memo<S> {
     }
 }
 
+/// `segs` with a leading `Self` replaced by the path of `self_ty`, the self type of the impl block they are written
+/// in (so they resolve where that impl is written, as Rust reads `Self::NAME`); `None` when they start with `Self`
+/// and no path type stands for it there.
+pub(crate) fn with_self(mut segs: Vec<String>, self_ty: Option<&syn::Type>) -> Option<Vec<String>> {
+    if segs.first().is_none_or(|s| s != "Self") {
+        return Some(segs);
+    }
+    let mut full = super::lex::type_path_segs(self_ty?)?;
+    full.extend(segs.drain(1..));
+    Some(full)
+}
+
 /// What a path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Res<M, I> {

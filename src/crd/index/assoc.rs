@@ -29,7 +29,7 @@ impl CrateIndex {
         if !self.items[id].kind.is_type() {
             return None;
         }
-        match impls::alias_chain(&self.code_lookup(), CodeName::Item(id)) {
+        match impls::alias_chain(self, CodeName::Item(id)) {
             (chain, true) => match chain.last() {
                 Some(&CodeName::Item(last)) => Some(last),
                 _ => None,
@@ -45,16 +45,31 @@ impl CrateIndex {
     /// ([`StubNames`](super::StubNames)), so the lookup records the stub and the crate is loaded again with it
     /// parsed: no impl is matched by its name alone.
     pub fn assoc_impls(&self, owner: Owner) -> Vec<&ImplBlock> {
-        let ty = match owner {
-            Owner::Item(id) => CodeName::Item(id),
-            Owner::Generated(g) => CodeName::Generated(g),
+        let Some(ty) = self.owner_type(owner) else { return Vec::new() };
+        impls::impls_of(self, ty).into_iter().map(|i| &self.impls[i]).collect()
+    }
+
+    /// The type `owner` names (a struct, enum or alias of the crate, or a kind type a derive generates).
+    fn owner_type(&self, owner: Owner) -> Option<CodeName> {
+        match owner {
+            Owner::Item(id) => Some(CodeName::Item(id)),
+            Owner::Generated(g) => Some(CodeName::Generated(g)),
             Owner::Path(module, segs) => match self.resolve_code(module, segs, &[]) {
-                resolve::Res::Item(CodeName::Item(id)) if self.items[id].kind.is_type() => CodeName::Item(id),
-                resolve::Res::Item(CodeName::Generated(g)) => CodeName::Generated(g),
-                _ => return Vec::new(),
+                resolve::Res::Item(CodeName::Item(id)) if self.items[id].kind.is_type() => Some(CodeName::Item(id)),
+                resolve::Res::Item(CodeName::Generated(g)) => Some(CodeName::Generated(g)),
+                _ => None,
             },
-        };
-        impls::impls_of(&self.code_lookup(), ty).into_iter().map(|i| &self.impls[i]).collect()
+        }
+    }
+
+    /// The first associated item of `owner` that `wanted` accepts ([`impls::assoc_item`]), with its impl block.
+    fn assoc_item(
+        &self,
+        owner: Owner,
+        wanted: impl Fn(&syn::ImplItem) -> bool,
+    ) -> Option<(&ImplBlock, &syn::ImplItem)> {
+        let (imp, .., item) = impls::assoc_item(self, self.owner_type(owner)?, wanted)?;
+        Some((&self.impls[imp], item))
     }
 
     /// The impl blocks of the crate item `id` that implement the trait named `trait_name` (by its last segment).
@@ -64,22 +79,18 @@ impl CrateIndex {
 
     /// The associated const `name` of `owner`, with the impl block it is written in.
     pub fn assoc_const(&self, owner: Owner, name: &str) -> Option<(&ImplBlock, &syn::ImplItemConst)> {
-        self.assoc_impls(owner).into_iter().find_map(|imp| {
-            imp.item.items.iter().find_map(|it| match it {
-                syn::ImplItem::Const(c) if c.ident == name => Some((imp, c)),
-                _ => None,
-            })
-        })
+        match self.assoc_item(owner, |i| impls::is_const(i, name))? {
+            (imp, syn::ImplItem::Const(c)) => Some((imp, c)),
+            _ => None,
+        }
     }
 
     /// The associated fn `name` of `owner`, with the impl block it is written in.
     pub fn assoc_fn(&self, owner: Owner, name: &str) -> Option<(&ImplBlock, &syn::ImplItemFn)> {
-        self.assoc_impls(owner).into_iter().find_map(|imp| {
-            imp.item.items.iter().find_map(|it| match it {
-                syn::ImplItem::Fn(f) if f.sig.ident == name => Some((imp, f)),
-                _ => None,
-            })
-        })
+        match self.assoc_item(owner, |i| impls::is_fn(i, name))? {
+            (imp, syn::ImplItem::Fn(f)) => Some((imp, f)),
+            _ => None,
+        }
     }
 }
 

@@ -7,13 +7,14 @@
 use std::borrow::Cow;
 
 use super::{CrateIndex, ItemId, ItemKind, Lookup, ModId, UseEntry};
+use crate::source::constant::Constants;
 use crate::source::impls::Impls;
 use crate::source::kube_attrs::{self, KubeAttrs};
 use crate::source::resolve::{self, Scopes};
 
 /// What a name written in code stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CodeName {
+pub enum CodeName {
     /// An item of the sources.
     Item(ItemId),
     /// A name a derive generates: its number among the names [`Generated`] knows.
@@ -32,26 +33,19 @@ pub(crate) struct GeneratedKinds {
     pub specs: Vec<KubeAttrs>,
 }
 
-/// The index with the generated names, as [`Scopes`] (and [`Impls`]: impl blocks by their number in
-/// [`CrateIndex::impls`]). A type and a fn of one name: the type (the fn is what a call of it would name, and code
-/// readers look at types' associated items).
-pub(super) struct CodeLookup<'a> {
-    pub(super) ix: &'a CrateIndex,
-}
-
-impl CodeLookup<'_> {
-    /// The generated names, worked out when a lookup first needs them (most lookups of an item's impls find no
-    /// impl block to resolve).
-    fn generated(&self) -> &GeneratedKinds {
-        self.ix.generated()
-    }
-
+impl CrateIndex {
+    /// The index's names with the generated ones, for [`Scopes`] (a lookup of every kind of item).
     fn lookup(&self) -> Lookup<'_> {
-        Lookup { ix: self.ix, want: |_| true }
+        Lookup { ix: self, want: |_| true }
     }
 }
 
-impl Scopes for CodeLookup<'_> {
+/// The index as a reader of code sees it, as [`Scopes`] (and [`Impls`]: impl blocks by their number in
+/// [`CrateIndex::impls`]): its items with the kind types its derives generate beside them ([`CrateIndex::generated`],
+/// worked out when a lookup first needs them: most lookups of an item's impls find no impl block to resolve). A type
+/// and a fn of one name: the type (the fn is what a call of it would name, and code readers look at types'
+/// associated items).
+impl Scopes for CrateIndex {
     type Mod = ModId;
     type Item = CodeName;
 
@@ -69,7 +63,7 @@ impl Scopes for CodeLookup<'_> {
 
     /// An item, else a generated name (a module cannot hold both under one name: the crate would not compile).
     fn defined(&self, m: ModId, name: &str) -> Option<CodeName> {
-        let item = self.ix.item_in(m, name, |k| !k.is_fn()).or_else(|| self.ix.item_in(m, name, ItemKind::is_fn));
+        let item = self.item_in(m, name, |k| !k.is_fn()).or_else(|| self.item_in(m, name, ItemKind::is_fn));
         if let Some(item) = item {
             return Some(CodeName::Item(item));
         }
@@ -89,30 +83,36 @@ impl Scopes for CodeLookup<'_> {
     }
 }
 
-impl Impls for CodeLookup<'_> {
+impl Impls for CrateIndex {
     type Impl = usize;
 
     fn type_name(&self, ty: &CodeName) -> Option<Cow<'_, str>> {
         match *ty {
-            CodeName::Item(id) => Some(Cow::Borrowed(&self.ix.items[id].name)),
+            CodeName::Item(id) => Some(Cow::Borrowed(&self.items[id].name)),
             CodeName::Generated(g) => {
                 self.generated().specs.get(g).map(|k| Cow::Borrowed(k.root.as_ref().unwrap_or(&k.kind).as_str()))
             }
         }
     }
 
+    /// The impl blocks whose self type's last segment is `name`, or a name a `use .. as` of a parsed module gives a
+    /// path ending in `name` (`use v1::Foo as Stored; impl Stored { .. }`); the stubs that may hold more are loaded.
     fn impls_named(&self, name: &str) -> Vec<usize> {
-        self.ix.impls_named(name).collect()
+        let renames = self.renames().get(name).map_or(&[][..], Vec::as_slice);
+        self.touch_impl_stubs(name);
+        renames.iter().for_each(|r| self.touch_impl_stubs(r));
+        let named = |i: &super::ImplBlock| i.self_name == name || renames.contains(&i.self_name);
+        self.impls.iter().enumerate().filter(|(_, i)| named(i)).map(|(n, _)| n).collect()
     }
 
     fn impl_block(&self, imp: usize) -> Option<(ModId, &syn::ItemImpl)> {
-        self.ix.impls.get(imp).map(|block| (block.module, &block.item))
+        self.impls.get(imp).map(|block| (block.module, &block.item))
     }
 
     fn aliased(&self, ty: &CodeName) -> Option<(ModId, &syn::Type)> {
         match *ty {
-            CodeName::Item(id) => match &self.ix.items[id].kind {
-                ItemKind::Alias(a) => Some((self.ix.items[id].module, &a.ty)),
+            CodeName::Item(id) => match &self.items[id].kind {
+                ItemKind::Alias(a) => Some((self.items[id].module, &a.ty)),
                 _ => None,
             },
             CodeName::Generated(_) => None,
@@ -120,12 +120,20 @@ impl Impls for CodeLookup<'_> {
     }
 }
 
-impl CrateIndex {
-    /// The index with its generated names, for the lookups of code ([`CrateIndex::resolve_code`], impl blocks).
-    pub(super) fn code_lookup(&self) -> CodeLookup<'_> {
-        CodeLookup { ix: self }
+impl Constants for CrateIndex {
+    fn constant(&self, item: &CodeName) -> Option<(ModId, &syn::Expr)> {
+        let CodeName::Item(id) = *item else { return None };
+        match &self.items[id].kind {
+            ItemKind::Const(c) => Some((self.items[id].module, &c.expr)),
+            ItemKind::Static(s) if matches!(s.mutability, syn::StaticMutability::None) => {
+                Some((self.items[id].module, &s.expr))
+            }
+            _ => None,
+        }
     }
+}
 
+impl CrateIndex {
     /// The kind types the `#[derive(CustomResource)]`s of the crate's parsed files generate (a derive whose
     /// `#[kube(..)]` cannot be read generates none kubesmith knows of). Worked out once, when first asked.
     pub(crate) fn generated(&self) -> &GeneratedKinds {
@@ -159,6 +167,6 @@ impl CrateIndex {
         if self.files[file].stub.is_some() {
             self.touch(file);
         }
-        resolve::resolve(&self.code_lookup(), module, segs, local)
+        resolve::resolve(self, module, segs, local)
     }
 }

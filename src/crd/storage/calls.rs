@@ -26,8 +26,8 @@ use syn::visit::Visit;
 use super::{Kinds, MergeCall, VersionKey};
 use crate::crd::error::CrdError;
 use crate::crd::index::code::CodeName;
-use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId, Owner};
-use crate::source::constant;
+use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId};
+use crate::source::constant::{self, NoInitializer};
 use crate::source::lex::path_segs;
 use crate::source::resolve;
 use crate::source::syntax::{UseEntry, flatten_use};
@@ -419,18 +419,15 @@ impl<'a> Cx<'a> {
 
     /// What a path written here names (`Self` standing for the impl's self type).
     fn resolve(&self, p: &syn::Path) -> Res {
-        let mut segs = path_segs(p);
-        if segs.first().is_some_and(|s| s == "Self") {
-            match self.self_ty {
-                Some(syn::Type::Path(tp)) if tp.qself.is_none() => {
-                    let mut full = path_segs(&tp.path);
-                    full.extend(segs.drain(1..));
-                    segs = full;
-                }
-                _ => return Res::External(segs),
-            }
+        match resolve::with_self(path_segs(p), self.self_ty) {
+            Some(segs) => self.resolve_segs(&segs, self.uses()),
+            None => Res::External(path_segs(p)),
         }
-        self.resolve_segs(&segs, self.scope.map_or(&[], |s| &s.uses))
+    }
+
+    /// The fn body's own `use`s (none outside fns).
+    fn uses(&self) -> &'a [UseEntry] {
+        self.scope.map_or(&[], |s| &s.uses)
     }
 
     /// What `segs` written here names, with the fn body's own `use`s `local`.
@@ -517,27 +514,6 @@ impl<'a> Cx<'a> {
             .get(g)
             .map(|k| k.version.clone())
             .ok_or_else(|| "its kind's `#[kube(...)]` cannot be read".into())
-    }
-
-    /// An associated const `name` of the type `owner` names, from the crate's impls.
-    fn assoc_const(&self, owner: &Res, name: &str, p: &syn::Path) -> Result<String, String> {
-        let Some((module, self_ty, expr)) = self.find_assoc_const(owner, name) else {
-            return Err(format!("`{}` is not an associated const kubesmith can find in the crate's impls", tokens(p)));
-        };
-        let cx = self.at(module, Some(self_ty)).ok_or("it refers to itself")?;
-        constant::string(&cx, expr)
-    }
-
-    /// The associated const `name` of the type `owner` names ([`CrateIndex::assoc_const`]: inherent impls first),
-    /// with the impl's module and self type.
-    fn find_assoc_const(&self, owner: &Res, name: &str) -> Option<(ModId, &'a syn::Type, &'a syn::Expr)> {
-        let owner = match owner {
-            Res::Item(id) => Owner::Item(*id),
-            Res::Generated(g) => Owner::Generated(*g),
-            _ => return None,
-        };
-        let (imp, c) = self.ix.assoc_const(owner, name)?;
-        Some((imp.module, &*imp.item.self_ty, &c.expr))
     }
 
     /// The kinds `e` (the first argument of `merge_crds`) lists, in order.
@@ -634,20 +610,19 @@ impl constant::StringReader for Cx<'_> {
         if let Some(init) = self.local(p)? {
             return constant::string(&self.deeper().ok_or("it refers to itself")?, init);
         }
-        match self.resolve(p) {
-            Res::Item(id) => {
-                let cx = self.at(self.ix.items[id].module, None).ok_or("it refers to itself")?;
-                match &self.ix.items[id].kind {
-                    ItemKind::Const(c) => constant::string(&cx, &c.expr),
-                    ItemKind::Static(s) if s.mutability == syn::StaticMutability::None => {
-                        constant::string(&cx, &s.expr)
-                    }
-                    _ => Err(format!("`{}` is not a const or an immutable static", tokens(p))),
-                }
+        let named = match resolve::with_self(path_segs(p), self.self_ty) {
+            Some(segs) => self.ix.resolve_code(self.module, &segs, self.uses()),
+            None => resolve::Res::External(Vec::new()),
+        };
+        match constant::initializer(self.ix, named) {
+            Ok(init) => constant::string(&self.at(init.at, init.self_ty).ok_or("it refers to itself")?, init.expr),
+            Err(NoInitializer::NotConstant) => Err(format!("`{}` is not a const or an immutable static", tokens(p))),
+            Err(NoInitializer::NoAssocConst) => {
+                Err(format!("`{}` is not an associated const kubesmith can find in the crate's impls", tokens(p)))
             }
-            Res::Assoc(key, rest) if rest.len() == 1 => self.assoc_const(&Res::Item(key), &rest[0], p),
-            Res::GeneratedAssoc(g, rest) if rest.len() == 1 => self.assoc_const(&Res::Generated(g), &rest[0], p),
-            _ => Err(format!("`{}` is not a const kubesmith can find in the crate", tokens(p))),
+            Err(NoInitializer::Unknown) => {
+                Err(format!("`{}` is not a const kubesmith can find in the crate", tokens(p)))
+            }
         }
     }
 

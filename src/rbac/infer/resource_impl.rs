@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::resources::Resource;
 use crate::source::constant;
 use crate::source::lex::path_segs;
+use crate::source::resolve;
 use crate::source::{ItemKey, ItemKind, ModKey, Program, Res};
 
 /// A type of the sources with a hand-written resource impl.
@@ -92,8 +93,8 @@ impl Reader<'_> {
         };
         for what in names {
             let (value, line) = match flavor {
-                Flavor::Kube => self.kube_fn(at, imp, ty, what),
-                Flavor::OpenApi => self.openapi_const(at, imp, ty, what),
+                Flavor::Kube => self.kube_fn(at, imp, what),
+                Flavor::OpenApi => self.openapi_const(at, imp, what),
             };
             match value {
                 Some(v) => values.push(v),
@@ -157,7 +158,7 @@ impl Reader<'_> {
     }
 
     /// `fn what(..)` of a `kube::Resource` impl: its value and line.
-    fn kube_fn(&self, at: ModKey, imp: &syn::ItemImpl, ty: ItemKey, what: &str) -> (Option<String>, Option<usize>) {
+    fn kube_fn(&self, at: ModKey, imp: &syn::ItemImpl, what: &str) -> (Option<String>, Option<usize>) {
         let Some(f) = imp.items.iter().find_map(|i| match i {
             syn::ImplItem::Fn(f) if f.sig.ident == what => Some(f),
             _ => None,
@@ -165,35 +166,30 @@ impl Reader<'_> {
             return (None, None);
         };
         let line = f.sig.ident.span().start().line;
-        (Eval { prog: self.prog, at, self_ty: ty, depth: 0 }.block(&f.block).ok(), Some(line))
+        (Eval { prog: self.prog, at, self_ty: &imp.self_ty, depth: 0 }.block(&f.block).ok(), Some(line))
     }
 
     /// `const WHAT` of a `k8s_openapi::Resource` impl: its value and line.
-    fn openapi_const(
-        &self,
-        at: ModKey,
-        imp: &syn::ItemImpl,
-        ty: ItemKey,
-        what: &str,
-    ) -> (Option<String>, Option<usize>) {
+    fn openapi_const(&self, at: ModKey, imp: &syn::ItemImpl, what: &str) -> (Option<String>, Option<usize>) {
         let Some(c) = imp.items.iter().find_map(|i| match i {
             syn::ImplItem::Const(c) if c.ident == what => Some(c),
             _ => None,
         }) else {
             return (None, None);
         };
-        let value = constant::string(&Eval { prog: self.prog, at, self_ty: ty, depth: 0 }, &c.expr).ok();
+        let value = constant::string(&Eval { prog: self.prog, at, self_ty: &imp.self_ty, depth: 0 }, &c.expr).ok();
         (value, Some(c.ident.span().start().line))
     }
 }
 
 /// The string evaluator's lookups in the program, from one module of an impl for `self_ty`: a literal, a const
-/// (of a module, or associated with `Self` or another type), a fn body's tail.
+/// (of a module, or associated with `Self` or another type: [`constant::initializer`]), a fn body's tail.
 #[derive(Clone, Copy)]
 struct Eval<'p> {
     prog: &'p Program,
     at: ModKey,
-    self_ty: ItemKey,
+    /// The self type of the impl block the code is written in (what `Self` stands for).
+    self_ty: &'p syn::Type,
     /// How many consts and blocks were followed to get here (a cycle of consts ends at [`MAX_DEPTH`]).
     depth: usize,
 }
@@ -201,24 +197,10 @@ struct Eval<'p> {
 impl constant::StringReader for Eval<'_> {
     fn path(&self, p: &syn::Path) -> Result<String, String> {
         let cx = self.deeper()?;
-        let segs = path_segs(p);
-        if let [first, name] = segs.as_slice()
-            && first == "Self"
-        {
-            return cx.assoc_const(self.self_ty, name);
-        }
-        match self.prog.resolve(self.at, &segs, &[]) {
-            Res::Item(k) => {
-                let there = Eval { at: ModKey { krate: k.krate, module: k.module }, ..cx };
-                match self.prog.item(k) {
-                    syn::Item::Const(c) => constant::string(&there, &c.expr),
-                    syn::Item::Static(s) => constant::string(&there, &s.expr),
-                    _ => Err(UNREAD.into()),
-                }
-            }
-            Res::Assoc(k, rest) if rest.len() == 1 => cx.assoc_const(k, &rest[0]),
-            _ => Err(UNREAD.into()),
-        }
+        let segs = resolve::with_self(path_segs(p), Some(self.self_ty)).ok_or(UNREAD)?;
+        let init = constant::initializer(self.prog, resolve::resolve(self.prog, self.at, &segs, &[]))
+            .map_err(|_| UNREAD.to_string())?;
+        constant::string(&Eval { at: init.at, self_ty: init.self_ty.unwrap_or(self.self_ty), ..cx }, init.expr)
     }
 
     fn other(&self, e: &syn::Expr) -> Result<String, String> {
@@ -250,12 +232,6 @@ impl Eval<'_> {
             Some(syn::Stmt::Expr(e, None)) => constant::string(self, e),
             _ => Err(UNREAD.into()),
         }
-    }
-
-    /// The string `Type::NAME` gives: an associated const of an impl of the sources for `ty`.
-    fn assoc_const(&self, ty: ItemKey, name: &str) -> Result<String, String> {
-        let (at, _, expr) = self.prog.assoc_const(&Res::Item(ty), name).ok_or(UNREAD)?;
-        constant::string(&Eval { at, self_ty: ty, ..*self }, expr)
     }
 }
 
