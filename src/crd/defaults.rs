@@ -270,7 +270,7 @@ impl<'a> Evaluator<'a> {
         let ix: &'a CrateIndex = self.ix;
         let Some(found) = names::function(ix, scope.names(), segs) else { return Ok(None) };
         let (sig, block) = found.def;
-        if found.imp.is_some() && !sig.inputs.is_empty() {
+        if found.self_ty.is_some() && !sig.inputs.is_empty() {
             return Ok(None);
         }
         let sc = found.scope(ix);

@@ -561,7 +561,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         if self.depth > MAX_DEPTH {
             return Err(self.needs(found.module, at, format!("`{}` refers to itself", name.join("::"))));
         }
-        let mut frame = Frame::new(found.module, found.imp.map(|i| (*i.item.self_ty).clone()));
+        let mut frame = Frame::new(found.module, found.self_ty.cloned());
         self.depth += 1;
         let v = self.lazy_init(&mut frame, found.def);
         self.depth -= 1;
@@ -696,7 +696,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         let ix = self.ix;
         if let Some(found) = names::function(ix, f.scope(), &segs) {
             let (sig, block) = found.def;
-            return self.call_fn(sig, block, found.module, found.imp.map(|i| (*i.item.self_ty).clone()), args);
+            return self.call_fn(sig, block, found.module, found.self_ty.cloned(), args);
         }
         Err(self.needs(f.module, at, format!("a call of `{}`, which is not a fn of this crate", segs.join("::"))))
     }
