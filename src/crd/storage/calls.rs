@@ -419,26 +419,31 @@ impl<'a> Cx<'a> {
 
     /// What a path written here names (`Self` standing for the impl's self type).
     fn resolve(&self, p: &syn::Path) -> Res {
-        match resolve::with_self(path_segs(p), self.self_ty) {
-            Some(segs) => self.resolve_segs(&segs, self.uses()),
-            None => Res::External(path_segs(p)),
-        }
+        Self::res(self.named(p))
     }
 
-    /// The fn body's own `use`s (none outside fns).
-    fn uses(&self) -> &'a [UseEntry] {
-        self.scope.map_or(&[], |s| &s.uses)
+    /// What a path written here names, as the resolver gives it (the fn body's own `use`s included).
+    fn named(&self, p: &syn::Path) -> resolve::Res<ModId, CodeName> {
+        match resolve::with_self(path_segs(p), self.self_ty) {
+            Some(segs) => self.ix.resolve_code(self.module, &segs, self.scope.map_or(&[], |s| &s.uses)),
+            None => resolve::Res::External(path_segs(p)),
+        }
     }
 
     /// What `segs` written here names, with the fn body's own `use`s `local`.
     fn resolve_segs(&self, segs: &[String], local: &[UseEntry]) -> Res {
+        Self::res(self.ix.resolve_code(self.module, segs, local))
+    }
+
+    /// The resolver's answer, the kind types derives generate told apart from items.
+    fn res(r: resolve::Res<ModId, CodeName>) -> Res {
         let named = |n: CodeName, rest: Option<Vec<String>>| match (n, rest) {
             (CodeName::Item(k), None) => Res::Item(k),
             (CodeName::Item(k), Some(rest)) => Res::Assoc(k, rest),
             (CodeName::Generated(g), None) => Res::Generated(g),
             (CodeName::Generated(g), Some(rest)) => Res::GeneratedAssoc(g, rest),
         };
-        match self.ix.resolve_code(self.module, segs, local) {
+        match r {
             resolve::Res::Item(n) => named(n, None),
             resolve::Res::Assoc(n, rest) => named(n, Some(rest)),
             resolve::Res::Module(_) => Res::Module,
@@ -610,11 +615,7 @@ impl constant::StringReader for Cx<'_> {
         if let Some(init) = self.local(p)? {
             return constant::string(&self.deeper().ok_or("it refers to itself")?, init);
         }
-        let named = match resolve::with_self(path_segs(p), self.self_ty) {
-            Some(segs) => self.ix.resolve_code(self.module, &segs, self.uses()),
-            None => resolve::Res::External(Vec::new()),
-        };
-        match constant::initializer(self.ix, named) {
+        match constant::initializer(self.ix, self.named(p)) {
             Ok(init) => constant::string(&self.at(init.at, init.self_ty).ok_or("it refers to itself")?, init.expr),
             Err(NoInitializer::NotConstant) => Err(format!("`{}` is not a const or an immutable static", tokens(p))),
             Err(NoInitializer::NoAssocConst) => {
