@@ -306,11 +306,12 @@ impl CrateIndex {
         let read = |p: &Path| sources.read_text(p);
         let root = crate::source::workspace::crate_root(dir, &read)
             .ok_or_else(|| CrdError::file(&dir.join("lib.rs"), CrdErrorKind::NoCrateRoot))?;
+        let package = sources.package();
         let mut index = CrateIndex {
             part,
-            schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
-            dialect: super::dialect::Dialect::of_src_dir(dir),
-            rewriter: super::dialect::Rewriter::of_src_dir(dir),
+            schemars_features: package.schemars_features.clone(),
+            dialect: package.dialect,
+            rewriter: package.rewriter,
             src_dir: Some(dir.to_path_buf()),
             dependency_roots: sources.dependency_roots.clone(),
             ..CrateIndex::default()

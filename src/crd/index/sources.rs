@@ -2,7 +2,7 @@
 //! contents overlaid, and what a first load learned of each text, shared by every index of the set and its clones.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -36,6 +36,21 @@ pub struct SourceSet {
     /// The lib roots of the crate's kube-dependent dependencies by crate name, once an index needed them
     /// ([`super::deps`]): worked out from the manifests and the lock once for every index of the set and its clones.
     pub(super) dependency_roots: Arc<OnceLock<BTreeMap<String, PathBuf>>>,
+    /// What the package's manifest and lock say of how its kinds are derived, read once for every index of the set
+    /// and its clones ([`SourceSet::package`]).
+    package: Arc<OnceLock<PackageFacts>>,
+}
+
+/// What the manifest and the lock of the package whose sources a [`SourceSet`] holds say of how its kinds' schemas
+/// are generated: the same for every index of the set (the parts of a split generation each load one).
+#[derive(Debug, Clone)]
+pub(crate) struct PackageFacts {
+    /// The features the manifest turns on for schemars; `None` without a manifest.
+    pub(crate) schemars_features: Option<BTreeSet<String>>,
+    /// The schemars generation its lock's schemars derives with.
+    pub(crate) dialect: crate::crd::dialect::Dialect,
+    /// The kube-core schema rewriting its lock's kube-core runs.
+    pub(crate) rewriter: crate::crd::dialect::Rewriter,
 }
 
 /// A file's text and its [`FileFacts`], once an index worked them out.
@@ -105,7 +120,21 @@ impl SourceSet {
             read_ahead: RefCell::default(),
             storage_versions: Arc::default(),
             dependency_roots: Arc::default(),
+            package: Arc::default(),
         }
+    }
+
+    /// What the package's `Cargo.toml` and `Cargo.lock` say of its schemars and kube-core, read from disk once for
+    /// the set and its clones (each lookup parses the lock).
+    pub(crate) fn package(&self) -> &PackageFacts {
+        self.package.get_or_init(|| {
+            let dir = &self.src_dir;
+            PackageFacts {
+                schemars_features: crate::source::workspace::dependency_features(dir, "schemars"),
+                dialect: crate::crd::dialect::Dialect::of_src_dir(dir),
+                rewriter: crate::crd::dialect::Rewriter::of_src_dir(dir),
+            }
+        })
     }
 
     /// The storage version of each `(group, kind)` the project names outside the sources (PROJECT's
