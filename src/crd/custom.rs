@@ -25,7 +25,8 @@ use syn::spanned::Spanned;
 use super::error::{CrdError, CrdErrorKind};
 use super::eval::Evaluator;
 pub use super::eval::Subschemas;
-use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Owner, Resolved};
+use super::eval::names::{self, Scope};
+use super::index::{CrateIndex, ImplBlock, ItemId, ModId, Owner};
 use crate::source::lex::path_segs;
 
 /// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`.
@@ -46,24 +47,11 @@ pub fn schema_with(
             CrdErrorKind::Unsupported { construct: construct.clone(), fix: format!("`{path}` is not a path: {e}") },
         )
     })?;
-    let names = path_segs(&parsed);
-    if let Resolved::Item(id) = ix.resolve(module, &names, ItemKind::is_fn)
-        && let ItemKind::Fn(f) = &ix.items[id].kind
-    {
-        return Evaluator::new(ix, schemas, construct).schema_fn(&f.sig, &f.block, ix.items[id].module, None);
-    }
-    if names.len() >= 2 {
-        // An associated fn `Type::f` (`Self::f` would name schemars' wrapper type and not compile).
-        if let Resolved::Item(owner) = ix.resolve(module, &names[..names.len() - 1], ItemKind::is_type)
-            && let Some((imp, m)) = ix.assoc_fn(Owner::Item(owner), &names[names.len() - 1])
-        {
-            return Evaluator::new(ix, schemas, construct).schema_fn(
-                &m.sig,
-                &m.block,
-                imp.module,
-                Some(&imp.item.self_ty),
-            );
-        }
+    // An associated fn `Type::f` too (`Self::f` would name schemars' wrapper type and not compile).
+    let scope = Scope { module, self_item: None, self_ty: None };
+    if let Some(found) = names::function(ix, scope, &path_segs(&parsed)) {
+        let (sig, block) = found.def;
+        return Evaluator::new(ix, schemas, construct).schema_fn(sig, block, found.module, found.self_ty);
     }
     Err(CrdError::needs_compile(
         file,

@@ -16,7 +16,7 @@ use syn::{Expr, Token};
 
 use super::attrs::{self, variant_name};
 use super::eval::{self, names};
-use super::index::{CrateIndex, ItemId, ItemKind, ModId, Resolved, unraw};
+use super::index::{CrateIndex, ItemId, ItemKind, ModId, unraw};
 use super::k8s::K8sTable;
 use super::types::{ScalarKind, Ty, classify};
 use crate::source::constant;
@@ -389,6 +389,13 @@ impl<'a> Evaluator<'a> {
         self.struct_fields_of(body, id, scope, depth + 1)
     }
 
+    /// Whether `path`, written in module `m`, names a free fn of the crate (`defaults::default`).
+    fn names_free_fn(&self, path: &str, m: ModId) -> bool {
+        let Ok(p) = syn::parse_str::<syn::Path>(path) else { return false };
+        let scope = names::Scope { module: m, self_item: None, self_ty: None };
+        names::function(self.ix, scope, &path_segs(&p)).is_some_and(|f| f.self_ty.is_none())
+    }
+
     /// Fields of the struct value built by `path()`.
     pub fn call_default_fn_fields(&self, path: &str, id: ItemId, m: ModId) -> Res<Map<String, Value>> {
         let (body, scope) = self.default_fn(path, m)?;
@@ -418,12 +425,11 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    /// `serde_json::to_value(path())`.
+    /// `serde_json::to_value(path())`. A path ending in `default` that names no free fn of the crate
+    /// (`Default::default`, `Type::default`) is the field type's `Default`, read as `#[serde(default)]` reads it.
     pub fn call_default_fn(&self, path: &str, ty: &syn::Type, m: ModId) -> Res<Value> {
         let last = path.rsplit("::").next().unwrap_or(path);
-        if last == "default"
-            && matches!(self.ix.resolve(m, &[path.to_string()], ItemKind::is_fn), Resolved::External(_))
-        {
+        if last == "default" && !self.names_free_fn(path, m) {
             return self.default_of(ty, m);
         }
         let (body, scope) = self.default_fn(path, m)?;

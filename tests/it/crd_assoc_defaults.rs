@@ -198,3 +198,47 @@ pub fn older() -> u32 {{ super::v1::Foo::REPLICAS }}
         assert_eq!(default_of("v2"), json!(want), "v2's default `{default_in_v2}`");
     }
 }
+
+/// A default fn called `default` in a module is that fn, not the field type's `Default` (`Default::default` and
+/// `Type::default` are); a `schema_with` fn may be an associated fn of the kind type the derive generates, or of a
+/// type reached through an alias: the lookup a call in a default's body makes.
+#[test]
+fn crd_default_and_schema_with_paths_name_fns_as_calls_do() {
+    let lib = r#"use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+pub mod defaults {
+    pub fn default() -> u8 { 3 }
+}
+pub struct Helper;
+pub type Schemas = Helper;
+impl Helper {
+    pub fn port(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "format": "port"})
+    }
+}
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "g.io", version = "v1", kind = "Foo")]
+pub struct FooSpec {
+    #[serde(default = "defaults::default")]
+    pub replicas: u8,
+    #[serde(default = "Default::default")]
+    pub spare: u8,
+    #[schemars(schema_with = "Foo::level")]
+    pub level: String,
+    #[schemars(schema_with = "Schemas::port")]
+    pub port: u16,
+}
+impl Foo {
+    pub fn level(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "enum": ["low", "high"]})
+    }
+}
+"#;
+    let crds = generate(&[("lib.rs", lib)]).unwrap_or_else(|e| panic!("{e}"));
+    let p = spec_props(&crds);
+    assert_eq!(p["replicas"]["default"], json!(3));
+    assert_eq!(p["spare"]["default"], json!(0));
+    assert_eq!(p["level"], json!({"type": "string", "enum": ["low", "high"]}));
+    assert_eq!(p["port"], json!({"type": "integer", "format": "port"}));
+}

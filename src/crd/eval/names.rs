@@ -7,11 +7,11 @@
 use syn::Expr;
 
 use crate::crd::index::code::CodeName;
-use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId, Owner, Resolved};
-use crate::source::constant;
+use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId};
 /// The segments of a path type (`Self`'s, through groups and parentheses).
 pub(crate) use crate::source::lex::type_path_segs as type_path;
 use crate::source::resolve::{self, Res};
+use crate::source::{constant, impls};
 
 /// Where a path is written: its module and what `Self` is there.
 #[derive(Debug, Clone, Copy)]
@@ -21,25 +21,6 @@ pub(crate) struct Scope<'s> {
     pub self_item: Option<ItemId>,
     /// The self type of the impl block the path is written in, when the caller knows only that.
     pub self_ty: Option<&'s syn::Type>,
-}
-
-impl<'s> Scope<'s> {
-    /// The type whose associated items `Prefix::NAME` names, `Self` read here.
-    fn owner<'p>(&self, prefix: &'p [String], self_path: &'p mut Vec<String>) -> Owner<'p>
-    where
-        's: 'p,
-    {
-        if let [one] = prefix
-            && one == "Self"
-        {
-            if let Some(id) = self.self_item {
-                return Owner::Item(id);
-            }
-            *self_path = self.self_ty.and_then(type_path).unwrap_or_default();
-            return Owner::Path(self.module, self_path);
-        }
-        Owner::Path(self.module, prefix)
-    }
 }
 
 /// A definition a path names, with where its code is written.
@@ -63,32 +44,40 @@ impl<'a, T> Found<'a, T> {
 /// The const, immutable static or associated const `segs` names from `scope`: its initializer
 /// ([`constant::initializer`]; `Self` is the item the scope knows, else its impl's self type).
 pub(crate) fn constant<'a>(ix: &'a CrateIndex, scope: Scope, segs: &[String]) -> Option<Found<'a, &'a Expr>> {
-    let named = match (segs, scope.self_item) {
-        ([first, rest @ ..], Some(id)) if first == "Self" && !rest.is_empty() => {
-            Res::Assoc(CodeName::Item(id), rest.to_vec())
-        }
-        _ => ix.resolve_code(scope.module, &resolve::with_self(segs.to_vec(), scope.self_ty)?, &[]),
-    };
-    let init = constant::initializer(ix, named).ok()?;
+    let init = constant::initializer(ix, named(ix, scope, segs)?).ok()?;
     Some(Found { def: init.expr, module: init.at, self_ty: init.self_ty })
 }
 
-/// A fn the path names from `scope`: a free crate fn, or an associated fn of a crate type (inherent impls first).
+/// A fn the path names from `scope`: a free crate fn, or an associated fn of a crate type or of a kind type a derive
+/// generates (inherent impls first, through type aliases: [`impls::assoc_item`]), found by the resolution
+/// [`constant`] makes ([`CrateIndex::resolve_code`]).
 pub(crate) fn function<'a>(
     ix: &'a CrateIndex,
     scope: Scope,
     segs: &[String],
 ) -> Option<Found<'a, (&'a syn::Signature, &'a syn::Block)>> {
-    if let Resolved::Item(id) = ix.resolve(scope.module, segs, ItemKind::is_fn)
-        && let ItemKind::Fn(f) = &ix.items[id].kind
-    {
-        return Some(Found { def: (&f.sig, &*f.block), module: ix.items[id].module, self_ty: None });
+    match named(ix, scope, segs)? {
+        Res::Item(CodeName::Item(id)) => match &ix.items[id].kind {
+            ItemKind::Fn(f) => Some(Found { def: (&f.sig, &*f.block), module: ix.items[id].module, self_ty: None }),
+            _ => None,
+        },
+        Res::Assoc(ty, rest) if rest.len() == 1 => match impls::assoc_item(ix, ty, |i| impls::is_fn(i, &rest[0]))? {
+            (_, at, imp, syn::ImplItem::Fn(f)) => {
+                Some(Found { def: (&f.sig, &f.block), module: at, self_ty: Some(&imp.self_ty) })
+            }
+            _ => None,
+        },
+        _ => None,
     }
-    let (prefix, name) = segs.split_at(segs.len().checked_sub(1)?);
-    if prefix.is_empty() {
-        return None;
-    }
-    let mut self_path = Vec::new();
-    let (imp, f) = ix.assoc_fn(scope.owner(prefix, &mut self_path), &name[0])?;
-    Some(Found { def: (&f.sig, &f.block), module: imp.module, self_ty: Some(&imp.item.self_ty) })
+}
+
+/// What a value path written in `scope` names: `Self::NAME` is an associated name of the item the scope knows, else
+/// `Self` is read as its impl's self type, resolved where the path is written.
+fn named(ix: &CrateIndex, scope: Scope, segs: &[String]) -> Option<Res<ModId, CodeName>> {
+    Some(match (segs, scope.self_item) {
+        ([first, rest @ ..], Some(id)) if first == "Self" && !rest.is_empty() => {
+            Res::Assoc(CodeName::Item(id), rest.to_vec())
+        }
+        _ => ix.resolve_code(scope.module, &resolve::with_self(segs.to_vec(), scope.self_ty)?, &[]),
+    })
 }
