@@ -389,6 +389,18 @@ impl<'a> Evaluator<'a> {
         self.struct_fields_of(body, id, scope, depth + 1)
     }
 
+    /// The crate type whose associated item `path` (`Config::default`, written in module `m`) names, as a type.
+    fn crate_type_of(&self, path: &str, m: ModId) -> Option<syn::Type> {
+        let mut p = syn::parse_str::<syn::Path>(path).ok()?;
+        p.segments.pop()?;
+        p.segments.pop_punct();
+        let segs = path_segs(&p);
+        if segs.is_empty() || segs[0] == "Self" || self.ix.type_item(m, &segs).is_none() {
+            return None;
+        }
+        Some(syn::Type::Path(syn::TypePath { qself: None, path: p }))
+    }
+
     /// Whether `path`, written in module `m`, names a free fn of the crate (`defaults::default`).
     fn names_free_fn(&self, path: &str, m: ModId) -> bool {
         let Ok(p) = syn::parse_str::<syn::Path>(path) else { return false };
@@ -425,12 +437,16 @@ impl<'a> Evaluator<'a> {
         })
     }
 
-    /// `serde_json::to_value(path())`. A path ending in `default` that names no free fn of the crate
-    /// (`Default::default`, `Type::default`) is the field type's `Default`, read as `#[serde(default)]` reads it.
+    /// `serde_json::to_value(path())`. A path ending in `default` that names no free fn of the crate is a type's
+    /// `Default`, read as `#[serde(default)]` reads it: `Config::default` the crate type `Config`'s, anything else
+    /// (`Default::default`, `u8::default`) the field type's.
     pub fn call_default_fn(&self, path: &str, ty: &syn::Type, m: ModId) -> Res<Value> {
         let last = path.rsplit("::").next().unwrap_or(path);
         if last == "default" && !self.names_free_fn(path, m) {
-            return self.default_of(ty, m);
+            return match self.crate_type_of(path, m) {
+                Some(owner) => self.default_of(&owner, m),
+                None => self.default_of(ty, m),
+            };
         }
         let (body, scope) = self.default_fn(path, m)?;
         self.eval_depth(body, ty, m, scope, 0)

@@ -199,8 +199,8 @@ pub fn older() -> u32 {{ super::v1::Foo::REPLICAS }}
     }
 }
 
-/// A default fn called `default` in a module is that fn, not the field type's `Default` (`Default::default` and
-/// `Type::default` are); a `schema_with` fn may be an associated fn of the kind type the derive generates, or of a
+/// A default fn called `default` in a module is that fn, not the field type's `Default` (`Default::default` is;
+/// `Config::default` is `Config`'s, whatever the field's type); a `schema_with` fn may be an associated fn of the kind type the derive generates, or of a
 /// type reached through an alias: the lookup a call in a default's body makes.
 #[test]
 fn crd_default_and_schema_with_paths_name_fns_as_calls_do() {
@@ -212,6 +212,11 @@ pub mod defaults {
 }
 pub struct Helper;
 pub type Schemas = Helper;
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct Config { pub size: u32 }
+impl Default for Config {
+    fn default() -> Self { Config { size: 5 } }
+}
 impl Helper {
     pub fn port(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({"type": "integer", "format": "port"})
@@ -224,6 +229,8 @@ pub struct FooSpec {
     pub replicas: u8,
     #[serde(default = "Default::default")]
     pub spare: u8,
+    #[serde(default = "Config::default")]
+    pub config: Option<Config>,
     #[schemars(schema_with = "Foo::level")]
     pub level: String,
     #[schemars(schema_with = "Schemas::port")]
@@ -239,6 +246,7 @@ impl Foo {
     let p = spec_props(&crds);
     assert_eq!(p["replicas"]["default"], json!(3));
     assert_eq!(p["spare"]["default"], json!(0));
+    assert_eq!(p["config"]["default"], json!({"size": 5}));
     assert_eq!(p["level"], json!({"type": "string", "enum": ["low", "high"]}));
     assert_eq!(p["port"], json!({"type": "integer", "format": "port"}));
 }
