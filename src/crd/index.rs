@@ -118,6 +118,11 @@ impl ItemKind {
         matches!(self, Self::Fn(_))
     }
 
+    /// A fn, a const or a static: what lives in the value namespace alone.
+    pub fn is_value(&self) -> bool {
+        matches!(self, Self::Fn(_) | Self::Const(_) | Self::Static(_))
+    }
+
     /// A const or an immutable static: what a value path the evaluators read may name (a `static mut` may change
     /// at run time, so its initializer is not its value).
     pub fn is_constant(&self) -> bool {
@@ -648,6 +653,10 @@ impl resolve::Scopes for Lookup<'_> {
             self.ix.want_dependency(name);
         }
         found
+    }
+
+    fn value_only(&self, item: &ItemId) -> bool {
+        self.ix.items[*item].kind.is_value()
     }
 }
 

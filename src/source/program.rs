@@ -109,6 +109,12 @@ impl resolve::Scopes for Program {
     fn crate_named(&self, name: &str) -> Option<ModKey> {
         self.crates_named(name).first().map(|&k| ModKey { krate: k, module: 0 })
     }
+
+    fn value_only(&self, item: &Named) -> bool {
+        let Named::Item(key) = *item else { return false };
+        let m = ModKey { krate: key.krate, module: key.module };
+        matches!(self.module(m).items[key.index].kind(), ItemKind::Fn | ItemKind::Const | ItemKind::Static)
+    }
 }
 
 impl Impls for Program {

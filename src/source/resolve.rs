@@ -33,6 +33,9 @@ pub trait Scopes {
     fn globs(&self, m: Self::Mod) -> Vec<UseEntry>;
     /// The root module of another crate of the reader named `name`.
     fn crate_named(&self, name: &str) -> Option<Self::Mod>;
+    /// Whether `item` lives in the value namespace alone (a fn, a const, a static): no path goes through it, so
+    /// where a module shares its name (`mod defaults; fn defaults()`), `defaults::PORT` is the module's.
+    fn value_only(&self, item: &Self::Item) -> bool;
 }
 
 /// What one query (one path resolved) learnt of names searched through globs: each module's glob imports are searched
@@ -264,7 +267,7 @@ fn resolve_prefix<S: Scopes>(
             Some(p) => Res::Module(p),
             None => return Res::External(segs.to_vec()),
         },
-        _ => resolve_name(s, mm, at, first, local, depth),
+        _ => through(s, mm, at, first, resolve_name(s, mm, at, first, local, depth), depth),
     };
     for seg in &segs[1..] {
         cur = match cur {
@@ -273,13 +276,37 @@ fn resolve_prefix<S: Scopes>(
                 None => return Res::External(segs.to_vec()),
             },
             Res::Module(m) => match name_in_module(s, mm, m, seg, depth + 1) {
-                Some(r) => r,
+                Some(r) => through(s, mm, m, seg, r, depth + 1),
                 None => return Res::External(segs.to_vec()),
             },
             other => then(other, seg),
         };
     }
     cur
+}
+
+/// What `name`, found as `found` in module `m`, is when a path goes on after it: a value-only item (a fn, a const)
+/// cannot be gone through, so a child module of that name, else what the module's `use` of it brings, is (a
+/// module and a fn of one name live in different namespaces).
+fn through<S: Scopes>(
+    s: &S,
+    mm: &Memo<S>,
+    m: S::Mod,
+    name: &str,
+    found: Res<S::Mod, S::Item>,
+    depth: usize,
+) -> Res<S::Mod, S::Item> {
+    let Res::Item(item) = &found else { return found };
+    if !s.value_only(item) || depth > MAX_DEPTH {
+        return found;
+    }
+    if let Some(child) = s.child(m, name) {
+        return Res::Module(child);
+    }
+    match s.use_named(m, name).map(|u| resolve_use_prefix(s, mm, m, &u.path, depth + 1)) {
+        Some(r @ Res::Module(_)) => r,
+        _ => found,
+    }
 }
 
 /// A single name in scope at `at`: local `use`s, the module's own names, its `use`s, child modules, its globs,
@@ -519,6 +546,28 @@ mod tests {
         assert_eq!(p.resolve(kinds, &segs("Status"), &[]), ProgramRes::External(segs("Status")));
         assert_eq!(module_of_path(&p, kinds, &segs("v1")), Some(at(&["crate", "paths", "v1"])));
         assert_eq!(module_of_path(&p, kinds, &segs("corev1")), None);
+    }
+
+    #[test]
+    fn a_path_goes_through_the_module_a_fn_or_const_shares_its_name_with() {
+        // `mod defaults; fn defaults()`: `defaults::PORT` is the module's const, `defaults` alone the fn; a `use`
+        // of a module beside a fn of its name leads the same way.
+        let p = program(&[(
+            "lib.rs",
+            "pub mod defaults { pub const PORT: u16 = 1; pub mod inner { pub struct Deep; } }
+             pub fn defaults() -> u16 { 2 }
+             pub mod other { pub mod limits { pub const MAX: u8 = 3; } }
+             pub mod op { use crate::other::limits; pub const limits: u8 = 0; }
+",
+        )]);
+        let root = ModKey { krate: 0, module: 0 };
+        let op = p.crates[0].modules.iter().position(|m| m.path == ["crate", "op"]).expect("op");
+        let op = ModKey { krate: 0, module: op };
+        assert_eq!(item_module(&p, root, "defaults::PORT"), "crate::defaults");
+        assert_eq!(item_module(&p, root, "defaults::inner::Deep"), "crate::defaults::inner");
+        assert_eq!(item_module(&p, root, "crate::defaults::PORT"), "crate::defaults");
+        assert_eq!(item_module(&p, root, "defaults"), "crate", "the fn, at a path's end");
+        assert_eq!(item_module(&p, op, "limits::MAX"), "crate::other::limits");
     }
 
     #[test]

@@ -210,6 +210,8 @@ use serde::{Deserialize, Serialize};
 pub mod defaults {
     pub fn default() -> u8 { 3 }
 }
+/// A fn of the module's name: `defaults::default` still goes through the module.
+pub fn defaults() -> u8 { 9 }
 pub struct Helper;
 pub type Schemas = Helper;
 #[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]

@@ -81,6 +81,10 @@ impl Scopes for CrateIndex {
     fn crate_named(&self, name: &str) -> Option<ModId> {
         self.lookup().crate_named(name)
     }
+
+    fn value_only(&self, item: &CodeName) -> bool {
+        matches!(*item, CodeName::Item(id) if self.items[id].kind.is_value())
+    }
 }
 
 impl Impls for CrateIndex {
