@@ -554,11 +554,10 @@ mod tests {
         // of a module beside a fn of its name leads the same way.
         let p = program(&[(
             "lib.rs",
-            "pub mod defaults { pub const PORT: u16 = 1; pub mod inner { pub struct Deep; } }
-             pub fn defaults() -> u16 { 2 }
-             pub mod other { pub mod limits { pub const MAX: u8 = 3; } }
-             pub mod op { use crate::other::limits; pub const limits: u8 = 0; }
-",
+            "pub mod defaults { pub const PORT: u16 = 1; pub mod inner { pub struct Deep; } }\n\
+             pub fn defaults() -> u16 { 2 }\n\
+             pub mod other { pub mod limits { pub const MAX: u8 = 3; } }\n\
+             pub mod op { use crate::other::limits; pub const limits: u8 = 0; }\n",
         )]);
         let root = ModKey { krate: 0, module: 0 };
         let op = p.crates[0].modules.iter().position(|m| m.path == ["crate", "op"]).expect("op");

@@ -63,6 +63,7 @@ impl CrateIndex {
     }
 
     /// The first associated item of `owner` that `wanted` accepts ([`impls::assoc_item`]), with its impl block.
+    #[cfg(test)]
     fn assoc_item(
         &self,
         owner: Owner,
@@ -77,7 +78,9 @@ impl CrateIndex {
         self.assoc_impls(Owner::Item(id)).into_iter().filter(move |i| i.trait_name.as_deref() == Some(trait_name))
     }
 
-    /// The associated const `name` of `owner`, with the impl block it is written in.
+    /// The associated const `name` of `owner`, with the impl block it is written in. The readers find consts and fns
+    /// through `crd::eval::names`, over [`impls::assoc_item`] as this does; the tests below check the lookup here.
+    #[cfg(test)]
     pub fn assoc_const(&self, owner: Owner, name: &str) -> Option<(&ImplBlock, &syn::ImplItemConst)> {
         match self.assoc_item(owner, |i| impls::is_const(i, name))? {
             (imp, syn::ImplItem::Const(c)) => Some((imp, c)),
@@ -85,7 +88,8 @@ impl CrateIndex {
         }
     }
 
-    /// The associated fn `name` of `owner`, with the impl block it is written in.
+    /// The associated fn `name` of `owner`, with the impl block it is written in (for the tests, as `assoc_const`).
+    #[cfg(test)]
     pub fn assoc_fn(&self, owner: Owner, name: &str) -> Option<(&ImplBlock, &syn::ImplItemFn)> {
         match self.assoc_item(owner, |i| impls::is_fn(i, name))? {
             (imp, syn::ImplItem::Fn(f)) => Some((imp, f)),
