@@ -225,6 +225,11 @@ pub struct CrateIndex {
     by_name: FastMap<String, Vec<ItemId>>,
     /// The stubs by the hashes of the identifiers of their `impl` headers.
     stubs_by_impl: FastMap<u64, Vec<usize>>,
+    /// The stubs by the hashes of the type names their type aliases' targets may end with.
+    stubs_by_alias: FastMap<u64, Vec<usize>>,
+    /// The stubs with impls or aliases, by the hashes of the names their `use .. as` rename (an impl or an alias
+    /// there may name the type by its new name).
+    stubs_by_rename: FastMap<u64, Vec<usize>>,
     /// Fn bodies parsed again from the source text ([`CrateIndex::full_block`]), by file and opening brace.
     full_blocks: FullBlocks,
     /// [`CrateIndex::resolve`]'s answers by module and item filter (the same few names are resolved for every field
@@ -239,6 +244,8 @@ pub struct CrateIndex {
     generated: std::cell::OnceCell<code::GeneratedKinds>,
     /// [`CrateIndex::renames`], worked out when first asked.
     renames: std::cell::OnceCell<FastMap<String, Vec<String>>>,
+    /// [`CrateIndex::aliases_by_target`], worked out when first asked.
+    aliases: std::cell::OnceCell<FastMap<String, Vec<ItemId>>>,
 }
 
 /// [`CrateIndex::type_named`]'s memo, and the buffer its keys are written in.
@@ -372,6 +379,14 @@ impl CrateIndex {
                 for &h in &stub.impls {
                     index.stubs_by_impl.entry(h).or_default().push(f);
                 }
+                for &h in &stub.aliased {
+                    index.stubs_by_alias.entry(h).or_default().push(f);
+                }
+                if !stub.impls.is_empty() || !stub.aliased.is_empty() {
+                    for &h in &stub.renamed {
+                        index.stubs_by_rename.entry(h).or_default().push(f);
+                    }
+                }
             }
         }
         Ok(())
@@ -420,11 +435,39 @@ impl CrateIndex {
         }
     }
 
-    /// Records every stub that may implement a trait for a type named `name`.
+    /// Records every stub that may write an impl for a type named `name`: by that name, or by a name its own
+    /// `use .. as` gives it.
     fn touch_impl_stubs(&self, name: &str) {
-        for &f in self.stubs_by_impl.get(&name_hash(name.as_bytes())).into_iter().flatten() {
+        self.touch_stubs(&self.stubs_by_impl, name);
+        self.touch_stubs(&self.stubs_by_rename, name);
+    }
+
+    /// Records every stub that may declare a type alias of a type named `name` (by that name or a rename of it).
+    fn touch_alias_stubs(&self, name: &str) {
+        self.touch_stubs(&self.stubs_by_alias, name);
+        self.touch_stubs(&self.stubs_by_rename, name);
+    }
+
+    fn touch_stubs(&self, by_name: &FastMap<u64, Vec<usize>>, name: &str) {
+        for &f in by_name.get(&name_hash(name.as_bytes())).into_iter().flatten() {
             self.touch(f);
         }
+    }
+
+    /// The type aliases of the parsed modules (the dependencies' too) by the last segment of the path they stand
+    /// for (`type A = v1::Limits;` under `Limits`).
+    pub(super) fn aliases_by_target(&self) -> &FastMap<String, Vec<ItemId>> {
+        self.aliases.get_or_init(|| {
+            let mut out: FastMap<String, Vec<ItemId>> = FastMap::default();
+            for (id, item) in self.items.iter().enumerate() {
+                if let ItemKind::Alias(a) = &item.kind
+                    && let Some(last) = crate::source::lex::type_path_segs(&a.ty).and_then(|mut s| s.pop())
+                {
+                    out.entry(last).or_default().push(id);
+                }
+            }
+            out
+        })
     }
 
     /// The names `use .. as` declarations of the parsed modules give, by the last segment of the path they rename.

@@ -242,7 +242,9 @@ mod tests {
             pub type Clamp = Vise;\n\
             impl Default for Vise { fn default() -> Self { Vise } }\n\
             impl Clamp { pub const HELD: &'static str = \"alias\"; }\n\
-            impl Vise { pub const GRIP: &'static str = \"inherent\"; const OTHER: &'static str = Self::GRIP; }\n";
+            impl Vise { pub const GRIP: &'static str = \"inherent\"; const OTHER: &'static str = Self::GRIP; }\n\
+            pub mod tools { pub type Jaw = super::Clamp; impl Jaw { pub const BITE: &'static str = \"alias of an alias\"; } }\n\
+            pub mod other { pub struct Vise; pub type Clamp = Vise; impl Clamp { pub const BITE: &'static str = \"other\"; } }\n";
         let read = |p: &Path| match p.to_str() {
             Some("lib.rs") => Ok(lib.to_string()),
             _ => Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
@@ -267,6 +269,11 @@ mod tests {
             ("Vise::GRIP", None, Ok("inherent in an impl")),
             ("Clamp::GRIP", None, Ok("inherent in an impl")),
             ("Clamp::HELD", None, Ok("alias in an impl")),
+            ("Vise::HELD", None, Ok("alias in an impl")),
+            ("Vise::BITE", None, Ok("alias of an alias in an impl")),
+            ("tools::Jaw::GRIP", None, Ok("inherent in an impl")),
+            ("other::Vise::BITE", None, Ok("other in an impl")),
+            ("other::Vise::HELD", None, Err(NoInitializer::NoAssocConst)),
             ("Self::GRIP", Some(&vise), Ok("inherent in an impl")),
             ("Vise::OTHER", None, Ok("Self :: GRIP")),
             ("Self::GRIP", None, Err(NoInitializer::Unknown)),

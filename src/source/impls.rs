@@ -1,7 +1,9 @@
 //! The one lookup of a type's impl blocks for every reader of Rust (the CRD generator's index and RBAC inference's
 //! [`super::Program`]): what `Type::NAME`, `Self::NAME` or `Type::f` finds, in Rust's order — the type's inherent
-//! impls, then its trait impls — through the type aliases a path leads along. An impl is a type's when its self
-//! type, resolved where the impl is written ([`super::resolve`]), names that type: never by its name alone.
+//! impls, then its trait impls — of the type and of every alias of it (the aliases a path leads along, and the
+//! aliases written for it: `type A = Limits; impl A { .. }` is `Limits`' impl). An impl is a type's when its self
+//! type, resolved where the impl is written ([`super::resolve`]), names that type: never by its name alone; an alias
+//! is a type's when its target, resolved where the alias is written, names it.
 
 use std::borrow::Cow;
 
@@ -29,6 +31,10 @@ pub(crate) trait Impls: Scopes {
 
     /// The type `ty` stands for when it is a type alias (`type Alias = Target;`), with the alias's module.
     fn aliased(&self, ty: &Self::Item) -> Option<(Self::Mod, &syn::Type)>;
+
+    /// The type aliases whose target may name a type called `name` (`type A = path::Name;`): a superset, of which the
+    /// lookup keeps those whose target names the type where they are written (through a `use .. as` rename too).
+    fn aliases_named(&self, name: &str) -> Vec<Self::Item>;
 }
 
 /// What a type written in module `at` names among the reader's items (a path, through parentheses), if anything.
@@ -56,24 +62,47 @@ where
     (chain, false)
 }
 
+/// `ty` and every alias of the same type: the aliases `ty` leads along and, when they end at a type of the reader,
+/// that type's aliases (`type A = Limits;`), theirs in turn (`type B = A;`), each once.
+pub(crate) fn same_types<T: Impls>(t: &T, ty: T::Item) -> Vec<T::Item>
+where
+    T::Item: PartialEq,
+{
+    let (mut types, ends) = if t.aliased(&ty).is_some() { alias_chain(t, ty) } else { (vec![ty], true) };
+    if !ends {
+        return types;
+    }
+    // Breadth first; an alias joins when its own target names a type already found (a bounded number of them).
+    let mut next = 0;
+    while next < types.len() && types.len() <= MAX_ALIASES * 4 {
+        let Some(name) = t.type_name(&types[next]).map(Cow::into_owned) else {
+            next += 1;
+            continue;
+        };
+        for alias in t.aliases_named(&name) {
+            if types.contains(&alias) {
+                continue;
+            }
+            if let Some((at, target)) = t.aliased(&alias)
+                && type_named(t, at, target).as_ref() == Some(&types[next])
+            {
+                types.push(alias);
+            }
+        }
+        next += 1;
+    }
+    types
+}
+
 /// The impl blocks of `ty` in Rust's order for looking up an associated item: inherent impls first, then trait
-/// impls, each in the reader's order. A type reached through aliases counts the impls written for each alias of the
-/// chain (`impl Alias { .. }` is the aliased type's).
+/// impls, each in the reader's order. The impls written for an alias count as the aliased type's
+/// (`impl Alias { .. }`), whichever of them the path names ([`same_types`]).
 pub(crate) fn impls_of<T: Impls>(t: &T, ty: T::Item) -> Vec<T::Impl>
 where
     T::Item: PartialEq,
 {
     let mut out: Vec<(T::Impl, bool)> = Vec::new();
-    // Most types are no alias: no chain to build.
-    let (one, chain);
-    let types: &[T::Item] = if t.aliased(&ty).is_some() {
-        chain = alias_chain(t, ty).0;
-        &chain
-    } else {
-        one = [ty];
-        &one
-    };
-    for ty in types {
+    for ty in &same_types(t, ty) {
         let Some(name) = t.type_name(ty) else { continue };
         for imp in t.impls_named(&name) {
             if let Some((at, block)) = t.impl_block(imp)

@@ -129,11 +129,7 @@ impl Impls for Program {
 
     /// Every impl whose self type's last segment is `name` or a name a `use .. as` gives a path ending in `name`.
     fn impls_named(&self, name: &str) -> Vec<ItemKey> {
-        let renames: Vec<&str> = (self.crates.iter())
-            .flat_map(|c| c.modules.iter().flat_map(|m| m.uses()))
-            .filter(|u| !u.glob && u.alias != name && u.path.last().is_some_and(|l| l == name))
-            .map(|u| u.alias.as_str())
-            .collect();
+        let renames = self.renames_of(name);
         self.items_of(ItemKind::Impl)
             .filter(|(_, item)| {
                 let syn::Item::Impl(imp) = item else { return false };
@@ -160,6 +156,19 @@ impl Impls for Program {
             Named::Generated(_) => None,
         }
     }
+
+    /// Every alias whose target's last segment is `name` or a name a `use .. as` gives a path ending in `name`.
+    fn aliases_named(&self, name: &str) -> Vec<Named> {
+        let renames = self.renames_of(name);
+        self.items_of(ItemKind::Alias)
+            .filter(|(_, item)| {
+                let syn::Item::Type(alias) = item else { return false };
+                let Some(segs) = super::lex::type_path_segs(&alias.ty) else { return false };
+                segs.last().is_some_and(|l| l == name || renames.contains(&l.as_str()))
+            })
+            .map(|(key, _)| Named::Item(key))
+            .collect()
+    }
 }
 
 impl Constants for Program {
@@ -175,6 +184,15 @@ impl Constants for Program {
 }
 
 impl Program {
+    /// The names `use .. as` declarations give a path ending in `name` (`use v1::Foo as Stored;`).
+    fn renames_of(&self, name: &str) -> Vec<&str> {
+        (self.crates.iter())
+            .flat_map(|c| c.modules.iter().flat_map(|m| m.uses()))
+            .filter(|u| !u.glob && u.alias != name && u.path.last().is_some_and(|l| l == name))
+            .map(|u| u.alias.as_str())
+            .collect()
+    }
+
     /// A program of `crates`; several crates may share a name (a package's bins), the first one with a lib
     /// root wins for paths that name it.
     pub fn new(crates: Vec<Crate>) -> Program {

@@ -252,3 +252,34 @@ impl Foo {
     assert_eq!(p["level"], json!({"type": "string", "enum": ["low", "high"]}));
     assert_eq!(p["port"], json!({"type": "integer", "format": "port"}));
 }
+
+/// The impls written for a type alias are the aliased type's: a default naming `Limits::f` finds `impl Lim { fn f }`
+/// written for `type Lim = Limits;`, even in a file nothing else makes the lazy index parse, and before a trait's `f`.
+#[test]
+fn crd_defaults_find_the_impls_written_for_an_alias_of_the_type() {
+    let lib = r#"use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+pub mod limits;
+pub mod names;
+pub struct Limits;
+pub trait Sized2 { fn replicas() -> u8; }
+impl Sized2 for Limits { fn replicas() -> u8 { 1 } }
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(group = "g.io", version = "v1", kind = "Foo")]
+pub struct FooSpec {
+    #[serde(default = "Limits::replicas")]
+    pub replicas: u8,
+    #[serde(default = "Limits::label")]
+    pub label: String,
+}
+"#;
+    let limits =
+        "use crate::Limits as Lim;\npub type Bounds = Lim;\nimpl Bounds {\n    pub fn replicas() -> u8 { 3 }\n}\n";
+    let names = "pub type Named = crate::limits::Bounds;\nimpl Named {\n    pub fn label() -> String { \"from-alias\".into() }\n}\n";
+    let crds =
+        generate(&[("lib.rs", lib), ("limits.rs", limits), ("names.rs", names)]).unwrap_or_else(|e| panic!("{e}"));
+    let p = spec_props(&crds);
+    assert_eq!(p["replicas"]["default"], json!(3), "the alias's inherent fn, not the trait's");
+    assert_eq!(p["label"]["default"], json!("from-alias"), "through an alias of an alias");
+}

@@ -117,6 +117,14 @@ impl Alias { pub fn make() -> u8 { 2 } }
 pub mod other {
     pub struct Limits;
     impl Limits { pub const NAME: &'static str = "other"; }
+    pub type Same = Limits;
+    impl Same { pub const SAME: &'static str = "other's alias"; }
+}
+pub mod written {
+    use super::Limits as Lim;
+    pub type Second = Lim;
+    pub type Third = Second;
+    impl Third { pub const DEEP: u8 = 4; }
 }
 impl Generated { pub const KIND_NAME: &'static str = "generated"; }
 pub mod renamed {
@@ -152,11 +160,21 @@ pub mod renamed {
         assert_eq!(value(c), "\"inherent\"");
         let (_, c) = ix.assoc_const(Owner::Path(0, &segs("Alias")), "NAME").expect("through the alias");
         assert_eq!(value(c), "\"inherent\"");
-        // `impl Alias { fn make() }` is inherent: through the alias it comes before the trait's `make`.
-        let (imp, _) = ix.assoc_fn(Owner::Path(0, &segs("Alias")), "make").expect("make");
-        assert!(imp.trait_name.is_none() && imp.self_name == "Alias");
+        // `impl Alias { fn make() }` is `Limits`' inherent impl: it comes before the trait's `make`, whichever name
+        // the path uses.
+        for path in ["Alias", "Limits"] {
+            let (imp, _) = ix.assoc_fn(Owner::Path(0, &segs(path)), "make").expect("make");
+            assert!(imp.trait_name.is_none() && imp.self_name == "Alias", "{path}");
+        }
         let (imp, _) = ix.assoc_fn(Owner::Item(limits), "make").expect("make");
-        assert_eq!(imp.trait_name.as_deref(), Some("Named"), "the type's own impls, trait impls after inherent ones");
+        assert!(imp.trait_name.is_none(), "the impls written for an alias are the type's own");
+        let (imp, c) = ix.assoc_const(Owner::Item(limits), "DEEP").expect("through an alias of an alias of a rename");
+        assert_eq!((value(c).as_str(), imp.self_name.as_str()), ("4", "Third"));
+        let (_, c) = ix.assoc_const(Owner::Path(0, &segs("Alias")), "DEEP").expect("from another alias");
+        assert_eq!(value(c), "4");
+        assert!(ix.assoc_const(Owner::Item(limits), "SAME").is_none(), "an alias of another `Limits`");
+        let (_, c) = ix.assoc_const(Owner::Path(0, &segs("other::Limits")), "SAME").expect("that one's");
+        assert_eq!(value(c), "\"other's alias\"");
         let (_, c) = ix.assoc_const(Owner::Path(0, &segs("other::Limits")), "NAME").expect("other");
         assert_eq!(value(c), "\"other\"", "a type of the same name elsewhere is another type");
         assert!(ix.assoc_const(Owner::Item(limits), "MISSING").is_none());

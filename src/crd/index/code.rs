@@ -122,6 +122,19 @@ impl Impls for CrateIndex {
             CodeName::Generated(_) => None,
         }
     }
+
+    /// The aliases whose target's last segment is `name`, or a name a `use .. as` of a parsed module gives a path
+    /// ending in `name` (`use v1::Foo as Stored; type A = Stored;`); the stubs that may hold more are loaded.
+    fn aliases_named(&self, name: &str) -> Vec<CodeName> {
+        let renames = self.renames().get(name).map_or(&[][..], Vec::as_slice);
+        self.touch_alias_stubs(name);
+        renames.iter().for_each(|r| self.touch_alias_stubs(r));
+        let by_target = self.aliases_by_target();
+        (std::iter::once(name).chain(renames.iter().map(String::as_str)))
+            .flat_map(|n| by_target.get(n).into_iter().flatten())
+            .map(|&id| CodeName::Item(id))
+            .collect()
+    }
 }
 
 impl Constants for CrateIndex {

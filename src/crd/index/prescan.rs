@@ -15,6 +15,12 @@ pub struct StubNames {
     pub(super) used: Vec<u64>,
     /// Identifiers in `impl` headers: the types the file may implement a trait for.
     pub(super) impls: Vec<u64>,
+    /// The last identifiers of the paths type aliases stand for (`Limits` of `type A = v1::Limits;`, any
+    /// `type X = ..;` read as one, associated types too): the types the file may give another name.
+    pub(super) aliased: Vec<u64>,
+    /// Identifiers a `use` renames (`Limits` of `use crate::Limits as Lim;`): the types the file's impls and aliases
+    /// may name by another name.
+    pub(super) renamed: Vec<u64>,
     /// Whether a `use` holds a `*`: a glob import a lookup through the module must see.
     pub(super) globs: bool,
 }
@@ -75,6 +81,8 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
     let (mut i, mut depth) = (0usize, 0i32);
     let (mut in_fn_sig, mut in_impl, mut in_use, mut declare_next, mut cfg_test) = (false, false, false, false, false);
     let mut prev_punct = 0u8;
+    // In a `type` item: 1 before its `=`, 2 after it (the type it stands for); `<` .. `>` depth there.
+    let (mut alias, mut angle) = (0u8, 0i32);
     // Skips whitespace and comments from `k`.
     let skip_trivia = |mut k: usize| {
         while k < n {
@@ -129,9 +137,17 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
             };
             if in_use {
                 add(&mut out.used);
+                let k = skip_trivia(i);
+                if b[k..].starts_with(b"as") && !b.get(k + 2).is_some_and(|&c| is_ident_byte(c)) {
+                    add(&mut out.renamed);
+                }
             }
             if in_impl {
                 add(&mut out.impls);
+            }
+            // A path's last segment outside generic arguments (`Limits` of `v1::Limits<T>`).
+            if alias == 2 && angle == 0 && b.get(skip_trivia(i)) != Some(&b':') {
+                add(&mut out.aliased);
             }
             if declare_next {
                 add(&mut out.declared);
@@ -154,7 +170,11 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
                     in_fn_sig = false;
                     declare_next = true;
                 }
-                b"type" | b"const" => declare_next = true,
+                b"type" => {
+                    declare_next = true;
+                    (alias, angle) = (1, 0);
+                }
+                b"const" => declare_next = true,
                 // `static NAME` declares an item; `&'static str` is a lifetime.
                 b"static" if start == 0 || b[start - 1] != b'\'' => {
                     in_fn_sig = false;
@@ -200,6 +220,16 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
                 cfg_test = false;
             }
             continue;
+        }
+        if alias != 0 {
+            match c {
+                b'<' => angle += 1,
+                b'>' => angle = (angle - 1).max(0),
+                b'=' if alias == 1 && angle == 0 => alias = 2,
+                b';' if depth == 0 => alias = 0,
+                b'{' | b'}' => alias = 0,
+                _ => {}
+            }
         }
         match c {
             b'#' => {
@@ -257,7 +287,7 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
         prev_punct = c;
         i += 1;
     }
-    for set in [&mut out.declared, &mut out.used, &mut out.impls] {
+    for set in [&mut out.declared, &mut out.used, &mut out.impls, &mut out.aliased, &mut out.renamed] {
         set.sort_unstable();
         set.dedup();
     }

@@ -214,6 +214,7 @@ mod stub_tests {
              pub const NAME: &str = \"x\";\n\
              pub static SCHEMA: &'static str = \"{}\";\nstatic mut COUNTER: u8 = 0;\n\
              type Alias = u8;\n\
+             pub type Limited<T: Clone = Inner> = crate::api::Limits<Wrapped<T>>;\n\
              pub struct Holder { f: fn(u8) -> u8 }\n\
              use other::Later;\n\
              pub fn run(obj: Kind1) -> Result<()> { struct Hidden; let x = Kind1Status::default(); }\n\
@@ -233,6 +234,18 @@ mod stub_tests {
         assert!(!has_name(&s.used, "Holder"));
         assert!(has_name(&s.impls, "Wrapper") && has_name(&s.impls, "Default"));
         assert!(!has_name(&s.impls, "Kind1"));
+        // What an alias may stand for: its path's last segment, outside generic arguments.
+        for aliased in ["u8", "Limits"] {
+            assert!(has_name(&s.aliased, aliased), "{aliased}");
+        }
+        for not in ["Alias", "Limited", "Inner", "crate", "api", "Wrapped", "T", "Holder", "Kind1Status"] {
+            assert!(!has_name(&s.aliased, not), "{not}");
+        }
+        // What a `use` renames: `Kind1Status` (as `St`).
+        assert!(has_name(&s.renamed, "Kind1Status"));
+        for not in ["Kind1", "St", "api", "Later"] {
+            assert!(!has_name(&s.renamed, not), "{not}");
+        }
     }
 
     #[test]
