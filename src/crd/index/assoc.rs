@@ -1,8 +1,8 @@
 //! Impl blocks and associated items (`Type::NAME`, `Type::f`, `Self::NAME`) of the crate's types: the lookup the
 //! CRD generator's readers (custom schema fns, defaults, `schema_with` paths, a manual root schema's
 //! `impl JsonSchema`, `merge_crds` arguments) make, by [`crate::source::impls`]' rules (RBAC inference's too): in
-//! Rust's order — the type's inherent impls, then its trait impls — through type aliases, with the impl block each
-//! item is written in (its `Self`).
+//! Rust's order — the type's inherent impls, then its trait impls — of the type and its aliases, with the impl block
+//! each item is written in (its `Self`).
 
 use super::code::CodeName;
 use super::{CrateIndex, ImplBlock, ItemId, ModId};
@@ -39,7 +39,8 @@ impl CrateIndex {
     }
 
     /// The impl blocks of `owner`, in Rust's order for looking up an associated item ([`impls::impls_of`]):
-    /// inherent impls first, then trait impls; through a type alias, the impls of each alias it leads along too. A
+    /// inherent impls first, then trait impls; of the type and of every alias of it (the ones a path leads along
+    /// and the ones written for it, a stub's found by the names its aliases and `use .. as` renames hold). A
     /// path may name a kind type of the parsed files' derives ([`CrateIndex::generated`]); a kind of a file this
     /// index left a stub (one part of a split generation parses only its own kinds) is among the stub's names
     /// ([`StubNames`](super::StubNames)), so the lookup records the stub and the crate is loaded again with it
