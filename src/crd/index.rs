@@ -449,6 +449,10 @@ impl CrateIndex {
     }
 
     fn touch_stubs(&self, by_name: &FastMap<u64, Vec<usize>>, name: &str) {
+        // Most crates have no stub with aliases or renames: nothing to hash.
+        if by_name.is_empty() {
+            return;
+        }
         for &f in by_name.get(&name_hash(name.as_bytes())).into_iter().flatten() {
             self.touch(f);
         }

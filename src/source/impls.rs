@@ -75,21 +75,17 @@ where
     // Breadth first; an alias joins when its own target names a type already found (a bounded number of them).
     let mut next = 0;
     while next < types.len() && types.len() <= MAX_ALIASES * 4 {
-        let Some(name) = t.type_name(&types[next]).map(Cow::into_owned) else {
-            next += 1;
-            continue;
-        };
+        let current = types[next].clone();
+        next += 1;
+        let Some(name) = t.type_name(&current) else { continue };
         for alias in t.aliases_named(&name) {
-            if types.contains(&alias) {
-                continue;
-            }
-            if let Some((at, target)) = t.aliased(&alias)
-                && type_named(t, at, target).as_ref() == Some(&types[next])
+            if !types.contains(&alias)
+                && let Some((at, target)) = t.aliased(&alias)
+                && type_named(t, at, target).as_ref() == Some(&current)
             {
                 types.push(alias);
             }
         }
-        next += 1;
     }
     types
 }

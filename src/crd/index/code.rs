@@ -130,6 +130,9 @@ impl Impls for CrateIndex {
         self.touch_alias_stubs(name);
         renames.iter().for_each(|r| self.touch_alias_stubs(r));
         let by_target = self.aliases_by_target();
+        if by_target.is_empty() {
+            return Vec::new();
+        }
         (std::iter::once(name).chain(renames.iter().map(String::as_str)))
             .flat_map(|n| by_target.get(n).into_iter().flatten())
             .map(|&id| CodeName::Item(id))
