@@ -60,6 +60,8 @@ pub struct Program {
     generated_names: HashMap<(ModKey, String), usize>,
     /// Modules looked at since [`Program::watch`], while watching.
     touched: std::cell::RefCell<Option<std::collections::BTreeSet<ModKey>>>,
+    /// [`Program::renames_of`]'s map, worked out when first asked.
+    renames: std::cell::OnceCell<HashMap<String, Vec<String>>>,
 }
 
 /// What a name of the program stands for besides a module.
@@ -134,7 +136,7 @@ impl Impls for Program {
             .filter(|(_, item)| {
                 let syn::Item::Impl(imp) = item else { return false };
                 let syn::Type::Path(p) = &*imp.self_ty else { return false };
-                p.path.segments.last().is_some_and(|s| s.ident == name || renames.iter().any(|r| s.ident == r))
+                p.path.segments.last().is_some_and(|s| s.ident == name || renames.iter().any(|r| s.ident == r.as_str()))
             })
             .map(|(key, _)| key)
             .collect()
@@ -164,7 +166,7 @@ impl Impls for Program {
             .filter(|(_, item)| {
                 let syn::Item::Type(alias) = item else { return false };
                 let Some(segs) = super::lex::type_path_segs(&alias.ty) else { return false };
-                segs.last().is_some_and(|l| l == name || renames.contains(&l.as_str()))
+                segs.last().is_some_and(|l| l == name || renames.contains(l))
             })
             .map(|(key, _)| Named::Item(key))
             .collect()
@@ -185,12 +187,20 @@ impl Constants for Program {
 
 impl Program {
     /// The names `use .. as` declarations give a path ending in `name` (`use v1::Foo as Stored;`).
-    fn renames_of(&self, name: &str) -> Vec<&str> {
-        (self.crates.iter())
-            .flat_map(|c| c.modules.iter().flat_map(|m| m.uses()))
-            .filter(|u| !u.glob && u.alias != name && u.path.last().is_some_and(|l| l == name))
-            .map(|u| u.alias.as_str())
-            .collect()
+    fn renames_of(&self, name: &str) -> &[String] {
+        let renames = self.renames.get_or_init(|| {
+            let mut out: HashMap<String, Vec<String>> = HashMap::new();
+            for u in self.crates.iter().flat_map(|c| c.modules.iter().flat_map(|m| m.uses())) {
+                if let Some(last) = u.path.last().filter(|l| !u.glob && **l != u.alias) {
+                    let names = out.entry(last.clone()).or_default();
+                    if !names.contains(&u.alias) {
+                        names.push(u.alias.clone());
+                    }
+                }
+            }
+            out
+        });
+        renames.get(name).map_or(&[], Vec::as_slice)
     }
 
     /// A program of `crates`; several crates may share a name (a package's bins), the first one with a lib
