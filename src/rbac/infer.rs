@@ -531,8 +531,7 @@ fn custom_resources(prog: &Program) -> Vec<Spec> {
                         .iter()
                         .find(|(name, id)| **id == key.module && Some(*name) != prog.module(m).path.last())?
                         .0;
-                    resources::versioned_resource(&s.attrs, &s.ident.to_string(), version)
-                        .map(|(name, r)| (key, name, r))
+                    resources::versioned_resource(&s.attrs, &s.ident, version).map(|(name, r)| (key, name, r))
                 })
             }
             _ => None,

@@ -222,7 +222,7 @@ pub enum Entry {
         path: Option<String>,
         /// `mod x { .. }` content.
         content: Option<Vec<Entry>>,
-        /// Other names a module macro gives the module's items under ([`super::syntax::module_aliases`]).
+        /// Other names a module macro gives the module's items under ([`super::versioned::version_names`]).
         aliases: Vec<String>,
         /// The name's span, for errors (none when loaded from a skeleton).
         span: Option<proc_macro2::Span>,
@@ -249,7 +249,7 @@ pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
                     name: unraw(&m.ident),
                     path: path_attr(&m.attrs),
                     span: Some(m.ident.span()),
-                    aliases: super::syntax::module_aliases(&m.attrs),
+                    aliases: super::versioned::version_names(&m.attrs),
                     content: m.content.map(|(_, inner)| entries(inner)),
                 });
             }

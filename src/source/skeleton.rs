@@ -233,7 +233,7 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
                     m.ident.to_string(),
                     path_attr(&m.attrs),
                     m.content.as_ref().map(|(_, inner)| outline(inner, keep_attrs, body)),
-                    super::syntax::module_aliases(&m.attrs),
+                    super::versioned::version_names(&m.attrs),
                 )),
                 other => {
                     let at = body.len();

@@ -117,38 +117,6 @@ pub fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
     })
 }
 
-/// The names under which a module macro repeats a module's items: stackable-versioned's
-/// `#[versioned(version(name = "v1alpha1"), version(name = "v1beta1"))] mod versioned { .. }` becomes one module
-/// per version (`v1alpha1::Kind`), each holding the items written in the one module.
-pub fn module_aliases(attrs: &[syn::Attribute]) -> Vec<String> {
-    let mut out = Vec::new();
-    for a in attrs.iter().filter(|a| a.path().is_ident("versioned")) {
-        let _ = a.parse_nested_meta(|m| {
-            if m.path.is_ident("version") && m.input.peek(syn::token::Paren) {
-                m.parse_nested_meta(|v| {
-                    if v.path.is_ident("name") {
-                        out.push(v.value()?.parse::<syn::LitStr>()?.value());
-                    } else if v.input.peek(syn::Token![=]) {
-                        v.value()?.parse::<syn::Expr>()?;
-                    } else if v.input.peek(syn::token::Paren) {
-                        v.input.parse::<proc_macro2::Group>()?;
-                    }
-                    Ok(())
-                })
-            } else {
-                // other arguments (`crates(..)`, `options(..)`): skipped whole
-                if m.input.peek(syn::Token![=]) {
-                    m.value()?.parse::<syn::Expr>()?;
-                } else if m.input.peek(syn::token::Paren) {
-                    m.input.parse::<proc_macro2::Group>()?;
-                }
-                Ok(())
-            }
-        });
-    }
-    out
-}
-
 /// The deepest nesting of brackets and generic arguments [`check_nesting`] lets syn parse: syn and the readers
 /// of its trees recurse once (or more) per level, so a deeper text would overflow the stack. Real code stays far
 /// below (serde_json and serde_yaml stop at 128).

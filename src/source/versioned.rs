@@ -110,11 +110,24 @@ fn skip(m: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
-fn unknown(m: &syn::meta::ParseNestedMeta) -> syn::Error {
-    m.error("an argument the expansion does not model")
+/// How the attributes' readers take what they do not model: the expansion refuses the module (`Strict`: its kinds
+/// go to the compiled fallback); the readers of names alone ([`version_names`], [`spec_kind`]) skip it (`Lenient`),
+/// so a newer macro's argument still leaves RBAC inference the versions and kinds it names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Strict,
+    Lenient,
 }
 
-fn module_args(attr: &syn::Attribute) -> syn::Result<ModuleArgs> {
+/// An argument the expansion does not model: an error in [`Mode::Strict`], skipped in [`Mode::Lenient`].
+fn unknown(m: &syn::meta::ParseNestedMeta, mode: Mode) -> syn::Result<()> {
+    match mode {
+        Mode::Strict => Err(m.error("an argument the expansion does not model")),
+        Mode::Lenient => skip(m),
+    }
+}
+
+fn module_args(attr: &syn::Attribute, mode: Mode) -> syn::Result<ModuleArgs> {
     let mut args = ModuleArgs { versions: Vec::new(), preserve_module: false, conversion_tracking: false };
     attr.parse_nested_meta(|m| {
         if m.path.is_ident("version") {
@@ -129,12 +142,19 @@ fn module_args(attr: &syn::Attribute) -> syn::Result<ModuleArgs> {
                 } else if v.path.is_ident("skip") {
                     skip(&v)?;
                 } else {
-                    return Err(unknown(&v));
+                    unknown(&v, mode)?;
                 }
                 Ok(())
             })?;
-            let name = name.ok_or_else(|| m.error("a version without a name"))?;
-            let order = version_order(&name).ok_or_else(|| m.error("not a Kubernetes version"))?;
+            let Some(name) = name else {
+                return if mode == Mode::Lenient { Ok(()) } else { Err(m.error("a version without a name")) };
+            };
+            let order = match (version_order(&name), mode) {
+                (Some(order), _) => order,
+                // Named all the same; placed last.
+                (None, Mode::Lenient) => (u64::MAX, u8::MAX, u64::MAX),
+                (None, Mode::Strict) => return Err(m.error("not a Kubernetes version")),
+            };
             let deprecated = deprecated
                 .map(|note: Option<String>| Some(note.unwrap_or_else(|| format!("Version {name} is deprecated"))));
             args.versions.push(Version { name, order, docs, deprecated });
@@ -148,27 +168,36 @@ fn module_args(attr: &syn::Attribute) -> syn::Result<ModuleArgs> {
                         if k.path.is_ident("experimental_conversion_tracking") {
                             args.conversion_tracking = true;
                         } else if !k.path.is_ident("enable_tracing") {
-                            return Err(unknown(&k));
+                            unknown(&k, mode)?;
                         }
                         Ok(())
                     })?;
                 } else {
-                    return Err(unknown(&o));
+                    unknown(&o, mode)?;
                 }
                 Ok(())
             })?;
         } else if m.path.is_ident("crates") || m.path.is_ident("skip") {
             skip(&m)?;
         } else {
-            return Err(unknown(&m));
+            unknown(&m, mode)?;
         }
         Ok(())
     })?;
-    if args.versions.is_empty() {
+    if args.versions.is_empty() && mode == Mode::Strict {
         return Err(syn::Error::new(Span::call_site(), "no version"));
     }
     args.versions.sort_by_key(|v| v.order);
     Ok(args)
+}
+
+/// The names of the version modules a `#[versioned(version(name = ..), ..)]` module attribute among `attrs` makes
+/// the macro write (`v1alpha1`, `v1`), read leniently ([`Mode::Lenient`]): RBAC inference's loader, which does not
+/// expand the module, names its versions as other names of the module written (`v1alpha1::Kind`).
+pub(crate) fn version_names(attrs: &[syn::Attribute]) -> Vec<String> {
+    let args =
+        attrs.iter().filter(|a| a.path().is_ident("versioned")).filter_map(|a| module_args(a, Mode::Lenient).ok());
+    args.flat_map(|args| args.versions.into_iter().map(|v| v.name)).collect()
 }
 
 /// A version's `doc` as the macro splits it: trimmed, then each line trimmed.
@@ -190,7 +219,7 @@ struct CrdArgs {
     doc: Option<String>,
 }
 
-fn crd_args(m: &syn::meta::ParseNestedMeta) -> syn::Result<CrdArgs> {
+fn crd_args(m: &syn::meta::ParseNestedMeta, mode: Mode) -> syn::Result<CrdArgs> {
     let mut c = CrdArgs::default();
     m.parse_nested_meta(|a| {
         let key = a.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
@@ -213,7 +242,7 @@ fn crd_args(m: &syn::meta::ParseNestedMeta) -> syn::Result<CrdArgs> {
                     } else if s.path.is_ident("label_selector_path") {
                         selector = Some(string(&s)?);
                     } else {
-                        return Err(unknown(&s));
+                        unknown(&s, mode)?;
                     }
                     Ok(())
                 })?;
@@ -223,7 +252,7 @@ fn crd_args(m: &syn::meta::ParseNestedMeta) -> syn::Result<CrdArgs> {
                     selector,
                 ));
             }
-            _ => return Err(unknown(&a)),
+            _ => unknown(&a, mode)?,
         }
         Ok(())
     })?;
@@ -304,7 +333,7 @@ fn actions(attrs: &[syn::Attribute], versions: &[Version]) -> syn::Result<Action
             } else if m.path.is_ident("hint") || m.path.is_ident("nested") {
                 skip(&m)?;
             } else {
-                return Err(unknown(&m));
+                unknown(&m, Mode::Strict)?;
             }
             Ok(())
         })?;
@@ -387,16 +416,16 @@ enum Container {
     Enum(Box<syn::ItemEnum>, Vec<Vec<Shape>>),
 }
 
-fn container_crd(attrs: &[syn::Attribute]) -> syn::Result<Option<CrdArgs>> {
+fn container_crd(attrs: &[syn::Attribute], mode: Mode) -> syn::Result<Option<CrdArgs>> {
     let mut crd = None;
     for a in attrs.iter().filter(|a| a.path().is_ident("versioned")) {
         a.parse_nested_meta(|m| {
             if m.path.is_ident("crd") {
-                crd = Some(crd_args(&m)?);
+                crd = Some(crd_args(&m, mode)?);
             } else if m.path.is_ident("skip") {
                 skip(&m)?;
             } else {
-                return Err(unknown(&m));
+                unknown(&m, mode)?;
             }
             Ok(())
         })?;
@@ -404,9 +433,40 @@ fn container_crd(attrs: &[syn::Attribute]) -> syn::Result<Option<CrdArgs>> {
     Ok(crd)
 }
 
+/// The kind a spec struct inside a stackable-versioned module declares with `#[versioned(crd(group = .., ..))]`,
+/// read leniently ([`Mode::Lenient`]), as the macro names it in each version ([`kube_attr`]): for RBAC inference,
+/// which does not expand the module. `None` for a struct without `crd(..)` (or whose `crd(..)` has no group).
+pub(crate) fn spec_kind(attrs: &[syn::Attribute], ident: &syn::Ident) -> Option<SpecKind> {
+    let crd = container_crd(attrs, Mode::Lenient).ok()??;
+    let kind = kind_of(&crd, ident);
+    Some(SpecKind { group: crd.group, kind, singular: crd.singular, plural: crd.plural, namespaced: crd.namespaced })
+}
+
+/// What [`spec_kind`] reads of a `#[versioned(crd(..))]`: what the `#[kube(..)]` the macro writes names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SpecKind {
+    pub(crate) group: String,
+    /// `kind`, else the struct's name without its `Spec` suffix.
+    pub(crate) kind: String,
+    pub(crate) singular: Option<String>,
+    pub(crate) plural: Option<String>,
+    pub(crate) namespaced: bool,
+}
+
+/// The kind the macro gives a spec struct: `kind`, else the struct's name without its `Spec` suffix.
+fn kind_of(crd: &CrdArgs, ident: &syn::Ident) -> String {
+    crd.kind.clone().unwrap_or_else(|| {
+        let mut k = ident.to_string();
+        while let Some(stripped) = k.strip_suffix("Spec") {
+            k = stripped.to_string();
+        }
+        k
+    })
+}
+
 /// The version modules for `m`, or `None` when the expansion does not model what it holds.
 fn expand(m: &syn::ItemMod, imported: bool) -> Option<Vec<syn::Item>> {
-    let args = module_args(macro_attr(&m.attrs, imported)?).ok()?;
+    let args = module_args(macro_attr(&m.attrs, imported)?, Mode::Strict).ok()?;
     let (_, items) = m.content.as_ref()?;
     let versions = &args.versions;
     let mut containers = Vec::new();
@@ -414,7 +474,7 @@ fn expand(m: &syn::ItemMod, imported: bool) -> Option<Vec<syn::Item>> {
     for item in items {
         match item {
             syn::Item::Struct(s) => {
-                let crd = container_crd(&s.attrs).ok()?;
+                let crd = container_crd(&s.attrs, Mode::Strict).ok()?;
                 if crd.is_some() && (args.conversion_tracking || !s.ident.to_string().ends_with("Spec")) {
                     return None;
                 }
@@ -429,7 +489,7 @@ fn expand(m: &syn::ItemMod, imported: bool) -> Option<Vec<syn::Item>> {
                 containers.push(Container::Struct(Box::new(s.clone()), per_field, crd.map(Box::new)));
             }
             syn::Item::Enum(e) => {
-                if container_crd(&e.attrs).ok()?.is_some() {
+                if container_crd(&e.attrs, Mode::Strict).ok()?.is_some() {
                     return None;
                 }
                 let mut per_variant = Vec::new();
@@ -548,13 +608,7 @@ fn container_in(c: &Container, i: usize, version: &Version) -> syn::Item {
 fn kube_attr(crd: &CrdArgs, ident: &syn::Ident, version: &Version) -> syn::Attribute {
     let group = &crd.group;
     let name = &version.name;
-    let kind = crd.kind.clone().unwrap_or_else(|| {
-        let mut k = ident.to_string();
-        while let Some(stripped) = k.strip_suffix("Spec") {
-            k = stripped.to_string();
-        }
-        k
-    });
+    let kind = kind_of(crd, ident);
     let mut args = vec![quote!(group = #group), quote!(version = #name), quote!(kind = #kind)];
     if let Some(doc) = &crd.doc {
         args.push(quote!(doc = #doc));

@@ -15,55 +15,15 @@ pub fn custom_resource(attrs: &[syn::Attribute]) -> Option<(String, Resource)> {
 
 /// The resource of a `#[derive(CustomResource)]` spec struct `ident` inside a stackable-versioned module
 /// (`#[versioned(version(name = "v1alpha1"))] mod versioned { .. }`), whose `#[kube]` attribute the macro writes
-/// from `#[versioned(crd(group = .., kind = .., plural = .., namespaced))]`: the kind defaults to the struct's
-/// name without `Spec`, as the macro names it; `version` is one of the module's versions.
-pub fn versioned_resource(attrs: &[syn::Attribute], ident: &str, version: &str) -> Option<(String, Resource)> {
-    let attr = attrs.iter().find(|a| a.path().is_ident("versioned"))?;
-    let (mut group, mut kind, mut plural, mut singular, mut namespaced, mut found) =
-        (None, None, None, None, false, false);
-    attr.parse_nested_meta(|m| {
-        if !m.path.is_ident("crd") {
-            if m.input.peek(syn::Token![=]) {
-                m.value()?.parse::<syn::Expr>()?;
-            } else if m.input.peek(syn::token::Paren) {
-                m.input.parse::<proc_macro2::Group>()?;
-            }
-            return Ok(());
-        }
-        found = true;
-        m.parse_nested_meta(|c| {
-            let key = c.path.get_ident().map(ToString::to_string).unwrap_or_default();
-            if key == "namespaced" && !c.input.peek(syn::Token![=]) {
-                namespaced = true;
-                return Ok(());
-            }
-            if c.input.peek(syn::token::Paren) {
-                c.input.parse::<proc_macro2::Group>()?;
-                return Ok(());
-            }
-            let value = c.value()?.parse::<syn::Expr>()?;
-            let text = match value {
-                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
-                _ => None,
-            };
-            match key.as_str() {
-                "group" => group = text,
-                "kind" => kind = text,
-                "plural" => plural = text,
-                "singular" => singular = text,
-                _ => {}
-            }
-            Ok(())
-        })
-    })
-    .ok()?;
-    if !found {
-        return None;
-    }
-    let kind = kind.unwrap_or_else(|| ident.strip_suffix("Spec").unwrap_or(ident).to_string());
-    let singular = singular.unwrap_or_else(|| kind.to_ascii_lowercase());
-    let plural = plural.unwrap_or_else(|| crate::source::kube_attrs::to_plural(&singular));
-    Some((kind.clone(), Resource { group: group?, version: version.into(), kind, plural, namespaced }))
+/// from `#[versioned(crd(group = .., kind = .., plural = .., namespaced))]` (read as the CRD generator's expansion
+/// reads it, [`crate::source::versioned::spec_kind`]); `version` is one of the module's versions.
+pub fn versioned_resource(attrs: &[syn::Attribute], ident: &syn::Ident, version: &str) -> Option<(String, Resource)> {
+    let k = crate::source::versioned::spec_kind(attrs, ident)?;
+    let singular = k.singular.unwrap_or_else(|| k.kind.to_ascii_lowercase());
+    let plural = k.plural.unwrap_or_else(|| crate::source::kube_attrs::to_plural(&singular));
+    let resource =
+        Resource { group: k.group, version: version.into(), kind: k.kind.clone(), plural, namespaced: k.namespaced };
+    Some((k.kind, resource))
 }
 
 #[cfg(test)]
@@ -99,16 +59,16 @@ mod tests {
             ))]
             struct FlockSpec {}
         };
-        let (name, r) = versioned_resource(&s.attrs, "FlockSpec", "v1alpha1").unwrap();
+        let (name, r) = versioned_resource(&s.attrs, &s.ident, "v1alpha1").unwrap();
         assert_eq!((name.as_str(), r.group.as_str(), r.plural.as_str()), ("Flock", "herd.example.org", "flocks"));
         assert!(r.namespaced);
         let s: syn::ItemStruct = syn::parse_quote! {
             #[versioned(crd(group = "herd.example.org", kind = "Shepherd"), skip(from))]
             struct KeeperSpec {}
         };
-        let (name, r) = versioned_resource(&s.attrs, "KeeperSpec", "v1").unwrap();
+        let (name, r) = versioned_resource(&s.attrs, &s.ident, "v1").unwrap();
         assert_eq!((name.as_str(), r.plural.as_str(), r.namespaced), ("Shepherd", "shepherds", false));
         let s: syn::ItemStruct = syn::parse_quote! { #[versioned(deprecated(since = "v1"))] struct Field {} };
-        assert!(versioned_resource(&s.attrs, "Field", "v1").is_none(), "a field's or variant's attribute is no kind");
+        assert!(versioned_resource(&s.attrs, &s.ident, "v1").is_none(), "a field's or variant's attribute is no kind");
     }
 }

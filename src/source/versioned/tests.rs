@@ -186,3 +186,38 @@ fn what_the_expansion_does_not_model_stays_as_written() {
         assert_eq!(expanded(src), item_text(src), "{src}");
     }
 }
+
+/// What the expansion refuses to model (a newer macro's argument) still names the versions and the kind for the
+/// readers that do not expand (RBAC inference), read by the same parsers leniently.
+#[test]
+fn names_and_kinds_are_read_leniently_where_the_expansion_refuses() {
+    let src = r#"
+        use stackable_operator::versioned::versioned;
+        #[versioned(version(name = "v1beta1"), version(name = "v1alpha1", future = "x"), newer_option(a))]
+        pub mod versioned {
+            #[versioned(crd(group = "herd.example.org", plural = "flocks", namespaced, future_key = 1), skip(from))]
+            pub struct FlockSpec {}
+        }
+    "#;
+    let file = syn::parse_file(src).unwrap();
+    let syn::Item::Mod(m) = &file.items[1] else { panic!("a module") };
+    assert!(module_args(&m.attrs[0], Mode::Strict).is_err(), "the expansion does not model `future` or `newer_option`");
+    assert_eq!(expanded(src), item_text(src), "so it leaves the module as written");
+    assert_eq!(version_names(&m.attrs), ["v1alpha1", "v1beta1"], "in Kubernetes' order");
+    let syn::Item::Struct(s) = &m.content.as_ref().unwrap().1[0] else { panic!("a struct") };
+    let kind = spec_kind(&s.attrs, &s.ident).unwrap();
+    assert_eq!(
+        kind,
+        SpecKind {
+            group: "herd.example.org".into(),
+            kind: "Flock".into(),
+            singular: None,
+            plural: Some("flocks".into()),
+            namespaced: true
+        }
+    );
+    let field: syn::ItemStruct = syn::parse_quote! { #[versioned(deprecated(since = "v1"))] struct Field {} };
+    assert_eq!(spec_kind(&field.attrs, &field.ident), None, "a field's or variant's attribute names no kind");
+    let groupless: syn::ItemStruct = syn::parse_quote! { #[versioned(crd(kind = "Ewe"))] struct EweSpec {} };
+    assert_eq!(spec_kind(&groupless.attrs, &groupless.ident), None, "a kind without a group is the macro's error");
+}
