@@ -237,6 +237,7 @@ mod tests {
         let lib = "pub const NAME: &str = \"const\";\n\
             pub static FIXED: &str = \"static\";\n\
             pub static mut MOVING: &str = \"static mut\";\n\
+            lazy_static::lazy_static! { pub static ref LAZY: &'static str = \"lazy static\"; }\n\
             pub fn f() {}\n\
             pub struct Vise;\n\
             pub type Clamp = Vise;\n\
@@ -265,6 +266,7 @@ mod tests {
             ("NAME", None, Ok("const")),
             ("FIXED", None, Ok("static")),
             ("MOVING", None, Err(NoInitializer::NotConstant)),
+            ("LAZY", None, Ok("lazy static")),
             ("f", None, Err(NoInitializer::NotConstant)),
             ("Vise::GRIP", None, Ok("inherent in an impl")),
             ("Clamp::GRIP", None, Ok("inherent in an impl")),

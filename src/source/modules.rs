@@ -253,6 +253,10 @@ pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
                     content: m.content.map(|(_, inner)| entries(inner)),
                 });
             }
+            // `lazy_static!`: its statics, as every loader reads them.
+            syn::Item::Macro(_) => {
+                out.extend(super::expand::lazy_statics(item).into_iter().map(|i| Entry::Item(Slot::ready(i))));
+            }
             other => out.push(Entry::Item(Slot::ready(other))),
         }
     }

@@ -235,19 +235,22 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
                     m.content.as_ref().map(|(_, inner)| outline(inner, keep_attrs, body)),
                     super::versioned::version_names(&m.attrs),
                 )),
-                other => {
-                    let at = body.len();
-                    let _ = postcard::to_io(&item(other, keep_attrs), &mut *body);
-                    out.push(Node::Item(
-                        ItemKind::of(other),
-                        super::syntax::item_name(other),
-                        at as u32,
-                        (body.len() - at) as u32,
-                    ));
+                // `lazy_static!`: its statics, as the loader reads them (`source::expand::lazy_statics`).
+                syn::Item::Macro(_) => {
+                    for st in super::expand::lazy_statics(i.clone()) {
+                        out.push(node(&st, keep_attrs, body));
+                    }
                 }
+                other => out.push(node(other, keep_attrs, body)),
             }
         }
         out
+    }
+    /// An item's node, its encoding written to `body`.
+    fn node(item_: &syn::Item, keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool, body: &mut Vec<u8>) -> Node {
+        let at = body.len();
+        let _ = postcard::to_io(&item(item_, keep_attrs), &mut *body);
+        Node::Item(ItemKind::of(item_), super::syntax::item_name(item_), at as u32, (body.len() - at) as u32)
     }
     let mut body = Vec::new();
     let head = postcard::to_allocvec(&outline(items, keep_attrs, &mut body)).unwrap_or_default();

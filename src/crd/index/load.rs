@@ -131,15 +131,8 @@ impl Builder for Loader<'_> {
             syn::Item::Fn(f) => index.push_item(unraw(&f.sig.ident), id, ItemKind::Fn(f)),
             syn::Item::Const(c) => index.push_item(unraw(&c.ident), id, ItemKind::Const(c)),
             syn::Item::Union(u) => index.unions.push((id, u)),
+            // `lazy_static!`'s statics too: `expand` put them in its place.
             syn::Item::Static(st) => index.push_item(unraw(&st.ident), id, ItemKind::Static(st)),
-            // `lazy_static! { static ref NAME: T = expr; }`: statics like any other (regexes built once).
-            syn::Item::Macro(m) if m.mac.path.segments.last().is_some_and(|s| s.ident == "lazy_static") => {
-                if let Ok(LazyStatics(statics)) = m.mac.parse_body::<LazyStatics>() {
-                    for st in statics {
-                        index.push_item(unraw(&st.ident), id, ItemKind::Static(st));
-                    }
-                }
-            }
             syn::Item::Impl(i) => {
                 if let Some(self_name) = type_last_name(&i.self_ty) {
                     let trait_name =
@@ -189,40 +182,6 @@ impl Builder for Loader<'_> {
         };
         self.index.problems.push(error);
         Ok(())
-    }
-}
-
-/// The statics of a `lazy_static!` body, as the `static` items they stand for.
-struct LazyStatics(Vec<syn::ItemStatic>);
-
-impl syn::parse::Parse for LazyStatics {
-    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
-        let mut out = Vec::new();
-        while !input.is_empty() {
-            let attrs = input.call(syn::Attribute::parse_outer)?;
-            let vis: syn::Visibility = input.parse()?;
-            let static_token: syn::Token![static] = input.parse()?;
-            input.parse::<syn::Token![ref]>()?;
-            let ident: syn::Ident = input.parse()?;
-            let colon_token: syn::Token![:] = input.parse()?;
-            let ty: syn::Type = input.parse()?;
-            let eq_token: syn::Token![=] = input.parse()?;
-            let expr: syn::Expr = input.parse()?;
-            let semi_token: syn::Token![;] = input.parse()?;
-            out.push(syn::ItemStatic {
-                attrs,
-                vis,
-                static_token,
-                mutability: syn::StaticMutability::None,
-                ident,
-                colon_token,
-                ty: Box::new(ty),
-                eq_token,
-                expr: Box::new(expr),
-                semi_token,
-            });
-        }
-        Ok(Self(out))
     }
 }
 

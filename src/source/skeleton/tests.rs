@@ -91,3 +91,33 @@ fn stored_skeletons_load_like_parsed_files() {
     assert_eq!(&encode(&rebuilt, &keep)[..], &bytes[..], "equal skeletons encode to equal bytes");
     assert!(entries(&bytes[..bytes.len() - 1].to_vec().into()).is_none());
 }
+
+/// `lazy_static!`'s statics are statics to every loader, read from a stored skeleton or a parsed file alike; a body
+/// that is not statics stays the macro it is.
+#[test]
+fn lazy_statics_load_as_statics_stored_or_parsed() {
+    let file = syn::parse_file(
+        "lazy_static::lazy_static! { pub static ref A: String = x(); static ref B: u8 = 1; }\n\
+         lazy_static! { not statics }\n\
+         macro_rules! m { () => {} }\n",
+    )
+    .unwrap();
+    let keep = |_: &syn::ItemStruct| false;
+    let bytes: Arc<[u8]> = encode(&file.items, &keep).into();
+    assert_eq!(outline(entries(&bytes).unwrap()), outline(crate::source::modules::entries(file.items.clone())));
+    let read: Vec<(ItemKind, Option<String>)> = entries(&bytes)
+        .unwrap()
+        .into_iter()
+        .map(|e| match e {
+            Entry::Item(slot) => (slot.kind(), slot.name().map(str::to_string)),
+            _ => panic!("items only"),
+        })
+        .collect();
+    let want = [
+        (ItemKind::Static, Some("A".to_string())),
+        (ItemKind::Static, Some("B".to_string())),
+        (ItemKind::Other, None),
+        (ItemKind::Other, None),
+    ];
+    assert_eq!(read, want);
+}
