@@ -2,6 +2,18 @@
 //! them as written code: stackable-versioned's version modules ([`super::versioned`]), strum's discriminants
 //! enums ([`super::strum`]) and `lazy_static!`'s statics ([`lazy_statics`]).
 
+/// Whether [`expand_all`] may change `items` (of one module): one of them is a `#[versioned]` module, a
+/// `lazy_static!` or an enum that may derive strum's discriminants. A cheap look, so that a reader that does not
+/// own its items copies them only then.
+pub(crate) fn may_expand(items: &[syn::Item]) -> bool {
+    items.iter().any(|i| match i {
+        syn::Item::Mod(m) => m.attrs.iter().any(|a| a.path().segments.last().is_some_and(|s| s.ident == "versioned")),
+        syn::Item::Macro(m) => is_lazy_static(m),
+        syn::Item::Enum(e) => super::strum::may_derive(&e.attrs),
+        _ => false,
+    })
+}
+
 /// `items` (of one module) with what those macros generate in their place or beside them.
 pub(crate) fn expand_all(items: Vec<syn::Item>) -> Vec<syn::Item> {
     let items = super::versioned::expand_all(items);

@@ -231,8 +231,12 @@ pub enum Entry {
     Item(Slot),
 }
 
-/// The entries of parsed items.
+/// The entries of parsed items, with what the macros kubesmith knows generate in their place
+/// ([`super::expand::expand_all`], as the CRD index reads them): stackable-versioned's version modules, strum's
+/// discriminants enums, `lazy_static!`'s statics. A `#[versioned]` module the expansion leaves as written names its
+/// versions as other names of itself ([`super::versioned::version_names`]).
 pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
+    let items = super::expand::expand_all(items);
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         match item {
@@ -252,10 +256,6 @@ pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
                     aliases: super::versioned::version_names(&m.attrs),
                     content: m.content.map(|(_, inner)| entries(inner)),
                 });
-            }
-            // `lazy_static!`: its statics, as every loader reads them.
-            syn::Item::Macro(_) => {
-                out.extend(super::expand::lazy_statics(item).into_iter().map(|i| Entry::Item(Slot::ready(i))));
             }
             other => out.push(Entry::Item(Slot::ready(other))),
         }
@@ -489,6 +489,41 @@ mod tests {
         assert!(krate.modules[0].pub_uses()[0]);
         let syn::Item::Fn(f) = krate.modules[3].items[0].get() else { panic!("fn expected") };
         assert_eq!(f.block.stmts.len(), 2, "fn bodies are parsed in full");
+    }
+
+    /// RBAC inference's loader reads the items the CRD index reads: a stackable-versioned module the expansion
+    /// models becomes its version modules (each kind's spec with the `#[kube]` the macro writes), one it does not
+    /// model stays as written under its versions' names, and `lazy_static!` declares statics.
+    #[test]
+    fn macros_kubesmith_knows_are_expanded_as_the_crd_index_expands_them() {
+        let read = memory(&[(
+            "src/lib.rs",
+            "use stackable_operator::versioned::versioned;\n\
+             #[versioned(version(name = \"v1alpha1\"), version(name = \"v1\"))]\n\
+             pub mod herd {\n\
+                 #[versioned(crd(group = \"herd.example.org\"))]\n\
+                 #[derive(CustomResource)]\n\
+                 pub struct FlockSpec { pub size: u8 }\n\
+             }\n\
+             #[versioned(version(name = \"v2\"))]\n\
+             pub mod kept { pub fn not_modelled() {} }\n\
+             lazy_static::lazy_static! { static ref NAME: String = String::new(); }\n",
+        )]);
+        let krate = Crate::load("demo", Path::new("src/lib.rs"), &read).unwrap();
+        let root = &krate.modules[0];
+        let names: Vec<&String> = root.children.keys().collect();
+        assert_eq!(names, ["kept", "v1", "v1alpha1", "v2"]);
+        assert_eq!(root.children["v2"], root.children["kept"], "a version of a module left as written is its name");
+        for version in ["v1alpha1", "v1"] {
+            let module = &krate.modules[root.children[version]];
+            let spec = module.items.iter().find(|s| s.name() == Some("FlockSpec")).expect("the spec");
+            let syn::Item::Struct(s) = spec.get() else { panic!("a struct") };
+            let kube = s.attrs.iter().find(|a| a.path().is_ident("kube")).expect("the #[kube] the macro writes");
+            let kube = quote::quote!(#kube).to_string();
+            assert!(kube.contains(&format!("version = \"{version}\"")) && kube.contains("kind = \"Flock\""), "{kube}");
+        }
+        let statics: Vec<_> = root.items.iter().filter(|s| s.kind() == ItemKind::Static).map(|s| s.name()).collect();
+        assert_eq!(statics, [Some("NAME")]);
     }
 
     #[test]

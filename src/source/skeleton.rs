@@ -220,6 +220,14 @@ enum Node {
 /// the outline's length, the outline, then the items. Equal skeletons encode to equal bytes.
 pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool) -> Vec<u8> {
     fn outline(list: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool, body: &mut Vec<u8>) -> Vec<Node> {
+        // What the macros kubesmith knows generate, as `modules::entries` reads a parsed file.
+        let expanded;
+        let list = if super::expand::may_expand(list) {
+            expanded = super::expand::expand_all(list.to_vec());
+            &expanded[..]
+        } else {
+            list
+        };
         let mut out = Vec::with_capacity(list.len());
         for i in list {
             match i {
@@ -235,12 +243,6 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
                     m.content.as_ref().map(|(_, inner)| outline(inner, keep_attrs, body)),
                     super::versioned::version_names(&m.attrs),
                 )),
-                // `lazy_static!`: its statics, as the loader reads them (`source::expand::lazy_statics`).
-                syn::Item::Macro(_) => {
-                    for st in super::expand::lazy_statics(i.clone()) {
-                        out.push(node(&st, keep_attrs, body));
-                    }
-                }
                 other => out.push(node(other, keep_attrs, body)),
             }
         }
