@@ -522,8 +522,8 @@ fn custom_resources(prog: &Program) -> Vec<Spec> {
         .filter_map(|(key, item)| match item {
             syn::Item::Struct(s) if crate::source::kube_attrs::derives_custom_resource(&s.attrs) => {
                 resources::custom_resource(&s.attrs).map(|(name, r)| (key, name, r)).or_else(|| {
-                    // stackable-versioned: the kind is generated in each version's module, which the loader
-                    // names as aliases of the module written (`v1alpha1` → `versioned`)
+                    // stackable-versioned, a module the expansion left as written: the kind is generated in each
+                    // version's module, which the loader names as aliases of it (`v1alpha1` → `versioned`)
                     let m = ModKey { krate: key.krate, module: key.module };
                     let parent = prog.module(m).parent?;
                     let version = prog.crates[key.krate].modules[parent]

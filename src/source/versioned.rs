@@ -192,8 +192,8 @@ fn module_args(attr: &syn::Attribute, mode: Mode) -> syn::Result<ModuleArgs> {
 }
 
 /// The names of the version modules a `#[versioned(version(name = ..), ..)]` module attribute among `attrs` makes
-/// the macro write (`v1alpha1`, `v1`), read leniently ([`Mode::Lenient`]): RBAC inference's loader, which does not
-/// expand the module, names its versions as other names of the module written (`v1alpha1::Kind`).
+/// the macro write (`v1alpha1`, `v1`), read leniently ([`Mode::Lenient`]): RBAC inference's loader names a module
+/// the expansion leaves as written by them too (`v1alpha1::Kind`).
 pub(crate) fn version_names(attrs: &[syn::Attribute]) -> Vec<String> {
     let args =
         attrs.iter().filter(|a| a.path().is_ident("versioned")).filter_map(|a| module_args(a, Mode::Lenient).ok());
@@ -434,8 +434,8 @@ fn container_crd(attrs: &[syn::Attribute], mode: Mode) -> syn::Result<Option<Crd
 }
 
 /// The kind a spec struct inside a stackable-versioned module declares with `#[versioned(crd(group = .., ..))]`,
-/// read leniently ([`Mode::Lenient`]), as the macro names it in each version ([`kube_attr`]): for RBAC inference,
-/// which does not expand the module. `None` for a struct without `crd(..)` (or whose `crd(..)` has no group).
+/// read leniently ([`Mode::Lenient`]), as the macro names it in each version ([`kube_attr`]): for RBAC inference, in
+/// a module the expansion leaves as written. `None` for a struct without `crd(..)` (or whose `crd(..)` has no group).
 pub(crate) fn spec_kind(attrs: &[syn::Attribute], ident: &syn::Ident) -> Option<SpecKind> {
     let crd = container_crd(attrs, Mode::Lenient).ok()??;
     let kind = kind_of(&crd, ident);
