@@ -37,7 +37,6 @@ pub(crate) mod custom;
 pub(crate) mod defaults;
 pub(crate) mod dialect;
 pub(crate) mod error;
-pub(crate) mod eval;
 pub(crate) mod fallback;
 pub(crate) mod finish;
 pub(crate) mod index;

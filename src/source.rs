@@ -15,6 +15,7 @@
 pub(crate) mod cache;
 pub(crate) mod constant;
 pub(crate) mod dependencies;
+pub(crate) mod eval;
 pub(crate) mod expand;
 pub(crate) mod forget;
 pub(crate) mod impls;

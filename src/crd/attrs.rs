@@ -426,7 +426,7 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
                     let key: syn::LitStr = input.parse()?;
                     input.parse::<Token![=]>()?;
                     // schemars passes each value to `json!`: `{..}` and `[..]` are JSON there.
-                    let value = super::eval::json::value(input)?;
+                    let value = crate::source::eval::json::value(input)?;
                     out.push((key, value));
                     if input.is_empty() {
                         break;
@@ -449,8 +449,8 @@ fn parse_common(attrs: &[syn::Attribute], item: &MetaItem, common: &mut Common) 
 }
 
 /// A `json!` value made of literals as JSON (`extend` values).
-fn node_json(node: &super::eval::json::Node) -> Option<Value> {
-    use super::eval::json::{Key, Node};
+fn node_json(node: &crate::source::eval::json::Node) -> Option<Value> {
+    use crate::source::eval::json::{Key, Node};
     match node {
         Node::Null => Some(Value::Null),
         Node::Bool(b) => Some(Value::Bool(*b)),

@@ -1,10 +1,10 @@
 //! Custom schemas: the functions named by `#[schemars(schema_with = "f")]` (on fields, variants and
 //! containers), hand-written `impl JsonSchema` blocks of crate types and the root of `#[kube(schema =
-//! "manual")]`, found in the crate index and evaluated statically by the one interpreter ([`super::eval`])
+//! "manual")]`, found in the crate index and evaluated statically by the one interpreter ([`crate::source::eval`])
 //! when their code is data. What only running the code can tell is a [`CrdErrorKind::NeedsCompile`] naming the
 //! construct, for the compiled fallback.
 //!
-//! [`super::eval`] is a small interpreter over syn: JSON values (a `Schema`, `Value` or `Map` alike), `Result`s and the
+//! [`crate::source::eval`] is a small interpreter over syn: JSON values (a `Schema`, `Value` or `Map` alike), `Result`s and the
 //! generator parameter; `let` bindings, aliases into them, edits (`insert`, `remove`, `extend`, `push`, `x["k"] = v`,
 //! `entry(k).or_insert(v)`, `if let Some(o) = x.as_object_mut()`), `return`, calls of crate fns, consts and statics
 //! (`LazyLock::new(|| ..)` too) and associated consts of inherent impls. `generator.subschema_for::<T>()` and
@@ -23,17 +23,65 @@ use serde_json::Value;
 use syn::spanned::Spanned;
 
 use super::error::{CrdError, CrdErrorKind};
-use super::eval::Evaluator;
-pub use super::eval::Subschemas;
-use super::eval::names::{self, Scope};
-use super::index::{CrateIndex, ImplBlock, ItemId, ModId, Owner};
+use super::index::code::CodeName;
+use super::index::{CrateIndex, ImplBlock, ItemId, ItemKind, ModId, Owner};
+pub(crate) use crate::source::eval::Subschemas;
+use crate::source::eval::names::{self, Scope};
+use crate::source::eval::{Code, Evaluator};
 use crate::source::lex::path_segs;
+
+/// The CRD index as the interpreter reads it: its errors are the generator's (NeedsCompile for what only compiling
+/// tells, Unsupported for what would panic), fn bodies left unparsed are parsed on demand, `Self` is an item id.
+impl Code for CrateIndex {
+    type Error = CrdError;
+    type SelfItem = ItemId;
+
+    fn schemars_08(&self) -> bool {
+        self.dialect == super::dialect::Dialect::Schemars08
+    }
+
+    fn self_name(&self, item: ItemId) -> CodeName {
+        CodeName::Item(item)
+    }
+
+    fn type_item(&self, at: ModId, segs: &[String]) -> Option<ItemId> {
+        CrateIndex::type_item(self, at, segs)
+    }
+
+    fn resolve_value(&self, at: ModId, segs: &[String]) -> crate::source::resolve::Res<ModId, CodeName> {
+        self.resolve_code(at, segs, &[])
+    }
+
+    fn function(&self, item: &CodeName) -> Option<(ModId, &syn::Signature, &syn::Block)> {
+        let CodeName::Item(id) = *item else { return None };
+        match &self.items[id].kind {
+            ItemKind::Fn(f) => Some((self.items[id].module, &f.sig, &f.block)),
+            _ => None,
+        }
+    }
+
+    fn full_block<'s>(&'s self, at: ModId, block: &'s syn::Block) -> Result<&'s syn::Block, CrdError> {
+        CrateIndex::full_block(self, at, block)
+    }
+
+    fn needs_compile(&self, at: ModId, span: Span, construct: &str, why: String) -> CrdError {
+        CrdError::needs_compile(self.module_file(at), span, construct, why)
+    }
+
+    fn panics(&self, at: ModId, span: Span, what: String, fix: &str) -> CrdError {
+        CrdError::unsupported(self.module_file(at), span, what, fix)
+    }
+
+    fn unresolved_type(error: &CrdError) -> Option<(String, String)> {
+        super::types::unresolved_type(error)
+    }
+}
 
 /// The schema the fn of `#[schemars(schema_with = "path")]` returns; `path` is written in `module`.
 /// `construct` names the attribute in errors.
 pub fn schema_with(
     ix: &CrateIndex,
-    schemas: &mut dyn Subschemas,
+    schemas: &mut dyn Subschemas<CrateIndex>,
     path: &str,
     at: Span,
     module: ModId,
@@ -80,7 +128,7 @@ pub fn root_impl<'a>(ix: &'a CrateIndex, root: &str, module: ModId) -> Option<&'
 /// arguments of the instance being described.
 pub fn impl_schema(
     ix: &CrateIndex,
-    schemas: &mut dyn Subschemas,
+    schemas: &mut dyn Subschemas<CrateIndex>,
     imp: &ImplBlock,
     construct: String,
     bound: bool,
@@ -108,7 +156,7 @@ pub fn impl_schema(
 /// `T::schema_name()` of a hand-written impl (the root schema's `title` when it has none).
 pub fn impl_schema_name(
     ix: &CrateIndex,
-    schemas: &mut dyn Subschemas,
+    schemas: &mut dyn Subschemas<CrateIndex>,
     imp: &ImplBlock,
     construct: String,
 ) -> Result<String, CrdError> {
@@ -129,3 +177,6 @@ fn method<'a>(imp: &'a ImplBlock, name: &str) -> Option<&'a syn::ImplItemFn> {
         _ => None,
     })
 }
+
+#[cfg(test)]
+mod tests;

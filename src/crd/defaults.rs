@@ -6,7 +6,7 @@
 //! skips, flatten). Crate fns without parameters whose body is one expression after immutable `let`s (free, or
 //! associated: `Type::f`, `Self::f` inside impls, inherent before trait impls), consts, associated consts and
 //! immutable statics are followed to the expression they give. Every scalar and `serde_json::Value` it comes to is
-//! computed by the one interpreter of constant code ([`super::eval`]: literals, arithmetic, casts, consts, bounds,
+//! computed by the one interpreter of constant code ([`crate::source::eval`]: literals, arithmetic, casts, consts, bounds,
 //! `json!`). A default it cannot evaluate is `NeedsCompile`, for the compiled fallback; only a default
 //! nesting without end, or code that does not compile where serde calls it, is refused.
 
@@ -15,11 +15,11 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
 use super::attrs::{self, variant_name};
-use super::eval::{self, names};
 use super::index::{CrateIndex, ItemId, ItemKind, ModId, unraw};
 use super::k8s::K8sTable;
 use super::types::{ScalarKind, Ty, classify};
 use crate::source::constant;
+use crate::source::eval::{self, names};
 use crate::source::lex::path_segs;
 use crate::source::meta::expr_str;
 
@@ -51,7 +51,7 @@ impl<'a> Scope<'a> {
     }
 
     /// The scope for looking up names.
-    fn names(&self) -> names::Scope<'a> {
+    fn names(&self) -> names::Scope<'a, ModId, ItemId> {
         names::Scope { module: self.module, self_item: self.self_ty, self_ty: self.impl_ty }
     }
 }

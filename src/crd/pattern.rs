@@ -1,6 +1,6 @@
 //! The `pattern` of `#[validate(regex(path = ..))]`, `#[garde(pattern(..))]` and `#[schemars(regex(pattern = ..))]`
 //! when it names run-time data: schemars inserts `(expr).to_string()`, which for a `regex::Regex` is the text it
-//! was built from. Read statically by the one interpreter of constant code ([`super::eval`]), for which a
+//! was built from. Read statically by the one interpreter of constant code ([`crate::source::eval`]), for which a
 //! `Regex::new(text)` is its text: a string literal, a `&str` const, a static holding `Regex::new(..)`
 //! (`.unwrap()`/`.expect(..)`) directly, in a `LazyLock`/`LazyCell`, once_cell's `Lazy`, or `lazy_static!`, with
 //! the text built the ways the interpreter reads (`format!`, consts, calls of crate fns). Anything else is for
@@ -10,9 +10,9 @@ use serde_json::Value;
 use syn::Expr;
 
 use super::error::CrdErrorKind;
-use super::eval::names::{self, Scope};
-use super::eval::{Evaluator, Site};
 use super::index::{CrateIndex, ModId};
+use crate::source::eval::names::{self, Scope};
+use crate::source::eval::{Evaluator, Site};
 use crate::source::lex::path_segs;
 
 /// The text `(expr).to_string()` gives, written in `module`, or why only running the code can tell.

@@ -3,7 +3,7 @@
 //! crate's own predicate fns whose body, under the features the crate builds with by default, compares the value
 //! with its type's default (`value == &T::default()`, `*v == Default::default()`) or a value (`*v == 0`,
 //! `*v == DEFAULT_PORT + 1`), tests a bool (`!*b`), or calls one of those methods: the body is run by the one
-//! interpreter of constant code ([`super::eval`]) with the parameter bound to the default.
+//! interpreter of constant code ([`crate::source::eval`]) with the parameter bound to the default.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,8 +12,8 @@ use serde_json::Value;
 use syn::{Expr, Stmt};
 
 use super::defaults::{Evaluator, predicate_holds};
-use super::eval::{self, Site};
 use super::index::{CrateIndex, ItemKind, ModId, Resolved};
+use crate::source::eval::{self, Site};
 
 /// Whether predicate `pred` (a path, as `skip_serializing_if` names it from module `m`) holds for `v`, the
 /// serialized default of a field of type `ty`; `None` when kubesmith cannot tell.

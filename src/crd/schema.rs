@@ -1158,7 +1158,7 @@ fn field_label(field: &syn::Field) -> String {
     field.ident.as_ref().map(unraw).unwrap_or_else(|| "0".into())
 }
 
-impl Subschemas for Generator<'_> {
+impl Subschemas<CrateIndex> for Generator<'_> {
     fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Result<Value, CrdError> {
         self.type_schema(ty, module)
     }

@@ -17,7 +17,7 @@ pub trait Scopes {
     /// A module (of one of the reader's crates).
     type Mod: Copy + Ord;
     /// What a name can stand for besides a module (an item, a name a derive generates).
-    type Item: Clone;
+    type Item: Clone + PartialEq;
 
     /// The root module of the crate `m` belongs to.
     fn root(&self, m: Self::Mod) -> Self::Mod;

@@ -80,7 +80,7 @@ impl CrateIndex {
     }
 
     /// The associated const `name` of `owner`, with the impl block it is written in. The readers find consts and fns
-    /// through `crd::eval::names`, over [`impls::assoc_item`] as this does; the tests below check the lookup here.
+    /// through `source::eval::names`, over [`impls::assoc_item`] as this does; the tests below check the lookup here.
     #[cfg(test)]
     pub fn assoc_const(&self, owner: Owner, name: &str) -> Option<(&ImplBlock, &syn::ImplItemConst)> {
         match self.assoc_item(owner, |i| impls::is_const(i, name))? {

@@ -8,18 +8,19 @@ use syn::spanned::Spanned;
 use syn::{Expr, Stmt};
 
 use super::{
-    Evaluator, Frame, Local, Out, Place, Res, Seg, Val, describe, ensure_object, is_edit, is_place_expr, kind, strip,
+    Code, Evaluator, Frame, Local, Out, Place, Res, Seg, Val, describe, ensure_object, is_edit, is_place_expr, kind,
+    strip,
 };
 
-impl Evaluator<'_, '_> {
-    pub(super) fn block(&mut self, f: &mut Frame, b: &syn::Block) -> Res<Out> {
+impl<C: Code> Evaluator<'_, '_, C> {
+    pub(super) fn block(&mut self, f: &mut Frame<C>, b: &syn::Block) -> Res<Out, C> {
         let mark = f.locals.len();
         let out = self.stmts(f, &b.stmts);
         f.locals.truncate(mark);
         out
     }
 
-    pub(super) fn stmts(&mut self, f: &mut Frame, stmts: &[Stmt]) -> Res<Out> {
+    pub(super) fn stmts(&mut self, f: &mut Frame<C>, stmts: &[Stmt]) -> Res<Out, C> {
         for (i, stmt) in stmts.iter().enumerate() {
             let last = i + 1 == stmts.len();
             match stmt {
@@ -52,14 +53,14 @@ impl Evaluator<'_, '_> {
         Ok(Out::Unit)
     }
 
-    pub(super) fn ret(&mut self, f: &mut Frame, r: &syn::ExprReturn) -> Res<Out> {
+    pub(super) fn ret(&mut self, f: &mut Frame<C>, r: &syn::ExprReturn) -> Res<Out, C> {
         Ok(Out::Return(match &r.expr {
             Some(e) => self.expr(f, e)?,
             None => Val::Json(Value::Null),
         }))
     }
 
-    pub(super) fn local(&mut self, f: &mut Frame, l: &syn::Local) -> Res<()> {
+    pub(super) fn local(&mut self, f: &mut Frame<C>, l: &syn::Local) -> Res<(), C> {
         if l.init.as_ref().is_some_and(|i| i.diverge.is_some()) {
             return Err(self.needs(f.module, l.span(), "a `let .. else`"));
         }
@@ -86,7 +87,7 @@ impl Evaluator<'_, '_> {
     }
 
     /// An expression statement: an edit, an assignment, `if let`, `return`, a nested block.
-    pub(super) fn stmt_expr(&mut self, f: &mut Frame, e: &Expr) -> Res<Out> {
+    pub(super) fn stmt_expr(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<Out, C> {
         match strip(e) {
             Expr::Return(r) => self.ret(f, r),
             Expr::Assign(a) => {
@@ -118,7 +119,7 @@ impl Evaluator<'_, '_> {
     }
 
     /// `if let Some(o) = x.as_object_mut() { .. } [else { .. }]` (also `as_array_mut()`, `get_mut("k")`).
-    pub(super) fn if_let(&mut self, f: &mut Frame, i: &syn::ExprIf) -> Res<Out> {
+    pub(super) fn if_let(&mut self, f: &mut Frame<C>, i: &syn::ExprIf) -> Res<Out, C> {
         let Expr::Let(l) = strip(&i.cond) else {
             return Err(self.needs(f.module, i.cond.span(), "an `if` on a condition"));
         };
@@ -176,7 +177,7 @@ impl Evaluator<'_, '_> {
 
     /// `x.insert(k, v)`, `x.remove(k)`, `x.extend(..)`, `x.push(v)`, `x.clear()`, `x.ensure_object()`,
     /// `x.entry(k).or_insert(v)`.
-    pub(super) fn edit(&mut self, f: &mut Frame, mc: &syn::ExprMethodCall) -> Res<()> {
+    pub(super) fn edit(&mut self, f: &mut Frame<C>, mc: &syn::ExprMethodCall) -> Res<(), C> {
         let module = f.module;
         let method = mc.method.to_string();
         let span = mc.method.span();
@@ -255,7 +256,7 @@ impl Evaluator<'_, '_> {
     }
 
     /// The argument of `extend`: an object (a map), or an array of values or of `(key, value)` pairs.
-    pub(super) fn extend_items(&mut self, f: &mut Frame, arg: &Expr) -> Res<Value> {
+    pub(super) fn extend_items(&mut self, f: &mut Frame<C>, arg: &Expr) -> Res<Value, C> {
         let pairs: Option<Vec<&Expr>> = match strip(arg) {
             Expr::Array(a) => Some(a.elems.iter().collect()),
             Expr::Macro(m) if m.mac.path.is_ident("vec") => None,
@@ -279,7 +280,7 @@ impl Evaluator<'_, '_> {
 
     /// A mutable location (`x`, `x["k"]`, `x.ensure_object()`, `x.as_object_mut().unwrap()`,
     /// `x.get_mut("k").unwrap()`, `x.entry("k").or_insert(v)`, `&mut x`, `*x`).
-    pub(super) fn place(&mut self, f: &mut Frame, e: &Expr) -> Res<Place> {
+    pub(super) fn place(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<Place, C> {
         let module = f.module;
         match strip(e) {
             Expr::Reference(r) => self.place(f, &r.expr),
@@ -294,8 +295,7 @@ impl Evaluator<'_, '_> {
             }
             // schemars 0.8's `SchemaObject::extensions`: the keys no typed field holds, in the schema object itself
             Expr::Field(fe)
-                if self.ix.dialect == crate::crd::dialect::Dialect::Schemars08
-                    && matches!(&fe.member, syn::Member::Named(n) if n == "extensions") =>
+                if self.ix.schemars_08() && matches!(&fe.member, syn::Member::Named(n) if n == "extensions") =>
             {
                 self.place(f, &fe.base)
             }
@@ -406,7 +406,7 @@ impl Evaluator<'_, '_> {
 
     /// The value at `place`, creating it the way `Value`'s `IndexMut` does (`null` becomes an object, a
     /// missing key `null`).
-    pub(super) fn place_mut<'f>(&self, f: &'f mut Frame, place: &Place, span: Span) -> Res<&'f mut Value> {
+    pub(super) fn place_mut<'f>(&self, f: &'f mut Frame<C>, place: &Place, span: Span) -> Res<&'f mut Value, C> {
         let module = f.module;
         let mut cur = match &mut f.locals[place.root].1 {
             Local::Val(Val::Json(v)) => v,
@@ -433,7 +433,7 @@ impl Evaluator<'_, '_> {
     }
 
     /// The value at `place`, if it is there.
-    pub(super) fn read<'f>(&self, f: &'f Frame, place: &Place) -> Option<&'f Value> {
+    pub(super) fn read<'f>(&self, f: &'f Frame<C>, place: &Place) -> Option<&'f Value> {
         let Local::Val(Val::Json(root)) = &f.locals[place.root].1 else {
             return None;
         };
@@ -447,7 +447,7 @@ impl Evaluator<'_, '_> {
         Some(cur)
     }
 
-    pub(super) fn key(&mut self, f: &mut Frame, e: &Expr) -> Res<Seg> {
+    pub(super) fn key(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<Seg, C> {
         match self.json(f, e)? {
             Value::String(s) => Ok(Seg::Key(s)),
             Value::Number(n) if n.as_u64().is_some() => Ok(Seg::Index(n.as_u64().unwrap_or_default() as usize)),

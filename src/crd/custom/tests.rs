@@ -6,14 +6,19 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
+use serde_json::Value;
+
 use super::*;
-use crate::crd::error::CrdErrorKind;
-use crate::crd::index::{ItemKind, SourceSet};
+use crate::crd::dialect::Dialect;
+use crate::crd::index::SourceSet;
+use crate::source::eval::{Site, type_name};
+
+type Res<T> = Result<T, CrdError>;
 
 /// Schemas by type name; `Missing` is a type kubesmith does not know.
 struct Fake;
 
-impl Subschemas for Fake {
+impl Subschemas<CrateIndex> for Fake {
     fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Res<Value> {
         let _ = module;
         match type_name(ty).as_deref() {
@@ -404,7 +409,7 @@ fn values_outside_schema_code_have_no_generator() {
     let site = Site { module: item.module, self_item: None, self_ty: None, before: &[], bound: &[] };
     let err = Evaluator::values(&ix).value(e, site).expect_err("base is unbound");
     assert!(err.to_string().contains("`base` is not a local"), "{err}");
-    let g: Expr = syn::parse_str("generator.subschema_for::<String>()").expect("expr");
+    let g: syn::Expr = syn::parse_str("generator.subschema_for::<String>()").expect("expr");
     let err = Evaluator::values(&ix).value(&g, site).expect_err("no generator");
     assert!(matches!(err.kind, CrdErrorKind::NeedsCompile { .. }), "{err}");
 }

@@ -6,8 +6,11 @@
 //! bounds (`u16::MAX`), locals edited by simple statements (`insert`, `remove`, `extend`, `push`,
 //! `ensure_object()`, `x["k"] = v`, `if let Some(o) = x.as_object_mut() { .. }`), calls of crate fns made of the
 //! same, and in schema code `generator.subschema_for::<T>()` / `T::json_schema(generator)` through the schema
-//! generator. Anything else stops with a [`NeedsCompile`](crate::crd::CrdErrorKind::NeedsCompile) at the construct,
-//! saying what it is: never a guess.
+//! generator. Anything else stops with the reader's error for code only compiling can tell
+//! ([`Code::needs_compile`]: the CRD generator's NeedsCompile) at the construct, saying what it is: never a guess.
+//!
+//! It runs over any reader of Rust that answers [`Code`] (names, impls and constants as `source` resolves them, its
+//! fns, its errors): the CRD index (`crd::custom` implements it) is one.
 
 use std::fmt::Display;
 
@@ -16,27 +19,63 @@ use serde_json::{Map, Value};
 use syn::Expr;
 use syn::spanned::Spanned;
 
-use crate::crd::dialect::Dialect;
-use crate::crd::error::CrdError;
-use crate::crd::index::{CrateIndex, ItemId, ModId};
-use crate::source::constant;
+use crate::source::constant::{self, Constants};
 use crate::source::lex::path_segs;
+use crate::source::resolve;
 use json::{Key, Node};
 
 pub(crate) mod json;
 pub(crate) mod names;
 mod statements;
 
-type Res<T> = Result<T, CrdError>;
+type Res<T, C> = Result<T, <C as Code>::Error>;
+
+/// What the interpreter asks of the reader whose code it evaluates (the CRD index): its names, impls and constants
+/// ([`Constants`]), and what only the reader knows — its fns, how it reports an error, the schemars generation.
+pub(crate) trait Code: Constants + Sized {
+    /// What evaluation stops with.
+    type Error;
+    /// How a caller names the crate type `Self` stands for, when it knows it rather than an impl's self type.
+    type SelfItem: Copy;
+
+    /// Whether the crate's schemas are schemars 0.8's (`SchemaObject::default()`, `Schema::Object(..)`).
+    fn schemars_08(&self) -> bool {
+        false
+    }
+    /// The name a path's `Self` stands for when the caller knows the crate type.
+    fn self_name(&self, item: Self::SelfItem) -> Self::Item;
+    /// The crate type a type path written in `at` names (through aliases): what `Self` names in an impl of it.
+    fn type_item(&self, at: Self::Mod, segs: &[String]) -> Option<Self::SelfItem>;
+    /// What a value path written in `at` names; the reader may load what it left unread first.
+    fn resolve_value(&self, at: Self::Mod, segs: &[String]) -> resolve::Res<Self::Mod, Self::Item> {
+        resolve::resolve(self, at, segs, &[])
+    }
+    /// A free fn of the reader: its signature and body, with its module; `None` for any other item.
+    fn function(&self, item: &Self::Item) -> Option<(Self::Mod, &syn::Signature, &syn::Block)>;
+    /// The whole body of a fn of module `at` (a reader may keep a body without its statements until asked).
+    fn full_block<'s>(&'s self, at: Self::Mod, block: &'s syn::Block) -> Result<&'s syn::Block, Self::Error> {
+        let _ = at;
+        Ok(block)
+    }
+    /// Code at `span` of module `at` that only compiling can tell (in `construct`, because of `why`).
+    fn needs_compile(&self, at: Self::Mod, span: Span, construct: &str, why: String) -> Self::Error;
+    /// Code at `span` of module `at` that would panic when kube-derive runs it (`what`, and how to `fix` it).
+    fn panics(&self, at: Self::Mod, span: Span, what: String, fix: &str) -> Self::Error;
+    /// The name of the type a subschema error says is not describable, with its hint.
+    fn unresolved_type(error: &Self::Error) -> Option<(String, String)> {
+        let _ = error;
+        None
+    }
+}
 
 /// What custom schema code asks of the schema generator: `generator.subschema_for::<T>()` of a type written in
 /// `module`, under kube's settings. With `inline_subschemas` that is `T::json_schema(generator)` (so both forms
 /// are evaluated alike), except for a type already being generated, where schemars leaves a `$ref` kube cannot
 /// resolve: the generator reports that as a recursive type. `Option<T>` is `T`'s schema made nullable
 /// (schemars' `allow_null`).
-pub trait Subschemas {
+pub(crate) trait Subschemas<C: Code> {
     /// The schema of `ty`, or why it cannot be had.
-    fn subschema_for(&mut self, ty: &syn::Type, module: ModId) -> Result<Value, CrdError>;
+    fn subschema_for(&mut self, ty: &syn::Type, module: C::Mod) -> Result<Value, C::Error>;
 }
 
 /// How deep calls and const references may nest (a cycle ends here).
@@ -85,18 +124,18 @@ enum Seg {
 }
 
 /// One fn (or const initializer) being evaluated.
-struct Frame {
-    module: ModId,
+struct Frame<C: Code> {
+    module: C::Mod,
     /// The self type of the impl the fn belongs to (`Self`).
     self_ty: Option<syn::Type>,
     /// The crate item `Self` names, where the caller knows it rather than the impl (a default's type).
-    self_item: Option<ItemId>,
+    self_item: Option<C::SelfItem>,
     /// Locals, innermost last (a block truncates back to its start when it ends).
     locals: Vec<(String, Local)>,
 }
 
-impl Frame {
-    fn new(module: ModId, self_ty: Option<syn::Type>) -> Self {
+impl<C: Code> Frame<C> {
+    fn new(module: C::Mod, self_ty: Option<syn::Type>) -> Self {
         Self { module, self_ty, self_item: None, locals: Vec::new() }
     }
 
@@ -105,7 +144,7 @@ impl Frame {
     }
 
     /// Where the frame's code is written, for looking up names.
-    fn scope(&self) -> names::Scope<'_> {
+    fn scope(&self) -> names::Scope<'_, C::Mod, C::SelfItem> {
         names::Scope { module: self.module, self_item: self.self_item, self_ty: self.self_ty.as_ref() }
     }
 }
@@ -113,9 +152,9 @@ impl Frame {
 /// Where a value expression is written, for [`Evaluator::value`]: its module, the crate item `Self` names there,
 /// and the statements of the fn body before it (its `let`s are in scope).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Site<'e> {
-    pub module: ModId,
-    pub self_item: Option<ItemId>,
+pub(crate) struct Site<'e, M, S> {
+    pub module: M,
+    pub self_item: Option<S>,
     /// The self type of the impl block the expression is in, when `Self` names no crate item (a kind type a
     /// derive generates).
     pub self_ty: Option<&'e syn::Type>,
@@ -136,10 +175,10 @@ enum Out {
 
 /// Evaluates custom schema code for one construct (a `schema_with` attribute, an `impl JsonSchema`): errors
 /// name that construct.
-pub struct Evaluator<'a, 'g> {
-    ix: &'a CrateIndex,
+pub(crate) struct Evaluator<'a, 'g, C: Code> {
+    ix: &'a C,
     /// The schema generator; `None` when a value is evaluated outside schema code (a default).
-    schemas: Option<&'g mut dyn Subschemas>,
+    schemas: Option<&'g mut dyn Subschemas<C>>,
     construct: String,
     depth: usize,
     /// What `T::default()` (any `..::default()` without arguments) gives, when the caller knows the one type such a
@@ -213,15 +252,15 @@ fn ensure_object(v: &mut Value) -> Option<&mut Map<String, Value>> {
     v.as_object_mut()
 }
 
-impl<'a, 'g> Evaluator<'a, 'g> {
+impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
     /// An evaluator for the code of `construct` (how errors name it).
-    pub fn new(ix: &'a CrateIndex, schemas: &'g mut dyn Subschemas, construct: String) -> Self {
+    pub(crate) fn new(ix: &'a C, schemas: &'g mut dyn Subschemas<C>, construct: String) -> Self {
         Self { ix, schemas: Some(schemas), construct, depth: 0, type_default: None }
     }
 
     /// An evaluator of values outside schema code (serde defaults, `skip_serializing_if` operands): there is no
     /// schema generator, and errors name no construct (the caller says what it was evaluating).
-    pub(crate) fn values(ix: &'a CrateIndex) -> Self {
+    pub(crate) fn values(ix: &'a C) -> Self {
         Self { ix, schemas: None, construct: String::new(), depth: 0, type_default: None }
     }
 
@@ -234,7 +273,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     /// The JSON value of expression `e` written at `site`: literals, arithmetic, casts, consts and statics,
     /// associated consts, calls of crate fns made of the same, `json!` and the conversions that keep a value. A
     /// `let` before `e` that cannot be evaluated is left unbound (an error only if `e` uses it).
-    pub(crate) fn value(&mut self, e: &Expr, site: Site) -> Res<Value> {
+    pub(crate) fn value(&mut self, e: &Expr, site: Site<C::Mod, C::SelfItem>) -> Res<Value, C> {
         let mut frame = Frame::new(site.module, site.self_ty.cloned());
         frame.self_item = site.self_item;
         for (name, v) in site.bound {
@@ -252,31 +291,26 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// What only compiling can tell; in schema code, with what the interpreter reads there.
-    fn needs(&self, module: ModId, span: Span, why: impl Display) -> CrdError {
+    fn needs(&self, module: C::Mod, span: Span, why: impl Display) -> C::Error {
         let why = if self.schemas.is_some() { format!("{why}; {EVALUATED}") } else { why.to_string() };
-        CrdError::needs_compile(self.ix.module_file(module), span, &self.construct, why)
+        self.ix.needs_compile(module, span, &self.construct, why)
     }
 
     /// Code that would panic (or not compile) when kube-derive runs it.
-    fn fails(&self, module: ModId, span: Span, why: impl Display) -> CrdError {
+    fn fails(&self, module: C::Mod, span: Span, why: impl Display) -> C::Error {
         let construct = if self.construct.is_empty() { why.to_string() } else { format!("{}: {why}", self.construct) };
-        CrdError::unsupported(
-            self.ix.module_file(module),
-            span,
-            construct,
-            "Kind::crd() would panic on it; fix the schema code",
-        )
+        self.ix.panics(module, span, construct, "Kind::crd() would panic on it; fix the schema code")
     }
 
     /// A schema function (`fn(&mut SchemaGenerator) -> Schema`, or without the parameter): the schema it
     /// returns. `self_ty` is `Self` for a method.
-    pub fn schema_fn(
+    pub(crate) fn schema_fn(
         &mut self,
         sig: &syn::Signature,
         block: &syn::Block,
-        module: ModId,
+        module: C::Mod,
         self_ty: Option<&syn::Type>,
-    ) -> Res<Value> {
+    ) -> Res<Value, C> {
         let args = if sig.inputs.is_empty() { Vec::new() } else { vec![Val::Generator] };
         let v = self.call_fn(sig, block, module, self_ty.cloned(), args)?;
         match v {
@@ -291,7 +325,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// A fn returning a string (`schema_name`).
-    pub fn string_fn(&mut self, sig: &syn::Signature, block: &syn::Block, module: ModId) -> Res<String> {
+    pub(crate) fn string_fn(&mut self, sig: &syn::Signature, block: &syn::Block, module: C::Mod) -> Res<String, C> {
         match self.call_fn(sig, block, module, None, Vec::new())? {
             Val::Json(Value::String(s)) => Ok(s),
             _ => Err(self.needs(module, sig.ident.span(), format!("`{}` does not return a string literal", sig.ident))),
@@ -302,10 +336,10 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         &mut self,
         sig: &syn::Signature,
         block: &syn::Block,
-        module: ModId,
+        module: C::Mod,
         self_ty: Option<syn::Type>,
         args: Vec<Val>,
-    ) -> Res<Val> {
+    ) -> Res<Val, C> {
         let at = sig.ident.span();
         if self.depth > MAX_DEPTH {
             return Err(self.needs(module, at, format!("calls nest too deeply at `{}` (recursion?)", sig.ident)));
@@ -356,13 +390,13 @@ impl<'a, 'g> Evaluator<'a, 'g> {
 
     // ---- expressions ------------------------------------------------------------------------------------
 
-    fn json(&mut self, f: &mut Frame, e: &Expr) -> Res<Value> {
+    fn json(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<Value, C> {
         let v = self.expr(f, e)?;
         self.as_json(f, v, e)
     }
 
     /// The JSON of `v`, the value of `e`.
-    fn as_json(&self, f: &Frame, v: Val, e: &Expr) -> Res<Value> {
+    fn as_json(&self, f: &Frame<C>, v: Val, e: &Expr) -> Res<Value, C> {
         match v {
             Val::Json(v) => Ok(v),
             Val::Res(_) => Err(self.needs(f.module, e.span(), "a `Result` used as a value (unwrap it)")),
@@ -375,12 +409,12 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         }
     }
 
-    fn string(&mut self, f: &mut Frame, e: &Expr) -> Res<String> {
+    fn string(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<String, C> {
         let v = self.json(f, e)?;
         as_string(&v).ok_or_else(|| self.needs(f.module, e.span(), format!("{v} where a string is expected")))
     }
 
-    fn expr(&mut self, f: &mut Frame, e: &Expr) -> Res<Val> {
+    fn expr(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<Val, C> {
         match e {
             Expr::Paren(p) => self.expr(f, &p.expr),
             Expr::Group(g) => self.expr(f, &g.expr),
@@ -468,7 +502,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         }
     }
 
-    fn mac(&mut self, f: &mut Frame, m: &syn::Macro) -> Res<Val> {
+    fn mac(&mut self, f: &mut Frame<C>, m: &syn::Macro) -> Res<Val, C> {
         let segs = path_segs(&m.path);
         let name = segs.last().cloned().unwrap_or_default();
         let from = segs.first().map(String::as_str).unwrap_or_default();
@@ -494,7 +528,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         self.node(f, &node).map(Val::Json)
     }
 
-    fn node(&mut self, f: &mut Frame, n: &Node) -> Res<Value> {
+    fn node(&mut self, f: &mut Frame<C>, n: &Node) -> Res<Value, C> {
         Ok(match n {
             Node::Null => Value::Null,
             Node::Bool(b) => Value::Bool(*b),
@@ -520,7 +554,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         })
     }
 
-    fn path(&mut self, f: &mut Frame, p: &syn::ExprPath) -> Res<Val> {
+    fn path(&mut self, f: &mut Frame<C>, p: &syn::ExprPath) -> Res<Val, C> {
         let segs = path_segs(&p.path);
         if p.qself.is_none() && segs.len() == 1 {
             if let Some(i) = f.lookup(&segs[0]) {
@@ -557,7 +591,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// The value of the const, static or associated const `name` led to.
-    fn constant_value(&mut self, found: names::Found<'a, &'a Expr>, name: &[String], at: Span) -> Res<Val> {
+    fn constant_value(&mut self, found: names::Found<'a, C::Mod, &'a Expr>, name: &[String], at: Span) -> Res<Val, C> {
         if self.depth > MAX_DEPTH {
             return Err(self.needs(found.module, at, format!("`{}` refers to itself", name.join("::"))));
         }
@@ -570,7 +604,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
 
     /// A static's initializer: `LazyLock::new(|| ..)` / `Lazy::new(|| ..)` / `Lazy::new(f)` is the value the
     /// closure or fn gives.
-    fn lazy_init(&mut self, f: &mut Frame, e: &Expr) -> Res<Val> {
+    fn lazy_init(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<Val, C> {
         if let Expr::Call(c) = strip(e)
             && let Expr::Path(p) = strip(&c.func)
         {
@@ -589,7 +623,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         self.expr(f, e)
     }
 
-    fn call(&mut self, f: &mut Frame, c: &syn::ExprCall) -> Res<Val> {
+    fn call(&mut self, f: &mut Frame<C>, c: &syn::ExprCall) -> Res<Val, C> {
         let Expr::Path(fp) = strip(&c.func) else {
             return Err(self.needs(f.module, c.func.span(), "a call of a computed fn"));
         };
@@ -645,10 +679,10 @@ impl<'a, 'g> Evaluator<'a, 'g> {
             }
             ("Map" | "Schema", "new" | "default", []) => return Ok(Val::Json(Value::Object(Map::new()))),
             // schemars 0.8's schema object, and its `Schema::Object(..)` wrapping
-            ("SchemaObject", "default", []) if self.ix.dialect == Dialect::Schemars08 => {
+            ("SchemaObject", "default", []) if self.ix.schemars_08() => {
                 return Ok(Val::Json(Value::Object(Map::new())));
             }
-            ("Schema", "Object", [x]) if self.ix.dialect == Dialect::Schemars08 => return self.converted(f, x),
+            ("Schema", "Object", [x]) if self.ix.schemars_08() => return self.converted(f, x),
             // a regex is the text it was built from (what its `to_string()` gives: a pattern written as a `Regex`)
             ("Regex", "new", [x]) => return Ok(Val::Res(Ok(Value::String(self.string(f, x)?)))),
             ("Vec", "new", []) => return Ok(Val::Json(Value::Array(Vec::new()))),
@@ -672,7 +706,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// `From::from`-like conversions keep the value (`Map::from([(k, v), ..])` builds an object).
-    fn converted(&mut self, f: &mut Frame, x: &Expr) -> Res<Val> {
+    fn converted(&mut self, f: &mut Frame<C>, x: &Expr) -> Res<Val, C> {
         if let Expr::Array(a) = strip(x)
             && !a.elems.is_empty()
             && a.elems.iter().all(|e| matches!(strip(e), Expr::Tuple(t) if t.elems.len() == 2))
@@ -683,7 +717,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// `T::json_schema(generator)`: with kube's inlining, what `generator.subschema_for::<T>()` gives.
-    fn json_schema_of(&mut self, f: &mut Frame, ty: &syn::Type, g: &Expr) -> Res<Val> {
+    fn json_schema_of(&mut self, f: &mut Frame<C>, ty: &syn::Type, g: &Expr) -> Res<Val, C> {
         match self.expr(f, g)? {
             Val::Generator => self.subschema(f, ty),
             _ => Err(self.needs(f.module, g.span(), "`json_schema` called without the schema generator")),
@@ -691,7 +725,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// A call of a crate fn (free, or associated with a crate type) with evaluated arguments.
-    fn call_path(&mut self, f: &mut Frame, path: &syn::Path, args: Vec<Val>, at: Span) -> Res<Val> {
+    fn call_path(&mut self, f: &mut Frame<C>, path: &syn::Path, args: Vec<Val>, at: Span) -> Res<Val, C> {
         let segs = path_segs(path);
         let ix = self.ix;
         if let Some(found) = names::function(ix, f.scope(), &segs) {
@@ -702,7 +736,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// Arithmetic on numbers, comparisons and `&&` / `||`, as the compiled constant would compute them.
-    fn binary(&mut self, f: &mut Frame, b: &syn::ExprBinary) -> Res<Val> {
+    fn binary(&mut self, f: &mut Frame<C>, b: &syn::ExprBinary) -> Res<Val, C> {
         use syn::BinOp;
         let span = b.span();
         let op = &b.op;
@@ -730,7 +764,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         }
     }
 
-    fn method(&mut self, f: &mut Frame, mc: &syn::ExprMethodCall) -> Res<Val> {
+    fn method(&mut self, f: &mut Frame<C>, mc: &syn::ExprMethodCall) -> Res<Val, C> {
         let method = mc.method.to_string();
         let span = mc.method.span();
         if method == "subschema_for" {
@@ -804,7 +838,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
     }
 
     /// A struct literal `Name { field: value, .. }` (no `..rest`): its fields' values.
-    fn struct_value(&mut self, f: &mut Frame, s: &syn::ExprStruct) -> Res<Val> {
+    fn struct_value(&mut self, f: &mut Frame<C>, s: &syn::ExprStruct) -> Res<Val, C> {
         if let Some(rest) = &s.rest {
             return Err(self.needs(f.module, rest.span(), "a struct literal with `..rest`"));
         }
@@ -820,7 +854,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
 
     /// `format!("{}/{name}:{0}", a, name = b)`: `{}`, `{N}`, `{name}` (an argument or a captured name) of strings,
     /// integers and bools, and `{{` / `}}`. A format spec (`{:>4}`, `{:?}`) or a float is left to compiling.
-    fn format(&mut self, f: &mut Frame, m: &syn::Macro) -> Res<Val> {
+    fn format(&mut self, f: &mut Frame<C>, m: &syn::Macro) -> Res<Val, C> {
         enum Arg {
             Positional(Expr),
             Named(String, Expr),
@@ -908,7 +942,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         Ok(Val::Json(Value::String(out)))
     }
 
-    fn subschema(&mut self, f: &Frame, ty: &syn::Type) -> Res<Val> {
+    fn subschema(&mut self, f: &Frame<C>, ty: &syn::Type) -> Res<Val, C> {
         let ty = match (ty, &f.self_ty) {
             (syn::Type::Path(p), Some(st)) if p.qself.is_none() && p.path.is_ident("Self") => st.clone(),
             _ => ty.clone(),
@@ -918,7 +952,7 @@ impl<'a, 'g> Evaluator<'a, 'g> {
         };
         match schemas.subschema_for(&ty, f.module) {
             Ok(v) => Ok(Val::Json(v)),
-            Err(e) => match crate::crd::types::unresolved_type(&e) {
+            Err(e) => match C::unresolved_type(&e) {
                 Some((name, hint)) => Err(self.needs(
                     f.module,
                     ty.span(),
@@ -1082,6 +1116,3 @@ pub fn type_name(ty: &syn::Type) -> Option<String> {
         _ => None,
     }
 }
-
-#[cfg(test)]
-mod tests;
