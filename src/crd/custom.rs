@@ -168,7 +168,7 @@ pub fn impl_schema_name(
             "it has no `schema_name` fn kubesmith can see (a macro may provide it)",
         ));
     };
-    Evaluator::new(ix, schemas, construct).string_fn(&m.sig, &m.block, imp.module)
+    Evaluator::new(ix, schemas, construct).string_fn(&m.sig, &m.block, imp.module, None)
 }
 
 fn method<'a>(imp: &'a ImplBlock, name: &str) -> Option<&'a syn::ImplItemFn> {

@@ -1,12 +1,11 @@
-//! What the readers' constant evaluators share: the one list of calls that give back the value they are called on
-//! (or with) in another type — `.into()`, `.to_owned()`, `String::from(..)`, `Cow::Borrowed(..)` and the like — so a
+//! What the readers' constant code shares: the one list of calls that give back the value they are called on (or
+//! with) in another type — `.into()`, `.to_owned()`, `String::from(..)`, `Cow::Borrowed(..)` and the like — so a
 //! const written through any of them reads the same to the CRD generator (defaults, custom schemas, patterns,
-//! `merge_crds` arguments, `#[kube]` values) and to RBAC inference (`Resource` impls); the evaluator of string
-//! constants ([`string`]) that the readers of fn bodies (`merge_crds` storage versions over the CRD index of every
-//! target, RBAC's `Resource` impls over [`super::Program`]) read through, each with its own scope ([`StringReader`]);
-//! and the one lookup of where the value a path names is written ([`initializer`]: a const, an immutable static, an
-//! associated const found as Rust finds it), which both of them make. The CRD index's schema readers use
-//! `crd::eval`.
+//! `merge_crds` arguments, `#[kube]` values) and to RBAC inference (`Resource` impls), both reading through the one
+//! interpreter ([`super::eval`]); the one lookup of where the value a path names is written ([`initializer`]: a const,
+//! an immutable static, an associated const found as Rust finds it); and the string reader of `merge_crds` storage
+//! versions ([`string`], over [`StringReader`]: a `let` where the call is, a kind's generated `version`), the one
+//! reader of constant code not yet the interpreter's.
 
 use syn::Expr;
 
@@ -74,9 +73,9 @@ pub(crate) fn converted_string(e: &Expr) -> Option<&Expr> {
     }
 }
 
-/// What a reader gives the one string evaluator ([`string`]): how a path written where it evaluates is looked up,
-/// and how it reads the expressions the shared rules leave to it. The CRD generator's `merge_crds` storage versions
-/// (over the CRD index) and RBAC inference's `Resource` impls (over [`super::Program`]) each implement it.
+/// What a reader gives the string evaluator ([`string`]): how a path written where it evaluates is looked up, and
+/// how it reads the expressions the shared rules leave to it. The CRD generator's `merge_crds` storage versions (over
+/// the CRD index) implement it.
 pub(crate) trait StringReader {
     /// The string a path written here holds (a `let`, a const, a static, an associated const), or why it cannot be
     /// read: the reader resolves the path and evaluates what it names with [`string`] where that is written,

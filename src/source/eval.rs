@@ -184,6 +184,8 @@ pub(crate) struct Evaluator<'a, 'g, C: Code> {
     /// What `T::default()` (any `..::default()` without arguments) gives, when the caller knows the one type such a
     /// call can name (a predicate's parameter type).
     type_default: Option<&'g dyn Fn() -> Option<Value>>,
+    /// Whether the code gives a string ([`Evaluator::strings`]).
+    strings: bool,
 }
 
 fn strip(e: &Expr) -> &Expr {
@@ -255,13 +257,21 @@ fn ensure_object(v: &mut Value) -> Option<&mut Map<String, Value>> {
 impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
     /// An evaluator for the code of `construct` (how errors name it).
     pub(crate) fn new(ix: &'a C, schemas: &'g mut dyn Subschemas<C>, construct: String) -> Self {
-        Self { ix, schemas: Some(schemas), construct, depth: 0, type_default: None }
+        Self { ix, schemas: Some(schemas), construct, depth: 0, type_default: None, strings: false }
     }
 
     /// An evaluator of values outside schema code (serde defaults, `skip_serializing_if` operands): there is no
     /// schema generator, and errors name no construct (the caller says what it was evaluating).
     pub(crate) fn values(ix: &'a C) -> Self {
-        Self { ix, schemas: None, construct: String::new(), depth: 0, type_default: None }
+        Self { ix, schemas: None, construct: String::new(), depth: 0, type_default: None, strings: false }
+    }
+
+    /// This evaluator for code that gives a string (a `Resource` impl's `fn kind`, a `merge_crds` version): there a
+    /// value's `.to_string()` and `.as_str()` are the string it holds, and any call that keeps a string's value
+    /// ([`constant::converted_string`]: a one-argument `from`, `into`, `Borrowed`, ...) is its argument.
+    pub(crate) fn strings(mut self) -> Self {
+        self.strings = true;
+        self
     }
 
     /// This evaluator with `..::default()` calls giving `type_default()`.
@@ -324,11 +334,27 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
         }
     }
 
-    /// A fn returning a string (`schema_name`).
-    pub(crate) fn string_fn(&mut self, sig: &syn::Signature, block: &syn::Block, module: C::Mod) -> Res<String, C> {
-        match self.call_fn(sig, block, module, None, Vec::new())? {
+    /// The string a fn returns (`schema_name`, a `Resource` impl's `fn kind(_: &()) -> Cow<str>`), its parameters
+    /// bound to null (what it gives must not depend on them); `self_ty` is `Self` for an associated fn.
+    pub(crate) fn string_fn(
+        &mut self,
+        sig: &syn::Signature,
+        block: &syn::Block,
+        module: C::Mod,
+        self_ty: Option<&syn::Type>,
+    ) -> Res<String, C> {
+        let args = vec![Val::Json(Value::Null); sig.inputs.len()];
+        match self.call_fn(sig, block, module, self_ty.cloned(), args)? {
             Val::Json(Value::String(s)) => Ok(s),
             _ => Err(self.needs(module, sig.ident.span(), format!("`{}` does not return a string literal", sig.ident))),
+        }
+    }
+
+    /// The string expression `e` written at `site` gives ([`Evaluator::value`]).
+    pub(crate) fn string_value(&mut self, e: &Expr, site: Site<C::Mod, C::SelfItem>) -> Res<String, C> {
+        match self.value(e, site)? {
+            Value::String(s) => Ok(s),
+            v => Err(self.needs(site.module, e.span(), format!("{v} where a string is expected"))),
         }
     }
 
@@ -415,6 +441,11 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
     }
 
     fn expr(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<Val, C> {
+        if self.strings
+            && let Some(inner) = constant::converted_string(e)
+        {
+            return self.expr(f, inner);
+        }
         match e {
             Expr::Paren(p) => self.expr(f, &p.expr),
             Expr::Group(g) => self.expr(f, &g.expr),
@@ -465,6 +496,8 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
                 Out::Value(v) | Out::Return(v) => Ok(v),
                 Out::Unit => Ok(Val::Json(Value::Null)),
             },
+            // `()`, as serde writes it
+            Expr::Tuple(t) if t.elems.is_empty() => Ok(Val::Json(Value::Null)),
             Expr::Array(a) => {
                 let mut out = Vec::new();
                 for el in &a.elems {

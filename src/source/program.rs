@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::constant::Constants;
+use super::eval::Code;
 use super::impls::Impls;
 use super::modules::{Crate, ItemKind, ModId};
 use super::resolve;
@@ -182,6 +183,45 @@ impl Constants for Program {
             syn::Item::Static(s) if matches!(s.mutability, syn::StaticMutability::None) => Some((at, &s.expr)),
             _ => None,
         }
+    }
+}
+
+/// The program as the interpreter of constant code reads it ([`super::eval`]: RBAC's `Resource` impls): an error is
+/// why a value cannot be read; every body is whole.
+impl Code for Program {
+    type Error = String;
+    type SelfItem = Named;
+
+    fn self_name(&self, item: Named) -> Named {
+        item
+    }
+
+    fn type_item(&self, at: ModKey, segs: &[String]) -> Option<Named> {
+        let resolve::Res::Item(named) = resolve::resolve(self, at, segs, &[]) else { return None };
+        let (chain, true) = super::impls::alias_chain(self, named) else { return None };
+        let last = *chain.last()?;
+        match last {
+            Named::Item(k) => {
+                matches!(self.item(k), syn::Item::Struct(_) | syn::Item::Enum(_) | syn::Item::Union(_)).then_some(last)
+            }
+            Named::Generated(_) => Some(last),
+        }
+    }
+
+    fn function(&self, item: &Named) -> Option<(ModKey, &syn::Signature, &syn::Block)> {
+        let Named::Item(k) = *item else { return None };
+        match self.item(k) {
+            syn::Item::Fn(f) => Some((ModKey { krate: k.krate, module: k.module }, &f.sig, &*f.block)),
+            _ => None,
+        }
+    }
+
+    fn needs_compile(&self, _: ModKey, _: proc_macro2::Span, _: &str, why: String) -> String {
+        why
+    }
+
+    fn panics(&self, _: ModKey, _: proc_macro2::Span, what: String, _: &str) -> String {
+        what
     }
 }
 

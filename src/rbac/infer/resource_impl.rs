@@ -1,16 +1,16 @@
 //! Hand-written resource impls: the group, version, kind and plural that `impl kube::Resource for T` (its
 //! `fn group(_: &()) -> Cow<'_, str>` and siblings) or `impl k8s_openapi::Resource for T` (its `GROUP`, `VERSION`,
 //! `KIND` and `URL_PATH_SEGMENT` consts) gives a type of the sources, read from string literals and the consts
-//! they name (module consts and associated consts, found through the one resolver), never compiled.
+//! they name (module consts and associated consts, found through the one resolver), and whatever else the one
+//! interpreter of constant code reads ([`crate::source::eval`]: `format!`, calls of crate fns, ...), never compiled.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use super::resources::Resource;
-use crate::source::constant;
+use crate::source::eval::{Evaluator, Site};
 use crate::source::lex::path_segs;
-use crate::source::resolve;
 use crate::source::{ItemKey, ItemKind, ModKey, Program, Res};
 
 /// A type of the sources with a hand-written resource impl.
@@ -68,9 +68,6 @@ fn is_resource_trait_name(path: &syn::Path) -> bool {
 /// The four values, in the order they are reported.
 const KUBE_FNS: [&str; 4] = ["group", "version", "kind", "plural"];
 const OPENAPI_CONSTS: [&str; 4] = ["GROUP", "VERSION", "KIND", "URL_PATH_SEGMENT"];
-
-/// How deep consts naming consts are followed (a cycle of consts ends here).
-const MAX_DEPTH: usize = 16;
 
 struct Reader<'p> {
     prog: &'p Program,
@@ -166,7 +163,8 @@ impl Reader<'_> {
             return (None, None);
         };
         let line = f.sig.ident.span().start().line;
-        (Eval { prog: self.prog, at, self_ty: &imp.self_ty, depth: 0 }.block(&f.block).ok(), Some(line))
+        let value = Evaluator::values(self.prog).strings().string_fn(&f.sig, &f.block, at, Some(&imp.self_ty));
+        (value.ok(), Some(line))
     }
 
     /// `const WHAT` of a `k8s_openapi::Resource` impl: its value and line.
@@ -177,61 +175,9 @@ impl Reader<'_> {
         }) else {
             return (None, None);
         };
-        let value = constant::string(&Eval { prog: self.prog, at, self_ty: &imp.self_ty, depth: 0 }, &c.expr).ok();
+        let site = Site { module: at, self_item: None, self_ty: Some(&imp.self_ty), before: &[], bound: &[] };
+        let value = Evaluator::values(self.prog).strings().string_value(&c.expr, site).ok();
         (value, Some(c.ident.span().start().line))
-    }
-}
-
-/// The string evaluator's lookups in the program, from one module of an impl for `self_ty`: a literal, a const
-/// (of a module, or associated with `Self` or another type: [`constant::initializer`]), a fn body's tail.
-#[derive(Clone, Copy)]
-struct Eval<'p> {
-    prog: &'p Program,
-    at: ModKey,
-    /// The self type of the impl block the code is written in (what `Self` stands for).
-    self_ty: &'p syn::Type,
-    /// How many consts and blocks were followed to get here (a cycle of consts ends at [`MAX_DEPTH`]).
-    depth: usize,
-}
-
-impl constant::StringReader for Eval<'_> {
-    fn path(&self, p: &syn::Path) -> Result<String, String> {
-        let cx = self.deeper()?;
-        let segs = resolve::with_self(path_segs(p), Some(self.self_ty)).ok_or(UNREAD)?;
-        let init = constant::initializer(self.prog, resolve::resolve(self.prog, self.at, &segs, &[]))
-            .map_err(|_| UNREAD.to_string())?;
-        constant::string(&Eval { at: init.at, self_ty: init.self_ty.unwrap_or(self.self_ty), ..cx }, init.expr)
-    }
-
-    fn other(&self, e: &syn::Expr) -> Result<String, String> {
-        match e {
-            syn::Expr::Block(b) if b.label.is_none() => self.deeper()?.block(&b.block),
-            _ => Err(UNREAD.into()),
-        }
-    }
-}
-
-/// Why a value is not read (the caller words the message, with the fix).
-const UNREAD: &str = "not a string constant";
-
-impl Eval<'_> {
-    fn deeper(&self) -> Result<Self, String> {
-        if self.depth >= MAX_DEPTH {
-            return Err(UNREAD.into());
-        }
-        Ok(Eval { depth: self.depth + 1, ..*self })
-    }
-
-    /// The string a fn body gives: its tail expression, or a `return` as its last statement.
-    fn block(&self, b: &syn::Block) -> Result<String, String> {
-        match b.stmts.last() {
-            Some(syn::Stmt::Expr(syn::Expr::Return(r), _)) => match r.expr.as_deref() {
-                Some(e) => constant::string(self, e),
-                None => Err(UNREAD.into()),
-            },
-            Some(syn::Stmt::Expr(e, None)) => constant::string(self, e),
-            _ => Err(UNREAD.into()),
-        }
     }
 }
 

@@ -177,3 +177,44 @@ fn associated_consts_are_found_as_rust_finds_them_inherent_first_and_through_ali
     assert_eq!(triples(&inf), set(&["grip.example.org/vises:list"]));
     assert!(inf.warnings.is_empty(), "{:?}", inf.warnings);
 }
+
+#[test]
+fn values_computed_by_constant_code_are_read_by_the_one_interpreter() {
+    // `format!`, a crate fn, a `let` and a block: what the CRD generator's interpreter reads in schema code, RBAC
+    // reads in a `Resource` impl (`dt` is never read, so its value at run time does not matter).
+    let lib = "use std::borrow::Cow;\n\
+        use kube::Resource;\n\
+        use kube::core::ObjectMeta;\n\
+        const GROUP: &str = \"bore.example.org\";\n\
+        fn kind_name() -> &'static str { \"Drill\" }\n\
+        pub struct Drill { metadata: ObjectMeta }\n\
+        impl Resource for Drill {\n\
+            type DynamicType = ();\n\
+            type Scope = kube::core::NamespaceResourceScope;\n\
+            fn kind(_: &()) -> Cow<'_, str> { kind_name().into() }\n\
+            fn group(_dt: &()) -> Cow<'_, str> { let g = GROUP; { g }.into() }\n\
+            fn version(_: &()) -> Cow<'_, str> { format!(\"v{}\", 1).into() }\n\
+            fn plural(_: &()) -> Cow<'_, str> { format!(\"{}s\", kind_name()).to_lowercase().into() }\n\
+            fn meta(&self) -> &ObjectMeta { &self.metadata }\n\
+            fn meta_mut(&mut self) -> &mut ObjectMeta { &mut self.metadata }\n\
+        }\n\
+        pub struct Bit { metadata: ObjectMeta }\n\
+        impl Resource for Bit {\n\
+            type DynamicType = ();\n\
+            type Scope = kube::core::NamespaceResourceScope;\n\
+            fn kind(_: &()) -> Cow<'_, str> { \"Bit\".into() }\n\
+            fn group(_: &()) -> Cow<'_, str> { GROUP.into() }\n\
+            fn version(_: &()) -> Cow<'_, str> { \"v1\".into() }\n\
+            fn plural(_: &()) -> Cow<'_, str> { format!(\"{}s\", Self::kind(&())).into() }\n\
+            fn meta(&self) -> &ObjectMeta { &self.metadata }\n\
+            fn meta_mut(&mut self) -> &mut ObjectMeta { &mut self.metadata }\n\
+        }\n";
+    let main = lister(&["tools::Drill", "tools::Bit"]);
+    let inf = run(&[("/tools/src/lib.rs", lib), ("/op/src/main.rs", &main)], &["/tools/src", "/op/src"]);
+    // `.to_lowercase()` is no call the interpreter runs: Drill's plural is a warning naming the fn; `Self::kind(&())`
+    // is a call of the impl's own fn, read through the type's impls.
+    assert_eq!(triples(&inf), set(&["bore.example.org/Bits:list"]), "{:?}", inf.warnings);
+    let messages: Vec<&str> = inf.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(messages[0].contains("the plural of `impl kube::Resource for Drill`"), "{messages:?}");
+}
