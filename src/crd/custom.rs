@@ -48,8 +48,13 @@ impl Code for CrateIndex {
         CrateIndex::type_item(self, at, segs)
     }
 
-    fn resolve_value(&self, at: ModId, segs: &[String]) -> crate::source::resolve::Res<ModId, CodeName> {
-        self.resolve_code(at, segs, &[])
+    fn resolve_value(
+        &self,
+        at: ModId,
+        segs: &[String],
+        local: &[crate::source::syntax::UseEntry],
+    ) -> crate::source::resolve::Res<ModId, CodeName> {
+        self.resolve_code(at, segs, local)
     }
 
     fn function(&self, item: &CodeName) -> Option<(ModId, &syn::Signature, &syn::Block)> {
@@ -96,7 +101,7 @@ pub fn schema_with(
         )
     })?;
     // An associated fn `Type::f` too (`Self::f` would name schemars' wrapper type and not compile).
-    let scope = Scope { module, self_item: None, self_ty: None };
+    let scope = Scope { module, self_item: None, self_ty: None, uses: &[] };
     if let Some(found) = names::function(ix, scope, &path_segs(&parsed)) {
         let (sig, block) = found.def;
         return Evaluator::new(ix, schemas, construct).schema_fn(sig, block, found.module, found.self_ty);

@@ -52,7 +52,7 @@ impl<'a> Scope<'a> {
 
     /// The scope for looking up names.
     fn names(&self) -> names::Scope<'a, ModId, ItemId> {
-        names::Scope { module: self.module, self_item: self.self_ty, self_ty: self.impl_ty }
+        names::Scope { module: self.module, self_item: self.self_ty, self_ty: self.impl_ty, uses: &[] }
     }
 }
 
@@ -404,7 +404,7 @@ impl<'a> Evaluator<'a> {
     /// Whether `path`, written in module `m`, names a free fn of the crate (`defaults::default`).
     fn names_free_fn(&self, path: &str, m: ModId) -> bool {
         let Ok(p) = syn::parse_str::<syn::Path>(path) else { return false };
-        let scope = names::Scope { module: m, self_item: None, self_ty: None };
+        let scope = names::Scope { module: m, self_item: None, self_ty: None, uses: &[] };
         names::function(self.ix, scope, &path_segs(&p)).is_some_and(|f| f.self_ty.is_none())
     }
 

@@ -129,6 +129,16 @@ impl CrdError {
         Self::at(path, span, CrdErrorKind::NeedsCompile { construct: construct.to_string(), why: why.to_string() })
     }
 
+    /// Why the code could not be read, without where (a caller that words its own message around it): what only
+    /// compiling can tell, what would panic, or the problem itself.
+    pub(crate) fn reason(self) -> String {
+        match self.kind {
+            CrdErrorKind::NeedsCompile { why, .. } => why,
+            CrdErrorKind::Unsupported { construct, .. } => construct,
+            other => other.to_string(),
+        }
+    }
+
     /// Whether only compiling the crate can resolve this (see [`CrdErrorKind::NeedsCompile`]).
     pub fn needs_compiling(&self) -> bool {
         matches!(self.kind, CrdErrorKind::NeedsCompile { .. })

@@ -9,7 +9,6 @@
 use serde_json::Value;
 use syn::Expr;
 
-use super::error::CrdErrorKind;
 use super::index::{CrateIndex, ModId};
 use crate::source::eval::names::{self, Scope};
 use crate::source::eval::{Evaluator, Site};
@@ -21,15 +20,13 @@ pub fn text(ix: &CrateIndex, expr: &Expr, module: ModId) -> Result<String, Strin
     let why = match Evaluator::values(ix).value(expr, site) {
         Ok(Value::String(text)) => return Ok(text),
         Ok(other) => format!("it is {other}, not a string"),
-        Err(e) => match e.kind {
-            CrdErrorKind::NeedsCompile { why, .. } => why,
-            CrdErrorKind::Unsupported { construct, .. } => construct,
-            other => other.to_string(),
-        },
+        Err(e) => e.reason(),
     };
     // A static or const the pattern names: the reason is its initializer's.
     Err(match named(expr) {
-        Some(segs) if names::constant(ix, Scope { module, self_item: None, self_ty: None }, &segs).is_some() => {
+        Some(segs)
+            if names::constant(ix, Scope { module, self_item: None, self_ty: None, uses: &[] }, &segs).is_some() =>
+        {
             format!("`{}` is built at run time ({why})", segs.join("::"))
         }
         _ => why,

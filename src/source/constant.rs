@@ -1,11 +1,9 @@
-//! What the readers' constant code shares: the one list of calls that give back the value they are called on (or
+//! What the readers of constant code share: the one list of calls that give back the value they are called on (or
 //! with) in another type — `.into()`, `.to_owned()`, `String::from(..)`, `Cow::Borrowed(..)` and the like — so a
 //! const written through any of them reads the same to the CRD generator (defaults, custom schemas, patterns,
-//! `merge_crds` arguments, `#[kube]` values) and to RBAC inference (`Resource` impls), both reading through the one
-//! interpreter ([`super::eval`]); the one lookup of where the value a path names is written ([`initializer`]: a const,
-//! an immutable static, an associated const found as Rust finds it); and the string reader of `merge_crds` storage
-//! versions ([`string`], over [`StringReader`]: a `let` where the call is, a kind's generated `version`), the one
-//! reader of constant code not yet the interpreter's.
+//! `merge_crds` storage versions, `#[kube]` values) and to RBAC inference (`Resource` impls), all but the `#[kube]`
+//! values read by the one interpreter ([`super::eval`]); and the one lookup of where the value a path names is
+//! written ([`initializer`]: a const, an immutable static, an associated const found as Rust finds it).
 
 use syn::Expr;
 
@@ -70,41 +68,6 @@ pub(crate) fn converted_string(e: &Expr) -> Option<&Expr> {
             KEEPS_STRING_ARGUMENT.contains(&last.as_str()).then_some(&c.args[0])
         }
         _ => None,
-    }
-}
-
-/// What a reader gives the string evaluator ([`string`]): how a path written where it evaluates is looked up, and
-/// how it reads the expressions the shared rules leave to it. The CRD generator's `merge_crds` storage versions (over
-/// the CRD index) implement it.
-pub(crate) trait StringReader {
-    /// The string a path written here holds (a `let`, a const, a static, an associated const), or why it cannot be
-    /// read: the reader resolves the path and evaluates what it names with [`string`] where that is written,
-    /// bounding how deep it follows names.
-    fn path(&self, p: &syn::Path) -> Result<String, String>;
-
-    /// The string of an expression the shared rules do not read (a call, a field, a block, a macro), or why it
-    /// cannot be read.
-    fn other(&self, e: &Expr) -> Result<String, String>;
-}
-
-/// The string `e` evaluates to without running it: a string literal, through `&`, `*`, parentheses and the calls
-/// that keep a string's value ([`converted_string`]); a path (without a qualified self) goes to the reader's
-/// [`StringReader::path`], anything else to its [`StringReader::other`].
-pub(crate) fn string(reader: &impl StringReader, mut e: &Expr) -> Result<String, String> {
-    loop {
-        if let Some(inner) = converted_string(e) {
-            e = inner;
-            continue;
-        }
-        e = match e {
-            Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => return Ok(s.value()),
-            Expr::Reference(r) => &r.expr,
-            Expr::Paren(p) => &p.expr,
-            Expr::Group(g) => &g.expr,
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
-            Expr::Path(p) if p.qself.is_none() => return reader.path(&p.path),
-            _ => return reader.other(e),
-        };
     }
 }
 
@@ -189,39 +152,6 @@ mod tests {
             ("NAME.into_with(1)", true, None),
         ] {
             assert_eq!(inner(text, string).as_deref(), want, "{text}");
-        }
-    }
-
-    /// A reader whose names are a table of initializers, each read where it is (no depth bound needed: no cycles).
-    struct Table(&'static [(&'static str, &'static str)]);
-
-    impl StringReader for Table {
-        fn path(&self, p: &syn::Path) -> Result<String, String> {
-            let name = quote::quote!(#p).to_string();
-            let (_, init) = self.0.iter().find(|(n, _)| *n == name).ok_or(format!("no const `{name}`"))?;
-            string(self, &syn::parse_str(init).unwrap())
-        }
-
-        fn other(&self, e: &Expr) -> Result<String, String> {
-            Err(format!("`{}` is the reader's", quote::quote!(#e)))
-        }
-    }
-
-    #[test]
-    fn the_string_evaluator_reads_literals_and_wrappers_and_hands_names_and_the_rest_to_its_reader() {
-        let table = Table(&[("NAME", "\"a\""), ("ALIAS", "&*NAME"), ("OWNED", "String::from(ALIAS).into()")]);
-        for (text, want) in [
-            ("\"x\"", Ok("x")),
-            ("(&*\"x\").to_string()", Ok("x")),
-            ("NAME", Ok("a")),
-            ("Cow::Borrowed(OWNED).as_str()", Ok("a")),
-            ("MISSING.to_owned()", Err("no const `MISSING`")),
-            ("format!(\"{NAME}\")", Err("`format ! (\"{NAME}\")` is the reader's")),
-            ("1", Err("`1` is the reader's")),
-            ("<T as X>::NAME", Err("`< T as X > :: NAME` is the reader's")),
-        ] {
-            let got = string(&table, &syn::parse_str(text).unwrap());
-            assert_eq!(got.as_deref().map_err(String::as_str), want, "{text}");
         }
     }
 

@@ -22,6 +22,7 @@ use syn::spanned::Spanned;
 use crate::source::constant::{self, Constants};
 use crate::source::lex::path_segs;
 use crate::source::resolve;
+use crate::source::syntax::UseEntry;
 use json::{Key, Node};
 
 pub(crate) mod json;
@@ -46,9 +47,10 @@ pub(crate) trait Code: Constants + Sized {
     fn self_name(&self, item: Self::SelfItem) -> Self::Item;
     /// The crate type a type path written in `at` names (through aliases): what `Self` names in an impl of it.
     fn type_item(&self, at: Self::Mod, segs: &[String]) -> Option<Self::SelfItem>;
-    /// What a value path written in `at` names; the reader may load what it left unread first.
-    fn resolve_value(&self, at: Self::Mod, segs: &[String]) -> resolve::Res<Self::Mod, Self::Item> {
-        resolve::resolve(self, at, segs, &[])
+    /// What a value path written in `at` (in a fn body whose own `use`s are `local`) names; the reader may load what
+    /// it left unread first.
+    fn resolve_value(&self, at: Self::Mod, segs: &[String], local: &[UseEntry]) -> resolve::Res<Self::Mod, Self::Item> {
+        resolve::resolve(self, at, segs, local)
     }
     /// A free fn of the reader: its signature and body, with its module; `None` for any other item.
     fn function(&self, item: &Self::Item) -> Option<(Self::Mod, &syn::Signature, &syn::Block)>;
@@ -76,6 +78,21 @@ pub(crate) trait Code: Constants + Sized {
 pub(crate) trait Subschemas<C: Code> {
     /// The schema of `ty`, or why it cannot be had.
     fn subschema_for(&mut self, ty: &syn::Type, module: C::Mod) -> Result<Value, C::Error>;
+}
+
+/// What the code an evaluation starts in sees beyond the interpreter's own frames, when the caller read the fn body
+/// it is written in (`crd::storage`: a `merge_crds` argument): the bindings visible where it is written, the body's
+/// `use`s, and the values of expressions only the reader knows. The interpreter asks it only in that code, not in the
+/// consts and fns it follows from there.
+pub(crate) trait Outer {
+    /// The initializer of the binding a one-segment path written there names (`Ok(None)`: none; `Err(why)`: a
+    /// binding whose value cannot be known, such as a parameter).
+    fn local(&self, p: &syn::Path) -> Result<Option<&Expr>, String>;
+    /// The fn body's own `use` declarations.
+    fn uses(&self) -> &[UseEntry];
+    /// The string `e` gives when only the reader knows it (a kind type's generated `version(&())`), or why it
+    /// cannot; `None` leaves `e` to the interpreter.
+    fn known(&self, e: &Expr) -> Option<Result<String, String>>;
 }
 
 /// How deep calls and const references may nest (a cycle ends here).
@@ -132,20 +149,23 @@ struct Frame<C: Code> {
     self_item: Option<C::SelfItem>,
     /// Locals, innermost last (a block truncates back to its start when it ends).
     locals: Vec<(String, Local)>,
+    /// Whether this is the code the evaluation started in, which sees [`Evaluator::with_outer`]'s bindings.
+    outer: bool,
 }
 
 impl<C: Code> Frame<C> {
     fn new(module: C::Mod, self_ty: Option<syn::Type>) -> Self {
-        Self { module, self_ty, self_item: None, locals: Vec::new() }
+        Self { module, self_ty, self_item: None, locals: Vec::new(), outer: false }
     }
 
     fn lookup(&self, name: &str) -> Option<usize> {
         self.locals.iter().rposition(|(n, _)| n == name)
     }
 
-    /// Where the frame's code is written, for looking up names.
-    fn scope(&self) -> names::Scope<'_, C::Mod, C::SelfItem> {
-        names::Scope { module: self.module, self_item: self.self_item, self_ty: self.self_ty.as_ref() }
+    /// Where the frame's code is written, for looking up names (`uses`: its fn body's, when the caller read them).
+    fn scope<'s>(&'s self, uses: &'s [UseEntry]) -> names::Scope<'s, C::Mod, C::SelfItem> {
+        let uses = if self.outer { uses } else { &[] };
+        names::Scope { module: self.module, self_item: self.self_item, self_ty: self.self_ty.as_ref(), uses }
     }
 }
 
@@ -186,6 +206,8 @@ pub(crate) struct Evaluator<'a, 'g, C: Code> {
     type_default: Option<&'g dyn Fn() -> Option<Value>>,
     /// Whether the code gives a string ([`Evaluator::strings`]).
     strings: bool,
+    /// What the code the evaluation starts in sees beyond the interpreter ([`Evaluator::with_outer`]).
+    outer: Option<&'g dyn Outer>,
 }
 
 fn strip(e: &Expr) -> &Expr {
@@ -257,13 +279,13 @@ fn ensure_object(v: &mut Value) -> Option<&mut Map<String, Value>> {
 impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
     /// An evaluator for the code of `construct` (how errors name it).
     pub(crate) fn new(ix: &'a C, schemas: &'g mut dyn Subschemas<C>, construct: String) -> Self {
-        Self { ix, schemas: Some(schemas), construct, depth: 0, type_default: None, strings: false }
+        Self { ix, schemas: Some(schemas), construct, depth: 0, type_default: None, strings: false, outer: None }
     }
 
     /// An evaluator of values outside schema code (serde defaults, `skip_serializing_if` operands): there is no
     /// schema generator, and errors name no construct (the caller says what it was evaluating).
     pub(crate) fn values(ix: &'a C) -> Self {
-        Self { ix, schemas: None, construct: String::new(), depth: 0, type_default: None, strings: false }
+        Self { ix, schemas: None, construct: String::new(), depth: 0, type_default: None, strings: false, outer: None }
     }
 
     /// This evaluator for code that gives a string (a `Resource` impl's `fn kind`, a `merge_crds` version): there a
@@ -271,6 +293,13 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
     /// ([`constant::converted_string`]: a one-argument `from`, `into`, `Borrowed`, ...) is its argument.
     pub(crate) fn strings(mut self) -> Self {
         self.strings = true;
+        self
+    }
+
+    /// This evaluator with what the code it starts in sees beyond it: the bindings and `use`s of the fn body the
+    /// caller read, and the values only the caller knows.
+    pub(crate) fn with_outer(mut self, outer: &'g dyn Outer) -> Self {
+        self.outer = Some(outer);
         self
     }
 
@@ -286,6 +315,7 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
     pub(crate) fn value(&mut self, e: &Expr, site: Site<C::Mod, C::SelfItem>) -> Res<Value, C> {
         let mut frame = Frame::new(site.module, site.self_ty.cloned());
         frame.self_item = site.self_item;
+        frame.outer = true;
         for (name, v) in site.bound {
             frame.locals.push((name.clone(), Local::Val(Val::Json(v.clone()))));
         }
@@ -441,6 +471,9 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
     }
 
     fn expr(&mut self, f: &mut Frame<C>, e: &Expr) -> Res<Val, C> {
+        if let Some(known) = self.outer.filter(|_| f.outer).and_then(|o| o.known(e)) {
+            return known.map(|s| Val::Json(Value::String(s))).map_err(|why| self.needs(f.module, e.span(), why));
+        }
         if self.strings
             && let Some(inner) = constant::converted_string(e)
         {
@@ -603,13 +636,20 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
             if segs[0] == "None" {
                 return Ok(Val::Json(Value::Null));
             }
+            if let Some(outer) = self.outer.filter(|_| f.outer) {
+                match outer.local(&p.path) {
+                    Ok(Some(init)) => return self.nested(f, init, &segs),
+                    Ok(None) => {}
+                    Err(why) => return Err(self.needs(f.module, p.span(), why)),
+                }
+            }
         }
         if segs.len() >= 2 && segs[segs.len() - 1] == "Null" && segs[segs.len() - 2] == "Value" {
             return Ok(Val::Json(Value::Null));
         }
         let ix = self.ix;
         if p.qself.is_none() {
-            if let Some(found) = names::constant(ix, f.scope(), &segs) {
+            if let Some(found) = names::constant(ix, f.scope(self.outer_uses()), &segs) {
                 return self.constant_value(found, &segs, p.span());
             }
             if let Some(v) = primitive_bound(&segs) {
@@ -621,6 +661,22 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
             p.span(),
             format!("`{}` is not a local, const, static or associated const of this crate", segs.join("::")),
         ))
+    }
+
+    /// The `use`s of the fn body the caller read ([`Outer::uses`]).
+    fn outer_uses(&self) -> &'g [UseEntry] {
+        self.outer.map_or(&[], |o| o.uses())
+    }
+
+    /// The value of the initializer of an outer binding `name`, evaluated where it is written (the same frame).
+    fn nested(&mut self, f: &mut Frame<C>, init: &Expr, name: &[String]) -> Res<Val, C> {
+        if self.depth > MAX_DEPTH {
+            return Err(self.needs(f.module, init.span(), format!("`{}` refers to itself", name.join("::"))));
+        }
+        self.depth += 1;
+        let v = self.expr(f, init);
+        self.depth -= 1;
+        v
     }
 
     /// The value of the const, static or associated const `name` led to.
@@ -761,7 +817,7 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
     fn call_path(&mut self, f: &mut Frame<C>, path: &syn::Path, args: Vec<Val>, at: Span) -> Res<Val, C> {
         let segs = path_segs(path);
         let ix = self.ix;
-        if let Some(found) = names::function(ix, f.scope(), &segs) {
+        if let Some(found) = names::function(ix, f.scope(self.outer_uses()), &segs) {
             let (sig, block) = found.def;
             return self.call_fn(sig, block, found.module, found.self_ty.cloned(), args);
         }

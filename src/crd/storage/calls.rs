@@ -27,7 +27,7 @@ use super::{Kinds, MergeCall, VersionKey};
 use crate::crd::error::CrdError;
 use crate::crd::index::code::CodeName;
 use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId};
-use crate::source::constant::{self, NoInitializer};
+use crate::source::eval::{Evaluator, Outer, Site};
 use crate::source::lex::path_segs;
 use crate::source::resolve;
 use crate::source::syntax::{UseEntry, flatten_use};
@@ -93,7 +93,7 @@ pub fn calls(ix: &CrateIndex, kinds: &Kinds, holders: &BTreeSet<PathBuf>) -> (Ve
             }
             let start = call.func.span().start();
             let (merges, storage) = match (call.args.first(), call.args.get(1)) {
-                (Some(crds), Some(storage)) if call.args.len() == 2 => (cx.crds(crds), constant::string(&cx, storage)),
+                (Some(crds), Some(stored)) if call.args.len() == 2 => (cx.crds(crds), storage(&cx, stored)),
                 _ => continue,
             };
             out.push(MergeCall {
@@ -412,11 +412,6 @@ impl<'a> Cx<'a> {
         (self.depth < MAX_DEPTH).then(|| Cx { depth: self.depth + 1, ..*self })
     }
 
-    /// In another module, outside any fn (a const's initializer).
-    fn at(&self, module: ModId, self_ty: Option<&'a syn::Type>) -> Option<Cx<'a>> {
-        self.deeper().map(|cx| Cx { module, self_ty, scope: None, ..cx })
-    }
-
     /// What a path written here names (`Self` standing for the impl's self type).
     fn resolve(&self, p: &syn::Path) -> Res {
         Self::res(self.named(p))
@@ -609,48 +604,41 @@ impl<'a> Cx<'a> {
     }
 }
 
-impl constant::StringReader for Cx<'_> {
-    /// The string a path to a local, a const or a static holds.
-    fn path(&self, p: &syn::Path) -> Result<String, String> {
-        if let Some(init) = self.local(p)? {
-            return constant::string(&self.deeper().ok_or("it refers to itself")?, init);
-        }
-        match constant::initializer(self.ix, self.named(p)) {
-            Ok(init) => constant::string(&self.at(init.at, init.self_ty).ok_or("it refers to itself")?, init.expr),
-            Err(NoInitializer::NotConstant) => Err(format!("`{}` is not a const or an immutable static", tokens(p))),
-            Err(NoInitializer::NoAssocConst) => {
-                Err(format!("`{}` is not an associated const kubesmith can find in the crate's impls", tokens(p)))
-            }
-            Err(NoInitializer::Unknown) => {
-                Err(format!("`{}` is not a const kubesmith can find in the crate", tokens(p)))
-            }
-        }
+/// What the interpreter sees of the fn body a `merge_crds` call is written in: its `let`s where the call is (as Rust
+/// scopes them), its `use`s, and the version of a kind a derive generates (`v2::Foo::version(&())`,
+/// `v2::Foo::api_resource().version`), which no code of the sources spells out.
+impl Outer for Cx<'_> {
+    fn local(&self, p: &syn::Path) -> Result<Option<&syn::Expr>, String> {
+        Cx::local(self, p)
     }
 
-    /// A kind's version (`v2::Foo::version(&())`, `v2::Foo::api_resource().version`).
-    fn other(&self, e: &syn::Expr) -> Result<String, String> {
-        match e {
-            syn::Expr::Call(c) => match self.callee(&c.func) {
-                Some(Res::GeneratedAssoc(g, rest)) if rest == ["version"] => self.version_of(g),
-                _ => Err(format!("`{}` is a call kubesmith does not run", tokens(e))),
+    fn uses(&self) -> &[UseEntry] {
+        self.scope.map_or(&[], |s| &s.uses)
+    }
+
+    fn known(&self, e: &syn::Expr) -> Option<Result<String, String>> {
+        let (call, wanted) = match e {
+            syn::Expr::Call(c) => (c, "version"),
+            syn::Expr::Field(f) => match (&*f.base, &f.member) {
+                (syn::Expr::Call(c), syn::Member::Named(n)) if n == "version" => (c, "api_resource"),
+                _ => return None,
             },
-            syn::Expr::Field(f) => {
-                let member = match &f.member {
-                    syn::Member::Named(n) => n.to_string(),
-                    syn::Member::Unnamed(_) => String::new(),
-                };
-                if let syn::Expr::Call(c) = &*f.base
-                    && let Some(Res::GeneratedAssoc(g, rest)) = self.callee(&c.func)
-                    && rest == ["api_resource"]
-                    && member == "version"
-                {
-                    return self.version_of(g);
-                }
-                Err(format!("`{}` is a field kubesmith cannot read", tokens(e)))
-            }
-            _ => Err(format!("`{}` is not a string literal, a const or a `let` bound to one", tokens(e))),
+            _ => return None,
+        };
+        match self.callee(&call.func) {
+            Some(Res::GeneratedAssoc(g, rest)) if rest == [wanted] => Some(self.version_of(g)),
+            _ => None,
         }
     }
+}
+
+/// The storage version `e` (the second argument of a `merge_crds` call written where `cx` is) names, read by the one
+/// interpreter of constant code, or why it cannot be read.
+fn storage(cx: &Cx, e: &syn::Expr) -> Result<String, String> {
+    let site = Site { module: cx.module, self_item: None, self_ty: cx.self_ty, before: &[], bound: &[] };
+    Evaluator::values(cx.ix).strings().with_outer(cx).string_value(e, site).map_err(|e| {
+        format!("{}: the argument is not a string literal, a const or a `let` bound to one kubesmith reads", e.reason())
+    })
 }
 
 /// The elements' kind versions in order, each once.

@@ -81,6 +81,13 @@ fn the_storage_argument_may_be_a_const_an_associated_const_a_let_or_a_kind_versi
         ("", "merge_crds(crds, &<v1::Ship as kube::Resource>::version(&()))"),
         ("", "merge_crds(crds, &v1::Ship::api_resource().version)"),
         ("", "merge_crds(crds, String::from(\"v1\").as_str())"),
+        // what the one interpreter of constant code reads: a crate fn, `format!`, a fn-local `use`
+        (
+            "const STORED: &str = \"v1\";\npub fn stored() -> &'static str { STORED }\n",
+            "merge_crds(crds, fleet::stored())",
+        ),
+        ("", "merge_crds(crds, &format!(\"v{}\", 1))"),
+        ("pub const STORAGE: &str = \"v1\";\n", "{ use fleet::STORAGE as S; merge_crds(crds, S) }"),
     ];
     for (lib_extra, call) in cases {
         let crdgen = format!(

@@ -10,6 +10,7 @@ use super::Code;
 /// The segments of a path type (`Self`'s, through groups and parentheses).
 pub(crate) use crate::source::lex::type_path_segs as type_path;
 use crate::source::resolve::{self, Res};
+use crate::source::syntax::UseEntry;
 use crate::source::{constant, impls};
 
 /// Where a path is written: its module `M` and what `Self` is there (`S`: how the reader names a crate type).
@@ -20,6 +21,8 @@ pub(crate) struct Scope<'s, M, S> {
     pub self_item: Option<S>,
     /// The self type of the impl block the path is written in, when the caller knows only that.
     pub self_ty: Option<&'s syn::Type>,
+    /// The `use` declarations of the fn body the path is written in, when the caller read them.
+    pub uses: &'s [UseEntry],
 }
 
 /// A definition a path names, with where its code is written.
@@ -36,7 +39,7 @@ impl<'a, M: Copy, T> Found<'a, M, T> {
     pub(crate) fn scope<C: Code<Mod = M>>(&self, ix: &C) -> Scope<'a, M, C::SelfItem> {
         let self_ty = self.self_ty;
         let self_item = self_ty.and_then(type_path).and_then(|segs| ix.type_item(self.module, &segs));
-        Scope { module: self.module, self_item, self_ty }
+        Scope { module: self.module, self_item, self_ty, uses: &[] }
     }
 }
 
@@ -81,6 +84,6 @@ fn named<C: Code>(ix: &C, scope: Scope<C::Mod, C::SelfItem>, segs: &[String]) ->
         ([first, rest @ ..], Some(id)) if first == "Self" && !rest.is_empty() => {
             Res::Assoc(ix.self_name(id), rest.to_vec())
         }
-        _ => ix.resolve_value(scope.module, &resolve::with_self(segs.to_vec(), scope.self_ty)?),
+        _ => ix.resolve_value(scope.module, &resolve::with_self(segs.to_vec(), scope.self_ty)?, scope.uses),
     })
 }
