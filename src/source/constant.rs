@@ -32,6 +32,12 @@ const KEEPS_ARGUMENT: &[[&str; 2]] = &[
 /// string (`Cow::from`, `String::from`, `Borrowed` imported alone, ...).
 const KEEPS_STRING_ARGUMENT: &[&str] = &["from", "Borrowed", "Owned", "into", "to_string"];
 
+/// Whether a one-argument call of `ty::last` (the last two segments of its path) gives back its argument's value,
+/// whatever it is.
+pub(crate) fn keeps_argument(ty: &str, last: &str) -> bool {
+    KEEPS_ARGUMENT.iter().any(|[t, l]| *t == ty && *l == last)
+}
+
 /// Whether `.method()` gives back its receiver's value whatever it is.
 pub(crate) fn keeps_value(method: &str) -> bool {
     KEEPS_VALUE.contains(&method)
@@ -51,7 +57,7 @@ pub(crate) fn converted_value(e: &Expr) -> Option<&Expr> {
             let Expr::Path(f) = &*c.func else { return None };
             let segs: Vec<String> = f.path.segments.iter().rev().take(2).map(|s| s.ident.to_string()).collect();
             let [last, ty] = segs.as_slice() else { return None };
-            KEEPS_ARGUMENT.iter().any(|[t, l]| t == ty && l == last).then_some(&c.args[0])
+            keeps_argument(ty, last).then_some(&c.args[0])
         }
         _ => None,
     }

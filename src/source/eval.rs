@@ -759,10 +759,9 @@ impl<'a, 'g, C: Code> Evaluator<'a, 'g, C> {
                     Err(format!("`Schema::try_from` of {v}, which is not an object or a bool"))
                 }));
             }
-            ("Schema" | "Value" | "String" | "Cow" | "From" | "Map", "from", [x])
-            | ("Cow", "Borrowed" | "Owned", [x]) => {
-                return self.converted(f, x);
-            }
+            // the conversions every reader strips, and a JSON value's or map's own `from`
+            (owner, last, [x]) if constant::keeps_argument(owner, last) => return self.converted(f, x),
+            ("Schema" | "Value" | "Map", "from", [x]) => return self.converted(f, x),
             ("Value", "Bool" | "String" | "Number" | "Array" | "Object", [x]) => {
                 return Ok(Val::Json(self.json(f, x)?));
             }

@@ -27,6 +27,7 @@ use super::{Kinds, MergeCall, VersionKey};
 use crate::crd::error::CrdError;
 use crate::crd::index::code::CodeName;
 use crate::crd::index::{CrateIndex, ItemId, ItemKind, ModId};
+use crate::source::constant;
 use crate::source::eval::{Evaluator, Outer, Site};
 use crate::source::lex::path_segs;
 use crate::source::resolve;
@@ -531,8 +532,9 @@ impl<'a> Cx<'a> {
             syn::Expr::Reference(r) => cx.crds(&r.expr),
             syn::Expr::Paren(p) => cx.crds(&p.expr),
             syn::Expr::Group(g) => cx.crds(&g.expr),
+            // a list is the same list through the calls that keep any value, and a slice's `.to_vec()`
             syn::Expr::MethodCall(m)
-                if m.args.is_empty() && ["to_vec", "into", "clone", "to_owned"].iter().any(|n| m.method == n) =>
+                if m.args.is_empty() && (m.method == "to_vec" || constant::keeps_value(&m.method.to_string())) =>
             {
                 cx.crds(&m.receiver)
             }
