@@ -1204,3 +1204,6 @@ pub fn type_name(ty: &syn::Type) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests;
