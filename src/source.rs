@@ -6,7 +6,9 @@
 //! parsed crates, items built on first use), [`skeleton`] (a file's items without bodies, stored by the RBAC cache),
 //! [`cache`] (kubesmith's cache folder under the target directory), [`resolve`] (what a path names), [`program`]
 //! (crates naming each other), [`syntax`] (shared syntax helpers and the nesting limit checked before any syn
-//! parse), `expand` (items macros kubesmith knows generate: `versioned` for stackable-versioned, `strum`).
+//! parse), `expand` (items macros kubesmith knows generate: `versioned` for stackable-versioned, `strum`), [`eval`]
+//! (the one interpreter of constant code, over any reader answering [`eval::Code`]), [`constant`] (its one list of
+//! value-preserving calls, and where a const's value is written).
 //!
 //! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it. Every path either of them resolves
 //! goes through [`resolve`] (the CRD generator's lazy index keeps its own loader, built for speed, and is a

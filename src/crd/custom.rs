@@ -2,10 +2,11 @@
 //! containers), hand-written `impl JsonSchema` blocks of crate types and the root of `#[kube(schema =
 //! "manual")]`, found in the crate index and evaluated statically by the one interpreter ([`crate::source::eval`])
 //! when their code is data. What only running the code can tell is a [`CrdErrorKind::NeedsCompile`] naming the
-//! construct, for the compiled fallback.
+//! construct, for the compiled fallback. The index is the interpreter's [`Code`] (implemented here): its errors are the
+//! generator's, its fn bodies parsed whole when asked.
 //!
-//! [`crate::source::eval`] is a small interpreter over syn: JSON values (a `Schema`, `Value` or `Map` alike), `Result`s and the
-//! generator parameter; `let` bindings, aliases into them, edits (`insert`, `remove`, `extend`, `push`, `x["k"] = v`,
+//! The interpreter reads JSON values (a `Schema`, `Value` or `Map` alike), `Result`s and the generator parameter;
+//! `let` bindings, aliases into them, edits (`insert`, `remove`, `extend`, `push`, `x["k"] = v`,
 //! `entry(k).or_insert(v)`, `if let Some(o) = x.as_object_mut()`), `return`, calls of crate fns, consts and statics
 //! (`LazyLock::new(|| ..)` too) and associated consts of inherent impls. `generator.subschema_for::<T>()` and
 //! `T::json_schema(g)` go back to the schema generator through the [`Subschemas`] trait, so this module does not

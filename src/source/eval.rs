@@ -1,6 +1,7 @@
 //! The one interpreter of constant Rust code into JSON values, without running it: custom schema fns
-//! ([`Evaluator::schema_fn`]), and every value a serde default or a `skip_serializing_if` operand computes
-//! ([`Evaluator::value`]; `crd::defaults` adds only the serde reading of struct and enum values). It reads
+//! ([`Evaluator::schema_fn`]), every value a serde default or a `skip_serializing_if` operand computes
+//! ([`Evaluator::value`]; `crd::defaults` adds only the serde reading of struct and enum values), and the strings of
+//! `merge_crds` storage versions and hand-written `Resource` impls ([`Evaluator::strings`]). It reads
 //! literals, arithmetic, comparisons and casts, `json_schema!`/`json!` literals (parsed by [`json`]),
 //! `serde_json::from_value`/`from_str`, `Schema::from`/`try_from`, consts, statics, associated consts and primitive
 //! bounds (`u16::MAX`), locals edited by simple statements (`insert`, `remove`, `extend`, `push`,
@@ -10,7 +11,7 @@
 //! ([`Code::needs_compile`]: the CRD generator's NeedsCompile) at the construct, saying what it is: never a guess.
 //!
 //! It runs over any reader of Rust that answers [`Code`] (names, impls and constants as `source` resolves them, its
-//! fns, its errors): the CRD index (`crd::custom` implements it) is one.
+//! fns, its errors): the CRD index (`crd::custom` implements it) and RBAC inference's program (`source::program`).
 
 use std::fmt::Display;
 
@@ -31,8 +32,9 @@ mod statements;
 
 type Res<T, C> = Result<T, <C as Code>::Error>;
 
-/// What the interpreter asks of the reader whose code it evaluates (the CRD index): its names, impls and constants
-/// ([`Constants`]), and what only the reader knows — its fns, how it reports an error, the schemars generation.
+/// What the interpreter asks of the reader whose code it evaluates (the CRD index, RBAC's program): its names, impls
+/// and constants ([`Constants`]), and what only the reader knows — its fns, how it reports an error, the schemars
+/// generation.
 pub(crate) trait Code: Constants + Sized {
     /// What evaluation stops with.
     type Error;
@@ -104,7 +106,7 @@ const EVALUATED: &str = "kubesmith evaluates json!/json_schema! literals, simple
 
 /// A value during evaluation.
 #[derive(Debug, Clone)]
-pub enum Val {
+pub(crate) enum Val {
     /// A JSON value: a `Schema`, a `serde_json::Value` or `Map`, a string, number or bool (an `Option`'s
     /// `Some(x)` is `x`).
     Json(Value),
@@ -193,8 +195,8 @@ enum Out {
     Unit,
 }
 
-/// Evaluates custom schema code for one construct (a `schema_with` attribute, an `impl JsonSchema`): errors
-/// name that construct.
+/// Evaluates constant code for one construct (a `schema_with` attribute, an `impl JsonSchema`: errors name it) or
+/// one value (a default, a storage version, a `Resource` impl's string: the caller says what it was).
 pub(crate) struct Evaluator<'a, 'g, C: Code> {
     ix: &'a C,
     /// The schema generator; `None` when a value is evaluated outside schema code (a default).

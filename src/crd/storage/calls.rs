@@ -10,10 +10,10 @@
 //! ([`crate::source::eval`]: a string literal, a `const`/`static` (free or associated, `Self::X` in impls), a call of a
 //! crate fn, `format!`, the calls that keep a string's value) over the fn body's `let`s where the call is (shadowing
 //! and blocks followed as Rust scopes them; a `let mut` only when nothing assigns to it) and its `use`s, and the
-//! version of a kind (`v2::Foo::version(&())`, `v2::Foo::api_resource().version`); for the CRDs, `vec![..]` or an array of `Kind::crd()` (also
-//! `<Kind as CustomResourceExt>::crd()`), directly or through a `let`, or an `if`/`match` choosing between them
-//! (each branch's version is merged: the CRD holds them all). Anything else is read as "not evaluable",
-//! with the reason, never guessed.
+//! version of a kind (`v2::Foo::version(&())`, `v2::Foo::api_resource().version`); for the CRDs, `vec![..]` or an
+//! array of `Kind::crd()` (also `<Kind as CustomResourceExt>::crd()`), directly or through a `let`, or an
+//! `if`/`match` choosing between them (each branch's version is merged: the CRD holds them all). Anything else is
+//! read as "not evaluable", with the reason, never guessed.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
