@@ -78,17 +78,8 @@ pub struct SourceFile {
 }
 
 /// A module of the crate: the one module type ([`crate::source::modules::Module`]), naming files by their index
-/// in [`CrateIndex::files`] and keeping its `mod` declaration's [`ModDecl`].
-pub type Module = crate::source::modules::Module<usize, ModDecl>;
-
-/// What the index keeps of a module's `mod` declaration.
-#[derive(Debug)]
-pub struct ModDecl {
-    /// Its visibility (the crate root counts as public).
-    pub vis: Vis,
-    /// Its attributes but doc comments (an attribute macro on the module, say).
-    pub attrs: Vec<syn::Attribute>,
-}
+/// in [`CrateIndex::files`], with its `mod` declaration's [`ModDecl`](crate::source::module_files::ModDecl).
+pub type Module = crate::source::modules::Module<usize>;
 
 /// What an indexed item is.
 #[derive(Debug)]

@@ -5,6 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::modules::{Module, UseList};
+use super::syntax::{Vis, flatten_use, is_cfg_test, path_attr, unraw};
+
 /// Where a module's children are looked for, and the file it is written in.
 #[derive(Debug, Clone)]
 pub(crate) struct ModuleDirs {
@@ -61,49 +64,96 @@ impl ModuleDirs {
     }
 }
 
-/// A `mod` declaration a [`Builder`] hands back to be walked.
-pub(crate) struct ModDecl<E, D> {
-    /// The module's name (raw identifiers without `r#`).
-    pub(crate) name: String,
-    /// `#[path = ".."]`.
-    pub(crate) path: Option<String>,
-    /// `mod x { .. }`'s entries; `None` for `mod x;`.
-    pub(crate) content: Option<Vec<E>>,
-    /// Where the name is written, for a missing file's error (none when read from a skeleton).
-    pub(crate) span: Option<proc_macro2::Span>,
-    /// What the builder keeps of the declaration for the module (visibility, attributes, other names).
-    pub(crate) decl: D,
+/// What a module tree keeps of a module's `mod` declaration (the crate root: public, nothing else).
+#[derive(Debug, Default)]
+pub struct ModDecl {
+    /// Its visibility (the crate root counts as public).
+    pub vis: Vis,
+    /// Its attributes but doc comments (an attribute macro on the module, say); none when read from a skeleton.
+    pub attrs: Vec<syn::Attribute>,
+    /// The names of the version modules a stackable-versioned `#[versioned(..)]` on it makes the macro write, when
+    /// the expansion leaves the module as written ([`super::versioned::version_names`]; inline modules only):
+    /// RBAC inference's [`super::modules::Crate`] names the module by them too.
+    pub aliases: Vec<String>,
 }
 
-/// A file a [`Builder`] read: how it names the file, and the file's entries.
-pub(crate) type Opened<B> = (<B as Builder>::File, Vec<<B as Builder>::Entry>);
+/// A file's top-level content, or an inline module's, as the loader reads it: `I` is how its tree keeps an item
+/// (a syn item in the CRD index, a [`super::modules::Slot`] in RBAC's crates).
+#[derive(Debug)]
+pub enum Entry<I> {
+    /// A `use` item.
+    Use(UseList),
+    /// A `mod` (never a `#[cfg(test)]` one).
+    Mod {
+        /// Name (raw identifiers without `r#`).
+        name: String,
+        /// `#[path = ".."]`.
+        path: Option<String>,
+        /// `mod x { .. }` content; `None` for `mod x;`.
+        content: Option<Vec<Entry<I>>>,
+        /// The name's span, for a missing file's error (none when read from a skeleton).
+        span: Option<proc_macro2::Span>,
+        /// What the tree keeps of the declaration.
+        decl: ModDecl,
+    },
+    /// Any other item.
+    Item(I),
+}
 
-/// A module tree [`walk`] builds: how files are read and parsed, and what is kept of their items.
-pub(crate) trait Builder {
-    /// How the builder names a file (its path, an index into its files).
-    type File;
-    /// One top-level item of a file or of an inline module, as the builder reads it.
-    type Entry;
-    /// What the builder keeps of a `mod` declaration ([`ModDecl::decl`]).
-    type Decl;
+/// The entries of parsed items, with what the macros kubesmith knows generate in their place
+/// ([`super::expand::expand_all`]: stackable-versioned's version modules, strum's discriminants enums,
+/// `lazy_static!`'s statics); every other item is kept as `keep` makes it.
+pub(crate) fn entries<I>(items: Vec<syn::Item>, keep: &mut impl FnMut(syn::Item) -> I) -> Vec<Entry<I>> {
+    let items = super::expand::expand_all(items);
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        match item {
+            syn::Item::Use(u) => {
+                let mut list = Vec::new();
+                flatten_use(&u.tree, &mut Vec::new(), &mut list);
+                let vis = Vis::of(&u.vis);
+                list.iter_mut().for_each(|e| e.vis = vis);
+                out.push(Entry::Use(UseList::Ready(list, !matches!(u.vis, syn::Visibility::Inherited))));
+            }
+            syn::Item::Mod(m) if is_cfg_test(&m.attrs) => {}
+            syn::Item::Mod(m) => {
+                let aliases = if m.content.is_some() { super::versioned::version_names(&m.attrs) } else { Vec::new() };
+                let attrs: Vec<syn::Attribute> = m.attrs.into_iter().filter(|a| !a.path().is_ident("doc")).collect();
+                out.push(Entry::Mod {
+                    name: unraw(&m.ident),
+                    path: path_attr(&attrs),
+                    span: Some(m.ident.span()),
+                    decl: ModDecl { vis: Vis::of(&m.vis), attrs, aliases },
+                    content: m.content.map(|(_, inner)| entries(inner, keep)),
+                });
+            }
+            other => out.push(Entry::Item(keep(other))),
+        }
+    }
+    out
+}
+
+/// A file [`Store::read`] read: how the store names the file, and the file's entries.
+pub(crate) type Opened<S> = (<S as Store>::File, Vec<Entry<<S as Store>::Item>>);
+
+/// Where [`walk`] puts a module tree: how files are read (parsed, stubs, stored skeletons) and where items go. The
+/// modules themselves, their `use`s and `mod` declarations, are the walk's.
+pub(crate) trait Store {
+    /// How the store names a file (its path, an index into its files).
+    type File: Clone;
+    /// How it keeps an item.
+    type Item;
     /// What ends the walk.
     type Error;
 
-    /// Reads and parses the file at `path`: how the builder names it, and its entries.
+    /// Reads the file at `path`: how the store names it, and its entries ([`entries`] of its items, say).
     fn read(&mut self, path: &Path) -> Result<Opened<Self>, Self::Error>;
     /// Whether there is a file at `path`.
     fn exists(&mut self, path: &Path) -> bool;
-    /// Adds the module `mod_path`, written in `file`, as a child of `parent` (named by the path's last segment);
-    /// returns its id.
-    fn module(&mut self, file: &Self::File, mod_path: &[String], parent: Option<usize>) -> usize;
-    /// A module's entries as its items are read (macros that generate items expanded); as they are by default.
-    fn expand(&mut self, entries: Vec<Self::Entry>) -> Vec<Self::Entry> {
-        entries
-    }
-    /// Takes `entry` into `module`, or hands it back when it is a `mod` to walk (never a `#[cfg(test)]` one).
-    fn entry(&mut self, module: usize, entry: Self::Entry) -> Option<ModDecl<Self::Entry, Self::Decl>>;
-    /// The module `child` was declared by `decl` (after its own items were walked).
-    fn declared(&mut self, child: usize, decl: Self::Decl);
+    /// The tree's modules, which the walk adds to.
+    fn modules(&mut self) -> &mut Vec<Module<Self::File>>;
+    /// Takes an item of `module`.
+    fn item(&mut self, module: usize, item: Self::Item);
     /// `mod name;` in `file` has no file (`looked`: the paths tried): recorded, or an error that ends the walk.
     fn missing(
         &mut self,
@@ -115,52 +165,69 @@ pub(crate) trait Builder {
 }
 
 /// Walks the module tree rooted at the file `root`, whose module path is `mod_path` (`["crate"]`, or a
-/// dependency's name): every module in declaration order, depth first; returns the root module's id.
-pub(crate) fn walk<B: Builder>(b: &mut B, root: &Path, mod_path: Vec<String>) -> Result<usize, B::Error> {
-    walk_file(b, root, mod_path, None, ModuleDirs::root(root))
+/// dependency's name), into `store`: every module in declaration order, depth first, each child named in its
+/// parent's `children`; returns the root module's id.
+pub(crate) fn walk<S: Store>(store: &mut S, root: &Path, mod_path: Vec<String>) -> Result<usize, S::Error> {
+    let decl = ModDecl { vis: Vis::Public, ..ModDecl::default() };
+    walk_file(store, root, mod_path, None, decl, ModuleDirs::root(root))
 }
 
-fn walk_file<B: Builder>(
-    b: &mut B,
+fn walk_file<S: Store>(
+    store: &mut S,
     path: &Path,
     mod_path: Vec<String>,
     parent: Option<usize>,
+    decl: ModDecl,
     dirs: ModuleDirs,
-) -> Result<usize, B::Error> {
-    let (file, entries) = b.read(path)?;
-    walk_entries(b, &file, entries, mod_path, parent, &dirs)
+) -> Result<usize, S::Error> {
+    let (file, entries) = store.read(path)?;
+    walk_entries(store, &file, entries, mod_path, parent, decl, &dirs)
 }
 
-fn walk_entries<B: Builder>(
-    b: &mut B,
-    file: &B::File,
-    entries: Vec<B::Entry>,
+fn walk_entries<S: Store>(
+    store: &mut S,
+    file: &S::File,
+    entries: Vec<Entry<S::Item>>,
     mod_path: Vec<String>,
     parent: Option<usize>,
+    decl: ModDecl,
     dirs: &ModuleDirs,
-) -> Result<usize, B::Error> {
-    let id = b.module(file, &mod_path, parent);
-    let entries = b.expand(entries);
+) -> Result<usize, S::Error> {
+    let modules = store.modules();
+    let id = modules.len();
+    if let (Some(p), Some(name)) = (parent, mod_path.last()) {
+        modules[p].children.insert(name.clone(), id);
+    }
+    modules.push(Module::new(mod_path.clone(), file.clone(), parent, decl));
     for entry in entries {
-        let Some(m) = b.entry(id, entry) else { continue };
+        let (name, path, content, span, decl) = match entry {
+            Entry::Use(list) => {
+                store.modules()[id].push_uses(list);
+                continue;
+            }
+            Entry::Item(item) => {
+                store.item(id, item);
+                continue;
+            }
+            Entry::Mod { name, path, content, span, decl } => (name, path, content, span, decl),
+        };
         let mut child_path = mod_path.clone();
-        child_path.push(m.name.clone());
-        let child = match m.content {
+        child_path.push(name.clone());
+        match content {
             Some(inner) => {
-                let inline = dirs.inline_child(&m.name, m.path.as_deref());
-                walk_entries(b, file, inner, child_path, Some(id), &inline)?
+                let inline = dirs.inline_child(&name, path.as_deref());
+                walk_entries(store, file, inner, child_path, Some(id), decl, &inline)?;
             }
             None => {
-                let candidates = dirs.candidates(&m.name, m.path.as_deref());
-                let Some(found) = candidates.iter().find(|p| b.exists(p)) else {
-                    b.missing(file, &m.name, m.span, ModuleDirs::looked(&candidates))?;
+                let candidates = dirs.candidates(&name, path.as_deref());
+                let Some(found) = candidates.iter().find(|p| store.exists(p)) else {
+                    store.missing(file, &name, span, ModuleDirs::looked(&candidates))?;
                     continue;
                 };
-                let child_dirs = dirs.file_child(&m.name, m.path.is_some(), found);
-                walk_file(b, found, child_path, Some(id), child_dirs)?
+                let child_dirs = dirs.file_child(&name, path.is_some(), found);
+                walk_file(store, found, child_path, Some(id), decl, child_dirs)?;
             }
-        };
-        b.declared(child, m.decl);
+        }
     }
     Ok(id)
 }
@@ -184,24 +251,17 @@ mod tests {
         assert_eq!(p.candidates("d", None)[0], PathBuf::from("src/other/d.rs"));
     }
 
-    /// A builder over in-memory files whose entries are words: `mod:name`, `mod:name=path` (a `#[path]`),
+    /// A store over in-memory files whose entries are words: `mod:name`, `mod:name=path` (a `#[path]`),
     /// `{`..`}` around an inline module's words, anything else an item. It records what the walk asks of it.
     struct Words {
         files: std::collections::BTreeMap<PathBuf, &'static str>,
-        /// Per module: its path and file.
-        modules: Vec<(String, PathBuf)>,
+        modules: Vec<Module<PathBuf>>,
         /// `module path: item`, in the order the walk hands them over.
         items: Vec<String>,
         missing: Vec<String>,
-        declared: Vec<(usize, String)>,
     }
 
-    enum Word {
-        Item(String),
-        Mod(String, Option<String>, Option<Vec<Word>>),
-    }
-
-    fn words(tokens: &mut std::iter::Peekable<std::str::SplitWhitespace<'_>>) -> Vec<Word> {
+    fn words(tokens: &mut std::iter::Peekable<std::str::SplitWhitespace<'_>>) -> Vec<Entry<String>> {
         let mut out = Vec::new();
         while let Some(t) = tokens.next() {
             if t == "}" {
@@ -213,24 +273,24 @@ mod tests {
                         Some((n, p)) => (n.to_string(), Some(p.to_string())),
                         None => (decl.to_string(), None),
                     };
-                    let inline = if tokens.peek() == Some(&"{") {
+                    let content = if tokens.peek() == Some(&"{") {
                         tokens.next();
                         Some(words(tokens))
                     } else {
                         None
                     };
-                    out.push(Word::Mod(name, path, inline));
+                    let decl = ModDecl { aliases: vec![format!("alias of {name}")], ..ModDecl::default() };
+                    out.push(Entry::Mod { name, path, content, span: None, decl });
                 }
-                None => out.push(Word::Item(t.to_string())),
+                None => out.push(Entry::Item(t.to_string())),
             }
         }
         out
     }
 
-    impl Builder for Words {
+    impl Store for Words {
         type File = PathBuf;
-        type Entry = Word;
-        type Decl = String;
+        type Item = String;
         type Error = String;
 
         fn read(&mut self, path: &Path) -> Result<Opened<Self>, String> {
@@ -242,26 +302,13 @@ mod tests {
             self.files.contains_key(path)
         }
 
-        fn module(&mut self, file: &PathBuf, mod_path: &[String], _parent: Option<usize>) -> usize {
-            self.modules.push((mod_path.join("::"), file.clone()));
-            self.modules.len() - 1
+        fn modules(&mut self) -> &mut Vec<Module<PathBuf>> {
+            &mut self.modules
         }
 
-        fn entry(&mut self, module: usize, entry: Word) -> Option<ModDecl<Word, String>> {
-            match entry {
-                Word::Item(w) => {
-                    let at = self.modules[module].0.clone();
-                    self.items.push(format!("{at}: {w}"));
-                    None
-                }
-                Word::Mod(name, path, content) => {
-                    Some(ModDecl { decl: format!("decl of {name}"), name, path, content, span: None })
-                }
-            }
-        }
-
-        fn declared(&mut self, child: usize, decl: String) {
-            self.declared.push((child, decl));
+        fn item(&mut self, module: usize, item: String) {
+            let at = self.modules[module].path.join("::");
+            self.items.push(format!("{at}: {item}"));
         }
 
         fn missing(
@@ -284,15 +331,16 @@ mod tests {
             ("src/api/v1/mod.rs", "v1_item"),
             ("src/inline/deep_file.rs", "deep_item"),
         ];
-        let mut b = Words {
+        let mut store = Words {
             files: files.iter().map(|(p, t)| (PathBuf::from(p), *t)).collect(),
             modules: Vec::new(),
             items: Vec::new(),
             missing: Vec::new(),
-            declared: Vec::new(),
         };
-        assert_eq!(walk(&mut b, Path::new("src/lib.rs"), vec!["crate".into()]), Ok(0));
-        let modules: Vec<(&str, &str)> = b.modules.iter().map(|(m, f)| (m.as_str(), f.to_str().unwrap())).collect();
+        assert_eq!(walk(&mut store, Path::new("src/lib.rs"), vec!["crate".into()]), Ok(0));
+        let modules: Vec<(String, &str)> =
+            store.modules.iter().map(|m| (m.path.join("::"), m.file.to_str().unwrap())).collect();
+        let modules: Vec<(&str, &str)> = modules.iter().map(|(m, f)| (m.as_str(), *f)).collect();
         assert_eq!(
             modules,
             [
@@ -304,7 +352,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            b.items,
+            store.items,
             [
                 "crate: first",
                 "crate::api::v1: v1_item",
@@ -315,9 +363,51 @@ mod tests {
             ],
             "a child module's items come where its `mod` is written"
         );
-        assert_eq!(b.missing, ["gone: src/gone.rs, src/gone/mod.rs"]);
-        let declared: Vec<usize> = b.declared.iter().map(|(c, _)| *c).collect();
-        assert_eq!(declared, [2, 1, 4, 3], "each module is declared once its own items are walked");
-        assert_eq!(walk(&mut b, Path::new("src/none.rs"), vec!["crate".into()]), Err("cannot read src/none.rs".into()));
+        assert_eq!(store.missing, ["gone: src/gone.rs, src/gone/mod.rs"]);
+        let children: Vec<Vec<(&str, usize)>> =
+            store.modules.iter().map(|m| m.children.iter().map(|(n, &c)| (n.as_str(), c)).collect()).collect();
+        assert_eq!(children, [vec![("api", 1), ("inline", 3)], vec![("v1", 2)], vec![], vec![("deep", 4)], vec![]]);
+        let parents: Vec<Option<usize>> = store.modules.iter().map(|m| m.parent).collect();
+        assert_eq!(parents, [None, Some(0), Some(1), Some(0), Some(3)]);
+        let decls: Vec<(Vis, Vec<String>)> =
+            store.modules.iter().map(|m| (m.decl.vis, m.decl.aliases.clone())).collect();
+        assert_eq!(decls[0], (Vis::Public, vec![]), "the crate root is public");
+        assert_eq!(decls[4], (Vis::Private, vec!["alias of deep".to_string()]), "each module keeps its declaration");
+        assert_eq!(
+            walk(&mut store, Path::new("src/none.rs"), vec!["crate".into()]),
+            Err("cannot read src/none.rs".into())
+        );
+    }
+
+    /// What the loader reads of parsed items: `use`s flattened with their visibility, `mod`s with their
+    /// declarations (doc comments left out; `#[cfg(test)]` ones not at all), items kept as the caller keeps them.
+    #[test]
+    fn entries_of_parsed_items() {
+        let file: syn::File = syn::parse_quote! {
+            pub use a::{B, c::*};
+            /// Docs.
+            #[path = "x_impl.rs"]
+            pub(crate) mod x;
+            #[cfg(test)]
+            mod tests;
+            mod r#inline { fn f() {} }
+            struct S;
+        };
+        let mut kept = Vec::new();
+        let out = entries(file.items, &mut |i: syn::Item| {
+            kept.push(crate::source::syntax::item_name(&i));
+            kept.len()
+        });
+        assert_eq!(out.len(), 4);
+        let Entry::Use(UseList::Ready(uses, true)) = &out[0] else { panic!("a pub use: {:?}", out[0]) };
+        let uses: Vec<(String, bool, Vis)> = uses.iter().map(|u| (u.path.join("::"), u.glob, u.vis)).collect();
+        assert_eq!(uses, [("a::B".to_string(), false, Vis::Public), ("a::c".to_string(), true, Vis::Public)]);
+        let Entry::Mod { name, path, content: None, decl, .. } = &out[1] else { panic!("mod x: {:?}", out[1]) };
+        assert_eq!((name.as_str(), path.as_deref(), decl.vis), ("x", Some("x_impl.rs"), Vis::Crate));
+        assert_eq!(decl.attrs.len(), 1, "the `#[path]`, not the doc comment");
+        let Entry::Mod { name, content: Some(inner), .. } = &out[2] else { panic!("mod inline: {:?}", out[2]) };
+        assert_eq!((name.as_str(), inner.len()), ("inline", 1));
+        assert!(matches!(out[3], Entry::Item(2)));
+        assert_eq!(kept, [Some("f".to_string()), Some("S".to_string())]);
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::module_files::{self, ModDecl};
-use super::syntax::{UseEntry, flatten_use, is_cfg_test, path_attr, unraw};
+use super::syntax::UseEntry;
 
 /// Index of a module in [`Crate::modules`].
 pub type ModId = usize;
@@ -32,10 +32,9 @@ impl SourceError {
 }
 
 /// One module of a module tree ([`super::module_files::walk`] builds both): `F` is how its tree names files (a
-/// path here, an index into its files in the CRD index), `D` what its builder keeps of the `mod` declaration
-/// (nothing here; the CRD index keeps visibility and attributes).
+/// path here, an index into its files in the CRD index).
 #[derive(Debug)]
-pub struct Module<F = PathBuf, D = ()> {
+pub struct Module<F = PathBuf> {
     /// `["crate", "api", "v1"]`.
     pub path: Vec<String>,
     /// The file the module's items are written in.
@@ -44,8 +43,8 @@ pub struct Module<F = PathBuf, D = ()> {
     pub parent: Option<ModId>,
     /// Child modules by name.
     pub children: BTreeMap<String, ModId>,
-    /// What the builder keeps of its `mod` declaration.
-    pub decl: D,
+    /// What the tree keeps of its `mod` declaration.
+    pub decl: ModDecl,
     /// `use` declarations of the module, flattened when first asked for.
     uses: std::cell::OnceCell<(Vec<UseEntry>, Vec<bool>)>,
     /// The module's `use` items, until [`Module::uses`] flattens them.
@@ -54,9 +53,9 @@ pub struct Module<F = PathBuf, D = ()> {
     pub items: Vec<Slot>,
 }
 
-impl<F, D> Module<F, D> {
+impl<F> Module<F> {
     /// The module `path` written in `file`, a child of `parent`, without uses or items yet.
-    pub(crate) fn new(path: Vec<String>, file: F, parent: Option<ModId>, decl: D) -> Self {
+    pub(crate) fn new(path: Vec<String>, file: F, parent: Option<ModId>, decl: ModDecl) -> Self {
         Module {
             path,
             file,
@@ -209,58 +208,13 @@ impl Slot {
     }
 }
 
-/// A file's top-level content as the module loader reads it.
-#[derive(Debug)]
-pub enum Entry {
-    /// A `use` item.
-    Use(UseList),
-    /// A `mod` (never a `#[cfg(test)]` one): name, `#[path]`, inline content, where its name is written.
-    Mod {
-        /// Name.
-        name: String,
-        /// `#[path = ".."]`.
-        path: Option<String>,
-        /// `mod x { .. }` content.
-        content: Option<Vec<Entry>>,
-        /// Other names a module macro gives the module's items under ([`super::versioned::version_names`]).
-        aliases: Vec<String>,
-        /// The name's span, for errors (none when loaded from a skeleton).
-        span: Option<proc_macro2::Span>,
-    },
-    /// Any other item.
-    Item(Slot),
-}
+/// A file's top-level content as RBAC inference's loader reads it ([`module_files::Entry`]).
+pub type Entry = module_files::Entry<Slot>;
 
-/// The entries of parsed items, with what the macros kubesmith knows generate in their place
-/// ([`super::expand::expand_all`], as the CRD index reads them): stackable-versioned's version modules, strum's
-/// discriminants enums, `lazy_static!`'s statics. A `#[versioned]` module the expansion leaves as written names its
-/// versions as other names of itself ([`super::versioned::version_names`]).
+/// The entries of parsed items ([`module_files::entries`], the macros kubesmith knows expanded), each item a
+/// [`Slot`].
 pub fn entries(items: Vec<syn::Item>) -> Vec<Entry> {
-    let items = super::expand::expand_all(items);
-    let mut out = Vec::with_capacity(items.len());
-    for item in items {
-        match item {
-            syn::Item::Use(u) => {
-                let mut list = Vec::new();
-                flatten_use(&u.tree, &mut Vec::new(), &mut list);
-                out.push(Entry::Use(UseList::Ready(list, !matches!(u.vis, syn::Visibility::Inherited))));
-            }
-            syn::Item::Mod(m) => {
-                if is_cfg_test(&m.attrs) {
-                    continue;
-                }
-                out.push(Entry::Mod {
-                    name: unraw(&m.ident),
-                    path: path_attr(&m.attrs),
-                    span: Some(m.ident.span()),
-                    aliases: super::versioned::version_names(&m.attrs),
-                    content: m.content.map(|(_, inner)| entries(inner)),
-                });
-            }
-            other => out.push(Entry::Item(Slot::ready(other))),
-        }
-    }
-    out
+    module_files::entries(items, &mut Slot::ready)
 }
 
 /// A crate: the module tree below one crate root, every file fully parsed.
@@ -293,25 +247,32 @@ impl Crate {
         let mut loader =
             Loader { krate: Crate { name: name.to_string(), modules: Vec::new() }, read, parse, found: None };
         module_files::walk(&mut loader, root, vec!["crate".into()])?;
-        Ok(loader.krate)
+        let mut krate = loader.krate;
+        // A version of a module the expansion left as written names it (`v1alpha1::Kind`): the macro writes the
+        // version modules in its place.
+        for child in 0..krate.modules.len() {
+            let Some(parent) = krate.modules[child].parent else { continue };
+            for alias in std::mem::take(&mut krate.modules[child].decl.aliases) {
+                krate.modules[parent].children.entry(alias).or_insert(child);
+            }
+        }
+        Ok(krate)
     }
 }
 
-/// The [`module_files::Builder`] of a [`Crate`]: every file read by `read` and parsed by `parse`; a missing
-/// module file ends the load.
+/// The [`module_files::Store`] of a [`Crate`]: every file read by `read` and parsed by `parse`; a missing module
+/// file ends the load.
 struct Loader<'a> {
     krate: Crate,
     read: &'a dyn Fn(&Path) -> std::io::Result<String>,
     parse: ParseFn<'a>,
-    /// The text [`module_files::Builder::exists`] read, which the walk reads next: a file is read once.
+    /// The text [`module_files::Store::exists`] read, which the walk reads next: a file is read once.
     found: Option<(PathBuf, String)>,
 }
 
-impl module_files::Builder for Loader<'_> {
+impl module_files::Store for Loader<'_> {
     type File = PathBuf;
-    type Entry = Entry;
-    /// The other names a module macro gives an inline module.
-    type Decl = Vec<String>;
+    type Item = Slot;
     type Error = SourceError;
 
     fn read(&mut self, path: &Path) -> Result<(PathBuf, Vec<Entry>), SourceError> {
@@ -333,33 +294,12 @@ impl module_files::Builder for Loader<'_> {
         true
     }
 
-    fn module(&mut self, file: &PathBuf, mod_path: &[String], parent: Option<ModId>) -> ModId {
-        let modules = &mut self.krate.modules;
-        let id = modules.len();
-        modules.push(Module::new(mod_path.to_vec(), file.clone(), parent, ()));
-        if let (Some(p), Some(name)) = (parent, mod_path.last()) {
-            modules[p].children.insert(name.clone(), id);
-        }
-        id
+    fn modules(&mut self) -> &mut Vec<Module> {
+        &mut self.krate.modules
     }
 
-    fn entry(&mut self, module: ModId, entry: Entry) -> Option<ModDecl<Entry, Vec<String>>> {
-        match entry {
-            Entry::Use(list) => self.krate.modules[module].push_uses(list),
-            Entry::Item(slot) => self.krate.modules[module].items.push(slot),
-            Entry::Mod { name, path, content, aliases, span } => {
-                let decl = if content.is_some() { aliases } else { Vec::new() };
-                return Some(ModDecl { name, path, content, span, decl });
-            }
-        }
-        None
-    }
-
-    fn declared(&mut self, child: ModId, aliases: Vec<String>) {
-        let Some(parent) = self.krate.modules[child].parent else { return };
-        for alias in aliases {
-            self.krate.modules[parent].children.entry(alias).or_insert(child);
-        }
+    fn item(&mut self, module: ModId, slot: Slot) {
+        self.krate.modules[module].items.push(slot);
     }
 
     fn missing(

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::module_files::ModDecl;
 use super::modules::{Entry, ItemKind, Slot, UseList};
 use super::syntax::{UseEntry, is_cfg_test, path_attr};
 
@@ -212,7 +213,7 @@ impl Skeleton {
 #[derive(Serialize, Deserialize)]
 enum Node {
     Use(u32, u32),
-    Mod(String, Option<String>, Option<Vec<Node>>, Vec<String>),
+    Mod(String, Vis, Option<String>, Option<Vec<Node>>, Vec<String>),
     Item(ItemKind, Option<String>, u32, u32),
 }
 
@@ -239,9 +240,14 @@ pub fn encode(items: &[syn::Item], keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool
                 syn::Item::Mod(m) if is_cfg_test(&m.attrs) => {}
                 syn::Item::Mod(m) => out.push(Node::Mod(
                     m.ident.to_string(),
+                    vis(&m.vis),
                     path_attr(&m.attrs),
                     m.content.as_ref().map(|(_, inner)| outline(inner, keep_attrs, body)),
-                    super::versioned::version_names(&m.attrs),
+                    // As `module_files::entries` reads them: an inline module's.
+                    match &m.content {
+                        Some(_) => super::versioned::version_names(&m.attrs),
+                        None => Vec::new(),
+                    },
                 )),
                 other => out.push(node(other, keep_attrs, body)),
             }
@@ -281,16 +287,17 @@ pub fn entries(bytes: &Arc<[u8]>) -> Option<Vec<Entry>> {
                         match postcard::from_bytes::<(Vis, UseTree)>(&bytes[at..at + len]) {
                             Ok((v, tree)) => {
                                 flatten(&tree, &mut Vec::new(), &mut list);
+                                list.iter_mut().for_each(|e| e.vis = v.read());
                                 (list, v != Vis::Inherited)
                             }
                             Err(_) => (list, false),
                         }
                     })))
                 }
-                Node::Mod(name, path, content, aliases) => Entry::Mod {
+                Node::Mod(name, vis, path, content, aliases) => Entry::Mod {
                     name: unraw(&name).to_string(),
                     path,
-                    aliases,
+                    decl: ModDecl { vis: vis.read(), attrs: Vec::new(), aliases },
                     content: match content {
                         Some(inner) => Some(convert(inner, bytes, body)?),
                         None => None,
@@ -423,6 +430,18 @@ fn item(i: &syn::Item, keep_attrs: &dyn Fn(&syn::ItemStruct) -> bool) -> Item {
                 .collect(),
         ),
         _ => Item::Other,
+    }
+}
+
+impl Vis {
+    /// The visibility a module tree keeps (`pub(super)` and `pub(in ..)` count as private, as
+    /// [`super::syntax::Vis::of`] counts them).
+    fn read(self) -> super::syntax::Vis {
+        match self {
+            Vis::Public => super::syntax::Vis::Public,
+            Vis::Crate => super::syntax::Vis::Crate,
+            Vis::Inherited | Vis::Restricted => super::syntax::Vis::Private,
+        }
     }
 }
 

@@ -1,18 +1,17 @@
-//! Loading the index: the [`Builder`] [`module_files::walk`] drives over the crate's module tree (and a dependency's),
+//! Loading the index: the [`Store`] [`module_files::walk`] fills with the crate's module tree (and a dependency's),
 //! each file read once from the [`SourceSet`], parsed or kept as a stub (what [`CrateIndex::load_with`] says), and
-//! its items sorted into the index (macros that generate items expanded, `lazy_static!` statics read as statics).
+//! its items ([`module_files::entries`]: macros that generate items expanded) sorted into the index's tables.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::{
-    CrateIndex, CrdError, CrdErrorKind, FileFacts, ImplBlock, ItemKind, ModDecl, ModId, Module, SourceFile, SourceSet,
-    Vis, cfg, parse_items,
+    CrateIndex, CrdError, CrdErrorKind, FileFacts, ImplBlock, ItemKind, ModId, Module, SourceFile, SourceSet, cfg,
+    parse_items,
 };
 use crate::markers::{Marker, MarkerError};
-use crate::source::module_files::{self, Builder};
-use crate::source::modules::UseList;
-use crate::source::syntax::{UseEntry, flatten_use, is_cfg_test, path_attr, unraw};
+use crate::source::module_files::{self, Opened, Store};
+use crate::source::syntax::unraw;
 
 /// Walks the module tree rooted at `root` into `index` (module path `mod_path`: `["crate"]`, or a dependency's
 /// name); returns the root module.
@@ -26,7 +25,7 @@ pub(super) fn load(
     module_files::walk(&mut Loader { index, sources, force }, root, mod_path)
 }
 
-/// The index's [`Builder`]: files parsed only when they can matter (or are in `force`), the others stubs; a file
+/// The index's [`Store`]: files parsed only when they can matter (or are in `force`), the others stubs; a file
 /// that does not parse and a `mod` without a file are problems, the rest of the crate still read.
 struct Loader<'a> {
     index: &'a mut CrateIndex,
@@ -34,14 +33,13 @@ struct Loader<'a> {
     force: &'a BTreeSet<PathBuf>,
 }
 
-impl Builder for Loader<'_> {
+impl Store for Loader<'_> {
     /// An index into [`CrateIndex::files`].
     type File = usize;
-    type Entry = syn::Item;
-    type Decl = ModDecl;
+    type Item = syn::Item;
     type Error = CrdError;
 
-    fn read(&mut self, path: &Path) -> Result<(usize, Vec<syn::Item>), CrdError> {
+    fn read(&mut self, path: &Path) -> Result<Opened<Self>, CrdError> {
         let (text, cell) = self.sources.read(path)?;
         let mut blanked = None;
         let facts = cell.get_or_init(|| {
@@ -74,7 +72,7 @@ impl Builder for Loader<'_> {
         match parse_items(&text, blanked) {
             Ok(items) => {
                 files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None, elsewhere });
-                Ok((file, items.0))
+                Ok((file, module_files::entries(items.0, &mut std::convert::identity)))
             }
             Err(e) => {
                 // Reported with every other problem; the module stays empty (its markers are not looked at).
@@ -95,22 +93,11 @@ impl Builder for Loader<'_> {
         self.sources.exists(path)
     }
 
-    fn module(&mut self, file: &usize, mod_path: &[String], parent: Option<ModId>) -> ModId {
-        let modules = &mut self.index.modules;
-        let id = modules.len();
-        let vis = if parent.is_none() { Vis::Public } else { Vis::Private };
-        modules.push(Module::new(mod_path.to_vec(), *file, parent, ModDecl { vis, attrs: Vec::new() }));
-        if let (Some(p), Some(name)) = (parent, mod_path.last()) {
-            modules[p].children.insert(name.clone(), id);
-        }
-        id
+    fn modules(&mut self) -> &mut Vec<Module> {
+        &mut self.index.modules
     }
 
-    fn expand(&mut self, items: Vec<syn::Item>) -> Vec<syn::Item> {
-        crate::source::expand::expand_all(items)
-    }
-
-    fn entry(&mut self, id: ModId, item: syn::Item) -> Option<module_files::ModDecl<syn::Item, ModDecl>> {
+    fn item(&mut self, id: ModId, item: syn::Item) {
         let index = &mut *self.index;
         match item {
             syn::Item::Struct(mut s) => {
@@ -131,7 +118,7 @@ impl Builder for Loader<'_> {
             syn::Item::Fn(f) => index.push_item(unraw(&f.sig.ident), id, ItemKind::Fn(f)),
             syn::Item::Const(c) => index.push_item(unraw(&c.ident), id, ItemKind::Const(c)),
             syn::Item::Union(u) => index.unions.push((id, u)),
-            // `lazy_static!`'s statics too: `expand` put them in its place.
+            // `lazy_static!`'s statics too: `module_files::entries` put them in its place.
             syn::Item::Static(st) => index.push_item(unraw(&st.ident), id, ItemKind::Static(st)),
             syn::Item::Impl(i) => {
                 if let Some(self_name) = type_last_name(&i.self_ty) {
@@ -140,31 +127,8 @@ impl Builder for Loader<'_> {
                     index.impls.push(ImplBlock { self_name, trait_name, module: id, item: i });
                 }
             }
-            syn::Item::Use(u) => {
-                let mut out = Vec::new();
-                flatten_use(&u.tree, &mut Vec::new(), &mut out);
-                let vis = Vis::of(&u.vis);
-                let entries = out.into_iter().map(|e| UseEntry { vis, ..e }).collect();
-                index.modules[id].push_uses(UseList::Ready(entries, vis != Vis::Private));
-            }
-            syn::Item::Mod(m) if !is_cfg_test(&m.attrs) => {
-                let attrs: Vec<syn::Attribute> =
-                    m.attrs.iter().filter(|a| !a.path().is_ident("doc")).cloned().collect();
-                return Some(module_files::ModDecl {
-                    name: unraw(&m.ident),
-                    path: path_attr(&m.attrs),
-                    span: Some(m.ident.span()),
-                    decl: ModDecl { vis: Vis::of(&m.vis), attrs },
-                    content: m.content.map(|(_, items)| items),
-                });
-            }
             _ => {}
         }
-        None
-    }
-
-    fn declared(&mut self, child: ModId, decl: ModDecl) {
-        self.index.modules[child].decl = decl;
     }
 
     fn missing(
