@@ -2,8 +2,8 @@
 //! (members, lib and bin roots), fully parsed crates (modules from a root), and path resolution across crates.
 //!
 //! Module map: [`workspace`] (cargo layout: members, packages, targets), [`dependencies`] (the kube-dependent crates
-//! a package calls through, where cargo keeps them, and `cargo metadata` when one is missing), [`modules`] (fully
-//! parsed crates, items built on first use), [`skeleton`] (a file's items without bodies, stored by the RBAC cache),
+//! a package calls through, where cargo keeps them, and `cargo metadata` when one is missing), [`module_files`] (the
+//! one module loader both readers' trees are built by), [`modules`] (RBAC's crates, items built on first use), [`skeleton`] (a file's items without bodies, stored by the RBAC cache),
 //! [`cache`] (kubesmith's cache folder under the target directory), [`resolve`] (what a path names), [`program`]
 //! (crates naming each other), [`syntax`] (shared syntax helpers and the nesting limit checked before any syn
 //! parse), `expand` (items macros kubesmith knows generate: `versioned` for stackable-versioned, `strum`), [`eval`]
@@ -11,8 +11,8 @@
 //! value-preserving calls, and where a const's value is written).
 //!
 //! **Invariant:** nothing here imports from `crd/` or `rbac/`; they build on it. Every path either of them resolves
-//! goes through [`resolve`] (the CRD generator's lazy index keeps its own loader, built for speed, and is a
-//! [`resolve::Scopes`] too); a path the rules lead nowhere is external, never a guess by its last segment.
+//! goes through [`resolve`] (the CRD generator's lazy index, a [`module_files::Store`] of its own built for
+//! speed, is a [`resolve::Scopes`] too); a path the rules lead nowhere is external, never a guess by its last segment.
 
 pub(crate) mod cache;
 pub(crate) mod constant;

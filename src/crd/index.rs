@@ -7,7 +7,7 @@
 //! `#[cfg(test)]` modules, module declarations, CRD markers, attributes naming an API group or `crd`) and keeps the
 //! others as stubs with the names a lexical scan finds (`prescan`); a lookup a stub could answer makes `generate`
 //! load again with it parsed, so the result is that of the fully parsed crate. Its parts: `load` (the index as a
-//! builder of [`crate::source::module_files::walk`], the module tree walk it shares with `source::modules`),
+//! [`Store`](crate::source::module_files::Store) of the one module loader, which RBAC's crates share),
 //! `scan` (lexical passes before syn, and `raw_doc_comments`, which hands syn each doc comment as the
 //! `#[doc = r"..."]` it stands for),
 //! `docs` (runs of `///` lines lifted and put back as one attribute; a run it cannot put back, or a syntax error,
@@ -77,9 +77,9 @@ pub struct SourceFile {
     pub elsewhere: bool,
 }
 
-/// A module of the crate: the one module type ([`crate::source::modules::Module`]), naming files by their index
+/// A module of the crate: the one module type ([`crate::source::module_files::Module`]), naming files by their index
 /// in [`CrateIndex::files`], with its `mod` declaration's [`ModDecl`](crate::source::module_files::ModDecl).
-pub type Module = crate::source::modules::Module<usize>;
+pub type Module = crate::source::module_files::Module<usize, std::convert::Infallible>;
 
 /// What an indexed item is.
 #[derive(Debug)]

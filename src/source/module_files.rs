@@ -1,12 +1,15 @@
-//! A crate's module tree walked from its root: where the file of a `mod name;` is, by rustc's rules (`name.rs`,
-//! `name/mod.rs`, `#[path]`), the folder its own child modules are looked for in, and the walk itself
-//! ([`walk`]): the one place a `mod` declaration becomes a module. Both module trees (the CRD index's and
-//! [`super::modules::Crate`]'s) are [`Builder`]s it drives; each reads files and keeps items its own way.
+//! The one module loader: a crate's module tree walked from its root into [`Module`]s — where the file of a
+//! `mod name;` is, by rustc's rules (`name.rs`, `name/mod.rs`, `#[path]`), the folder its own child modules are
+//! looked for in, what a file's items are to the tree ([`entries`]: `use`s flattened, `mod` declarations with
+//! their visibility, attributes and version names, the macros kubesmith knows expanded) and the walk itself
+//! ([`walk`]), the one place a `mod` declaration becomes a module. Both readers' trees (the CRD index's and
+//! [`super::modules::Crate`]'s) are this walk's; each is a [`Store`]: how it reads a file (parsed, a stub, a
+//! stored skeleton) and where it keeps items (the index's typed tables, a crate's [`super::modules::Slot`]s).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::modules::{Module, UseList};
-use super::syntax::{Vis, flatten_use, is_cfg_test, path_attr, unraw};
+use super::syntax::{UseEntry, Vis, flatten_use, is_cfg_test, path_attr, unraw};
 
 /// Where a module's children are looked for, and the file it is written in.
 #[derive(Debug, Clone)]
@@ -61,6 +64,92 @@ impl ModuleDirs {
     /// What to say when none of [`ModuleDirs::candidates`] exists: the paths looked at.
     pub(crate) fn looked(candidates: &[PathBuf]) -> String {
         candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// One module of a module tree ([`walk`] builds both readers'): `F` is how its tree names files (a path in RBAC's
+/// crates, an index into its files in the CRD index), `I` what [`Module::items`] hold.
+#[derive(Debug)]
+pub struct Module<F, I> {
+    /// `["crate", "api", "v1"]`.
+    pub path: Vec<String>,
+    /// The file the module's items are written in.
+    pub file: F,
+    /// Parent module.
+    pub parent: Option<usize>,
+    /// Child modules by name.
+    pub children: BTreeMap<String, usize>,
+    /// What the tree keeps of its `mod` declaration.
+    pub decl: ModDecl,
+    /// `use` declarations of the module, flattened when first asked for.
+    uses: std::cell::OnceCell<(Vec<UseEntry>, Vec<bool>)>,
+    /// The module's `use` items, until [`Module::uses`] flattens them.
+    use_items: std::cell::RefCell<Vec<UseList>>,
+    /// Every item but `mod` and `use`, in source order (the CRD index keeps its items in a table of its own).
+    pub items: Vec<I>,
+}
+
+impl<F, I> Module<F, I> {
+    /// The module `path` written in `file`, a child of `parent`, without uses or items yet.
+    pub(crate) fn new(path: Vec<String>, file: F, parent: Option<usize>, decl: ModDecl) -> Self {
+        Module {
+            path,
+            file,
+            parent,
+            children: BTreeMap::new(),
+            decl,
+            uses: Default::default(),
+            use_items: Default::default(),
+            items: Vec::new(),
+        }
+    }
+
+    /// Adds a `use` item's entries (before [`Module::uses`] is first asked for).
+    pub(crate) fn push_uses(&mut self, list: UseList) {
+        self.use_items.get_mut().push(list);
+    }
+
+    /// `use` declarations of the module (flattened).
+    pub fn uses(&self) -> &[UseEntry] {
+        &self.flat_uses().0
+    }
+
+    /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
+    #[cfg(test)]
+    pub fn pub_uses(&self) -> &[bool] {
+        &self.flat_uses().1
+    }
+
+    fn flat_uses(&self) -> &(Vec<UseEntry>, Vec<bool>) {
+        self.uses.get_or_init(|| {
+            let (mut uses, mut public) = (Vec::new(), Vec::new());
+            for list in self.use_items.take() {
+                let (entries, p) = match list {
+                    UseList::Ready(e, p) => (e, p),
+                    UseList::Lazy(make) => make(),
+                };
+                public.extend(std::iter::repeat_n(p, entries.len()));
+                uses.extend(entries);
+            }
+            (uses, public)
+        })
+    }
+}
+
+/// One `use` item: flattened, or flattened from a stored skeleton when the module's uses are first looked at.
+pub enum UseList {
+    /// Its entries and whether it is `pub` (any visibility written).
+    Ready(Vec<UseEntry>, bool),
+    /// Gives them when asked.
+    Lazy(Box<dyn FnOnce() -> (Vec<UseEntry>, bool)>),
+}
+
+impl std::fmt::Debug for UseList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UseList::Ready(e, p) => f.debug_tuple("Ready").field(e).field(p).finish(),
+            UseList::Lazy(_) => f.write_str("Lazy"),
+        }
     }
 }
 
@@ -141,8 +230,10 @@ pub(crate) type Opened<S> = (<S as Store>::File, Vec<Entry<<S as Store>::Item>>)
 pub(crate) trait Store {
     /// How the store names a file (its path, an index into its files).
     type File: Clone;
-    /// How it keeps an item.
+    /// An item as [`Store::read`] gives it.
     type Item;
+    /// What a module's [`Module::items`] hold (nothing, in a store that keeps items in tables of its own).
+    type Held;
     /// What ends the walk.
     type Error;
 
@@ -151,7 +242,7 @@ pub(crate) trait Store {
     /// Whether there is a file at `path`.
     fn exists(&mut self, path: &Path) -> bool;
     /// The tree's modules, which the walk adds to.
-    fn modules(&mut self) -> &mut Vec<Module<Self::File>>;
+    fn modules(&mut self) -> &mut Vec<Module<Self::File, Self::Held>>;
     /// Takes an item of `module`.
     fn item(&mut self, module: usize, item: Self::Item);
     /// `mod name;` in `file` has no file (`looked`: the paths tried): recorded, or an error that ends the walk.
@@ -255,7 +346,7 @@ mod tests {
     /// `{`..`}` around an inline module's words, anything else an item. It records what the walk asks of it.
     struct Words {
         files: std::collections::BTreeMap<PathBuf, &'static str>,
-        modules: Vec<Module<PathBuf>>,
+        modules: Vec<Module<PathBuf, ()>>,
         /// `module path: item`, in the order the walk hands them over.
         items: Vec<String>,
         missing: Vec<String>,
@@ -291,6 +382,7 @@ mod tests {
     impl Store for Words {
         type File = PathBuf;
         type Item = String;
+        type Held = ();
         type Error = String;
 
         fn read(&mut self, path: &Path) -> Result<Opened<Self>, String> {
@@ -302,7 +394,7 @@ mod tests {
             self.files.contains_key(path)
         }
 
-        fn modules(&mut self) -> &mut Vec<Module<PathBuf>> {
+        fn modules(&mut self) -> &mut Vec<Module<PathBuf, ()>> {
             &mut self.modules
         }
 

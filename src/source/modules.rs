@@ -1,11 +1,12 @@
 //! Fully parsed crates: the module tree from a crate root following `mod` declarations (inline, `x.rs`,
 //! `x/mod.rs`, `#[path]`), every module's items with their fn bodies, `#[cfg(test)]` modules left out.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::module_files::{self, ModDecl};
-use super::syntax::UseEntry;
+use super::module_files;
+
+/// A module of a [`Crate`]: its items are [`Slot`]s.
+pub type Module = module_files::Module<PathBuf, Slot>;
 
 /// Index of a module in [`Crate::modules`].
 pub type ModId = usize;
@@ -28,92 +29,6 @@ impl SourceError {
     fn at(path: &Path, span: proc_macro2::Span, message: String) -> Self {
         let start = span.start();
         Self { path: path.to_path_buf(), line: start.line, column: start.column + 1, message }
-    }
-}
-
-/// One module of a module tree ([`super::module_files::walk`] builds both): `F` is how its tree names files (a
-/// path here, an index into its files in the CRD index).
-#[derive(Debug)]
-pub struct Module<F = PathBuf> {
-    /// `["crate", "api", "v1"]`.
-    pub path: Vec<String>,
-    /// The file the module's items are written in.
-    pub file: F,
-    /// Parent module.
-    pub parent: Option<ModId>,
-    /// Child modules by name.
-    pub children: BTreeMap<String, ModId>,
-    /// What the tree keeps of its `mod` declaration.
-    pub decl: ModDecl,
-    /// `use` declarations of the module, flattened when first asked for.
-    uses: std::cell::OnceCell<(Vec<UseEntry>, Vec<bool>)>,
-    /// The module's `use` items, until [`Module::uses`] flattens them.
-    use_items: std::cell::RefCell<Vec<UseList>>,
-    /// Every item but `mod` and `use`, in source order (the CRD index keeps its items in a table of its own).
-    pub items: Vec<Slot>,
-}
-
-impl<F> Module<F> {
-    /// The module `path` written in `file`, a child of `parent`, without uses or items yet.
-    pub(crate) fn new(path: Vec<String>, file: F, parent: Option<ModId>, decl: ModDecl) -> Self {
-        Module {
-            path,
-            file,
-            parent,
-            children: BTreeMap::new(),
-            decl,
-            uses: Default::default(),
-            use_items: Default::default(),
-            items: Vec::new(),
-        }
-    }
-
-    /// Adds a `use` item's entries (before [`Module::uses`] is first asked for).
-    pub(crate) fn push_uses(&mut self, list: UseList) {
-        self.use_items.get_mut().push(list);
-    }
-
-    /// `use` declarations of the module (flattened).
-    pub fn uses(&self) -> &[UseEntry] {
-        &self.flat_uses().0
-    }
-
-    /// Whether each `use` of [`Module::uses`] is `pub` (a re-export), by index.
-    #[cfg(test)]
-    pub fn pub_uses(&self) -> &[bool] {
-        &self.flat_uses().1
-    }
-
-    fn flat_uses(&self) -> &(Vec<UseEntry>, Vec<bool>) {
-        self.uses.get_or_init(|| {
-            let (mut uses, mut public) = (Vec::new(), Vec::new());
-            for list in self.use_items.take() {
-                let (entries, p) = match list {
-                    UseList::Ready(e, p) => (e, p),
-                    UseList::Lazy(make) => make(),
-                };
-                public.extend(std::iter::repeat_n(p, entries.len()));
-                uses.extend(entries);
-            }
-            (uses, public)
-        })
-    }
-}
-
-/// One `use` item: flattened, or flattened from a stored skeleton when the module's uses are first looked at.
-pub enum UseList {
-    /// Its entries and whether it is `pub` (any visibility written).
-    Ready(Vec<UseEntry>, bool),
-    /// Gives them when asked.
-    Lazy(Box<dyn FnOnce() -> (Vec<UseEntry>, bool)>),
-}
-
-impl std::fmt::Debug for UseList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            UseList::Ready(e, p) => f.debug_tuple("Ready").field(e).field(p).finish(),
-            UseList::Lazy(_) => f.write_str("Lazy"),
-        }
     }
 }
 
@@ -273,6 +188,7 @@ struct Loader<'a> {
 impl module_files::Store for Loader<'_> {
     type File = PathBuf;
     type Item = Slot;
+    type Held = Slot;
     type Error = SourceError;
 
     fn read(&mut self, path: &Path) -> Result<(PathBuf, Vec<Entry>), SourceError> {
@@ -406,7 +322,8 @@ mod tests {
     }
 
     fn memory(files: &[(&str, &str)]) -> impl Fn(&Path) -> std::io::Result<String> {
-        let map: BTreeMap<PathBuf, String> = files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
+        let map: std::collections::BTreeMap<PathBuf, String> =
+            files.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect();
         move |p: &Path| map.get(p).cloned().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
     }
 

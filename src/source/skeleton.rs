@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::module_files::ModDecl;
-use super::modules::{Entry, ItemKind, Slot, UseList};
+use super::module_files::{ModDecl, UseList};
+use super::modules::{Entry, ItemKind, Slot};
 use super::syntax::{UseEntry, is_cfg_test, path_attr};
 
 mod to_syn;

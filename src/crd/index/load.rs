@@ -37,6 +37,8 @@ impl Store for Loader<'_> {
     /// An index into [`CrateIndex::files`].
     type File = usize;
     type Item = syn::Item;
+    /// The index keeps items in its own tables.
+    type Held = std::convert::Infallible;
     type Error = CrdError;
 
     fn read(&mut self, path: &Path) -> Result<Opened<Self>, CrdError> {
