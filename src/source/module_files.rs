@@ -189,32 +189,30 @@ pub enum Entry<I> {
     Item(I),
 }
 
-/// The entries of parsed items, with what the macros kubesmith knows generate in their place
+/// A file's content, or an inline module's, as a [`Store`] reads it: parsed items, which the walk reads in place
+/// (as [`entries`] would, without building them), or entries built already (from a stored skeleton, say).
+pub(crate) enum Content<I> {
+    /// Syn items, before the macros kubesmith knows are expanded.
+    Parsed(Vec<syn::Item>),
+    /// Entries.
+    Entries(Vec<Entry<I>>),
+}
+
+/// The entries of parsed items: what the macros kubesmith knows generate in their place
 /// ([`super::expand::expand_all`]: stackable-versioned's version modules, strum's discriminants enums,
-/// `lazy_static!`'s statics); every other item is kept as `keep` makes it.
+/// `lazy_static!`'s statics), `use`s flattened with their visibility, `mod`s with their declarations
+/// ([`mod_entry`]; `#[cfg(test)]` ones left out), and every other item kept as `keep` makes it.
 pub(crate) fn entries<I>(items: Vec<syn::Item>, keep: &mut impl FnMut(syn::Item) -> I) -> Vec<Entry<I>> {
     let items = super::expand::expand_all(items);
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         match item {
-            syn::Item::Use(u) => {
-                let mut list = Vec::new();
-                flatten_use(&u.tree, &mut Vec::new(), &mut list);
-                let vis = Vis::of(&u.vis);
-                list.iter_mut().for_each(|e| e.vis = vis);
-                out.push(Entry::Use(UseList::Ready(list, !matches!(u.vis, syn::Visibility::Inherited))));
-            }
-            syn::Item::Mod(m) if is_cfg_test(&m.attrs) => {}
+            syn::Item::Use(u) => out.push(Entry::Use(use_list(&u))),
             syn::Item::Mod(m) => {
-                let aliases = if m.content.is_some() { super::versioned::version_names(&m.attrs) } else { Vec::new() };
-                let attrs: Vec<syn::Attribute> = m.attrs.into_iter().filter(|a| !a.path().is_ident("doc")).collect();
-                out.push(Entry::Mod {
-                    name: unraw(&m.ident),
-                    path: path_attr(&attrs),
-                    span: Some(m.ident.span()),
-                    decl: ModDecl { vis: Vis::of(&m.vis), attrs, aliases },
-                    content: m.content.map(|(_, inner)| entries(inner, keep)),
-                });
+                if let Some((name, path, span, decl, content)) = mod_entry(m) {
+                    let content = content.map(|inner| entries(inner, keep));
+                    out.push(Entry::Mod { name, path, content, span, decl });
+                }
             }
             other => out.push(Entry::Item(keep(other))),
         }
@@ -222,27 +220,51 @@ pub(crate) fn entries<I>(items: Vec<syn::Item>, keep: &mut impl FnMut(syn::Item)
     out
 }
 
-/// A file [`Store::read`] read: how the store names the file, and the file's entries.
-pub(crate) type Opened<S> = (<S as Store>::File, Vec<Entry<<S as Store>::Item>>);
+/// A `use` item's entries, each with the item's visibility.
+fn use_list(u: &syn::ItemUse) -> UseList {
+    let mut list = Vec::new();
+    flatten_use(&u.tree, &mut Vec::new(), &mut list);
+    let vis = Vis::of(&u.vis);
+    list.iter_mut().for_each(|e| e.vis = vis);
+    UseList::Ready(list, !matches!(u.vis, syn::Visibility::Inherited))
+}
+
+/// The parts of a `mod` item's [`Entry::Mod`] (its inline items not yet read); none for a `#[cfg(test)]` module.
+type ModParts = (String, Option<String>, Option<proc_macro2::Span>, ModDecl, Option<Vec<syn::Item>>);
+
+fn mod_entry(m: syn::ItemMod) -> Option<ModParts> {
+    if is_cfg_test(&m.attrs) {
+        return None;
+    }
+    let aliases = if m.content.is_some() { super::versioned::version_names(&m.attrs) } else { Vec::new() };
+    let attrs: Vec<syn::Attribute> = m.attrs.into_iter().filter(|a| !a.path().is_ident("doc")).collect();
+    let decl = ModDecl { vis: Vis::of(&m.vis), attrs, aliases };
+    Some((unraw(&m.ident), path_attr(&decl.attrs), Some(m.ident.span()), decl, m.content.map(|(_, items)| items)))
+}
+
+/// A file [`Store::read`] read: how the store names the file, and the file's content.
+pub(crate) type Opened<S> = (<S as Store>::File, Content<<S as Store>::Item>);
 
 /// Where [`walk`] puts a module tree: how files are read (parsed, stubs, stored skeletons) and where items go. The
 /// modules themselves, their `use`s and `mod` declarations, are the walk's.
 pub(crate) trait Store {
     /// How the store names a file (its path, an index into its files).
     type File: Clone;
-    /// An item as [`Store::read`] gives it.
+    /// An item as the store takes it.
     type Item;
     /// What a module's [`Module::items`] hold (nothing, in a store that keeps items in tables of its own).
     type Held;
     /// What ends the walk.
     type Error;
 
-    /// Reads the file at `path`: how the store names it, and its entries ([`entries`] of its items, say).
+    /// Reads the file at `path`: how the store names it, and its content.
     fn read(&mut self, path: &Path) -> Result<Opened<Self>, Self::Error>;
     /// Whether there is a file at `path`.
     fn exists(&mut self, path: &Path) -> bool;
     /// The tree's modules, which the walk adds to.
     fn modules(&mut self) -> &mut Vec<Module<Self::File, Self::Held>>;
+    /// A parsed item (not a `use` or a `mod`) as the store takes it.
+    fn keep(&mut self, item: syn::Item) -> Self::Item;
     /// Takes an item of `module`.
     fn item(&mut self, module: usize, item: Self::Item);
     /// `mod name;` in `file` has no file (`looked`: the paths tried): recorded, or an error that ends the walk.
@@ -260,25 +282,22 @@ pub(crate) trait Store {
 /// parent's `children`; returns the root module's id.
 pub(crate) fn walk<S: Store>(store: &mut S, root: &Path, mod_path: Vec<String>) -> Result<usize, S::Error> {
     let decl = ModDecl { vis: Vis::Public, ..ModDecl::default() };
-    walk_file(store, root, mod_path, None, decl, ModuleDirs::root(root))
+    let (file, content) = store.read(root)?;
+    walk_module(store, &file, content, mod_path, None, decl, &ModuleDirs::root(root))
 }
 
-fn walk_file<S: Store>(
-    store: &mut S,
-    path: &Path,
-    mod_path: Vec<String>,
-    parent: Option<usize>,
-    decl: ModDecl,
-    dirs: ModuleDirs,
-) -> Result<usize, S::Error> {
-    let (file, entries) = store.read(path)?;
-    walk_entries(store, &file, entries, mod_path, parent, decl, &dirs)
+/// Where a module is in the walk: its store's file, its path and id, its folders.
+struct At<'a, F> {
+    file: &'a F,
+    mod_path: &'a [String],
+    id: usize,
+    dirs: &'a ModuleDirs,
 }
 
-fn walk_entries<S: Store>(
+fn walk_module<S: Store>(
     store: &mut S,
     file: &S::File,
-    entries: Vec<Entry<S::Item>>,
+    content: Content<S::Item>,
     mod_path: Vec<String>,
     parent: Option<usize>,
     decl: ModDecl,
@@ -290,37 +309,68 @@ fn walk_entries<S: Store>(
         modules[p].children.insert(name.clone(), id);
     }
     modules.push(Module::new(mod_path.clone(), file.clone(), parent, decl));
-    for entry in entries {
-        let (name, path, content, span, decl) = match entry {
-            Entry::Use(list) => {
-                store.modules()[id].push_uses(list);
-                continue;
+    let at = At { file, mod_path: &mod_path, id, dirs };
+    match content {
+        // Read in place: no entry is built for a parsed item.
+        Content::Parsed(items) => {
+            for item in super::expand::expand_all(items) {
+                match item {
+                    syn::Item::Use(u) => store.modules()[id].push_uses(use_list(&u)),
+                    syn::Item::Mod(m) => {
+                        if let Some((name, path, span, decl, inner)) = mod_entry(m) {
+                            child(store, &at, name, path, span, decl, inner.map(Content::Parsed))?;
+                        }
+                    }
+                    other => {
+                        let kept = store.keep(other);
+                        store.item(id, kept);
+                    }
+                }
             }
-            Entry::Item(item) => {
-                store.item(id, item);
-                continue;
-            }
-            Entry::Mod { name, path, content, span, decl } => (name, path, content, span, decl),
-        };
-        let mut child_path = mod_path.clone();
-        child_path.push(name.clone());
-        match content {
-            Some(inner) => {
-                let inline = dirs.inline_child(&name, path.as_deref());
-                walk_entries(store, file, inner, child_path, Some(id), decl, &inline)?;
-            }
-            None => {
-                let candidates = dirs.candidates(&name, path.as_deref());
-                let Some(found) = candidates.iter().find(|p| store.exists(p)) else {
-                    store.missing(file, &name, span, ModuleDirs::looked(&candidates))?;
-                    continue;
-                };
-                let child_dirs = dirs.file_child(&name, path.is_some(), found);
-                walk_file(store, found, child_path, Some(id), decl, child_dirs)?;
+        }
+        Content::Entries(entries) => {
+            for entry in entries {
+                match entry {
+                    Entry::Use(list) => store.modules()[id].push_uses(list),
+                    Entry::Item(item) => store.item(id, item),
+                    Entry::Mod { name, path, content, span, decl } => {
+                        child(store, &at, name, path, span, decl, content.map(Content::Entries))?;
+                    }
+                }
             }
         }
     }
     Ok(id)
+}
+
+/// The child module `name` of the module `at`: inline (`content`), or in the file rustc would read.
+fn child<S: Store>(
+    store: &mut S,
+    at: &At<'_, S::File>,
+    name: String,
+    path: Option<String>,
+    span: Option<proc_macro2::Span>,
+    decl: ModDecl,
+    content: Option<Content<S::Item>>,
+) -> Result<(), S::Error> {
+    let mut child_path = at.mod_path.to_vec();
+    child_path.push(name.clone());
+    match content {
+        Some(inner) => {
+            let inline = at.dirs.inline_child(&name, path.as_deref());
+            walk_module(store, at.file, inner, child_path, Some(at.id), decl, &inline)?;
+        }
+        None => {
+            let candidates = at.dirs.candidates(&name, path.as_deref());
+            let Some(found) = candidates.iter().find(|p| store.exists(p)) else {
+                return store.missing(at.file, &name, span, ModuleDirs::looked(&candidates));
+            };
+            let child_dirs = at.dirs.file_child(&name, path.is_some(), found);
+            let (file, content) = store.read(found)?;
+            walk_module(store, &file, content, child_path, Some(at.id), decl, &child_dirs)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -387,7 +437,7 @@ mod tests {
 
         fn read(&mut self, path: &Path) -> Result<Opened<Self>, String> {
             let text = self.files.get(path).ok_or(format!("cannot read {}", path.display()))?;
-            Ok((path.to_path_buf(), words(&mut text.split_whitespace().peekable())))
+            Ok((path.to_path_buf(), Content::Entries(words(&mut text.split_whitespace().peekable()))))
         }
 
         fn exists(&mut self, path: &Path) -> bool {
@@ -396,6 +446,10 @@ mod tests {
 
         fn modules(&mut self) -> &mut Vec<Module<PathBuf, ()>> {
             &mut self.modules
+        }
+
+        fn keep(&mut self, item: syn::Item) -> String {
+            quote::quote!(#item).to_string()
         }
 
         fn item(&mut self, module: usize, item: String) {
@@ -501,5 +555,100 @@ mod tests {
         assert_eq!((name.as_str(), inner.len()), ("inline", 1));
         assert!(matches!(out[3], Entry::Item(2)));
         assert_eq!(kept, [Some("f".to_string()), Some("S".to_string())]);
+    }
+
+    /// A store over in-memory Rust files that reads them as parsed items, or as [`entries`] built from them.
+    struct Rust {
+        files: std::collections::BTreeMap<PathBuf, &'static str>,
+        built: bool,
+        modules: Vec<Module<PathBuf, ()>>,
+        items: Vec<String>,
+    }
+
+    impl Store for Rust {
+        type File = PathBuf;
+        type Item = String;
+        type Held = ();
+        type Error = String;
+
+        fn read(&mut self, path: &Path) -> Result<Opened<Self>, String> {
+            let text = self.files.get(path).ok_or("unread")?;
+            let items = syn::parse_file(text).map_err(|e| e.to_string())?.items;
+            let content = match self.built {
+                true => Content::Entries(entries(items, &mut |i: syn::Item| quote::quote!(#i).to_string())),
+                false => Content::Parsed(items),
+            };
+            Ok((path.to_path_buf(), content))
+        }
+
+        fn exists(&mut self, path: &Path) -> bool {
+            self.files.contains_key(path)
+        }
+
+        fn modules(&mut self) -> &mut Vec<Module<PathBuf, ()>> {
+            &mut self.modules
+        }
+
+        fn keep(&mut self, item: syn::Item) -> String {
+            quote::quote!(#item).to_string()
+        }
+
+        fn item(&mut self, module: usize, item: String) {
+            self.items.push(format!("{}: {item}", self.modules[module].path.join("::")));
+        }
+
+        fn missing(&mut self, _: &PathBuf, name: &str, _: Option<proc_macro2::Span>, _: String) -> Result<(), String> {
+            Err(format!("no file for {name}"))
+        }
+    }
+
+    /// The walk reads parsed items in place as [`entries`] reads them: the same modules, declarations, `use`s and
+    /// items either way (macros expanded, `#[cfg(test)]` modules left out).
+    #[test]
+    fn parsed_items_walk_as_their_entries_do() {
+        let files = [
+            (
+                "src/lib.rs",
+                "pub use api::Thing as Other;\n/// Docs.\npub mod api;\n#[cfg(test)] mod tests;\n\
+                 pub(crate) mod inline { use super::*; pub struct Inner; }\n\
+                 lazy_static::lazy_static! { static ref NAME: String = String::new(); }\nfn last() {}",
+            ),
+            ("src/api.rs", "pub struct Thing;\n#[derive(strum::EnumDiscriminants)] pub enum E { A(u8) }"),
+        ];
+        let walked = |built: bool| {
+            let mut store = Rust {
+                files: files.iter().map(|(p, t)| (PathBuf::from(p), *t)).collect(),
+                built,
+                modules: Vec::new(),
+                items: Vec::new(),
+            };
+            walk(&mut store, Path::new("src/lib.rs"), vec!["crate".into()]).expect("walks");
+            let modules: Vec<String> = store
+                .modules
+                .iter()
+                .map(|m| {
+                    let uses: Vec<(String, String, Vis)> =
+                        m.uses().iter().map(|u| (u.alias.clone(), u.path.join("::"), u.vis)).collect();
+                    let d = &m.decl;
+                    format!(
+                        "{} {:?} {} {:?} {uses:?} {:?}",
+                        m.path.join("::"),
+                        d.vis,
+                        d.attrs.len(),
+                        d.aliases,
+                        m.children
+                    )
+                })
+                .collect();
+            (modules, store.items)
+        };
+        let (parsed, built) = (walked(false), walked(true));
+        assert_eq!(parsed, built);
+        let (modules, items) = parsed;
+        assert_eq!(modules.len(), 3, "{modules:?}");
+        assert!(modules[0].contains(r#"("Other", "api::Thing", Public)"#), "{}", modules[0]);
+        assert!(modules[2].starts_with("crate::inline Crate 0 []"), "{}", modules[2]);
+        assert!(items.iter().any(|i| i.starts_with("crate: static NAME")), "lazy_static! expanded: {items:?}");
+        assert!(items.iter().any(|i| i.starts_with("crate::api: ") && i.contains("EDiscriminants")), "{items:?}");
     }
 }

@@ -191,7 +191,7 @@ impl module_files::Store for Loader<'_> {
     type Held = Slot;
     type Error = SourceError;
 
-    fn read(&mut self, path: &Path) -> Result<(PathBuf, Vec<Entry>), SourceError> {
+    fn read(&mut self, path: &Path) -> Result<module_files::Opened<Self>, SourceError> {
         let text = match self.found.take() {
             Some((found, text)) if found == path => text,
             _ => (self.read)(path).map_err(|e| SourceError {
@@ -201,7 +201,7 @@ impl module_files::Store for Loader<'_> {
                 message: format!("cannot read the file: {e}"),
             })?,
         };
-        Ok((path.to_path_buf(), (self.parse)(path, &text)?))
+        Ok((path.to_path_buf(), module_files::Content::Entries((self.parse)(path, &text)?)))
     }
 
     fn exists(&mut self, path: &Path) -> bool {
@@ -212,6 +212,10 @@ impl module_files::Store for Loader<'_> {
 
     fn modules(&mut self) -> &mut Vec<Module> {
         &mut self.krate.modules
+    }
+
+    fn keep(&mut self, item: syn::Item) -> Slot {
+        Slot::ready(item)
     }
 
     fn item(&mut self, module: ModId, slot: Slot) {

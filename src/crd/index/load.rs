@@ -1,6 +1,7 @@
 //! Loading the index: the [`Store`] [`module_files::walk`] fills with the crate's module tree (and a dependency's),
 //! each file read once from the [`SourceSet`], parsed or kept as a stub (what [`CrateIndex::load_with`] says), and
-//! its items ([`module_files::entries`]: macros that generate items expanded) sorted into the index's tables.
+//! its items (read by the walk as [`module_files::entries`] reads them: macros that generate items expanded) sorted
+//! into the index's tables.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use super::{
     parse_items,
 };
 use crate::markers::{Marker, MarkerError};
-use crate::source::module_files::{self, Opened, Store};
+use crate::source::module_files::{self, Content, Opened, Store};
 use crate::source::syntax::unraw;
 
 /// Walks the module tree rooted at `root` into `index` (module path `mod_path`: `["crate"]`, or a dependency's
@@ -69,12 +70,12 @@ impl Store for Loader<'_> {
         let file = files.len();
         if stub.is_some() {
             files.push(SourceFile { path: path.to_path_buf(), text, markers, stub, elsewhere });
-            return Ok((file, Vec::new()));
+            return Ok((file, Content::Parsed(Vec::new())));
         }
         match parse_items(&text, blanked) {
             Ok(items) => {
                 files.push(SourceFile { path: path.to_path_buf(), text, markers, stub: None, elsewhere });
-                Ok((file, module_files::entries(items.0, &mut std::convert::identity)))
+                Ok((file, Content::Parsed(items.0)))
             }
             Err(e) => {
                 // Reported with every other problem; the module stays empty (its markers are not looked at).
@@ -86,7 +87,7 @@ impl Store for Loader<'_> {
                     stub: None,
                     elsewhere,
                 });
-                Ok((file, Vec::new()))
+                Ok((file, Content::Parsed(Vec::new())))
             }
         }
     }
@@ -97,6 +98,10 @@ impl Store for Loader<'_> {
 
     fn modules(&mut self) -> &mut Vec<Module> {
         &mut self.index.modules
+    }
+
+    fn keep(&mut self, item: syn::Item) -> syn::Item {
+        item
     }
 
     fn item(&mut self, id: ModId, item: syn::Item) {
@@ -120,7 +125,7 @@ impl Store for Loader<'_> {
             syn::Item::Fn(f) => index.push_item(unraw(&f.sig.ident), id, ItemKind::Fn(f)),
             syn::Item::Const(c) => index.push_item(unraw(&c.ident), id, ItemKind::Const(c)),
             syn::Item::Union(u) => index.unions.push((id, u)),
-            // `lazy_static!`'s statics too: `module_files::entries` put them in its place.
+            // `lazy_static!`'s statics too: the walk expanded the macro in their place.
             syn::Item::Static(st) => index.push_item(unraw(&st.ident), id, ItemKind::Static(st)),
             syn::Item::Impl(i) => {
                 if let Some(self_name) = type_last_name(&i.self_ty) {
