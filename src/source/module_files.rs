@@ -263,10 +263,10 @@ pub(crate) trait Store {
     fn exists(&mut self, path: &Path) -> bool;
     /// The tree's modules, which the walk adds to.
     fn modules(&mut self) -> &mut Vec<Module<Self::File, Self::Held>>;
-    /// Takes an item of `module` from built entries.
+    /// A parsed item (not a `use` or a `mod`) as the store takes it.
+    fn keep(&mut self, item: syn::Item) -> Self::Item;
+    /// Takes an item of `module`.
     fn item(&mut self, module: usize, item: Self::Item);
-    /// Takes a parsed item (not a `use` or a `mod`) of `module`.
-    fn parsed(&mut self, module: usize, item: syn::Item);
     /// `mod name;` in `file` has no file (`looked`: the paths tried): recorded, or an error that ends the walk.
     fn missing(
         &mut self,
@@ -314,15 +314,17 @@ fn walk_module<S: Store>(
         // Read in place: no entry is built for a parsed item.
         Content::Parsed(items) => {
             for item in super::expand::expand_all(items) {
-                // An item is handed on as it is, never moved out of its enum and back (the bulk of a crate).
-                if let syn::Item::Use(u) = &item {
-                    store.modules()[id].push_uses(use_list(u));
-                } else if !matches!(item, syn::Item::Mod(_)) {
-                    store.parsed(id, item);
-                } else if let syn::Item::Mod(m) = item
-                    && let Some((name, path, span, decl, inner)) = mod_entry(m)
-                {
-                    child(store, &at, name, path, span, decl, inner.map(Content::Parsed))?;
+                match item {
+                    syn::Item::Use(u) => store.modules()[id].push_uses(use_list(&u)),
+                    syn::Item::Mod(m) => {
+                        if let Some((name, path, span, decl, inner)) = mod_entry(m) {
+                            child(store, &at, name, path, span, decl, inner.map(Content::Parsed))?;
+                        }
+                    }
+                    other => {
+                        let kept = store.keep(other);
+                        store.item(id, kept);
+                    }
                 }
             }
         }
@@ -446,8 +448,8 @@ mod tests {
             &mut self.modules
         }
 
-        fn parsed(&mut self, module: usize, item: syn::Item) {
-            self.item(module, quote::quote!(#item).to_string());
+        fn keep(&mut self, item: syn::Item) -> String {
+            quote::quote!(#item).to_string()
         }
 
         fn item(&mut self, module: usize, item: String) {
@@ -587,12 +589,12 @@ mod tests {
             &mut self.modules
         }
 
-        fn item(&mut self, module: usize, item: String) {
-            self.items.push(format!("{}: {item}", self.modules[module].path.join("::")));
+        fn keep(&mut self, item: syn::Item) -> String {
+            quote::quote!(#item).to_string()
         }
 
-        fn parsed(&mut self, module: usize, item: syn::Item) {
-            self.item(module, quote::quote!(#item).to_string());
+        fn item(&mut self, module: usize, item: String) {
+            self.items.push(format!("{}: {item}", self.modules[module].path.join("::")));
         }
 
         fn missing(&mut self, _: &PathBuf, name: &str, _: Option<proc_macro2::Span>, _: String) -> Result<(), String> {

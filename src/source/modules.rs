@@ -214,12 +214,12 @@ impl module_files::Store for Loader<'_> {
         &mut self.krate.modules
     }
 
-    fn item(&mut self, module: ModId, slot: Slot) {
-        self.krate.modules[module].items.push(slot);
+    fn keep(&mut self, item: syn::Item) -> Slot {
+        Slot::ready(item)
     }
 
-    fn parsed(&mut self, module: ModId, item: syn::Item) {
-        self.item(module, Slot::ready(item));
+    fn item(&mut self, module: ModId, slot: Slot) {
+        self.krate.modules[module].items.push(slot);
     }
 
     fn missing(

@@ -100,12 +100,11 @@ impl Store for Loader<'_> {
         &mut self.index.modules
     }
 
-    /// The index reads files as parsed items only.
-    fn item(&mut self, id: ModId, item: syn::Item) {
-        self.parsed(id, item);
+    fn keep(&mut self, item: syn::Item) -> syn::Item {
+        item
     }
 
-    fn parsed(&mut self, id: ModId, item: syn::Item) {
+    fn item(&mut self, id: ModId, item: syn::Item) {
         let index = &mut *self.index;
         match item {
             syn::Item::Struct(mut s) => {
