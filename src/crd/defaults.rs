@@ -226,7 +226,7 @@ impl<'a> Evaluator<'a> {
                 }
                 ScalarKind::Other => return Err("type has no statically known default".into()),
             },
-            Ty::K8s(name) => match name.as_str() {
+            Ty::K8s(name) => match name {
                 "Quantity" => json!(""),
                 "IntOrString" => json!(0),
                 _ => return Err(format!("`{name}::default()` is not evaluated statically")),
@@ -581,7 +581,7 @@ impl<'a> Evaluator<'a> {
                 {
                     let last = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                     let lit = self.value(strip(&c.args[0]), em);
-                    match (name.as_str(), last.as_str(), lit) {
+                    match (name, last.as_str(), lit) {
                         ("Quantity", "Quantity", Some(v @ Value::String(_)))
                         | ("IntOrString", "Int" | "String", Some(v)) => return Ok(v),
                         _ => {}

@@ -467,10 +467,10 @@ impl<'a> Generator<'a> {
                 }
             }
             Ty::Wrapper(t, m2) => self.type_schema(t, m2),
-            Ty::Scalar(_, s) => Ok(s),
+            Ty::Scalar(_, s) => Ok(s.clone()),
             Ty::JsonValue => Ok(Value::Bool(true)),
             Ty::K8s(name) => {
-                let mut s = self.k8s.get(&name).unwrap_or(Value::Bool(true));
+                let mut s = self.k8s.get(name).unwrap_or(Value::Bool(true));
                 if self.ix.dialect == Dialect::Schemars08 {
                     if !self.k8s.is_schemars_08() {
                         super::k8s::as_schemars_08(&mut s);

@@ -61,7 +61,8 @@ pub(crate) fn write_key(key: &mut Vec<u8>, module: usize, k8s: &K8sTable, path: 
     key.clear();
     key.extend_from_slice(&module.to_le_bytes());
     key.extend_from_slice(&(std::ptr::from_ref(k8s) as usize).to_le_bytes());
-    for seg in &path.segments {
+    // `pairs`, not `iter`: syn boxes the iterator `iter` returns (an allocation per lookup).
+    for seg in path.segments.pairs().map(syn::punctuated::Pair::into_value) {
         key.push(b':');
         let start = key.len();
         let _ = write!(key, "{}", seg.ident);

@@ -32,12 +32,12 @@ pub enum Ty<'a> {
     Map(&'a syn::Type, &'a syn::Type, ModId),
     /// `Box<T>`, `Arc<T>`, `Rc<T>`, `Cow<T>`, references: the schema of T.
     Wrapper(&'a syn::Type, ModId),
-    /// A scalar with its raw schemars schema.
-    Scalar(ScalarKind, Value),
+    /// A scalar with its raw schemars schema (the index's remembered answer: cloned only where a schema is built).
+    Scalar(ScalarKind, &'a Value),
     /// `serde_json::Value`.
     JsonValue,
     /// A k8s-openapi type (table key).
-    K8s(String),
+    K8s(&'a str),
     /// A crate struct or enum.
     Item(ItemId),
     /// A generic crate struct or enum with the arguments written where it is named (in module `ModId`).
@@ -170,10 +170,11 @@ pub fn classify<'a>(ix: &'a CrateIndex, k8s: &K8sTable, ty: &'a syn::Type, modul
     classify_depth(ix, k8s, ty, module, 0)
 }
 
-/// The type arguments of the last segment of `path`, borrowed.
+/// The type arguments of the last segment of `path`, borrowed (through `pairs`: syn boxes the iterator `iter`
+/// returns, an allocation per classified field type).
 fn type_arg_refs(path: &syn::Path) -> impl Iterator<Item = &syn::Type> {
     let args = match path.segments.last().map(|s| &s.arguments) {
-        Some(syn::PathArguments::AngleBracketed(a)) => Some(a.args.iter()),
+        Some(syn::PathArguments::AngleBracketed(a)) => Some(a.args.pairs().map(syn::punctuated::Pair::into_value)),
         _ => None,
     };
     args.into_iter().flatten().filter_map(|g| match g {
@@ -246,8 +247,8 @@ fn classify_depth<'a>(
                 }
                 Named::Wrapper(name) => Ok(Ty::Wrapper(args().last().ok_or_else(|| missing(name))?, module)),
                 Named::JsonValue => Ok(Ty::JsonValue),
-                Named::K8s(key) => Ok(Ty::K8s(key.clone())),
-                Named::Scalar(kind, schema) => Ok(Ty::Scalar(*kind, schema.clone())),
+                Named::K8s(key) => Ok(Ty::K8s(key)),
+                Named::Scalar(kind, schema) => Ok(Ty::Scalar(*kind, schema)),
                 Named::NeedsCompile { written, why } => Err(needs(written.clone(), why.clone())),
                 Named::Unresolved { name, hint } => Err(unresolved(name.clone(), hint)),
             }

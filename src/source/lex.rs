@@ -4,8 +4,21 @@
 //! what it blanks), so spans of the parsed text point into the original.
 
 pub(crate) fn is_ident_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80
+    IDENT_BYTES[c as usize]
 }
+
+/// The bytes of identifiers (ASCII letters, digits, `_`, and every byte of a non-ASCII character), by value: one
+/// load in the scans that test every byte.
+const IDENT_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80;
+        c += 1;
+    }
+    t
+};
 
 /// The bytes [`skip_block`] stops at: braces and the starts of comments, strings and chars.
 const BLOCK_BYTES: [bool; 256] = {

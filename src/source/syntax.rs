@@ -242,17 +242,15 @@ fn code_bytes(text: &str) -> impl Iterator<Item = usize> + '_ {
                     }
                     continue;
                 }
-                b'r' if matches!(b.get(i + 1), Some(b'#' | b'"')) && raw_prefix_starts(b, i) => {
-                    let hashes = b[i + 1..].iter().take_while(|&&x| x == b'#').count();
-                    if b.get(i + 1 + hashes) == Some(&b'"') {
-                        let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
-                        i += hashes + 2;
-                        while i < b.len() && !b[i..].starts_with(&close) {
-                            i += 1;
-                        }
-                        i += close.len();
-                        continue;
+                // A raw string (`r"..."`, `br#"..."#`): its `r` and `#`s, which the table skips, come before the quote.
+                b'"' if let Some(hashes) = raw_string_quote(b, i) => {
+                    let close: Vec<u8> = std::iter::once(b'"').chain(std::iter::repeat_n(b'#', hashes)).collect();
+                    i += 1;
+                    while i < b.len() && !b[i..].starts_with(&close) {
+                        i += 1;
                     }
+                    i += close.len();
+                    continue;
                 }
                 b'"' => {
                     i += 1;
@@ -278,7 +276,7 @@ fn code_bytes(text: &str) -> impl Iterator<Item = usize> + '_ {
                         continue;
                     }
                 }
-                b'/' | b'r' => {}
+                b'/' => {}
                 _ => {
                     i += 1;
                     return Some(i - 1);
@@ -397,13 +395,21 @@ pub fn top_level_cuts(text: &str, every: usize) -> Vec<usize> {
 const NESTING_BYTES: [bool; 256] = {
     let mut t = [false; 256];
     let mut k = 0;
-    let bytes = b"/r\"'([{)]};<>";
+    let bytes = b"/\"'([{)]};<>";
     while k < bytes.len() {
         t[bytes[k] as usize] = true;
         k += 1;
     }
     t
 };
+
+/// The number of `#`s of the raw string whose opening quote is at `quote` (`r"` 0, `br##"` 2), or `None` when
+/// the quote opens a plain string.
+fn raw_string_quote(b: &[u8], quote: usize) -> Option<usize> {
+    let hashes = b[..quote].iter().rev().take_while(|&&x| x == b'#').count();
+    let r = quote.checked_sub(hashes + 1)?;
+    (b[r] == b'r' && raw_prefix_starts(b, r)).then_some(hashes)
+}
 
 /// Whether the `r` at `i` starts a raw string (`r"`, `br"`, `cr"`), not an identifier ending in `r`.
 fn raw_prefix_starts(b: &[u8], i: usize) -> bool {
@@ -503,6 +509,8 @@ mod tests {
             format!("const S: &str = \"\\\" {many}\";"),
             format!("const S: &str = r#\"{many}\"#;"),
             format!("const S: &[u8] = br\"{many}\\\";"),
+            format!("const S: &str = r##\"\"# {many}\"##;"),
+            format!("const S: &CStr = cr\"{many}\"; const T: &str = \"r\";"),
             "fn f<'a>(x: &'a str) -> char { let _ = ('(', '\\'', '{'); 'x' }".repeat(400),
             "fn f(a: u8, b: u8) -> bool { a < b && b <= a }\n".repeat(400),
             "type A = Vec<Vec<u8>>; fn g() -> Vec<u8> { vec![] }\n".repeat(400),

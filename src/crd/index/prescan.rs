@@ -102,7 +102,10 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
             i += 1;
             continue;
         }
-        if let Some(next) = skip_literal(b, i) {
+        // Only a quote, a slash or an identifier's first byte can start a literal or a comment (`r"..."`, `b'x'`).
+        if matches!(c, b'"' | b'\'' | b'/' | b'r' | b'b' | b'c')
+            && let Some(next) = skip_literal(b, i)
+        {
             i = next;
             continue;
         }
@@ -239,11 +242,19 @@ fn prescan_with(text: &str, inline_modules: bool) -> Option<StubNames> {
                     let mut end = k + 1;
                     let mut d = 1;
                     while end < n && d > 0 {
-                        if let Some(next) = skip_literal(b, end) {
+                        let c = b[end];
+                        if matches!(c, b'"' | b'\'' | b'/' | b'r' | b'b' | b'c')
+                            && let Some(next) = skip_literal(b, end)
+                        {
                             end = next;
                             continue;
                         }
-                        match b[end] {
+                        // Past its first byte an identifier starts nothing: skipped whole.
+                        if is_ident_byte(c) {
+                            end += 1 + b[end + 1..].iter().take_while(|&&c| is_ident_byte(c)).count();
+                            continue;
+                        }
+                        match c {
                             b'[' => d += 1,
                             b']' => d -= 1,
                             _ => {}

@@ -198,6 +198,16 @@ mod stub_tests {
         );
         assert!(prescan("// mod a;\n/* mod b; */\nconst S: &str = \"mod c;\";\nfn r#mod() {}\n").is_some());
         assert!(prescan("#[cfg(not(test))]\nmod tests {}\n").is_none());
+        // An attribute ends at its own `]`, not at one in its literals; identifiers ending in `r`, `b` or `c` start
+        // no literal.
+        for text in [
+            "#[serde(rename = \"] mod a;\")]\nstruct S;\n",
+            "#[serde(alias = r#\"] mod a;\"#)]\nstruct S;\n",
+            "#[x(c = b']', y = br\"] mod a;\")]\nstruct S;\n",
+            "#[derive(Ser)]\n#[cfg(test)]\nmod t { mod x; }\n",
+        ] {
+            assert!(prescan(text).is_some(), "{text}");
+        }
         // A derive another part owns: an inline module is the file's, its name and its body's names too.
         let inline =
             prescan_elsewhere("mod inline { pub struct S; pub use k8s_openapi::Thing; }\nuse self::inline::*;\n")
