@@ -214,7 +214,12 @@ fn code_bytes(text: &str) -> impl Iterator<Item = usize> + '_ {
     let mut i = 0usize;
     std::iter::from_fn(move || {
         while i < b.len() {
-            // Most bytes neither open nor close anything: skip them by table.
+            // Most bytes neither open nor close anything: skip them by table, eight at a time while none is one.
+            while let Some(chunk) = b.get(i..i + 8)
+                && !chunk.iter().fold(false, |hit, &c| hit | NESTING_BYTES[c as usize])
+            {
+                i += 8;
+            }
             while i < b.len() && !NESTING_BYTES[b[i] as usize] {
                 i += 1;
             }
@@ -254,8 +259,19 @@ fn code_bytes(text: &str) -> impl Iterator<Item = usize> + '_ {
                 }
                 b'"' => {
                     i += 1;
-                    while i < b.len() && b[i] != b'"' {
-                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    // To the closing quote (or the end of an unterminated string), escapes skipped.
+                    loop {
+                        match memchr::memchr2(b'"', b'\\', b.get(i..).unwrap_or_default()) {
+                            Some(at) if b[i + at] == b'\\' => i += at + 2,
+                            Some(at) => {
+                                i += at;
+                                break;
+                            }
+                            None => {
+                                i = b.len();
+                                break;
+                            }
+                        }
                     }
                     i += 1;
                     continue;
@@ -510,6 +526,8 @@ mod tests {
             format!("const S: &str = r#\"{many}\"#;"),
             format!("const S: &[u8] = br\"{many}\\\";"),
             format!("const S: &str = r##\"\"# {many}\"##;"),
+            format!("const S: &str = \"{many}"),
+            format!("const S: &str = \"{many}\\"),
             format!("const S: &CStr = cr\"{many}\"; const T: &str = \"r\";"),
             "fn f<'a>(x: &'a str) -> char { let _ = ('(', '\\'', '{'); 'x' }".repeat(400),
             "fn f(a: u8, b: u8) -> bool { a < b && b <= a }\n".repeat(400),
