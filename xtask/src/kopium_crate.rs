@@ -43,6 +43,17 @@ impl Timing {
     pub fn median(&self) -> Duration {
         self.times[self.times.len() / 2]
     }
+
+    /// Adds a later timing of the same command: every run, the mean CPU of all (each weighed by its runs), the
+    /// highest peak RSS, the later one's CRDs and failure.
+    pub fn add(&mut self, later: Timing) {
+        let (n, m) = (self.times.len() as f64, later.times.len() as f64);
+        self.cpu = self.cpu.zip(later.cpu).map(|(a, b)| (a * n + b * m) / (n + m).max(1.0));
+        self.times.extend(later.times);
+        self.times.sort();
+        self.rss_kib = self.rss_kib.max(later.rss_kib);
+        (self.crds, self.failed) = (later.crds, later.failed);
+    }
 }
 
 #[derive(Default, Clone, Copy)]

@@ -45,8 +45,7 @@ pub fn tables(
     {
         let files = kopium_crate::rust_files(&dir.join("src"));
         let bytes: u64 = files.iter().map(|(_, len)| len).sum();
-        let timing = kopium_crate::time(exe, dir, runs)?;
-        let passes = floor::measure(&helper, &dir.join("src"), runs)?;
+        let (timing, passes) = interleaved(exe, &helper, dir, runs)?;
         measured.push(Measured { dir, label, files: files.len(), mb: bytes as f64 / 1e6, runs, timing, passes });
     }
     println!(
@@ -135,6 +134,30 @@ pub fn tables(
     Ok(())
 }
 
+/// `make manifests` and the parse floor timed in `runs` rounds, each one run of the one (after its warm-up) and then
+/// one of each floor pass (after theirs): the machine's speed drifts over minutes on a shared host, and timing all
+/// of one before all of the other put that drift into their ratio.
+fn interleaved(exe: &Path, helper: &Path, dir: &Path, runs: usize) -> Result<(Timing, Vec<Pass>)> {
+    let mut timing: Option<Timing> = None;
+    let mut passes: Vec<Pass> = Vec::new();
+    for _ in 0..runs.max(1) {
+        let round = kopium_crate::time(exe, dir, 1)?;
+        match &mut timing {
+            Some(t) => t.add(round),
+            None => timing = Some(round),
+        }
+        let floor = floor::measure(helper, &dir.join("src"), 1)?;
+        if passes.is_empty() {
+            passes = floor;
+        } else {
+            for (pass, more) in passes.iter_mut().zip(floor) {
+                pass.timed.add(more.timed);
+            }
+        }
+    }
+    Ok((timing.expect("at least one round"), passes))
+}
+
 /// One corpus' figures.
 struct Measured<'a> {
     dir: &'a Path,
@@ -177,6 +200,17 @@ mod tests {
 
     fn pass(parse: bool, threads: usize, wall_ms: u64, cpu: f64) -> Pass {
         Pass { parse, threads, timed: Timed { times: vec![Duration::from_millis(wall_ms)], cpu: Some(cpu) } }
+    }
+
+    #[test]
+    fn rounds_add_up_to_every_run_with_the_mean_cpu() {
+        let ms = Duration::from_millis;
+        let mut t = Timed { times: vec![ms(3), ms(1)], cpu: Some(1.0) };
+        t.add(Timed { times: vec![ms(2)], cpu: Some(4.0) });
+        assert_eq!((t.times, t.cpu), (vec![ms(1), ms(2), ms(3)], Some(2.0)));
+        let mut t = Timed { times: vec![ms(1)], cpu: None };
+        t.add(Timed { times: vec![ms(2)], cpu: Some(4.0) });
+        assert_eq!(t.cpu, None, "a round without CPU figures leaves the mean unknown");
     }
 
     #[test]

@@ -18,6 +18,14 @@ impl Timed {
         self.times[self.times.len() / 2]
     }
 
+    /// Adds later runs of the same thing: every time, sorted, and the mean CPU of all (each weighed by its runs).
+    pub fn add(&mut self, later: Timed) {
+        let (n, m) = (self.times.len() as f64, later.times.len() as f64);
+        self.cpu = self.cpu.zip(later.cpu).map(|(a, b)| (a * n + b * m) / (n + m).max(1.0));
+        self.times.extend(later.times);
+        self.times.sort();
+    }
+
     /// `median | min | max | CPU`.
     pub fn row(&self) -> String {
         format!(
