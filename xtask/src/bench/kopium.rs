@@ -45,8 +45,17 @@ pub fn tables(
     {
         let files = kopium_crate::rust_files(&dir.join("src"));
         let bytes: u64 = files.iter().map(|(_, len)| len).sum();
-        let (timing, passes) = interleaved(exe, &helper, dir, runs)?;
-        measured.push(Measured { dir, label, files: files.len(), mb: bytes as f64 / 1e6, runs, timing, passes });
+        let (timing, passes, rounds) = interleaved(exe, &helper, dir, runs)?;
+        measured.push(Measured {
+            dir,
+            label,
+            files: files.len(),
+            mb: bytes as f64 / 1e6,
+            runs,
+            timing,
+            passes,
+            rounds,
+        });
     }
     println!(
         "real kopium output: `kubesmith {} OUT` in the crate (OUT removed before each run, so every run writes \
@@ -100,9 +109,15 @@ pub fn tables(
         let Some(floor) = floor(&m.passes) else { continue };
         let made = Fig::of(&m.timed());
         let cpu = made.cpu.zip(floor.cpu).map(|(a, b)| format!("; CPU {a:.2} s / {b:.2} s = {:.2}×", a / b));
+        let rounds = match (m.rounds.first(), m.rounds.last()) {
+            (Some(lo), Some(hi)) => {
+                format!("; the rounds' own ratios: median {:.2}×, {lo:.2}–{hi:.2}×", m.rounds[m.rounds.len() / 2])
+            }
+            _ => String::new(),
+        };
         println!(
             "{:.1} MB: make manifests / parse-only floor ({FLOOR}): {} / {} = {:.2}× (goal on the wide corpus: ≤ \
-             2×){}",
+             2×){}{rounds}",
             m.mb,
             ms(m.timing.median()),
             ms(std::time::Duration::from_secs_f64(floor.wall)),
@@ -137,16 +152,20 @@ pub fn tables(
 /// `make manifests` and the parse floor timed in `runs` rounds, each one run of the one (after its warm-up) and then
 /// one of each floor pass (after theirs): the machine's speed drifts over minutes on a shared host, and timing all
 /// of one before all of the other put that drift into their ratio.
-fn interleaved(exe: &Path, helper: &Path, dir: &Path, runs: usize) -> Result<(Timing, Vec<Pass>)> {
+/// Also each round's wall-time ratio of `make manifests` to the floor (the quicker parse pass of that round), sorted.
+fn interleaved(exe: &Path, helper: &Path, dir: &Path, runs: usize) -> Result<(Timing, Vec<Pass>, Vec<f64>)> {
     let mut timing: Option<Timing> = None;
     let mut passes: Vec<Pass> = Vec::new();
+    let mut rounds = Vec::new();
     for _ in 0..runs.max(1) {
         let round = kopium_crate::time(exe, dir, 1)?;
+        let made = round.median().as_secs_f64();
         match &mut timing {
             Some(t) => t.add(round),
             None => timing = Some(round),
         }
         let floor = floor::measure(helper, &dir.join("src"), 1)?;
+        rounds.extend(self::floor(&floor).map(|f| made / f.wall));
         if passes.is_empty() {
             passes = floor;
         } else {
@@ -155,7 +174,8 @@ fn interleaved(exe: &Path, helper: &Path, dir: &Path, runs: usize) -> Result<(Ti
             }
         }
     }
-    Ok((timing.expect("at least one round"), passes))
+    rounds.sort_by(f64::total_cmp);
+    Ok((timing.expect("at least one round"), passes, rounds))
 }
 
 /// One corpus' figures.
@@ -167,6 +187,8 @@ struct Measured<'a> {
     runs: usize,
     timing: Timing,
     passes: Vec<Pass>,
+    /// Each round's ratio of `make manifests` to the floor, sorted ([`interleaved`]).
+    rounds: Vec<f64>,
 }
 
 impl Measured<'_> {
