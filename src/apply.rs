@@ -121,24 +121,31 @@ pub fn apply(plan: &Plan) -> Result<Outcome> {
     let mut outcome = Outcome { unchanged: plan.ops().len() - ops.len(), ..Default::default() };
     let mut tx = Transaction::default();
     let result = (|| -> Result<()> {
-        // Phase 1: stage every file next to its destination.
+        // Phase 1: stage every file next to its destination, the folders first, then the files on every core (a
+        // large crate's CRDs are a hundred new files, and creating them kept one core busy alone).
         let mut staged = Vec::new();
         for op in &ops {
+            let dest = plan.root.join(&op.path);
+            let tmp = match &op.contents {
+                Some(_) => {
+                    tx.create_dirs(dest.parent().context("a planned file has no parent folder")?)?;
+                    Some(temp_sibling(&dest))
+                }
+                None => None,
+            };
+            staged.push((*op, dest, tmp));
+        }
+        tx.temps.extend(staged.iter().filter_map(|(_, _, tmp)| tmp.clone()));
+        let writes: Vec<(&str, &Path)> =
+            staged.iter().filter_map(|(op, _, tmp)| Some((op.contents.as_deref()?, tmp.as_deref()?))).collect();
+        crate::parallel::map(writes, |(contents, tmp)| -> Result<()> {
             if crate::interrupt::pending() {
                 return Err(crate::interrupt::Interrupted.into());
             }
-            let dest = plan.root.join(&op.path);
-            if let Some(contents) = &op.contents {
-                let parent = dest.parent().context("a planned file has no parent folder")?;
-                tx.create_dirs(parent)?;
-                let tmp = temp_sibling(&dest);
-                std::fs::write(&tmp, contents).with_context(|| format!("failed to write {}", tmp.display()))?;
-                tx.temps.push(tmp.clone());
-                staged.push((op, dest, Some(tmp)));
-            } else {
-                staged.push((op, dest, None));
-            }
-        }
+            std::fs::write(tmp, contents).with_context(|| format!("failed to write {}", tmp.display()))
+        })
+        .into_iter()
+        .collect::<Result<()>>()?;
         // Phase 2: back up and move into place.
         for (op, dest, tmp) in staged {
             let previous = read_opt(&dest)?;
@@ -341,6 +348,47 @@ mod tests {
         plan.overwrite("blocker", "cannot".into());
         assert!(apply(&plan).is_err());
         assert_eq!(snapshot(dir.path()), before);
+    }
+
+    #[test]
+    fn a_failed_write_among_many_leaves_no_file_and_names_the_first_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("keep.txt"), "old").unwrap();
+        // Enough files that they are written on several threads; two of them cannot be staged (a folder stands
+        // where their temporary file goes).
+        for blocked in ["crds/f05.yaml", "crds/f17.yaml"] {
+            std::fs::create_dir_all(temp_sibling(&dir.path().join(blocked))).unwrap();
+        }
+        let before = snapshot(dir.path());
+        let mut plan = Plan::new(dir.path());
+        plan.edit("keep.txt", "new".into());
+        for i in 0..24 {
+            plan.create(format!("crds/f{i:02}.yaml"), format!("file {i}\n"));
+        }
+        let err = format!("{:#}", apply(&plan).unwrap_err());
+        assert!(err.contains("f05.yaml") && !err.contains("f17.yaml"), "{err}");
+        assert!(err.contains("nothing was changed"), "{err}");
+        assert_eq!(snapshot(dir.path()), before);
+    }
+
+    #[test]
+    fn many_files_are_all_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut plan = Plan::new(dir.path());
+        for i in 0..30 {
+            plan.create(format!("out/{}/f{i}.yaml", i % 3), format!("file {i}\n"));
+        }
+        assert_eq!(apply(&plan).unwrap().changed.len(), 30);
+        for i in 0..30 {
+            let text = std::fs::read_to_string(dir.path().join(format!("out/{}/f{i}.yaml", i % 3))).unwrap();
+            assert_eq!(text, format!("file {i}\n"));
+        }
+        let names: Vec<String> = (0..3)
+            .flat_map(|d| std::fs::read_dir(dir.path().join(format!("out/{d}"))).unwrap())
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(names.is_empty(), "temporary files left: {names:?}");
     }
 
     #[test]

@@ -72,6 +72,9 @@ pub(super) fn split(
     finish: Option<&Finish>,
 ) -> Option<Generation> {
     let workers = crate::parallel::threads().clamp(1, parts.len().max(1));
+    if workers > 1 {
+        sources.work_out_facts();
+    }
     let next = AtomicUsize::new(0);
     let mut outcomes: Vec<(usize, Result<Generation, CrdError>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)

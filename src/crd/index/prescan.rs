@@ -5,7 +5,7 @@ use crate::source::lex::{group_end, is_ident_byte, skip_block, skip_literal};
 
 /// What a cheap lexical scan ([`prescan`]) knows of a file that was not parsed: hashes of the names it may
 /// define or import. Hash collisions only make a lookup parse a file it did not need.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct StubNames {
     /// Identifiers right after `struct`, `enum`, `type`, `fn`, `const` and `static`: the items the index would
     /// hold; in a derive another part owns, also the identifier-shaped strings of its `#[kube(..)]` attributes
