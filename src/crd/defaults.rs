@@ -203,11 +203,20 @@ impl<'a> Evaluator<'a> {
         self.default_depth(ty, m, 0)
     }
 
+    /// [`Evaluator::default_of`] of a type already classified as `ty`.
+    pub fn default_of_classified(&self, ty: Ty<'_>) -> Res<Value> {
+        self.default_of_ty(ty, 0)
+    }
+
     fn default_depth(&self, ty: &syn::Type, m: ModId, depth: usize) -> Res<Value> {
         if depth > 24 {
             return Err("default values nest too deeply".into());
         }
-        Ok(match self.classify(ty, m)? {
+        self.default_of_ty(self.classify(ty, m)?, depth)
+    }
+
+    fn default_of_ty(&self, ty: Ty<'_>, depth: usize) -> Res<Value> {
+        Ok(match ty {
             Ty::Option(..) | Ty::Unit | Ty::JsonValue => Value::Null,
             Ty::Seq(..) => json!([]),
             Ty::Array(t, m2, n) => {

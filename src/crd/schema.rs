@@ -319,6 +319,10 @@ struct FieldCtx<'f> {
     field: &'f syn::Field,
     attrs: FieldAttrs,
     module: ModId,
+    /// The field's type classified, when nothing stands between the type written and its schema (no `with`,
+    /// `schema_with` or type parameter): worked out once for its schema, its default, its `serde_json::Value`
+    /// check and whether it is optional, which each classified it again.
+    class: Option<Ty<'f>>,
 }
 
 impl<'a> Generator<'a> {
@@ -414,7 +418,13 @@ impl<'a> Generator<'a> {
         if let Some(b) = self.bound_param(ty) {
             return self.in_env(b.env, |g| g.type_schema(&b.ty, b.module));
         }
-        match classify(self.ix, self.k8s, ty, m)? {
+        let class = classify(self.ix, self.k8s, ty, m)?;
+        self.type_schema_of(ty, m, class)
+    }
+
+    /// [`Generator::type_schema`] of `ty` (written in `m`, no type parameter), classified as `class`.
+    fn type_schema_of(&mut self, ty: &syn::Type, m: ModId, class: Ty<'_>) -> Result<Value, CrdError> {
+        match class {
             Ty::Option(t, m2) => {
                 let mut s = self.type_schema(t, m2)?;
                 make_optional(&mut s, self.ix.dialect);
@@ -728,7 +738,8 @@ impl<'a> Generator<'a> {
                 syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                     let f = &u.unnamed[0];
                     let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                    let mut schema = self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                    let mut schema =
+                        self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m, class: None })?;
                     fa.common.apply_extensions(&mut schema);
                     Ok(schema)
                 }
@@ -744,8 +755,12 @@ impl<'a> Generator<'a> {
                         for f in &n.named {
                             let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
                             if !fa.skip_de {
-                                let mut schema =
-                                    self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                                let mut schema = self.field_schema(&FieldCtx {
+                                    field: f,
+                                    attrs: fa.clone(),
+                                    module: m,
+                                    class: None,
+                                })?;
                                 fa.common.apply_extensions(&mut schema);
                                 return Ok(schema);
                             }
@@ -777,7 +792,10 @@ impl<'a> Generator<'a> {
                 match (with, f.attrs.validation.required) {
                     (Some(w), false) => self.with_schema(w, f.module)?,
                     (Some(w), true) => self.non_optional_schema(&w.ty, f.module)?,
-                    (None, false) => self.type_schema(&f.field.ty, f.module)?,
+                    (None, false) => match &f.class {
+                        Some(class) => self.type_schema_of(&f.field.ty, f.module, class.clone())?,
+                        None => self.type_schema(&f.field.ty, f.module)?,
+                    },
                     (None, true) => self.non_optional_schema(&f.field.ty, f.module)?,
                 }
             }
@@ -948,7 +966,7 @@ impl<'a> Generator<'a> {
         let name = fa.rename.clone().unwrap_or_else(|| rename_all.map_or(ident.clone(), |r| r.apply_to_field(&ident)));
         if fa.flatten {
             let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
-            let fctx = FieldCtx { field, attrs: fa.clone(), module: m };
+            let fctx = FieldCtx { field, attrs: fa.clone(), module: m, class: None };
             // A `schema_with` fn's type is never an Option to schemars.
             let (base, optional) = match self.custom_field_schema(&fctx) {
                 Some(custom) => (custom?, false),
@@ -982,7 +1000,12 @@ impl<'a> Generator<'a> {
             flatten(schema, fs);
             return Ok(());
         }
-        let fctx = FieldCtx { field, attrs: fa, module: m };
+        let plain = fa.with.is_none()
+            && fa.schema_with.is_none()
+            && fa.transform.is_none()
+            && self.bound_param(&field.ty).is_none();
+        let class = if plain { classify(ix, self.k8s, &field.ty, m).ok() } else { None };
+        let fctx = FieldCtx { field, attrs: fa, module: m, class };
         // A field only the crate's code can give a schema is a hole in the schema: reported (the kind goes to the
         // compiled fallback), the property kept empty with its marker placeholder, so that the fallback can apply
         // the markers to the compiled schema at the same place (`markers::transplant`).
@@ -1022,7 +1045,10 @@ impl<'a> Generator<'a> {
                 && !matches!(classify(ix, self.k8s, dty, dm), Ok(Ty::Option(..) | Ty::Seq(..) | Ty::Map(..)));
             let value = match &fa.default {
                 _ if generic_left => Err("its type names a type parameter of a generic type".to_string()),
-                Some(SerdeDefault::Default) => eval.default_of(dty, dm),
+                Some(SerdeDefault::Default) => match (&fctx.class, &bound) {
+                    (Some(class), None) => eval.default_of_classified(class.clone()),
+                    _ => eval.default_of(dty, dm),
+                },
                 Some(SerdeDefault::Path(p)) => eval.call_default_fn(p, &field.ty, m),
                 _ => {
                     if container_values.is_none() {
@@ -1102,7 +1128,14 @@ impl<'a> Generator<'a> {
                 (None, Some(b)) => (&b.ty, b.module),
                 (None, None) => (&field.ty, m),
             };
-            if let Some(steps) = values::value_spot(ix, self.k8s, ty, vm, &|id| self.typed_by_type_markers(id)) {
+            let typed = |id| self.typed_by_type_markers(id);
+            let spot = match (&fctx.class, &bound) {
+                (Some(class), None) if fa.with.is_none() => {
+                    values::value_spot_classified(ix, self.k8s, class.clone(), &typed)
+                }
+                _ => values::value_spot(ix, self.k8s, ty, vm, &typed),
+            };
+            if let Some(steps) = spot {
                 let marked = match steps.first() {
                     None => typed_by_marker,
                     Some(values::Step::Items) => items_marked && steps.len() == 1,
@@ -1122,7 +1155,11 @@ impl<'a> Generator<'a> {
         // schemars asks `_SchemarsSchemaWithFunction::_schemars_private_is_option()` of a `schema_with` field: false,
         // so such an Option field is required (and its schema is not made nullable) unless it has a default.
         let ty = fa.with.as_ref().map_or(&field.ty, |w| &w.ty);
-        let is_option = fa.schema_with.is_none() && self.is_option(ty, m);
+        let is_option = fa.schema_with.is_none()
+            && match &fctx.class {
+                Some(class) => matches!(class, Ty::Option(..)),
+                None => self.is_option(ty, m),
+            };
         let optional = if has_ssi && has_default {
             true
         } else if !has_ssi && !has_default && !required_attr {

@@ -46,8 +46,12 @@ pub fn rewrite(mut schema: Value, dialect: Dialect, rewriter: Rewriter) -> Resul
         return Ok(schema);
     }
     structural(&mut schema, Kube::V3)?;
-    optional_enum(&mut schema);
-    optional_int_or_string(&mut schema);
+    // kube-core's `OptionalEnum` then `OptionalIntOrString`, in one walk: each changes only the schema it is at (the
+    // second the properties of it), after its subschemas, and neither looks at what the other changes there.
+    for_each_post_order(&mut schema, &mut |obj| {
+        optional_enum(obj);
+        optional_int_or_string(obj);
+    });
     Ok(schema)
 }
 
@@ -403,12 +407,8 @@ fn hoist_enum_values(subschemas: &mut Vec<Value>, common: &mut Map<String, Value
     err.map_or(Ok(()), Err)
 }
 
-/// kube-core's `OptionalEnum`.
-fn optional_enum(schema: &mut Value) {
-    for_subschemas(schema, &mut optional_enum);
-    let Some(obj) = schema.as_object_mut() else {
-        return;
-    };
+/// kube-core's `OptionalEnum` at one schema: `anyOf: [T, {enum: [null], nullable: true}]` becomes T, nullable.
+fn optional_enum(obj: &mut Map<String, Value>) {
     let Some(Value::Array(any_of)) = obj.get("anyOf") else {
         return;
     };
@@ -428,28 +428,28 @@ fn optional_enum(schema: &mut Value) {
     }
 }
 
-/// kube-core's `OptionalIntOrString`.
-fn optional_int_or_string(schema: &mut Value) {
-    for_subschemas(schema, &mut optional_int_or_string);
-    let Some(obj) = schema.as_object_mut() else {
+/// kube-core's `OptionalIntOrString` at one schema: a property that is not required and may be an int or a string
+/// is nullable.
+fn optional_int_or_string(obj: &mut Map<String, Value>) {
+    let Some(Value::Object(props)) = obj.get("properties") else {
         return;
     };
-    let required: BTreeSet<String> = match obj.get("required") {
-        Some(Value::Array(a)) => a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
-        _ => BTreeSet::new(),
-    };
-    let Some(Value::Object(props)) = obj.get_mut("properties") else {
-        return;
-    };
-    for (name, prop) in props.iter_mut() {
-        if required.contains(name) {
-            continue;
-        }
-        if let Value::Object(p) = prop
-            && p.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
-            && !p.contains_key("nullable")
-        {
-            p.insert("nullable".into(), Value::Bool(true));
+    let required = |name: &str| matches!(obj.get("required"), Some(Value::Array(a)) if a.iter().any(|r| r == name));
+    // Nearly no property is one: the names are gathered first, without allocating when there is none.
+    let nullable: Vec<String> = props
+        .iter()
+        .filter(|(name, p)| {
+            p.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true))
+                && p.get("nullable").is_none()
+                && !required(name)
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    if let Some(Value::Object(props)) = obj.get_mut("properties") {
+        for name in nullable {
+            if let Some(Value::Object(p)) = props.get_mut(&name) {
+                p.insert("nullable".into(), Value::Bool(true));
+            }
         }
     }
 }

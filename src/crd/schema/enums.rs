@@ -208,7 +208,8 @@ impl Generator<'_> {
             syn::Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                 let f = &u.unnamed[0];
                 let fa = attrs::field_attrs(&f.attrs).map_err(|e| attr_err(ix, m, e))?;
-                let mut schema = self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m })?;
+                let mut schema =
+                    self.field_schema(&FieldCtx { field: f, attrs: fa.clone(), module: m, class: None })?;
                 fa.common.apply_extensions(&mut schema);
                 // Externally tagged, the payload is the variant's property; untagged ones are judged as variants.
                 if !c.untagged && fa.schema_with.is_none() {

@@ -62,13 +62,33 @@ fn spot(
     if depth > 16 {
         return None;
     }
+    spot_of(ix, k8s, classify(ix, k8s, ty, m).ok()?, typed, depth)
+}
+
+/// [`value_spot`] of a type already classified as `ty`.
+pub fn value_spot_classified(
+    ix: &CrateIndex,
+    k8s: &K8sTable,
+    ty: Ty<'_>,
+    typed: &dyn Fn(ItemId) -> bool,
+) -> Option<Vec<Step>> {
+    spot_of(ix, k8s, ty, typed, 0)
+}
+
+fn spot_of(
+    ix: &CrateIndex,
+    k8s: &K8sTable,
+    ty: Ty<'_>,
+    typed: &dyn Fn(ItemId) -> bool,
+    depth: usize,
+) -> Option<Vec<Step>> {
     let prefixed = |step: Step, inner: Option<Vec<Step>>| {
         inner.map(|mut rest| {
             rest.insert(0, step);
             rest
         })
     };
-    match classify(ix, k8s, ty, m).ok()? {
+    match ty {
         Ty::JsonValue => Some(Vec::new()),
         Ty::Option(t, m2) | Ty::Wrapper(t, m2) => spot(ix, k8s, t, m2, typed, depth + 1),
         Ty::Seq(t, m2, _) | Ty::Array(t, m2, _) => prefixed(Step::Items, spot(ix, k8s, t, m2, typed, depth + 1)),
