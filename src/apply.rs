@@ -1,8 +1,9 @@
 //! The only writer: applies a plan all-or-nothing, skipping files whose bytes would not change.
 //!
-//! Every new content goes to a temporary sibling first, then is renamed into place; a `Create` over an existing file
-//! is refused; on any error every touched path is restored and the folders it created are removed. Once every
-//! change is in place, folders a deletion left empty are removed (a moved module leaves no empty folder behind).
+//! Every new content goes to a temporary sibling first (written on every core: [`crate::parallel`]), then is renamed
+//! into place, in plan order; a `Create` over an existing file is refused; on any error every touched path is
+//! restored and the folders it created are removed. Once every change is in place, folders a deletion left empty are
+//! removed (a moved module leaves no empty folder behind).
 //! Inside the write, SIGINT/SIGTERM wait ([`crate::interrupt`]): staging stops and rolls back, or the renames finish.
 //!
 //! **Invariant (confinement):** before anything is written (and for `--dry-run`), `confine` resolves every planned

@@ -4,8 +4,9 @@
 //!
 //! One thread per core; `KUBESMITH_THREADS` overrides ([`threads`]; `1` is the sequential path); under 8 items the
 //! calling thread works alone. `make manifests` renders each CRD through it (description truncation, size and
-//! pruning notes, YAML text, the old file's read); `tests/it/make_manifests_parallel.rs` compares the files and
-//! messages of 1 and 2 threads byte for byte. Syntax trees (`syn`, `proc_macro2`'s fallback tokens) are not `Send`:
+//! pruning notes, YAML text, the old file's read), reads a large crate's texts and works out their facts with it,
+//! and `apply` stages a plan's files with it; `tests/it/make_manifests_parallel.rs` compares the files and messages
+//! of 1 and 2 threads byte for byte. Syntax trees (`syn`, `proc_macro2`'s fallback tokens) are not `Send`:
 //! a thread that parses keeps its trees (see `crd::partition`).
 
 use std::num::NonZeroUsize;

@@ -754,7 +754,7 @@ impl LazyItems {
 }
 
 /// `blanked`: [`blank_fn_bodies`] of `text` when the caller has it already.
-fn parse_items(text: &str, blanked: Option<String>) -> syn::Result<LazyItems> {
+fn parse_items(text: &str, blanked: Option<std::borrow::Cow<'_, str>>) -> syn::Result<LazyItems> {
     let readable =
         crate::source::syntax::parseable(text).map_err(|m| syn::Error::new(proc_macro2::Span::call_site(), m))?;
     // On the whole text: the fn bodies blanked here may be parsed later (`full_block`). A byte order mark or a

@@ -883,17 +883,16 @@ impl<'a> Generator<'a> {
 
     /// The schema of a field's `#[schemars(schema_with = ..)]` fn (`transform` needs compiling), if it has one.
     fn custom_field_schema(&mut self, f: &FieldCtx) -> Option<Result<Value, CrdError>> {
-        let name = field_label(f.field);
         if let Some(span) = f.attrs.transform {
             return Some(Err(CrdError::needs_compile(
                 self.file(f.module),
                 span,
-                format!("`#[schemars(transform = ..)]` on field `{name}`"),
+                format!("`#[schemars(transform = ..)]` on field `{}`", field_label(f.field)),
                 "a transform fn edits the schema at run time",
             )));
         }
         let (path, span) = f.attrs.schema_with.as_ref()?;
-        let construct = format!("`#[schemars(schema_with = \"{path}\")]` on field `{name}`");
+        let construct = format!("`#[schemars(schema_with = \"{path}\")]` on field `{}`", field_label(f.field));
         Some(custom::schema_with(self.ix, self, path, *span, f.module, construct))
     }
 

@@ -292,10 +292,10 @@ pub(crate) fn cfg_test_module_body(b: &[u8], at: usize) -> Option<(usize, usize)
 /// The source with the bodies of fns that are not a single expression replaced by spaces (newlines kept, so
 /// lines and the columns outside those bodies do not move). Lexing them is most of the cost of indexing a
 /// crate with many controllers, and only single-expression bodies are ever evaluated (as defaults).
-pub(crate) fn blank_fn_bodies(text: &str) -> String {
+pub(crate) fn blank_fn_bodies(text: &str) -> std::borrow::Cow<'_, str> {
     // Only a `fn` or a `#[cfg(test)]` starts a blank: a file of types alone (kopium's) is its own blanked text.
     if !text.contains("fn") && !text.contains("#[cfg(test)]") {
-        return text.to_string();
+        return std::borrow::Cow::Borrowed(text);
     }
     let mut b = text.as_bytes().to_vec();
     let n = b.len();
@@ -376,7 +376,7 @@ pub(crate) fn blank_fn_bodies(text: &str) -> String {
             k += 1;
         };
         let Some(close) = close else {
-            return text.to_string();
+            return std::borrow::Cow::Borrowed(text);
         };
         let body = std::str::from_utf8(&b[open + 1..close]).unwrap_or_default().trim();
         let single = semis == 0
@@ -395,7 +395,7 @@ pub(crate) fn blank_fn_bodies(text: &str) -> String {
             i = close + 1;
         }
     }
-    String::from_utf8(b).unwrap_or_else(|_| text.to_string())
+    String::from_utf8(b).map_or(std::borrow::Cow::Borrowed(text), std::borrow::Cow::Owned)
 }
 
 /// `text` with each doc comment (`/// text`, `//! text`) written as the attribute it stands for, with a raw string

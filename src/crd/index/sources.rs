@@ -1,6 +1,7 @@
 //! Source files as the crate index reads them: the `.rs` files under the source folder read once, planned
 //! contents overlaid, and what a first load learned of each text, shared by every index of the set and its clones.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -77,9 +78,9 @@ pub(super) struct FileFacts {
 
 impl FileFacts {
     /// The facts of `text` (of `path`), and its text with fn bodies blanked when working them out needed it.
-    pub(super) fn of(path: &Path, text: &str) -> (Self, Option<String>) {
+    pub(super) fn of<'t>(path: &Path, text: &'t str) -> (Self, Option<Cow<'t, str>>) {
         let markers = if text.contains('+') { crate::markers::scan(path, text) } else { Ok(Vec::new()) };
-        let mut blanked: Option<String> = None;
+        let mut blanked: Option<Cow<'t, str>> = None;
         let derives = text.contains("CustomResource")
             && blanked.get_or_insert_with(|| blank_fn_bodies(text)).contains("CustomResource");
         let macro_kinds = !derives
