@@ -7,7 +7,7 @@ use syn::ext::IdentExt;
 use syn::parse::{ParseStream, Parser};
 use syn::{Expr, Token};
 
-use crate::source::meta::{MetaItem, MetaValue, expr_literal, expr_str, meta_items};
+use crate::source::meta::{MetaItem, MetaValue, expr_literal, expr_str, meta_items, meta_items_of};
 
 /// Doc comment text as schemars_derive collects it: one leading space stripped per line, lines joined.
 pub fn doc_text(attrs: &[syn::Attribute]) -> Option<String> {
@@ -599,8 +599,9 @@ pub fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
         },
         ..Default::default()
     };
-    for which in ["serde", "schemars"] {
-        for item in meta_items(attrs, which)? {
+    let [serde, schemars, validate, garde] = meta_items_of(attrs, ["serde", "schemars", "validate", "garde"]);
+    for (which, items) in [("serde", serde), ("schemars", schemars)] {
+        for item in items? {
             match item.name.as_str() {
                 "rename" => f.rename = rename_value(&item)?.or(f.rename.take()),
                 "default" => f.default = Some(serde_default(&item)),
@@ -631,8 +632,8 @@ pub fn field_attrs(attrs: &[syn::Attribute]) -> syn::Result<FieldAttrs> {
             }
         }
     }
-    for which in ["validate", "garde"] {
-        for item in meta_items(attrs, which)? {
+    for (which, items) in [("validate", validate), ("garde", garde)] {
+        for item in items? {
             parse_validation(&item, which, &mut f.validation)?;
         }
     }

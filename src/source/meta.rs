@@ -209,16 +209,31 @@ fn parse_value_expr(input: ParseStream) -> syn::Result<Expr> {
 
 /// All items of every `#[<which>(...)]` attribute.
 pub(crate) fn meta_items(attrs: &[syn::Attribute], which: &str) -> syn::Result<Vec<MetaItem>> {
-    let mut out = Vec::new();
-    for a in attrs.iter().filter(|a| a.path().is_ident(which)) {
-        if let syn::Meta::List(l) = &a.meta {
-            match plain_meta_list(&l.tokens) {
-                Some(items) => out.extend(items),
-                None => out.extend(parse_meta_list.parse2(l.tokens.clone())?),
-            }
+    let [items] = meta_items_of(attrs, [which]);
+    items
+}
+
+/// [`meta_items`] of each of `names`, in one pass over the attributes (a field's four lists: serde's, schemars',
+/// validator's and garde's). Each list is its own result, as [`meta_items`] would give it.
+pub(crate) fn meta_items_of<const N: usize>(
+    attrs: &[syn::Attribute],
+    names: [&str; N],
+) -> [syn::Result<Vec<MetaItem>>; N] {
+    let mut out: [syn::Result<Vec<MetaItem>>; N] = std::array::from_fn(|_| Ok(Vec::new()));
+    for a in attrs {
+        let syn::Meta::List(l) = &a.meta else { continue };
+        let Some(ident) = l.path.get_ident() else { continue };
+        let Some(k) = names.iter().position(|name| ident == name) else { continue };
+        let Ok(items) = &mut out[k] else { continue };
+        match plain_meta_list(&l.tokens) {
+            Some(more) => items.extend(more),
+            None => match parse_meta_list.parse2(l.tokens.clone()) {
+                Ok(more) => items.extend(more),
+                Err(e) => out[k] = Err(e),
+            },
         }
     }
-    Ok(out)
+    out
 }
 
 /// A string literal expression's value.
@@ -311,6 +326,26 @@ mod tests {
             let e: &Expr = e;
             assert_eq!(quote::quote!(#e).to_string(), value, "{value}");
         }
+    }
+
+    #[test]
+    fn lists_read_in_one_pass_are_each_name_s_own() {
+        let item: syn::ItemStruct = syn::parse_str(
+            "#[serde(rename = \"a\")] #[doc = \"x\"] #[garde(length(min = 1))] #[schemars(x = + )] \
+             #[serde(default)] #[validate] #[schemars(y)] struct S;",
+        )
+        .expect("parses");
+        let names = ["serde", "schemars", "validate", "garde"];
+        let [serde, schemars, validate, garde] = meta_items_of(&item.attrs, names);
+        let alone = |name| meta_items(&item.attrs, name).map(|items| shown(&items)).map_err(|e| e.to_string());
+        assert_eq!(serde.map(|items| shown(&items)).map_err(|e| e.to_string()), alone("serde"));
+        assert_eq!(validate.map(|items| shown(&items)).map_err(|e| e.to_string()), alone("validate"));
+        assert_eq!(garde.map(|items| shown(&items)).map_err(|e| e.to_string()), alone("garde"));
+        // The first list of a name that does not read is that name's error; the other names read on.
+        let schemars = schemars.map(|items| shown(&items)).map_err(|e| e.to_string());
+        assert!(schemars.is_err());
+        assert_eq!(schemars, alone("schemars"));
+        assert_eq!(alone("serde").expect("reads").len(), 2);
     }
 
     #[test]
