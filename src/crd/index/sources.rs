@@ -173,18 +173,22 @@ impl SourceSet {
                     }
                 }
             }
+            let large = found.iter().map(|(_, len)| len).sum::<u64>() > LARGE_CRATE;
             // Before the texts take their memory: a large crate runs in small pages from here on.
-            if found.iter().map(|(_, len)| len).sum::<u64>() > LARGE_CRATE {
+            if large {
                 crate::source::forget::small_pages();
             }
             let mut out = Vec::with_capacity(found.len());
             let mut texts = self.read_ahead.borrow_mut();
-            // On every core: most of a read is the kernel copying the file into memory it first zeroes, and a large
-            // crate's texts kept one core busy alone for ~5 % of `make manifests` (issue 45).
-            let read = crate::parallel::map(found, |(path, _)| {
+            let read = |(path, _): (PathBuf, u64)| {
                 let text = std::fs::read_to_string(&path).ok();
                 (path, text)
-            });
+            };
+            // A large crate's on every core: most of a read is the kernel copying the file into memory it first
+            // zeroes, and the wide bench crate's texts kept one core busy alone for ~5 % of `make manifests`. A small
+            // crate's take less than starting a thread (~0.5 ms of a scaffold's 8 ms run).
+            let read: Vec<(PathBuf, Option<String>)> =
+                if large { crate::parallel::map(found, read) } else { found.into_iter().map(read).collect() };
             for (path, text) in read {
                 if let Some(text) = text {
                     out.push((path.clone(), text.len() as u64));
