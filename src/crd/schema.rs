@@ -320,8 +320,8 @@ struct FieldCtx<'f> {
     attrs: FieldAttrs,
     module: ModId,
     /// The field's type classified, when nothing stands between the type written and its schema (no `with`,
-    /// `schema_with` or type parameter): worked out once for its schema, its default, its `serde_json::Value`
-    /// check and whether it is optional, which each classified it again.
+    /// `schema_with`, `transform` or type parameter: where it is set, none of them is): worked out once for its
+    /// schema, its default, its `serde_json::Value` check and whether it is optional, which each classified it again.
     class: Option<Ty<'f>>,
 }
 
@@ -1044,9 +1044,9 @@ impl<'a> Generator<'a> {
                 && !matches!(classify(ix, self.k8s, dty, dm), Ok(Ty::Option(..) | Ty::Seq(..) | Ty::Map(..)));
             let value = match &fa.default {
                 _ if generic_left => Err("its type names a type parameter of a generic type".to_string()),
-                Some(SerdeDefault::Default) => match (&fctx.class, &bound) {
-                    (Some(class), None) => eval.default_of_classified(class.clone()),
-                    _ => eval.default_of(dty, dm),
+                Some(SerdeDefault::Default) => match &fctx.class {
+                    Some(class) => eval.default_of_classified(class.clone()),
+                    None => eval.default_of(dty, dm),
                 },
                 Some(SerdeDefault::Path(p)) => eval.call_default_fn(p, &field.ty, m),
                 _ => {
@@ -1128,11 +1128,9 @@ impl<'a> Generator<'a> {
                 (None, None) => (&field.ty, m),
             };
             let typed = |id| self.typed_by_type_markers(id);
-            let spot = match (&fctx.class, &bound) {
-                (Some(class), None) if fa.with.is_none() => {
-                    values::value_spot_classified(ix, self.k8s, class.clone(), &typed)
-                }
-                _ => values::value_spot(ix, self.k8s, ty, vm, &typed),
+            let spot = match &fctx.class {
+                Some(class) => values::value_spot_classified(ix, self.k8s, class.clone(), &typed),
+                None => values::value_spot(ix, self.k8s, ty, vm, &typed),
             };
             if let Some(steps) = spot {
                 let marked = match steps.first() {

@@ -337,15 +337,16 @@ mod tests {
         .expect("parses");
         let names = ["serde", "schemars", "validate", "garde"];
         let [serde, schemars, validate, garde] = meta_items_of(&item.attrs, names);
-        let alone = |name| meta_items(&item.attrs, name).map(|items| shown(&items)).map_err(|e| e.to_string());
-        assert_eq!(serde.map(|items| shown(&items)).map_err(|e| e.to_string()), alone("serde"));
-        assert_eq!(validate.map(|items| shown(&items)).map_err(|e| e.to_string()), alone("validate"));
-        assert_eq!(garde.map(|items| shown(&items)).map_err(|e| e.to_string()), alone("garde"));
+        // Each name's items, in the order written, where they are written.
+        let serde_items = ["rename 1:8 = \"a\"", "default 1:90 "];
+        assert_eq!(shown(&serde.expect("reads")), serde_items);
+        assert_eq!(shown(&garde.expect("reads")), ["length 1:44 (min = 1)"]);
+        assert!(validate.expect("reads").is_empty(), "`#[validate]` has no list");
         // The first list of a name that does not read is that name's error; the other names read on.
-        let schemars = schemars.map(|items| shown(&items)).map_err(|e| e.to_string());
-        assert!(schemars.is_err());
-        assert_eq!(schemars, alone("schemars"));
-        assert_eq!(alone("serde").expect("reads").len(), 2);
+        let err = schemars.expect_err("`x = +` does not read").to_string();
+        assert_eq!(err, parse_meta_list.parse_str("x = +").expect_err("refused").to_string());
+        // `meta_items` is the one-name case.
+        assert_eq!(shown(&meta_items(&item.attrs, "serde").expect("reads")), serde_items);
     }
 
     #[test]
