@@ -1,5 +1,5 @@
-//! Work spread over the machine's cores: an order-keeping map over independent items, on scoped threads. The
-//! result is the sequential one, item for item; with fewer items than make threads worth starting, it is the
+//! Work spread over the machine's cores: an order-keeping map over independent items, on scoped threads that each
+//! take the next item not taken yet. The result is the sequential one, item for item; with fewer items than make threads worth starting, it is the
 //! sequential loop itself.
 //!
 //! One thread per core; `KUBESMITH_THREADS` overrides ([`threads`]; `1` is the sequential path); under 8 items the
@@ -10,6 +10,8 @@
 //! a thread that parses keeps its trees (see `crd::partition`).
 
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// Fewer items than this run on the calling thread: starting a thread (~20 µs) costs more than it saves.
 const MIN_PARALLEL: usize = 8;
@@ -22,28 +24,35 @@ pub fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R>
         return items.into_iter().map(f).collect();
     }
     let len = items.len();
-    let chunk = len.div_ceil(threads);
-    let mut chunks: Vec<Vec<T>> = Vec::with_capacity(threads);
-    let mut items = items.into_iter();
-    for _ in 0..threads {
-        chunks.push(items.by_ref().take(chunk).collect());
-    }
-    let f = &f;
-    let mut out = Vec::with_capacity(len);
-    std::thread::scope(|s| {
-        let mut chunks = chunks.into_iter();
-        // The first chunk runs here, the others on their own threads.
-        let first = chunks.next().unwrap_or_default();
-        let handles: Vec<_> = chunks.map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>())).collect();
-        out.extend(first.into_iter().map(f));
-        for h in handles {
-            match h.join() {
-                Ok(part) => out.extend(part),
-                Err(panic) => std::panic::resume_unwind(panic),
+    // Each thread takes the next item not taken yet, so a few large items (a crate's largest files) do not leave
+    // one thread working through its share while the others wait.
+    let slots: Vec<Mutex<Option<T>>> = items.into_iter().map(|item| Mutex::new(Some(item))).collect();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(slot) = slots.get(at) else { break };
+            // Each index is handed out once: the lock is never waited for, and it is released before `f` runs.
+            let taken = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+            if let Some(item) = taken {
+                done.push((at, f(item)));
             }
         }
+        done
+    };
+    let mut out: Vec<Option<R>> = std::iter::repeat_with(|| None).take(len).collect();
+    std::thread::scope(|s| {
+        let work = &work;
+        let handles: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        // The calling thread works too.
+        let mine = work();
+        let theirs = handles.into_iter().map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        for (at, r) in std::iter::once(mine).chain(theirs).flatten() {
+            out[at] = Some(r);
+        }
     });
-    out
+    out.into_iter().map(|r| r.expect("every item is taken once")).collect()
 }
 
 /// How many threads [`map`] uses: `KUBESMITH_THREADS` when set to a positive number, else the available cores.
@@ -66,6 +75,33 @@ mod tests {
         // Few items: the calling thread alone.
         let here = std::thread::current().id();
         assert!(map(vec![1, 2, 3], |_| std::thread::current().id()).iter().all(|id| *id == here));
+    }
+
+    #[test]
+    fn a_slow_item_does_not_hold_up_the_items_after_it() {
+        if threads() < 2 {
+            return;
+        }
+        // The first item waits for every other one: it finishes only if the other threads take the items after
+        // it while it waits (a thread given a fixed share starting with it would take them only after it).
+        let others = AtomicUsize::new(0);
+        let items: Vec<usize> = (0..64).collect();
+        let start = std::time::Instant::now();
+        let out = map(items, |i| {
+            if i > 0 {
+                others.fetch_add(1, Ordering::SeqCst);
+                return true;
+            }
+            while others.load(Ordering::SeqCst) < 63 {
+                if start.elapsed() > std::time::Duration::from_secs(20) {
+                    return false;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            true
+        });
+        assert!(out[0], "the first item waited 20 s for the others");
+        assert_eq!(out.len(), 64);
     }
 
     #[test]

@@ -36,8 +36,7 @@ pub(super) fn generate(
     if merges.calls.is_empty() {
         let files = sources.rust_files();
         if files.iter().map(|(_, len)| len).sum::<u64>() > LARGE_CRATE {
-            let derives: Vec<(PathBuf, u64)> =
-                files.iter().filter(|(path, _)| sources.text_contains(path, "CustomResource")).cloned().collect();
+            let derives = sources.derive_files();
             let bytes = derives.iter().map(|(_, len)| len).sum::<u64>();
             // One per started [`PART_BYTES`] from twice that on (below, a second load of the shared files costs a
             // single thread more than the memory it saves), at least one per thread, and a multiple of the

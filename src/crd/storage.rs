@@ -131,7 +131,7 @@ fn call_files(sources: &SourceSet) -> BTreeSet<PathBuf> {
         .map(Path::to_path_buf)
         .chain(sources.rust_files().iter().map(|(p, _)| p.clone()))
         .collect();
-    let mut out: BTreeSet<PathBuf> = paths.iter().filter(|p| sources.text_contains(p, "merge_crds")).cloned().collect();
+    let mut out: BTreeSet<PathBuf> = sources.paths_containing(&paths, "merge_crds").into_iter().collect();
     let mut renames: BTreeSet<String> = BTreeSet::new();
     for p in &out {
         if let Ok(text) = sources.read_text(p) {
@@ -139,7 +139,7 @@ fn call_files(sources: &SourceSet) -> BTreeSet<PathBuf> {
         }
     }
     for name in &renames {
-        out.extend(paths.iter().filter(|p| sources.text_contains(p, name)).cloned());
+        out.extend(sources.paths_containing(&paths, name));
     }
     out
 }
