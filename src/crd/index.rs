@@ -11,7 +11,8 @@
 //! `scan` (lexical passes before syn, and `raw_doc_comments`, which hands syn each doc comment as the
 //! `#[doc = r"..."]` it stands for),
 //! `docs` (runs of `///` lines lifted and put back as one attribute; a run it cannot put back, or a syntax error,
-//! makes the file be parsed with `raw_doc_comments`), `deps` (the types of dependencies that may hold kinds' types,
+//! makes the file be parsed with `raw_doc_comments`), `serde_lift` (plain `#[serde(..)]` attributes lifted the same
+//! way and put back as built tokens), `deps` (the types of dependencies that may hold kinds' types,
 //! under their crate's name, never the crate's own kinds), `cfg` (`#[cfg_attr(P, ..)]` read where P is `not(test)`,
 //! `not(doctest)` or the predicate the type derives `JsonSchema` under; no other cfg is evaluated), `fast` (struct
 //! items with plain-path field types read token by token) and `sources` (the [`SourceSet`]: every `.rs` file read
@@ -48,6 +49,7 @@ mod fast;
 mod load;
 mod prescan;
 mod scan;
+mod serde_lift;
 mod sources;
 pub use assoc::Owner;
 pub use prescan::StubNames;
@@ -763,7 +765,19 @@ fn parse_items(text: &str, blanked: Option<std::borrow::Cow<'_, str>>) -> syn::R
     let cuts = &readable.cut_lines;
     let text = readable.text.as_ref();
     let blanked = blanked.filter(|_| !changed).unwrap_or_else(|| blank_fn_bodies(text));
-    // Blanking bodies and lifting doc comments keep the lines, so the text's cuts are the parsed text's.
+    // Blanking bodies and lifting doc comments and attributes keep the lines, so the text's cuts are the parsed
+    // text's. With plain `#[serde(..)]` attributes lifted first; when one is not found again, or the text does not
+    // parse, it is read as below, for the same items and the same error.
+    let serde = serde_lift::lift(&blanked);
+    if serde.lifts_any() {
+        let lifted = docs::lift(&serde.text);
+        if let Ok(mut items) = parse_text(&lifted.text, cuts)
+            && lifted.restore(&mut items.0)
+            && serde.restore(&mut items.0)
+        {
+            return Ok(items);
+        }
+    }
     let lifted = docs::lift(&blanked);
     if !lifted.lifts_any() {
         return parse_text(&lifted.text, cuts);
