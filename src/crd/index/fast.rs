@@ -49,7 +49,7 @@ pub(super) fn item_struct(
 /// syn's `Field::parse_named`, with plain path types read by [`path_type`].
 fn named_field(input: ParseStream) -> syn::Result<syn::Field> {
     let start = input.fork();
-    let attrs = input.call(syn::Attribute::parse_outer)?;
+    let attrs = outer_attrs(input)?;
     let vis: syn::Visibility = input.parse()?;
     if input.peek(syn::Token![_]) {
         // An unnamed field (`_: struct { .. }`): syn's own reading.
@@ -74,6 +74,42 @@ fn named_field(input: ParseStream) -> syn::Result<syn::Field> {
         colon_token: Some(colon_token),
         ty,
     })
+}
+
+/// syn's `Attribute::parse_outer`, with the bare `#[serde]` and `#[doc]` the lifted attributes and doc comments
+/// leave (`serde_lift`, `docs`: nearly every field of a type generated from a CRD has one or both) read token by
+/// token into the attribute syn builds for them.
+fn outer_attrs(input: ParseStream) -> syn::Result<Vec<syn::Attribute>> {
+    let mut attrs = Vec::new();
+    while input.peek(syn::Token![#]) && input.peek2(syn::token::Bracket) {
+        let bare = input.step(|cursor| {
+            let bare = cursor.punct().filter(|(pound, _)| pound.as_char() == '#').and_then(|(pound, rest)| {
+                let (inner, delim, rest) = rest.group(proc_macro2::Delimiter::Bracket)?;
+                let (word, after) = inner.ident()?;
+                (after.eof() && (word == "serde" || word == "doc")).then(|| {
+                    let attr = syn::Attribute {
+                        pound_token: syn::Token![#](pound.span()),
+                        style: syn::AttrStyle::Outer,
+                        bracket_token: syn::token::Bracket { span: delim },
+                        meta: syn::Meta::Path(syn::Path::from(word)),
+                    };
+                    (attr, rest)
+                })
+            });
+            Ok(match bare {
+                Some((attr, rest)) => (Some(attr), rest),
+                None => (None, *cursor),
+            })
+        })?;
+        match bare {
+            Some(attr) => attrs.push(attr),
+            None => {
+                attrs.extend(input.call(syn::Attribute::parse_outer)?);
+                break;
+            }
+        }
+    }
+    Ok(attrs)
 }
 
 /// A path type of identifiers and angle-bracketed type arguments, each one such a type too (`None`: something

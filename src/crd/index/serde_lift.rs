@@ -186,7 +186,8 @@ impl Restore<'_, '_> {
             let syn::Meta::Path(path) = std::mem::replace(&mut a.meta, syn::Meta::Path(empty)) else { return };
             a.meta = syn::Meta::List(syn::MetaList {
                 path,
-                delimiter: syn::MacroDelimiter::Paren(syn::token::Paren(span)),
+                // The brackets' place: building one from `span` cost as much as the rest of the attribute.
+                delimiter: syn::MacroDelimiter::Paren(syn::token::Paren { span: a.bracket_token.span }),
                 tokens,
             });
             self.left -= 1;

@@ -73,6 +73,23 @@ fn plain_and_other_field_types_read_as_syn_reads_them() {
 }
 
 #[test]
+fn bare_attributes_read_as_syn_reads_them() {
+    // What lifted attributes and doc comments leave, alone, together and among attributes syn reads.
+    let text = concat!(
+        "struct S {\n    #[serde]\n    a: u8,\n    #[doc]\n    #[serde]\n    b: u8,\n",
+        "    #[serde]\n    #[serde(rename = \"c\")]\n    #[doc]\n    c: u8,\n",
+        "    #[cfg(x)]\n    #[serde]\n    d: u8,\n    #[doc = \"e\"] #[serde] #[r#serde] #[serde::x] #[other]\n    e: u8,\n",
+        "    #[serde]\n    pub(crate) f: Vec<u8>,\n    #[ serde ]\n    g: u8,\n}\n",
+    );
+    let got = both(text);
+    assert_eq!(got.len(), 1);
+    for (syn, fast) in &got {
+        assert_eq!(syn, fast);
+        assert_eq!(tokens(syn), tokens(fast));
+    }
+}
+
+#[test]
 fn an_error_is_syn_s() {
     for text in [
         "struct S { a: Vec<u8 }",
