@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::finish::Finish;
-use super::index::{LARGE_CRATE, Part, SourceSet};
+use super::index::{LARGE_CRATE, Part, PathMap, SourceSet};
 use super::storage::MergeCalls;
 use super::{CrdError, Generation, K8sTable};
 
@@ -152,7 +152,7 @@ pub(super) fn balanced(files: Vec<(PathBuf, u64)>, parts: usize) -> Vec<Part> {
     // Largest first; by key among equals, so the split does not depend on the order the folder lists files in.
     groups.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(&b.0)));
     let mut load = vec![0u64; parts];
-    let mut owners = HashMap::new();
+    let mut owners = PathMap::default();
     for (_, (len, paths)) in groups {
         let lightest = (0..parts).min_by_key(|&p| (load[p], p)).unwrap_or(0);
         load[lightest] += len;

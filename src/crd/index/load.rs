@@ -53,7 +53,8 @@ impl Store for Loader<'_> {
         });
         let markers = facts.markers.clone();
         if let Ok(ms) = &markers {
-            self.sources.scanned.borrow_mut().insert(path.to_path_buf(), ms.clone());
+            // Every part of a split generation reads every file: the first read records its markers.
+            self.sources.scanned.borrow_mut().entry(path.to_path_buf()).or_insert_with(|| ms.clone());
         }
         let derives = facts.derives;
         // A derive another part owns is a stub here (markers and all: they matter only with its items).

@@ -137,17 +137,27 @@ impl Lifted<'_> {
         if self.attrs.is_empty() {
             return true;
         }
-        // One lexing for all the values (plain ASCII without quotes or backslashes: each is its own literal), much
-        // cheaper than building each with `Literal::string`.
+        // One lexing for all the distinct values (plain ASCII without quotes or backslashes: each is its own
+        // literal), much cheaper than building each with `Literal::string`; a value met again (`Option::is_none` on
+        // nearly every field) is a clone of its literal.
         let values = self.attrs.iter().flat_map(|(_, items)| items.iter().flatten()).filter_map(|i| i.value);
+        let mut distinct: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
         let mut all = String::new();
-        for value in values {
-            all.push('"');
-            all.push_str(value);
-            all.push_str("\" ");
-        }
+        let order: Vec<usize> = values
+            .map(|value| {
+                let next = distinct.len();
+                *distinct.entry(value).or_insert_with(|| {
+                    all.push('"');
+                    all.push_str(value);
+                    all.push_str("\" ");
+                    next
+                })
+            })
+            .collect();
         let Ok(lexed) = all.parse::<TokenStream>() else { return false };
-        let mut literals = lexed.into_iter();
+        let lexed: Vec<TokenTree> = lexed.into_iter().collect();
+        let mut literals = order.into_iter().map(|k| lexed.get(k).cloned());
+        let mut literals = std::iter::from_fn(move || literals.next().flatten());
         let words = NAMES.map(|name| Ident::new(name, Span::call_site()));
         let mut r = Restore { left: self.attrs.len(), attrs: self.attrs, literals: &mut literals, words: &words };
         super::docs::for_each_attrs(items, &mut |attrs| r.attrs(attrs));

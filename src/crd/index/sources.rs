@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use super::PathMap;
 use super::prescan::{StubNames, prescan, prescan_elsewhere};
 use super::scan::names_api_group_or_crd;
 use crate::crd::error::{CrdError, CrdErrorKind};
@@ -25,13 +26,13 @@ pub struct SourceSet {
     src_dir: PathBuf,
     overlay: HashMap<PathBuf, String>,
     /// The markers of every file read so far that scanned without errors, by path.
-    pub(super) scanned: RefCell<HashMap<PathBuf, Vec<Marker>>>,
+    pub(super) scanned: RefCell<PathMap<Vec<Marker>>>,
     /// The `.rs` files under the source folder and their sizes, once [`SourceSet::rust_files`] walked it.
     listed: std::cell::OnceCell<Vec<(PathBuf, u64)>>,
     /// The texts that walk read, shared with every index loaded from the set (each file is opened once), and what
     /// the index learned of each from its text alone, shared by the set's clones: the parts of a split generation
     /// ([`crate::crd::partition`]) each load the whole crate and look at every file.
-    read_ahead: RefCell<HashMap<PathBuf, SourceText>>,
+    read_ahead: RefCell<PathMap<SourceText>>,
     /// Storage versions the project names outside the sources (PROJECT's `storageVersions`), by `(group, kind)`.
     storage_versions: Arc<BTreeMap<(String, String), String>>,
     /// The lib roots of the crate's kube-dependent dependencies by crate name, once an index needed them
