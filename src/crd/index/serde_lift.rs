@@ -7,8 +7,9 @@
 //!
 //! Only an attribute alone on its line whose items are `default`, `rename = "…"` and `skip_serializing_if = "…"`
 //! (strings of printable ASCII without quotes or backslashes) is lifted: the built tokens all take the span of the
-//! `serde` word, and no message names the place of one of those items. An attribute not found again on an item,
-//! field or variant (in a macro's tokens, a string, a comment) makes the caller parse the text as it is.
+//! `serde` word, and no message names the place of one of those items. An attribute whose items were met before in
+//! the text shares the tokens built for the first (their span is that one's). An attribute not found again on an
+//! item, field or variant (in a macro's tokens, a string, a comment) makes the caller parse the text as it is.
 
 use std::borrow::Cow;
 
@@ -33,7 +34,7 @@ pub(super) struct Lifted<'a> {
 type Attr<'a> = ((usize, usize), Option<Vec<Item<'a>>>);
 
 /// One item of a lifted attribute.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Item<'a> {
     name: &'static str,
     /// The string after `=`, without its quotes.
@@ -138,28 +139,30 @@ impl Lifted<'_> {
             return true;
         }
         // One lexing for all the distinct values (plain ASCII without quotes or backslashes: each is its own
-        // literal), much cheaper than building each with `Literal::string`; a value met again (`Option::is_none` on
-        // nearly every field) is a clone of its literal.
+        // literal), much cheaper than building each with `Literal::string`.
         let values = self.attrs.iter().flat_map(|(_, items)| items.iter().flatten()).filter_map(|i| i.value);
         let mut distinct: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
         let mut all = String::new();
-        let order: Vec<usize> = values
-            .map(|value| {
-                let next = distinct.len();
-                *distinct.entry(value).or_insert_with(|| {
-                    all.push('"');
-                    all.push_str(value);
-                    all.push_str("\" ");
-                    next
-                })
-            })
-            .collect();
+        for value in values {
+            let next = distinct.len();
+            distinct.entry(value).or_insert_with(|| {
+                all.push('"');
+                all.push_str(value);
+                all.push_str("\" ");
+                next
+            });
+        }
         let Ok(lexed) = all.parse::<TokenStream>() else { return false };
         let lexed: Vec<TokenTree> = lexed.into_iter().collect();
-        let mut literals = order.into_iter().map(|k| lexed.get(k).cloned());
-        let mut literals = std::iter::from_fn(move || literals.next().flatten());
         let words = NAMES.map(|name| Ident::new(name, Span::call_site()));
-        let mut r = Restore { left: self.attrs.len(), attrs: self.attrs, literals: &mut literals, words: &words };
+        let mut r = Restore {
+            left: self.attrs.len(),
+            attrs: self.attrs,
+            values: &distinct,
+            lexed: &lexed,
+            words: &words,
+            built: foldhash::HashMap::default(),
+        };
         super::docs::for_each_attrs(items, &mut |attrs| r.attrs(attrs));
         r.left == 0
     }
@@ -168,10 +171,16 @@ impl Lifted<'_> {
 struct Restore<'a, 'l> {
     attrs: Vec<Attr<'a>>,
     left: usize,
-    /// The values' literals, in the text's order.
-    literals: &'l mut dyn Iterator<Item = TokenTree>,
+    /// Each distinct value's place in `lexed`.
+    values: &'l foldhash::HashMap<&'a str, usize>,
+    /// The distinct values' literals.
+    lexed: &'l [TokenTree],
     /// An identifier of each of [`NAMES`], cloned for each item.
     words: &'l [Ident; 3],
+    /// The tokens of each distinct list of items put back so far: an attribute written again (kopium's
+    /// `#[serde(default, skip_serializing_if = "Option::is_none")]`, four in five of the wide bench crate's lifted
+    /// attributes repeat one before them in their file) shares them.
+    built: foldhash::HashMap<Vec<Item<'a>>, TokenStream>,
 }
 
 impl Restore<'_, '_> {
@@ -190,8 +199,14 @@ impl Restore<'_, '_> {
                 return;
             }
             let Some(items) = self.attrs[k].1.take() else { return };
-            let span = word.span();
-            let Some(tokens) = self.tokens(&items, span) else { return };
+            let tokens = match self.built.get(&items) {
+                Some(tokens) => tokens.clone(),
+                None => {
+                    let Some(tokens) = self.tokens(&items, word.span()) else { return };
+                    self.built.insert(items, tokens.clone());
+                    tokens
+                }
+            };
             let empty = syn::Path { leading_colon: None, segments: syn::punctuated::Punctuated::new() };
             let syn::Meta::Path(path) = std::mem::replace(&mut a.meta, syn::Meta::Path(empty)) else { return };
             a.meta = syn::Meta::List(syn::MetaList {
@@ -205,7 +220,7 @@ impl Restore<'_, '_> {
     }
 
     /// The tokens `items` lex to, each with `span`; `None` when a value's literal is missing.
-    fn tokens(&mut self, items: &[Item<'_>], span: Span) -> Option<TokenStream> {
+    fn tokens(&self, items: &[Item<'_>], span: Span) -> Option<TokenStream> {
         let punct = |c| {
             let mut p = Punct::new(c, Spacing::Alone);
             p.set_span(span);
@@ -221,7 +236,9 @@ impl Restore<'_, '_> {
             out.push(TokenTree::Ident(word));
             if item.value.is_some() {
                 out.push(punct('='));
-                let TokenTree::Literal(mut lit) = self.literals.next()? else { return None };
+                let TokenTree::Literal(mut lit) = self.lexed.get(*self.values.get(item.value?)?)?.clone() else {
+                    return None;
+                };
                 lit.set_span(span);
                 out.push(TokenTree::Literal(lit));
             }

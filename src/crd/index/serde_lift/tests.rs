@@ -138,3 +138,19 @@ fn a_syntax_error_is_the_one_of_the_text_as_written() {
     assert_eq!(lifted.to_string(), written.to_string());
     assert_eq!(lifted.span().start(), written.span().start());
 }
+
+#[test]
+fn an_attribute_written_again_reads_as_the_first() {
+    // The third attribute shares the first's tokens (the second's values are other), however it is spaced.
+    let text = "pub struct S {\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub a: Option<u8>,\n    \
+                #[serde(rename = \"bee\", skip_serializing_if = \"Option::is_none\")]\n    pub b: Option<u8>,\n    \
+                #[serde(default,skip_serializing_if=\"Option::is_none\")]\n    pub c: Option<u8>,\n}\n";
+    let lifted = lift(text);
+    assert_eq!(lifted.attrs.len(), 3, "every attribute is plain");
+    let mut read = syn::parse_file(&lifted.text).expect("parses lifted").items;
+    assert!(lifted.restore(&mut read), "every attribute found again");
+    let (index, syn, index_items, syn_items) = both(text);
+    assert_eq!(view(&mut read), syn);
+    assert_eq!(index, syn);
+    assert_eq!(index_items, syn_items);
+}
