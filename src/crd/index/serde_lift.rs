@@ -193,11 +193,8 @@ impl Restore<'_, '_> {
             let Some(word) = path.get_ident().filter(|i| *i == "serde") else { continue };
             let at = a.pound_token.spans[0].start();
             let Ok(k) = self.attrs.binary_search_by_key(&(at.line, at.column), |r| r.0) else { continue };
-            // Attributes are met in the text's order, as their values were lexed: one met out of that order (one
-            // before it was not found) leaves the rest unrestored, and the caller reads the text as written.
-            if k != self.attrs.len() - self.left {
-                return;
-            }
+            // Found by its place, each at most once: one never found keeps `left` above zero, and the caller reads
+            // the text as written.
             let Some(items) = self.attrs[k].1.take() else { return };
             let tokens = match self.built.get(&items) {
                 Some(tokens) => tokens.clone(),
